@@ -1,0 +1,13 @@
+//! The option table: every option fio 3.33 knows, defined once.
+
+pub mod def;
+pub mod table;
+pub mod value;
+
+pub use def::{FioType, OptionDef, PosVal, Split, Support, TimeUnit, ValueKind};
+pub use value::{parse_value, ParseCtx, Value, ValueError};
+
+/// Find an option by its exact name or alias.
+pub fn lookup(name: &str) -> Option<&'static OptionDef> {
+    table::OPTIONS.iter().find(|o| o.answers_to(name))
+}
