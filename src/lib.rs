@@ -12,6 +12,7 @@
 //! ```
 
 pub mod cli;
+pub mod diag;
 pub mod jobfile;
 pub mod options;
 pub mod plan;

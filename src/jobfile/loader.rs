@@ -1,0 +1,182 @@
+//! Reading job files from disk: decoding, the line grammar, and `include`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::ast::{Entry, JobFile, Section};
+use super::parser::{line, Line};
+use crate::diag::{Diagnostic, Diagnostics, Span};
+
+/// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
+/// split in two and misread. rfio refuses it instead.
+pub const MAX_LINE: usize = 8191;
+
+/// How deep includes may nest (a cycle is reported before this is reached).
+const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Read and parse the job file at `path` (`-` is standard input).
+pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
+    let shown: Arc<Path> = Arc::from(path);
+    let bytes = if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Diagnostic::bare(format!("unable to read job file from standard input: {e}")))?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| {
+            Diagnostic::bare(format!("unable to open '{}' job file: {}", path.display(), io_reason(&e)))
+        })?
+    };
+    parse_bytes(shown, &bytes)
+}
+
+/// Parse job-file text held in memory. `path` names it in diagnostics and
+/// anchors relative includes.
+pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics> {
+    let mut cx = Context { diags: Diagnostics::default(), stack: Vec::new() };
+    let mut sections: Vec<Section> = Vec::new();
+    cx.stack.push(canonical(&path));
+    for (span, item) in cx.lines(&path, bytes) {
+        match item {
+            Line::Blank => {}
+            Line::Section { name } => {
+                sections.push(Section { name: name.to_string(), span, entries: Vec::new() })
+            }
+            Line::Include { path: inc } => match sections.last_mut() {
+                Some(section) => {
+                    let inc = inc.to_string();
+                    cx.include(&path, &inc, span, &mut section.entries, 1);
+                }
+                None => cx.outside_section(span, &format!("include {inc}")),
+            },
+            Line::Option { text } => match sections.last_mut() {
+                Some(section) => section.entries.push(Entry { text: text.to_string(), span }),
+                None => cx.outside_section(span, text),
+            },
+        }
+    }
+    cx.diags.into_result(JobFile { path, sections })
+}
+
+struct Context {
+    diags: Diagnostics,
+    /// Canonical paths of the files being read, outermost first.
+    stack: Vec<PathBuf>,
+}
+
+impl Context {
+    /// Decode `bytes` and classify each line, reporting bad lines.
+    fn lines<'a>(&mut self, path: &Arc<Path>, bytes: &'a [u8]) -> Vec<(Span, Line<'a>)> {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut out = Vec::new();
+        for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+            let lineno = idx as u32 + 1;
+            let text = match decode_line(raw) {
+                Ok(text) => text,
+                Err(msg) => {
+                    self.diags.push(Diagnostic::at(Span::file(path, lineno, 1), msg));
+                    continue;
+                }
+            };
+            let col = 1 + (text.len() - text.trim_start().len()) as u32;
+            let span = Span::file(path, lineno, col);
+            match line(text) {
+                Ok(item) => out.push((span, item)),
+                Err(e) => self.diags.push(Diagnostic::at(span, e.to_string())),
+            }
+        }
+        out
+    }
+
+    fn outside_section(&mut self, span: Span, text: &str) {
+        self.diags.push(Diagnostic::at(
+            span,
+            format!("option '{text}' is outside of any [section]: put it under [global] or a job section"),
+        ));
+    }
+
+    /// Expand `include inc` (found in `from`) into `entries`.
+    fn include(&mut self, from: &Path, inc: &str, span: Span, entries: &mut Vec<Entry>, depth: usize) {
+        let target = resolve_include(from, inc);
+        let bytes = match std::fs::read(&target) {
+            Ok(b) => b,
+            Err(e) => {
+                self.diags.push(Diagnostic::at(
+                    span,
+                    format!("cannot include '{}': {}", target.display(), io_reason(&e)),
+                ));
+                return;
+            }
+        };
+        let canon = canonical(&target);
+        if self.stack.contains(&canon) || depth > MAX_INCLUDE_DEPTH {
+            self.diags.push(Diagnostic::at(
+                span,
+                format!("include cycle: '{}' includes itself (directly or through other files)", target.display()),
+            ));
+            return;
+        }
+        self.stack.push(canon);
+        let target: Arc<Path> = Arc::from(target.as_path());
+        for (span, item) in self.lines(&target, &bytes) {
+            match item {
+                Line::Blank => {}
+                Line::Option { text } => entries.push(Entry { text: text.to_string(), span }),
+                Line::Include { path: inner } => {
+                    let inner = inner.to_string();
+                    self.include(&target, &inner, span, entries, depth + 1)
+                }
+                Line::Section { name } => self.diags.push(Diagnostic::at(
+                    span,
+                    format!("section [{name}] in an included file: included files may hold options only"),
+                )),
+            }
+        }
+        self.stack.pop();
+    }
+}
+
+/// fio looks for an included file as given (relative to the working
+/// directory) first, then relative to the directory of the including file.
+fn resolve_include(from: &Path, inc: &str) -> PathBuf {
+    let direct = PathBuf::from(inc);
+    if direct.is_absolute() || direct.exists() {
+        return direct;
+    }
+    match from.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(inc),
+        _ => direct,
+    }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A line as text: valid UTF-8, no NUL, not longer than fio can read.
+fn decode_line(raw: &[u8]) -> Result<&str, String> {
+    if raw.len() > MAX_LINE {
+        return Err(format!("line is {} bytes long; fio reads at most {MAX_LINE}", raw.len()));
+    }
+    if let Some(pos) = raw.iter().position(|b| *b == 0) {
+        return Err(format!("line holds a NUL byte at column {}: this is not a job file", pos + 1));
+    }
+    std::str::from_utf8(raw).map_err(|e| {
+        format!(
+            "line is not valid UTF-8 text (bad byte 0x{:02x} at column {}): this is not a job file",
+            raw[e.valid_up_to()],
+            e.valid_up_to() + 1
+        )
+    })
+}
+
+/// The reason part of an I/O error, without Rust's " (os error N)" suffix.
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}

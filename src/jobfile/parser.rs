@@ -1,0 +1,168 @@
+//! The line grammar of fio job files (see `grammar/jobfile.ebnf`; each rule
+//! there is one function here, with the same name).
+//!
+//! fio reads a job file line by line. Blanks at both ends of a line are
+//! dropped; a line whose first visible character is `;` or `#` is a comment,
+//! and on every other line everything from the first `;` or `#` on is a
+//! comment too (fio has no quoting, so values can never hold those
+//! characters). What is left is a section header, an `include`, or an option.
+
+use nom::bytes::complete::{tag, take_till};
+use nom::character::complete::{char, space1};
+use nom::combinator::{all_consuming, eof, map, rest, verify};
+use nom::sequence::{delimited, preceded, terminated};
+use nom::IResult;
+
+/// One classified line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// Nothing but blanks and comments.
+    Blank,
+    /// `[name]`.
+    Section { name: &'a str },
+    /// `include path`.
+    Include { path: &'a str },
+    /// `key`, `key=value` (the text, comments and outer blanks removed).
+    Option { text: &'a str },
+}
+
+/// Why a line is not well-formed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineError {
+    /// `[job` with no closing bracket (fio would drop the last character
+    /// and name the job `jo`).
+    UnterminatedHeader { header: String, cut_by_comment: bool },
+    /// `[]`.
+    EmptySectionName,
+    /// `include` with no path.
+    IncludeWithoutPath,
+    /// `=value` with no option name.
+    MissingOptionName,
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::UnterminatedHeader { header, cut_by_comment } => {
+                write!(f, "section header '{header}' has no closing ']'")?;
+                if *cut_by_comment {
+                    f.write_str(" (';' and '#' start a comment, even inside a header)")?;
+                }
+                Ok(())
+            }
+            LineError::EmptySectionName => f.write_str("section header '[]' has no name"),
+            LineError::IncludeWithoutPath => f.write_str("'include' needs a file name"),
+            LineError::MissingOptionName => f.write_str("option line has no option name before '='"),
+        }
+    }
+}
+
+/// Characters fio strips at the ends of a line (`isspace` or `iscntrl`).
+fn is_blank(c: char) -> bool {
+    c.is_ascii_whitespace() || c.is_ascii_control()
+}
+
+fn is_comment_start(c: char) -> bool {
+    c == ';' || c == '#'
+}
+
+/// `comment = ( ";" | "#" ), { any } ;`
+pub fn comment(input: &str) -> IResult<&str, &str> {
+    preceded(verify(nom::character::complete::anychar, |c| is_comment_start(*c)), rest)(input)
+}
+
+/// `content = { any - ( ";" | "#" ) } ;` — the part of a line before its
+/// comment, with blanks at both ends removed.
+pub fn content(input: &str) -> IResult<&str, &str> {
+    map(take_till(is_comment_start), |s: &str| s.trim_matches(is_blank))(input)
+}
+
+/// `section_header = "[", section_name, "]" ;`
+pub fn section_header(input: &str) -> IResult<&str, &str> {
+    all_consuming(delimited(char('['), section_name, terminated(char(']'), eof)))(input)
+}
+
+/// `section_name = { any } ;` (up to the last `]` of the line).
+pub fn section_name(input: &str) -> IResult<&str, &str> {
+    let end = input.rfind(']').unwrap_or(input.len());
+    Ok((&input[end..], &input[..end]))
+}
+
+/// `include_directive = "include", blank, { blank }, path ;`
+pub fn include_directive(input: &str) -> IResult<&str, &str> {
+    preceded(terminated(tag("include"), space1), map(rest, str::trim))(input)
+}
+
+/// `option = key, [ "=", value ] ;` with `key` the text before the first
+/// `=` (blanks at its end allowed) and `value` the rest, leading blanks kept.
+pub fn option(input: &str) -> IResult<&str, &str> {
+    verify(rest, |s: &str| !s.is_empty() && !s.starts_with('='))(input)
+}
+
+/// Classify one physical line (without its line terminator).
+pub fn line(raw: &str) -> Result<Line<'_>, LineError> {
+    let trimmed = raw.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    // A line that starts (after blanks) with a comment, or holds only blanks.
+    let (_, text) = content(trimmed).expect("content never fails");
+    if text.is_empty() {
+        return Ok(Line::Blank);
+    }
+    if text.starts_with('[') {
+        return match section_header(text) {
+            Ok((_, "")) => Err(LineError::EmptySectionName),
+            Ok((_, name)) => Ok(Line::Section { name }),
+            Err(_) => Err(LineError::UnterminatedHeader {
+                header: text.to_string(),
+                cut_by_comment: trimmed.len() > text.len()
+                    && trimmed[text.len()..].starts_with(is_comment_start),
+            }),
+        };
+    }
+    if text == "include" {
+        return Err(LineError::IncludeWithoutPath);
+    }
+    if let Ok((_, path)) = include_directive(text) {
+        return Ok(Line::Include { path });
+    }
+    match option(text) {
+        Ok((_, text)) => Ok(Line::Option { text }),
+        Err(_) => Err(LineError::MissingOptionName),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_lines() {
+        assert_eq!(line(""), Ok(Line::Blank));
+        assert_eq!(line("   \t"), Ok(Line::Blank));
+        assert_eq!(line("; comment"), Ok(Line::Blank));
+        assert_eq!(line("  # comment"), Ok(Line::Blank));
+        assert_eq!(line("[job]"), Ok(Line::Section { name: "job" }));
+        assert_eq!(line("[ x y ]"), Ok(Line::Section { name: " x y " }));
+        assert_eq!(line("[job] ; c"), Ok(Line::Section { name: "job" }));
+        assert_eq!(line("bs=4k"), Ok(Line::Option { text: "bs=4k" }));
+        assert_eq!(line("bs = 4k\r"), Ok(Line::Option { text: "bs = 4k" }));
+        assert_eq!(line("rw=read ; trailing"), Ok(Line::Option { text: "rw=read" }));
+        assert_eq!(line("time_based"), Ok(Line::Option { text: "time_based" }));
+        assert_eq!(line("include a.inc"), Ok(Line::Include { path: "a.inc" }));
+        assert_eq!(line("include\tsub/a.inc  "), Ok(Line::Include { path: "sub/a.inc" }));
+    }
+
+    #[test]
+    fn refuses_what_fio_guesses_at() {
+        assert_eq!(
+            line("[job"),
+            Err(LineError::UnterminatedHeader { header: "[job".into(), cut_by_comment: false })
+        );
+        assert_eq!(
+            line("[job#1]"),
+            Err(LineError::UnterminatedHeader { header: "[job".into(), cut_by_comment: true })
+        );
+        assert_eq!(line("[]"), Err(LineError::EmptySectionName));
+        assert_eq!(line("include"), Err(LineError::IncludeWithoutPath));
+        assert_eq!(line("=4k"), Err(LineError::MissingOptionName));
+    }
+}
