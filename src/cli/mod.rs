@@ -1,2 +1,216 @@
-//! cli
-pub fn main() -> i32 { 0 }
+//! The `rfio` command: read the command line and the job files, build the
+//! plan, then print, check or run it.
+
+pub mod args;
+pub mod showcmd;
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::diag::Diagnostics;
+use crate::jobfile::subst::Keywords;
+use crate::jobfile::{load_partial, JobFile};
+use crate::options::{cmdhelp, Support};
+use crate::plan::{build, Frontend};
+use args::Action;
+
+/// The fio release whose behaviour rfio reproduces.
+pub const FIO_VERSION: &str = "fio-3.33";
+
+/// Run rfio with `argv` (program name excluded); returns the exit status.
+pub fn main() -> i32 {
+    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let called_fio = std::env::args_os()
+        .next()
+        .and_then(|a| Path::new(&a).file_name().map(|n| n == "fio"))
+        .unwrap_or(false);
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let status = run(&argv, called_fio, &mut out, &mut err);
+    let _ = out.flush();
+    status
+}
+
+/// Everything `main` does, with the output streams passed in.
+pub fn run(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match run_inner(argv, called_fio, out, err) {
+        Ok(status) => status,
+        // A closed stdout (`rfio ... | head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(_) => 1,
+    }
+}
+
+fn run_inner(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    let args = match args::parse(argv) {
+        Ok(a) => a,
+        Err(d) => {
+            write!(err, "{d}")?;
+            return Ok(1);
+        }
+    };
+    match &args.action {
+        Action::Run => {}
+        Action::Version => {
+            if called_fio {
+                writeln!(out, "{FIO_VERSION}")?;
+            } else {
+                writeln!(out, "rfio-{} ({FIO_VERSION} compatible)", env!("CARGO_PKG_VERSION"))?;
+            }
+            return Ok(0);
+        }
+        Action::Help => {
+            write!(out, "{}", usage())?;
+            return Ok(0);
+        }
+        Action::CmdHelp(name) => return help_result(cmdhelp::cmdhelp(name.as_deref().unwrap_or("all")), out, err),
+        Action::EngHelp(None) => {
+            write!(out, "{}", cmdhelp::enghelp_list())?;
+            return Ok(0);
+        }
+        Action::EngHelp(Some(spec)) => {
+            let result = match spec.split_once(',') {
+                Some((engine, cmd)) => cmdhelp::enghelp_cmd(engine, cmd),
+                None => cmdhelp::enghelp(spec),
+            };
+            return help_result(result, out, err);
+        }
+    }
+    if let Some(flag) = args.unsupported.first() {
+        writeln!(err, "rfio: --{flag} is not supported yet (rfio runs jobs locally only)")?;
+        return Ok(1);
+    }
+
+    let mut files: Vec<JobFile> = Vec::new();
+    let mut load_diags = Diagnostics::default();
+    for path in &args.job_files {
+        match load_partial(path) {
+            Ok((file, diags)) => {
+                files.push(file);
+                load_diags.extend(diags);
+            }
+            Err(d) => {
+                write!(err, "{d}")?;
+                return Ok(1);
+            }
+        }
+    }
+    let fe = build(&args, &files, &Keywords::from_system());
+
+    if args.showcmd {
+        return showcmd(&fe, &files, &load_diags, out, err);
+    }
+    // fio prints the valid values of a failed choice option on stdout.
+    if let Some(s) = fe.sections.iter().find(|s| !s.errors.is_empty()) {
+        write!(out, "{}", showcmd::valid_values_tables(s))?;
+    }
+    let mut diags = load_diags;
+    diags.extend(fe.diags.clone());
+    if !diags.is_empty() {
+        write!(err, "{diags}")?;
+        return Ok(1);
+    }
+    if args.parse_only {
+        return Ok(0);
+    }
+    if fe.plan.jobs.is_empty() {
+        write!(out, "{}", usage())?;
+        writeln!(err, "No job(s) defined")?;
+        return Ok(1);
+    }
+    let unsupported = unsupported_options(&fe);
+    if !unsupported.is_empty() {
+        write!(err, "{unsupported}")?;
+        return Ok(1);
+    }
+    writeln!(err, "rfio: running jobs is not implemented yet (the plan is valid: try --parse-only or --showcmd)")?;
+    Ok(1)
+}
+
+fn help_result(r: Result<String, String>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    match r {
+        Ok(text) => {
+            write!(out, "{text}")?;
+            Ok(0)
+        }
+        Err(text) => {
+            write!(err, "{text}")?;
+            Ok(1)
+        }
+    }
+}
+
+fn showcmd(
+    fe: &Frontend,
+    files: &[JobFile],
+    load_diags: &Diagnostics,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
+    let mut status = 0;
+    for (idx, file) in files.iter().enumerate() {
+        let (text, failed) = showcmd::render_file(fe, idx, file.good_sections);
+        write!(out, "{text}")?;
+        if failed {
+            status = 1;
+            break;
+        }
+    }
+    let mut diags = load_diags.clone();
+    diags.extend(fe.diags.clone());
+    write!(err, "{diags}")?;
+    if !diags.is_empty() {
+        status = 1;
+    }
+    Ok(status)
+}
+
+/// One diagnostic per option a job sets that rfio cannot execute yet.
+fn unsupported_options(fe: &Frontend) -> Diagnostics {
+    let mut d = Diagnostics::default();
+    for job in &fe.plan.jobs {
+        for s in &job.options.settings {
+            if s.def.support == Support::NotYet {
+                d.push(crate::diag::Diagnostic::at(
+                    s.span.clone(),
+                    format!("job '{}': rfio does not support {} yet", job.name, s.def.name),
+                ));
+            }
+        }
+    }
+    d
+}
+
+/// `--help`.
+pub fn usage() -> String {
+    format!(
+        "{FIO_VERSION} compatible (rfio {})\n\
+rfio [options] [job options] <job file(s)>\n\
+  --parse-only\t\tParse options only, don't start any IO\n\
+  --output\t\tWrite output to file\n\
+  --bandwidth-log\tGenerate aggregate bandwidth logs\n\
+  --minimal\t\tMinimal (terse) output\n\
+  --output-format=type\tOutput format (terse,json,json+,normal)\n\
+  --terse-version=type\tSet terse version output format (default 3, or 2 or 4 or 5)\n\
+  --version\t\tPrint version info and exit\n\
+  --help\t\tPrint this page\n\
+  --cmdhelp=cmd\t\tPrint command help, \"all\" for all of them\n\
+  --enghelp=engine\tPrint ioengine help, or list available ioengines\n\
+  --enghelp=engine,cmd\tPrint help for an ioengine cmd\n\
+  --showcmd\t\tTurn a job file into command line options\n\
+  --eta=when\t\tWhen ETA estimate should be printed\n\
+            \t\tMay be \"always\", \"never\" or \"auto\"\n\
+  --eta-newline=t\tForce a new line for every 't' period passed\n\
+  --status-interval=t\tForce full status dump every 't' period passed\n\
+  --readonly\t\tTurn on safety read-only checks, preventing writes\n\
+  --section=name\tOnly run specified section in job file, multiple sections can be specified\n\
+  --warnings-fatal\tFio parser warnings are fatal\n\
+  --max-jobs=nr\t\tMaximum number of threads/processes to support\n\
+  --aux-path=path\tUse this path for fio state generated files\n\
+\n\
+rfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}

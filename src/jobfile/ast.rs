@@ -12,6 +12,9 @@ use crate::diag::Span;
 pub struct JobFile {
     pub path: Arc<Path>,
     pub sections: Vec<Section>,
+    /// When the file has errors: how many sections came wholly before the
+    /// first one (fio stops reading a job file at its first error).
+    pub good_sections: Option<usize>,
 }
 
 /// `[name]` and the entries below it.

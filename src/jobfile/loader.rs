@@ -17,6 +17,13 @@ const MAX_INCLUDE_DEPTH: usize = 32;
 
 /// Read and parse the job file at `path` (`-` is standard input).
 pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
+    let (file, diags) = load_partial(path)?;
+    diags.into_result(file)
+}
+
+/// Read the job file at `path` and parse what can be parsed (see
+/// [`parse_partial`]); fails only when the file cannot be read.
+pub fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> {
     let shown: Arc<Path> = Arc::from(path);
     let bytes = if path == Path::new("-") {
         let mut buf = Vec::new();
@@ -29,35 +36,50 @@ pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
             Diagnostic::bare(format!("unable to open '{}' job file: {}", path.display(), io_reason(&e)))
         })?
     };
-    parse_bytes(shown, &bytes)
+    Ok(parse_partial(shown, &bytes))
 }
 
 /// Parse job-file text held in memory. `path` names it in diagnostics and
 /// anchors relative includes.
 pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics> {
+    let (file, diags) = parse_partial(path, bytes);
+    diags.into_result(file)
+}
+
+/// Parse what can be parsed: the tree (with `good_sections` set when there
+/// were errors) and every problem found.
+pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut cx = Context { diags: Diagnostics::default(), stack: Vec::new() };
     let mut sections: Vec<Section> = Vec::new();
     cx.stack.push(canonical(&path));
+    let mut good_sections = None;
     for (span, item) in cx.lines(&path, bytes) {
+        if good_sections.is_none() && !cx.diags.is_empty() {
+            good_sections = Some(sections.len().saturating_sub(1));
+        }
         match item {
-            Line::Blank => {}
-            Line::Section { name } => {
+            Err(msg) => cx.diags.push(Diagnostic::at(span, msg)),
+            Ok(Line::Blank) => {}
+            Ok(Line::Section { name }) => {
                 sections.push(Section { name: name.to_string(), span, entries: Vec::new() })
             }
-            Line::Include { path: inc } => match sections.last_mut() {
+            Ok(Line::Include { path: inc }) => match sections.last_mut() {
                 Some(section) => {
                     let inc = inc.to_string();
                     cx.include(&path, &inc, span, &mut section.entries, 1);
                 }
                 None => cx.outside_section(span, &format!("include {inc}")),
             },
-            Line::Option { text } => match sections.last_mut() {
+            Ok(Line::Option { text }) => match sections.last_mut() {
                 Some(section) => section.entries.push(Entry { text: text.to_string(), span }),
                 None => cx.outside_section(span, text),
             },
         }
     }
-    cx.diags.into_result(JobFile { path, sections })
+    if good_sections.is_none() && !cx.diags.is_empty() {
+        good_sections = Some(sections.len().saturating_sub(1));
+    }
+    (JobFile { path, sections, good_sections }, cx.diags)
 }
 
 struct Context {
@@ -67,8 +89,8 @@ struct Context {
 }
 
 impl Context {
-    /// Decode `bytes` and classify each line, reporting bad lines.
-    fn lines<'a>(&mut self, path: &Arc<Path>, bytes: &'a [u8]) -> Vec<(Span, Line<'a>)> {
+    /// Decode `bytes` and classify each line.
+    fn lines<'a>(&mut self, path: &Arc<Path>, bytes: &'a [u8]) -> Vec<(Span, Result<Line<'a>, String>)> {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let mut out = Vec::new();
         for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -76,16 +98,13 @@ impl Context {
             let text = match decode_line(raw) {
                 Ok(text) => text,
                 Err(msg) => {
-                    self.diags.push(Diagnostic::at(Span::file(path, lineno, 1), msg));
+                    out.push((Span::file(path, lineno, 1), Err(msg)));
                     continue;
                 }
             };
             let col = 1 + (text.len() - text.trim_start().len()) as u32;
             let span = Span::file(path, lineno, col);
-            match line(text) {
-                Ok(item) => out.push((span, item)),
-                Err(e) => self.diags.push(Diagnostic::at(span, e.to_string())),
-            }
+            out.push((span, line(text).map_err(|e| e.to_string())));
         }
         out
     }
@@ -122,13 +141,14 @@ impl Context {
         let target: Arc<Path> = Arc::from(target.as_path());
         for (span, item) in self.lines(&target, &bytes) {
             match item {
-                Line::Blank => {}
-                Line::Option { text } => entries.push(Entry { text: text.to_string(), span }),
-                Line::Include { path: inner } => {
+                Err(msg) => self.diags.push(Diagnostic::at(span, msg)),
+                Ok(Line::Blank) => {}
+                Ok(Line::Option { text }) => entries.push(Entry { text: text.to_string(), span }),
+                Ok(Line::Include { path: inner }) => {
                     let inner = inner.to_string();
                     self.include(&target, &inner, span, entries, depth + 1)
                 }
-                Line::Section { name } => self.diags.push(Diagnostic::at(
+                Ok(Line::Section { name }) => self.diags.push(Diagnostic::at(
                     span,
                     format!("section [{name}] in an included file: included files may hold options only"),
                 )),

@@ -9,4 +9,4 @@ pub mod parser;
 pub mod subst;
 
 pub use ast::{Entry, JobFile, Section};
-pub use loader::{load, parse_bytes};
+pub use loader::{load, load_partial, parse_bytes, parse_partial};

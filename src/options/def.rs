@@ -177,3 +177,11 @@ impl OptionDef {
         )
     }
 }
+
+/// Two definitions are the same option when they have the same name and
+/// belong to the same engines (the table holds each once).
+impl PartialEq for OptionDef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.engines == other.engines
+    }
+}

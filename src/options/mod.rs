@@ -1,6 +1,10 @@
 //! The option table: every option fio 3.33 knows, defined once.
 
+pub mod cmdhelp;
 pub mod def;
+pub mod engines;
+pub mod jobopts;
+pub mod suggest;
 pub mod table;
 pub mod value;
 

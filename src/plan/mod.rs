@@ -1,1 +1,10 @@
-//! plan
+//! The execution plan: jobs with global options inherited, `numjobs`
+//! clones, groups and files resolved. `--parse-only` and `--showcmd` stop
+//! here.
+
+pub mod build;
+pub mod files;
+pub mod spec;
+
+pub use build::{build, Frontend, SectionOutcome};
+pub use spec::{Dir, FileSpec, JobSpec, Pattern, Plan};

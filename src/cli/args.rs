@@ -1,0 +1,380 @@
+//! fio's command line, read the way fio reads it (`getopt_long_only`).
+//!
+//! - Options may start with `--` or `-`; values follow `=` or, for options
+//!   that require one, come from the next argument.
+//! - Any unambiguous prefix of a long option is accepted (`--time_bas`);
+//!   an exact match always wins; several prefix matches are ambiguous.
+//! - Job options (every option of the table, by name and alias) before the
+//!   first `--name` are global; `--name=X` starts a new job (a name starting
+//!   with `global` starts a global section).
+//! - Everything else is a job file, read after the command-line jobs.
+
+use std::path::PathBuf;
+
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::options::jobopts::RawOption;
+use crate::options::{suggest, table, FioType};
+
+/// Whether a long option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HasArg {
+    No,
+    Required,
+    Optional,
+}
+
+/// fio's own flags, in fio's order (`l_opts` in init.c).
+const FLAGS: &[(&str, HasArg)] = &[
+    ("output", HasArg::Required),
+    ("latency-log", HasArg::Required),
+    ("bandwidth-log", HasArg::No),
+    ("minimal", HasArg::No),
+    ("output-format", HasArg::Required),
+    ("append-terse", HasArg::Optional),
+    ("version", HasArg::No),
+    ("help", HasArg::No),
+    ("cmdhelp", HasArg::Optional),
+    ("enghelp", HasArg::Optional),
+    ("showcmd", HasArg::No),
+    ("readonly", HasArg::No),
+    ("eta", HasArg::Required),
+    ("eta-interval", HasArg::Required),
+    ("eta-newline", HasArg::Required),
+    ("debug", HasArg::Required),
+    ("parse-only", HasArg::No),
+    ("section", HasArg::Required),
+    ("inflate-log", HasArg::Required),
+    ("alloc-size", HasArg::Required),
+    ("profile", HasArg::Required),
+    ("warnings-fatal", HasArg::No),
+    ("max-jobs", HasArg::Required),
+    ("terse-version", HasArg::Required),
+    ("server", HasArg::Optional),
+    ("daemonize", HasArg::Required),
+    ("client", HasArg::Required),
+    ("remote-config", HasArg::Required),
+    ("cpuclock-test", HasArg::No),
+    ("crctest", HasArg::Optional),
+    ("memcpytest", HasArg::Optional),
+    ("idle-prof", HasArg::Required),
+    ("status-interval", HasArg::Required),
+    ("trigger-file", HasArg::Required),
+    ("trigger-timeout", HasArg::Required),
+    ("trigger", HasArg::Required),
+    ("trigger-remote", HasArg::Required),
+    ("aux-path", HasArg::Required),
+    ("merge-blktrace-only", HasArg::No),
+];
+
+/// An output format of `--output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Normal,
+    Terse,
+    Json,
+    JsonPlus,
+}
+
+/// When the ETA line is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Eta {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// What rfio was asked to do besides running jobs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Run,
+    Version,
+    Help,
+    CmdHelp(Option<String>),
+    EngHelp(Option<String>),
+}
+
+/// A command-line job section: `--name=X` and the options after it (or the
+/// global options before the first `--name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CmdSection {
+    /// `None` for the options before the first `--name`.
+    pub name: Option<String>,
+    pub span: Span,
+    pub options: Vec<RawOption>,
+}
+
+impl CmdSection {
+    pub fn is_global(&self) -> bool {
+        self.name.as_deref().is_none_or(|n| n.starts_with("global"))
+    }
+}
+
+/// The whole command line, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    pub action: Action,
+    pub output: Option<PathBuf>,
+    /// Formats in the order given; empty means normal.
+    pub formats: Vec<Format>,
+    pub terse_version: u8,
+    pub parse_only: bool,
+    pub showcmd: bool,
+    pub sections: Vec<String>,
+    pub readonly: bool,
+    pub eta: Eta,
+    pub eta_newline_ms: Option<u64>,
+    pub eta_interval_ms: Option<u64>,
+    pub status_interval_ms: Option<u64>,
+    pub warnings_fatal: bool,
+    pub bandwidth_log: bool,
+    pub max_jobs: Option<u64>,
+    pub aux_path: Option<PathBuf>,
+    pub debug: Option<String>,
+    pub cmd_sections: Vec<CmdSection>,
+    pub job_files: Vec<PathBuf>,
+    /// Flags accepted but not implemented by rfio (`--server`, ...).
+    pub unsupported: Vec<String>,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            action: Action::Run,
+            output: None,
+            formats: Vec::new(),
+            terse_version: 3,
+            parse_only: false,
+            showcmd: false,
+            sections: Vec::new(),
+            readonly: false,
+            eta: Eta::Auto,
+            eta_newline_ms: None,
+            eta_interval_ms: None,
+            status_interval_ms: None,
+            warnings_fatal: false,
+            bandwidth_log: false,
+            max_jobs: None,
+            aux_path: None,
+            debug: None,
+            cmd_sections: Vec::new(),
+            job_files: Vec::new(),
+            unsupported: Vec::new(),
+        }
+    }
+}
+
+/// A long option: one of fio's flags or a job option.
+#[derive(Debug, Clone, Copy)]
+struct LongOpt {
+    name: &'static str,
+    has_arg: HasArg,
+    job: bool,
+}
+
+fn long_options() -> Vec<LongOpt> {
+    let mut all: Vec<LongOpt> =
+        FLAGS.iter().map(|&(name, has_arg)| LongOpt { name, has_arg, job: false }).collect();
+    for def in table::OPTIONS.iter().filter(|d| !d.is_engine_option()) {
+        let has_arg = if def.fio_type == FioType::StrSet { HasArg::Optional } else { HasArg::Required };
+        for name in std::iter::once(def.name).chain(def.aliases.iter().copied()) {
+            all.push(LongOpt { name, has_arg, job: true });
+        }
+    }
+    // Engine options are known on the command line too (fio adds those of
+    // the ioengine once `--ioengine` is seen); rfio knows them all up front.
+    for def in table::OPTIONS.iter().filter(|d| d.is_engine_option()) {
+        if all.iter().any(|o| o.name == def.name) {
+            continue;
+        }
+        let has_arg = if def.fio_type == FioType::StrSet { HasArg::Optional } else { HasArg::Required };
+        all.push(LongOpt { name: def.name, has_arg, job: true });
+    }
+    all
+}
+
+/// Find `name` among the long options: exact, else a unique prefix.
+fn find<'a>(opts: &'a [LongOpt], name: &str) -> Result<&'a LongOpt, String> {
+    if let Some(o) = opts.iter().find(|o| o.name == name) {
+        return Ok(o);
+    }
+    let matches: Vec<&LongOpt> = opts.iter().filter(|o| o.name.starts_with(name)).collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => {
+            let hint = suggest::did_you_mean(name, opts.iter().map(|o| o.name));
+            Err(match hint {
+                Some(h) => format!("unrecognized option '--{name}' (did you mean '--{h}'?)"),
+                None => format!("unrecognized option '--{name}'"),
+            })
+        }
+        many => {
+            let list: Vec<String> = many.iter().take(8).map(|o| format!("--{}", o.name)).collect();
+            Err(format!(
+                "option '--{name}' is ambiguous; possibilities: {}{}",
+                list.join(" "),
+                if many.len() > 8 { " ..." } else { "" }
+            ))
+        }
+    }
+}
+
+/// Read `argv` (without the program name).
+pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
+    let opts = long_options();
+    let mut args = Args::default();
+    let mut diags = Diagnostics::default();
+    let mut i = 0;
+    let mut only_files = false;
+    while i < argv.len() {
+        let arg = &argv[i];
+        let span = Span::Arg { index: i as u32 + 1 };
+        i += 1;
+        if only_files || arg == "-" || !arg.starts_with('-') {
+            args.job_files.push(PathBuf::from(arg));
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let opt = match find(&opts, name) {
+            Ok(o) => *o,
+            Err(msg) => {
+                diags.push(Diagnostic::at(span, msg));
+                continue;
+            }
+        };
+        let value = match (opt.has_arg, inline) {
+            (HasArg::No, Some(_)) => {
+                diags.push(Diagnostic::at(span, format!("option '--{}' doesn't allow an argument", opt.name)));
+                continue;
+            }
+            (HasArg::Required, None) => match argv.get(i) {
+                Some(next) => {
+                    i += 1;
+                    Some(next.clone())
+                }
+                None => {
+                    diags.push(Diagnostic::at(span, format!("option '--{}' requires an argument", opt.name)));
+                    continue;
+                }
+            },
+            (_, v) => v,
+        };
+        if opt.job {
+            job_option(&mut args, opt.name, value, span);
+        } else if let Err(msg) = flag(&mut args, opt.name, value) {
+            diags.push(Diagnostic::at(span, msg));
+        }
+    }
+    diags.into_result(args)
+}
+
+/// Record a job option: `--name` opens a section, others join the current one.
+fn job_option(args: &mut Args, name: &str, value: Option<String>, span: Span) {
+    if name == "name" {
+        args.cmd_sections.push(CmdSection { name: value.clone(), span: span.clone(), options: Vec::new() });
+    } else if args.cmd_sections.is_empty() {
+        args.cmd_sections.push(CmdSection { name: None, span: span.clone(), options: Vec::new() });
+    }
+    let text = match value {
+        Some(v) => format!("{name}={v}"),
+        None => name.to_string(),
+    };
+    let section = args.cmd_sections.last_mut().expect("a section was just ensured");
+    section.options.push(RawOption { text, span });
+}
+
+/// Apply one of fio's own flags.
+fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String> {
+    let v = || value.clone().unwrap_or_default();
+    match name {
+        "output" => args.output = Some(PathBuf::from(v())),
+        "minimal" => args.formats = vec![Format::Terse],
+        "append-terse" => push_format(&mut args.formats, Format::Terse),
+        "output-format" => args.formats = output_formats(&v())?,
+        "terse-version" => {
+            args.terse_version = match v().trim().parse::<u8>() {
+                Ok(n @ 2..=5) => n,
+                _ => return Err(format!("bad terse version format '{}' (2, 3, 4 or 5)", v())),
+            }
+        }
+        "version" => args.action = Action::Version,
+        "help" => args.action = Action::Help,
+        "cmdhelp" => args.action = Action::CmdHelp(value),
+        "enghelp" => args.action = Action::EngHelp(value),
+        "showcmd" => args.showcmd = true,
+        "readonly" => args.readonly = true,
+        "parse-only" => args.parse_only = true,
+        "warnings-fatal" => args.warnings_fatal = true,
+        "bandwidth-log" => args.bandwidth_log = true,
+        "eta" => {
+            // fio ignores values other than always/never.
+            args.eta = match v().as_str() {
+                "always" => Eta::Always,
+                "never" => Eta::Never,
+                _ => args.eta,
+            }
+        }
+        "eta-newline" => args.eta_newline_ms = Some(interval_ms("eta-newline", &v(), 1)?),
+        "eta-interval" => args.eta_interval_ms = Some(interval_ms("eta-interval", &v(), 250)?),
+        "status-interval" => args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1000)?),
+        "section" => {
+            if v() == "global" {
+                return Err("can't use global as only section".into());
+            }
+            args.sections.push(v());
+        }
+        "max-jobs" => {
+            args.max_jobs = Some(v().trim().parse().map_err(|_| format!("bad --max-jobs value '{}'", v()))?)
+        }
+        "debug" => args.debug = Some(v()),
+        "aux-path" => args.aux_path = Some(PathBuf::from(v())),
+        "latency-log" => return Err("--latency-log is deprecated. Use per-job latency log options.".into()),
+        "alloc-size" => {}
+        other => args.unsupported.push(other.to_string()),
+    }
+    Ok(())
+}
+
+fn push_format(formats: &mut Vec<Format>, f: Format) {
+    if !formats.contains(&f) {
+        formats.push(f);
+    }
+}
+
+/// `--output-format=normal,json`: fio's names (`terse`, `minimal`, `csv`,
+/// `json`, `json+`, `normal`).
+fn output_formats(list: &str) -> Result<Vec<Format>, String> {
+    let mut out = Vec::new();
+    for name in list.split(',') {
+        let f = match name {
+            "terse" | "minimal" | "csv" => Format::Terse,
+            "json" => Format::Json,
+            "json+" => Format::JsonPlus,
+            "normal" => Format::Normal,
+            _ => return Err(format!("invalid output format '{name}' (normal, terse, json, json+)")),
+        };
+        push_format(&mut out, f);
+    }
+    Ok(out)
+}
+
+/// A time argument (bare = seconds) in milliseconds, at least `min_ms`.
+fn interval_ms(flag: &str, text: &str, min_ms: u64) -> Result<u64, String> {
+    let def = crate::options::lookup("runtime").expect("runtime is in the option table");
+    let ms = match crate::options::parse_value(def, Some(text), &Default::default()) {
+        Ok(crate::options::Value::Micros(us)) => us / 1000,
+        _ => return Err(format!("failed parsing --{flag} time '{text}'")),
+    };
+    if ms < min_ms {
+        return Err(format!("--{flag} time too short ({min_ms} msec min)"));
+    }
+    Ok(ms)
+}

@@ -1,0 +1,230 @@
+//! Reading option entries into typed settings, the way fio applies them.
+//!
+//! For a job-file section fio (1) substitutes `${VAR}` and keywords in each
+//! entry, (2) sorts the entries by option priority (stable: `kb_base` first,
+//! `filename` last), (3) applies the core options in that order, and (4)
+//! applies what is left as options of the section's ioengine, after all core
+//! options. Command-line options are applied one by one, unsorted and
+//! unsubstituted. The order settings are applied in is the order `--showcmd`
+//! prints them.
+
+use super::def::{OptionDef, ValueKind};
+use super::value::{parse_value, ParseCtx, Value, ValueError};
+use super::{engines, lookup, suggest, table};
+use crate::diag::{Diagnostic, Span};
+use crate::jobfile::arith;
+use crate::jobfile::ast::split_entry;
+use crate::jobfile::subst::{substitute, Keywords, Substituted};
+
+/// One applied option.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub def: &'static OptionDef,
+    /// The value text as applied (after substitution), `None` when bare.
+    pub text: Option<String>,
+    pub value: Value,
+    pub span: Span,
+}
+
+/// The settings of one scope (the globals in force, or one job), in the
+/// order they were applied. Later settings override earlier ones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobOptions {
+    pub settings: Vec<Setting>,
+}
+
+impl JobOptions {
+    /// The setting in force for option `name` (canonical name).
+    pub fn get(&self, name: &str) -> Option<&Setting> {
+        self.settings.iter().rev().find(|s| s.def.name == name)
+    }
+
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.get(name).map(|s| &s.value)
+    }
+
+    /// `kb_base` in force (1024 unless set to 1000).
+    pub fn parse_ctx(&self) -> ParseCtx {
+        match self.value("kb_base") {
+            Some(Value::Int(1000)) => ParseCtx { kb_base: 1000 },
+            _ => ParseCtx::default(),
+        }
+    }
+
+    /// The ioengine in force, fio's default `psync` when none is set.
+    pub fn ioengine(&self) -> &str {
+        match self.value("ioengine") {
+            Some(Value::Text(t)) => t.as_str(),
+            _ => "psync",
+        }
+    }
+}
+
+/// One option as written, before it is applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawOption {
+    /// `key=value` or `key`, as written.
+    pub text: String,
+    pub span: Span,
+}
+
+/// A problem applying one option. `valid_values` is set when fio would
+/// print the option's table of valid values on stdout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionError {
+    pub diag: Diagnostic,
+    pub valid_values: Option<&'static OptionDef>,
+}
+
+/// Where the options come from: it decides sorting and substitution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    JobFile,
+    CommandLine,
+}
+
+/// The options fio accepts only on its command line, with what they are.
+const COMMAND_LINE_ONLY: &[&str] = &[
+    "output", "output-format", "minimal", "terse-version", "parse-only", "showcmd", "section",
+    "readonly", "eta", "eta-newline", "eta-interval", "status-interval", "version", "help",
+    "cmdhelp", "enghelp", "warnings-fatal", "max-jobs", "bandwidth-log", "debug", "aux-path",
+    "server", "client", "daemonize", "remote-config", "idle-prof", "inflate-log", "trigger-file",
+    "trigger-timeout", "trigger", "trigger-remote", "alloc-size", "append-terse", "latency-log",
+    "cpuclock-test", "crctest", "merge-blktrace-only",
+];
+
+/// Apply `raw` on top of `scope` (whose earlier settings are in force).
+/// Returns the errors, in fio's order of application.
+pub fn apply(scope: &mut JobOptions, raw: &[RawOption], origin: Origin, keywords: &Keywords) -> Vec<OptionError> {
+    let mut errors = Vec::new();
+    // (1) substitution
+    let mut items: Vec<(String, &RawOption)> = Vec::with_capacity(raw.len());
+    for r in raw {
+        let text = match origin {
+            Origin::CommandLine => r.text.clone(),
+            Origin::JobFile => match substitute(&r.text, |v| std::env::var(v).ok(), keywords) {
+                Substituted::Text(t) => t,
+                Substituted::BadExpression { expr, reason } => {
+                    errors.push(err(r, format!("cannot evaluate '{expr}': {reason}")));
+                    continue;
+                }
+            },
+        };
+        items.push((text, r));
+    }
+    // (2) priority sort, stable
+    if origin == Origin::JobFile {
+        items.sort_by_key(|(text, _)| std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio)));
+    }
+    // (3) core options; engine options wait
+    let mut deferred = Vec::new();
+    for (text, r) in items {
+        let (key, value) = split_entry(&text);
+        match lookup(key) {
+            Some(def) if !def.is_engine_option() => {
+                if let Err(e) = apply_one(scope, def, value, r) {
+                    errors.push(e);
+                }
+            }
+            _ => deferred.push((text, r)),
+        }
+    }
+    // (4) engine options, for the ioengine now in force
+    for (text, r) in deferred {
+        let (key, value) = split_entry(&text);
+        let engine = scope.ioengine().to_string();
+        match engine_option(&engine, key) {
+            Ok(def) => {
+                if let Err(e) = apply_one(scope, def, value, r) {
+                    errors.push(e);
+                }
+            }
+            Err(msg) => errors.push(err(r, msg)),
+        }
+    }
+    errors
+}
+
+/// Find `key` among the options of `engine`, or say why it is not there.
+fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> {
+    let candidates = || table::OPTIONS.iter().filter(|d| d.answers_to(key) && d.is_engine_option());
+    if let Some(def) = candidates().find(|d| d.engines.contains(&engine)) {
+        if engines::is_available(engine) {
+            return Ok(def);
+        }
+    }
+    if COMMAND_LINE_ONLY.contains(&key) {
+        return Err(format!("'{key}' is a command-line option (--{key}), not a job option"));
+    }
+    if !engines::is_available(engine) && candidates().next().is_some() {
+        return Err(format!(
+            "unknown option '{key}': ioengine '{engine}' is not available, so its options are unknown"
+        ));
+    }
+    if let Some(def) = candidates().next() {
+        return Err(format!(
+            "option '{key}' belongs to ioengine {}, but this job uses ioengine={engine}",
+            def.engines.join("/")
+        ));
+    }
+    let names = table::OPTIONS.iter().flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+    Err(match suggest::did_you_mean(key, names) {
+        Some(s) => format!("unknown option '{key}' (did you mean '{s}'?)"),
+        None => format!("unknown option '{key}'"),
+    })
+}
+
+fn err(r: &RawOption, message: String) -> OptionError {
+    OptionError { diag: Diagnostic::at(r.span.clone(), message), valid_values: None }
+}
+
+/// Parse one option's value and record it.
+fn apply_one(scope: &mut JobOptions, def: &'static OptionDef, value: Option<&str>, r: &RawOption) -> Result<(), OptionError> {
+    let ctx = scope.parse_ctx();
+    let parsed = match value {
+        Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => parse_expression(def, v, &ctx),
+        _ => parse_value(def, value, &ctx),
+    };
+    match parsed {
+        Ok(v) => {
+            scope.settings.push(Setting { def, text: value.map(str::to_string), value: v, span: r.span.clone() });
+            Ok(())
+        }
+        Err(e) => {
+            let valid_values = matches!(e, ValueError::NotAChoice { .. }).then_some(def);
+            let what = match value {
+                Some(v) => format!("bad value for option '{}' ('{}={v}')", def.name, split_entry(&r.text).0),
+                None => format!("option '{}'", def.name),
+            };
+            let mut msg = format!("{what}: {e}");
+            if valid_values.is_some() {
+                let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
+                msg.push_str(&format!("; valid values: {}", names.join(", ")));
+            }
+            Err(OptionError { diag: Diagnostic::at(r.span.clone(), msg), valid_values })
+        }
+    }
+}
+
+fn is_numeric(def: &OptionDef) -> bool {
+    matches!(def.kind, ValueKind::Int | ValueKind::Size | ValueKind::SizeOrPercent | ValueKind::Time)
+}
+
+/// `(expr)`: upstream fio's arithmetic. Each number inside is read with the
+/// option's own units, except times, which are microseconds inside an
+/// expression (as upstream documents).
+fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
+    let time = def.kind == ValueKind::Time;
+    let atom = |a: &str| -> Result<i64, String> {
+        let atom_text = if time && a.bytes().all(|b| b.is_ascii_digit()) { format!("{a}us") } else { a.to_string() };
+        match parse_value(def, Some(&atom_text), ctx) {
+            Ok(Value::Int(n)) => Ok(n),
+            Ok(Value::Bytes(n)) | Ok(Value::Micros(n)) => i64::try_from(n).map_err(|_| "number too large".to_string()),
+            Ok(_) => Err(format!("'{a}' cannot be used in an expression")),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let n = arith::eval_with(text.trim(), &atom).map_err(ValueError::Other)?;
+    let plain = if time { format!("{n}us") } else { n.to_string() };
+    parse_value(def, Some(&plain), ctx)
+}

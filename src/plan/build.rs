@@ -1,0 +1,335 @@
+//! From parsed sections to the plan, in fio's order.
+//!
+//! fio reads the command-line jobs first, then each job file. The global
+//! options of the command line apply to the command-line jobs and to the
+//! first job file only; each later file starts from the defaults, and its
+//! first job starts a new group (an implicit `stonewall`). Inside a file a
+//! `[global]` section changes the defaults of the jobs after it.
+
+use super::files;
+use super::spec::{Dir, JobSpec, Pattern, Plan};
+use crate::cli::args::{Args, CmdSection};
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::jobfile::subst::Keywords;
+use crate::jobfile::JobFile;
+use crate::options::jobopts::{apply, JobOptions, OptionError, Origin, RawOption};
+use crate::options::{lookup, Value};
+
+/// What happened to one section: the options as `--showcmd` prints them,
+/// and what went wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionOutcome {
+    /// Index into the job files; `None` for command-line sections.
+    pub file: Option<usize>,
+    pub name: String,
+    pub global: bool,
+    /// `(option, value)` in the order applied; for a global section, every
+    /// global option in force (fio prints them all again).
+    pub dump: Vec<(&'static str, Option<String>)>,
+    pub errors: Vec<OptionError>,
+}
+
+/// Everything the front end produced.
+#[derive(Debug, Clone, Default)]
+pub struct Frontend {
+    pub sections: Vec<SectionOutcome>,
+    pub plan: Plan,
+    pub diags: Diagnostics,
+}
+
+/// A section on its way to becoming jobs.
+struct Pending {
+    section_name: String,
+    span: Span,
+    options: JobOptions,
+    implicit_stonewall: bool,
+}
+
+/// Build the plan from the command line and the (already loaded) job files.
+pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Frontend {
+    let mut fe = Frontend::default();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut globals = JobOptions::default();
+    for cs in &args.cmd_sections {
+        command_line_section(&mut fe, &mut pending, &mut globals, cs, keywords);
+    }
+    let cmdline_globals = globals.clone();
+    for (idx, jf) in job_files.iter().enumerate() {
+        let mut globals = if idx == 0 { cmdline_globals.clone() } else { JobOptions::default() };
+        let mut first_job = true;
+        for section in &jf.sections {
+            if !section.is_global() && !args.sections.is_empty() && !args.sections.contains(&section.name) {
+                continue;
+            }
+            let raw: Vec<RawOption> =
+                section.entries.iter().map(|e| RawOption { text: e.text.clone(), span: e.span.clone() }).collect();
+            let global = section.is_global();
+            let mut scope = globals.clone();
+            let start = if global { 0 } else { scope.settings.len() };
+            let errors = apply(&mut scope, &raw, Origin::JobFile, keywords);
+            let dump = dump_of(&scope, start);
+            report(&mut fe.diags, &section.name, &errors);
+            let failed = !errors.is_empty();
+            fe.sections.push(SectionOutcome { file: Some(idx), name: section.name.clone(), global, dump, errors });
+            if failed {
+                continue;
+            }
+            if global {
+                globals = scope;
+            } else {
+                pending.push(Pending {
+                    section_name: section.name.clone(),
+                    span: section.span.clone(),
+                    options: scope,
+                    implicit_stonewall: idx > 0 && first_job,
+                });
+                first_job = false;
+            }
+        }
+    }
+    fe.plan = expand(pending, &mut fe.diags, args);
+    fe
+}
+
+fn command_line_section(
+    fe: &mut Frontend,
+    pending: &mut Vec<Pending>,
+    globals: &mut JobOptions,
+    cs: &CmdSection,
+    keywords: &Keywords,
+) {
+    let name = cs.name.clone().unwrap_or_else(|| "global".to_string());
+    let mut scope = globals.clone();
+    let start = scope.settings.len();
+    let errors = apply(&mut scope, &cs.options, Origin::CommandLine, keywords);
+    report(&mut fe.diags, &name, &errors);
+    let failed = !errors.is_empty();
+    fe.sections.push(SectionOutcome {
+        file: None,
+        name: name.clone(),
+        global: cs.is_global(),
+        dump: dump_of(&scope, start),
+        errors,
+    });
+    if failed {
+        return;
+    }
+    if cs.is_global() {
+        *globals = scope;
+    } else {
+        pending.push(Pending { section_name: name, span: cs.span.clone(), options: scope, implicit_stonewall: false });
+    }
+}
+
+fn dump_of(scope: &JobOptions, start: usize) -> Vec<(&'static str, Option<String>)> {
+    scope.settings[start..].iter().map(|s| (s.def.name, s.text.clone())).collect()
+}
+
+fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
+    for e in errors {
+        let mut d = e.diag.clone();
+        d.message = format!("job '{section}': {}", d.message);
+        diags.push(d);
+    }
+}
+
+/// Turn sections into jobs: numjobs clones, groups, wait_for, files.
+fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
+    let mut plan = Plan::default();
+    let mut group_id = 0u32;
+    let mut group_jobs = 0u32;
+    for p in pending {
+        let o = &p.options;
+        let numjobs = int(o, "numjobs").unwrap_or(1).max(0) as u32;
+        let stonewall = p.implicit_stonewall || flag(o, "stonewall");
+        let new_group = flag(o, "new_group");
+        let display = match o.value("name") {
+            Some(Value::Text(n)) => n.clone(),
+            _ => p.section_name.clone(),
+        };
+        let wait_for = match o.value("wait_for") {
+            Some(Value::Text(w)) => match plan.jobs.iter().position(|j: &JobSpec| &j.name == w) {
+                Some(i) => Some(i),
+                None => {
+                    diags.push(Diagnostic::at(
+                        p.span.clone(),
+                        format!("job '{display}': wait_for='{w}': no job of that name is defined before this one"),
+                    ));
+                    None
+                }
+            },
+            _ => None,
+        };
+        if (stonewall || new_group) && group_jobs > 0 {
+            group_id += 1;
+            group_jobs = 0;
+        }
+        // The original is jobnum 0; its clones follow it, numbered N-1 … 1.
+        let subjobs = std::iter::once(0).chain((1..numjobs).rev());
+        for (k, subjob) in subjobs.take(numjobs.max(1) as usize).enumerate() {
+            if numjobs == 0 {
+                break;
+            }
+            let job = job_spec(&p, &display, subjob, k == 0 && stonewall, wait_for, group_id, plan.jobs.len(), diags);
+            if let Some(job) = job {
+                check_job(&job, args, diags);
+                plan.jobs.push(job);
+            }
+            group_jobs += 1;
+        }
+    }
+    plan
+}
+
+#[allow(clippy::too_many_arguments)]
+fn job_spec(
+    p: &Pending,
+    display: &str,
+    subjob: u32,
+    stonewall: bool,
+    wait_for: Option<usize>,
+    group_id: u32,
+    index: usize,
+    diags: &mut Diagnostics,
+) -> Option<JobSpec> {
+    let o = &p.options;
+    let pattern = pattern(o);
+    let bs = block_sizes(o);
+    let size = bytes(o, "size");
+    let files = match files::files(o, &p.section_name, subjob, size) {
+        Ok(f) => f,
+        Err(msg) => {
+            diags.push(Diagnostic::at(p.span.clone(), format!("job '{display}': {msg}")));
+            return None;
+        }
+    };
+    Some(JobSpec {
+        name: display.to_string(),
+        thread_number: index as u32 + 1,
+        subjob,
+        group_id,
+        stonewall,
+        wait_for,
+        span: p.span.clone(),
+        options: o.clone(),
+        pattern,
+        ioengine: o.ioengine().to_string(),
+        iodepth: int(o, "iodepth").unwrap_or(1).max(1) as u32,
+        bs,
+        files,
+        size,
+        io_size: bytes(o, "io_size"),
+        offset: bytes(o, "offset").unwrap_or(0),
+        number_ios: int(o, "number_ios").unwrap_or(0).max(0) as u64,
+        loops: int(o, "loops").unwrap_or(1).max(1) as u32,
+        direct: flag(o, "direct") || matches!(o.value("buffered"), Some(Value::Bool(false))),
+        time_based: flag(o, "time_based"),
+        runtime_us: micros(o, "runtime"),
+        ramp_time_us: micros(o, "ramp_time"),
+        startdelay_us: micros(o, "startdelay"),
+        rwmixread: match (int(o, "rwmixread"), int(o, "rwmixwrite")) {
+            (Some(r), _) => r.clamp(0, 100) as u32,
+            (None, Some(w)) => 100 - w.clamp(0, 100) as u32,
+            (None, None) => 50,
+        },
+        group_reporting: flag(o, "group_reporting"),
+    })
+}
+
+/// Cross-option rules fio enforces when it adds a job.
+fn check_job(job: &JobSpec, args: &Args, diags: &mut Diagnostics) {
+    let mut fail = |msg: String| diags.push(Diagnostic::at(job.span.clone(), format!("job '{}': {msg}", job.name)));
+    if args.readonly && job.pattern.writes() {
+        fail(format!("rw={} writes, and --readonly forbids every write", job.pattern.name()));
+    }
+    let set = |n: &str| job.options.get(n).is_some();
+    if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
+        fail("rate and rate_iops are mutually exclusive".into());
+    }
+    let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
+    if let Some(size) = job.size {
+        if size > 0 && size < min_bs {
+            fail(format!("size too small, must not be less than minimum block size: {size} < {min_bs}"));
+        }
+    }
+}
+
+fn flag(o: &JobOptions, name: &str) -> bool {
+    matches!(o.value(name), Some(Value::Bool(true)))
+}
+
+fn int(o: &JobOptions, name: &str) -> Option<i64> {
+    match o.value(name)? {
+        Value::Int(n) => Some(*n),
+        Value::Bytes(n) => i64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+fn bytes(o: &JobOptions, name: &str) -> Option<u64> {
+    match o.value(name)? {
+        Value::Bytes(n) => Some(*n),
+        Value::Int(n) => u64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+fn micros(o: &JobOptions, name: &str) -> u64 {
+    match o.value(name) {
+        Some(Value::Micros(us)) => *us,
+        _ => 0,
+    }
+}
+
+/// `rw=` with its modifier.
+fn pattern(o: &JobOptions) -> Pattern {
+    let (choice, modifier) = match o.value("rw") {
+        Some(Value::Choice { index, modifier }) => {
+            let def = lookup("rw").expect("rw is in the option table");
+            (def.posvals[*index].value, modifier.as_deref().and_then(|m| m.trim().parse::<i64>().ok()))
+        }
+        _ => ("read", None),
+    };
+    let (random, read, write, trim) = match choice {
+        "write" => (false, false, true, false),
+        "trim" => (false, false, false, true),
+        "randread" => (true, true, false, false),
+        "randwrite" => (true, false, true, false),
+        "randtrim" => (true, false, false, true),
+        "rw" | "readwrite" => (false, true, true, false),
+        "randrw" => (true, true, true, false),
+        "trimwrite" => (false, false, true, true),
+        "randtrimwrite" => (true, false, true, true),
+        _ => (false, true, false, false),
+    };
+    Pattern { read, write, trim, random, modifier }
+}
+
+/// Per-direction (min, max) block sizes from `bs`, `bsrange`, `bssplit`.
+fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
+    let mut bs = [(4096, 4096); 3];
+    if let Some(Value::PerDir(v)) = o.value("bs") {
+        for d in [Dir::Read, Dir::Write, Dir::Trim] {
+            if let Some(Some(Value::Bytes(n))) = v.get(d as usize) {
+                bs[d as usize] = (*n, *n);
+            }
+        }
+    }
+    if let Some(Value::Ranges(v)) = o.value("bsrange") {
+        for (i, r) in v.iter().enumerate().take(3) {
+            if let Some((lo, hi)) = r {
+                bs[i] = (*lo, *hi);
+            }
+        }
+    }
+    if let Some(Value::BsSplit(v)) = o.value("bssplit") {
+        for (i, entries) in v.iter().enumerate().take(3) {
+            if let (Some(lo), Some(hi)) =
+                (entries.iter().map(|e| e.bs).min(), entries.iter().map(|e| e.bs).max())
+            {
+                bs[i] = (lo, hi);
+            }
+        }
+    }
+    bs
+}

@@ -1,0 +1,116 @@
+//! Which files a job works on, and what they are called.
+
+use std::path::PathBuf;
+
+use super::spec::FileSpec;
+use crate::options::jobopts::JobOptions;
+use crate::options::Value;
+
+/// fio's default `filename_format`.
+const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
+
+/// The files of job `section` (clone `jobnum`), with `size` (total bytes
+/// over all files) split between them unless `filesize` is given.
+pub fn files(o: &JobOptions, section: &str, jobnum: u32, size: Option<u64>) -> Result<Vec<FileSpec>, String> {
+    let dirs: Vec<String> = match o.value("directory") {
+        Some(Value::Text(d)) if !d.is_empty() => split_colons(d),
+        _ => Vec::new(),
+    };
+    let names: Vec<String> = match o.value("filename") {
+        Some(Value::Text(f)) if !f.is_empty() => split_colons(f),
+        _ => {
+            let nrfiles = match o.value("nrfiles") {
+                Some(Value::Int(n)) => *n,
+                _ => 1,
+            };
+            if nrfiles < 1 {
+                return Err(format!("nrfiles={nrfiles}: a job needs at least one file"));
+            }
+            let format = match o.value("filename_format") {
+                Some(Value::Text(f)) if !f.is_empty() => f.as_str(),
+                _ => DEFAULT_FORMAT,
+            };
+            (0..nrfiles as u64).map(|n| expand_format(format, section, jobnum, n)).collect()
+        }
+    };
+    let per_file = match o.value("filesize") {
+        Some(Value::Bytes(n)) => Some(*n),
+        Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
+        _ => size.map(|s| s / names.len() as u64),
+    };
+    Ok(names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let path = match dirs.as_slice() {
+                [] => PathBuf::from(name),
+                _ if name.starts_with('/') => PathBuf::from(name),
+                _ => PathBuf::from(&dirs[i % dirs.len()]).join(name),
+            };
+            FileSpec { path, size: per_file }
+        })
+        .collect())
+}
+
+/// Split a `:`-separated list, where `\:` is a literal colon.
+pub fn split_colons(text: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.last_mut().expect("never empty").push(':');
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// `$jobname`, `$jobnum`, `$filenum` (case-insensitive, as fio).
+fn expand_format(format: &str, jobname: &str, jobnum: u32, filenum: u64) -> String {
+    let mut out = String::new();
+    let mut rest = format;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        rest = &rest[pos..];
+        let lower = rest.to_ascii_lowercase();
+        if lower.starts_with("$jobname") {
+            out.push_str(jobname);
+            rest = &rest[8..];
+        } else if lower.starts_with("$jobnum") {
+            out.push_str(&jobnum.to_string());
+            rest = &rest[7..];
+        } else if lower.starts_with("$filenum") {
+            out.push_str(&filenum.to_string());
+            rest = &rest[8..];
+        } else {
+            out.push('$');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colon_lists_with_escapes() {
+        assert_eq!(split_colons("a:b:c"), ["a", "b", "c"]);
+        assert_eq!(split_colons(r"a\:b:c"), ["a:b", "c"]);
+        assert_eq!(split_colons("/dev/sda"), ["/dev/sda"]);
+    }
+
+    #[test]
+    fn filename_format_keywords() {
+        assert_eq!(expand_format(DEFAULT_FORMAT, "job", 2, 1), "job.2.1");
+        assert_eq!(expand_format("f.$JOBNAME.$jobnum.$filenum", "fmt", 0, 0), "f.fmt.0.0");
+        assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
+    }
+}

@@ -1,0 +1,120 @@
+//! The immutable execution plan: what every job will do.
+
+use std::path::PathBuf;
+
+use crate::diag::Span;
+use crate::options::jobopts::JobOptions;
+use crate::options::Value;
+
+/// A data direction, in fio's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+}
+
+/// The I/O pattern of `rw=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    pub read: bool,
+    pub write: bool,
+    pub trim: bool,
+    pub random: bool,
+    /// `rw=randread:8` — the `:N` offset modifier (blocks for random, bytes
+    /// added after each I/O for sequential), as written.
+    pub modifier: Option<i64>,
+}
+
+impl Pattern {
+    /// fio's name for the pattern (`ddir_str`): read, write, randrw, ...
+    pub fn name(&self) -> &'static str {
+        match (self.random, self.read, self.write, self.trim) {
+            (false, true, false, false) => "read",
+            (false, false, true, false) => "write",
+            (false, false, false, true) => "trim",
+            (true, true, false, false) => "randread",
+            (true, false, true, false) => "randwrite",
+            (true, false, false, true) => "randtrim",
+            (false, true, true, false) => "rw",
+            (true, true, true, false) => "randrw",
+            (false, false, true, true) => "trimwrite",
+            (true, false, true, true) => "randtrimwrite",
+            _ => "unknown",
+        }
+    }
+
+    pub fn writes(&self) -> bool {
+        self.write || self.trim
+    }
+}
+
+/// A target file of a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSpec {
+    pub path: PathBuf,
+    /// Bytes of this file the job works on; `None` when it must come from
+    /// the existing file or device.
+    pub size: Option<u64>,
+}
+
+/// One job (a section, or one `numjobs` clone of it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// The reported name (`name=` if given, else the section name).
+    pub name: String,
+    /// 1-based creation order over all jobs and clones (log file `.N`).
+    pub thread_number: u32,
+    /// 0 for the original, N-1 … 1 for its clones (file name `jobnum`).
+    pub subjob: u32,
+    /// Reporting group (`g=`).
+    pub group_id: u32,
+    /// Whether this job waits for all earlier jobs before it starts.
+    pub stonewall: bool,
+    /// `wait_for=`: index into `Plan::jobs` of the job waited for.
+    pub wait_for: Option<usize>,
+    /// Where the job was defined.
+    pub span: Span,
+    /// Every option in force for the job, defaults not included.
+    pub options: JobOptions,
+    pub pattern: Pattern,
+    pub ioengine: String,
+    pub iodepth: u32,
+    /// Minimum and maximum block size per direction (read, write, trim).
+    pub bs: [(u64, u64); 3],
+    pub files: Vec<FileSpec>,
+    /// `size=`: bytes over all files; `None` when unset.
+    pub size: Option<u64>,
+    pub io_size: Option<u64>,
+    pub offset: u64,
+    pub number_ios: u64,
+    pub loops: u32,
+    pub direct: bool,
+    pub time_based: bool,
+    /// `runtime=` in microseconds (0: none).
+    pub runtime_us: u64,
+    pub ramp_time_us: u64,
+    pub startdelay_us: u64,
+    pub rwmixread: u32,
+    pub group_reporting: bool,
+}
+
+impl JobSpec {
+    /// The value of option `name` in force, if set.
+    pub fn opt(&self, name: &str) -> Option<&Value> {
+        self.options.value(name)
+    }
+}
+
+/// The whole plan: jobs in creation order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Plan {
+    pub jobs: Vec<JobSpec>,
+}
+
+impl Plan {
+    /// Number of reporting groups.
+    pub fn groups(&self) -> u32 {
+        self.jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0)
+    }
+}
