@@ -61,3 +61,54 @@ pub fn split_entry(text: &str) -> (&str, Option<&str>) {
         None => (text, None),
     }
 }
+
+impl JobFile {
+    /// A plain-text outline of the tree, one line per section and entry
+    /// with its position (`line:col`, prefixed by the file name for entries
+    /// from included files). The grammar test vectors are written in it.
+    pub fn outline(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sections {
+            out.push_str(&format!("[{}] {}\n", s.name, self.position(&s.span)));
+            for e in &s.entries {
+                out.push_str(&format!("  {} {}\n", e.text, self.position(&e.span)));
+            }
+        }
+        out
+    }
+
+    fn position(&self, span: &Span) -> String {
+        match span {
+            Span::File { path, line, col } if **path == *self.path => format!("{line}:{col}"),
+            Span::File { path, line, col } => {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                format!("{name}:{line}:{col}")
+            }
+            Span::Arg { index } => format!("arg {index}"),
+        }
+    }
+
+    /// The tree written back as job-file text (parsing it again gives the
+    /// same sections and entries, positions aside).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sections {
+            out.push_str(&format!("[{}]\n", s.name));
+            for e in &s.entries {
+                out.push_str(&e.text);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+impl Entry {
+    /// The file the entry was read from.
+    pub fn span_file(&self) -> Option<&Path> {
+        match &self.span {
+            Span::File { path, .. } => Some(path),
+            Span::Arg { .. } => None,
+        }
+    }
+}

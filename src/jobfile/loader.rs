@@ -53,14 +53,21 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut sections: Vec<Section> = Vec::new();
     cx.stack.push(canonical(&path));
     let mut good_sections = None;
+    // After a bad section header its options are skipped, not reported again.
+    let mut in_bad_section = false;
     for (span, item) in cx.lines(&path, bytes) {
         if good_sections.is_none() && !cx.diags.is_empty() {
             good_sections = Some(sections.len().saturating_sub(1));
         }
         match item {
-            Err(msg) => cx.diags.push(Diagnostic::at(span, msg)),
+            Err(msg) => {
+                in_bad_section |= msg.starts_with("section header");
+                cx.diags.push(Diagnostic::at(span, msg))
+            }
             Ok(Line::Blank) => {}
+            Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
             Ok(Line::Section { name }) => {
+                in_bad_section = false;
                 sections.push(Section { name: name.to_string(), span, entries: Vec::new() })
             }
             Ok(Line::Include { path: inc }) => match sections.last_mut() {
@@ -124,7 +131,7 @@ impl Context {
             Err(e) => {
                 self.diags.push(Diagnostic::at(
                     span,
-                    format!("cannot include '{}': {}", target.display(), io_reason(&e)),
+                    format!("cannot include '{inc}': {}", io_reason(&e)),
                 ));
                 return;
             }
@@ -133,7 +140,7 @@ impl Context {
         if self.stack.contains(&canon) || depth > MAX_INCLUDE_DEPTH {
             self.diags.push(Diagnostic::at(
                 span,
-                format!("include cycle: '{}' includes itself (directly or through other files)", target.display()),
+                format!("include cycle: '{inc}' is already being read (it includes itself, directly or through other files)"),
             ));
             return;
         }
