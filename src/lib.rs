@@ -16,3 +16,17 @@ pub mod diag;
 pub mod jobfile;
 pub mod options;
 pub mod plan;
+
+/// Run the whole front end (grammar, options, plan, `--showcmd`) on `bytes`
+/// as if they were a job file. Used by the fuzz target and the replay of its
+/// corpus: it must return, never panic, for any input.
+#[doc(hidden)]
+pub fn front_end_check(bytes: &[u8]) {
+    use std::path::Path;
+    use std::sync::Arc;
+    let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes);
+    let args = cli::args::Args::default();
+    let keywords = jobfile::subst::Keywords { pagesize: 4096, mb_memory: 1024, ncpus: 2 };
+    let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
+    let _ = cli::showcmd::render_file(&fe, 0, file.good_sections);
+}
