@@ -4,8 +4,19 @@
 //! means, and refuses the inputs fio silently misreads (trailing garbage after
 //! a number, unknown suffixes, negative counts): a benchmark must never run
 //! with a value other than the one its author meant.
+//!
+//! Where rfio refuses what fio 3.33 accepts, the doc comment of the parser
+//! says what fio does instead. The numbers live in `value/number.rs`, the
+//! lists and distributions in `value/lists.rs`.
 
-use super::def::OptionDef;
+mod lists;
+mod number;
+#[cfg(test)]
+mod tests;
+
+pub use number::{parse_signed_size, parse_size};
+
+use super::def::{FioType, OptionDef, ValueKind};
 
 /// What the parsers need to know beyond the text itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,15 +35,29 @@ impl Default for ParseCtx {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Distribution {
     Random,
-    Zipf { theta: f64, center: Option<f64> },
-    Pareto { h: f64, center: Option<f64> },
-    Normal { dev: f64, center: Option<f64> },
-    /// `zoned:pct/pct_of_range:...` (`zoned_abs` with sizes in bytes).
-    Zoned { absolute: bool, zones: Vec<Zone> },
+    Zipf {
+        theta: f64,
+        center: Option<f64>,
+    },
+    Pareto {
+        h: f64,
+        center: Option<f64>,
+    },
+    Normal {
+        dev: f64,
+        center: Option<f64>,
+    },
+    /// `zoned:pct/pct_of_range:...` (`zoned_abs` with sizes in bytes). One
+    /// list for every direction: fio 3.33 cannot take per-direction zones.
+    Zoned {
+        absolute: bool,
+        zones: Vec<Zone>,
+    },
 }
 
 /// One zone of a zoned distribution: `io_pct` percent of the I/O goes to the
-/// next `size` (a percentage of the range, or bytes for `zoned_abs`).
+/// next `size` (a percentage of the range, or bytes for `zoned_abs`). A
+/// range share left empty is already filled in as fio does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Zone {
     pub io_pct: u32,
@@ -62,8 +87,25 @@ pub enum Value {
     Micros(u64),
     /// Text kept as written (after substitution).
     Text(String),
-    /// The index into `posvals`, and the `:N` modifier text if any.
-    Choice { index: usize, modifier: Option<String> },
+    /// The index into `posvals`, and the text after the first `:` if any
+    /// (blanks around it removed, as fio's `get_opt_postfix`). For `rw` it
+    /// is checked: a count of at least 1 after a random pattern
+    /// (`randread:8`), a size that may be negative after a sequential one
+    /// (`write:4k`, `read:-8k`; read it with [`parse_signed_size`]). For other
+    /// choices it is kept unchecked, because only some fio callbacks read it
+    /// (`mem=mmaphuge:/path`, `ioengine=external:/lib.so`,
+    /// `file_service_type=random:4`, `steadystate=iops:10%`): the consumer
+    /// must refuse it where the option takes none (fio drops it there).
+    Choice {
+        index: usize,
+        modifier: Option<String>,
+    },
+    /// Several of `posvals`, `,`-separated (`FIO_OPT_STR_MULTI`, e.g.
+    /// `sync_file_range=wait_before,write:8`), and the `:N` after the last.
+    ChoiceSet {
+        indices: Vec<usize>,
+        modifier: Option<String>,
+    },
     /// Per-direction values for read, write, trim; `None` means "not given,
     /// use the default for that direction". Always three entries.
     PerDir(Vec<Option<Value>>),
@@ -74,6 +116,9 @@ pub enum Value {
     /// Per-direction block-size splits; always three entries (an empty one
     /// means "not given").
     BsSplit(Vec<Vec<SplitEntry>>),
+    /// A number of zones (`size=10z`, only for `FIO_OPT_STR_VAL_ZONE`
+    /// options; meaningful with `zonemode=zbd`).
+    Zones(u64),
     /// A CPU list, sorted and deduplicated.
     Cpus(Vec<usize>),
     /// A random distribution.
@@ -91,10 +136,17 @@ pub enum ValueError {
     MissingArgument,
     /// The text is not a value of this kind at all.
     #[error("'{value}' is not {expected}")]
-    Invalid { value: String, expected: &'static str },
+    Invalid {
+        value: String,
+        expected: &'static str,
+    },
     /// A number followed by something fio would silently drop.
     #[error("'{value}': unexpected '{rest}' after the number")]
     TrailingGarbage { value: String, rest: String },
+    /// A number written with a blank before it (`bs = 4k` in a job file
+    /// keeps the blank): fio 3.33 reads ` 4k` as 4 bytes.
+    #[error("'{value}' starts with a blank, which fio misreads (' 4k' is 4 bytes); remove it")]
+    LeadingBlank { value: String },
     /// An unknown unit suffix.
     #[error("'{value}': unknown unit suffix '{suffix}'")]
     BadSuffix { value: String, suffix: String },
@@ -114,7 +166,152 @@ pub enum ValueError {
 
 /// Parse `raw` (the text after `=`, or `None` when the option was written
 /// bare) as a value of option `def`.
-pub fn parse_value(def: &OptionDef, raw: Option<&str>, ctx: &ParseCtx) -> Result<Value, ValueError> {
-    let _ = (def, raw, ctx);
-    Err(ValueError::Other("value parsing is not implemented yet".into()))
+///
+/// `raw` is taken as it was written: a job-file value keeps a blank after
+/// `=` (fio does too), and refusing it here is deliberate (see
+/// [`ValueError::LeadingBlank`]).
+pub fn parse_value(
+    def: &OptionDef,
+    raw: Option<&str>,
+    ctx: &ParseCtx,
+) -> Result<Value, ValueError> {
+    let Some(text) = raw else {
+        return match def.kind {
+            ValueKind::Flag => Ok(Value::Bool(true)),
+            ValueKind::Ignored => Ok(Value::Nothing),
+            _ => Err(ValueError::MissingArgument),
+        };
+    };
+    match def.kind {
+        ValueKind::Ignored => Ok(Value::Nothing),
+        ValueKind::Text => parse_text(def, text),
+        ValueKind::Choice | ValueKind::ChoiceWithModifier if def.fio_type == FioType::StrMulti => {
+            parse_choice_set(def, text)
+        }
+        ValueKind::Choice | ValueKind::ChoiceWithModifier => parse_choice(def, text, ctx),
+        ValueKind::Int
+        | ValueKind::Size
+        | ValueKind::SizeOrPercent
+        | ValueKind::Time
+        | ValueKind::Bool
+        | ValueKind::Flag => number::parse_numeric(def, text, ctx),
+        ValueKind::SizeRange => lists::parse_ranges(def, text, ctx),
+        ValueKind::FloatList => lists::parse_floats(def, text),
+        ValueKind::BsSplit => lists::parse_bssplit(text, ctx),
+        ValueKind::CpuList => lists::parse_cpus(text),
+        ValueKind::RandomDistribution => lists::parse_distribution(def, text, ctx),
+    }
+}
+
+/// Free text, kept as written. fio refuses an empty `FIO_OPT_STR_STORE`
+/// value (`description=`).
+fn parse_text(def: &OptionDef, text: &str) -> Result<Value, ValueError> {
+    if text.is_empty() && def.fio_type == FioType::StrStore {
+        return Err(number::invalid(text, "a non-empty value"));
+    }
+    Ok(Value::Text(text.to_string()))
+}
+
+/// The part of a choice value fio 3.33 compares with the allowed values:
+/// up to the first `,`, or when there is none up to the first `:` (its
+/// `opt_len`). Returns the part, the delimiter, and the text after it.
+fn choice_key(text: &str) -> (&str, Option<char>, Option<&str>) {
+    for delim in [',', ':'] {
+        if let Some((key, post)) = text.split_once(delim) {
+            return (key, Some(delim), Some(post));
+        }
+    }
+    (text, None, None)
+}
+
+fn find_posval(def: &OptionDef, key: &str) -> Option<usize> {
+    def.posvals.iter().position(|p| p.value == key)
+}
+
+/// One of `posvals`, matched exactly and case-sensitively (fio compares
+/// `max(len(posval), len(key))` bytes), so a value with a leading blank
+/// (`rw = randread` in a job file) matches nothing, in fio too.
+///
+/// fio ignores everything after a `,` (`rw=read,write` is `read`): rfio
+/// refuses it. The text after a `:` becomes the modifier.
+fn parse_choice(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
+    let (key, delim, post) = choice_key(text);
+    let index = find_posval(def, key).ok_or_else(|| ValueError::NotAChoice {
+        value: text.to_string(),
+    })?;
+    let modifier = match (delim, post) {
+        (Some(','), _) => {
+            return Err(ValueError::TrailingGarbage {
+                value: text.to_string(),
+                rest: text[key.len()..].to_string(),
+            })
+        }
+        (_, Some(post)) => {
+            let post = post.trim();
+            if post.is_empty() {
+                return Err(number::invalid(text, "a choice with a value after ':'"));
+            }
+            if def.kind == ValueKind::ChoiceWithModifier {
+                check_rw_modifier(def.posvals[index].value, post, text, ctx)?;
+            }
+            Some(post.to_string())
+        }
+        _ => None,
+    };
+    Ok(Value::Choice { index, modifier })
+}
+
+/// The `N` of `rw=<pattern>:N`, checked as fio's `str_rw_cb` reads it.
+///
+/// After a random pattern (`rand…`) fio reads N with `atoi`: `randread:8k`
+/// is 8, `randread:abc` is 0 (never re-seek). rfio wants a plain count of at
+/// least 1. After a sequential pattern N is a size that may be negative.
+fn check_rw_modifier(
+    pattern: &str,
+    post: &str,
+    text: &str,
+    ctx: &ParseCtx,
+) -> Result<(), ValueError> {
+    if !pattern.starts_with("rand") {
+        return parse_signed_size(post, ctx).map(|_| ());
+    }
+    match post.parse::<u32>() {
+        Ok(n) if n >= 1 && post.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
+        _ => Err(ValueError::Other(format!(
+            "'{text}': after a random pattern, ':N' counts I/Os per new random offset \
+             and must be a whole number of at least 1"
+        ))),
+    }
+}
+
+/// Several of `posvals` separated by `,` (`FIO_OPT_STR_MULTI`). fio reads a
+/// `:N` from the first `:` it finds, and matches an earlier piece holding a
+/// `:` against nothing (silently dropping it): rfio takes `:N` only on the
+/// last piece.
+fn parse_choice_set(def: &OptionDef, text: &str) -> Result<Value, ValueError> {
+    let pieces: Vec<&str> = text.split(',').collect();
+    let mut indices = Vec::with_capacity(pieces.len());
+    let mut modifier = None;
+    for (i, piece) in pieces.iter().enumerate() {
+        let (key, post) = match piece.split_once(':') {
+            Some((key, post)) if i + 1 == pieces.len() => (key, Some(post.trim())),
+            Some(_) => {
+                return Err(ValueError::Other(format!(
+                    "'{text}': only the last value may have a ':N'"
+                )))
+            }
+            None => (*piece, None),
+        };
+        let index = find_posval(def, key).ok_or_else(|| ValueError::NotAChoice {
+            value: text.to_string(),
+        })?;
+        indices.push(index);
+        if let Some(post) = post {
+            if post.is_empty() {
+                return Err(number::invalid(text, "a choice with a value after ':'"));
+            }
+            modifier = Some(post.to_string());
+        }
+    }
+    Ok(Value::ChoiceSet { indices, modifier })
 }
