@@ -1,0 +1,766 @@
+#!/usr/bin/env python3
+"""Generate src/options/table.rs from the installed fio 3.33.
+
+    python3 scripts/gen-options.py            # writes src/options/table.rs
+    python3 scripts/gen-options.py --check    # exits 1 if the file would change
+
+Python 3 standard library only. Needs /usr/bin/fio 3.33 (Debian build) and
+the reference notes in /work/shared/reference/options.tsv (both paths can be
+changed with --fio and --tsv). The output is passed through rustfmt when it is
+on the PATH.
+
+Where each field comes from:
+
+* fio's own output, parsed: `fio --cmdhelp=NAME` for core options,
+  `fio --enghelp`, `fio --enghelp=ENGINE` and `fio --enghelp=ENGINE,NAME` for
+  ioengine options: help, alias, type, default, range and valid values. These
+  strings are what rfio must print byte for byte, so they are taken as printed.
+* fio's option tables, read out of the fio executable (the exported
+  `fio_options` array and each ioengine's `options` array, decoded with the
+  `struct fio_option` layout of 3.33 on x86-64): table order, `parent`,
+  `prio`, the exact `enum fio_opt_type`, `is_seconds`, and the deprecated
+  options that `--cmdhelp` never shows. Every field that `--cmdhelp` also
+  prints is cross-checked against the parsed output; any difference aborts.
+  The order matters: `--cmdhelp=all` is *not* table order (children are
+  printed under their parent), and fio's "closest match" keeps the first of
+  equally distant options in table order.
+* options.tsv (the reference notes): value kind, per-direction split and
+  HOWTO category.
+
+Options of ioengines that are not in this build (http, libblkio, xnvme, ...),
+`gpu_dev_id` (CONFIG_CUDA) and profile options (`fio --cmdhelp=NAME` does not
+know them without `--profile=`) are not in the table; the script lists them.
+"""
+
+import argparse
+import csv
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+# ---------------------------------------------------------------------------
+# fio's option tables, read from the executable
+
+
+class Elf:
+    """Just enough of an x86-64 PIE ELF reader to follow pointers in .data."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = data = f.read()
+        if data[:4] != b"\x7fELF" or data[4] != 2:
+            raise SystemExit(f"{path}: not a 64-bit ELF file")
+        e_phoff, e_shoff = struct.unpack_from("<QQ", data, 0x20)
+        phentsize, phnum, shentsize, shnum, _ = struct.unpack_from("<HHHHH", data, 0x36)
+        self.loads = []
+        for i in range(phnum):
+            p_type, _, off, vaddr, _, filesz, _, _ = struct.unpack_from(
+                "<IIQQQQQQ", data, e_phoff + i * phentsize
+            )
+            if p_type == 1:
+                self.loads.append((vaddr, off, filesz))
+        sections = [
+            struct.unpack_from("<IIQQQQIIQQ", data, e_shoff + i * shentsize)
+            for i in range(shnum)
+        ]
+        # R_X86_64_RELATIVE relocations hold the pointer values of a PIE.
+        self.relocs = {}
+        for sh in sections:
+            if sh[1] == 4:  # SHT_RELA
+                off, size, ent = sh[4], sh[5], sh[9]
+                for j in range(off, off + size, ent):
+                    r_offset, r_info, r_addend = struct.unpack_from("<QQq", data, j)
+                    if r_info & 0xFFFFFFFF == 8:
+                        self.relocs[r_offset] = r_addend
+        self.symbols = {}
+        for sh in sections:
+            if sh[1] == 11:  # SHT_DYNSYM
+                strtab = sections[sh[6]]
+                for j in range(sh[4], sh[4] + sh[5], sh[9]):
+                    st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", data, j)
+                    self.symbols[self.cstr_at(strtab[4] + st_name)] = st_value
+
+    def cstr_at(self, off):
+        return self.data[off : self.data.index(b"\0", off)].decode()
+
+    def off(self, vaddr):
+        for va, off, size in self.loads:
+            if va <= vaddr < va + size:
+                return off + vaddr - va
+        return None
+
+    def vaddr(self, off):
+        for va, o, size in self.loads:
+            if o <= off < o + size:
+                return va + off - o
+        return None
+
+    def ptr(self, vaddr):
+        if vaddr in self.relocs:
+            return self.relocs[vaddr]
+        return struct.unpack_from("<Q", self.data, self.off(vaddr))[0]
+
+    def str(self, vaddr):
+        p = self.ptr(vaddr)
+        if not p or self.off(p) is None:
+            return None
+        return self.cstr_at(self.off(p))
+
+    def i32(self, vaddr):
+        return struct.unpack_from("<i", self.data, self.off(vaddr))[0]
+
+    def u64(self, vaddr):
+        return struct.unpack_from("<Q", self.data, self.off(vaddr))[0]
+
+    def f64(self, vaddr):
+        return struct.unpack_from("<d", self.data, self.off(vaddr))[0]
+
+    def pointers_to_string(self, s):
+        """Addresses of pointers to a NUL-terminated `s` (also a merged tail)."""
+        needle = s.encode() + b"\0"
+        targets = set()
+        i = self.data.find(needle)
+        while i >= 0:
+            targets.add(self.vaddr(i))
+            i = self.data.find(needle, i + 1)
+        return sorted(loc for loc, val in self.relocs.items() if val in targets)
+
+
+# struct fio_option (parse.h, fio 3.33, x86-64): offsets of the fields we read.
+OPT_SIZE = 1512
+OPT_NAME, OPT_ALIAS, OPT_TYPE = 0, 16, 24
+OPT_MAXVAL, OPT_MINVAL, OPT_MAXFP, OPT_MINFP = 56, 64, 72, 80
+OPT_PRIO, OPT_HELP, OPT_DEF, OPT_POSVAL = 100, 112, 120, 128
+VP_SIZE, PARSE_MAX_VP = 40, 32  # struct value_pair: ival, oval, help, orval, cb
+OPT_PARENT, OPT_PROF_NAME, OPT_IS_SECONDS, OPT_IS_TIME = 1408, 1448, 1488, 1492
+
+# enum fio_opt_type (parse.h, 3.33) -> rfio's FioType.
+FIO_TYPES = {
+    1: "Str",
+    2: "StrUll",
+    3: "StrMulti",
+    4: "StrVal",
+    5: "StrValTime",
+    6: "StrStore",
+    7: "Range",
+    8: "Int",
+    9: "Ull",
+    10: "Bool",
+    11: "FloatList",
+    12: "StrSet",
+    13: "StrValZone",
+    14: "Deprecated",
+    15: "SoftDeprecated",
+    16: "Unsupported",
+}
+DEPRECATED = ("Deprecated", "SoftDeprecated")
+
+
+def read_table(elf, addr):
+    """Decode a NULL-terminated array of struct fio_option at `addr`."""
+    table = []
+    while True:
+        b = addr + len(table) * OPT_SIZE
+        name = elf.str(b + OPT_NAME)
+        if name is None:
+            return table
+        posvals = []
+        for k in range(PARSE_MAX_VP):
+            vb = b + OPT_POSVAL + k * VP_SIZE
+            ival = elf.str(vb)
+            if ival is not None:
+                posvals.append((k, ival, elf.str(vb + 16)))
+        table.append(
+            dict(
+                name=name,
+                alias=elf.str(b + OPT_ALIAS),
+                type=FIO_TYPES[elf.i32(b + OPT_TYPE)],
+                maxval=elf.u64(b + OPT_MAXVAL),
+                minval=elf.i32(b + OPT_MINVAL),
+                maxfp=elf.f64(b + OPT_MAXFP),
+                minfp=elf.f64(b + OPT_MINFP),
+                prio=elf.i32(b + OPT_PRIO),
+                help=elf.str(b + OPT_HELP),
+                default=elf.str(b + OPT_DEF),
+                posvals=posvals,
+                parent=elf.str(b + OPT_PARENT),
+                prof_name=elf.str(b + OPT_PROF_NAME),
+                is_seconds=elf.i32(b + OPT_IS_SECONDS),
+                is_time=elf.i32(b + OPT_IS_TIME),
+            )
+        )
+
+
+def core_table(elf):
+    addr = elf.symbols.get("fio_options")
+    if addr is None:
+        raise SystemExit("fio executable does not export fio_options")
+    if elf.str(addr) != "description" or elf.str(addr + OPT_SIZE) != "name":
+        raise SystemExit("fio_options does not have the fio 3.33 struct fio_option layout")
+    return read_table(elf, addr)
+
+
+def engine_table(elf, first_name, first_help, listed):
+    """Find the options array of an ioengine from its first option."""
+    found = {}
+    for loc in elf.pointers_to_string(first_name):
+        try:
+            t = read_table(elf, loc)
+        except (KeyError, TypeError, struct.error, ValueError):
+            continue
+        names = [o["name"] for o in t]
+        if names and names[0] == first_name and t[0]["help"] == first_help:
+            if set(listed) <= set(names):
+                found[loc] = t
+    if len(found) != 1:
+        raise SystemExit(f"cannot locate the option table of {first_name!r}: {len(found)} candidates")
+    return next(iter(found.items()))
+
+
+# ---------------------------------------------------------------------------
+# fio's help output
+
+
+def run_fio(fio, arg):
+    p = subprocess.run([fio, arg], capture_output=True, text=True)
+    return p.stdout, p.stderr, p.returncode
+
+
+def parse_help_blocks(text):
+    """Parse show_cmd_help() output into {name: fields} (one block per match)."""
+    blocks = {}
+    cur = None
+    for line in text.split("\n"):
+        if not line:
+            cur = None
+            continue
+        label, _, rest = line.partition(": ")
+        label = label.strip()
+        if cur is None:
+            cur = dict(help=rest, alias=None, type=None, default=None, range=None, posvals=[])
+            blocks[label] = cur
+        elif label in ("alias", "type", "default", "range"):
+            cur[label] = rest
+        elif label in ("valid values", ""):
+            value = rest.split(" ")[0]
+            tail = rest[max(10, len(value)) :]
+            assert tail == "" or tail.startswith(" "), line
+            cur["posvals"].append((value, tail[1:] if tail else None))
+        else:
+            raise SystemExit(f"unexpected help line {line!r}")
+    return blocks
+
+
+def parse_list(text):
+    """`NAME : help` lines of --enghelp=ENGINE, with indentation -> parent."""
+    out = []
+    stack = []
+    for line in text.rstrip("\n").split("\n"):
+        name_part, _, _ = line.partition(": ")
+        level = (len(name_part) - len(name_part.lstrip(" "))) // 2
+        name = name_part.strip()
+        del stack[level:]
+        out.append((name, stack[-1] if stack else None))
+        stack.append(name)
+    return out
+
+
+TYPE_HELP = {
+    "Str": "string (opt=bla)",
+    "StrUll": "string (opt=bla)",
+    "StrMulti": "string with possible k/m/g postfix (opt=4k)",
+    "StrVal": "string (opt=bla)",
+    "StrValTime": "string with time postfix (opt=10s)",
+    "StrStore": "string (opt=bla)",
+    "Range": "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
+    "Int": "integer value (opt=100)",
+    "Ull": "integer value (opt=100)",
+    "Bool": "boolean value (opt=1)",
+    "FloatList": "list of floating point values separated by ':' (opt=5.9:7.8)",
+    "StrSet": "empty or boolean value ([0|1])",
+    "StrValZone": "(null)",
+}
+
+
+def parse_range(text, fio_type):
+    """'min=1, max=-1' -> (min, max) as OptionDef holds them (max=-1 -> None)."""
+    if text is None:
+        return None, None
+    parts = dict(p.split("=") for p in text.split(", "))
+    conv = float if fio_type == "FloatList" else int
+    lo = conv(parts["min"])
+    hi = conv(parts["max"]) if "max" in parts else None
+    if fio_type == "FloatList":
+        assert lo == int(lo) and (hi is None or hi == int(hi)), text
+        lo, hi = int(lo), None if hi is None else int(hi)
+    if hi == -1:
+        hi = None
+    return lo, hi
+
+
+# Options whose valid values fio adds at start-up (register_profile() calls
+# add_opt_posval()): only the help output has them.
+RUNTIME_POSVALS = {"profile"}
+
+
+def check(what, printed, binary):
+    if printed != binary:
+        raise SystemExit(f"{what}: --cmdhelp prints {printed!r} but the table holds {binary!r}")
+
+
+def from_help(fio, arg, raw, engine):
+    """Merge one option's --cmdhelp block with its decoded table entry."""
+    out, err, rc = run_fio(fio, arg)
+    blocks = parse_help_blocks(out)
+    if raw["name"] not in blocks:
+        raise SystemExit(f"fio {arg}: no block for {raw['name']} ({err.strip()})")
+    b = blocks[raw["name"]]
+    what = f"{arg}"
+    check(what + " help", b["help"], raw["help"])
+    check(what + " alias", b["alias"], raw["alias"])
+    check(what + " type", b["type"], TYPE_HELP[raw["type"]])
+    check(what + " default", b["default"], raw["default"] if raw["default"] is not None else "no default")
+    if raw["name"] not in RUNTIME_POSVALS:
+        check(what + " posvals", b["posvals"], [(v, h) for _, v, h in raw["posvals"]])
+    assert [k for k, _, _ in raw["posvals"]] == list(range(len(raw["posvals"]))), raw["name"]
+    lo, hi = parse_range(b["range"], raw["type"])
+    if raw["type"] == "FloatList":
+        if b["range"] is not None:
+            check(what + " range", (lo, hi), (int(raw["minfp"]), int(raw["maxfp"])))
+    elif engine or raw["type"] not in ("Int", "Ull", "Bool"):
+        # (core Int/Ull/Bool ranges are set at start-up by options_init)
+        if b["range"] is not None or raw["minval"] or raw["maxval"]:
+            check(what + " range", (lo, hi), (raw["minval"], raw["maxval"] or None))
+    return dict(
+        help=b["help"],
+        alias=b["alias"],
+        default=None if b["default"] == "no default" else b["default"],
+        min=lo,
+        max=hi,
+        posvals=b["posvals"],
+    )
+
+
+# ---------------------------------------------------------------------------
+# options.tsv: value kind, split, category
+
+SUPPORTED = set(
+    """name description wait_for filename directory filename_format rw bs size
+    io_size numjobs ioengine iodepth direct buffered time_based runtime ramp_time
+    group_reporting stonewall new_group nrfiles filesize offset kb_base unit_base
+    thread randrepeat randseed norandommap rwmixread rwmixwrite loops number_ios
+    invalidate unlink fsync end_fsync startdelay create_on_open fallocate
+    overwrite random_generator percentile_list clat_percentiles lat_percentiles
+    slat_percentiles disable_lat disable_clat disable_slat gtod_reduce
+    write_bw_log write_lat_log write_iops_log log_avg_msec per_job_logs
+    bwavgtime iopsavgtime significant_figures""".split()
+)
+
+# Kinds that the HOWTO type column does not tell.
+KIND_OVERRIDES = {
+    # a choice followed by ":modifier" (rw=randread:8, mem=mmaphuge:/f,
+    # file_service_type=random:4, steadystate=iops_slope:0.1%)
+    "rw": "ChoiceWithModifier",
+    "mem": "ChoiceWithModifier",
+    "file_service_type": "ChoiceWithModifier",
+    "steadystate": "ChoiceWithModifier",
+    "random_distribution": "RandomDistribution",
+    "bssplit": "BsSplit",
+    "cpus_allowed": "CpuList",
+    "verify_async_cpus": "CpuList",
+    "log_compression_cpus": "CpuList",
+    # fio accepts `filesize=lo-hi` (a random size per file) as well as a size
+    "filesize": "SizeRange",
+    # ioengine has posvals but fio stores any string (io_uring_cmd, filestat,
+    # external:/path are not among them)
+    "ioengine": "Text",
+}
+# `size|zones` options that take a percentage (N%) in fio 3.33.
+PERCENT = {"size", "io_size", "offset", "offset_increment"}
+
+
+def kind_of(name, tsv_type, raw):
+    base, _, _ = tsv_type.partition("[")
+    split = "One"
+    if tsv_type.endswith("[r,w,t]"):
+        split = "ReadWriteTrim"
+    elif tsv_type.endswith("[r,w]"):
+        split = "ReadWrite"
+    time_unit = "Seconds"
+    if name in KIND_OVERRIDES and not raw.get("engine"):
+        kind = KIND_OVERRIDES[name]
+    elif raw["type"] in DEPRECATED:
+        kind = "Ignored"
+    elif raw["is_time"] or base.startswith("time"):
+        kind = "Time"
+        time_unit = "Seconds" if raw["is_seconds"] else "Micros"
+    elif base == "size|zones":
+        kind = "SizeOrPercent" if name in PERCENT else "Size"
+    else:
+        kind = {
+            "int": "Int",
+            "size": "Size",
+            "bool": "Bool",
+            "flag": "Flag",
+            "choice": "Choice",
+            "choice_list": "Choice",
+            "choice:float[%]": "ChoiceWithModifier",
+            "str": "Text",
+            "range": "SizeRange",
+            "float_list": "FloatList",
+            "deprecated": "Ignored",
+        }[base]
+    if base.startswith("time") and not raw["is_time"] and raw["type"] != "StrValTime":
+        raise SystemExit(f"{name}: HOWTO says time but fio has no time flag")
+    return kind, time_unit, split
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    header, rows = rows[0], rows[1:]
+    assert header[:8] == ["name", "aliases", "type", "fio_type", "default", "category", "engine", "availability"]
+    return [r for r in rows if "NOT in 3.33" not in r[7]]
+
+
+# ---------------------------------------------------------------------------
+# Rust output
+
+
+def lit(s):
+    if s is None:
+        return "None"
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ord(ch) < 0x20:
+            out.append("\\u{%x}" % ord(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def some(s):
+    return "None" if s is None else f"Some({lit(s)})"
+
+
+def some_int(v):
+    return "None" if v is None else f"Some({v})"
+
+
+def emit(entry):
+    items = [f"pv({lit(v)}, {lit(h or '')})" for v, h in entry["posvals"]]
+    posvals = "&[" + ", ".join(items) + "]"
+    if len("        posvals: ,") + len(posvals) > 100:
+        posvals = "&[\n" + "".join(f"            {i},\n" for i in items) + "        ]"
+    aliases = f"{lit(entry['alias'])}" if entry["alias"] else ""
+    engines = ", ".join(lit(e) for e in entry["engines"])
+    return f"""    OptionDef {{
+        name: {lit(entry['name'])},
+        aliases: &[{aliases}],
+        fio_type: FioType::{entry['fio_type']},
+        kind: ValueKind::{entry['kind']},
+        time_unit: TimeUnit::{entry['time_unit']},
+        split: Split::{entry['split']},
+        default: {some(entry['default'])},
+        min: {some_int(entry['min'])},
+        max: {some_int(entry['max'])},
+        posvals: {posvals},
+        prio: {entry['prio']},
+        parent: {some(entry['parent'])},
+        category: {lit(entry['category'])},
+        help: {lit(entry['help'])},
+        engines: &[{engines}],
+        support: Support::{entry['support']},
+    }},
+"""
+
+
+HEADER = """\
+//! The static option table: every option fio 3.33 accepts, core options
+//! first (in fio's own table order), then ioengine options grouped by engine
+//! in `fio --enghelp` order.
+//!
+//! GENERATED from fio 3.33 (Debian build, /usr/bin/fio) by
+//! `scripts/gen-options.py`; do not edit by hand. To regenerate:
+//!
+//! ```text
+//! python3 scripts/gen-options.py          # rewrites this file, runs rustfmt
+//! python3 scripts/gen-options.py --check  # exit 1 if it is out of date
+//! ```
+//!
+//! Help, alias, type, default, range and valid values are fio's
+//! `--cmdhelp=NAME` / `--enghelp=ENGINE,NAME` output, byte for byte; table
+//! order, `parent`, `prio` and the deprecated options come from fio's option
+//! arrays in the executable; kind, split and category from the reference
+//! notes (options.tsv). Conventions:
+//!
+//! * `help: ""` is fio's NULL help (deprecated options); a posval `help: ""`
+//!   is a NULL posval help, printed without the separating space.
+//! * `min`/`max` are what `--cmdhelp` prints on its `range:` line; `max=-1`
+//!   (fio's UINT_MAX) is `None`. Core `Int`/`Ull` options always print a range
+//!   (fio's options_init sets UINT_MAX), engine options print theirs raw.
+//! * `parent` is fio's string verbatim: `bs_is_seq_rand` names `blocksize` and
+//!   `iomem_align` names `iomem` (aliases), so fio never lists them in
+//!   `--cmdhelp=all`.
+//! * Engine options that several engines share through one fio table
+//!   (net/netsplice, io_uring/io_uring_cmd, gfapi/gfapi_async) are one entry;
+//!   same-named options of different tables (`cmdprio` of libaio and io_uring,
+//!   `hipri`, `nowait`, `hostname`, `port`, ...) are separate entries.
+"""
+
+
+TESTS = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn core() -> impl Iterator<Item = &'static OptionDef> {
+        OPTIONS.iter().filter(|o| !o.is_engine_option())
+    }
+
+    #[test]
+    fn core_names_and_aliases_are_unique() {
+        let mut seen = HashSet::new();
+        for o in core() {
+            for n in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
+                assert!(seen.insert(n), "duplicate core option name {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn engine_option_names_are_unique_per_engine_and_apart_from_core() {
+        let core: HashSet<_> = core().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())).collect();
+        let mut seen = HashSet::new();
+        for o in OPTIONS.iter().filter(|o| o.is_engine_option()) {
+            for e in o.engines {
+                for n in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
+                    assert!(seen.insert((*e, n)), "duplicate option {n} of engine {e}");
+                    assert!(!core.contains(n), "engine option {n} shadowed by a core option");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn posvals_are_non_empty_and_unique() {
+        for o in OPTIONS {
+            let mut seen = HashSet::new();
+            for pv in o.posvals {
+                assert!(!pv.value.is_empty(), "empty posval in {}", o.name);
+                assert!(seen.insert(pv.value), "duplicate posval {} in {}", pv.value, o.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_parent_exists_among_the_same_options() {
+        for o in OPTIONS {
+            if let Some(p) = o.parent {
+                // fio's parent strings are names, except two that are aliases
+                // (bs_is_seq_rand -> blocksize, iomem_align -> iomem).
+                let found = OPTIONS.iter().any(|q| q.answers_to(p) && q.engines == o.engines);
+                assert!(found, "{}: parent {p} does not exist", o.name);
+            }
+        }
+    }
+
+    #[test]
+    fn fields_are_consistent() {
+        for o in OPTIONS {
+            let choice = matches!(o.kind, ValueKind::Choice | ValueKind::ChoiceWithModifier);
+            assert!(!choice || !o.posvals.is_empty(), "{}: choice without posvals", o.name);
+            let deprecated = matches!(o.fio_type, FioType::Deprecated | FioType::SoftDeprecated);
+            assert_eq!(deprecated, o.kind == ValueKind::Ignored, "{}", o.name);
+            assert!(!deprecated || o.support == Support::Ignored, "{}", o.name);
+            assert!(o.is_engine_option() || !o.category.is_empty(), "{}", o.name);
+            if o.kind != ValueKind::Time {
+                assert_eq!(o.time_unit, TimeUnit::Seconds, "{}", o.name);
+            }
+            assert!(o.prio == 0 || !o.is_engine_option(), "{}", o.name);
+        }
+    }
+
+    #[test]
+    fn priorities_match_fio() {
+        let prio: Vec<_> = OPTIONS.iter().filter(|o| o.prio != 0).map(|o| (o.name, o.prio)).collect();
+        assert_eq!(
+            prio,
+            [
+                ("filename", -1),
+                ("filename_format", -1),
+                ("lockfile", 1),
+                ("cpus_allowed_policy", 1),
+                ("kb_base", 1),
+                ("unit_base", 1),
+            ]
+        );
+    }
+}
+"""
+
+
+def generate(args):
+    fio = args.fio
+    elf = Elf(fio)
+    tsv = read_tsv(args.tsv)
+    core_rows = {r[0]: r for r in tsv if r[6] == "-"}
+    entries = []
+    skipped = []
+
+    for raw in core_table(elf):
+        row = core_rows.pop(raw["name"])
+        if raw["type"] in DEPRECATED:
+            info = dict(help=raw["help"] or "", alias=raw["alias"], default=raw["default"], min=None, max=None, posvals=[])
+        else:
+            info = from_help(fio, "--cmdhelp=" + raw["name"], raw, engine=False)
+        kind, time_unit, split = kind_of(raw["name"], row[2], raw)
+        support = "Yes" if raw["name"] in SUPPORTED else "NotYet"
+        if raw["type"] in DEPRECATED:
+            support = "Ignored"
+        entries.append(
+            dict(
+                name=raw["name"],
+                fio_type=raw["type"],
+                kind=kind,
+                time_unit=time_unit,
+                split=split,
+                prio=raw["prio"],
+                parent=raw["parent"],
+                category=row[5],
+                engines=[],
+                support=support,
+                **info,
+            )
+        )
+    for name, row in core_rows.items():
+        skipped.append(f"{name}: {row[7]}")
+
+    # ioengines, in --enghelp order
+    out, _, _ = run_fio(fio, "--enghelp")
+    lines = out.split("\n")
+    assert lines[0] == "Available IO engines:"
+    engines = [line.strip() for line in lines[1:] if line.strip()]
+    by_table = {}
+    order = []
+    for engine in engines:
+        out, _, rc = run_fio(fio, "--enghelp=" + engine)
+        if rc != 0:
+            assert out == f"IO engine {engine} has no options\n", out
+            continue
+        listed = parse_list(out)
+        first_help = out.split("\n")[0].partition(": ")[2]
+        addr, table = engine_table(elf, listed[0][0], first_help, [n for n, _ in listed])
+        for name, parent in listed:
+            raw = next(o for o in table if o["name"] == name)
+            check(f"--enghelp={engine} parent of {name}", parent, raw["parent"])
+        if addr in by_table:
+            by_table[addr]["engines"].append(engine)
+        else:
+            by_table[addr] = dict(engines=[engine], table=table)
+            order.append(addr)
+
+    eng_rows = {}
+    for r in tsv:
+        if r[6] != "-":
+            for e in r[6].split(","):
+                eng_rows[(e, r[0])] = r
+    used = set()
+    for addr in order:
+        t = by_table[addr]
+        first = t["engines"][0]
+        for raw in t["table"]:
+            raw = dict(raw, engine=True)
+            info = from_help(fio, f"--enghelp={first},{raw['name']}", raw, engine=True)
+            row = eng_rows[(first, raw["name"])]
+            for e in t["engines"]:
+                used.add((e, raw["name"]))
+            kind, time_unit, split = kind_of(raw["name"], row[2], raw)
+            entries.append(
+                dict(
+                    name=raw["name"],
+                    fio_type=raw["type"],
+                    kind=kind,
+                    time_unit=time_unit,
+                    split=split,
+                    prio=raw["prio"],
+                    parent=raw["parent"],
+                    category=row[5],
+                    engines=t["engines"],
+                    support="Ignored" if raw["type"] in DEPRECATED else "NotYet",
+                    **info,
+                )
+            )
+    seen = set()
+    for (e, name), r in eng_rows.items():
+        if (e, name) not in used and (r[6], name) not in seen:
+            seen.add((r[6], name))
+            why = r[7] or "not in this build"
+            if r[6].startswith("profile="):
+                why = f"fio --cmdhelp={name} does not know it (only with --{r[6]})"
+            skipped.append(f"{name} [{r[6]}]: {why}")
+
+    missing = SUPPORTED - {e["name"] for e in entries}
+    if missing:
+        raise SystemExit(f"supported options not in fio: {sorted(missing)}")
+
+    text = HEADER
+    text += "\nuse super::def::*;\n\n"
+    text += "/// A posval; `help` empty for fio's NULL help.\n"
+    text += "const fn pv(value: &'static str, help: &'static str) -> PosVal {\n"
+    text += "    PosVal { value, help }\n}\n\n"
+    text += "/// Every option fio 3.33 accepts (core, then ioengine options).\n"
+    text += "pub static OPTIONS: &[OptionDef] = &[\n"
+    text += "".join(emit(e) for e in entries)
+    text += "];\n"
+    text += TESTS
+    if shutil.which("rustfmt"):
+        p = subprocess.run(
+            ["rustfmt", "--edition", "2021", "--emit", "stdout"],
+            input=text,
+            capture_output=True,
+            text=True,
+        )
+        if p.returncode != 0:
+            raise SystemExit("rustfmt failed:\n" + p.stderr)
+        text = p.stdout
+    else:
+        print("note: rustfmt not found; output left unformatted", file=sys.stderr)
+    return text, entries, skipped
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--fio", default="/usr/bin/fio")
+    ap.add_argument("--tsv", default="/work/shared/reference/options.tsv")
+    ap.add_argument("--out", default=os.path.join(here, "..", "src", "options", "table.rs"))
+    ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = ap.parse_args()
+    version = subprocess.run([args.fio, "--version"], capture_output=True, text=True).stdout.strip()
+    if version != "fio-3.33":
+        raise SystemExit(f"{args.fio} is {version!r}, need fio-3.33")
+    text, entries, skipped = generate(args)
+    core = sum(1 for e in entries if not e["engines"])
+    print(f"{len(entries)} options: {core} core, {len(entries) - core} engine", file=sys.stderr)
+    for s in skipped:
+        print(f"skipped: {s}", file=sys.stderr)
+    if args.check:
+        with open(args.out) as f:
+            if f.read() != text:
+                print(f"{args.out} is out of date", file=sys.stderr)
+                sys.exit(1)
+        return
+    with open(args.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
