@@ -173,12 +173,26 @@ struct LongOpt {
 }
 
 fn long_options() -> Vec<LongOpt> {
-    let mut all: Vec<LongOpt> =
-        FLAGS.iter().map(|&(name, has_arg)| LongOpt { name, has_arg, job: false }).collect();
+    let mut all: Vec<LongOpt> = FLAGS
+        .iter()
+        .map(|&(name, has_arg)| LongOpt {
+            name,
+            has_arg,
+            job: false,
+        })
+        .collect();
     for def in table::OPTIONS.iter().filter(|d| !d.is_engine_option()) {
-        let has_arg = if def.fio_type == FioType::StrSet { HasArg::Optional } else { HasArg::Required };
+        let has_arg = if def.fio_type == FioType::StrSet {
+            HasArg::Optional
+        } else {
+            HasArg::Required
+        };
         for name in std::iter::once(def.name).chain(def.aliases.iter().copied()) {
-            all.push(LongOpt { name, has_arg, job: true });
+            all.push(LongOpt {
+                name,
+                has_arg,
+                job: true,
+            });
         }
     }
     // Engine options are known on the command line too (fio adds those of
@@ -187,8 +201,16 @@ fn long_options() -> Vec<LongOpt> {
         if all.iter().any(|o| o.name == def.name) {
             continue;
         }
-        let has_arg = if def.fio_type == FioType::StrSet { HasArg::Optional } else { HasArg::Required };
-        all.push(LongOpt { name: def.name, has_arg, job: true });
+        let has_arg = if def.fio_type == FioType::StrSet {
+            HasArg::Optional
+        } else {
+            HasArg::Required
+        };
+        all.push(LongOpt {
+            name: def.name,
+            has_arg,
+            job: true,
+        });
     }
     all
 }
@@ -209,7 +231,11 @@ fn find<'a>(opts: &'a [LongOpt], name: &str) -> Result<&'a LongOpt, String> {
             })
         }
         many => {
-            let list: Vec<String> = many.iter().take(8).map(|o| format!("--{}", o.name)).collect();
+            let list: Vec<String> = many
+                .iter()
+                .take(8)
+                .map(|o| format!("--{}", o.name))
+                .collect();
             Err(format!(
                 "option '--{name}' is ambiguous; possibilities: {}{}",
                 list.join(" "),
@@ -228,7 +254,9 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
     let mut only_files = false;
     while i < argv.len() {
         let arg = &argv[i];
-        let span = Span::Arg { index: i as u32 + 1 };
+        let span = Span::Arg {
+            index: i as u32 + 1,
+        };
         i += 1;
         if only_files || arg == "-" || !arg.starts_with('-') {
             args.job_files.push(PathBuf::from(arg));
@@ -252,7 +280,10 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
         };
         let value = match (opt.has_arg, inline) {
             (HasArg::No, Some(_)) => {
-                diags.push(Diagnostic::at(span, format!("option '--{}' doesn't allow an argument", opt.name)));
+                diags.push(Diagnostic::at(
+                    span,
+                    format!("option '--{}' doesn't allow an argument", opt.name),
+                ));
                 continue;
             }
             (HasArg::Required, None) => match argv.get(i) {
@@ -261,7 +292,10 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
                     Some(next.clone())
                 }
                 None => {
-                    diags.push(Diagnostic::at(span, format!("option '--{}' requires an argument", opt.name)));
+                    diags.push(Diagnostic::at(
+                        span,
+                        format!("option '--{}' requires an argument", opt.name),
+                    ));
                     continue;
                 }
             },
@@ -279,15 +313,26 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
 /// Record a job option: `--name` opens a section, others join the current one.
 fn job_option(args: &mut Args, name: &str, value: Option<String>, span: Span) {
     if name == "name" {
-        args.cmd_sections.push(CmdSection { name: value.clone(), span: span.clone(), options: Vec::new() });
+        args.cmd_sections.push(CmdSection {
+            name: value.clone(),
+            span: span.clone(),
+            options: Vec::new(),
+        });
     } else if args.cmd_sections.is_empty() {
-        args.cmd_sections.push(CmdSection { name: None, span: span.clone(), options: Vec::new() });
+        args.cmd_sections.push(CmdSection {
+            name: None,
+            span: span.clone(),
+            options: Vec::new(),
+        });
     }
     let text = match value {
         Some(v) => format!("{name}={v}"),
         None => name.to_string(),
     };
-    let section = args.cmd_sections.last_mut().expect("a section was just ensured");
+    let section = args
+        .cmd_sections
+        .last_mut()
+        .expect("a section was just ensured");
     section.options.push(RawOption { text, span });
 }
 
@@ -324,7 +369,9 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         }
         "eta-newline" => args.eta_newline_ms = Some(interval_ms("eta-newline", &v(), 1)?),
         "eta-interval" => args.eta_interval_ms = Some(interval_ms("eta-interval", &v(), 250)?),
-        "status-interval" => args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1000)?),
+        "status-interval" => {
+            args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1000)?)
+        }
         "section" => {
             if v() == "global" {
                 return Err("can't use global as only section".into());
@@ -332,11 +379,17 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             args.sections.push(v());
         }
         "max-jobs" => {
-            args.max_jobs = Some(v().trim().parse().map_err(|_| format!("bad --max-jobs value '{}'", v()))?)
+            args.max_jobs = Some(
+                v().trim()
+                    .parse()
+                    .map_err(|_| format!("bad --max-jobs value '{}'", v()))?,
+            )
         }
         "debug" => args.debug = Some(v()),
         "aux-path" => args.aux_path = Some(PathBuf::from(v())),
-        "latency-log" => return Err("--latency-log is deprecated. Use per-job latency log options.".into()),
+        "latency-log" => {
+            return Err("--latency-log is deprecated. Use per-job latency log options.".into())
+        }
         "alloc-size" => {}
         other => args.unsupported.push(other.to_string()),
     }
@@ -359,7 +412,11 @@ fn output_formats(list: &str) -> Result<Vec<Format>, String> {
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
             "normal" => Format::Normal,
-            _ => return Err(format!("invalid output format '{name}' (normal, terse, json, json+)")),
+            _ => {
+                return Err(format!(
+                    "invalid output format '{name}' (normal, terse, json, json+)"
+                ))
+            }
         };
         push_format(&mut out, f);
     }

@@ -19,7 +19,10 @@ pub const FIO_VERSION: &str = "fio-3.33";
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
-    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let called_fio = std::env::args_os()
         .next()
         .and_then(|a| Path::new(&a).file_name().map(|n| n == "fio"))
@@ -43,7 +46,12 @@ pub fn run(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn
     }
 }
 
-fn run_inner(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+fn run_inner(
+    argv: &[String],
+    called_fio: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     let args = match args::parse(argv) {
         Ok(a) => a,
         Err(d) => {
@@ -57,7 +65,11 @@ fn run_inner(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut d
             if called_fio {
                 writeln!(out, "{FIO_VERSION}")?;
             } else {
-                writeln!(out, "rfio-{} ({FIO_VERSION} compatible)", env!("CARGO_PKG_VERSION"))?;
+                writeln!(
+                    out,
+                    "rfio-{} ({FIO_VERSION} compatible)",
+                    env!("CARGO_PKG_VERSION")
+                )?;
             }
             return Ok(0);
         }
@@ -65,21 +77,14 @@ fn run_inner(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut d
             write!(out, "{}", usage())?;
             return Ok(0);
         }
-        Action::CmdHelp(name) => return help_result(cmdhelp::cmdhelp(name.as_deref().unwrap_or("all")), out, err),
-        Action::EngHelp(None) => {
-            write!(out, "{}", cmdhelp::enghelp_list())?;
-            return Ok(0);
-        }
-        Action::EngHelp(Some(spec)) => {
-            let result = match spec.split_once(',') {
-                Some((engine, cmd)) => cmdhelp::enghelp_cmd(engine, cmd),
-                None => cmdhelp::enghelp(spec),
-            };
-            return help_result(result, out, err);
-        }
+        Action::CmdHelp(arg) => return help(cmdhelp::cmdhelp_output(arg.as_deref()), out, err),
+        Action::EngHelp(arg) => return help(cmdhelp::enghelp_output(arg.as_deref()), out, err),
     }
     if let Some(flag) = args.unsupported.first() {
-        writeln!(err, "rfio: --{flag} is not supported yet (rfio runs jobs locally only)")?;
+        writeln!(
+            err,
+            "rfio: --{flag} is not supported yet (rfio runs jobs locally only)"
+        )?;
         return Ok(1);
     }
 
@@ -129,17 +134,11 @@ fn run_inner(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut d
     Ok(1)
 }
 
-fn help_result(r: Result<String, String>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
-    match r {
-        Ok(text) => {
-            write!(out, "{text}")?;
-            Ok(0)
-        }
-        Err(text) => {
-            write!(err, "{text}")?;
-            Ok(1)
-        }
-    }
+/// Print a help request's output as fio does (stderr first).
+fn help(h: cmdhelp::HelpOutput, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    write!(err, "{}", h.stderr)?;
+    write!(out, "{}", h.stdout)?;
+    Ok(h.status)
 }
 
 fn showcmd(
@@ -175,7 +174,10 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
             if s.def.support == Support::NotYet {
                 d.push(crate::diag::Diagnostic::at(
                     s.span.clone(),
-                    format!("job '{}': rfio does not support {} yet", job.name, s.def.name),
+                    format!(
+                        "job '{}': rfio does not support {} yet",
+                        job.name, s.def.name
+                    ),
                 ));
             }
         }

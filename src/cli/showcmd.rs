@@ -14,7 +14,12 @@ use crate::plan::{Frontend, SectionOutcome};
 /// The text fio prints on stdout for the valid values of every choice
 /// option that failed in `section` (empty when none did).
 pub fn valid_values_tables(section: &SectionOutcome) -> String {
-    section.errors.iter().filter_map(|e| e.valid_values).map(cmdhelp::valid_values).collect()
+    section
+        .errors
+        .iter()
+        .filter_map(|e| e.valid_values)
+        .map(cmdhelp::valid_values)
+        .collect()
 }
 
 /// One option the way fio's `dump_print_option` writes it.
@@ -32,7 +37,12 @@ pub fn render_file(fe: &Frontend, file: usize, good_sections: Option<usize>) -> 
     let mut out = String::new();
     let mut first = true;
     let mut failed = false;
-    for (n, s) in fe.sections.iter().filter(|s| s.file == Some(file)).enumerate() {
+    for (n, s) in fe
+        .sections
+        .iter()
+        .filter(|s| s.file == Some(file))
+        .enumerate()
+    {
         if good_sections.is_some_and(|g| n >= g) {
             failed = true;
             break;

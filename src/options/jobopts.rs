@@ -45,8 +45,11 @@ impl JobOptions {
 
     /// `kb_base` in force (1024 unless set to 1000).
     pub fn parse_ctx(&self) -> ParseCtx {
-        match self.value("kb_base") {
-            Some(Value::Int(1000)) => ParseCtx { kb_base: 1000 },
+        let def = self.get("kb_base").map(|s| (s.def, &s.value));
+        match def {
+            Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => {
+                ParseCtx { kb_base: 1000 }
+            }
             _ => ParseCtx::default(),
         }
     }
@@ -85,17 +88,53 @@ pub enum Origin {
 
 /// The options fio accepts only on its command line, with what they are.
 const COMMAND_LINE_ONLY: &[&str] = &[
-    "output", "output-format", "minimal", "terse-version", "parse-only", "showcmd", "section",
-    "readonly", "eta", "eta-newline", "eta-interval", "status-interval", "version", "help",
-    "cmdhelp", "enghelp", "warnings-fatal", "max-jobs", "bandwidth-log", "debug", "aux-path",
-    "server", "client", "daemonize", "remote-config", "idle-prof", "inflate-log", "trigger-file",
-    "trigger-timeout", "trigger", "trigger-remote", "alloc-size", "append-terse", "latency-log",
-    "cpuclock-test", "crctest", "merge-blktrace-only",
+    "output",
+    "output-format",
+    "minimal",
+    "terse-version",
+    "parse-only",
+    "showcmd",
+    "section",
+    "readonly",
+    "eta",
+    "eta-newline",
+    "eta-interval",
+    "status-interval",
+    "version",
+    "help",
+    "cmdhelp",
+    "enghelp",
+    "warnings-fatal",
+    "max-jobs",
+    "bandwidth-log",
+    "debug",
+    "aux-path",
+    "server",
+    "client",
+    "daemonize",
+    "remote-config",
+    "idle-prof",
+    "inflate-log",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "alloc-size",
+    "append-terse",
+    "latency-log",
+    "cpuclock-test",
+    "crctest",
+    "merge-blktrace-only",
 ];
 
 /// Apply `raw` on top of `scope` (whose earlier settings are in force).
 /// Returns the errors, in fio's order of application.
-pub fn apply(scope: &mut JobOptions, raw: &[RawOption], origin: Origin, keywords: &Keywords) -> Vec<OptionError> {
+pub fn apply(
+    scope: &mut JobOptions,
+    raw: &[RawOption],
+    origin: Origin,
+    keywords: &Keywords,
+) -> Vec<OptionError> {
     let mut errors = Vec::new();
     // (1) substitution
     let mut items: Vec<(String, &RawOption)> = Vec::with_capacity(raw.len());
@@ -114,7 +153,9 @@ pub fn apply(scope: &mut JobOptions, raw: &[RawOption], origin: Origin, keywords
     }
     // (2) priority sort, stable
     if origin == Origin::JobFile {
-        items.sort_by_key(|(text, _)| std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio)));
+        items.sort_by_key(|(text, _)| {
+            std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio))
+        });
     }
     // (3) core options; engine options wait
     let mut deferred = Vec::new();
@@ -147,14 +188,20 @@ pub fn apply(scope: &mut JobOptions, raw: &[RawOption], origin: Origin, keywords
 
 /// Find `key` among the options of `engine`, or say why it is not there.
 fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> {
-    let candidates = || table::OPTIONS.iter().filter(|d| d.answers_to(key) && d.is_engine_option());
+    let candidates = || {
+        table::OPTIONS
+            .iter()
+            .filter(|d| d.answers_to(key) && d.is_engine_option())
+    };
     if let Some(def) = candidates().find(|d| d.engines.contains(&engine)) {
         if engines::is_available(engine) {
             return Ok(def);
         }
     }
     if COMMAND_LINE_ONLY.contains(&key) {
-        return Err(format!("'{key}' is a command-line option (--{key}), not a job option"));
+        return Err(format!(
+            "'{key}' is a command-line option (--{key}), not a job option"
+        ));
     }
     if !engines::is_available(engine) && candidates().next().is_some() {
         return Err(format!(
@@ -167,7 +214,9 @@ fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> 
             def.engines.join("/")
         ));
     }
-    let names = table::OPTIONS.iter().flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+    let names = table::OPTIONS
+        .iter()
+        .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
     Err(match suggest::did_you_mean(key, names) {
         Some(s) => format!("unknown option '{key}' (did you mean '{s}'?)"),
         None => format!("unknown option '{key}'"),
@@ -175,25 +224,44 @@ fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> 
 }
 
 fn err(r: &RawOption, message: String) -> OptionError {
-    OptionError { diag: Diagnostic::at(r.span.clone(), message), valid_values: None }
+    OptionError {
+        diag: Diagnostic::at(r.span.clone(), message),
+        valid_values: None,
+    }
 }
 
 /// Parse one option's value and record it.
-fn apply_one(scope: &mut JobOptions, def: &'static OptionDef, value: Option<&str>, r: &RawOption) -> Result<(), OptionError> {
+fn apply_one(
+    scope: &mut JobOptions,
+    def: &'static OptionDef,
+    value: Option<&str>,
+    r: &RawOption,
+) -> Result<(), OptionError> {
     let ctx = scope.parse_ctx();
     let parsed = match value {
-        Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => parse_expression(def, v, &ctx),
+        Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => {
+            parse_expression(def, v, &ctx)
+        }
         _ => parse_value(def, value, &ctx),
     };
     match parsed {
         Ok(v) => {
-            scope.settings.push(Setting { def, text: value.map(str::to_string), value: v, span: r.span.clone() });
+            scope.settings.push(Setting {
+                def,
+                text: value.map(str::to_string),
+                value: v,
+                span: r.span.clone(),
+            });
             Ok(())
         }
         Err(e) => {
             let valid_values = matches!(e, ValueError::NotAChoice { .. }).then_some(def);
             let what = match value {
-                Some(v) => format!("bad value for option '{}' ('{}={v}')", def.name, split_entry(&r.text).0),
+                Some(v) => format!(
+                    "bad value for option '{}' ('{}={v}')",
+                    def.name,
+                    split_entry(&r.text).0
+                ),
                 None => format!("option '{}'", def.name),
             };
             let mut msg = format!("{what}: {e}");
@@ -201,13 +269,19 @@ fn apply_one(scope: &mut JobOptions, def: &'static OptionDef, value: Option<&str
                 let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
                 msg.push_str(&format!("; valid values: {}", names.join(", ")));
             }
-            Err(OptionError { diag: Diagnostic::at(r.span.clone(), msg), valid_values })
+            Err(OptionError {
+                diag: Diagnostic::at(r.span.clone(), msg),
+                valid_values,
+            })
         }
     }
 }
 
 fn is_numeric(def: &OptionDef) -> bool {
-    matches!(def.kind, ValueKind::Int | ValueKind::Size | ValueKind::SizeOrPercent | ValueKind::Time)
+    matches!(
+        def.kind,
+        ValueKind::Int | ValueKind::Size | ValueKind::SizeOrPercent | ValueKind::Time
+    )
 }
 
 /// `(expr)`: upstream fio's arithmetic. Each number inside is read with the
@@ -216,15 +290,25 @@ fn is_numeric(def: &OptionDef) -> bool {
 fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
     let time = def.kind == ValueKind::Time;
     let atom = |a: &str| -> Result<i64, String> {
-        let atom_text = if time && a.bytes().all(|b| b.is_ascii_digit()) { format!("{a}us") } else { a.to_string() };
+        let atom_text = if time && a.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{a}us")
+        } else {
+            a.to_string()
+        };
         match parse_value(def, Some(&atom_text), ctx) {
             Ok(Value::Int(n)) => Ok(n),
-            Ok(Value::Bytes(n)) | Ok(Value::Micros(n)) => i64::try_from(n).map_err(|_| "number too large".to_string()),
+            Ok(Value::Bytes(n)) | Ok(Value::Micros(n)) => {
+                i64::try_from(n).map_err(|_| "number too large".to_string())
+            }
             Ok(_) => Err(format!("'{a}' cannot be used in an expression")),
             Err(e) => Err(e.to_string()),
         }
     };
     let n = arith::eval_with(text.trim(), &atom).map_err(ValueError::Other)?;
-    let plain = if time { format!("{n}us") } else { n.to_string() };
+    let plain = if time {
+        format!("{n}us")
+    } else {
+        n.to_string()
+    };
     parse_value(def, Some(&plain), ctx)
 }

@@ -1,0 +1,241 @@
+//! The `rfio` command line end to end: exit statuses, error text on
+//! stderr (file:line:col, option, reason), and `--showcmd` output.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("rfio-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rfio(dir: &TempDir, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rfio"))
+        .args(args)
+        .current_dir(&dir.0)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Parse `text` as job file `job.fio` with `--parse-only`; return the exit
+/// status and stderr.
+fn parse_only(tag: &str, text: &str) -> (i32, String) {
+    let dir = TempDir::new(tag);
+    dir.write("job.fio", text);
+    let o = rfio(&dir, &["--parse-only", "job.fio"]);
+    (o.status.code().unwrap(), stderr(&o))
+}
+
+#[test]
+fn unknown_option_suggests_the_closest() {
+    let (code, err) = parse_only("typo", "[x]\nblocksiz=4k\n");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "rfio: job.fio:2:1: job 'x': unknown option 'blocksiz' (did you mean 'blocksize'?)\n"
+    );
+}
+
+#[test]
+fn every_problem_is_reported_in_one_pass() {
+    let (code, err) = parse_only("many", "[a]\nsize=12q\niodepth=-4\n[b]\nbs=4 k\nnosuch=1\n");
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(
+        lines[0]
+            .starts_with("rfio: job.fio:2:1: job 'a': bad value for option 'size' ('size=12q'): "),
+        "{err}"
+    );
+    assert!(lines[0].contains("unknown unit suffix 'q'"), "{err}");
+    assert!(
+        lines[1].starts_with("rfio: job.fio:3:1: job 'a': bad value for option 'iodepth'"),
+        "{err}"
+    );
+    assert!(
+        lines[1].contains("min value out of range: -4 (1 min)"),
+        "{err}"
+    );
+    assert!(
+        lines[2].starts_with("rfio: job.fio:5:1: job 'b': bad value for option 'bs' ('bs=4 k'): "),
+        "{err}"
+    );
+    assert!(
+        lines[3].starts_with("rfio: job.fio:6:1: job 'b': unknown option 'nosuch'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_errors_name_file_line_and_column() {
+    let (code, err) = parse_only("outside", "size=1m\n[x]\n");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "rfio: job.fio:1:1: option 'size=1m' is outside of any [section]: put it under [global] or a job section\n"
+    );
+    let (code, err) = parse_only("header", "[job\nbs=4k\n");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "rfio: job.fio:1:1: section header '[job' has no closing ']'\n"
+    );
+    let (code, err) = parse_only("binary", "[x]\n\u{1}\u{0}\n");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "rfio: job.fio:2:1: line holds a NUL byte at column 2: this is not a job file\n"
+    );
+}
+
+#[test]
+fn includes_missing_and_cyclic() {
+    let dir = TempDir::new("inc");
+    dir.write("a.inc", "include b.inc\n");
+    dir.write("b.inc", "include a.inc\n");
+    dir.write("job.fio", "[x]\ninclude a.inc\ninclude nosuch.inc\n");
+    let o = rfio(&dir, &["--parse-only", "job.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("b.inc:1:1: include cycle: 'a.inc' is already being read"),
+        "{err}"
+    );
+    assert!(
+        err.contains("job.fio:3:1: cannot include 'nosuch.inc': No such file or directory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn command_line_only_options_are_refused_in_job_files() {
+    let (code, err) = parse_only("cmdonly", "[x]\noutput=foo\n");
+    assert_eq!(code, 1);
+    assert_eq!(err, "rfio: job.fio:2:1: job 'x': 'output' is a command-line option (--output), not a job option\n");
+}
+
+#[test]
+fn engine_options_need_their_engine() {
+    let (code, err) = parse_only("engopt", "[x]\nioengine=psync\nuserspace_reap\n");
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "rfio: job.fio:3:1: job 'x': option 'userspace_reap' belongs to ioengine libaio, but this job uses ioengine=psync\n"
+    );
+    let (code, err) = parse_only("engok", "[x]\nioengine=libaio\nuserspace_reap\n");
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+#[test]
+fn missing_job_file() {
+    let dir = TempDir::new("missing");
+    let o = rfio(&dir, &["nosuch.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: unable to open 'nosuch.fio' job file: No such file or directory\n"
+    );
+}
+
+#[test]
+fn command_line_errors() {
+    let dir = TempDir::new("args");
+    let o = rfio(&dir, &["--parse-only", "--name=x", "--iodept=4"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with(
+        "rfio: command line argument 3: option '--iodept' is ambiguous; possibilities: --iodepth "
+    ));
+    let o = rfio(&dir, &["--parse-only", "--name=x", "--nosuchopt=3"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: command line argument 3: unrecognized option '--nosuchopt'\n"
+    );
+    let o = rfio(&dir, &["--output-format=xml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = rfio(&dir, &["--section=global", "x.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: command line argument 1: can't use global as only section\n"
+    );
+    // Unambiguous prefixes and single dashes work, as with getopt_long_only.
+    let o = rfio(
+        &dir,
+        &[
+            "--parse-only",
+            "-name=x",
+            "--time_bas",
+            "--readwrite=randread",
+            "--bs",
+            "8k",
+        ],
+    );
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+}
+
+#[test]
+fn no_jobs() {
+    let dir = TempDir::new("nojobs");
+    let o = rfio(&dir, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "No job(s) defined\n");
+    assert!(stdout(&o).contains("--parse-only"));
+    let o = rfio(&dir, &["--parse-only"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn showcmd_prints_fios_command_line() {
+    let dir = TempDir::new("showcmd");
+    dir.write(
+        "job.fio",
+        "[global]\nblocksize=4k\nfilename=foo\nkb_base=1000\ndescription=hello world\ntime_based\n\
+         [j1]\nbs=8k\n[global]\niodepth=4\n[j2]\nnumjobs=2\n",
+    );
+    let o = rfio(&dir, &["--showcmd", "job.fio"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // fio 3.33: options sorted by priority (kb_base first, filename last),
+    // canonical names, a later [global] reprints every global option.
+    assert_eq!(
+        stdout(&o),
+        "fio --kb_base=1000 --bs=4k --description=\"hello world\" --time_based --filename=foo \
+         --name=j1 --bs=8k --kb_base=1000 --bs=4k --description=\"hello world\" --time_based \
+         --filename=foo --iodepth=4 --name=j2 --numjobs=2 \n"
+    );
+}
+
+#[test]
+fn version_names_the_fio_release() {
+    let dir = TempDir::new("version");
+    let o = rfio(&dir, &["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("fio-3.33"), "{}", stdout(&o));
+}
