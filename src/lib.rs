@@ -13,9 +13,13 @@
 
 pub mod cli;
 pub mod diag;
+pub mod ioengine;
 pub mod jobfile;
 pub mod options;
+pub mod output;
 pub mod plan;
+pub mod stats;
+pub mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`) on `bytes`
 /// as if they were a job file. Used by the fuzz target and the replay of its
@@ -26,7 +30,11 @@ pub fn front_end_check(bytes: &[u8]) {
     use std::sync::Arc;
     let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes);
     let args = cli::args::Args::default();
-    let keywords = jobfile::subst::Keywords { pagesize: 4096, mb_memory: 1024, ncpus: 2 };
+    let keywords = jobfile::subst::Keywords {
+        pagesize: 4096,
+        mb_memory: 1024,
+        ncpus: 2,
+    };
     let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
     let _ = cli::showcmd::render_file(&fe, 0, file.good_sections);
 }

@@ -12,7 +12,9 @@ use crate::jobfile::subst::Keywords;
 use crate::jobfile::{load_partial, JobFile};
 use crate::options::{cmdhelp, Support};
 use crate::plan::{build, Frontend};
-use args::Action;
+use crate::output::normal;
+use crate::workload;
+use args::{Action, Args, Format};
 
 /// The fio release whose behaviour rfio reproduces.
 pub const FIO_VERSION: &str = "fio-3.33";
@@ -130,8 +132,42 @@ fn run_inner(
         write!(err, "{unsupported}")?;
         return Ok(1);
     }
-    writeln!(err, "rfio: running jobs is not implemented yet (the plan is valid: try --parse-only or --showcmd)")?;
-    Ok(1)
+    execute(&args, &fe, out, err)
+}
+
+/// Run the plan and print the results in the requested formats.
+fn execute(args: &Args, fe: &Frontend, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    if let Some(f) = args.formats.iter().find(|f| **f != Format::Normal) {
+        writeln!(err, "rfio: --output-format={} is not supported yet (normal is)", f.name())?;
+        return Ok(1);
+    }
+    let mut file;
+    let out: &mut dyn Write = match &args.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => {
+                file = std::io::BufWriter::new(f);
+                &mut file
+            }
+            Err(e) => {
+                writeln!(err, "rfio: output file open error: {e}")?;
+                return Ok(1);
+            }
+        },
+        None => out,
+    };
+    write!(out, "{}{FIO_VERSION}\n{}", normal::banners(&fe.plan), normal::starting(&fe.plan))?;
+    out.flush()?;
+    let report = match workload::run(&fe.plan) {
+        Ok(r) => r,
+        Err(e) => {
+            writeln!(err, "rfio: {e}")?;
+            return Ok(1);
+        }
+    };
+    write!(out, "{}", normal::render_results(&report))?;
+    out.flush()?;
+    let failed = report.jobs.iter().filter(|j| j.error != 0).count();
+    Ok(i32::from(failed > 0))
 }
 
 /// Print a help request's output as fio does (stderr first).

@@ -69,6 +69,8 @@ pub enum ValueKind {
     Flag,
     /// `lo-hi` (or `lo:hi`) byte ranges.
     SizeRange,
+    /// A byte quantity, or a `lo-hi` range (`filesize`: a random size per file).
+    SizeOrRange,
     /// `:`-separated floating point numbers.
     FloatList,
     /// `bssplit`: `bs/pct:bs/pct[,...]` per direction.

@@ -4,6 +4,7 @@ pub mod cmdhelp;
 pub mod def;
 pub mod engines;
 pub mod jobopts;
+pub mod profiles;
 pub mod suggest;
 pub mod table;
 pub mod value;
@@ -11,7 +12,11 @@ pub mod value;
 pub use def::{FioType, OptionDef, PosVal, Split, Support, TimeUnit, ValueKind};
 pub use value::{parse_value, ParseCtx, Value, ValueError};
 
-/// Find an option by its exact name or alias.
+/// Find an option by its exact name or alias (core and engine options of
+/// the table, then the profile options fio 3.33 also accepts).
 pub fn lookup(name: &str) -> Option<&'static OptionDef> {
-    table::OPTIONS.iter().find(|o| o.answers_to(name))
+    table::OPTIONS
+        .iter()
+        .chain(profiles::PROFILE_OPTIONS)
+        .find(|o| o.answers_to(name))
 }

@@ -488,7 +488,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "filesize",
         aliases: &[],
         fio_type: FioType::StrVal,
-        kind: ValueKind::SizeRange,
+        kind: ValueKind::SizeOrRange,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: None,
@@ -716,7 +716,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use repeatable random IO pattern",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "randseed",
@@ -734,7 +734,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Set the random generator seed value",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "norandommap",
@@ -792,7 +792,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Type of random number generator to use",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "random_distribution",
@@ -913,7 +913,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "file_service_type",
         aliases: &[],
         fio_type: FioType::Str,
-        kind: ValueKind::ChoiceWithModifier,
+        kind: ValueKind::Choice,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("roundrobin"),
@@ -959,7 +959,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Whether pre-allocation is performed when laying out files",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "fadvise_hint",
@@ -1000,7 +1000,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Issue fsync for writes every given number of blocks",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "fdatasync",
@@ -1130,7 +1130,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "When writing, set whether to overwrite current data",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "loops",
@@ -1256,7 +1256,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "Ramp up time before measuring performance",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "clocksource",
@@ -1284,7 +1284,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "mem",
         aliases: &["iomem"],
         fio_type: FioType::Str,
-        kind: ValueKind::ChoiceWithModifier,
+        kind: ValueKind::Choice,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("malloc"),
@@ -2629,7 +2629,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Invalidate buffer/page cache prior to running job",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "sync",
@@ -2725,7 +2725,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Create files when they are opened for IO",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "create_only",
@@ -2908,7 +2908,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Include fsync at the end of job",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "fsync_on_close",
@@ -2944,7 +2944,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Unlink created files after job has completed",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "unlink_each_loop",
@@ -3092,7 +3092,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Include job number in generated log files or not",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "write_bw_log",
@@ -3110,7 +3110,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of bandwidth during run",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "write_lat_log",
@@ -3128,7 +3128,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of latency during run",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "write_iops_log",
@@ -3146,7 +3146,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of IOPS during run",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "log_entries",
@@ -3182,7 +3182,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Average bw/iops/lat logs over this period of time",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "log_hist_msec",
@@ -3434,7 +3434,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Time window over which to calculate bandwidth (msec)",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "iopsavgtime",
@@ -3452,7 +3452,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Time window over which to calculate IOPS (msec)",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "group_reporting",
@@ -3470,7 +3470,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Do reporting on a per-group basis",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "stats",
@@ -3689,7 +3689,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of completion latency percentiles",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "lat_percentiles",
@@ -3707,7 +3707,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of IO latency percentiles",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "slat_percentiles",
@@ -3725,7 +3725,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of submission latency percentiles",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "percentile_list",
@@ -3743,7 +3743,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Specify a custom list of percentiles to report for completion latency and block errors",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "significant_figures",
@@ -3761,7 +3761,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Significant figures for output-format set to normal",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "disk_util",
@@ -3797,7 +3797,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "Greatly reduce number of gettimeofday() calls",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "disable_lat",
@@ -3815,7 +3815,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable latency numbers",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "disable_clat",
@@ -3833,7 +3833,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable completion latency numbers",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "disable_slat",
@@ -3851,7 +3851,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable submission latency numbers",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "disable_bw_measurement",
@@ -4107,7 +4107,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Units",
         help: "Unit prefix interpretation for quantities of data (IEC and SI)",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "unit_base",
@@ -4125,7 +4125,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Units",
         help: "Bit multiple of result summary data (8 for byte, 1 for bit)",
         engines: &[],
-        support: Support::Yes,
+        support: Support::NotYet,
     },
     OptionDef {
         name: "hugepage-size",
@@ -4221,7 +4221,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "steadystate",
         aliases: &["ss"],
         fio_type: FioType::Str,
-        kind: ValueKind::ChoiceWithModifier,
+        kind: ValueKind::Choice,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("iops_slope:0.01%"),

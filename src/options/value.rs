@@ -176,9 +176,15 @@ pub fn parse_value(
     ctx: &ParseCtx,
 ) -> Result<Value, ValueError> {
     let Some(text) = raw else {
+        // fio hands a bare `FIO_OPT_STR` option to its handler: a choice then
+        // fails to match, a callback option (`write_bw_log`) takes it as "on".
         return match def.kind {
             ValueKind::Flag => Ok(Value::Bool(true)),
             ValueKind::Ignored => Ok(Value::Nothing),
+            _ if def.fio_type == FioType::Str && !def.posvals.is_empty() => {
+                Err(ValueError::NotAChoice { value: String::new() })
+            }
+            ValueKind::Text if def.fio_type == FioType::Str => Ok(Value::Text(String::new())),
             _ => Err(ValueError::MissingArgument),
         };
     };
@@ -196,6 +202,11 @@ pub fn parse_value(
         | ValueKind::Bool
         | ValueKind::Flag => number::parse_numeric(def, text, ctx),
         ValueKind::SizeRange => lists::parse_ranges(def, text, ctx),
+        ValueKind::SizeOrRange if !text.contains(['-', ':', ',']) => {
+            let n = parse_size(text, ctx)?;
+            Ok(Value::Ranges(vec![Some((n, n)), None, None]))
+        }
+        ValueKind::SizeOrRange => lists::parse_ranges(def, text, ctx),
         ValueKind::FloatList => lists::parse_floats(def, text),
         ValueKind::BsSplit => lists::parse_bssplit(text, ctx),
         ValueKind::CpuList => lists::parse_cpus(text),

@@ -529,10 +529,11 @@ fn rw_refusals() {
     // fio reads read:4k:8k as 4k and read:1.5k as 1.
     assert!(is_trailing(&err(&RW, "read:4k:8k")));
     assert!(is_invalid(&err(&RW, "read:1.5k")));
-    // A bare `rw` in a job file: "fio: failed parsing rw".
+    // A bare `rw` in a job file: fio prints the valid values on stdout and
+    // "fio: failed parsing rw".
     assert_eq!(
         parse_value(&RW, None, &K1024),
-        Err(ValueError::MissingArgument)
+        Err(ValueError::NotAChoice { value: String::new() })
     );
 }
 

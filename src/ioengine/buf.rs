@@ -1,0 +1,64 @@
+//! An I/O buffer aligned for `O_DIRECT`.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+/// The alignment of every I/O buffer: enough for `O_DIRECT` on 4 KiB sectors.
+pub const ALIGN: usize = 4096;
+
+/// A zero-initialised byte buffer whose start is aligned to [`ALIGN`].
+pub struct AlignedBuf {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: the buffer owns its allocation exclusively, like a `Box<[u8]>`.
+unsafe impl Send for AlignedBuf {}
+
+impl AlignedBuf {
+    /// A buffer of `len` bytes (at least 1 is allocated).
+    pub fn new(len: usize) -> AlignedBuf {
+        let layout = Layout::from_size_align(len.max(1), ALIGN).expect("I/O buffer size overflows");
+        // SAFETY: `layout` has a non-zero size.
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        AlignedBuf { ptr, layout }
+    }
+
+    /// The whole buffer.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: `ptr` points at `layout.size()` initialised (zeroed) bytes
+        // that we own, and `&mut self` makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated in `new` with exactly this layout and
+        // is freed only here.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_and_zeroed() {
+        let mut b = AlignedBuf::new(8192);
+        assert_eq!(b.len(), 8192);
+        let s = b.as_mut_slice();
+        assert_eq!(s.as_ptr() as usize % ALIGN, 0);
+        assert!(s.iter().all(|&x| x == 0));
+    }
+}

@@ -1,0 +1,4 @@
+//! Output formats: pure functions of a [`crate::stats::RunReport`].
+
+pub mod normal;
+pub mod num2str;
