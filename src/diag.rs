@@ -8,13 +8,23 @@ use std::sync::Arc;
 /// or the command line (argument index, 1-based).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Span {
-    File { path: Arc<Path>, line: u32, col: u32 },
-    Arg { index: u32 },
+    File {
+        path: Arc<Path>,
+        line: u32,
+        col: u32,
+    },
+    Arg {
+        index: u32,
+    },
 }
 
 impl Span {
     pub fn file(path: &Arc<Path>, line: u32, col: u32) -> Span {
-        Span::File { path: Arc::clone(path), line, col }
+        Span::File {
+            path: Arc::clone(path),
+            line,
+            col,
+        }
     }
 }
 
@@ -36,11 +46,17 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn at(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { span: Some(span), message: message.into() }
+        Diagnostic {
+            span: Some(span),
+            message: message.into(),
+        }
     }
 
     pub fn bare(message: impl Into<String>) -> Diagnostic {
-        Diagnostic { span: None, message: message.into() }
+        Diagnostic {
+            span: None,
+            message: message.into(),
+        }
     }
 }
 

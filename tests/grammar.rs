@@ -23,7 +23,10 @@ fn vectors() -> Vec<PathBuf> {
 fn position(span: &Option<Span>) -> String {
     match span {
         Some(Span::File { path, line, col }) => {
-            format!("{}:{line}:{col}", path.file_name().unwrap().to_string_lossy())
+            format!(
+                "{}:{line}:{col}",
+                path.file_name().unwrap().to_string_lossy()
+            )
         }
         Some(Span::Arg { index }) => format!("arg {index}"),
         None => "-".to_string(),
@@ -33,7 +36,11 @@ fn position(span: &Option<Span>) -> String {
 fn render(path: &Path) -> String {
     match load(path) {
         Ok(file) => file.outline(),
-        Err(diags) => diags.0.iter().map(|d| format!("error {}: {}\n", position(&d.span), d.message)).collect(),
+        Err(diags) => diags
+            .0
+            .iter()
+            .map(|d| format!("error {}: {}\n", position(&d.span), d.message))
+            .collect(),
     }
 }
 
@@ -42,7 +49,11 @@ fn vectors_parse_as_written_down() {
     let bless = std::env::var_os("RFIO_BLESS").is_some();
     let mut failures = Vec::new();
     let all = vectors();
-    assert!(all.len() >= 21, "expected the grammar vectors, found {}", all.len());
+    assert!(
+        all.len() >= 21,
+        "expected the grammar vectors, found {}",
+        all.len()
+    );
     for path in all {
         let got = render(&path);
         let tree = path.with_extension("tree");
@@ -50,9 +61,13 @@ fn vectors_parse_as_written_down() {
             std::fs::write(&tree, &got).unwrap();
             continue;
         }
-        let want = std::fs::read_to_string(&tree).unwrap_or_else(|_| panic!("missing {}", tree.display()));
+        let want =
+            std::fs::read_to_string(&tree).unwrap_or_else(|_| panic!("missing {}", tree.display()));
         if got != want {
-            failures.push(format!("{}:\n--- want\n{want}--- got\n{got}", path.display()));
+            failures.push(format!(
+                "{}:\n--- want\n{want}--- got\n{got}",
+                path.display()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -63,12 +78,24 @@ fn vectors_parse_as_written_down() {
 fn vectors_round_trip() {
     for path in vectors() {
         let Ok(file) = load(&path) else { continue };
-        if file.sections.iter().any(|s| s.entries.iter().any(|e| e.span_file() != Some(&*file.path))) {
+        if file
+            .sections
+            .iter()
+            .any(|s| s.entries.iter().any(|e| e.span_file() != Some(&*file.path)))
+        {
             continue; // entries from includes come back as plain entries
         }
         let again: JobFile = parse_bytes(file.path.clone(), file.to_text().as_bytes()).unwrap();
         let names = |f: &JobFile| -> Vec<(String, Vec<String>)> {
-            f.sections.iter().map(|s| (s.name.clone(), s.entries.iter().map(|e| e.text.clone()).collect())).collect()
+            f.sections
+                .iter()
+                .map(|s| {
+                    (
+                        s.name.clone(),
+                        s.entries.iter().map(|e| e.text.clone()).collect(),
+                    )
+                })
+                .collect()
         };
         assert_eq!(names(&file), names(&again), "{}", path.display());
     }

@@ -24,18 +24,28 @@ pub enum Mode {
 /// Evaluate `text` as a whole expression.
 pub fn eval(text: &str, mode: Mode) -> Result<i64, String> {
     eval_with(text, &|atom: &str| match mode {
-        Mode::Bc => atom.parse::<i64>().map_err(|_| format!("'{atom}' is not a number")),
+        Mode::Bc => atom
+            .parse::<i64>()
+            .map_err(|_| format!("'{atom}' is not a number")),
     })
 }
 
 /// Evaluate `text`, reading each number (digits and the letters after them)
 /// with `atom`.
 pub fn eval_with(text: &str, atom: &dyn Fn(&str) -> Result<i64, String>) -> Result<i64, String> {
-    let mut p = Parser { s: text.as_bytes(), pos: 0, atom, depth: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+        atom,
+        depth: 0,
+    };
     let v = p.expr()?;
     p.skip_ws();
     if p.pos != p.s.len() {
-        return Err(format!("unexpected '{}' in expression '{text}'", &text[p.pos..]));
+        return Err(format!(
+            "unexpected '{}' in expression '{text}'",
+            &text[p.pos..]
+        ));
     }
     Ok(v)
 }
@@ -64,7 +74,12 @@ impl Parser<'_> {
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
             let r = self.term()?;
-            v = if op == b'+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or("arithmetic overflow")?;
+            v = if op == b'+' {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or("arithmetic overflow")?;
         }
         Ok(v)
     }
@@ -90,7 +105,9 @@ impl Parser<'_> {
             self.pos += 1;
             let exp = self.power()?;
             let exp = u32::try_from(exp).map_err(|_| "negative or huge exponent")?;
-            return base.checked_pow(exp).ok_or_else(|| "arithmetic overflow".into());
+            return base
+                .checked_pow(exp)
+                .ok_or_else(|| "arithmetic overflow".into());
         }
         Ok(base)
     }
@@ -132,7 +149,8 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 // The bytes are ASCII alphanumerics, so this is valid UTF-8.
-                let text = std::str::from_utf8(&self.s[start..self.pos]).map_err(|e| e.to_string())?;
+                let text =
+                    std::str::from_utf8(&self.s[start..self.pos]).map_err(|e| e.to_string())?;
                 (self.atom)(text)
             }
             Some(c) => Err(format!("unexpected '{}' in expression", c as char)),

@@ -81,7 +81,10 @@ impl JobFile {
         match span {
             Span::File { path, line, col } if **path == *self.path => format!("{line}:{col}"),
             Span::File { path, line, col } => {
-                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 format!("{name}:{line}:{col}")
             }
             Span::Arg { index } => format!("arg {index}"),

@@ -27,13 +27,17 @@ pub fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> 
     let shown: Arc<Path> = Arc::from(path);
     let bytes = if path == Path::new("-") {
         let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Diagnostic::bare(format!("unable to read job file from standard input: {e}")))?;
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| {
+            Diagnostic::bare(format!("unable to read job file from standard input: {e}"))
+        })?;
         buf
     } else {
         std::fs::read(path).map_err(|e| {
-            Diagnostic::bare(format!("unable to open '{}' job file: {}", path.display(), io_reason(&e)))
+            Diagnostic::bare(format!(
+                "unable to open '{}' job file: {}",
+                path.display(),
+                io_reason(&e)
+            ))
         })?
     };
     Ok(parse_partial(shown, &bytes))
@@ -49,7 +53,10 @@ pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics
 /// Parse what can be parsed: the tree (with `good_sections` set when there
 /// were errors) and every problem found.
 pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
-    let mut cx = Context { diags: Diagnostics::default(), stack: Vec::new() };
+    let mut cx = Context {
+        diags: Diagnostics::default(),
+        stack: Vec::new(),
+    };
     let mut sections: Vec<Section> = Vec::new();
     cx.stack.push(canonical(&path));
     let mut good_sections = None;
@@ -68,7 +75,11 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
             Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
             Ok(Line::Section { name }) => {
                 in_bad_section = false;
-                sections.push(Section { name: name.to_string(), span, entries: Vec::new() })
+                sections.push(Section {
+                    name: name.to_string(),
+                    span,
+                    entries: Vec::new(),
+                })
             }
             Ok(Line::Include { path: inc }) => match sections.last_mut() {
                 Some(section) => {
@@ -78,7 +89,10 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
                 None => cx.outside_section(span, &format!("include {inc}")),
             },
             Ok(Line::Option { text }) => match sections.last_mut() {
-                Some(section) => section.entries.push(Entry { text: text.to_string(), span }),
+                Some(section) => section.entries.push(Entry {
+                    text: text.to_string(),
+                    span,
+                }),
                 None => cx.outside_section(span, text),
             },
         }
@@ -86,7 +100,14 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     if good_sections.is_none() && !cx.diags.is_empty() {
         good_sections = Some(sections.len().saturating_sub(1));
     }
-    (JobFile { path, sections, good_sections }, cx.diags)
+    (
+        JobFile {
+            path,
+            sections,
+            good_sections,
+        },
+        cx.diags,
+    )
 }
 
 struct Context {
@@ -97,7 +118,11 @@ struct Context {
 
 impl Context {
     /// Decode `bytes` and classify each line.
-    fn lines<'a>(&mut self, path: &Arc<Path>, bytes: &'a [u8]) -> Vec<(Span, Result<Line<'a>, String>)> {
+    fn lines<'a>(
+        &mut self,
+        path: &Arc<Path>,
+        bytes: &'a [u8],
+    ) -> Vec<(Span, Result<Line<'a>, String>)> {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let mut out = Vec::new();
         for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -124,7 +149,14 @@ impl Context {
     }
 
     /// Expand `include inc` (found in `from`) into `entries`.
-    fn include(&mut self, from: &Path, inc: &str, span: Span, entries: &mut Vec<Entry>, depth: usize) {
+    fn include(
+        &mut self,
+        from: &Path,
+        inc: &str,
+        span: Span,
+        entries: &mut Vec<Entry>,
+        depth: usize,
+    ) {
         let target = resolve_include(from, inc);
         let bytes = match std::fs::read(&target) {
             Ok(b) => b,
@@ -185,10 +217,16 @@ fn canonical(path: &Path) -> PathBuf {
 /// A line as text: valid UTF-8, no NUL, not longer than fio can read.
 fn decode_line(raw: &[u8]) -> Result<&str, String> {
     if raw.len() > MAX_LINE {
-        return Err(format!("line is {} bytes long; fio reads at most {MAX_LINE}", raw.len()));
+        return Err(format!(
+            "line is {} bytes long; fio reads at most {MAX_LINE}",
+            raw.len()
+        ));
     }
     if let Some(pos) = raw.iter().position(|b| *b == 0) {
-        return Err(format!("line holds a NUL byte at column {}: this is not a job file", pos + 1));
+        return Err(format!(
+            "line holds a NUL byte at column {}: this is not a job file",
+            pos + 1
+        ));
     }
     std::str::from_utf8(raw).map_err(|e| {
         format!(

@@ -31,7 +31,10 @@ pub enum Line<'a> {
 pub enum LineError {
     /// `[job` with no closing bracket (fio would drop the last character
     /// and name the job `jo`).
-    UnterminatedHeader { header: String, cut_by_comment: bool },
+    UnterminatedHeader {
+        header: String,
+        cut_by_comment: bool,
+    },
     /// `[]`.
     EmptySectionName,
     /// `include` with no path.
@@ -43,7 +46,10 @@ pub enum LineError {
 impl std::fmt::Display for LineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LineError::UnterminatedHeader { header, cut_by_comment } => {
+            LineError::UnterminatedHeader {
+                header,
+                cut_by_comment,
+            } => {
                 write!(f, "section header '{header}' has no closing ']'")?;
                 if *cut_by_comment {
                     f.write_str(" (';' and '#' start a comment, even inside a header)")?;
@@ -52,7 +58,9 @@ impl std::fmt::Display for LineError {
             }
             LineError::EmptySectionName => f.write_str("section header '[]' has no name"),
             LineError::IncludeWithoutPath => f.write_str("'include' needs a file name"),
-            LineError::MissingOptionName => f.write_str("option line has no option name before '='"),
+            LineError::MissingOptionName => {
+                f.write_str("option line has no option name before '='")
+            }
         }
     }
 }
@@ -68,18 +76,27 @@ fn is_comment_start(c: char) -> bool {
 
 /// `comment = ( ";" | "#" ), { any } ;`
 pub fn comment(input: &str) -> IResult<&str, &str> {
-    preceded(verify(nom::character::complete::anychar, |c| is_comment_start(*c)), rest)(input)
+    preceded(
+        verify(nom::character::complete::anychar, |c| is_comment_start(*c)),
+        rest,
+    )(input)
 }
 
 /// `content = { any - ( ";" | "#" ) } ;` — the part of a line before its
 /// comment, with blanks at both ends removed.
 pub fn content(input: &str) -> IResult<&str, &str> {
-    map(take_till(is_comment_start), |s: &str| s.trim_matches(is_blank))(input)
+    map(take_till(is_comment_start), |s: &str| {
+        s.trim_matches(is_blank)
+    })(input)
 }
 
 /// `section_header = "[", section_name, "]" ;`
 pub fn section_header(input: &str) -> IResult<&str, &str> {
-    all_consuming(delimited(char('['), section_name, terminated(char(']'), eof)))(input)
+    all_consuming(delimited(
+        char('['),
+        section_name,
+        terminated(char(']'), eof),
+    ))(input)
 }
 
 /// `section_name = { any } ;` (up to the last `]` of the line).
@@ -145,21 +162,33 @@ mod tests {
         assert_eq!(line("[job] ; c"), Ok(Line::Section { name: "job" }));
         assert_eq!(line("bs=4k"), Ok(Line::Option { text: "bs=4k" }));
         assert_eq!(line("bs = 4k\r"), Ok(Line::Option { text: "bs = 4k" }));
-        assert_eq!(line("rw=read ; trailing"), Ok(Line::Option { text: "rw=read" }));
+        assert_eq!(
+            line("rw=read ; trailing"),
+            Ok(Line::Option { text: "rw=read" })
+        );
         assert_eq!(line("time_based"), Ok(Line::Option { text: "time_based" }));
         assert_eq!(line("include a.inc"), Ok(Line::Include { path: "a.inc" }));
-        assert_eq!(line("include\tsub/a.inc  "), Ok(Line::Include { path: "sub/a.inc" }));
+        assert_eq!(
+            line("include\tsub/a.inc  "),
+            Ok(Line::Include { path: "sub/a.inc" })
+        );
     }
 
     #[test]
     fn refuses_what_fio_guesses_at() {
         assert_eq!(
             line("[job"),
-            Err(LineError::UnterminatedHeader { header: "[job".into(), cut_by_comment: false })
+            Err(LineError::UnterminatedHeader {
+                header: "[job".into(),
+                cut_by_comment: false
+            })
         );
         assert_eq!(
             line("[job#1]"),
-            Err(LineError::UnterminatedHeader { header: "[job".into(), cut_by_comment: true })
+            Err(LineError::UnterminatedHeader {
+                header: "[job".into(),
+                cut_by_comment: true
+            })
         );
         assert_eq!(line("[]"), Err(LineError::EmptySectionName));
         assert_eq!(line("include"), Err(LineError::IncludeWithoutPath));

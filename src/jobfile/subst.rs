@@ -64,7 +64,10 @@ pub fn substitute(text: &str, env: impl Fn(&str) -> Option<String>, kw: &Keyword
     }
     match arith::eval(value.trim(), arith::Mode::Bc) {
         Ok(n) => Substituted::Text(format!("{key}={n}")),
-        Err(reason) => Substituted::BadExpression { expr: value.trim().to_string(), reason },
+        Err(reason) => Substituted::BadExpression {
+            expr: value.trim().to_string(),
+            reason,
+        },
     }
 }
 
@@ -90,7 +93,11 @@ pub fn expand_env(text: &str, env: impl Fn(&str) -> Option<String>) -> String {
 fn replace_keywords(text: &str, kw: &Keywords) -> (String, bool) {
     let mut out = text.to_string();
     let mut replaced = false;
-    for (word, value) in [("$pagesize", kw.pagesize), ("$mb_memory", kw.mb_memory), ("$ncpus", kw.ncpus)] {
+    for (word, value) in [
+        ("$pagesize", kw.pagesize),
+        ("$mb_memory", kw.mb_memory),
+        ("$ncpus", kw.ncpus),
+    ] {
         if out.contains(word) {
             out = out.replace(word, &value.to_string());
             replaced = true;
@@ -103,7 +110,11 @@ fn replace_keywords(text: &str, kw: &Keywords) -> (String, bool) {
 mod tests {
     use super::*;
 
-    const KW: Keywords = Keywords { pagesize: 4096, mb_memory: 1000, ncpus: 2 };
+    const KW: Keywords = Keywords {
+        pagesize: 4096,
+        mb_memory: 1000,
+        ncpus: 2,
+    };
 
     fn env(name: &str) -> Option<String> {
         (name == "FOO").then(|| "abc".to_string())
@@ -121,11 +132,26 @@ mod tests {
     #[test]
     fn keywords_and_math() {
         // fio 3.33: `size=$pagesize` → 4096, `size=$pagesize*2` → 8192 (via bc).
-        assert_eq!(substitute("size=$pagesize", env, &KW), Substituted::Text("size=4096".into()));
-        assert_eq!(substitute("size=$pagesize*2", env, &KW), Substituted::Text("size=8192".into()));
-        assert_eq!(substitute("numjobs=$ncpus-1", env, &KW), Substituted::Text("numjobs=1".into()));
+        assert_eq!(
+            substitute("size=$pagesize", env, &KW),
+            Substituted::Text("size=4096".into())
+        );
+        assert_eq!(
+            substitute("size=$pagesize*2", env, &KW),
+            Substituted::Text("size=8192".into())
+        );
+        assert_eq!(
+            substitute("numjobs=$ncpus-1", env, &KW),
+            Substituted::Text("numjobs=1".into())
+        );
         // No keyword: no math (fio reads `8*1024` as 8 and rfio refuses it later).
-        assert_eq!(substitute("size=8*1024", env, &KW), Substituted::Text("size=8*1024".into()));
-        assert!(matches!(substitute("size=$ncpus*x", env, &KW), Substituted::BadExpression { .. }));
+        assert_eq!(
+            substitute("size=8*1024", env, &KW),
+            Substituted::Text("size=8*1024".into())
+        );
+        assert!(matches!(
+            substitute("size=$ncpus*x", env, &KW),
+            Substituted::BadExpression { .. }
+        ));
     }
 }

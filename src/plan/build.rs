@@ -55,14 +55,27 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
     }
     let cmdline_globals = globals.clone();
     for (idx, jf) in job_files.iter().enumerate() {
-        let mut globals = if idx == 0 { cmdline_globals.clone() } else { JobOptions::default() };
+        let mut globals = if idx == 0 {
+            cmdline_globals.clone()
+        } else {
+            JobOptions::default()
+        };
         let mut first_job = true;
         for section in &jf.sections {
-            if !section.is_global() && !args.sections.is_empty() && !args.sections.contains(&section.name) {
+            if !section.is_global()
+                && !args.sections.is_empty()
+                && !args.sections.contains(&section.name)
+            {
                 continue;
             }
-            let raw: Vec<RawOption> =
-                section.entries.iter().map(|e| RawOption { text: e.text.clone(), span: e.span.clone() }).collect();
+            let raw: Vec<RawOption> = section
+                .entries
+                .iter()
+                .map(|e| RawOption {
+                    text: e.text.clone(),
+                    span: e.span.clone(),
+                })
+                .collect();
             let global = section.is_global();
             let mut scope = globals.clone();
             let start = if global { 0 } else { scope.settings.len() };
@@ -70,7 +83,13 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
             let dump = dump_of(&scope, start);
             report(&mut fe.diags, &section.name, &errors);
             let failed = !errors.is_empty();
-            fe.sections.push(SectionOutcome { file: Some(idx), name: section.name.clone(), global, dump, errors });
+            fe.sections.push(SectionOutcome {
+                file: Some(idx),
+                name: section.name.clone(),
+                global,
+                dump,
+                errors,
+            });
             if failed {
                 continue;
             }
@@ -117,12 +136,20 @@ fn command_line_section(
     if cs.is_global() {
         *globals = scope;
     } else {
-        pending.push(Pending { section_name: name, span: cs.span.clone(), options: scope, implicit_stonewall: false });
+        pending.push(Pending {
+            section_name: name,
+            span: cs.span.clone(),
+            options: scope,
+            implicit_stonewall: false,
+        });
     }
 }
 
 fn dump_of(scope: &JobOptions, start: usize) -> Vec<(&'static str, Option<String>)> {
-    scope.settings[start..].iter().map(|s| (s.def.name, s.text.clone())).collect()
+    scope.settings[start..]
+        .iter()
+        .map(|s| (s.def.name, s.text.clone()))
+        .collect()
 }
 
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
@@ -170,7 +197,16 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
             if numjobs == 0 {
                 break;
             }
-            let job = job_spec(&p, &display, subjob, k == 0 && stonewall, wait_for, group_id, plan.jobs.len(), diags);
+            let job = job_spec(
+                &p,
+                &display,
+                subjob,
+                k == 0 && stonewall,
+                wait_for,
+                group_id,
+                plan.jobs.len(),
+                diags,
+            );
             if let Some(job) = job {
                 check_job(&job, args, diags);
                 plan.jobs.push(job);
@@ -199,7 +235,10 @@ fn job_spec(
     let files = match files::files(o, &p.section_name, subjob, size) {
         Ok(f) => f,
         Err(msg) => {
-            diags.push(Diagnostic::at(p.span.clone(), format!("job '{display}': {msg}")));
+            diags.push(Diagnostic::at(
+                p.span.clone(),
+                format!("job '{display}': {msg}"),
+            ));
             return None;
         }
     };
@@ -238,9 +277,17 @@ fn job_spec(
 
 /// Cross-option rules fio enforces when it adds a job.
 fn check_job(job: &JobSpec, args: &Args, diags: &mut Diagnostics) {
-    let mut fail = |msg: String| diags.push(Diagnostic::at(job.span.clone(), format!("job '{}': {msg}", job.name)));
+    let mut fail = |msg: String| {
+        diags.push(Diagnostic::at(
+            job.span.clone(),
+            format!("job '{}': {msg}", job.name),
+        ))
+    };
     if args.readonly && job.pattern.writes() {
-        fail(format!("rw={} writes, and --readonly forbids every write", job.pattern.name()));
+        fail(format!(
+            "rw={} writes, and --readonly forbids every write",
+            job.pattern.name()
+        ));
     }
     let set = |n: &str| job.options.get(n).is_some();
     if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
@@ -249,7 +296,9 @@ fn check_job(job: &JobSpec, args: &Args, diags: &mut Diagnostics) {
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {
-            fail(format!("size too small, must not be less than minimum block size: {size} < {min_bs}"));
+            fail(format!(
+                "size too small, must not be less than minimum block size: {size} < {min_bs}"
+            ));
         }
     }
 }
@@ -286,7 +335,12 @@ fn pattern(o: &JobOptions) -> Pattern {
     let (choice, modifier) = match o.value("rw") {
         Some(Value::Choice { index, modifier }) => {
             let def = lookup("rw").expect("rw is in the option table");
-            (def.posvals[*index].value, modifier.as_deref().and_then(|m| m.trim().parse::<i64>().ok()))
+            (
+                def.posvals[*index].value,
+                modifier
+                    .as_deref()
+                    .and_then(|m| m.trim().parse::<i64>().ok()),
+            )
         }
         _ => ("read", None),
     };
@@ -302,7 +356,13 @@ fn pattern(o: &JobOptions) -> Pattern {
         "randtrimwrite" => (true, false, true, true),
         _ => (false, true, false, false),
     };
-    Pattern { read, write, trim, random, modifier }
+    Pattern {
+        read,
+        write,
+        trim,
+        random,
+        modifier,
+    }
 }
 
 /// Per-direction (min, max) block sizes from `bs`, `bsrange`, `bssplit`.
@@ -324,9 +384,10 @@ fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
     }
     if let Some(Value::BsSplit(v)) = o.value("bssplit") {
         for (i, entries) in v.iter().enumerate().take(3) {
-            if let (Some(lo), Some(hi)) =
-                (entries.iter().map(|e| e.bs).min(), entries.iter().map(|e| e.bs).max())
-            {
+            if let (Some(lo), Some(hi)) = (
+                entries.iter().map(|e| e.bs).min(),
+                entries.iter().map(|e| e.bs).max(),
+            ) {
                 bs[i] = (lo, hi);
             }
         }

@@ -11,7 +11,12 @@ const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
 /// The files of job `section` (clone `jobnum`), with `size` (total bytes
 /// over all files) split between them unless `filesize` is given.
-pub fn files(o: &JobOptions, section: &str, jobnum: u32, size: Option<u64>) -> Result<Vec<FileSpec>, String> {
+pub fn files(
+    o: &JobOptions,
+    section: &str,
+    jobnum: u32,
+    size: Option<u64>,
+) -> Result<Vec<FileSpec>, String> {
     let dirs: Vec<String> = match o.value("directory") {
         Some(Value::Text(d)) if !d.is_empty() => split_colons(d),
         _ => Vec::new(),
@@ -30,7 +35,9 @@ pub fn files(o: &JobOptions, section: &str, jobnum: u32, size: Option<u64>) -> R
                 Some(Value::Text(f)) if !f.is_empty() => f.as_str(),
                 _ => DEFAULT_FORMAT,
             };
-            (0..nrfiles as u64).map(|n| expand_format(format, section, jobnum, n)).collect()
+            (0..nrfiles as u64)
+                .map(|n| expand_format(format, section, jobnum, n))
+                .collect()
         }
     };
     let per_file = match o.value("filesize") {
@@ -47,7 +54,10 @@ pub fn files(o: &JobOptions, section: &str, jobnum: u32, size: Option<u64>) -> R
                 _ if name.starts_with('/') => PathBuf::from(name),
                 _ => PathBuf::from(&dirs[i % dirs.len()]).join(name),
             };
-            FileSpec { path, size: per_file }
+            FileSpec {
+                path,
+                size: per_file,
+            }
         })
         .collect())
 }
@@ -110,7 +120,10 @@ mod tests {
     #[test]
     fn filename_format_keywords() {
         assert_eq!(expand_format(DEFAULT_FORMAT, "job", 2, 1), "job.2.1");
-        assert_eq!(expand_format("f.$JOBNAME.$jobnum.$filenum", "fmt", 0, 0), "f.fmt.0.0");
+        assert_eq!(
+            expand_format("f.$JOBNAME.$jobnum.$filenum", "fmt", 0, 0),
+            "f.fmt.0.0"
+        );
         assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
     }
 }
