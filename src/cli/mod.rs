@@ -202,18 +202,17 @@ fn showcmd(
     Ok(status)
 }
 
-/// One diagnostic per option a job sets that rfio cannot execute yet.
+/// One diagnostic per option setting that rfio cannot execute yet (once,
+/// however many `numjobs` clones share it).
 fn unsupported_options(fe: &Frontend) -> Diagnostics {
     let mut d = Diagnostics::default();
+    let mut seen = std::collections::HashSet::new();
     for job in &fe.plan.jobs {
-        for s in &job.options.settings {
-            if s.def.support == Support::NotYet {
+        for s in job.options.settings.iter().filter(|s| s.def.support == Support::NotYet) {
+            if seen.insert((s.span.clone(), s.def.name)) {
                 d.push(crate::diag::Diagnostic::at(
                     s.span.clone(),
-                    format!(
-                        "job '{}': rfio does not support {} yet",
-                        job.name, s.def.name
-                    ),
+                    format!("job '{}': rfio does not support {} yet", job.name, s.def.name),
                 ));
             }
         }

@@ -1,0 +1,133 @@
+//! The plan fio would build: inheritance, numjobs clones, groups,
+//! wait_for, file names, command line mixed with job files. Expectations
+//! come from fio 3.33 (see /work/shared/reference/jobfile-syntax.md §5–§6).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rfio::cli::args;
+use rfio::jobfile::parse_bytes;
+use rfio::jobfile::subst::Keywords;
+use rfio::plan::{build, Frontend, Plan};
+
+const KW: Keywords = Keywords { pagesize: 4096, mb_memory: 1024, ncpus: 2 };
+
+fn front_end(argv: &[&str], files: &[(&str, &str)]) -> Frontend {
+    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+    let args = args::parse(&argv).expect("valid command line");
+    let files: Vec<_> = files
+        .iter()
+        .map(|(name, text)| parse_bytes(Arc::from(Path::new(name)), text.as_bytes()).expect("valid job file"))
+        .collect();
+    build(&args, &files, &KW)
+}
+
+fn plan(argv: &[&str], files: &[(&str, &str)]) -> Plan {
+    let fe = front_end(argv, files);
+    assert!(fe.diags.is_empty(), "{}", fe.diags);
+    fe.plan
+}
+
+#[test]
+fn stonewall_and_new_group_start_groups_wait_for_does_not() {
+    let p = plan(
+        &[],
+        &[("g.fio", "[global]\nioengine=null\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\n[e]\nwait_for=a\n")],
+    );
+    let groups: Vec<(&str, u32)> = p.jobs.iter().map(|j| (j.name.as_str(), j.group_id)).collect();
+    assert_eq!(groups, [("a", 0), ("b", 0), ("c", 1), ("d", 2), ("e", 2)]);
+    assert_eq!(p.jobs[4].wait_for, Some(0));
+    assert!(p.jobs[2].stonewall);
+}
+
+#[test]
+fn numjobs_clones_are_numbered_as_fio_numbers_them() {
+    let p = plan(&["--name=job", "--numjobs=3", "--nrfiles=2", "--size=2m"], &[]);
+    assert_eq!(p.jobs.len(), 3);
+    let threads: Vec<u32> = p.jobs.iter().map(|j| j.thread_number).collect();
+    assert_eq!(threads, [1, 2, 3]);
+    let mut files: Vec<String> =
+        p.jobs.iter().flat_map(|j| j.files.iter().map(|f| f.path.display().to_string())).collect();
+    files.sort();
+    assert_eq!(files, ["job.0.0", "job.0.1", "job.1.0", "job.1.1", "job.2.0", "job.2.1"]);
+    assert!(p.jobs.iter().all(|j| j.files.iter().all(|f| f.size == Some(1 << 20))));
+    assert!(p.jobs.iter().all(|j| j.group_id == 0));
+}
+
+#[test]
+fn name_option_renames_the_job_but_files_keep_the_section_name() {
+    let p = plan(&[], &[("n.fio", "[sec]\nname=foo\nsize=1m\n")]);
+    assert_eq!(p.jobs[0].name, "foo");
+    assert_eq!(p.jobs[0].files[0].path, Path::new("sec.0.0"));
+}
+
+#[test]
+fn filename_format_directory_and_escaped_colons() {
+    let p = plan(&[], &[("f.fio", "[fmt]\nsize=1m\nnumjobs=2\nfilename_format=f.$jobname.$jobnum.$filenum\n")]);
+    let names: Vec<String> = p.jobs.iter().map(|j| j.files[0].path.display().to_string()).collect();
+    assert_eq!(names, ["f.fmt.0.0", "f.fmt.1.0"]);
+    let p = plan(&[], &[("d.fio", "[j]\nsize=2m\ndirectory=/tmp/d\nfilename=a\\:b:c\n")]);
+    let names: Vec<String> = p.jobs[0].files.iter().map(|f| f.path.display().to_string()).collect();
+    assert_eq!(names, ["/tmp/d/a:b", "/tmp/d/c"]);
+}
+
+#[test]
+fn later_global_sections_affect_later_jobs_only() {
+    let p = plan(&[], &[("g.fio", "[global]\nbs=8k\n[a]\nsize=1m\n[global]\nbs=16k\n[b]\nsize=1m\n")]);
+    assert_eq!(p.jobs[0].bs[0], (8192, 8192));
+    assert_eq!(p.jobs[1].bs[0], (16384, 16384));
+}
+
+#[test]
+fn command_line_globals_reach_the_first_job_file_only() {
+    // fio 3.33: `fio --bs=8k g1.fio g2.fio` runs g2's jobs with bs=4096, and
+    // g2's first job starts a new group.
+    let p = plan(&["--bs=8k"], &[("g1.fio", "[a]\nsize=1m\n"), ("g2.fio", "[b]\nsize=1m\n")]);
+    assert_eq!(p.jobs[0].bs[1], (8192, 8192));
+    assert_eq!(p.jobs[1].bs[1], (4096, 4096));
+    assert_eq!((p.jobs[0].group_id, p.jobs[1].group_id), (0, 1));
+}
+
+#[test]
+fn command_line_jobs_come_before_job_file_jobs() {
+    let p = plan(&["--name=cmd", "--size=1m"], &[("f.fio", "[file]\nsize=1m\n")]);
+    let names: Vec<&str> = p.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["cmd", "file"]);
+}
+
+#[test]
+fn section_selects_jobs() {
+    let p = plan(&["--section=b"], &[("s.fio", "[global]\nsize=1m\n[a]\n[b]\n[c]\n")]);
+    let names: Vec<&str> = p.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["b"]);
+}
+
+#[test]
+fn kb_base_applies_before_the_other_options_of_its_section() {
+    // fio 3.33: `bs=4k` then `kb_base=1000` in one section → bs=4000.
+    let p = plan(&[], &[("k.fio", "[j]\nbs=4k\nkb_base=1000\nsize=1m\n")]);
+    assert_eq!(p.jobs[0].bs[0], (4000, 4000));
+    // On the command line options apply in order: kb_base after bs is too late.
+    let p = plan(&["--name=j", "--bs=4k", "--kb_base=1000", "--size=1m"], &[]);
+    assert_eq!(p.jobs[0].bs[0], (4096, 4096));
+}
+
+#[test]
+fn unknown_waitee_is_an_error() {
+    let fe = front_end(&[], &[("w.fio", "[a]\nsize=1m\nwait_for=nosuch\n")]);
+    assert_eq!(fe.diags.0.len(), 1);
+    assert_eq!(
+        fe.diags.0[0].to_string(),
+        "w.fio:1:1: job 'a': wait_for='nosuch': no job of that name is defined before this one"
+    );
+}
+
+#[test]
+fn readonly_refuses_writing_jobs() {
+    let fe = front_end(&["--readonly", "--name=w", "--rw=randwrite", "--size=1m"], &[]);
+    assert_eq!(fe.diags.0.len(), 1);
+    assert_eq!(
+        fe.diags.0[0].message,
+        "job 'w': rw=randwrite writes, and --readonly forbids every write"
+    );
+}
