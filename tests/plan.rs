@@ -10,14 +10,20 @@ use rfio::jobfile::parse_bytes;
 use rfio::jobfile::subst::Keywords;
 use rfio::plan::{build, Frontend, Plan};
 
-const KW: Keywords = Keywords { pagesize: 4096, mb_memory: 1024, ncpus: 2 };
+const KW: Keywords = Keywords {
+    pagesize: 4096,
+    mb_memory: 1024,
+    ncpus: 2,
+};
 
 fn front_end(argv: &[&str], files: &[(&str, &str)]) -> Frontend {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
     let args = args::parse(&argv).expect("valid command line");
     let files: Vec<_> = files
         .iter()
-        .map(|(name, text)| parse_bytes(Arc::from(Path::new(name)), text.as_bytes()).expect("valid job file"))
+        .map(|(name, text)| {
+            parse_bytes(Arc::from(Path::new(name)), text.as_bytes()).expect("valid job file")
+        })
         .collect();
     build(&args, &files, &KW)
 }
@@ -34,7 +40,11 @@ fn stonewall_and_new_group_start_groups_wait_for_does_not() {
         &[],
         &[("g.fio", "[global]\nioengine=null\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\n[e]\nwait_for=a\n")],
     );
-    let groups: Vec<(&str, u32)> = p.jobs.iter().map(|j| (j.name.as_str(), j.group_id)).collect();
+    let groups: Vec<(&str, u32)> = p
+        .jobs
+        .iter()
+        .map(|j| (j.name.as_str(), j.group_id))
+        .collect();
     assert_eq!(groups, [("a", 0), ("b", 0), ("c", 1), ("d", 2), ("e", 2)]);
     assert_eq!(p.jobs[4].wait_for, Some(0));
     assert!(p.jobs[2].stonewall);
@@ -42,15 +52,27 @@ fn stonewall_and_new_group_start_groups_wait_for_does_not() {
 
 #[test]
 fn numjobs_clones_are_numbered_as_fio_numbers_them() {
-    let p = plan(&["--name=job", "--numjobs=3", "--nrfiles=2", "--size=2m"], &[]);
+    let p = plan(
+        &["--name=job", "--numjobs=3", "--nrfiles=2", "--size=2m"],
+        &[],
+    );
     assert_eq!(p.jobs.len(), 3);
     let threads: Vec<u32> = p.jobs.iter().map(|j| j.thread_number).collect();
     assert_eq!(threads, [1, 2, 3]);
-    let mut files: Vec<String> =
-        p.jobs.iter().flat_map(|j| j.files.iter().map(|f| f.path.display().to_string())).collect();
+    let mut files: Vec<String> = p
+        .jobs
+        .iter()
+        .flat_map(|j| j.files.iter().map(|f| f.path.display().to_string()))
+        .collect();
     files.sort();
-    assert_eq!(files, ["job.0.0", "job.0.1", "job.1.0", "job.1.1", "job.2.0", "job.2.1"]);
-    assert!(p.jobs.iter().all(|j| j.files.iter().all(|f| f.size == Some(1 << 20))));
+    assert_eq!(
+        files,
+        ["job.0.0", "job.0.1", "job.1.0", "job.1.1", "job.2.0", "job.2.1"]
+    );
+    assert!(p
+        .jobs
+        .iter()
+        .all(|j| j.files.iter().all(|f| f.size == Some(1 << 20))));
     assert!(p.jobs.iter().all(|j| j.group_id == 0));
 }
 
@@ -63,17 +85,43 @@ fn name_option_renames_the_job_but_files_keep_the_section_name() {
 
 #[test]
 fn filename_format_directory_and_escaped_colons() {
-    let p = plan(&[], &[("f.fio", "[fmt]\nsize=1m\nnumjobs=2\nfilename_format=f.$jobname.$jobnum.$filenum\n")]);
-    let names: Vec<String> = p.jobs.iter().map(|j| j.files[0].path.display().to_string()).collect();
+    let p = plan(
+        &[],
+        &[(
+            "f.fio",
+            "[fmt]\nsize=1m\nnumjobs=2\nfilename_format=f.$jobname.$jobnum.$filenum\n",
+        )],
+    );
+    let names: Vec<String> = p
+        .jobs
+        .iter()
+        .map(|j| j.files[0].path.display().to_string())
+        .collect();
     assert_eq!(names, ["f.fmt.0.0", "f.fmt.1.0"]);
-    let p = plan(&[], &[("d.fio", "[j]\nsize=2m\ndirectory=/tmp/d\nfilename=a\\:b:c\n")]);
-    let names: Vec<String> = p.jobs[0].files.iter().map(|f| f.path.display().to_string()).collect();
+    let p = plan(
+        &[],
+        &[(
+            "d.fio",
+            "[j]\nsize=2m\ndirectory=/tmp/d\nfilename=a\\:b:c\n",
+        )],
+    );
+    let names: Vec<String> = p.jobs[0]
+        .files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
     assert_eq!(names, ["/tmp/d/a:b", "/tmp/d/c"]);
 }
 
 #[test]
 fn later_global_sections_affect_later_jobs_only() {
-    let p = plan(&[], &[("g.fio", "[global]\nbs=8k\n[a]\nsize=1m\n[global]\nbs=16k\n[b]\nsize=1m\n")]);
+    let p = plan(
+        &[],
+        &[(
+            "g.fio",
+            "[global]\nbs=8k\n[a]\nsize=1m\n[global]\nbs=16k\n[b]\nsize=1m\n",
+        )],
+    );
     assert_eq!(p.jobs[0].bs[0], (8192, 8192));
     assert_eq!(p.jobs[1].bs[0], (16384, 16384));
 }
@@ -82,7 +130,10 @@ fn later_global_sections_affect_later_jobs_only() {
 fn command_line_globals_reach_the_first_job_file_only() {
     // fio 3.33: `fio --bs=8k g1.fio g2.fio` runs g2's jobs with bs=4096, and
     // g2's first job starts a new group.
-    let p = plan(&["--bs=8k"], &[("g1.fio", "[a]\nsize=1m\n"), ("g2.fio", "[b]\nsize=1m\n")]);
+    let p = plan(
+        &["--bs=8k"],
+        &[("g1.fio", "[a]\nsize=1m\n"), ("g2.fio", "[b]\nsize=1m\n")],
+    );
     assert_eq!(p.jobs[0].bs[1], (8192, 8192));
     assert_eq!(p.jobs[1].bs[1], (4096, 4096));
     assert_eq!((p.jobs[0].group_id, p.jobs[1].group_id), (0, 1));
@@ -90,14 +141,20 @@ fn command_line_globals_reach_the_first_job_file_only() {
 
 #[test]
 fn command_line_jobs_come_before_job_file_jobs() {
-    let p = plan(&["--name=cmd", "--size=1m"], &[("f.fio", "[file]\nsize=1m\n")]);
+    let p = plan(
+        &["--name=cmd", "--size=1m"],
+        &[("f.fio", "[file]\nsize=1m\n")],
+    );
     let names: Vec<&str> = p.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["cmd", "file"]);
 }
 
 #[test]
 fn section_selects_jobs() {
-    let p = plan(&["--section=b"], &[("s.fio", "[global]\nsize=1m\n[a]\n[b]\n[c]\n")]);
+    let p = plan(
+        &["--section=b"],
+        &[("s.fio", "[global]\nsize=1m\n[a]\n[b]\n[c]\n")],
+    );
     let names: Vec<&str> = p.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["b"]);
 }
@@ -124,10 +181,58 @@ fn unknown_waitee_is_an_error() {
 
 #[test]
 fn readonly_refuses_writing_jobs() {
-    let fe = front_end(&["--readonly", "--name=w", "--rw=randwrite", "--size=1m"], &[]);
+    let fe = front_end(
+        &["--readonly", "--name=w", "--rw=randwrite", "--size=1m"],
+        &[],
+    );
     assert_eq!(fe.diags.0.len(), 1);
     assert_eq!(
         fe.diags.0[0].message,
         "job 'w': rw=randwrite writes, and --readonly forbids every write"
+    );
+}
+
+#[test]
+fn keyword_math_and_parenthesised_arithmetic() {
+    // `$pagesize*2` is what fio hands to bc; `(…)` is upstream fio's
+    // arithmetic (not built into Debian's 3.33, accepted by rfio).
+    let p = plan(
+        &[],
+        &[(
+            "m.fio",
+            "[j]\nsize=$pagesize*2\nbs=(2*2048)\nruntime=(1000*1000)\n",
+        )],
+    );
+    assert_eq!(p.jobs[0].size, Some(8192));
+    assert_eq!(p.jobs[0].bs[0], (4096, 4096));
+    // Times inside an expression are microseconds, as upstream documents.
+    assert_eq!(p.jobs[0].runtime_us, 1_000_000);
+    let p = plan(&[], &[("u.fio", "[j]\nsize=(4k*2)\nnumjobs=$ncpus\n")]);
+    assert_eq!(p.jobs[0].size, Some(8192));
+    assert_eq!(p.jobs.len(), 2);
+}
+
+#[test]
+fn environment_variables_expand_in_job_files() {
+    std::env::set_var("RFIO_TEST_SIZE", "3m");
+    let p = plan(
+        &[],
+        &[(
+            "e.fio",
+            "[j]\nsize=${RFIO_TEST_SIZE}\nfilename=f${RFIO_TEST_UNSET}x\n",
+        )],
+    );
+    assert_eq!(p.jobs[0].size, Some(3 << 20));
+    assert_eq!(p.jobs[0].files[0].path, Path::new("fx"));
+}
+
+#[test]
+fn absurd_job_counts_are_refused_not_allocated() {
+    let fe = front_end(&[], &[("n.fio", "[j]\nsize=1m\nnumjobs=1m\n")]);
+    assert_eq!(fe.diags.0.len(), 1);
+    assert!(
+        fe.diags.0[0].message.contains("makes more than 65536 jobs"),
+        "{}",
+        fe.diags
     );
 }

@@ -11,8 +11,8 @@ use crate::diag::Diagnostics;
 use crate::jobfile::subst::Keywords;
 use crate::jobfile::{load_partial, JobFile};
 use crate::options::{cmdhelp, Support};
-use crate::plan::{build, Frontend};
 use crate::output::normal;
+use crate::plan::{build, Frontend};
 use crate::workload;
 use args::{Action, Args, Format};
 
@@ -136,9 +136,18 @@ fn run_inner(
 }
 
 /// Run the plan and print the results in the requested formats.
-fn execute(args: &Args, fe: &Frontend, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+fn execute(
+    args: &Args,
+    fe: &Frontend,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     if let Some(f) = args.formats.iter().find(|f| **f != Format::Normal) {
-        writeln!(err, "rfio: --output-format={} is not supported yet (normal is)", f.name())?;
+        writeln!(
+            err,
+            "rfio: --output-format={} is not supported yet (normal is)",
+            f.name()
+        )?;
         return Ok(1);
     }
     let mut file;
@@ -155,7 +164,12 @@ fn execute(args: &Args, fe: &Frontend, out: &mut dyn Write, err: &mut dyn Write)
         },
         None => out,
     };
-    write!(out, "{}{FIO_VERSION}\n{}", normal::banners(&fe.plan), normal::starting(&fe.plan))?;
+    write!(
+        out,
+        "{}{FIO_VERSION}\n{}",
+        normal::banners(&fe.plan),
+        normal::starting(&fe.plan)
+    )?;
     out.flush()?;
     let report = match workload::run(&fe.plan) {
         Ok(r) => r,
@@ -208,11 +222,19 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
     let mut d = Diagnostics::default();
     let mut seen = std::collections::HashSet::new();
     for job in &fe.plan.jobs {
-        for s in job.options.settings.iter().filter(|s| s.def.support == Support::NotYet) {
+        for s in job
+            .options
+            .settings
+            .iter()
+            .filter(|s| s.def.support == Support::NotYet)
+        {
             if seen.insert((s.span.clone(), s.def.name)) {
                 d.push(crate::diag::Diagnostic::at(
                     s.span.clone(),
-                    format!("job '{}': rfio does not support {} yet", job.name, s.def.name),
+                    format!(
+                        "job '{}': rfio does not support {} yet",
+                        job.name, s.def.name
+                    ),
                 ));
             }
         }

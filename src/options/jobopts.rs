@@ -295,13 +295,18 @@ fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value
         } else {
             a.to_string()
         };
-        match parse_value(def, Some(&atom_text), ctx) {
-            Ok(Value::Int(n)) => Ok(n),
-            Ok(Value::Bytes(n)) | Ok(Value::Micros(n)) => {
+        let value = parse_value(def, Some(&atom_text), ctx).map_err(|e| e.to_string())?;
+        // A per-direction option gives the same number for every direction.
+        let value = match value {
+            Value::PerDir(v) => v.into_iter().flatten().next().unwrap_or(Value::Nothing),
+            v => v,
+        };
+        match value {
+            Value::Int(n) => Ok(n),
+            Value::Bytes(n) | Value::Micros(n) => {
                 i64::try_from(n).map_err(|_| "number too large".to_string())
             }
-            Ok(_) => Err(format!("'{a}' cannot be used in an expression")),
-            Err(e) => Err(e.to_string()),
+            _ => Err(format!("'{a}' cannot be used in an expression")),
         }
     };
     let n = arith::eval_with(text.trim(), &atom).map_err(ValueError::Other)?;

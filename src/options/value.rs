@@ -182,7 +182,9 @@ pub fn parse_value(
             ValueKind::Flag => Ok(Value::Bool(true)),
             ValueKind::Ignored => Ok(Value::Nothing),
             _ if def.fio_type == FioType::Str && !def.posvals.is_empty() => {
-                Err(ValueError::NotAChoice { value: String::new() })
+                Err(ValueError::NotAChoice {
+                    value: String::new(),
+                })
             }
             ValueKind::Text if def.fio_type == FioType::Str => Ok(Value::Text(String::new())),
             _ => Err(ValueError::MissingArgument),

@@ -6,6 +6,8 @@
 //! first job starts a new group (an implicit `stonewall`). Inside a file a
 //! `[global]` section changes the defaults of the jobs after it.
 
+use std::sync::Arc;
+
 use super::files;
 use super::spec::{Dir, JobSpec, Pattern, Plan};
 use crate::cli::args::{Args, CmdSection};
@@ -37,11 +39,19 @@ pub struct Frontend {
     pub diags: Diagnostics,
 }
 
+/// rfio runs a thread per job; past this many jobs a plan is a mistake
+/// (fio 3.33 itself starts to fail in its shared-memory setup).
+pub const MAX_JOBS: usize = 65_536;
+/// Files of one job (`nrfiles`, `filename` lists).
+pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
+/// Files of all jobs together.
+pub const MAX_FILES: usize = 1 << 22;
+
 /// A section on its way to becoming jobs.
 struct Pending {
     section_name: String,
     span: Span,
-    options: JobOptions,
+    options: Arc<JobOptions>,
     implicit_stonewall: bool,
 }
 
@@ -99,7 +109,7 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
                 pending.push(Pending {
                     section_name: section.name.clone(),
                     span: section.span.clone(),
-                    options: scope,
+                    options: Arc::new(scope),
                     implicit_stonewall: idx > 0 && first_job,
                 });
                 first_job = false;
@@ -139,7 +149,7 @@ fn command_line_section(
         pending.push(Pending {
             section_name: name,
             span: cs.span.clone(),
-            options: scope,
+            options: Arc::new(scope),
             implicit_stonewall: false,
         });
     }
@@ -165,9 +175,20 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
     let mut plan = Plan::default();
     let mut group_id = 0u32;
     let mut group_jobs = 0u32;
+    let mut total_files = 0usize;
     for p in pending {
         let o = &p.options;
         let numjobs = int(o, "numjobs").unwrap_or(1).max(0) as u32;
+        if plan.jobs.len() + numjobs as usize > MAX_JOBS {
+            diags.push(Diagnostic::at(
+                p.span.clone(),
+                format!(
+                    "job '{}': numjobs={numjobs} makes more than {MAX_JOBS} jobs, one thread each",
+                    p.section_name
+                ),
+            ));
+            break;
+        }
         let stonewall = p.implicit_stonewall || flag(o, "stonewall");
         let new_group = flag(o, "new_group");
         let display = match o.value("name") {
@@ -209,7 +230,15 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
             );
             if let Some(job) = job {
                 check_job(&job, args, diags);
+                total_files += job.files.len();
                 plan.jobs.push(job);
+            }
+            if total_files > MAX_FILES {
+                diags.push(Diagnostic::at(
+                    p.span.clone(),
+                    format!("job '{display}': the jobs so far use more than {MAX_FILES} files"),
+                ));
+                return plan;
             }
             group_jobs += 1;
         }
@@ -250,7 +279,7 @@ fn job_spec(
         stonewall,
         wait_for,
         span: p.span.clone(),
-        options: o.clone(),
+        options: Arc::clone(o),
         pattern,
         ioengine: o.ioengine().to_string(),
         iodepth: int(o, "iodepth").unwrap_or(1).max(1) as u32,

@@ -31,6 +31,12 @@ pub fn files(
             if nrfiles < 1 {
                 return Err(format!("nrfiles={nrfiles}: a job needs at least one file"));
             }
+            if nrfiles > super::build::MAX_FILES_PER_JOB {
+                return Err(format!(
+                    "nrfiles={nrfiles}: rfio supports at most {} files per job",
+                    super::build::MAX_FILES_PER_JOB
+                ));
+            }
             let format = match o.value("filename_format") {
                 Some(Value::Text(f)) if !f.is_empty() => f.as_str(),
                 _ => DEFAULT_FORMAT,

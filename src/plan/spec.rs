@@ -1,6 +1,7 @@
 //! The immutable execution plan: what every job will do.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::diag::Span;
 use crate::options::jobopts::JobOptions;
@@ -75,8 +76,9 @@ pub struct JobSpec {
     pub wait_for: Option<usize>,
     /// Where the job was defined.
     pub span: Span,
-    /// Every option in force for the job, defaults not included.
-    pub options: JobOptions,
+    /// Every option in force for the job, defaults not included (shared by
+    /// a job and its `numjobs` clones).
+    pub options: Arc<JobOptions>,
     pub pattern: Pattern,
     pub ioengine: String,
     pub iodepth: u32,

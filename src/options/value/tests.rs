@@ -533,7 +533,9 @@ fn rw_refusals() {
     // "fio: failed parsing rw".
     assert_eq!(
         parse_value(&RW, None, &K1024),
-        Err(ValueError::NotAChoice { value: String::new() })
+        Err(ValueError::NotAChoice {
+            value: String::new()
+        })
     );
 }
 
