@@ -243,10 +243,16 @@ fn version_names_the_fio_release() {
 #[test]
 fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
     let dir = TempDir::new("notyet");
-    dir.write("job.fio", "[x]\nioengine=null\nsize=1m\nnumjobs=2\ngroup_reporting\n");
+    dir.write(
+        "job.fio",
+        "[x]\nioengine=null\nsize=1m\nnumjobs=2\ngroup_reporting\n",
+    );
     let o = rfio(&dir, &["job.fio"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stderr(&o), "rfio: job.fio:5:1: job 'x': rfio does not support group_reporting yet\n");
+    assert_eq!(
+        stderr(&o),
+        "rfio: job.fio:5:1: job 'x': rfio does not support group_reporting yet\n"
+    );
     // --parse-only accepts what fio accepts.
     let o = rfio(&dir, &["--parse-only", "job.fio"]);
     assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
@@ -255,12 +261,24 @@ fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
 #[test]
 fn runs_a_null_job_and_prints_fios_header() {
     let dir = TempDir::new("run");
-    let o = rfio(&dir, &["--name=x", "--ioengine=null", "--size=1m", "--bs=4k", "--rw=randread"]);
+    let o = rfio(
+        &dir,
+        &[
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--bs=4k",
+            "--rw=randread",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.starts_with(
         "x: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1\nfio-3.33\nStarting 1 process\n"
     ), "{text}");
-    assert!(text.contains("\nRun status group 0 (all jobs):\n   READ: bw="), "{text}");
+    assert!(
+        text.contains("\nRun status group 0 (all jobs):\n   READ: bw="),
+        "{text}"
+    );
     assert!(text.contains(", io=1024KiB (1049kB), run="), "{text}");
 }
