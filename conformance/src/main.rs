@@ -1,1 +1,126 @@
-fn main() {}
+//! `rfio-conformance`: runs job files through real fio and through rfio, side by side, and
+//! compares what they print and how they exit. See conformance/README.md.
+//!
+//! ```text
+//! argv ─ cli ─┐
+//! paths ─ corpus (job files + `; conformance:` headers) ─┐
+//! tools (locate fio, probe its version; locate rfio) ────┴─ pool (files in parallel)
+//!     └─ check (per file × check: run both via run, judge) ─ report (table, details, JSON)
+//! ```
+//!
+//! Exit status: 0 when everything agrees, 1 when anything differs, 2 on usage errors or when fio
+//! cannot be run.
+
+mod check;
+mod cli;
+mod corpus;
+mod json;
+mod pool;
+mod report;
+mod run;
+mod tools;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use check::{Binaries, FileResult};
+use report::{Setup, Table};
+
+fn main() -> ExitCode {
+    let args = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(cli::Command::Compare(args)) => args,
+        Ok(cli::Command::Help) => {
+            print(cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("rfio-conformance: {message}");
+            eprintln!("(rfio-conformance --help shows the usage)");
+            return ExitCode::from(2);
+        }
+    };
+    match compare(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("rfio-conformance: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Compares every job file; `Ok(true)` when fio and rfio agree everywhere. The error is a
+/// setup problem (exit status 2).
+fn compare(args: &cli::Args) -> Result<bool, String> {
+    let fio = tools::locate_fio(args.fio.as_deref())?;
+    let fio_version = tools::fio_version(&fio)?;
+    if fio_version != tools::FIO_VERSION {
+        eprintln!(
+            "rfio-conformance: warning: {} is {fio_version}; rfio follows {}",
+            fio.display(),
+            tools::FIO_VERSION
+        );
+    }
+    let rfio = tools::locate_rfio(args.rfio.as_deref())?;
+    let jobs = corpus::collect(&args.paths, args.examples)?;
+
+    let directives_apply = !tools::same_binary(&fio, &rfio);
+    let (fio_shown, rfio_shown) = (fio.display().to_string(), rfio.display().to_string());
+    let setup = Setup {
+        fio: &fio_shown,
+        fio_version: &fio_version,
+        rfio: &rfio_shown,
+        directives_apply,
+        checks: &args.checks,
+        timeout: args.timeout,
+    };
+    let bins = Binaries {
+        fio: &fio,
+        rfio: &rfio,
+        limit: args.timeout,
+        directives_apply,
+    };
+    let workers = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+
+    let table = Table::new(jobs.iter().map(|job| job.display.as_str()), &args.checks);
+    if !args.quiet {
+        print(&report::setup_lines(&setup));
+        print(&table.header(&args.checks));
+    }
+    let mut results: Vec<FileResult> = Vec::with_capacity(jobs.len());
+    pool::for_each_in_order(
+        &jobs,
+        workers,
+        |job| check::check_file(job, &args.checks, &bins),
+        |_, result| {
+            if !args.quiet {
+                print(&table.row(&result));
+            }
+            results.push(result);
+        },
+    );
+
+    let details = report::details(&results);
+    if !details.is_empty() {
+        print("\n");
+        print(&details);
+    } else if !args.quiet {
+        print("\n");
+    }
+    print(&report::summary_line(&results));
+
+    if let Some(path) = &args.json {
+        std::fs::write(path, report::json(&setup, &results).render())
+            .map_err(|err| format!("cannot write the JSON report {}: {err}", path.display()))?;
+    }
+    Ok(report::counts(&results).1 == 0)
+}
+
+/// Writes to stdout now. A closed stdout (`| head`) is not an error: the exit status still tells.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}

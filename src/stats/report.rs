@@ -16,6 +16,20 @@ pub struct ThreadStats {
     pub error_msg: Option<String>,
 }
 
+impl ThreadStats {
+    /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
+    /// write, 2 trim); `slat_ns` from issue to submission, `clat_ns` from
+    /// submission to completion; `at_ns` is when it completed, counted from
+    /// the start of the job's I/O (for bw/iops samples and logs). This is
+    /// the one call the workload makes per I/O: it must not allocate.
+    pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
+        let _ = (slat_ns, at_ns);
+        self.bytes[dir] += bytes;
+        self.ios[dir] += 1;
+        self.clat[dir].add(clat_ns);
+    }
+}
+
 /// Files laid out before a job started ("Laying out IO file").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {

@@ -191,10 +191,8 @@ impl<'a> Prepared<'a> {
             let clat = t0.elapsed().as_nanos() as u64;
             match res {
                 Ok(n) if n as u64 == bs => {
-                    let d = dir as usize;
-                    ts.bytes[d] += bs;
-                    ts.ios[d] += 1;
-                    ts.clat[d].add(clat);
+                    let at = start.elapsed().as_nanos() as u64;
+                    ts.io_done(dir as usize, bs, 0, clat, at);
                 }
                 Ok(n) => {
                     // A short transfer: fio retries the rest; for now treat
