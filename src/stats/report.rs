@@ -28,6 +28,17 @@ impl ThreadStats {
         self.ios[dir] += 1;
         self.clat[dir].add(clat_ns);
     }
+
+    /// An I/O was submitted with `depth` I/Os in flight (itself included).
+    pub fn io_submitted(&mut self, depth: u32) {
+        let _ = depth;
+    }
+
+    /// The job thread starts its I/O (after layout and startdelay).
+    pub fn job_started(&mut self) {}
+
+    /// The job thread has finished its I/O.
+    pub fn job_finished(&mut self) {}
 }
 
 /// Files laid out before a job started ("Laying out IO file").

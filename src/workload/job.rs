@@ -146,6 +146,7 @@ impl<'a> Prepared<'a> {
         let mut file_idx = 0usize;
         let (mut done_bytes, mut done_ios) = (0u64, 0u64);
         let start = Instant::now();
+        ts.job_started();
         loop {
             let dir = match (p.read, p.write, p.trim) {
                 (true, true, _) => {
@@ -182,6 +183,7 @@ impl<'a> Prepared<'a> {
                 at
             };
             let t0 = Instant::now();
+            ts.io_submitted(1);
             let res = engine.submit(
                 ids[file_idx],
                 dir,
@@ -215,6 +217,7 @@ impl<'a> Prepared<'a> {
             file_idx = (file_idx + 1) % ids.len();
         }
         ts.elapsed_us = start.elapsed().as_micros() as u64;
+        ts.job_finished();
     }
 }
 
