@@ -1,0 +1,488 @@
+//! What the user reads: the table (one row per job file, one column per check), the details of
+//! every `DIFF`, the summary line, and the JSON report. Pure functions of the results.
+
+use std::fmt::Write;
+
+use crate::check::{Check, CheckResult, Difference, FileResult, Side, Verdict};
+use crate::json::Value;
+use crate::run::{self, Outcome, Status};
+
+/// How many bytes of context an excerpt shows before the first difference.
+const BEFORE: usize = 30;
+/// How many bytes an excerpt shows from the first difference on.
+const AFTER: usize = 50;
+/// How much of stderr the details show (it is not compared, but explains a failure).
+const STDERR_SHOWN: usize = 200;
+
+/// Column widths of the table.
+pub(crate) struct Table {
+    file_width: usize,
+    check_widths: Vec<usize>,
+}
+
+impl Table {
+    /// A table for these file names and checks.
+    pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>, checks: &[Check]) -> Table {
+        let file_width = names
+            .into_iter()
+            .map(|name| name.chars().count())
+            .chain(["job file".len()])
+            .max()
+            .unwrap_or(0);
+        let check_widths = checks
+            .iter()
+            .map(|check| check.name().len().max("refused".len()))
+            .collect();
+        Table {
+            file_width,
+            check_widths,
+        }
+    }
+
+    /// The header line.
+    pub(crate) fn header(&self, checks: &[Check]) -> String {
+        self.line("job file", checks.iter().map(|check| check.name()))
+    }
+
+    /// The row of one job file.
+    pub(crate) fn row(&self, file: &FileResult) -> String {
+        self.line(
+            &file.job.display,
+            file.results.iter().map(|result| result.verdict.label()),
+        )
+    }
+
+    fn line<'a>(&self, first: &str, cells: impl Iterator<Item = &'a str>) -> String {
+        let mut line = format!("{first:<width$}", width = self.file_width);
+        for (cell, width) in cells.zip(&self.check_widths) {
+            let _ = write!(line, "  {cell:<width$}");
+        }
+        line.truncate(line.trim_end().len());
+        line.push('\n');
+        line
+    }
+}
+
+/// Counts of passed and failed file×check cells.
+pub(crate) fn counts(files: &[FileResult]) -> (usize, usize) {
+    let cells = files.iter().flat_map(|file| &file.results);
+    let passed = cells.clone().filter(|r| r.verdict.passed()).count();
+    (passed, cells.count() - passed)
+}
+
+/// `conformance: N passed, M failed`
+pub(crate) fn summary_line(files: &[FileResult]) -> String {
+    let (passed, failed) = counts(files);
+    format!("conformance: {passed} passed, {failed} failed\n")
+}
+
+/// The explanation of every `DIFF`, in table order; empty if there is none.
+pub(crate) fn details(files: &[FileResult]) -> String {
+    let mut out = String::new();
+    for file in files {
+        for result in &file.results {
+            if let Verdict::Diff(differences) = &result.verdict {
+                let _ = writeln!(out, "DIFF {} [{}]", file.job.display, result.check.name());
+                for difference in differences {
+                    explain(&mut out, difference, result);
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// The lines explaining one difference, indented under its `DIFF` line.
+fn explain(out: &mut String, difference: &Difference, result: &CheckResult) {
+    let (fio, rfio) = (&result.fio, &result.rfio);
+    match difference {
+        Difference::Timeout(side) => {
+            let outcome = outcome(result, *side);
+            let _ = writeln!(out, "  {}: {}", side.name(), outcome.status);
+        }
+        Difference::CannotRun(side) => {
+            let outcome = outcome(result, *side);
+            let _ = writeln!(out, "  {}: {}", side.name(), outcome.status);
+        }
+        Difference::ExitStatus => {
+            let _ = writeln!(
+                out,
+                "  exit status: fio {}, rfio {}",
+                fio.status, rfio.status
+            );
+            stderr_lines(out, fio, rfio);
+        }
+        Difference::NotRefused => {
+            let how = match rfio.status {
+                Status::Exited(0) => "it accepted it (exit 0)".to_owned(),
+                Status::Exited(101) => "it panicked (exit 101)".to_owned(),
+                ref other => format!("it ended with {other}"),
+            };
+            let _ = writeln!(
+                out,
+                "  rfio should refuse this file (`; conformance: rfio-refuses`) where fio \
+                 accepts it ({}), but {how}",
+                fio.status
+            );
+            stderr_lines(out, fio, rfio);
+        }
+        Difference::Stdout { offset } => {
+            let _ = writeln!(
+                out,
+                "  stdout: first difference at byte {offset} (fio {} bytes, rfio {} bytes)",
+                fio.stdout.len(),
+                rfio.stdout.len()
+            );
+            let _ = writeln!(out, "    fio:  {}", excerpt(&fio.stdout, *offset));
+            let _ = writeln!(out, "    rfio: {}", excerpt(&rfio.stdout, *offset));
+        }
+    }
+}
+
+fn outcome(result: &CheckResult, side: Side) -> &Outcome {
+    match side {
+        Side::Fio => &result.fio,
+        Side::Rfio => &result.rfio,
+    }
+}
+
+/// The start of both stderrs: not compared, but usually the reason for a different exit.
+fn stderr_lines(out: &mut String, fio: &Outcome, rfio: &Outcome) {
+    let _ = writeln!(out, "  stderr (not compared):");
+    let _ = writeln!(out, "    fio:  {}", head(&fio.stderr, STDERR_SHOWN));
+    let _ = writeln!(out, "    rfio: {}", head(&rfio.stderr, STDERR_SHOWN));
+}
+
+/// The bytes around `offset`, quoted and escaped, `...` marking what is cut off.
+pub(crate) fn excerpt(bytes: &[u8], offset: usize) -> String {
+    let start = offset.saturating_sub(BEFORE).min(bytes.len());
+    let end = offset.saturating_add(AFTER).min(bytes.len());
+    let mut text = String::new();
+    if start > 0 {
+        text.push_str("...");
+    }
+    text.push_str(&quote(&bytes[start..end]));
+    if end < bytes.len() {
+        text.push_str("...");
+    }
+    text
+}
+
+/// The first `limit` bytes, quoted and escaped.
+fn head(bytes: &[u8], limit: usize) -> String {
+    let mut text = quote(&bytes[..bytes.len().min(limit)]);
+    if bytes.len() > limit {
+        text.push_str("...");
+    }
+    text
+}
+
+/// Bytes as a double-quoted ASCII string: printable ASCII as is, `\n \r \t \\ \"` escaped, every
+/// other byte as `\xNN`, so that invisible differences (CR, NUL, non-UTF-8) show.
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    let mut text = String::from("\"");
+    for &b in bytes {
+        match b {
+            b'\n' => text.push_str("\\n"),
+            b'\r' => text.push_str("\\r"),
+            b'\t' => text.push_str("\\t"),
+            b'\\' => text.push_str("\\\\"),
+            b'"' => text.push_str("\\\""),
+            b' '..=b'~' => text.push(char::from(b)),
+            _ => {
+                let _ = write!(text, "\\x{b:02x}");
+            }
+        }
+    }
+    text.push('"');
+    text
+}
+
+/// What the JSON report records about the setup.
+pub(crate) struct Setup<'a> {
+    pub(crate) fio: &'a str,
+    pub(crate) fio_version: &'a str,
+    pub(crate) rfio: &'a str,
+    pub(crate) directives_apply: bool,
+    pub(crate) checks: &'a [Check],
+    pub(crate) timeout: std::time::Duration,
+}
+
+/// The machine-readable report.
+pub(crate) fn json(setup: &Setup<'_>, files: &[FileResult]) -> Value {
+    let (passed, failed) = counts(files);
+    Value::object([
+        (
+            "fio",
+            Value::object([
+                ("path", Value::String(setup.fio.into())),
+                ("version", Value::String(setup.fio_version.into())),
+            ]),
+        ),
+        (
+            "rfio",
+            Value::object([("path", Value::String(setup.rfio.into()))]),
+        ),
+        ("directives_apply", Value::Bool(setup.directives_apply)),
+        (
+            "checks",
+            Value::Array(
+                setup
+                    .checks
+                    .iter()
+                    .map(|c| Value::String(c.name().into()))
+                    .collect(),
+            ),
+        ),
+        ("timeout_s", Value::Float(setup.timeout.as_secs_f64())),
+        ("passed", Value::Int(to_i64(passed))),
+        ("failed", Value::Int(to_i64(failed))),
+        ("files", Value::Array(files.iter().map(file_json).collect())),
+    ])
+}
+
+fn file_json(file: &FileResult) -> Value {
+    let directives = file.job.directives.names();
+    Value::object([
+        ("path", Value::String(file.job.display.clone())),
+        (
+            "absolute_path",
+            Value::lossy(file.job.path.as_os_str().as_encoded_bytes()),
+        ),
+        (
+            "conformance",
+            Value::Array(
+                directives
+                    .into_iter()
+                    .map(|d| Value::String(d.into()))
+                    .collect(),
+            ),
+        ),
+        (
+            "results",
+            Value::Array(file.results.iter().map(result_json).collect()),
+        ),
+    ])
+}
+
+fn result_json(result: &CheckResult) -> Value {
+    let differences = match &result.verdict {
+        Verdict::Diff(differences) => differences.iter().map(difference_json).collect(),
+        Verdict::Ok | Verdict::Refused => Vec::new(),
+    };
+    let status = match result.verdict {
+        Verdict::Ok => "ok",
+        Verdict::Refused => "refused",
+        Verdict::Diff(_) => "diff",
+    };
+    Value::object([
+        ("check", Value::String(result.check.name().into())),
+        ("status", Value::String(status.into())),
+        ("differences", Value::Array(differences)),
+        ("fio", outcome_json(&result.fio)),
+        ("rfio", outcome_json(&result.rfio)),
+    ])
+}
+
+fn difference_json(difference: &Difference) -> Value {
+    let mut fields = vec![("kind".to_owned(), Value::String(difference.kind().into()))];
+    match difference {
+        Difference::Timeout(side) | Difference::CannotRun(side) => {
+            fields.push(("side".to_owned(), Value::String(side.name().into())));
+        }
+        Difference::Stdout { offset } => {
+            fields.push(("offset".to_owned(), Value::Int(to_i64(*offset))));
+        }
+        Difference::ExitStatus | Difference::NotRefused => {}
+    }
+    Value::Object(fields)
+}
+
+fn outcome_json(outcome: &Outcome) -> Value {
+    let (exit_code, signal, timed_out, error) = match &outcome.status {
+        Status::Exited(code) => (
+            Value::Int(i64::from(*code)),
+            Value::Null,
+            false,
+            Value::Null,
+        ),
+        Status::Signaled(signal) => (
+            Value::Null,
+            Value::Int(i64::from(*signal)),
+            false,
+            Value::Null,
+        ),
+        Status::TimedOut(_) => (Value::Null, Value::Null, true, Value::Null),
+        Status::CannotRun(why) => (Value::Null, Value::Null, false, Value::String(why.clone())),
+    };
+    Value::object([
+        ("status", Value::String(outcome.status.to_string())),
+        ("exit_code", exit_code),
+        ("signal", signal),
+        ("timed_out", Value::Bool(timed_out)),
+        ("error", error),
+        (
+            "elapsed_ms",
+            Value::Int(to_i64(
+                usize::try_from(outcome.elapsed.as_millis()).unwrap_or(usize::MAX),
+            )),
+        ),
+        ("stdout", Value::lossy(&outcome.stdout)),
+        ("stderr", Value::lossy(&outcome.stderr)),
+    ])
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// One line naming the two binaries, for the top of the text report.
+pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
+    let mut out = format!(
+        "fio:  {} ({})\nrfio: {}\n",
+        setup.fio, setup.fio_version, setup.rfio
+    );
+    if !setup.directives_apply {
+        out.push_str(
+            "note: rfio is this same fio, so `; conformance:` headers do not apply \
+             (a self-check)\n",
+        );
+    }
+    let _ = writeln!(
+        out,
+        "each run: fresh empty temporary directory, timeout {}\n",
+        run::seconds(setup.timeout)
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{Directives, JobFile};
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn outcome(code: i32, stdout: &str, stderr: &str) -> Outcome {
+        Outcome {
+            status: Status::Exited(code),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            elapsed: Duration::from_millis(7),
+        }
+    }
+
+    fn file(name: &str, results: Vec<CheckResult>) -> FileResult {
+        FileResult {
+            job: JobFile {
+                path: PathBuf::from("/abs").join(name),
+                display: name.into(),
+                directives: Directives::default(),
+            },
+            results,
+        }
+    }
+
+    fn result(check: Check, fio: Outcome, rfio: Outcome) -> CheckResult {
+        CheckResult {
+            check,
+            verdict: check.compare(&fio, &rfio, false),
+            fio,
+            rfio,
+        }
+    }
+
+    fn sample() -> Vec<FileResult> {
+        vec![
+            file(
+                "a.fio",
+                vec![
+                    result(Check::Showcmd, outcome(0, "x", ""), outcome(0, "x", "")),
+                    result(Check::ParseOnly, outcome(0, "", ""), outcome(0, "", "")),
+                ],
+            ),
+            file(
+                "longer/name.fio",
+                vec![
+                    result(
+                        Check::Showcmd,
+                        outcome(0, "fio --name=a --bs=4k \n", ""),
+                        outcome(2, "fio --name=a \r\n", "rfio: bad\n"),
+                    ),
+                    result(Check::ParseOnly, outcome(0, "", ""), outcome(0, "", "")),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn table() {
+        let files = sample();
+        let table = Table::new(files.iter().map(|f| f.job.display.as_str()), &Check::ALL);
+        let mut text = table.header(&Check::ALL);
+        for f in &files {
+            text.push_str(&table.row(f));
+        }
+        assert_eq!(
+            text,
+            "job file         showcmd  parse-only\n\
+             a.fio            ok       ok\n\
+             longer/name.fio  DIFF     ok\n"
+        );
+        assert_eq!(summary_line(&files), "conformance: 3 passed, 1 failed\n");
+    }
+
+    #[test]
+    fn details_show_both_values_escaped() {
+        let text = details(&sample());
+        assert_eq!(
+            text,
+            "DIFF longer/name.fio [showcmd]\n\
+             \x20 exit status: fio exit 0, rfio exit 2\n\
+             \x20 stderr (not compared):\n\
+             \x20   fio:  \"\"\n\
+             \x20   rfio: \"rfio: bad\\n\"\n\
+             \x20 stdout: first difference at byte 13 (fio 22 bytes, rfio 15 bytes)\n\
+             \x20   fio:  \"fio --name=a --bs=4k \\n\"\n\
+             \x20   rfio: \"fio --name=a \\r\\n\"\n\n"
+        );
+    }
+
+    #[test]
+    fn excerpts_cut_long_values() {
+        let long = [b'a'; 100];
+        assert_eq!(
+            excerpt(&long, 40),
+            format!("...\"{}\"...", "a".repeat(BEFORE + AFTER))
+        );
+        assert_eq!(quote(b"\x00\xff\"\\"), "\"\\x00\\xff\\\"\\\\\"");
+        assert_eq!(excerpt(b"ab", 2), "\"ab\"");
+    }
+
+    #[test]
+    fn json_report() {
+        let setup = Setup {
+            fio: "/usr/bin/fio",
+            fio_version: "fio-3.33",
+            rfio: "/x/rfio",
+            directives_apply: true,
+            checks: &Check::ALL,
+            timeout: Duration::from_secs(20),
+        };
+        let text = json(&setup, &sample()).render();
+        for needle in [
+            "\"passed\": 3,",
+            "\"failed\": 1,",
+            "\"status\": \"diff\"",
+            "\"kind\": \"exit-status\"",
+            "\"kind\": \"stdout\",\n",
+            "\"offset\": 13",
+            "\"stdout\": \"fio --name=a \\r\\n\"",
+            "\"exit_code\": 2,",
+            "\"timeout_s\": 20,",
+        ] {
+            assert!(text.contains(needle), "{needle} missing in\n{text}");
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Running one binary once: in a fresh, empty temporary directory as its cwd, with stdin closed,
+//! the environment inherited unchanged, stdout and stderr captured, and a time limit.
+//!
+//! The child gets a process group of its own so that a timeout kills everything it started
+//! (fio forks one process per job when it really runs I/O).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// The process exited with this code.
+    Exited(i32),
+    /// The process was killed by this signal (not by us).
+    Signaled(i32),
+    /// The process was still running after the time limit and was killed.
+    TimedOut(Duration),
+    /// The process could not be started; the reason.
+    CannotRun(String),
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Exited(code) => write!(f, "exit {code}"),
+            Status::Signaled(signal) => write!(f, "killed by signal {signal}"),
+            Status::TimedOut(limit) => write!(f, "timeout (killed after {})", seconds(*limit)),
+            Status::CannotRun(why) => write!(f, "cannot run: {why}"),
+        }
+    }
+}
+
+/// `20 s`, `1.5 s`.
+pub(crate) fn seconds(duration: Duration) -> String {
+    format!("{} s", duration.as_secs_f64())
+}
+
+/// Everything one run produced.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcome {
+    pub(crate) status: Status,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
+    pub(crate) elapsed: Duration,
+}
+
+impl Outcome {
+    fn cannot_run(why: String) -> Outcome {
+        Outcome {
+            status: Status::CannotRun(why),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
+/// Runs `program args...` in a fresh empty temporary directory, removed afterwards.
+pub(crate) fn run_in_temp_dir(program: &Path, args: &[OsString], limit: Duration) -> Outcome {
+    match TempDir::new() {
+        Ok(dir) => run_in(program, args, dir.path(), limit),
+        Err(err) => Outcome::cannot_run(format!("cannot create a temporary directory: {err}")),
+    }
+}
+
+/// Runs `program args...` with `cwd` as working directory, killing it after `limit`.
+pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Duration) -> Outcome {
+    let started = Instant::now();
+    let spawned = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(err) => return Outcome::cannot_run(err.to_string()),
+    };
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = match wait_with_limit(&mut child, limit) {
+        Ok(Some(status)) => match (status.code(), status.signal()) {
+            (Some(code), _) => Status::Exited(code),
+            (None, Some(signal)) => Status::Signaled(signal),
+            (None, None) => Status::CannotRun(format!("unexpected wait status {status}")),
+        },
+        Ok(None) => {
+            kill_group(&mut child);
+            Status::TimedOut(limit)
+        }
+        Err(err) => {
+            kill_group(&mut child);
+            Status::CannotRun(format!("waiting for the process failed: {err}"))
+        }
+    };
+    let elapsed = started.elapsed();
+    Outcome {
+        status,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+        elapsed,
+    }
+}
+
+/// Polls the child until it exits (`Some`) or `limit` passes (`None`).
+fn wait_with_limit(
+    child: &mut Child,
+    limit: Duration,
+) -> io::Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + limit;
+    let mut nap = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        thread::sleep(nap.min(deadline - now));
+        nap = (nap * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Kills the child's whole process group (it leads its own, see `process_group(0)`), then the
+/// child itself in case that failed, and reaps it. std has no killpg, so this asks kill(1).
+fn kill_group(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Reads a pipe to the end on its own thread, so that neither pipe can fill up and block the child.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            let _ = tx.send(bytes);
+        });
+    }
+    rx
+}
+
+/// The bytes a `drain` thread read. If something outside the killed process group still holds the
+/// pipe open, gives up after a few seconds rather than hanging.
+fn collect(rx: mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
+    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default()
+}
+
+/// A fresh empty directory under the system temp dir, removed with everything in it on drop.
+pub(crate) struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    pub(crate) fn new() -> io::Result<TempDir> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let base = std::env::temp_dir();
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path = base.join(format!("rfio-conformance-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(TempDir { path }),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Err(err) = std::fs::remove_dir_all(&self.path) {
+            eprintln!(
+                "rfio-conformance: warning: cannot remove {}: {err}",
+                self.path.display()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, limit: Duration) -> Outcome {
+        let args = [OsString::from("-c"), OsString::from(script)];
+        run_in_temp_dir(Path::new("/bin/sh"), &args, limit)
+    }
+
+    #[test]
+    fn captures_output_and_exit_code() {
+        let out = sh(
+            "printf 'out'; printf 'err' >&2; exit 3",
+            Duration::from_secs(10),
+        );
+        assert_eq!(out.status, Status::Exited(3));
+        assert_eq!(out.stdout, b"out");
+        assert_eq!(out.stderr, b"err");
+    }
+
+    #[test]
+    fn runs_in_an_empty_directory_that_is_removed_afterwards() {
+        let out = sh("ls -A; pwd", Duration::from_secs(10));
+        assert_eq!(out.status, Status::Exited(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let cwd = text.trim_end();
+        assert!(cwd.contains("rfio-conformance-"), "{cwd}");
+        assert!(!Path::new(cwd).exists(), "{cwd} was not removed");
+    }
+
+    #[test]
+    fn kills_what_runs_too_long_including_grandchildren() {
+        let limit = Duration::from_millis(300);
+        let out = sh("echo started; sleep 30 & sleep 30; echo never", limit);
+        assert_eq!(out.status, Status::TimedOut(limit));
+        assert_eq!(out.stdout, b"started\n");
+        assert!(out.elapsed < Duration::from_secs(10), "{:?}", out.elapsed);
+    }
+
+    #[test]
+    fn reports_a_missing_program() {
+        let out = run_in_temp_dir(Path::new("/nonexistent/fio"), &[], Duration::from_secs(1));
+        assert!(
+            matches!(out.status, Status::CannotRun(_)),
+            "{:?}",
+            out.status
+        );
+    }
+
+    #[test]
+    fn reports_signals() {
+        let out = sh("kill -TERM $$", Duration::from_secs(10));
+        assert_eq!(out.status, Status::Signaled(15));
+    }
+}
