@@ -374,7 +374,7 @@ KIND_OVERRIDES = {
     "filesize": "SizeOrRange",
     # ioengine has posvals but fio stores any string (io_uring_cmd, filestat,
     # external:/path are not among them)
-    "ioengine": "Text",
+    "ioengine": "EngineName",
 }
 # `size|zones` options that take a percentage (N%) in fio 3.33.
 PERCENT = {"size", "io_size", "offset", "offset_increment"}

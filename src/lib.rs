@@ -36,5 +36,5 @@ pub fn front_end_check(bytes: &[u8]) {
         ncpus: 2,
     };
     let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
-    let _ = cli::showcmd::render_file(&fe, 0, file.good_sections);
+    let _ = cli::showcmd::render_file(&fe, 0, file.stop);
 }

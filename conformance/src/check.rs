@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::corpus::JobFile;
+use crate::corpus::{Directives, JobFile};
 use crate::run::{self, Outcome, Status};
 
 /// One way of running a job file through both binaries and comparing the results.
@@ -47,13 +47,13 @@ impl Check {
         vec![OsString::from(flag), job.as_os_str().to_owned()]
     }
 
-    /// Judges the two outcomes of this check. `rfio_refuses` is the file's
-    /// `; conformance: rfio-refuses` directive, when it applies.
+    /// Judges the two outcomes of this check. `deliberate` holds the file's
+    /// `; conformance:` directives, when they apply.
     ///
     /// stderr is never compared: rfio's error messages deliberately differ from fio's.
-    pub(crate) fn compare(self, fio: &Outcome, rfio: &Outcome, rfio_refuses: bool) -> Verdict {
+    pub(crate) fn compare(self, fio: &Outcome, rfio: &Outcome, deliberate: Directives) -> Verdict {
         match self {
-            Check::Showcmd | Check::ParseOnly => compare_exit_and_stdout(fio, rfio, rfio_refuses),
+            Check::Showcmd | Check::ParseOnly => compare_exit_and_stdout(fio, rfio, deliberate),
         }
     }
 }
@@ -81,6 +81,8 @@ pub(crate) enum Verdict {
     Ok,
     /// fio accepted the file, and rfio refused it as the file's header says it should.
     Refused,
+    /// fio rejected the file, and rfio accepted it as the file's header says it should.
+    Accepted,
     /// They disagree, for these reasons (never empty).
     Diff(Vec<Difference>),
 }
@@ -91,6 +93,7 @@ impl Verdict {
         match self {
             Verdict::Ok => "ok",
             Verdict::Refused => "refused",
+            Verdict::Accepted => "accepted",
             Verdict::Diff(_) => "DIFF",
         }
     }
@@ -114,6 +117,8 @@ pub(crate) enum Difference {
     /// The header says rfio refuses this file and fio exited 0, but rfio did not refuse it
     /// cleanly: it exited 0, panicked (exit 101) or died from a signal.
     NotRefused,
+    /// The header says rfio accepts this file and fio rejected it, but rfio did not exit 0.
+    NotAccepted,
 }
 
 impl Difference {
@@ -125,6 +130,7 @@ impl Difference {
             Difference::ExitStatus => "exit-status",
             Difference::Stdout { .. } => "stdout",
             Difference::NotRefused => "not-refused",
+            Difference::NotAccepted => "not-accepted",
         }
     }
 }
@@ -158,14 +164,18 @@ pub(crate) struct Binaries<'a> {
 
 /// Runs every check on one job file, each run in its own fresh temporary directory.
 pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -> FileResult {
-    let rfio_refuses = bins.directives_apply && job.directives.rfio_refuses;
+    let deliberate = if bins.directives_apply {
+        job.directives
+    } else {
+        Directives::default()
+    };
     let results = checks
         .iter()
         .map(|&check| {
             let args = check.args(&job.path);
             let fio = run::run_in_temp_dir(bins.fio, &args, bins.limit);
             let rfio = run::run_in_temp_dir(bins.rfio, &args, bins.limit);
-            let verdict = check.compare(&fio, &rfio, rfio_refuses);
+            let verdict = check.compare(&fio, &rfio, deliberate);
             CheckResult {
                 check,
                 verdict,
@@ -180,15 +190,22 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
     }
 }
 
-/// Same exit status and byte-identical stdout; with `rfio_refuses`, rfio failing where fio
-/// exits 0 is agreement.
-fn compare_exit_and_stdout(fio: &Outcome, rfio: &Outcome, rfio_refuses: bool) -> Verdict {
+/// Same exit status and byte-identical stdout; with `rfio-refuses`, rfio failing where fio
+/// exits 0 is agreement, and with `rfio-accepts`, rfio exiting 0 where fio fails.
+fn compare_exit_and_stdout(fio: &Outcome, rfio: &Outcome, deliberate: Directives) -> Verdict {
     let mut differences = unfinished(fio, Side::Fio);
     differences.extend(unfinished(rfio, Side::Rfio));
     if !differences.is_empty() {
         return Verdict::Diff(differences);
     }
-    if rfio_refuses && fio.status == Status::Exited(0) {
+    if deliberate.rfio_accepts && fio.status != Status::Exited(0) {
+        return if rfio.status == Status::Exited(0) {
+            Verdict::Accepted
+        } else {
+            Verdict::Diff(vec![Difference::NotAccepted])
+        };
+    }
+    if deliberate.rfio_refuses && fio.status == Status::Exited(0) {
         return if is_refusal(&rfio.status) {
             Verdict::Refused
         } else {
@@ -270,7 +287,10 @@ mod tests {
         let fio = outcome(Status::Exited(1), "fio --name=x \n");
         let mut rfio = fio.clone();
         rfio.stderr = b"something else entirely".to_vec();
-        assert_eq!(Check::Showcmd.compare(&fio, &rfio, false), Verdict::Ok);
+        assert_eq!(
+            Check::Showcmd.compare(&fio, &rfio, Directives::default()),
+            Verdict::Ok
+        );
     }
 
     #[test]
@@ -278,7 +298,7 @@ mod tests {
         let fio = outcome(Status::Exited(0), "fio --name=x \n");
         let rfio = outcome(Status::Exited(1), "fio --name=y \n");
         assert_eq!(
-            Check::ParseOnly.compare(&fio, &rfio, false),
+            Check::ParseOnly.compare(&fio, &rfio, Directives::default()),
             Verdict::Diff(vec![
                 Difference::ExitStatus,
                 Difference::Stdout { offset: 11 }
@@ -291,11 +311,34 @@ mod tests {
         let fio = outcome(Status::TimedOut(Duration::from_secs(20)), "");
         let rfio = outcome(Status::CannotRun("nope".into()), "");
         assert_eq!(
-            Check::Showcmd.compare(&fio, &rfio, true),
+            Check::Showcmd.compare(&fio, &rfio, REFUSES),
             Verdict::Diff(vec![
                 Difference::Timeout(Side::Fio),
                 Difference::CannotRun(Side::Rfio)
             ])
+        );
+    }
+
+    const REFUSES: Directives = Directives {
+        rfio_refuses: true,
+        rfio_accepts: false,
+    };
+
+    #[test]
+    fn acceptances() {
+        let accepts = Directives {
+            rfio_refuses: false,
+            rfio_accepts: true,
+        };
+        let fio_err = outcome(Status::Exited(1), "\n");
+        let ok = outcome(Status::Exited(0), "");
+        assert_eq!(
+            Check::Showcmd.compare(&fio_err, &ok, accepts),
+            Verdict::Accepted
+        );
+        assert_eq!(
+            Check::Showcmd.compare(&fio_err, &fio_err, accepts),
+            Verdict::Diff(vec![Difference::NotAccepted])
         );
     }
 
@@ -307,23 +350,25 @@ mod tests {
         let panicked = outcome(Status::Exited(101), "");
         let crashed = outcome(Status::Signaled(11), "");
         assert_eq!(
-            Check::Showcmd.compare(&fio_ok, &refused, true),
+            Check::Showcmd.compare(&fio_ok, &refused, REFUSES),
             Verdict::Refused
         );
         for rfio in [&accepted, &panicked, &crashed] {
             assert_eq!(
-                Check::Showcmd.compare(&fio_ok, rfio, true),
+                Check::Showcmd.compare(&fio_ok, rfio, REFUSES),
                 Verdict::Diff(vec![Difference::NotRefused]),
                 "{:?}",
                 rfio.status
             );
         }
         // Without the directive, a refusal is a plain difference.
-        assert!(!Check::Showcmd.compare(&fio_ok, &refused, false).passed());
+        assert!(!Check::Showcmd
+            .compare(&fio_ok, &refused, Directives::default())
+            .passed());
         // Where fio rejects the file too, the usual comparison applies.
         let fio_err = outcome(Status::Exited(1), "");
         assert_eq!(
-            Check::Showcmd.compare(&fio_err, &refused, true),
+            Check::Showcmd.compare(&fio_err, &refused, REFUSES),
             Verdict::Ok
         );
     }

@@ -29,6 +29,10 @@ pub(crate) struct Directives {
     /// `rfio-refuses`: fio accepts this file but rfio deliberately rejects it (for example a
     /// silent misread such as `bs=4 k`). Where fio exits 0, rfio must exit non-zero.
     pub(crate) rfio_refuses: bool,
+    /// `rfio-accepts`: fio rejects this file but rfio deliberately runs it (for example a UTF-8
+    /// byte order mark, which fio reads as part of the first line). Where fio exits non-zero,
+    /// rfio must exit 0.
+    pub(crate) rfio_accepts: bool,
 }
 
 impl Directives {
@@ -38,11 +42,15 @@ impl Directives {
         if self.rfio_refuses {
             names.push(RFIO_REFUSES);
         }
+        if self.rfio_accepts {
+            names.push(RFIO_ACCEPTS);
+        }
         names
     }
 }
 
 const RFIO_REFUSES: &str = "rfio-refuses";
+const RFIO_ACCEPTS: &str = "rfio-accepts";
 
 /// The job files named by `paths` (files or folders), after those of fio's examples when
 /// `examples` is set; each file once. Every error is a message for the user.
@@ -146,9 +154,10 @@ pub(crate) fn parse_directives(bytes: &[u8]) -> Result<Directives, String> {
         for word in list.split([',', ' ', '\t']).filter(|w| !w.is_empty()) {
             match word {
                 RFIO_REFUSES => directives.rfio_refuses = true,
+                RFIO_ACCEPTS => directives.rfio_accepts = true,
                 _ => {
                     return Err(format!(
-                        "{}: unknown `; conformance:` directive '{word}' (known: {RFIO_REFUSES})",
+                        "{}: unknown `; conformance:` directive '{word}' (known: {RFIO_REFUSES}, {RFIO_ACCEPTS})",
                         index + 1
                     ))
                 }

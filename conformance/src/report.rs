@@ -113,6 +113,14 @@ fn explain(out: &mut String, difference: &Difference, result: &CheckResult) {
             );
             stderr_lines(out, fio, rfio);
         }
+        Difference::NotAccepted => {
+            let _ = writeln!(
+                out,
+                "  rfio should accept this file (`; conformance: rfio-accepts`) where fio \
+                 rejects it ({}), but it ended with {}",
+                fio.status, rfio.status
+            );
+        }
         Difference::NotRefused => {
             let how = match rfio.status {
                 Status::Exited(0) => "it accepted it (exit 0)".to_owned(),
@@ -269,11 +277,12 @@ fn file_json(file: &FileResult) -> Value {
 fn result_json(result: &CheckResult) -> Value {
     let differences = match &result.verdict {
         Verdict::Diff(differences) => differences.iter().map(difference_json).collect(),
-        Verdict::Ok | Verdict::Refused => Vec::new(),
+        Verdict::Ok | Verdict::Refused | Verdict::Accepted => Vec::new(),
     };
     let status = match result.verdict {
         Verdict::Ok => "ok",
         Verdict::Refused => "refused",
+        Verdict::Accepted => "accepted",
         Verdict::Diff(_) => "diff",
     };
     Value::object([
@@ -294,7 +303,7 @@ fn difference_json(difference: &Difference) -> Value {
         Difference::Stdout { offset } => {
             fields.push(("offset".to_owned(), Value::Int(to_i64(*offset))));
         }
-        Difference::ExitStatus | Difference::NotRefused => {}
+        Difference::ExitStatus | Difference::NotRefused | Difference::NotAccepted => {}
     }
     Value::Object(fields)
 }
@@ -387,7 +396,7 @@ mod tests {
     fn result(check: Check, fio: Outcome, rfio: Outcome) -> CheckResult {
         CheckResult {
             check,
-            verdict: check.compare(&fio, &rfio, false),
+            verdict: check.compare(&fio, &rfio, crate::corpus::Directives::default()),
             fio,
             rfio,
         }

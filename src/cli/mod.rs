@@ -200,7 +200,7 @@ fn showcmd(
 ) -> std::io::Result<i32> {
     let mut status = 0;
     for (idx, file) in files.iter().enumerate() {
-        let (text, failed) = showcmd::render_file(fe, idx, file.good_sections);
+        let (text, failed) = showcmd::render_file(fe, idx, file.stop);
         write!(out, "{text}")?;
         if failed {
             status = 1;

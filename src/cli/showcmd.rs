@@ -8,6 +8,7 @@
 //! force, again. fio stops at the first section that fails; what it printed
 //! on stdout for that section (tables of valid values) comes out too.
 
+use crate::jobfile::ast::Stop;
 use crate::options::cmdhelp;
 use crate::plan::{Frontend, SectionOutcome};
 
@@ -31,25 +32,21 @@ fn option(name: &str, value: Option<&str>) -> String {
     }
 }
 
-/// The `--showcmd` output for job file `file` (sections that ran before the
-/// file's first error, `stop_after`, are printed), and whether it failed.
-pub fn render_file(fe: &Frontend, file: usize, good_sections: Option<usize>) -> (String, bool) {
+/// The `--showcmd` output for job file `file` (up to `stop`, where fio
+/// stopped reading it), and whether it failed.
+pub fn render_file(fe: &Frontend, file: usize, stop: Option<Stop>) -> (String, bool) {
     let mut out = String::new();
-    let mut first = true;
-    let mut failed = false;
-    for (n, s) in fe
-        .sections
-        .iter()
-        .filter(|s| s.file == Some(file))
-        .enumerate()
-    {
-        if good_sections.is_some_and(|g| n >= g) {
-            failed = true;
-            break;
-        }
-        if first {
+    let mut failed = stop.is_some();
+    let sections = fe.sections.iter().filter(|s| s.file == Some(file));
+    for (n, s) in sections.enumerate() {
+        let partial = match stop {
+            Some(st) if n > st.good_sections => break,
+            Some(st) if n == st.good_sections && st.partial.is_none() => break,
+            Some(st) if n == st.good_sections => st.partial,
+            _ => None,
+        };
+        if n == 0 {
             out.push_str("fio ");
-            first = false;
         }
         if !s.global {
             out.push_str(&format!("--name={} ", s.name));
@@ -59,12 +56,15 @@ pub fn render_file(fe: &Frontend, file: usize, good_sections: Option<usize>) -> 
             failed = true;
             break;
         }
+        if partial.is_some_and(|p| !p.show_options) {
+            break;
+        }
         for (name, value) in &s.dump {
             out.push_str(&option(name, value.as_deref()));
         }
-    }
-    if good_sections.is_some() {
-        failed = true;
+        if partial.is_some() {
+            break;
+        }
     }
     out.push('\n');
     (out, failed)

@@ -12,9 +12,26 @@ use crate::diag::Span;
 pub struct JobFile {
     pub path: Arc<Path>,
     pub sections: Vec<Section>,
-    /// When the file has errors: how many sections came wholly before the
-    /// first one (fio stops reading a job file at its first error).
-    pub good_sections: Option<usize>,
+    /// When the file has errors: where fio would have stopped reading it.
+    pub stop: Option<Stop>,
+}
+
+/// Where the first error of a job file is, as fio's `--showcmd` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop {
+    /// Sections read wholly before the first error.
+    pub good_sections: usize,
+    /// Set when the error is inside section number `good_sections`.
+    pub partial: Option<Partial>,
+}
+
+/// The section the first error is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partial {
+    /// Entries read before the error (the section holds only these).
+    pub kept: usize,
+    /// fio still applies and prints them (after a failed `include`).
+    pub show_options: bool,
 }
 
 /// `[name]` and the entries below it.

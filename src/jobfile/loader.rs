@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::ast::{Entry, JobFile, Section};
+use super::ast::{Entry, JobFile, Partial, Section, Stop};
 use super::parser::{line, Line};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
@@ -50,8 +50,8 @@ pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics
     diags.into_result(file)
 }
 
-/// Parse what can be parsed: the tree (with `good_sections` set when there
-/// were errors) and every problem found.
+/// Parse what can be parsed: the tree (with `stop` set when there were
+/// errors) and every problem found.
 pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut cx = Context {
         diags: Diagnostics::default(),
@@ -59,13 +59,14 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     };
     let mut sections: Vec<Section> = Vec::new();
     cx.stack.push(canonical(&path));
-    let mut good_sections = None;
+    // fio stops reading a job file at its first error: where that was.
+    let mut stop: Option<Stop> = None;
     // After a bad section header its options are skipped, not reported again.
     let mut in_bad_section = false;
     for (span, item) in cx.lines(&path, bytes) {
-        if good_sections.is_none() && !cx.diags.is_empty() {
-            good_sections = Some(sections.len().saturating_sub(1));
-        }
+        let had_errors = !cx.diags.is_empty();
+        let kept = sections.last().map(|s| s.entries.len());
+        let is_include = matches!(item, Ok(Line::Include { .. }));
         match item {
             Err(msg) => {
                 in_bad_section |= msg.starts_with("section header");
@@ -96,15 +97,36 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
                 None => cx.outside_section(span, text),
             },
         }
+        if stop.is_none() && !had_errors && !cx.diags.is_empty() {
+            stop = Some(match kept {
+                // A bad line inside a section: fio drops that section, or
+                // for a failed include keeps the options read before it.
+                Some(kept) if !in_bad_section => Stop {
+                    good_sections: sections.len() - 1,
+                    partial: Some(Partial {
+                        kept,
+                        show_options: is_include,
+                    }),
+                },
+                _ => Stop {
+                    good_sections: sections.len(),
+                    partial: None,
+                },
+            });
+        }
     }
-    if good_sections.is_none() && !cx.diags.is_empty() {
-        good_sections = Some(sections.len().saturating_sub(1));
+    if let Some(Stop {
+        good_sections,
+        partial: Some(p),
+    }) = &stop
+    {
+        sections[*good_sections].entries.truncate(p.kept);
     }
     (
         JobFile {
             path,
             sections,
-            good_sections,
+            stop,
         },
         cx.diags,
     )

@@ -50,6 +50,8 @@ pub enum FioType {
 pub enum ValueKind {
     /// Free text, kept as written.
     Text,
+    /// An ioengine name (`psync`, `libaio`, `external:/path/engine.so`).
+    EngineName,
     /// One of `posvals` (fio's `strncmp` matching rule).
     Choice,
     /// `rw`: one of `posvals`, optionally followed by `:N` (offset modifier).

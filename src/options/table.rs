@@ -259,7 +259,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         aliases: &[],
         fio_type: FioType::StrStore,
-        kind: ValueKind::Text,
+        kind: ValueKind::EngineName,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("psync"),

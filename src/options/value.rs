@@ -193,6 +193,7 @@ pub fn parse_value(
     match def.kind {
         ValueKind::Ignored => Ok(Value::Nothing),
         ValueKind::Text => parse_text(def, text),
+        ValueKind::EngineName => parse_engine_name(text),
         ValueKind::Choice | ValueKind::ChoiceWithModifier if def.fio_type == FioType::StrMulti => {
             parse_choice_set(def, text)
         }
@@ -221,6 +222,29 @@ pub fn parse_value(
 fn parse_text(def: &OptionDef, text: &str) -> Result<Value, ValueError> {
     if text.is_empty() && def.fio_type == FioType::StrStore {
         return Err(number::invalid(text, "a non-empty value"));
+    }
+    Ok(Value::Text(text.to_string()))
+}
+
+/// An ioengine name. fio takes any text here and fails only when it runs
+/// the job (`ioengine = null` → "engine  null not loadable"); rfio refuses
+/// blanks and empty names at once. `external:PATH` must name a regular file,
+/// which fio checks while parsing too ("invalid external ioengine path").
+fn parse_engine_name(text: &str) -> Result<Value, ValueError> {
+    if text.starts_with([' ', '\t']) {
+        return Err(ValueError::LeadingBlank {
+            value: text.to_string(),
+        });
+    }
+    if text.is_empty() || text.contains(char::is_whitespace) {
+        return Err(number::invalid(text, "an ioengine name"));
+    }
+    if let Some(path) = super::engines::external_path(text) {
+        if !std::path::Path::new(path).is_file() {
+            return Err(ValueError::Other(format!(
+                "invalid external ioengine path '{path}': not a regular file"
+            )));
+        }
     }
     Ok(Value::Text(text.to_string()))
 }

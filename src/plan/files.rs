@@ -68,7 +68,8 @@ pub fn files(
         .collect())
 }
 
-/// Split a `:`-separated list, where `\:` is a literal colon.
+/// Split a `:`-separated list, where `\:` is a literal colon. Blanks at
+/// both ends of each name are dropped, as fio's filename handler does.
 pub fn split_colons(text: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = text.chars().peekable();
@@ -82,8 +83,10 @@ pub fn split_colons(text: &str) -> Vec<String> {
             c => out.last_mut().expect("never empty").push(c),
         }
     }
-    out.retain(|s| !s.is_empty());
-    out
+    out.iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// `$jobname`, `$jobnum`, `$filenum` (case-insensitive, as fio).
