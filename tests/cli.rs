@@ -282,3 +282,20 @@ fn runs_a_null_job_and_prints_fios_header() {
     );
     assert!(text.contains(", io=1024KiB (1049kB), run="), "{text}");
 }
+
+#[test]
+fn devices_and_directories_are_not_job_files() {
+    let dir = TempDir::new("devices");
+    dir.write("job.fio", "[x]\ninclude /dev/zero\n");
+    let o = rfio(&dir, &["--parse-only", "job.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: job.fio:2:1: cannot include '/dev/zero': it is a device, not a job file\n"
+    );
+    let o = rfio(&dir, &["--parse-only", "."]);
+    assert_eq!(
+        stderr(&o),
+        "rfio: unable to open '.' job file: it is a directory\n"
+    );
+}

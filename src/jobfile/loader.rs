@@ -1,6 +1,7 @@
 //! Reading job files from disk: decoding, the line grammar, and `include`.
 
 use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,18 +27,12 @@ pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
 pub fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> {
     let shown: Arc<Path> = Arc::from(path);
     let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| {
+        read_limited(std::io::stdin().lock()).map_err(|e| {
             Diagnostic::bare(format!("unable to read job file from standard input: {e}"))
-        })?;
-        buf
+        })?
     } else {
-        std::fs::read(path).map_err(|e| {
-            Diagnostic::bare(format!(
-                "unable to open '{}' job file: {}",
-                path.display(),
-                io_reason(&e)
-            ))
+        read_file(path).map_err(|e| {
+            Diagnostic::bare(format!("unable to open '{}' job file: {e}", path.display()))
         })?
     };
     Ok(parse_partial(shown, &bytes))
@@ -180,13 +175,11 @@ impl Context {
         depth: usize,
     ) {
         let target = resolve_include(from, inc);
-        let bytes = match std::fs::read(&target) {
+        let bytes = match read_file(&target) {
             Ok(b) => b,
             Err(e) => {
-                self.diags.push(Diagnostic::at(
-                    span,
-                    format!("cannot include '{inc}': {}", io_reason(&e)),
-                ));
+                self.diags
+                    .push(Diagnostic::at(span, format!("cannot include '{inc}': {e}")));
                 return;
             }
         };
@@ -217,6 +210,36 @@ impl Context {
         }
         self.stack.pop();
     }
+}
+
+/// Job files larger than this are refused (a job file is text; this keeps
+/// `include /dev/zero` and the like from reading forever).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Read a job or include file: a regular file (or a pipe such as
+/// `/dev/stdin`), at most [`MAX_FILE_BYTES`].
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
+    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    if meta.is_dir() {
+        return Err("it is a directory".into());
+    }
+    if meta.file_type().is_char_device() || meta.file_type().is_block_device() {
+        return Err("it is a device, not a job file".into());
+    }
+    read_limited(file)
+}
+
+fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    reader
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| io_reason(&e))?;
+    if buf.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("it is larger than {} MiB", MAX_FILE_BYTES >> 20));
+    }
+    Ok(buf)
 }
 
 /// fio looks for an included file as given (relative to the working
