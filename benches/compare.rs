@@ -1,0 +1,2 @@
+//! Side-by-side benchmarks of rfio and real fio (placeholder).
+fn main() {}
