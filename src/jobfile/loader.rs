@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
-use super::parser::{line, Line};
+use super::parser::{line, Line, LineError};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
@@ -63,9 +63,9 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
         match item {
-            Err(msg) => {
-                in_bad_section |= msg.starts_with("section header");
-                cx.diags.push(Diagnostic::at(span, msg))
+            Err(bad) => {
+                in_bad_section |= bad.is_section_header();
+                cx.diags.push(Diagnostic::at(span, bad.to_string()))
             }
             Ok(Line::Blank) => {}
             Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
@@ -139,7 +139,7 @@ impl Context {
         &mut self,
         path: &Arc<Path>,
         bytes: &'a [u8],
-    ) -> Vec<(Span, Result<Line<'a>, String>)> {
+    ) -> Vec<(Span, Result<Line<'a>, BadLine>)> {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let mut out = Vec::new();
         for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -147,13 +147,13 @@ impl Context {
             let text = match decode_line(raw) {
                 Ok(text) => text,
                 Err(msg) => {
-                    out.push((Span::file(path, lineno, 1), Err(msg)));
+                    out.push((Span::file(path, lineno, 1), Err(BadLine::NotText(msg))));
                     continue;
                 }
             };
             let col = 1 + (text.len() - text.trim_start().len()) as u32;
             let span = Span::file(path, lineno, col);
-            out.push((span, line(text).map_err(|e| e.to_string())));
+            out.push((span, line(text).map_err(BadLine::Syntax)));
         }
         out
     }
@@ -195,7 +195,7 @@ impl Context {
         let target: Arc<Path> = Arc::from(target.as_path());
         for (span, item) in self.lines(&target, &bytes) {
             match item {
-                Err(msg) => self.diags.push(Diagnostic::at(span, msg)),
+                Err(bad) => self.diags.push(Diagnostic::at(span, bad.to_string())),
                 Ok(Line::Blank) => {}
                 Ok(Line::Option { text }) => entries.push(Entry { text: text.to_string(), span }),
                 Ok(Line::Include { path: inner }) => {
@@ -240,6 +240,32 @@ fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
         return Err(format!("it is larger than {} MiB", MAX_FILE_BYTES >> 20));
     }
     Ok(buf)
+}
+
+/// A line that is not part of a job file.
+enum BadLine {
+    /// Not text (invalid UTF-8, a NUL byte) or too long.
+    NotText(String),
+    /// Text that breaks the grammar.
+    Syntax(LineError),
+}
+
+impl BadLine {
+    fn is_section_header(&self) -> bool {
+        matches!(
+            self,
+            BadLine::Syntax(LineError::UnterminatedHeader { .. } | LineError::EmptySectionName)
+        )
+    }
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadLine::NotText(msg) => f.write_str(msg),
+            BadLine::Syntax(e) => e.fmt(f),
+        }
+    }
 }
 
 /// fio looks for an included file as given (relative to the working
