@@ -236,3 +236,16 @@ fn absurd_job_counts_are_refused_not_allocated() {
         fe.diags
     );
 }
+
+#[test]
+fn rw_modifiers_are_sizes() {
+    let p = plan(
+        &[],
+        &[(
+            "m.fio",
+            "[a]\nsize=1m\nrw=read:8k\n[b]\nsize=1m\nrw=randread:8\n[c]\nsize=1m\nrw=read:-8k\n",
+        )],
+    );
+    let mods: Vec<Option<i64>> = p.jobs.iter().map(|j| j.pattern.modifier).collect();
+    assert_eq!(mods, [Some(8192), Some(8), Some(-8192)]);
+}

@@ -15,6 +15,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;
 use crate::jobfile::JobFile;
 use crate::options::jobopts::{apply, JobOptions, OptionError, Origin, RawOption};
+use crate::options::value::parse_signed_size;
 use crate::options::{lookup, Value};
 
 /// What happened to one section: the options as `--showcmd` prints them,
@@ -366,9 +367,10 @@ fn pattern(o: &JobOptions) -> Pattern {
             let def = lookup("rw").expect("rw is in the option table");
             (
                 def.posvals[*index].value,
+                // Validated as a size when the option was read.
                 modifier
                     .as_deref()
-                    .and_then(|m| m.trim().parse::<i64>().ok()),
+                    .and_then(|m| parse_signed_size(m.trim(), &o.parse_ctx()).ok()),
             )
         }
         _ => ("read", None),
