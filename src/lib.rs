@@ -15,6 +15,7 @@ pub mod cli;
 pub mod diag;
 pub mod ioengine;
 pub mod jobfile;
+pub mod logs;
 pub mod options;
 pub mod output;
 pub mod plan;

@@ -11,7 +11,7 @@ use crate::diag::Diagnostics;
 use crate::jobfile::subst::Keywords;
 use crate::jobfile::{load_partial, JobFile};
 use crate::options::{cmdhelp, Support};
-use crate::output::normal;
+use crate::output::{self, normal};
 use crate::plan::{build, Frontend};
 use crate::workload;
 use args::{Action, Args, Format};
@@ -135,6 +135,18 @@ fn run_inner(
     execute(&args, &fe, out, err)
 }
 
+/// The output formats asked for (`--output-format`, `--minimal`).
+fn formats(args: &Args) -> output::Formats {
+    let has = |f: Format| args.formats.contains(&f);
+    output::Formats {
+        normal: args.formats.is_empty() || has(Format::Normal),
+        terse: has(Format::Terse),
+        json: has(Format::Json) || has(Format::JsonPlus),
+        json_plus: has(Format::JsonPlus),
+        terse_version: args.terse_version,
+    }
+}
+
 /// Run the plan and print the results in the requested formats.
 fn execute(
     args: &Args,
@@ -142,14 +154,7 @@ fn execute(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
-    if let Some(f) = args.formats.iter().find(|f| **f != Format::Normal) {
-        writeln!(
-            err,
-            "rfio: --output-format={} is not supported yet (normal is)",
-            f.name()
-        )?;
-        return Ok(1);
-    }
+    let formats = formats(args);
     let mut file;
     let out: &mut dyn Write = match &args.output {
         Some(path) => match std::fs::File::create(path) {
@@ -164,13 +169,15 @@ fn execute(
         },
         None => out,
     };
-    write!(
-        out,
-        "{}{FIO_VERSION}\n{}",
-        normal::banners(&fe.plan),
-        normal::starting(&fe.plan)
-    )?;
-    out.flush()?;
+    if formats.normal {
+        write!(
+            out,
+            "{}{FIO_VERSION}\n{}",
+            normal::banners(&fe.plan),
+            normal::starting(&fe.plan)
+        )?;
+        out.flush()?;
+    }
     let report = match workload::run(&fe.plan) {
         Ok(r) => r,
         Err(e) => {
@@ -178,7 +185,14 @@ fn execute(
             return Ok(1);
         }
     };
-    write!(out, "{}", normal::render_results(&report))?;
+    for notice in output::notices(&report, &fe.plan) {
+        writeln!(err, "{notice}")?;
+    }
+    write!(
+        out,
+        "{}",
+        output::render_results(&report, &fe.plan, &formats)
+    )?;
     out.flush()?;
     let failed = report.jobs.iter().filter(|j| j.error != 0).count();
     Ok(i32::from(failed > 0))

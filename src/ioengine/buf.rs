@@ -32,6 +32,11 @@ impl AlignedBuf {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
     }
 
+    /// The start of the buffer, for engines that hand it to the kernel.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
     pub fn len(&self) -> usize {
         self.layout.size()
     }

@@ -1,89 +1,82 @@
 //! I/O engines: how one I/O reaches the file.
 //!
-//! Each engine lives in its own small file and declares what it can do in
-//! [`Caps`]; the workload asks capabilities, never engine names. A new
-//! engine touches its own file plus one line in [`engine`].
+//! The contract is fio's (`queue`, `commit`, `getevents`, `event`), in
+//! [`engine`]; each engine lives in its own small file and declares what it
+//! can do in [`Caps`]. The workload asks capabilities, never engine names.
+//! A new engine touches its own file plus one line in [`ENGINES`].
 
 mod buf;
+mod engine;
+mod files;
+
+mod falloc;
+mod filecreate;
+mod filedelete;
+mod filestat;
+mod ftruncate;
+mod io_uring;
+mod libaio;
+mod mmap;
 mod null;
+mod posixaio;
 mod psync;
+mod pvsync;
+mod pvsync2;
 mod sync;
+mod vsync;
 
-use std::io;
-use std::path::Path;
+pub use buf::{AlignedBuf, ALIGN};
+pub use engine::{
+    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
+    IoResult, OpenFlags, Queued, StatType,
+};
 
-pub use buf::AlignedBuf;
-
-use crate::plan::spec::Dir;
-
-/// What an engine can do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// Every `submit` completes before it returns (iodepth is effectively 1).
-    pub is_sync: bool,
-    /// The engine works on real files, which must be laid out first.
-    pub needs_files: bool,
+/// One engine rfio can run.
+pub struct EngineDef {
+    /// fio's name (`ioengine=`).
+    pub name: &'static str,
+    /// What it can do with a configuration, known without starting it.
+    pub caps: fn(&EngineConfig) -> Caps,
+    /// Start an instance for one job thread.
+    pub new: fn(&EngineConfig) -> Result<Box<dyn IoEngine>, EngineError>,
 }
 
-/// How a file is opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct OpenFlags {
-    /// `direct=1`: `O_DIRECT`, buffers and offsets must be aligned.
-    pub direct: bool,
-    /// The job writes (open read-write rather than read-only).
-    pub write: bool,
+macro_rules! engine {
+    ($name:literal, $module:ident) => {
+        EngineDef {
+            name: $name,
+            caps: |_| $module::CAPS,
+            new: $module::new,
+        }
+    };
 }
 
-/// An opened file of an engine, as returned by [`IoEngine::open`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileId(pub usize);
+/// Every engine rfio runs, in fio's registration order.
+pub static ENGINES: &[EngineDef] = &[
+    engine!("mmap", mmap),
+    engine!("sync", sync),
+    engine!("psync", psync),
+    engine!("vsync", vsync),
+    engine!("pvsync", pvsync),
+    engine!("pvsync2", pvsync2),
+    EngineDef {
+        name: "null",
+        caps: null::caps,
+        new: null::new,
+    },
+    engine!("ftruncate", ftruncate),
+    engine!("filecreate", filecreate),
+    engine!("filestat", filestat),
+    engine!("filedelete", filedelete),
+    engine!("posixaio", posixaio),
+    engine!("falloc", falloc),
+    engine!("io_uring", io_uring),
+    engine!("libaio", libaio),
+];
 
-/// One engine instance, owned by one job thread.
-pub trait IoEngine: Send {
-    /// fio's name of the engine (`ioengine=`).
-    fn name(&self) -> &'static str;
-
-    /// What this engine can do.
-    fn caps(&self) -> Caps;
-
-    /// Open (prepare) one file for I/O.
-    fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<FileId>;
-
-    /// Issue one I/O of `buf.len()` bytes at `offset` and wait for it.
-    /// Returns the number of bytes transferred.
-    fn submit(&mut self, file: FileId, dir: Dir, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
-
-    /// Close every file opened so far.
-    fn close_all(&mut self);
-}
-
-/// The engine called `name`, fresh, or `None` if rfio has no such engine.
-pub fn engine(name: &str) -> Option<Box<dyn IoEngine>> {
-    match name {
-        "null" => Some(Box::new(null::Null)),
-        "psync" => Some(Box::new(psync::Psync::default())),
-        "sync" => Some(Box::new(sync::Sync::default())),
-        _ => None,
-    }
-}
-
-/// Open `path` with the flags fio's sync engines use.
-fn open_file(path: &Path, flags: OpenFlags) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true).write(flags.write);
-    if flags.direct {
-        opts.custom_flags(libc::O_DIRECT);
-    }
-    opts.open(path)
-}
-
-/// The error a sync engine returns for a direction it cannot do.
-fn unsupported(dir: Dir) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!("{dir:?} is not supported by this engine"),
-    )
+/// The engine called `name` (exact, as fio's `find_ioengine`).
+pub fn lookup(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().find(|e| e.name == name)
 }
 
 #[cfg(test)]
@@ -91,12 +84,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registry_knows_the_basic_engines() {
-        for name in ["null", "psync", "sync"] {
-            assert_eq!(engine(name).unwrap().name(), name);
+    fn registry_names_match_instances() {
+        for def in ENGINES {
+            if matches!(def.name, "io_uring" | "libaio") {
+                continue; // may be unavailable in a sandbox
+            }
+            let e = (def.new)(&EngineConfig::default()).unwrap();
+            assert_eq!(e.name(), def.name);
         }
-        assert!(engine("nosuch").is_none());
-        assert!(!engine("null").unwrap().caps().needs_files);
-        assert!(engine("psync").unwrap().caps().needs_files);
+        assert!(lookup("nosuch").is_none());
+    }
+
+    #[test]
+    fn every_registered_engine_is_one_fio_knows() {
+        for def in ENGINES {
+            assert!(
+                crate::options::engines::is_available(def.name),
+                "{}",
+                def.name
+            );
+        }
+    }
+
+    #[test]
+    fn capabilities() {
+        let caps = |name: &str, iodepth: u32| {
+            let cfg = EngineConfig {
+                iodepth,
+                ..EngineConfig::default()
+            };
+            (lookup(name).unwrap().caps)(&cfg)
+        };
+        assert!(!caps("null", 1).needs_files);
+        assert!(caps("null", 1).is_sync, "null at iodepth 1");
+        assert!(!caps("null", 8).is_sync, "null queues at iodepth 8");
+        assert!(caps("psync", 8).needs_files && caps("psync", 8).is_sync);
+        assert!(!caps("libaio", 1).is_sync);
+        assert!(!caps("filecreate", 1).needs_files);
+        assert!(caps("filestat", 1).file_op);
+        assert!(!caps("ftruncate", 1).can_trim);
+        assert!(caps("mmap", 1).no_extend);
+    }
+
+    #[test]
+    fn instances_report_their_declared_caps() {
+        for def in ENGINES {
+            if matches!(def.name, "io_uring" | "libaio") {
+                continue;
+            }
+            for depth in [1, 8] {
+                let cfg = EngineConfig {
+                    iodepth: depth,
+                    ..EngineConfig::default()
+                };
+                let e = (def.new)(&cfg).unwrap();
+                assert_eq!(e.caps(), (def.caps)(&cfg), "{} at {depth}", def.name);
+            }
+        }
     }
 }

@@ -1,13 +1,62 @@
-//! `ioengine=null`: no file I/O at all; every I/O completes at once
-//! (fio's `engines/null.c`). Files are neither created nor opened.
+//! `ioengine=null`: no file I/O at all (fio's `engines/null.c`). Files are
+//! neither created nor opened. At iodepth 1 every I/O completes in `queue`;
+//! deeper, I/Os are queued, `commit` turns them into completions and
+//! `getevents` hands them all back, as fio's engine does.
 
-use std::io;
-use std::path::Path;
+use std::time::Duration;
 
-use super::{Caps, FileId, IoEngine, OpenFlags};
-use crate::plan::spec::Dir;
+use super::engine::{
+    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
+};
 
-pub struct Null;
+pub struct Null {
+    sync: bool,
+    /// Tokens queued since the last commit, then the committed ones.
+    tokens: Box<[u32]>,
+    /// Completions of the last `getevents`: results per token.
+    results: Box<[usize]>,
+    queued: usize,
+    /// Committed, not yet reaped.
+    events: usize,
+}
+
+/// What the null engine can do: it is synchronous at iodepth 1 only
+/// (fio's `fio_null_init` sets `FIO_SYNCIO` then).
+pub fn caps(cfg: &EngineConfig) -> Caps {
+    caps_for(cfg.iodepth <= 1)
+}
+
+fn caps_for(sync: bool) -> Caps {
+    Caps {
+        is_sync: sync,
+        needs_files: false,
+        can_trim: true,
+        has_commit: true,
+        fake_io: true,
+        file_op: false,
+        no_extend: false,
+    }
+}
+
+pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = cfg.iodepth.max(1) as usize;
+    Ok(Box::new(Null {
+        sync: depth == 1,
+        tokens: vec![0; depth].into_boxed_slice(),
+        results: vec![0; depth].into_boxed_slice(),
+        queued: 0,
+        events: 0,
+    }))
+}
+
+/// What a null I/O "transferred".
+#[inline]
+fn done(io: &Io) -> usize {
+    match io.dir {
+        IoDir::Sync | IoDir::DataSync => 0,
+        _ => io.len,
+    }
+}
 
 impl IoEngine for Null {
     fn name(&self) -> &'static str {
@@ -15,24 +64,52 @@ impl IoEngine for Null {
     }
 
     fn caps(&self) -> Caps {
-        Caps {
-            is_sync: true,
-            needs_files: false,
-        }
+        caps_for(self.sync)
     }
 
-    fn open(&mut self, _path: &Path, _flags: OpenFlags) -> io::Result<FileId> {
+    fn open(&mut self, _target: &FileTarget) -> Result<FileId, EngineError> {
         Ok(FileId(0))
     }
 
-    fn submit(
-        &mut self,
-        _file: FileId,
-        _dir: Dir,
-        _offset: u64,
-        buf: &mut [u8],
-    ) -> io::Result<usize> {
-        Ok(buf.len())
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        if self.sync {
+            return Queued::Completed(Ok(done(io)));
+        }
+        if self.events > 0 || self.queued == self.tokens.len() {
+            return Queued::Busy;
+        }
+        self.tokens[self.queued] = io.token;
+        self.results[io.token as usize] = done(io);
+        self.queued += 1;
+        Queued::Queued
+    }
+
+    fn commit(&mut self) -> Result<(), i32> {
+        if self.events == 0 {
+            self.events = self.queued;
+            self.queued = 0;
+        }
+        Ok(())
+    }
+
+    fn getevents(&mut self, min: usize, _max: usize, _t: Option<Duration>) -> Result<usize, i32> {
+        // fio's null engine: everything committed completes at once, but
+        // only for a caller that waits for something.
+        if min == 0 {
+            return Ok(0);
+        }
+        let n = self.events;
+        self.events = 0;
+        Ok(n)
+    }
+
+    fn event(&mut self, i: usize) -> Completion {
+        let token = self.tokens[i];
+        Completion {
+            token,
+            result: Ok(self.results[token as usize]),
+        }
     }
 
     fn close_all(&mut self) {}

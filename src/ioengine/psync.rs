@@ -1,16 +1,39 @@
 //! `ioengine=psync`: positioned `pread(2)`/`pwrite(2)` (fio's `engines/sync.c`).
 
-use std::fs::File;
-use std::io;
-use std::os::unix::fs::FileExt;
-use std::path::Path;
-
-use super::{open_file, unsupported, Caps, FileId, IoEngine, OpenFlags};
-use crate::plan::spec::Dir;
+use super::engine::{
+    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
+};
+use super::files::{non_data, ret, Files};
 
 #[derive(Default)]
 pub struct Psync {
-    files: Vec<File>,
+    files: Files,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps::SYNC_FILES;
+
+pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(Psync::default()))
+}
+
+impl Psync {
+    #[inline]
+    fn xfer(&mut self, io: &Io) -> IoResult {
+        if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
+            return r;
+        }
+        let fd = self.files.fd(io.file);
+        let off = io.offset as libc::off_t;
+        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
+        // (the engine contract), which is before this returns.
+        ret(unsafe {
+            match io.dir {
+                IoDir::Read => libc::pread(fd, io.buf.cast(), io.len, off),
+                _ => libc::pwrite(fd, io.buf.cast(), io.len, off),
+            }
+        })
+    }
 }
 
 impl IoEngine for Psync {
@@ -19,25 +42,24 @@ impl IoEngine for Psync {
     }
 
     fn caps(&self) -> Caps {
-        Caps {
-            is_sync: true,
-            needs_files: true,
-        }
+        CAPS
     }
 
-    fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<FileId> {
-        self.files.push(open_file(path, flags)?);
-        Ok(FileId(self.files.len() - 1))
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        self.files.open(target)
     }
 
-    fn submit(&mut self, file: FileId, dir: Dir, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let f = &self.files[file.0];
-        // `read_at`/`write_at` are `pread(2)`/`pwrite(2)`, one system call each.
-        match dir {
-            Dir::Read => f.read_at(buf, offset),
-            Dir::Write => f.write_at(buf, offset),
-            Dir::Trim => Err(unsupported(dir)),
-        }
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(self.xfer(io))
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        self.files.invalidate(file)
+    }
+
+    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+        self.files.fadvise(file, offset, len, advice)
     }
 
     fn close_all(&mut self) {

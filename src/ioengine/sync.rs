@@ -1,15 +1,43 @@
 //! `ioengine=sync`: `lseek(2)` then `read(2)`/`write(2)` (fio's `engines/sync.c`).
 
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
-
-use super::{open_file, unsupported, Caps, FileId, IoEngine, OpenFlags};
-use crate::plan::spec::Dir;
+use super::engine::{
+    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
+    Queued,
+};
+use super::files::{non_data, ret, Files};
 
 #[derive(Default)]
 pub struct Sync {
-    files: Vec<File>,
+    files: Files,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps::SYNC_FILES;
+
+pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(Sync::default()))
+}
+
+impl Sync {
+    #[inline]
+    fn xfer(&mut self, io: &Io) -> IoResult {
+        if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
+            return r;
+        }
+        let fd = self.files.fd(io.file);
+        // SAFETY: lseek only takes integers.
+        if unsafe { libc::lseek(fd, io.offset as libc::off_t, libc::SEEK_SET) } < 0 {
+            return Err(errno());
+        }
+        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
+        // (the engine contract), which is before this returns.
+        ret(unsafe {
+            match io.dir {
+                IoDir::Read => libc::read(fd, io.buf.cast(), io.len),
+                _ => libc::write(fd, io.buf.cast(), io.len),
+            }
+        })
+    }
 }
 
 impl IoEngine for Sync {
@@ -18,25 +46,24 @@ impl IoEngine for Sync {
     }
 
     fn caps(&self) -> Caps {
-        Caps {
-            is_sync: true,
-            needs_files: true,
-        }
+        CAPS
     }
 
-    fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<FileId> {
-        self.files.push(open_file(path, flags)?);
-        Ok(FileId(self.files.len() - 1))
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        self.files.open(target)
     }
 
-    fn submit(&mut self, file: FileId, dir: Dir, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let f = &mut self.files[file.0];
-        f.seek(SeekFrom::Start(offset))?;
-        match dir {
-            Dir::Read => f.read(buf),
-            Dir::Write => f.write(buf),
-            Dir::Trim => Err(unsupported(dir)),
-        }
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(self.xfer(io))
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        self.files.invalidate(file)
+    }
+
+    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+        self.files.fadvise(file, offset, len, advice)
     }
 
     fn close_all(&mut self) {

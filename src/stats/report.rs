@@ -1,45 +1,12 @@
-//! Per-thread stats and the immutable report built from them.
+//! The immutable per-job results built from a thread's [`ThreadStats`], and
+//! the run report the output formats read.
 
+use super::cpu::CpuUsage;
+use super::disk::DiskUtil;
+use super::dist::{DepthMaps, LatBuckets};
+use super::hist::LatHist;
 use super::lat::{LatAccum, LatSummary};
-
-/// What one job thread accumulated; owned by that thread, no locking.
-#[derive(Debug, Clone, Default)]
-pub struct ThreadStats {
-    /// Per direction (read, write, trim).
-    pub bytes: [u64; 3],
-    pub ios: [u64; 3],
-    pub clat: [LatAccum; 3],
-    /// Microseconds from the start of I/O to the end of the job.
-    pub elapsed_us: u64,
-    /// First error: errno (0 if none) and its description.
-    pub error: i32,
-    pub error_msg: Option<String>,
-}
-
-impl ThreadStats {
-    /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
-    /// write, 2 trim); `slat_ns` from issue to submission, `clat_ns` from
-    /// submission to completion; `at_ns` is when it completed, counted from
-    /// the start of the job's I/O (for bw/iops samples and logs). This is
-    /// the one call the workload makes per I/O: it must not allocate.
-    pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
-        let _ = (slat_ns, at_ns);
-        self.bytes[dir] += bytes;
-        self.ios[dir] += 1;
-        self.clat[dir].add(clat_ns);
-    }
-
-    /// An I/O was submitted with `depth` I/Os in flight (itself included).
-    pub fn io_submitted(&mut self, depth: u32) {
-        let _ = depth;
-    }
-
-    /// The job thread starts its I/O (after layout and startdelay).
-    pub fn job_started(&mut self) {}
-
-    /// The job thread has finished its I/O.
-    pub fn job_finished(&mut self) {}
-}
+use super::thread::ThreadStats;
 
 /// Files laid out before a job started ("Laying out IO file").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,10 +16,12 @@ pub struct Layout {
 }
 
 /// One direction of one job.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirReport {
     pub bytes: u64,
     pub ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
     /// fio's runtime: elapsed microseconds rounded up to milliseconds; 0
     /// when the direction moved nothing.
     pub runtime_ms: u64,
@@ -60,7 +29,30 @@ pub struct DirReport {
     pub bw: u64,
     /// I/Os per second, `1000 * ios / runtime_ms`.
     pub iops: u64,
-    pub clat: Option<LatSummary>,
+    pub slat: LatAccum,
+    pub clat: LatAccum,
+    pub lat: LatAccum,
+    pub slat_hist: Option<Box<LatHist>>,
+    pub clat_hist: Option<Box<LatHist>>,
+    pub lat_hist: Option<Box<LatHist>>,
+    /// Bandwidth samples (KiB/s) and IOPS samples.
+    pub bw_samples: LatAccum,
+    pub iops_samples: LatAccum,
+}
+
+impl DirReport {
+    /// The completion latency summary, if any I/O was timed.
+    pub fn clat_summary(&self) -> Option<LatSummary> {
+        self.clat.summary()
+    }
+}
+
+/// Sync calls of one job.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SyncReport {
+    pub ios: u64,
+    pub lat: LatAccum,
+    pub hist: Option<Box<LatHist>>,
 }
 
 /// One job's results.
@@ -72,9 +64,20 @@ pub struct JobReport {
     pub pid: u32,
     /// Per direction (read, write, trim).
     pub dirs: [DirReport; 3],
+    pub sync: SyncReport,
+    pub lat_buckets: LatBuckets,
+    pub depth: DepthMaps,
+    pub cpu: CpuUsage,
+    /// fio's `total_run_time`: whole milliseconds the job ran.
+    pub run_ms: u64,
     /// errno of the first error, 0 if none.
     pub error: i32,
     pub error_msg: Option<String>,
+    /// Errors `continue_on_error` let through, and the first one.
+    pub total_err: u64,
+    pub first_error: i32,
+    /// The depth `latency_target` found; `None`: the job's iodepth.
+    pub latency_depth: Option<u32>,
     pub layout: Option<Layout>,
 }
 
@@ -100,10 +103,19 @@ impl JobReport {
             DirReport {
                 bytes,
                 ios,
+                short_ios: ts.short_ios[d],
+                drop_ios: ts.drop_ios[d],
                 runtime_ms,
                 bw: per_sec(bytes),
                 iops: per_sec(ios),
-                clat: ts.clat[d].summary(),
+                slat: ts.slat[d],
+                clat: ts.clat[d],
+                lat: ts.lat[d],
+                slat_hist: ts.slat_hist[d].clone(),
+                clat_hist: ts.clat_hist[d].clone(),
+                lat_hist: ts.lat_hist[d].clone(),
+                bw_samples: ts.bw[d],
+                iops_samples: ts.iops[d],
             }
         });
         JobReport {
@@ -111,10 +123,33 @@ impl JobReport {
             group_id,
             pid,
             dirs,
+            sync: SyncReport {
+                ios: ts.sync_ios,
+                lat: ts.sync,
+                hist: ts.sync_hist.clone(),
+            },
+            lat_buckets: ts.lat_buckets,
+            depth: ts.depth,
+            cpu: ts.cpu,
+            run_ms: ts.elapsed_us / 1000,
             error: ts.error,
             error_msg: ts.error_msg.clone(),
+            total_err: ts.total_err,
+            first_error: ts.first_error,
+            latency_depth: ts.latency_depth,
             layout,
         }
+    }
+
+    /// An empty report (a job that did nothing), to fill in by hand.
+    pub fn empty(name: &str, group_id: u32, pid: u32) -> JobReport {
+        JobReport::new(
+            name.to_string(),
+            group_id,
+            pid,
+            None,
+            &ThreadStats::default(),
+        )
     }
 
     /// Whether the job moved any data (fio skips the job block otherwise).
@@ -123,7 +158,8 @@ impl JobReport {
     }
 }
 
-/// One direction of a reporting group ("Run status group").
+/// One direction of a reporting group ("Run status group"), each job on
+/// its own (see `stats::summary` for group_reporting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupDir {
     pub bytes: u64,
@@ -180,13 +216,45 @@ impl GroupReport {
     }
 }
 
-/// Everything a run produced; output formats are pure functions of it.
+/// Everything a run produced; output formats are pure functions of it
+/// (and of the plan).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunReport {
-    /// In plan order.
+    /// In plan order (one per job of the plan).
     pub jobs: Vec<JobReport>,
     /// In group-id order, one per group of the plan.
     pub groups: Vec<GroupReport>,
     /// When the run ended, seconds since the epoch (the job header date).
     pub finished_at: i64,
+    /// The same instant in milliseconds (JSON `timestamp_ms`).
+    pub finished_ms: u64,
+    /// Milliseconds from rfio's start to the end of the run (JSON
+    /// `elapsed`, rounded up to seconds).
+    pub elapsed_ms: u64,
+    /// The devices under the jobs' files (empty: no disk section).
+    pub disks: Vec<DiskUtil>,
+}
+
+impl RunReport {
+    /// The report of a run that started at `started_ms` and finished at
+    /// `finished_ms` (milliseconds since the Unix epoch).
+    pub fn new(
+        jobs: Vec<JobReport>,
+        started_ms: u64,
+        finished_ms: u64,
+        disks: Vec<DiskUtil>,
+    ) -> RunReport {
+        let ngroups = jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0);
+        let groups = (0..ngroups)
+            .map(|g| GroupReport::from_jobs(g, jobs.iter().filter(move |j| j.group_id == g)))
+            .collect();
+        RunReport {
+            jobs,
+            groups,
+            finished_at: (finished_ms / 1000) as i64,
+            finished_ms,
+            elapsed_ms: finished_ms.saturating_sub(started_ms),
+            disks,
+        }
+    }
 }

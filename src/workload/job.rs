@@ -1,56 +1,131 @@
-//! One job: lay out its files, then issue I/O until a limit is reached.
+//! One job as it runs (fio's `backend.c` `thread_main`): checked and
+//! resolved before any thread starts ([`Prepared::new`]), its files laid
+//! out by the runner ([`Prepared::lay_out`]), then on its own thread the
+//! engine and buffers are set up and the I/O loop ([`super::exec`]) runs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::layout::lay_out;
-use super::rng::Rng;
-use super::runner::RunError;
-use crate::ioengine::{self, AlignedBuf, FileId, IoEngine, OpenFlags};
-use crate::plan::spec::{Dir, JobSpec};
+use super::buffers::BufferFiller;
+use super::exec::Exec;
+use super::layout::{self, Mode};
+use super::offsets::{self, IoGen};
+use super::rate::RateLimiter;
+use super::rng::Seeds;
+use super::runner::{Log, RunError};
+use super::settings::Settings;
+use super::think::ThinkTime;
+use crate::ioengine::{self, AlignedBuf, Caps, EngineConfig, EngineDef, IoMem, ALIGN};
+use crate::plan::spec::JobSpec;
 use crate::stats::{JobReport, Layout, ThreadStats};
+
+/// fio's note for a synchronous engine asked for a deeper queue.
+pub const SYNC_DEPTH_NOTE: &str =
+    "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1";
+
+/// One file of a job: where its I/O region is.
+#[derive(Debug, Clone)]
+pub struct FileRegion {
+    pub path: PathBuf,
+    /// First byte of the region (`offset` plus this clone's
+    /// `offset_increment`).
+    pub start: u64,
+    pub len: u64,
+}
+
+impl FileRegion {
+    pub fn end(&self) -> u64 {
+        self.start + self.len
+    }
+}
 
 /// A job checked before any thread starts.
 pub struct Prepared<'a> {
-    spec: &'a JobSpec,
-    /// Per file: path and the size of its I/O region (starting at `offset`).
-    files: Vec<(PathBuf, u64)>,
-    /// Bytes to move over all directions; `u64::MAX` when only time limits.
-    byte_limit: u64,
-    /// Block size per direction (the minimum of its range for now).
-    bs: [u64; 3],
+    pub spec: &'a JobSpec,
+    pub set: Settings,
+    engine: &'static EngineDef,
+    /// Capabilities with the job's settings (known before the engine runs).
+    pub caps: Caps,
+    pub files: Vec<FileRegion>,
+    /// Bytes one pass issues at most (fio's `total_bytes`).
+    pub(super) pass_bytes: u64,
+    /// Limit on issued bytes over all passes (`io_size` or `size`, times
+    /// `loops`) and on issued I/Os (`number_ios` times `loops`).
+    pub(super) total_bytes: u64,
+    pub(super) total_ios: u64,
+    /// `io_size` or `size`: what keeps a job running past `loops` passes.
+    pub(super) limit: u64,
+    /// The largest block size of any direction.
+    pub(super) max_bs: u64,
+    /// The pattern generators, rate limiter, think time and buffer filler,
+    /// set up once; each run starts from a copy.
+    pub(super) gen: IoGen,
+    pub(super) rate: Option<RateLimiter>,
+    pub(super) think: Option<ThinkTime>,
+    pub(super) filler: BufferFiller,
 }
 
 impl<'a> Prepared<'a> {
     pub fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
-        let Some(engine) = ioengine::engine(&spec.ioengine) else {
+        let Some(engine) = ioengine::lookup(&spec.ioengine) else {
             return Err(RunError::UnknownEngine {
                 job: spec.name.clone(),
                 engine: spec.ioengine.clone(),
             });
         };
+        let invalid = |msg: String| RunError::Invalid {
+            job: spec.name.clone(),
+            msg,
+        };
+        let set = Settings::of(spec).map_err(invalid)?;
+        let caps = (engine.caps)(&set.engine_config(spec.direct));
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
                 job: spec.name.clone(),
             });
         }
+        if spec.pattern.trim && !caps.can_trim {
+            return Err(invalid(format!(
+                "rw={}: ioengine {} cannot trim",
+                spec.pattern.name(),
+                engine.name
+            )));
+        }
         let nfiles = spec.files.len() as u64;
         let mut files = Vec::with_capacity(spec.files.len());
+        let mut regions = Vec::with_capacity(spec.files.len());
         for f in &spec.files {
-            let existing = || {
-                engine
-                    .caps()
-                    .needs_files
-                    .then(|| {
-                        std::fs::metadata(&f.path)
-                            .ok()
-                            .map(|m| m.len().saturating_sub(spec.offset))
-                    })
+            let existing = std::fs::metadata(&f.path)
+                .ok()
+                .map(|m| file_size(&f.path, &m));
+            let planned = f.size.or(spec.size.map(|s| s / nfiles));
+            // fio's real_file_size: what the file has, or will have once laid
+            // out; `start_offset` takes percentages of it.
+            let real = existing
+                .unwrap_or(0)
+                .max(spec.offset + planned.unwrap_or(0));
+            let start = offsets::start_offset(spec, real);
+            let from_file = || {
+                caps.needs_files
+                    .then(|| existing.map(|len| len.saturating_sub(start)))
                     .flatten()
             };
-            let size = f.size.or(spec.size.map(|s| s / nfiles)).or_else(existing);
+            let size = planned.or_else(from_file);
             match size {
-                Some(s) if s > 0 => files.push((f.path.clone(), s)),
+                Some(s) if s > 0 => {
+                    let region = FileRegion {
+                        path: f.path.clone(),
+                        start,
+                        len: s,
+                    };
+                    regions.push(offsets::FileRegion {
+                        file_offset: start,
+                        io_size: s,
+                        real_file_size: existing.unwrap_or(0).max(region.end()),
+                    });
+                    files.push(region);
+                }
                 _ => {
                     return Err(RunError::NoSize {
                         job: spec.name.clone(),
@@ -58,181 +133,267 @@ impl<'a> Prepared<'a> {
                 }
             }
         }
-        let total: u64 = files.iter().map(|f| f.1).sum();
-        let byte_limit = if spec.time_based {
-            u64::MAX
-        } else {
-            spec.io_size
-                .or(spec.size)
-                .unwrap_or(total)
-                .saturating_mul(u64::from(spec.loops.max(1)))
-        };
-        let bs = std::array::from_fn(|d| spec.bs[d].0.max(1));
+        let region: u64 = files.iter().map(|f| f.len).sum();
+        let size = spec.size.unwrap_or(region);
+        let p = spec.pattern;
+        let norandommap = matches!(
+            spec.opt("norandommap"),
+            Some(crate::options::Value::Bool(true))
+        );
+        let mut pass_bytes = size;
+        if let Some(io_size) = spec.io_size {
+            // fio's do_io: random overwrites without a map and sequential
+            // mixes may go past `size` within one pass.
+            let overwrite_nomap = p.write && p.random && norandommap;
+            let seq_mix = p.read && p.write && !p.random;
+            if overwrite_nomap || seq_mix {
+                pass_bytes = pass_bytes.max(io_size);
+            }
+        }
+        let loops = u64::from(spec.loops.max(1));
+        let limit = spec.io_size.unwrap_or(size);
+        let (mut total_bytes, mut total_ios) = (
+            limit.saturating_mul(loops),
+            if spec.number_ios > 0 {
+                spec.number_ios.saturating_mul(loops)
+            } else {
+                u64::MAX
+            },
+        );
+        if p.write && p.trim {
+            // trimwrite: every block is trimmed, then written.
+            pass_bytes = pass_bytes.saturating_mul(2);
+            total_bytes = total_bytes.saturating_mul(2);
+            total_ios = total_ios.saturating_mul(2);
+        }
+        let max_bs = spec
+            .bs
+            .iter()
+            .map(|b| b.1.max(b.0))
+            .max()
+            .unwrap_or(4096)
+            .max(1);
+        let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+        let with_names: Vec<_> = regions
+            .iter()
+            .zip(&names)
+            .map(|(r, n)| (*r, n.as_str()))
+            .collect();
+        // One seed table for the job, shared as fio shares td->rand_seeds.
+        let seeds = Seeds::for_job(spec);
+        let gen = IoGen::new(spec, &seeds, &with_names).map_err(|e| invalid(e.to_string()))?;
+        let filler = BufferFiller::new(spec, &seeds).map_err(|e| invalid(e.to_string()))?;
         Ok(Prepared {
             spec,
+            set,
+            engine,
+            caps,
             files,
-            byte_limit,
-            bs,
+            pass_bytes,
+            total_bytes,
+            total_ios,
+            limit,
+            max_bs,
+            gen,
+            rate: RateLimiter::new(spec, &seeds),
+            think: ThinkTime::new(spec),
+            filler,
         })
     }
 
-    /// Run the job on the calling thread.
-    pub fn run(&self) -> JobReport {
+    /// The files this job lays out before it starts: path and size, for
+    /// the free-space check.
+    pub fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
+        if !self.caps.needs_files || self.set.create_on_open {
+            return Vec::new();
+        }
+        self.files
+            .iter()
+            .filter(|f| layout::needs_layout(&f.path, f.end()))
+            .map(|f| (f.path.clone(), f.end()))
+            .collect()
+    }
+
+    /// Whether the job may change the contents of its files (writes or
+    /// trims through an engine that touches them).
+    pub fn writes(&self) -> bool {
+        self.spec.pattern.writes() && self.caps.needs_files
+    }
+
+    /// Lay out the files that are too short (fio's `setup_files`, run for
+    /// one job at a time before its group starts). Returns what was laid
+    /// out, or the error that stops the job.
+    pub fn lay_out(&self) -> Result<Option<Layout>, (i32, String)> {
+        if !self.caps.needs_files || self.set.create_on_open {
+            return Ok(None);
+        }
+        let p = self.spec.pattern;
+        let mode = Mode::for_job(
+            p.read,
+            p.writes(),
+            self.set.overwrite,
+            self.caps.no_extend,
+            self.set.fallocate,
+            self.set.create_fsync,
+        );
+        let mut laid = Layout { files: 0, bytes: 0 };
+        let mut filler = self.filler.clone();
+        for f in &self.files {
+            if !layout::needs_layout(&f.path, f.end()) {
+                continue;
+            }
+            if let Err(e) = layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b)) {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                return Err((errno, verror("filesetup.c:283", "open", errno)));
+            }
+            laid.files += 1;
+            laid.bytes += f.end();
+        }
+        Ok((laid.files > 0).then_some(laid))
+    }
+
+    /// Run the job on the calling thread. `layout` is what the runner laid
+    /// out for it (or the error that stops it); `terminate` is raised by
+    /// `exitall` in another job.
+    pub fn run(
+        &self,
+        layout: Result<Option<Layout>, (i32, String)>,
+        terminate: &AtomicBool,
+        log: &dyn Log,
+    ) -> JobReport {
         let spec = self.spec;
         // SAFETY: gettid has no preconditions.
         let pid = unsafe { libc::gettid() } as u32;
-        let mut ts = ThreadStats::default();
-        let layout = self.execute(&mut ts);
-        JobReport::new(spec.name.clone(), spec.group_id, pid, layout, &ts)
+        let mut ts = ThreadStats::new(spec);
+        let laid = match layout {
+            Ok(l) => {
+                self.execute(&mut ts, terminate, log);
+                l
+            }
+            Err((errno, msg)) => {
+                ts.error = errno;
+                ts.error_msg = Some(msg);
+                None
+            }
+        };
+        if ts.error != 0 {
+            log.info(&format!(
+                "fio: pid={pid}, err={}/{}\n",
+                ts.error,
+                ts.error_msg.as_deref().unwrap_or("")
+            ));
+        }
+        JobReport::new(spec.name.clone(), spec.group_id, pid, laid, &ts)
     }
 
-    fn execute(&self, ts: &mut ThreadStats) -> Option<Layout> {
+    fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
         let spec = self.spec;
-        let mut engine = ioengine::engine(&spec.ioengine).expect("checked in Prepared::new");
+        let set = &self.set;
         if spec.startdelay_us > 0 {
-            std::thread::sleep(Duration::from_micros(spec.startdelay_us));
+            sleep_unless(terminate, Duration::from_micros(spec.startdelay_us));
         }
-        let mut layout = None;
-        if engine.caps().needs_files {
-            let mut laid = Layout { files: 0, bytes: 0 };
-            for (path, size) in &self.files {
-                match lay_out(path, spec.offset + size, spec.pattern.read) {
-                    Ok(true) => {
-                        laid.files += 1;
-                        laid.bytes += spec.offset + size;
-                    }
-                    Ok(false) => {}
-                    Err(e) => {
-                        record_error(ts, &e, "file layout", path);
-                        return None;
-                    }
-                }
-            }
-            layout = (laid.files > 0).then_some(laid);
+        if terminate.load(Ordering::Relaxed) {
+            return;
         }
-        let flags = OpenFlags {
-            direct: spec.direct,
-            write: spec.pattern.writes(),
-        };
-        let mut ids = Vec::with_capacity(self.files.len());
-        for (path, _) in &self.files {
-            match engine.open(path, flags) {
-                Ok(id) => ids.push(id),
-                Err(e) => {
-                    record_error(ts, &e, "open", path);
-                    return layout;
-                }
-            }
-        }
-        self.io_loop(engine.as_mut(), &ids, ts);
-        engine.close_all();
-        layout
-    }
-
-    /// The I/O loop: no allocation, no locking.
-    fn io_loop(&self, engine: &mut dyn IoEngine, ids: &[FileId], ts: &mut ThreadStats) {
-        let spec = self.spec;
-        let p = spec.pattern;
-        let mut buf = AlignedBuf::new(self.bs.iter().copied().max().unwrap_or(4096) as usize);
-        fill_random(buf.as_mut_slice(), u64::from(spec.thread_number));
-        let mut rng = Rng::new(u64::from(spec.thread_number) << 32 | 0x5eed);
-        let runtime = (spec.runtime_us > 0).then(|| Duration::from_micros(spec.runtime_us));
-        let max_ios = if spec.number_ios > 0 {
-            spec.number_ios
+        // The I/O units: one per possible I/O in flight.
+        let depth = if self.caps.is_sync {
+            1
         } else {
-            u64::MAX
+            set.iodepth as usize
         };
-        let mut next_seq: Vec<u64> = vec![0; ids.len()];
-        let mut file_idx = 0usize;
-        let (mut done_bytes, mut done_ios) = (0u64, 0u64);
-        let start = Instant::now();
-        ts.job_started();
-        loop {
-            let dir = match (p.read, p.write, p.trim) {
-                (true, true, _) => {
-                    if rng.below(100) < u64::from(spec.rwmixread) {
-                        Dir::Read
-                    } else {
-                        Dir::Write
-                    }
-                }
-                (true, false, _) => Dir::Read,
-                (false, true, _) => Dir::Write,
-                _ => Dir::Trim,
-            };
-            let bs = self.bs[dir as usize];
-            if done_ios >= max_ios || done_bytes.saturating_add(bs) > self.byte_limit {
-                break;
+        let unit = (self.max_bs as usize).div_ceil(ALIGN) * ALIGN;
+        let mut pool = AlignedBuf::new(unit * depth);
+        let mut filler = self.filler.clone();
+        if !self.caps.fake_io && spec.pattern.write {
+            for chunk in pool.as_mut_slice().chunks_mut(unit) {
+                filler.fill(&mut chunk[..self.max_bs as usize]);
             }
-            if runtime.is_some_and(|r| start.elapsed() >= r) {
-                break;
-            }
-            let region = self.files[file_idx].1;
-            if bs > region {
-                break;
-            }
-            let rel = if p.random {
-                rng.below(region / bs) * bs
-            } else {
-                let pos = &mut next_seq[file_idx];
-                if *pos + bs > region {
-                    *pos = 0;
-                }
-                let at = *pos;
-                *pos += bs;
-                at
-            };
-            let t0 = Instant::now();
-            ts.io_submitted(1);
-            let res = engine.submit(
-                ids[file_idx],
-                dir,
-                spec.offset + rel,
-                &mut buf.as_mut_slice()[..bs as usize],
-            );
-            let clat = t0.elapsed().as_nanos() as u64;
-            match res {
-                Ok(n) if n as u64 == bs => {
-                    let at = start.elapsed().as_nanos() as u64;
-                    ts.io_done(dir as usize, bs, 0, clat, at);
-                }
-                Ok(n) => {
-                    // A short transfer: fio retries the rest; for now treat
-                    // end-of-file (0 bytes) as an error and stop.
-                    let e = std::io::Error::from_raw_os_error(if n == 0 {
-                        libc::EIO
-                    } else {
-                        libc::EAGAIN
-                    });
-                    record_error(ts, &e, "io", &self.files[file_idx].0);
-                    break;
-                }
-                Err(e) => {
-                    record_error(ts, &e, "io", &self.files[file_idx].0);
-                    break;
-                }
-            }
-            done_bytes += bs;
-            done_ios += 1;
-            file_idx = (file_idx + 1) % ids.len();
         }
-        ts.elapsed_us = start.elapsed().as_micros() as u64;
-        ts.job_finished();
+        let mem = IoMem {
+            base: pool.as_mut_ptr(),
+            unit,
+            units: depth,
+        };
+        let cfg = EngineConfig {
+            mem,
+            ..set.engine_config(spec.direct)
+        };
+        let engine = match (self.engine.new)(&cfg) {
+            Ok(e) => e,
+            Err(e) => {
+                log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
+                ts.error = e.errno;
+                ts.error_msg = Some(engine_verror(&e));
+                return;
+            }
+        };
+        if self.caps.is_sync && set.iodepth > 1 {
+            log.info(&format!("{SYNC_DEPTH_NOTE}\n"));
+        }
+        if set.pre_read && !spec.direct && self.caps.needs_files {
+            for f in &self.files {
+                let _ = layout::pre_read(&f.path, f.end());
+            }
+        }
+        let mut exec = Exec::new(self, engine, mem, depth, ts, terminate, log);
+        exec.filler = filler;
+        exec.run_passes();
+        drop(exec);
+        // The engine (and with it every registration of the pool) is gone:
+        // only now may the buffers go.
+        drop(pool);
+        if set.unlink {
+            for f in &self.files {
+                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
+                    let _ = std::fs::remove_file(&f.path);
+                }
+            }
+        }
     }
 }
 
-fn record_error(ts: &mut ThreadStats, e: &std::io::Error, func: &str, path: &std::path::Path) {
-    if ts.error == 0 {
-        ts.error = e.raw_os_error().unwrap_or(libc::EIO);
-        ts.error_msg = Some(format!("file {}: {func}: {e}", path.display()));
+/// A file's size: its length, or a block device's capacity.
+fn file_size(path: &Path, m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::FileTypeExt;
+    if m.file_type().is_block_device() {
+        if let Ok(mut f) = std::fs::File::open(path) {
+            use std::io::Seek;
+            return f.seek(std::io::SeekFrom::End(0)).unwrap_or(0);
+        }
+    }
+    m.len()
+}
+
+/// Sleep for `d`, waking early when `terminate` is raised.
+pub(super) fn sleep_unless(terminate: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while !terminate.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(10)));
     }
 }
 
-/// Fill the write buffer once with pseudo-random bytes (fio's default).
-fn fill_random(buf: &mut [u8], seed: u64) {
-    let mut rng = Rng::new(seed);
-    for chunk in buf.chunks_mut(8) {
-        let v = rng.next_u64().to_le_bytes();
-        chunk.copy_from_slice(&v[..chunk.len()]);
+/// `strerror(errno)`.
+pub(super) fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
+}
+
+/// fio's `td_verror` text: `file:SRC, func=FUNC, error=STRERROR`.
+pub(super) fn verror(src: &str, func: &str, errno: i32) -> String {
+    format!("file:{src}, func={func}, error={}", strerror(errno))
+}
+
+pub(super) fn engine_verror(e: &crate::ioengine::EngineError) -> String {
+    let mut s = verror("ioengines.c:399", &e.func, e.errno);
+    if let Some(d) = &e.detail {
+        s.push_str(&format!(" ({d})"));
+    }
+    s
 }

@@ -1,8 +1,27 @@
 //! The workload: one OS thread per job, groups one after another.
+//!
+//! `runner` runs the plan's groups and checks what must hold before
+//! anything is written (`safety`); `job` is one job's engine and I/O loop,
+//! `exec` its I/O loop, `settings` the options it reads, `layout` how its files are laid out,
+//! `clock` its time base. The generators the loop calls per I/O are public:
+//! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and
+//! `think` when, `buffers` what a write carries, `rng` is fio's random
+//! number generators.
 
+pub mod bs;
+pub mod buffers;
+mod clock;
+pub mod ddir;
+mod exec;
 mod job;
 mod layout;
-mod rng;
+pub mod offsets;
+pub mod rate;
+pub mod rng;
 mod runner;
+mod safety;
+mod settings;
+pub mod think;
 
-pub use runner::{run, RunError};
+pub use job::SYNC_DEPTH_NOTE;
+pub use runner::{run, run_with_log, Log, RunError, StdLog};

@@ -1,12 +1,17 @@
 //! Runs a plan: each reporting group's jobs concurrently, groups in order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::job;
+use super::job::Prepared;
+use super::safety::{self, DeviceProblem};
+use super::settings::ExitWhat;
 use crate::plan::spec::Plan;
-use crate::stats::{GroupReport, JobReport, RunReport};
+use crate::stats::{DiskWatch, JobReport, RunReport};
 
-/// Why a run could not start.
+/// Why a run could not start. Nothing has been written when one of these
+/// is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
     #[error("fio: engine {engine} not loadable (job {job})")]
@@ -15,31 +20,156 @@ pub enum RunError {
     NoSize { job: String },
     #[error("fio: job {job}: no files to do I/O on")]
     NoFiles { job: String },
+    #[error("fio: job {job}: {msg}")]
+    Invalid { job: String, msg: String },
+    #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
+    Mounted { path: String },
+    #[error(
+        "fio: {path} holds an {fs} filesystem, and 'allow_mounted_write' isn't set. Aborting."
+    )]
+    Filesystem { path: String, fs: &'static str },
+    #[error(
+        "fio: not enough free space to lay out the job files in {dir}: \
+         {needed} bytes needed, {available} available"
+    )]
+    NoSpace {
+        dir: String,
+        needed: u64,
+        available: u64,
+    },
 }
 
-/// Run every job of `plan` and collect the results.
+/// Where the jobs' live messages go, as fio prints them while it runs:
+/// `info` is fio's `log_info` (stdout: notes, `fio: pid=…, err=…`), `err`
+/// its `log_err` (stderr: `fio: io_u error on file …`). Each call is one
+/// or more whole lines, newline included.
+pub trait Log: Sync {
+    fn info(&self, text: &str);
+    fn err(&self, text: &str);
+}
+
+/// The process's stdout and stderr, written with `write(2)` on descriptors
+/// 1 and 2: the caller may hold Rust's stdout/stderr locks while the jobs
+/// run (it flushes its own output first), so those are not taken.
+pub struct StdLog;
+
+fn write_fd(fd: libc::c_int, text: &str) {
+    let mut b = text.as_bytes();
+    while !b.is_empty() {
+        // SAFETY: `b` is a valid byte slice for the duration of the call.
+        let n = unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
+        if n <= 0 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        b = &b[n as usize..];
+    }
+}
+
+impl Log for StdLog {
+    fn info(&self, text: &str) {
+        write_fd(1, text);
+    }
+
+    fn err(&self, text: &str) {
+        write_fd(2, text);
+    }
+}
+
+/// Run every job of `plan` and collect the results; live messages go to
+/// stdout and stderr.
+pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
+    run_with_log(plan, &StdLog)
+}
+
+/// Run every job of `plan`, sending live messages to `log`.
 ///
 /// Groups run one after another in group-id order (so a `stonewall` job
-/// waits for all earlier ones); within a group, one OS thread per job.
-/// I/O errors of a job end that job and are recorded in its report; only
-/// problems found before any I/O are returned as [`RunError`].
-pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
+/// waits for all earlier ones). Before a group starts, its jobs' files are
+/// laid out one job at a time (fio's `create_serialize`); then each job
+/// gets its own OS thread. I/O errors of a job end that job and are
+/// recorded in its report; only problems found before anything is written
+/// are returned as [`RunError`].
+pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
+    let started_ms = epoch_ms();
     let prepared = plan
         .jobs
         .iter()
-        .map(job::Prepared::new)
+        .map(Prepared::new)
         .collect::<Result<Vec<_>, _>>()?;
+    check_devices(&prepared)?;
+    let needs: Vec<_> = prepared.iter().flat_map(|p| p.layout_needs()).collect();
+    safety::check_space(&needs).map_err(|e| RunError::NoSpace {
+        dir: e.dir.display().to_string(),
+        needed: e.needed,
+        available: e.available,
+    })?;
+    // Disk utilisation of the devices under the jobs' files (fio's
+    // `disk_util`, on by default; diskless engines have none).
+    let watched = prepared
+        .iter()
+        .filter(|p| {
+            p.caps.needs_files
+                && !matches!(
+                    p.spec.opt("disk_util"),
+                    Some(crate::options::Value::Bool(false))
+                )
+        })
+        .flat_map(|p| p.files.iter().map(|f| f.path.as_path()));
+    let disks = DiskWatch::start(watched);
+    // fio's `exitall` is global: once set by any job, the first job to
+    // finish stops the others of its group.
+    let exitall = prepared.iter().any(|p| p.set.exitall);
+    let stop_everything = AtomicBool::new(false);
+    let done: Vec<(Mutex<bool>, Condvar)> = (0..plan.jobs.len())
+        .map(|_| (Mutex::new(false), Condvar::new()))
+        .collect();
     let mut jobs: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
     for g in 0..plan.groups() {
         let members: Vec<usize> = (0..plan.jobs.len())
             .filter(|&i| plan.jobs[i].group_id == g)
             .collect();
+        let layouts: Vec<_> = members
+            .iter()
+            .map(|&i| {
+                if stop_everything.load(Ordering::Relaxed) {
+                    Ok(None)
+                } else {
+                    prepared[i].lay_out()
+                }
+            })
+            .collect();
+        let terminate = AtomicBool::new(stop_everything.load(Ordering::Relaxed));
         std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
-                .map(|&i| {
+                .zip(layouts)
+                .map(|(&i, layout)| {
                     let p = &prepared[i];
-                    (i, s.spawn(move || p.run()))
+                    let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
+                    let h = s.spawn(move || {
+                        if let Some(w) = p.spec.wait_for {
+                            let (lock, cv) = &done[w];
+                            let mut finished = lock.lock().expect("no poisoning");
+                            while !*finished {
+                                finished = cv.wait(finished).expect("no poisoning");
+                            }
+                        }
+                        let report = p.run(layout, terminate, log);
+                        if exitall || (p.set.exitall_on_error && report.error != 0) {
+                            terminate.store(true, Ordering::Relaxed);
+                            if p.set.exit_what == ExitWhat::All {
+                                stop_everything.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        let (lock, cv) = &done[i];
+                        *lock.lock().expect("no poisoning") = true;
+                        cv.notify_all();
+                        report
+                    });
+                    (i, h)
                 })
                 .collect();
             for (i, h) in handles {
@@ -48,15 +178,33 @@ pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
         });
     }
     let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
-    let groups = (0..plan.groups())
-        .map(|g| GroupReport::from_jobs(g, jobs.iter().filter(move |j| j.group_id == g)))
-        .collect();
-    let finished_at = SystemTime::now()
+    Ok(RunReport::new(jobs, started_ms, epoch_ms(), disks.finish()))
+}
+
+/// Milliseconds since the Unix epoch.
+fn epoch_ms() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    Ok(RunReport {
-        jobs,
-        groups,
-        finished_at,
-    })
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Refuse to write a block device that is mounted or holds a filesystem,
+/// unless the job allows it (fio's `allow_mounted_write`).
+fn check_devices(prepared: &[Prepared<'_>]) -> Result<(), RunError> {
+    for p in prepared {
+        if !p.writes() || p.set.allow_mounted_write {
+            continue;
+        }
+        for f in &p.files {
+            let path = f.path.display().to_string();
+            match safety::device_problem(&f.path) {
+                None => {}
+                Some(DeviceProblem::Mounted) => return Err(RunError::Mounted { path }),
+                Some(DeviceProblem::Filesystem(fs)) => {
+                    return Err(RunError::Filesystem { path, fs })
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,84 @@
+//! `ioengine=falloc`: every I/O is an `fallocate(2)` of its range (fio's
+//! `engines/falloc.c`): reads `FALLOC_FL_KEEP_SIZE`, writes mode 0 (the
+//! file grows), trims `FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE`. Files
+//! are opened read-write and created if missing.
+
+use super::engine::{
+    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
+    Queued,
+};
+use super::files::{sync, Files};
+
+#[derive(Default)]
+pub struct Falloc {
+    files: Files,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps {
+    is_sync: true,
+    needs_files: true,
+    can_trim: true,
+    has_commit: false,
+    fake_io: true,
+    file_op: false,
+    no_extend: false,
+};
+
+pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(Falloc::default()))
+}
+
+impl Falloc {
+    fn op(&mut self, io: &Io) -> IoResult {
+        let fd = self.files.fd(io.file);
+        let mode = match io.dir {
+            IoDir::Read => libc::FALLOC_FL_KEEP_SIZE,
+            IoDir::Write => 0,
+            IoDir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            IoDir::Sync | IoDir::DataSync => return sync(fd, io.dir),
+        };
+        // SAFETY: fallocate only takes integers.
+        let r =
+            unsafe { libc::fallocate(fd, mode, io.offset as libc::off_t, io.len as libc::off_t) };
+        if r < 0 {
+            Err(errno())
+        } else {
+            Ok(io.len)
+        }
+    }
+}
+
+impl IoEngine for Falloc {
+    fn name(&self) -> &'static str {
+        "falloc"
+    }
+
+    fn caps(&self) -> Caps {
+        CAPS
+    }
+
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        let mut t = target.clone();
+        t.flags.write = true;
+        t.flags.create = true;
+        self.files.open(&t)
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(self.op(io))
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        self.files.invalidate(file)
+    }
+
+    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+        self.files.fadvise(file, offset, len, advice)
+    }
+
+    fn close_all(&mut self) {
+        self.files.clear();
+    }
+}

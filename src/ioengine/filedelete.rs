@@ -1,0 +1,58 @@
+//! `ioengine=filedelete`: opening a file deletes it (`unlink(2)`); the I/Os
+//! do nothing (fio's `engines/filedelete.c`). The files are laid out
+//! first, so that there is something to delete.
+
+use super::engine::{
+    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, Queued,
+};
+use super::files::cpath;
+
+#[derive(Default)]
+pub struct FileDelete {
+    opened: u32,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps {
+    is_sync: true,
+    needs_files: true,
+    can_trim: true,
+    has_commit: false,
+    fake_io: true,
+    file_op: true,
+    no_extend: false,
+};
+
+pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(FileDelete::default()))
+}
+
+impl IoEngine for FileDelete {
+    fn name(&self) -> &'static str {
+        "filedelete"
+    }
+
+    fn caps(&self) -> Caps {
+        CAPS
+    }
+
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        let func = || format!("delete({})", target.path.display());
+        let c = cpath(&target.path).map_err(|e| EngineError::new(e, func()))?;
+        // SAFETY: `c` is NUL-terminated.
+        if unsafe { libc::unlink(c.as_ptr()) } < 0 {
+            return Err(EngineError::new(errno(), func()));
+        }
+        self.opened += 1;
+        Ok(FileId(self.opened - 1))
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
+    }
+
+    fn close_all(&mut self) {
+        self.opened = 0;
+    }
+}

@@ -1,0 +1,74 @@
+//! `ioengine=ftruncate`: every write sets the file's size to its offset
+//! (`ftruncate(2)`); reads and trims fail with `EINVAL` (fio's
+//! `engines/ftruncate.c`). No data moves.
+
+use super::engine::{
+    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
+};
+use super::files::{sync, Files};
+
+#[derive(Default)]
+pub struct Ftruncate {
+    files: Files,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps {
+    is_sync: true,
+    needs_files: true,
+    can_trim: false,
+    has_commit: false,
+    fake_io: true,
+    file_op: false,
+    no_extend: false,
+};
+
+pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(Ftruncate::default()))
+}
+
+impl Ftruncate {
+    fn op(&mut self, io: &Io) -> IoResult {
+        match io.dir {
+            IoDir::Write => {
+                // SAFETY: ftruncate only takes integers.
+                let r =
+                    unsafe { libc::ftruncate(self.files.fd(io.file), io.offset as libc::off_t) };
+                super::files::ret(r as isize).map(|_| io.len)
+            }
+            IoDir::Sync | IoDir::DataSync => sync(self.files.fd(io.file), io.dir),
+            IoDir::Read | IoDir::Trim => Err(libc::EINVAL),
+        }
+    }
+}
+
+impl IoEngine for Ftruncate {
+    fn name(&self) -> &'static str {
+        "ftruncate"
+    }
+
+    fn caps(&self) -> Caps {
+        CAPS
+    }
+
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        self.files.open(target)
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(self.op(io))
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        self.files.invalidate(file)
+    }
+
+    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+        self.files.fadvise(file, offset, len, advice)
+    }
+
+    fn close_all(&mut self) {
+        self.files.clear();
+    }
+}

@@ -1,0 +1,325 @@
+//! `ioengine=io_uring` (fio's `engines/io_uring.c`), on the io-uring crate.
+//!
+//! Reads and writes use `IORING_OP_READ`/`WRITE` (or the vectored
+//! `READV`/`WRITEV` with `nonvectored=0`, or when the kernel lacks the plain
+//! ones), `READ_FIXED`/`WRITE_FIXED` with `fixedbufs` (the job's buffer pool
+//! is registered), and fixed file indices with `registerfiles`. Syncs are
+//! `IORING_OP_FSYNC`; trims run synchronously once nothing is queued, as
+//! fio's engine does. `sqthread_poll` sets up a kernel submission thread
+//! (`sqthread_poll_cpu` pins it), `hipri` a polled (`IOPOLL`) ring.
+//!
+//! The kernel is probed when the engine starts: a feature the job asks for
+//! and the kernel lacks is named in the error.
+
+use std::time::Duration;
+
+use io_uring::{opcode, register::Probe, types, IoUring};
+
+use super::engine::{
+    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
+};
+use super::files::{trim, Files};
+
+pub struct Uring {
+    ring: IoUring,
+    files: Files,
+    registered_files: bool,
+    fixedbufs: bool,
+    vectored: bool,
+    /// One iovec per token, for the vectored opcodes.
+    iovecs: Box<[libc::iovec]>,
+    /// Completions of the last `getevents`: (token, result).
+    events: Box<[(u32, i32)]>,
+    /// Queued or submitted, not yet reaped.
+    inflight: usize,
+    /// Pushed to the submission queue, not yet submitted.
+    unsubmitted: usize,
+    depth: usize,
+}
+
+fn missing(feature: &str, why: &str) -> EngineError {
+    EngineError::new(libc::EOPNOTSUPP, "io_uring").with_detail(format!(
+        "the kernel does not support {feature}, which {why} needs"
+    ))
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps {
+    is_sync: false,
+    needs_files: true,
+    can_trim: true,
+    has_commit: true,
+    fake_io: false,
+    file_op: false,
+    no_extend: false,
+};
+
+pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = cfg.iodepth.max(1) as usize;
+    let mut b = IoUring::builder();
+    if cfg.sqthread_poll {
+        b.setup_sqpoll(1000);
+        if let Some(cpu) = cfg.sqthread_poll_cpu {
+            b.setup_sqpoll_cpu(cpu);
+        }
+    }
+    if cfg.hipri {
+        b.setup_iopoll();
+    }
+    let ring = b.build(depth.next_power_of_two() as u32).map_err(|e| {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        let why = match errno {
+            libc::ENOSYS => "the kernel has no io_uring".to_string(),
+            libc::EPERM if cfg.sqthread_poll => {
+                "sqthread_poll needs privileges the process lacks".to_string()
+            }
+            libc::EPERM => {
+                "io_uring is disabled (see /proc/sys/kernel/io_uring_disabled)".to_string()
+            }
+            libc::EINVAL if cfg.sqthread_poll || cfg.hipri => format!(
+                "the kernel refused the ring setup ({})",
+                match (cfg.sqthread_poll, cfg.hipri) {
+                    (true, true) => "sqthread_poll, hipri",
+                    (true, false) => "sqthread_poll",
+                    _ => "hipri",
+                }
+            ),
+            _ => format!("io_uring_setup failed: {e}"),
+        };
+        EngineError::new(errno, "io_queue_init").with_detail(why)
+    })?;
+    // Probe (5.6+); a kernel without the probe has only the 5.1 opcodes.
+    let mut probe = Probe::new();
+    let probed = ring.submitter().register_probe(&mut probe).is_ok();
+    let has = |code: u8| {
+        if probed {
+            probe.is_supported(code)
+        } else {
+            matches!(
+                code,
+                opcode::Readv::CODE
+                    | opcode::Writev::CODE
+                    | opcode::ReadFixed::CODE
+                    | opcode::WriteFixed::CODE
+                    | opcode::Fsync::CODE
+            )
+        }
+    };
+    let plain = has(opcode::Read::CODE) && has(opcode::Write::CODE);
+    let vectored = match cfg.nonvectored {
+        0 => true,
+        n if n > 0 => {
+            if !plain {
+                return Err(missing("IORING_OP_READ/IORING_OP_WRITE", "nonvectored=1"));
+            }
+            false
+        }
+        _ => !plain,
+    };
+    if cfg.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
+        return Err(missing("IORING_OP_READ_FIXED/WRITE_FIXED", "fixedbufs"));
+    }
+    if vectored && !(has(opcode::Readv::CODE) && has(opcode::Writev::CODE)) {
+        return Err(missing("IORING_OP_READV/WRITEV", "io_uring"));
+    }
+    if cfg.fixedbufs {
+        let iovecs: Vec<libc::iovec> = (0..cfg.mem.units)
+            .map(|i| libc::iovec {
+                iov_base: cfg.mem.unit_ptr(i).cast(),
+                iov_len: cfg.mem.unit,
+            })
+            .collect();
+        // SAFETY: the buffers belong to the job's pool, which outlives the
+        // engine (the workload drops the engine first).
+        unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+            EngineError::new(e.raw_os_error().unwrap_or(libc::EIO), "io_uring_register")
+                .with_detail("registering the buffers for fixedbufs failed (RLIMIT_MEMLOCK?)")
+        })?;
+    }
+    let zero = libc::iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    };
+    Ok(Box::new(Uring {
+        ring,
+        files: Files::default(),
+        // fio forces registered files with an SQ thread.
+        registered_files: cfg.registerfiles || cfg.sqthread_poll,
+        fixedbufs: cfg.fixedbufs,
+        vectored,
+        iovecs: vec![zero; depth].into_boxed_slice(),
+        events: vec![(0, 0); depth].into_boxed_slice(),
+        inflight: 0,
+        unsubmitted: 0,
+        depth,
+    }))
+}
+
+/// Build the entry for `io` with file target `$fd` (a `types::Fd` or
+/// `types::Fixed`).
+macro_rules! build_sqe {
+    ($self:ident, $io:ident, $fd:expr) => {{
+        let t = $io.token;
+        let len = $io.len as u32;
+        match $io.dir {
+            IoDir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
+                .offset($io.offset)
+                .build(),
+            IoDir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
+                .offset($io.offset)
+                .build(),
+            IoDir::Read if $self.vectored => {
+                let iov = &$self.iovecs[t as usize];
+                opcode::Readv::new($fd, iov, 1).offset($io.offset).build()
+            }
+            IoDir::Write if $self.vectored => {
+                let iov = &$self.iovecs[t as usize];
+                opcode::Writev::new($fd, iov, 1).offset($io.offset).build()
+            }
+            IoDir::Read => opcode::Read::new($fd, $io.buf, len)
+                .offset($io.offset)
+                .build(),
+            IoDir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
+                .offset($io.offset)
+                .build(),
+            IoDir::DataSync => opcode::Fsync::new($fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build(),
+            _ => opcode::Fsync::new($fd).build(),
+        }
+        .user_data(u64::from(t))
+    }};
+}
+
+impl IoEngine for Uring {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn caps(&self) -> Caps {
+        CAPS
+    }
+
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        self.files.open(target)
+    }
+
+    fn post_init(&mut self) -> Result<(), EngineError> {
+        if self.registered_files && !self.files.is_empty() {
+            let fds: Vec<_> = self.files.raw_fds().collect();
+            self.ring.submitter().register_files(&fds).map_err(|e| {
+                EngineError::new(e.raw_os_error().unwrap_or(libc::EIO), "io_uring_register")
+                    .with_detail("registering the files (registerfiles/sqthread_poll) failed")
+            })?;
+        }
+        Ok(())
+    }
+
+    fn queue(&mut self, io: &Io) -> Queued {
+        if self.inflight >= self.depth {
+            return Queued::Busy;
+        }
+        if io.dir == IoDir::Trim {
+            if self.inflight > 0 {
+                return Queued::Busy;
+            }
+            return Queued::Completed(trim(self.files.get(io.file), io.offset, io.len));
+        }
+        if self.vectored {
+            self.iovecs[io.token as usize] = libc::iovec {
+                iov_base: io.buf.cast(),
+                iov_len: io.len,
+            };
+        }
+        let sqe = if self.registered_files {
+            build_sqe!(self, io, types::Fixed(io.file.0))
+        } else {
+            build_sqe!(self, io, types::Fd(self.files.fd(io.file)))
+        };
+        // SAFETY: the buffer (and iovec) stay valid until the completion is
+        // reaped (engine contract; the iovec lives in `self`).
+        match unsafe { self.ring.submission().push(&sqe) } {
+            Ok(()) => {
+                self.inflight += 1;
+                self.unsubmitted += 1;
+                Queued::Queued
+            }
+            Err(_) => Queued::Busy,
+        }
+    }
+
+    fn commit(&mut self) -> Result<(), i32> {
+        while self.unsubmitted > 0 {
+            match self.ring.submit() {
+                Ok(n) => self.unsubmitted -= n.min(self.unsubmitted),
+                Err(e) => match e.raw_os_error() {
+                    Some(libc::EINTR) => {}
+                    Some(libc::EAGAIN) | Some(libc::EBUSY) => {
+                        // Out of resources: reap to make room, as fio does.
+                        return Ok(());
+                    }
+                    other => return Err(other.unwrap_or(libc::EIO)),
+                },
+            }
+        }
+        Ok(())
+    }
+
+    fn getevents(
+        &mut self,
+        min: usize,
+        max: usize,
+        _timeout: Option<Duration>,
+    ) -> Result<usize, i32> {
+        let max = max.min(self.events.len()).max(min);
+        let mut got = 0;
+        loop {
+            {
+                let mut cq = self.ring.completion();
+                cq.sync();
+                for cqe in &mut cq {
+                    self.events[got] = (cqe.user_data() as u32, cqe.result());
+                    got += 1;
+                    if got == max {
+                        break;
+                    }
+                }
+            }
+            if got >= min {
+                break;
+            }
+            match self.ring.submit_and_wait(min - got) {
+                Ok(n) => self.unsubmitted -= n.min(self.unsubmitted),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
+                Err(e) => return Err(e.raw_os_error().unwrap_or(libc::EIO)),
+            }
+        }
+        self.inflight -= got;
+        Ok(got)
+    }
+
+    fn event(&mut self, i: usize) -> Completion {
+        let (token, res) = self.events[i];
+        Completion {
+            token,
+            result: if res < 0 { Err(-res) } else { Ok(res as usize) },
+        }
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        self.files.invalidate(file)
+    }
+
+    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+        self.files.fadvise(file, offset, len, advice)
+    }
+
+    fn close_all(&mut self) {
+        if self.registered_files && !self.files.is_empty() {
+            let _ = self.ring.submitter().unregister_files();
+        }
+        self.files.clear();
+    }
+}

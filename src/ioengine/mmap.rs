@@ -1,0 +1,198 @@
+//! `ioengine=mmap`: the file's I/O region is mapped (`mmap(2)`,
+//! `MAP_SHARED`) when it is opened and every I/O is a `memcpy` to or from
+//! the mapping (fio's `engines/mmap.c`). Syncs are `msync(MS_SYNC)`, trims
+//! punch a hole. A write job's file is first extended to the end of its
+//! region, so that no store lands past the end of the file.
+
+use std::os::fd::AsRawFd;
+
+use super::engine::{
+    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
+    Queued,
+};
+use super::files::{open_fd, trim, OpenFile};
+
+struct Mapped {
+    file: OpenFile,
+    ptr: *mut u8,
+    len: usize,
+}
+
+pub struct Mmap {
+    maps: Vec<Mapped>,
+    /// `direct=1`: every transfer is synced and its pages dropped, the
+    /// closest a mapping gets to O_DIRECT (fio does the same).
+    direct: bool,
+}
+
+/// What this engine can do.
+pub const CAPS: Caps = Caps {
+    no_extend: true,
+    ..Caps::SYNC_FILES
+};
+
+pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+    Ok(Box::new(Mmap {
+        maps: Vec::new(),
+        direct: cfg.direct,
+    }))
+}
+
+impl Mmap {
+    fn unmap_all(&mut self) {
+        for m in self.maps.drain(..) {
+            if m.len > 0 {
+                // SAFETY: `ptr`/`len` are exactly what mmap returned.
+                unsafe { libc::munmap(m.ptr.cast(), m.len) };
+            }
+        }
+    }
+
+    #[inline]
+    fn xfer(&mut self, io: &Io) -> IoResult {
+        let m = &self.maps[io.file.0 as usize];
+        match io.dir {
+            IoDir::Trim => return trim(&m.file, io.offset, io.len),
+            IoDir::Sync | IoDir::DataSync => {
+                // SAFETY: the range is the whole live mapping.
+                let r = unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) };
+                return if r < 0 { Err(errno()) } else { Ok(0) };
+            }
+            IoDir::Read | IoDir::Write => {}
+        }
+        let end = io.offset.checked_add(io.len as u64);
+        if end.is_none_or(|e| e > m.len as u64) {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: `offset..offset+len` is inside the mapping (checked above).
+        let at = unsafe { m.ptr.add(io.offset as usize) };
+        // SAFETY: `io.buf` is valid for `len` bytes (engine contract), the
+        // mapping range as above; the two never overlap (the buffer is the
+        // job's own memory).
+        unsafe {
+            if io.dir == IoDir::Read {
+                std::ptr::copy_nonoverlapping(at, io.buf, io.len);
+            } else {
+                std::ptr::copy_nonoverlapping(io.buf, at, io.len);
+            }
+        }
+        if self.direct {
+            // msync/madvise want a page-aligned start.
+            let page = at as usize & !(4096 - 1);
+            let len = at as usize + io.len - page;
+            // SAFETY: the range lies inside the live mapping.
+            unsafe {
+                if libc::msync(page as *mut libc::c_void, len, libc::MS_SYNC) < 0 {
+                    return Err(errno());
+                }
+                libc::posix_madvise(page as *mut libc::c_void, len, libc::POSIX_MADV_DONTNEED);
+            }
+        }
+        Ok(io.len)
+    }
+}
+
+impl IoEngine for Mmap {
+    fn name(&self) -> &'static str {
+        "mmap"
+    }
+
+    fn caps(&self) -> Caps {
+        CAPS
+    }
+
+    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+        let mut flags = target.flags;
+        // A mapping does its own caching: O_DIRECT means nothing here.
+        flags.direct = false;
+        let fd = open_fd(&target.path, flags, 0o644)?;
+        let raw = fd.as_raw_fd();
+        let len = target.region_end as usize;
+        if flags.write {
+            // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: `raw` is open, `st` a valid out-pointer.
+            if unsafe { libc::fstat(raw, &mut st) } < 0 {
+                return Err(EngineError::last_os("fstat"));
+            }
+            let is_file = (st.st_mode & libc::S_IFMT) == libc::S_IFREG;
+            // SAFETY: ftruncate only takes integers.
+            if is_file
+                && (st.st_size as u64) < target.region_end
+                && unsafe { libc::ftruncate(raw, target.region_end as libc::off_t) } < 0
+            {
+                return Err(EngineError::last_os("ftruncate"));
+            }
+        }
+        let prot = if flags.write {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        let ptr = if len == 0 {
+            std::ptr::null_mut()
+        } else {
+            // SAFETY: a fresh shared mapping of an open descriptor; nothing
+            // else aliases it.
+            let p =
+                unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, raw, 0) };
+            if p == libc::MAP_FAILED {
+                return Err(EngineError::last_os("mmap"));
+            }
+            p.cast::<u8>()
+        };
+        let file = OpenFile {
+            fd,
+            is_block: false,
+        };
+        self.maps.push(Mapped { file, ptr, len });
+        Ok(FileId(self.maps.len() as u32 - 1))
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        Queued::Completed(self.xfer(io))
+    }
+
+    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+        let m = &self.maps[file.0 as usize];
+        if m.len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the whole live mapping; DONTNEED drops the page references.
+        let r = unsafe { libc::madvise(m.ptr.cast(), m.len, libc::MADV_DONTNEED) };
+        if r < 0 {
+            return Err(errno());
+        }
+        super::files::invalidate_fd(m.file.fd.as_raw_fd(), false)
+    }
+
+    fn fadvise(&mut self, file: FileId, _offset: u64, _len: u64, advice: i32) -> Result<(), i32> {
+        let m = &self.maps[file.0 as usize];
+        if m.len == 0 {
+            return Ok(());
+        }
+        let madv = if advice == libc::POSIX_FADV_RANDOM {
+            libc::MADV_RANDOM
+        } else {
+            libc::MADV_SEQUENTIAL
+        };
+        // SAFETY: the whole live mapping; the advice only affects paging.
+        let r = unsafe { libc::madvise(m.ptr.cast(), m.len, madv) };
+        if r < 0 {
+            Err(errno())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn close_all(&mut self) {
+        self.unmap_all();
+    }
+}
+
+impl Drop for Mmap {
+    fn drop(&mut self) {
+        self.unmap_all();
+    }
+}

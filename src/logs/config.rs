@@ -1,0 +1,178 @@
+//! Which logs a job writes, and their file names.
+
+use std::path::PathBuf;
+
+use crate::options::Value;
+use crate::plan::spec::JobSpec;
+
+/// The kinds of per-job log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogKind {
+    Bw = 0,
+    Iops = 1,
+    Lat = 2,
+    Slat = 3,
+    Clat = 4,
+    ClatHist = 5,
+}
+
+impl LogKind {
+    pub const ALL: [LogKind; 6] = [
+        LogKind::Bw,
+        LogKind::Iops,
+        LogKind::Lat,
+        LogKind::Slat,
+        LogKind::Clat,
+        LogKind::ClatHist,
+    ];
+
+    /// The type part of the file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogKind::Bw => "bw",
+            LogKind::Iops => "iops",
+            LogKind::Lat => "lat",
+            LogKind::Slat => "slat",
+            LogKind::Clat => "clat",
+            LogKind::ClatHist => "clat_hist",
+        }
+    }
+
+    /// Logs fed from the periodic bandwidth/IOPS sampler (fio's non-inline
+    /// logs, which close a window with 1 ms of slack).
+    pub(crate) fn sampled(self) -> bool {
+        matches!(self, LogKind::Bw | LogKind::Iops)
+    }
+}
+
+/// The log settings of one job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogConfig {
+    /// The logs to write, with their file prefix.
+    pub logs: Vec<(LogKind, String)>,
+    pub avg_msec: u64,
+    pub max_value: bool,
+    pub offset: bool,
+    pub prio: bool,
+    pub per_job: bool,
+    pub hist_msec: u64,
+    pub hist_coarseness: u32,
+    pub unix_epoch: bool,
+    /// The job's global thread number (the `.N` of the file names).
+    pub thread_number: u32,
+}
+
+impl LogConfig {
+    /// The logs `spec` asks for, or `None` when it writes none.
+    pub fn from_spec(spec: &JobSpec) -> Option<LogConfig> {
+        let o = &spec.options;
+        let prefix = |name: &str| -> Option<String> {
+            match o.value(name)? {
+                Value::Text(t) if !t.is_empty() => Some(t.clone()),
+                _ => Some(spec.name.clone()),
+            }
+        };
+        let flag = |name: &str, default: bool| match o.value(name) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Int(n)) => *n != 0,
+            _ => default,
+        };
+        let int = |name: &str| match o.value(name) {
+            Some(Value::Int(n)) => u64::try_from(*n).unwrap_or(0),
+            _ => 0,
+        };
+        let gtod = flag("gtod_reduce", false);
+        let mut logs = Vec::new();
+        if let Some(p) = prefix("write_bw_log") {
+            logs.push((LogKind::Bw, p));
+        }
+        if let Some(p) = prefix("write_iops_log") {
+            logs.push((LogKind::Iops, p));
+        }
+        if let Some(p) = prefix("write_lat_log") {
+            // Each latency log is skipped when that latency is not measured.
+            if !flag("disable_lat", gtod) {
+                logs.push((LogKind::Lat, p.clone()));
+            }
+            if !flag("disable_slat", gtod) {
+                logs.push((LogKind::Slat, p.clone()));
+            }
+            if !flag("disable_clat", gtod) {
+                logs.push((LogKind::Clat, p));
+            }
+        }
+        if let Some(p) = prefix("write_hist_log") {
+            logs.push((LogKind::ClatHist, p));
+        }
+        if logs.is_empty() {
+            return None;
+        }
+        Some(LogConfig {
+            logs,
+            avg_msec: int("log_avg_msec"),
+            max_value: flag("log_max_value", false),
+            offset: flag("log_offset", false),
+            prio: flag("log_prio", false),
+            per_job: flag("per_job_logs", true),
+            hist_msec: int("log_hist_msec"),
+            hist_coarseness: int("log_hist_coarseness").min(6) as u32,
+            unix_epoch: flag("log_unix_epoch", false),
+            thread_number: spec.thread_number,
+        })
+    }
+
+    /// Whether the job writes a log of `kind`.
+    pub fn has(&self, kind: LogKind) -> bool {
+        self.logs.iter().any(|(k, _)| *k == kind)
+    }
+
+    /// The file a log of `kind` with `prefix` goes to.
+    pub fn path(&self, kind: LogKind, prefix: &str) -> PathBuf {
+        if self.per_job {
+            PathBuf::from(format!(
+                "{prefix}_{}.{}.log",
+                kind.name(),
+                self.thread_number
+            ))
+        } else {
+            PathBuf::from(format!("{prefix}_{}.log", kind.name()))
+        }
+    }
+
+    /// Every file this job writes, in the order of [`LogConfig::logs`].
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.logs.iter().map(|(k, p)| self.path(*k, p)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(kinds: &[LogKind], avg: u64) -> LogConfig {
+        LogConfig {
+            logs: kinds.iter().map(|k| (*k, "t".to_string())).collect(),
+            avg_msec: avg,
+            max_value: false,
+            offset: false,
+            prio: false,
+            per_job: true,
+            hist_msec: 0,
+            hist_coarseness: 0,
+            unix_epoch: false,
+            thread_number: 3,
+        }
+    }
+
+    #[test]
+    fn names_follow_fio() {
+        let c = cfg(&[LogKind::ClatHist], 0);
+        assert_eq!(
+            c.path(LogKind::ClatHist, "h"),
+            PathBuf::from("h_clat_hist.3.log")
+        );
+        let mut c = cfg(&[LogKind::Iops], 0);
+        c.per_job = false;
+        assert_eq!(c.path(LogKind::Iops, "a"), PathBuf::from("a_iops.log"));
+    }
+}

@@ -1,0 +1,29 @@
+//! Per-job logs as fio 3.33 writes them (`iolog.c`, `stat.c`): bandwidth,
+//! IOPS, latency (lat, clat, slat) and clat histogram logs.
+//!
+//! Names: `<prefix>_<type>.<N>.log`, N the job's global thread number
+//! (1-based over all jobs and `numjobs` clones); with `per_job_logs=0`
+//! `<prefix>_<type>.log`, opened for appending and shared. The prefix is
+//! the option's value, or the job name when the option is bare.
+//!
+//! Lines: `time, value, ddir, bs[, offset], prio` separated by `", "`;
+//! time in ms since the job's I/O start (since the Unix epoch with
+//! `log_unix_epoch=1`); prio `0` or, with `log_prio=1`, `0x%04x`.
+//! Without `log_avg_msec` every I/O is a line (bw: `bytes*1e6/clat_ns`,
+//! iops: `1`, latencies in ns). With it, a direction's samples are averaged
+//! (or their maximum taken, `log_max_value=1`) over windows of that many ms;
+//! bs and offset are then 0. Histogram rows are
+//! `time, ddir, bs, c0, c1, ...`: fio's 1856 clat buckets merged by
+//! `2^log_hist_coarseness`, counted since the previous row of that
+//! direction, one row per direction every `log_hist_msec`.
+//!
+//! rfio writes the lines while the job runs, through a buffer (no
+//! allocation per I/O). The final partial window of every windowed log
+//! (including bw/iops and histogram rows, which fio 3.33 drops) is written
+//! once when the job finishes.
+
+mod config;
+mod writer;
+
+pub use config::{LogConfig, LogKind};
+pub use writer::JobLogs;

@@ -1,0 +1,311 @@
+//! Writing one job's logs while it runs.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+
+use super::config::{LogConfig, LogKind};
+use crate::stats::hist::{LatHist, PLAT_NR};
+
+/// Bytes buffered per log file before a write.
+const BUF_BYTES: usize = 256 << 10;
+/// fio's `LOG_MSEC_SLACK`: sampled logs close a window up to 1 ms early.
+const MSEC_SLACK: u64 = 1;
+
+/// Samples of one direction inside the current window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Window {
+    samples: u64,
+    mean: f64,
+    max: u64,
+}
+
+impl Window {
+    fn add(&mut self, v: u64) {
+        self.samples += 1;
+        self.max = self.max.max(v);
+        let delta = v as f64 - self.mean;
+        self.mean += delta / self.samples as f64;
+    }
+}
+
+/// One open log file and its averaging state.
+struct LogFile {
+    out: BufWriter<File>,
+    windows: [Window; 3],
+    /// Start of the current window per direction, ms.
+    avg_last: [u64; 3],
+}
+
+/// Histogram-log state of one direction.
+struct HistDir {
+    /// fio's `hist_last`: 0 until the first sample.
+    last_ms: u64,
+    samples: u64,
+    bs: u64,
+    /// Bucket counts at the previous row.
+    before: Box<[u64; PLAT_NR]>,
+}
+
+/// The open logs of one running job.
+pub struct JobLogs {
+    cfg: LogConfig,
+    /// Added to every time (`log_unix_epoch`).
+    time_base: u64,
+    files: [Option<LogFile>; 6],
+    hist: Option<[HistDir; 3]>,
+    scratch: Box<[u64; PLAT_NR]>,
+    /// First write error, reported when the job finishes.
+    error: Option<String>,
+}
+
+impl std::fmt::Debug for JobLogs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobLogs").field("cfg", &self.cfg).finish()
+    }
+}
+
+impl JobLogs {
+    /// Create (or, with `per_job_logs=0`, open for appending) the job's
+    /// log files. `start_unix_ms` is when the job's I/O started.
+    pub fn open(cfg: &LogConfig, start_unix_ms: u64) -> io::Result<JobLogs> {
+        let mut files: [Option<LogFile>; 6] = Default::default();
+        for (kind, prefix) in &cfg.logs {
+            let path = cfg.path(*kind, prefix);
+            let file = if cfg.per_job {
+                File::create(&path)
+            } else {
+                OpenOptions::new().create(true).append(true).open(&path)
+            }
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            files[*kind as usize] = Some(LogFile {
+                out: BufWriter::with_capacity(BUF_BYTES, file),
+                windows: [Window::default(); 3],
+                avg_last: [0; 3],
+            });
+        }
+        let hist = cfg.has(LogKind::ClatHist).then(|| {
+            std::array::from_fn(|_| HistDir {
+                last_ms: 0,
+                samples: 0,
+                bs: 0,
+                before: Box::new([0; PLAT_NR]),
+            })
+        });
+        Ok(JobLogs {
+            cfg: cfg.clone(),
+            time_base: if cfg.unix_epoch { start_unix_ms } else { 0 },
+            files,
+            hist,
+            scratch: Box::new([0; PLAT_NR]),
+            error: None,
+        })
+    }
+
+    /// Whether a log of `kind` is open.
+    #[inline]
+    pub fn has(&self, kind: LogKind) -> bool {
+        self.files[kind as usize].is_some()
+    }
+
+    /// Whether logs are averaged over `log_avg_msec` windows.
+    #[inline]
+    pub fn windowed(&self) -> bool {
+        self.cfg.avg_msec > 0
+    }
+
+    /// One value of a per-I/O log (lat, clat, slat; bw and iops when not
+    /// windowed): a line per I/O, or into the averaging window.
+    #[inline]
+    pub fn io(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize, bs: u64, offset: u64) {
+        if self.files[kind as usize].is_none() {
+            return;
+        }
+        if self.cfg.avg_msec == 0 {
+            self.line(kind, t_ms, value, dir, bs, offset);
+        } else {
+            self.windowed_sample(kind, t_ms, value, dir);
+        }
+    }
+
+    /// One value from the periodic bandwidth/IOPS sampler (windowed logs).
+    #[inline]
+    pub fn sampled(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize) {
+        if self.files[kind as usize].is_some() {
+            self.windowed_sample(kind, t_ms, value, dir);
+        }
+    }
+
+    /// fio's `add_log_sample` with `log_avg_msec`: add, and close the
+    /// direction's window once it spans `log_avg_msec`.
+    fn windowed_sample(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize) {
+        let avg = self.cfg.avg_msec;
+        let Some(f) = self.files[kind as usize].as_mut() else {
+            return;
+        };
+        f.windows[dir].add(value);
+        let last = f.avg_last[dir];
+        if t_ms < last {
+            return;
+        }
+        let this_window = t_ms - last;
+        if this_window < avg {
+            let diff = avg - this_window;
+            if !kind.sampled() || diff > MSEC_SLACK {
+                return;
+            }
+        }
+        self.flush_window(kind, dir, t_ms);
+        if let Some(f) = self.files[kind as usize].as_mut() {
+            f.avg_last[dir] = t_ms - t_ms % avg;
+        }
+    }
+
+    /// Write the window of `dir` (if it holds samples) as one line at `t_ms`.
+    fn flush_window(&mut self, kind: LogKind, dir: usize, t_ms: u64) {
+        let max_value = self.cfg.max_value;
+        let Some(f) = self.files[kind as usize].as_mut() else {
+            return;
+        };
+        let w = std::mem::take(&mut f.windows[dir]);
+        if w.samples == 0 {
+            return;
+        }
+        let value = if max_value {
+            w.max
+        } else {
+            (w.mean + 0.5) as u64
+        };
+        self.line(kind, t_ms, value, dir, 0, 0);
+    }
+
+    /// Write one line.
+    fn line(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize, bs: u64, offset: u64) {
+        let (log_offset, log_prio, base) = (self.cfg.offset, self.cfg.prio, self.time_base);
+        let Some(f) = self.files[kind as usize].as_mut() else {
+            return;
+        };
+        let w = &mut f.out;
+        let r = (|| {
+            write!(w, "{}, {value}, {dir}, {bs}, ", t_ms + base)?;
+            if log_offset {
+                write!(w, "{offset}, ")?;
+            }
+            if log_prio {
+                w.write_all(b"0x0000\n")
+            } else {
+                w.write_all(b"0\n")
+            }
+        })();
+        if let Err(e) = r {
+            self.note(kind, &e);
+        }
+    }
+
+    /// Whether the clat histogram of `dir` is due for a row at `t_ms`
+    /// (fio's `add_clat_sample` histogram part); counts the sample.
+    #[inline]
+    pub fn hist_tick(&mut self, t_ms: u64, dir: usize, bs: u64) -> bool {
+        let msec = self.cfg.hist_msec;
+        let Some(h) = self.hist.as_mut() else {
+            return false;
+        };
+        if msec == 0 {
+            return false;
+        }
+        let h = &mut h[dir];
+        h.samples += 1;
+        h.bs = bs;
+        if h.last_ms == 0 {
+            h.last_ms = t_ms;
+        }
+        t_ms.saturating_sub(h.last_ms) >= msec
+    }
+
+    /// Write the histogram row of `dir` at `t_ms` from the clat histogram
+    /// `clat` (cumulative), after [`JobLogs::hist_tick`] said it is due.
+    pub fn hist_row(&mut self, t_ms: u64, dir: usize, clat: Option<&LatHist>) {
+        let msec = self.cfg.hist_msec;
+        self.write_hist_row(t_ms, dir, clat);
+        if let Some(h) = self.hist.as_mut() {
+            let h = &mut h[dir];
+            let this_window = t_ms.saturating_sub(h.last_ms);
+            h.last_ms = t_ms - this_window.saturating_sub(msec);
+            h.samples = 0;
+        }
+    }
+
+    fn write_hist_row(&mut self, t_ms: u64, dir: usize, clat: Option<&LatHist>) {
+        let stride = 1usize << self.cfg.hist_coarseness;
+        let base = self.time_base;
+        let (Some(hists), Some(f)) = (
+            self.hist.as_mut(),
+            self.files[LogKind::ClatHist as usize].as_mut(),
+        ) else {
+            return;
+        };
+        let h = &mut hists[dir];
+        match clat {
+            Some(c) => c.fio_buckets(&mut self.scratch),
+            None => self.scratch.fill(0),
+        }
+        let w = &mut f.out;
+        let r = (|| {
+            write!(w, "{}, {dir}, {}, ", t_ms + base, h.bs)?;
+            let groups = PLAT_NR / stride;
+            for g in 0..groups {
+                let sum: u64 = (g * stride..(g + 1) * stride)
+                    .map(|i| self.scratch[i].saturating_sub(h.before[i]))
+                    .sum();
+                if g + 1 < groups {
+                    write!(w, "{sum}, ")?;
+                } else {
+                    writeln!(w, "{sum}")?;
+                }
+            }
+            Ok::<(), io::Error>(())
+        })();
+        h.before.copy_from_slice(&self.scratch[..]);
+        if let Err(e) = r {
+            self.note(LogKind::ClatHist, &e);
+        }
+    }
+
+    /// The job finished at `t_ms`: write every partial window once, flush
+    /// and close the files. Returns the first error, if any.
+    pub fn finish(&mut self, t_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
+        for kind in LogKind::ALL {
+            if kind == LogKind::ClatHist {
+                continue;
+            }
+            for dir in 0..3 {
+                self.flush_window(kind, dir, t_ms);
+            }
+        }
+        if self.cfg.hist_msec > 0 {
+            for (dir, c) in clat.iter().enumerate() {
+                let pending = self.hist.as_ref().is_some_and(|h| h[dir].samples > 0);
+                if pending {
+                    self.write_hist_row(t_ms, dir, *c);
+                }
+            }
+        }
+        for kind in LogKind::ALL {
+            if let Some(f) = self.files[kind as usize].as_mut() {
+                if let Err(e) = f.out.flush() {
+                    self.note(kind, &e);
+                }
+            }
+        }
+        self.files = Default::default();
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn note(&mut self, kind: LogKind, e: &io::Error) {
+        if self.error.is_none() {
+            self.error = Some(format!("fio: error writing {} log: {e}", kind.name()));
+        }
+    }
+}

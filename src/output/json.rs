@@ -1,0 +1,324 @@
+//! fio's JSON and JSON+ output (`stat.c` `__show_run_stats`,
+//! `show_thread_status_json`, `add_ddir_status_json`, `add_ddir_lat_json`,
+//! `json_array_add_disk_util`), fio 3.33 key names and order.
+//!
+//! JSON+ adds, to every latency object that has percentiles, the `bins`
+//! of fio's log-linear histogram (bucket value in ns → count).
+
+use super::jsonw::{Json, Obj};
+use super::normal::{agg_percent, ctime};
+use crate::diag::Span;
+use crate::options::jobopts::Setting;
+use crate::plan::spec::{JobSpec, Plan};
+use crate::stats::dist::{dist_pct, lat_pct};
+use crate::stats::summary::{Entry, GroupRun, Summary};
+use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
+
+/// The JSON document (`plus`: JSON+) of a run.
+pub fn render(report: &RunReport, plan: &Plan, plus: bool) -> String {
+    render_summary(report, plan, &Summary::new(report, plan), plus)
+}
+
+/// [`render`] from an already built summary.
+pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: bool) -> String {
+    let mut root = Obj::new();
+    root.str("fio version", "fio-3.33")
+        .int("timestamp", report.finished_at)
+        .int("timestamp_ms", report.finished_ms)
+        .str("time", &ctime(report.finished_at));
+    let globals = global_options(plan);
+    if !globals.is_empty() {
+        root.obj("global options", options_obj(&globals));
+    }
+    let jobs = summary
+        .entries
+        .iter()
+        .map(|e| {
+            let g = &summary.groups[e.group_id as usize];
+            Json::Obj(job_obj(report, plan, e, g, plus))
+        })
+        .collect();
+    root.arr("jobs", jobs);
+    if !report.disks.is_empty() {
+        root.arr(
+            "disk_util",
+            report
+                .disks
+                .iter()
+                .map(|d| Json::Obj(disk_obj(d)))
+                .collect(),
+        );
+    }
+    root.to_document()
+}
+
+fn options_obj(opts: &[&Setting]) -> Obj {
+    let mut o = Obj::new();
+    for s in opts {
+        o.str(s.def.name, s.text.as_deref().unwrap_or(""));
+    }
+    o
+}
+
+/// Whether `setting` was written in `job`'s own section (not inherited
+/// from a `[global]` section or the command line's global options).
+fn is_own(job: &JobSpec, setting: &Setting) -> bool {
+    match (&job.span, &setting.span) {
+        (Span::Arg { index: j }, Span::Arg { index: s }) => s >= j,
+        (
+            Span::File {
+                path: jp, line: jl, ..
+            },
+            Span::File {
+                path: sp, line: sl, ..
+            },
+        ) => jp == sp && sl >= jl,
+        _ => false,
+    }
+}
+
+/// `job options`: the options set in the job's own section, in the order
+/// applied.
+pub fn job_options(job: &JobSpec) -> Vec<&Setting> {
+    job.options
+        .settings
+        .iter()
+        .filter(|s| is_own(job, s))
+        .collect()
+}
+
+/// `global options`: every global option the jobs inherited, in the order
+/// applied, each setting once.
+pub fn global_options(plan: &Plan) -> Vec<&Setting> {
+    let mut out: Vec<&Setting> = Vec::new();
+    for job in &plan.jobs {
+        for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
+            let seen = out
+                .iter()
+                .any(|o| o.span == s.span && o.def.name == s.def.name);
+            if !seen {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
+    let mut o = Obj::new();
+    o.str("jobname", &e.name)
+        .int("groupid", e.group_id)
+        .int("error", e.error)
+        .int("eta", i32::MAX)
+        .int("elapsed", report.elapsed_ms.div_ceil(1000));
+    if let Some(job) = plan.jobs.get(e.last_job) {
+        let own = job_options(job);
+        if !own.is_empty() {
+            o.obj("job options", options_obj(&own));
+        }
+    }
+    let p = &e.cfg.percentiles;
+    if e.cfg.unified == Unified::Mixed {
+        o.obj("mixed", dir_obj(e, g, &e.dirs[0], 0, plus));
+    } else {
+        for (d, name) in ["read", "write", "trim"].iter().enumerate() {
+            o.obj(name, dir_obj(e, g, &e.dirs[d], d, plus));
+        }
+        let mut sync = Obj::new();
+        sync.int("total_ios", e.sync.ios).obj(
+            "lat_ns",
+            lat_obj(
+                &e.sync.lat,
+                e.sync.hist.as_deref(),
+                p.lat || p.clat,
+                e,
+                plus,
+            ),
+        );
+        o.obj("sync", sync);
+        if e.cfg.unified == Unified::Both {
+            o.obj("mixed", dir_obj(e, g, &e.mixed(), 0, plus));
+        }
+    }
+    let (usr, sys) = e.cpu_pct();
+    o.int("job_runtime", e.run_ms)
+        .float("usr_cpu", usr)
+        .float("sys_cpu", sys)
+        .int("ctx", e.cpu.ctx)
+        .int("majf", e.cpu.majf)
+        .int("minf", e.cpu.minf);
+    let total = e.total_ios();
+    let pct_obj = |keys: &[&str], vals: Vec<f64>| {
+        let mut m = Obj::new();
+        for (k, v) in keys.iter().zip(vals) {
+            m.float(k, v);
+        }
+        m
+    };
+    let depth_keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    o.obj(
+        "iodepth_level",
+        pct_obj(&depth_keys, dist_pct(&e.depth.depth, total)),
+    );
+    o.obj(
+        "iodepth_submit",
+        pct_obj(&batch_keys, dist_pct(&e.depth.submit, e.depth.total_submit)),
+    );
+    o.obj(
+        "iodepth_complete",
+        pct_obj(
+            &batch_keys,
+            dist_pct(&e.depth.complete, e.depth.total_complete),
+        ),
+    );
+    let lat_keys = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    o.obj(
+        "latency_ns",
+        pct_obj(&lat_keys[..10], lat_pct(&e.lat_buckets.n, total)),
+    );
+    o.obj(
+        "latency_us",
+        pct_obj(&lat_keys[..10], lat_pct(&e.lat_buckets.u, total)),
+    );
+    o.obj(
+        "latency_ms",
+        pct_obj(&lat_keys, lat_pct(&e.lat_buckets.m, total)),
+    );
+    if e.cfg.continue_on_error {
+        o.int("total_err", e.total_err)
+            .int("first_error", e.first_error);
+    }
+    if e.latency_depth != 0 {
+        o.int("latency_depth", e.latency_depth)
+            .int("latency_target", e.cfg.latency_target_ns)
+            .float("latency_percentile", e.cfg.latency_percentile)
+            .int("latency_window", e.cfg.latency_window_us);
+    }
+    if let Some(d) = &e.cfg.description {
+        o.str("desc", d);
+    }
+    o
+}
+
+fn dir_obj(e: &Entry, g: &GroupRun, r: &DirReport, gd: usize, plus: bool) -> Obj {
+    let bw_bytes = r
+        .bytes
+        .saturating_mul(1000)
+        .checked_div(r.runtime_ms)
+        .unwrap_or(0);
+    let iops = match r.runtime_ms {
+        0 => 0.0,
+        ms => 1000.0 * r.ios as f64 / ms as f64,
+    };
+    let p = &e.cfg.percentiles;
+    let mut o = Obj::new();
+    o.int("io_bytes", r.bytes)
+        .int("io_kbytes", r.bytes >> 10)
+        .int("bw_bytes", bw_bytes)
+        .int("bw", bw_bytes / 1024)
+        .float("iops", iops)
+        .int("runtime", r.runtime_ms)
+        .int("total_ios", r.ios)
+        .int("short_ios", r.short_ios)
+        .int("drop_ios", r.drop_ios)
+        .obj(
+            "slat_ns",
+            lat_obj(&r.slat, r.slat_hist.as_deref(), p.slat, e, plus),
+        )
+        .obj(
+            "clat_ns",
+            lat_obj(&r.clat, r.clat_hist.as_deref(), p.clat, e, plus),
+        )
+        .obj(
+            "lat_ns",
+            lat_obj(&r.lat, r.lat_hist.as_deref(), p.lat, e, plus),
+        );
+    match r.bw_samples.summary() {
+        Some(s) => {
+            o.int("bw_min", s.min)
+                .int("bw_max", s.max)
+                .float("bw_agg", agg_percent(g, gd, s.mean))
+                .float("bw_mean", s.mean)
+                .float("bw_dev", s.stddev)
+                .int("bw_samples", s.samples);
+        }
+        None => {
+            o.int("bw_min", 0)
+                .int("bw_max", 0)
+                .float("bw_agg", 0.0)
+                .float("bw_mean", 0.0)
+                .float("bw_dev", 0.0)
+                .int("bw_samples", 0);
+        }
+    }
+    let s = r.iops_samples.summary();
+    o.int("iops_min", s.map_or(0, |s| s.min))
+        .int("iops_max", s.map_or(0, |s| s.max))
+        .float("iops_mean", s.map_or(0.0, |s| s.mean))
+        .float("iops_stddev", s.map_or(0.0, |s| s.stddev))
+        .int("iops_samples", s.map_or(0, |s| s.samples));
+    o
+}
+
+/// `add_ddir_lat_json`: min, max, mean, stddev, N, and with percentiles
+/// enabled and samples present the `percentile` map (and JSON+ `bins`).
+fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: bool) -> Obj {
+    let mut o = Obj::new();
+    let s = a.summary();
+    o.int("min", s.map_or(0, |s| s.min))
+        .int("max", s.map_or(0, |s| s.max))
+        .float("mean", s.map_or(0.0, |s| s.mean))
+        .float("stddev", s.map_or(0.0, |s| s.stddev))
+        .int("N", a.samples());
+    if let (true, Some(s)) = (pct, s) {
+        let list = &e.cfg.percentiles.list;
+        let vals = match hist {
+            Some(h) if !h.is_empty() => h.percentiles(list, s.min, s.max),
+            _ => vec![0; list.len()],
+        };
+        let mut m = Obj::new();
+        for (p, v) in list.iter().zip(vals) {
+            m.int(&format!("{p:.6}"), v);
+        }
+        o.obj("percentile", m);
+        if plus {
+            let mut b = Obj::new();
+            if let Some(h) = hist {
+                for (value, count) in h.fio_bins() {
+                    b.int(&value.to_string(), count);
+                }
+            }
+            o.obj("bins", b);
+        }
+    }
+    o
+}
+
+fn disk_obj(d: &DiskUtil) -> Obj {
+    let s = &d.stats;
+    let mut o = Obj::new();
+    o.str("name", &d.name)
+        .int("read_ios", s.ios[0])
+        .int("write_ios", s.ios[1])
+        .int("read_merges", s.merges[0])
+        .int("write_merges", s.merges[1])
+        .int("read_ticks", s.ticks[0])
+        .int("write_ticks", s.ticks[1])
+        .int("in_queue", s.time_in_queue)
+        .float("util", d.util());
+    if let Some(a) = d.aggregate() {
+        let n = a.slaves;
+        o.int("aggr_read_ios", a.ios[0] / n)
+            .int("aggr_write_ios", a.ios[1] / n)
+            .int("aggr_read_merges", a.merges[0] / n)
+            .int("aggr_write_merge", a.merges[1] / n)
+            .int("aggr_read_ticks", a.ticks[0] / n)
+            .int("aggr_write_ticks", a.ticks[1] / n)
+            .int("aggr_in_queue", a.time_in_queue / n)
+            .float("aggr_util", a.max_util);
+    }
+    o
+}

@@ -1,0 +1,140 @@
+//! fio's JSON writer (`json.c`): pretty-printed with two spaces per level,
+//! `"key" : value`, integers as `%lld`, floats as `%f`, strings with only
+//! `\` and `"` escaped, and empty strings left out with their key. Keys keep
+//! the order they were added in.
+
+use super::cfmt;
+
+/// A JSON value as fio builds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Obj(Obj),
+    Arr(Vec<Json>),
+}
+
+/// An object: pairs in insertion order (duplicates kept, as fio).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Obj(pub Vec<(String, Json)>);
+
+impl Obj {
+    pub fn new() -> Obj {
+        Obj(Vec::new())
+    }
+
+    pub fn int(&mut self, k: &str, v: impl Into<i128>) -> &mut Obj {
+        self.0.push((k.to_string(), Json::Int(v.into())));
+        self
+    }
+
+    pub fn float(&mut self, k: &str, v: f64) -> &mut Obj {
+        self.0.push((k.to_string(), Json::Float(v)));
+        self
+    }
+
+    /// A string value; an empty one is dropped with its key (fio).
+    pub fn str(&mut self, k: &str, v: &str) -> &mut Obj {
+        if !v.is_empty() {
+            self.0.push((k.to_string(), Json::Str(v.to_string())));
+        }
+        self
+    }
+
+    pub fn obj(&mut self, k: &str, v: Obj) -> &mut Obj {
+        self.0.push((k.to_string(), Json::Obj(v)));
+        self
+    }
+
+    pub fn arr(&mut self, k: &str, v: Vec<Json>) -> &mut Obj {
+        self.0.push((k.to_string(), Json::Arr(v)));
+        self
+    }
+
+    /// The document: the object and a newline.
+    pub fn to_document(&self) -> String {
+        let mut out = String::new();
+        print_obj(self, 0, &mut out);
+        out.push('\n');
+        out
+    }
+}
+
+fn indent(level: usize, out: &mut String) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+fn escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        if c == '\\' || c == '"' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+fn print_obj(o: &Obj, level: usize, out: &mut String) {
+    out.push_str("{\n");
+    for (i, (k, v)) in o.0.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        indent(level + 1, out);
+        out.push('"');
+        escape(k, out);
+        out.push_str("\" : ");
+        print_value(v, level + 1, out);
+    }
+    out.push('\n');
+    indent(level, out);
+    out.push('}');
+}
+
+fn print_value(v: &Json, level: usize, out: &mut String) {
+    match v {
+        Json::Int(n) => out.push_str(&n.to_string()),
+        Json::Float(f) => out.push_str(&cfmt::f(*f, 6)),
+        Json::Str(s) => {
+            out.push('"');
+            escape(s, out);
+            out.push('"');
+        }
+        Json::Obj(o) => print_obj(o, level, out),
+        Json::Arr(a) => {
+            out.push_str("[\n");
+            for (i, e) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                indent(level + 1, out);
+                print_value(e, level + 1, out);
+            }
+            out.push('\n');
+            indent(level, out);
+            out.push(']');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_matches_fio() {
+        let mut inner = Obj::new();
+        inner.int("a", 1).float("b", 0.5).str("empty", "");
+        let mut job = Obj::new();
+        job.str("jobname", "x\"y").obj("read", inner);
+        let mut root = Obj::new();
+        root.str("fio version", "fio-3.33")
+            .arr("jobs", vec![Json::Obj(job)]);
+        assert_eq!(
+            root.to_document(),
+            "{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [\n    {\n      \"jobname\" : \"x\\\"y\",\n      \"read\" : {\n        \"a\" : 1,\n        \"b\" : 0.500000\n      }\n    }\n  ]\n}\n"
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! What the output formats print: fio's "thread stats" (one per job, or one
+//! per reporting group with `group_reporting`) and its per-group run
+//! totals, as `__show_run_stats` builds them.
+
+use super::config::{StatsConfig, Unified};
+use super::cpu::CpuUsage;
+use super::dist::{DepthMaps, LatBuckets};
+use super::hist::LatHist;
+use super::report::{DirReport, JobReport, RunReport, SyncReport};
+use crate::plan::spec::{JobSpec, Plan};
+
+/// One reported entry: a job, or the members of a group merged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The first member's name, group, pid and thread number.
+    pub name: String,
+    pub group_id: u32,
+    pub pid: u32,
+    pub thread_number: u32,
+    pub members: u32,
+    /// The first member's error (or first nonzero one) and its text.
+    pub error: i32,
+    pub verror: String,
+    /// Settings: units, reporting mode and description of the first
+    /// member; percentile settings of the last (as fio).
+    pub cfg: StatsConfig,
+    /// Read, write, trim (with `unified_rw_reporting=mixed` all in [0]).
+    pub dirs: [DirReport; 3],
+    pub sync: SyncReport,
+    pub lat_buckets: LatBuckets,
+    pub depth: DepthMaps,
+    pub cpu: CpuUsage,
+    /// Sum of the members' run times, ms (`job_runtime`).
+    pub run_ms: u64,
+    pub total_err: u64,
+    pub first_error: i32,
+    /// The last member's latency target settings and depth.
+    pub latency_depth: u32,
+    /// Index in the plan of the last member (its `job options` in JSON).
+    pub last_job: usize,
+}
+
+impl Entry {
+    fn start(j: &JobReport, spec: Option<&JobSpec>, index: usize) -> Entry {
+        Entry {
+            name: j.name.clone(),
+            group_id: j.group_id,
+            pid: j.pid,
+            thread_number: spec.map_or(index as u32 + 1, |s| s.thread_number),
+            members: 0,
+            error: 0,
+            verror: String::new(),
+            cfg: spec.map(StatsConfig::from_spec).unwrap_or_default(),
+            dirs: Default::default(),
+            sync: SyncReport::default(),
+            lat_buckets: LatBuckets::default(),
+            depth: DepthMaps::default(),
+            cpu: CpuUsage::default(),
+            run_ms: 0,
+            total_err: 0,
+            first_error: 0,
+            latency_depth: 0,
+            last_job: index,
+        }
+    }
+
+    /// Add one member (fio's loop body of `__show_run_stats` and
+    /// `sum_thread_stats`).
+    fn add(&mut self, j: &JobReport, spec: Option<&JobSpec>, index: usize) {
+        let cfg = spec.map(StatsConfig::from_spec).unwrap_or_default();
+        self.cfg.percentiles = cfg.percentiles.clone();
+        self.cfg.continue_on_error = cfg.continue_on_error;
+        self.cfg.latency_target_ns = cfg.latency_target_ns;
+        self.cfg.latency_window_us = cfg.latency_window_us;
+        self.cfg.latency_percentile = cfg.latency_percentile;
+        self.last_job = index;
+        self.total_err += j.total_err;
+        self.first_error = j.first_error;
+        if self.error == 0 {
+            if j.error == 0 && cfg.continue_on_error && j.first_error != 0 {
+                self.error = j.first_error;
+                self.verror = j.error_msg.clone().unwrap_or_default();
+            } else if j.error != 0 {
+                self.error = j.error;
+                self.verror = j.error_msg.clone().unwrap_or_default();
+            }
+        }
+        self.latency_depth = j
+            .latency_depth
+            .unwrap_or_else(|| spec.map_or(1, |s| s.iodepth));
+        let mixed = self.cfg.unified == Unified::Mixed;
+        for (l, src) in j.dirs.iter().enumerate() {
+            let dst = &mut self.dirs[if mixed { 0 } else { l }];
+            merge_dir(dst, src);
+        }
+        self.sync.ios += j.sync.ios;
+        self.sync.lat.merge(&j.sync.lat);
+        merge_hist(&mut self.sync.hist, &j.sync.hist);
+        self.cpu.merge(&j.cpu);
+        self.depth.merge(&j.depth);
+        self.lat_buckets.merge(&j.lat_buckets);
+        self.run_ms += j.run_ms;
+        self.members += 1;
+    }
+
+    /// The directions summed into one (`unified_rw_reporting=both`'s extra
+    /// `mixed` block, fio's `gen_mixed_ddir_stats_from_ts`).
+    pub fn mixed(&self) -> DirReport {
+        let mut m = DirReport::default();
+        for d in &self.dirs {
+            merge_dir(&mut m, d);
+        }
+        m
+    }
+
+    /// Completed I/Os over read, write and trim (fio's `ddir_rw_sum` of
+    /// `total_io_u`, the denominator of the distributions).
+    pub fn total_ios(&self) -> u64 {
+        self.dirs.iter().map(|d| d.ios).sum()
+    }
+
+    /// Whether the entry moved anything (fio prints no normal block
+    /// otherwise).
+    pub fn did_io(&self) -> bool {
+        self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
+    }
+
+    /// usr and sys CPU as a percentage of the run time.
+    pub fn cpu_pct(&self) -> (f64, f64) {
+        if self.run_ms == 0 {
+            return (0.0, 0.0);
+        }
+        let r = self.run_ms as f64;
+        (
+            self.cpu.usr_ms as f64 * 100.0 / r,
+            self.cpu.sys_ms as f64 * 100.0 / r,
+        )
+    }
+}
+
+/// Add direction `src` into `dst`: counts and bytes summed, runtime the
+/// longest, latencies pooled, bandwidth/IOPS samples summed field by field.
+fn merge_dir(dst: &mut DirReport, src: &DirReport) {
+    dst.bytes += src.bytes;
+    dst.ios += src.ios;
+    dst.short_ios += src.short_ios;
+    dst.drop_ios += src.drop_ios;
+    dst.runtime_ms = dst.runtime_ms.max(src.runtime_ms);
+    let per_sec = |n: u64| {
+        n.saturating_mul(1000)
+            .checked_div(dst.runtime_ms)
+            .unwrap_or(0)
+    };
+    dst.bw = per_sec(dst.bytes);
+    dst.iops = per_sec(dst.ios);
+    dst.slat.merge(&src.slat);
+    dst.clat.merge(&src.clat);
+    dst.lat.merge(&src.lat);
+    merge_hist(&mut dst.slat_hist, &src.slat_hist);
+    merge_hist(&mut dst.clat_hist, &src.clat_hist);
+    merge_hist(&mut dst.lat_hist, &src.lat_hist);
+    dst.bw_samples.sum(&src.bw_samples);
+    dst.iops_samples.sum(&src.iops_samples);
+}
+
+fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
+    if let Some(s) = src {
+        match dst {
+            Some(d) => d.merge(s),
+            None => *dst = Some(s.clone()),
+        }
+    }
+}
+
+/// One direction of a group's run totals (fio's `group_run_stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GroupDirRun {
+    pub bytes: u64,
+    /// `bytes * 1000 / max_run` B/s.
+    pub agg: u64,
+    /// Slowest and fastest entry's bandwidth, B/s.
+    pub min_bw: u64,
+    pub max_bw: u64,
+    pub min_run: u64,
+    pub max_run: u64,
+}
+
+/// A reporting group's totals ("Run status group N").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupRun {
+    pub id: u32,
+    /// Per direction; `None` when no entry of the group ran it.
+    pub dirs: [Option<GroupDirRun>; 3],
+    /// Units of the group's last entry.
+    pub kb_base: u32,
+    pub unit_base: u32,
+    pub sig_figs: usize,
+    /// fio ORs the entries' `unified_rw_reporting` (1 mixed, 2 both).
+    pub unified_bits: u8,
+}
+
+impl GroupRun {
+    /// The aggregate bandwidth of direction `d`, 0 when not run.
+    pub fn agg(&self, d: usize) -> u64 {
+        self.dirs[d].map_or(0, |g| g.agg)
+    }
+}
+
+/// Everything printed after a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub entries: Vec<Entry>,
+    /// One per group id, 0 to the highest.
+    pub groups: Vec<GroupRun>,
+    /// Notices fio prints while summing (`fio: kb_base differs for jobs in
+    /// group, ...`); fio puts them on stdout, rfio's caller on stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Summary {
+    /// Merge `report`'s jobs as fio does: a job with `group_reporting`
+    /// joins the previous entry when that one is of the same group; jobs
+    /// with `stats=0` are left out. `plan` gives each job's settings (its
+    /// jobs are matched to the report's by position).
+    pub fn new(report: &RunReport, plan: &Plan) -> Summary {
+        let spec_of = |i: usize| -> Option<&JobSpec> {
+            (plan.jobs.len() == report.jobs.len()).then(|| &plan.jobs[i])
+        };
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut warnings: Vec<String> = Vec::new();
+        let mut last_group: Option<u32> = None;
+        for (i, j) in report.jobs.iter().enumerate() {
+            let spec = spec_of(i);
+            if spec.is_some_and(|s| !StatsConfig::from_spec(s).stats) {
+                continue;
+            }
+            let gr = spec.is_some_and(|s| s.group_reporting);
+            let join = !entries.is_empty() && gr && last_group == Some(j.group_id);
+            last_group = Some(j.group_id);
+            if !join {
+                entries.push(Entry::start(j, spec, i));
+            }
+            let e = entries.last_mut().expect("an entry was just pushed");
+            if join {
+                let c = spec.map(StatsConfig::from_spec).unwrap_or_default();
+                for (what, ours, theirs) in [
+                    ("kb_base", e.cfg.kb_base, c.kb_base),
+                    ("unit_base", e.cfg.unit_base, c.unit_base),
+                ] {
+                    let msg =
+                        format!("fio: {what} differs for jobs in group, using {ours} as the base");
+                    if ours != theirs && !warnings.contains(&msg) {
+                        warnings.push(msg);
+                    }
+                }
+            }
+            e.add(j, spec, i);
+        }
+        let ngroups = report
+            .jobs
+            .iter()
+            .map(|j| j.group_id + 1)
+            .chain(plan.jobs.iter().map(|j| j.group_id + 1))
+            .max()
+            .unwrap_or(0);
+        let mut groups: Vec<GroupRun> = (0..ngroups)
+            .map(|id| GroupRun {
+                id,
+                kb_base: 1024,
+                unit_base: 8,
+                sig_figs: 4,
+                ..GroupRun::default()
+            })
+            .collect();
+        for e in &entries {
+            let g = &mut groups[e.group_id as usize];
+            g.kb_base = e.cfg.kb_base;
+            g.unit_base = e.cfg.unit_base;
+            g.sig_figs = e.cfg.sig_figs;
+            g.unified_bits |= match e.cfg.unified {
+                Unified::None => 0,
+                Unified::Mixed => 1,
+                Unified::Both => 2,
+            };
+            for (d, dir) in e.dirs.iter().enumerate() {
+                if dir.runtime_ms == 0 {
+                    continue;
+                }
+                let gd = g.dirs[d].get_or_insert(GroupDirRun {
+                    min_bw: u64::MAX,
+                    min_run: u64::MAX,
+                    ..GroupDirRun::default()
+                });
+                gd.min_run = gd.min_run.min(dir.runtime_ms);
+                gd.max_run = gd.max_run.max(dir.runtime_ms);
+                let bw = dir.bytes.saturating_mul(1000) / dir.runtime_ms;
+                gd.min_bw = gd.min_bw.min(bw);
+                gd.max_bw = gd.max_bw.max(bw);
+                gd.bytes += dir.bytes;
+            }
+        }
+        for g in &mut groups {
+            for gd in g.dirs.iter_mut().flatten() {
+                gd.agg = gd.bytes.saturating_mul(1000) / gd.max_run;
+            }
+        }
+        Summary {
+            entries,
+            groups,
+            warnings,
+        }
+    }
+}

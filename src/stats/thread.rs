@@ -1,0 +1,437 @@
+//! What one job thread accumulates while it runs: no locking, and no
+//! allocation per I/O (histograms and log buffers are set up when the job
+//! starts).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::config::StatsConfig;
+use super::cpu::{CpuUsage, RusageMark};
+use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
+use super::hist::LatHist;
+use super::lat::LatAccum;
+use crate::logs::{JobLogs, LogConfig, LogKind};
+use crate::plan::spec::JobSpec;
+
+/// `slat_ns` for [`ThreadStats::io_done`] from an engine without a separate
+/// submission step (sync engines): no submission latency is recorded and
+/// the total latency is the completion latency, as fio reports them.
+pub const NO_SLAT: u64 = u64::MAX;
+
+/// A periodic bandwidth or IOPS sampler (fio's `__add_samples`), run from
+/// the completions instead of a timer: when an I/O completes past the end
+/// of a window, the window is closed with what completed before it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sampler {
+    interval_ms: u64,
+    /// Start of the current window, ms since the job's I/O start.
+    last_ms: u64,
+    /// Counter values at the start of the window.
+    last: [u64; 3],
+}
+
+/// What one job thread accumulated; owned by that thread.
+#[derive(Debug, Default)]
+pub struct ThreadStats {
+    /// Per direction (read, write, trim): bytes and I/Os completed.
+    pub bytes: [u64; 3],
+    pub ios: [u64; 3],
+    /// Short and dropped I/Os.
+    pub short_ios: [u64; 3],
+    pub drop_ios: [u64; 3],
+    /// Submission, completion and total latency, ns.
+    pub slat: [LatAccum; 3],
+    pub clat: [LatAccum; 3],
+    pub lat: [LatAccum; 3],
+    /// Histograms for the latencies that get percentiles.
+    pub slat_hist: [Option<Box<LatHist>>; 3],
+    pub clat_hist: [Option<Box<LatHist>>; 3],
+    pub lat_hist: [Option<Box<LatHist>>; 3],
+    /// Bandwidth (KiB/s) and IOPS samples, one per interval.
+    pub bw: [LatAccum; 3],
+    pub iops: [LatAccum; 3],
+    pub lat_buckets: LatBuckets,
+    pub depth: DepthMaps,
+    /// fsync/fdatasync/sync_file_range calls and their latency.
+    pub sync_ios: u64,
+    pub sync: LatAccum,
+    pub sync_hist: Option<Box<LatHist>>,
+    pub cpu: CpuUsage,
+    /// Microseconds from the start of I/O to the end of the job.
+    pub elapsed_us: u64,
+    /// First error: errno (0 if none) and its description.
+    pub error: i32,
+    pub error_msg: Option<String>,
+    /// Errors let through by `continue_on_error`, and the first of them.
+    pub total_err: u64,
+    pub first_error: i32,
+    /// The queue depth `latency_target` settled on (default: iodepth).
+    pub latency_depth: Option<u32>,
+    /// A log file that could not be written, reported after the run.
+    pub log_error: Option<String>,
+    cfg: StatsConfig,
+    log_cfg: Option<LogConfig>,
+    logs: Option<JobLogs>,
+    bw_sampler: Sampler,
+    iops_sampler: Sampler,
+    rusage_start: Option<RusageMark>,
+    /// Completion time of the latest I/O, ns since the I/O start.
+    last_at_ns: u64,
+}
+
+impl ThreadStats {
+    /// Stats for `spec`: what it records and logs follows its options
+    /// (`ThreadStats::default()` records with fio's defaults and no logs).
+    pub fn new(spec: &JobSpec) -> ThreadStats {
+        ThreadStats {
+            cfg: StatsConfig::from_spec(spec),
+            log_cfg: LogConfig::from_spec(spec),
+            ..ThreadStats::default()
+        }
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &StatsConfig {
+        &self.cfg
+    }
+
+    /// The job thread starts its I/O (after layout and startdelay): set up
+    /// histograms and log files, read the CPU usage. Allocates.
+    pub fn job_started(&mut self) {
+        let p = &self.cfg.percentiles;
+        for d in (0..3).filter(|&d| self.cfg.dirs[d]) {
+            if p.slat && self.slat_hist[d].is_none() {
+                self.slat_hist[d] = Some(Box::default());
+            }
+            if p.clat && self.clat_hist[d].is_none() {
+                self.clat_hist[d] = Some(Box::default());
+            }
+            if p.lat && self.lat_hist[d].is_none() {
+                self.lat_hist[d] = Some(Box::default());
+            }
+        }
+        self.bw_sampler.interval_ms = self.cfg.bw_avg_ms.max(1);
+        self.iops_sampler.interval_ms = self.cfg.iops_avg_ms.max(1);
+        if let Some(lc) = &self.log_cfg {
+            let now_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            match JobLogs::open(lc, now_ms) {
+                Ok(l) => self.logs = Some(l),
+                Err(e) => self.log_error = Some(format!("fio: failed to open log file: {e}")),
+            }
+        }
+        self.rusage_start = Some(RusageMark::now());
+    }
+
+    /// An I/O was submitted with `depth` I/Os in flight (itself included).
+    #[inline]
+    pub fn io_submitted(&mut self, depth: u32) {
+        self.depth.depth[depth_class(depth)] += 1;
+    }
+
+    /// The engine submitted `n` I/Os in one call (fio's
+    /// `io_u_mark_submit`; sync engines count 1 per I/O, the null engine
+    /// none).
+    #[inline]
+    pub fn io_submit_batch(&mut self, n: u32) {
+        self.depth.submit[batch_class(n)] += 1;
+        self.depth.total_submit += 1;
+    }
+
+    /// The engine reaped `n` completions in one call (`io_u_mark_complete`).
+    #[inline]
+    pub fn io_complete_batch(&mut self, n: u32) {
+        self.depth.complete[batch_class(n)] += 1;
+        self.depth.total_complete += 1;
+    }
+
+    /// An I/O of direction `dir` transferred less than asked.
+    #[inline]
+    pub fn io_short(&mut self, dir: usize) {
+        self.short_ios[dir.min(2)] += 1;
+    }
+
+    /// An I/O of direction `dir` was dropped.
+    #[inline]
+    pub fn io_dropped(&mut self, dir: usize) {
+        self.drop_ios[dir.min(2)] += 1;
+    }
+
+    /// An error let through by `continue_on_error`.
+    pub fn io_error(&mut self, errno: i32) {
+        self.total_err += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+        }
+    }
+
+    /// A sync call (fsync, fdatasync, sync_file_range) took `lat_ns`. The
+    /// first one allocates the sync latency histogram.
+    pub fn sync_done(&mut self, lat_ns: u64) {
+        self.sync_ios += 1;
+        if self.cfg.clat {
+            self.sync.add(lat_ns);
+            self.sync_hist
+                .get_or_insert_with(Box::default)
+                .record(lat_ns);
+        }
+    }
+
+    /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
+    /// write, 2 trim); `slat_ns` from issue to submission ([`NO_SLAT`] for
+    /// engines without one), `clat_ns` from submission to completion;
+    /// `at_ns` is when it completed, counted from the start of the job's
+    /// I/O (for bw/iops samples and logs). This is the one call the
+    /// workload makes per I/O: it does not allocate.
+    #[inline]
+    pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
+        self.io_done_at(dir, bytes, slat_ns, clat_ns, at_ns, 0);
+    }
+
+    /// [`ThreadStats::io_done`] with the I/O's file offset (for
+    /// `log_offset=1` logs).
+    pub fn io_done_at(
+        &mut self,
+        dir: usize,
+        bytes: u64,
+        slat_ns: u64,
+        clat_ns: u64,
+        at_ns: u64,
+        offset: u64,
+    ) {
+        let d = dir.min(2);
+        let now_ms = at_ns / 1_000_000;
+        self.last_at_ns = self.last_at_ns.max(at_ns);
+        // Windows that ended before this completion are closed first.
+        if !self.cfg.bw_per_io {
+            self.tick_bw(now_ms);
+        }
+        if !self.cfg.iops_per_io {
+            self.tick_iops(now_ms);
+        }
+        self.bytes[d] += bytes;
+        self.ios[d] += 1;
+        let has_slat = slat_ns != NO_SLAT;
+        let lat_ns = if has_slat {
+            slat_ns.saturating_add(clat_ns)
+        } else {
+            clat_ns
+        };
+        if has_slat && self.cfg.slat {
+            self.slat[d].add(slat_ns);
+            if let Some(h) = self.slat_hist[d].as_mut() {
+                h.record(slat_ns);
+            }
+        }
+        if self.cfg.clat {
+            self.clat[d].add(clat_ns);
+            if let Some(h) = self.clat_hist[d].as_mut() {
+                h.record(clat_ns);
+            }
+            self.lat_buckets.add(clat_ns);
+        }
+        if self.cfg.lat {
+            self.lat[d].add(lat_ns);
+            if let Some(h) = self.lat_hist[d].as_mut() {
+                h.record(lat_ns);
+            }
+        }
+        // A bw/iops log without log_avg_msec: one sample per I/O, which
+        // also replaces the periodic summary samples (fio's quirk).
+        if self.cfg.bw_per_io && !self.cfg.disable_bw {
+            let rate = if clat_ns > 0 {
+                (u128::from(bytes) * 1_000_000 / u128::from(clat_ns)) as u64
+            } else {
+                0
+            };
+            self.bw[d].add(rate);
+            if let Some(l) = self.logs.as_mut() {
+                l.io(LogKind::Bw, now_ms, rate, d, bytes, offset);
+            }
+        }
+        if self.cfg.iops_per_io && !self.cfg.gtod_reduce {
+            self.iops[d].add(1);
+            if let Some(l) = self.logs.as_mut() {
+                l.io(LogKind::Iops, now_ms, 1, d, bytes, offset);
+            }
+        }
+        if let Some(l) = self.logs.as_mut() {
+            if self.cfg.lat {
+                l.io(LogKind::Lat, now_ms, lat_ns, d, bytes, offset);
+            }
+            if has_slat && self.cfg.slat {
+                let issued_ms = at_ns.saturating_sub(clat_ns) / 1_000_000;
+                l.io(LogKind::Slat, issued_ms, slat_ns, d, bytes, offset);
+            }
+            if self.cfg.clat {
+                l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, offset);
+                if l.hist_tick(now_ms, d, bytes) {
+                    l.hist_row(now_ms, d, self.clat_hist[d].as_deref());
+                }
+            }
+        }
+    }
+
+    /// Close the bandwidth windows that ended by `now_ms`.
+    fn tick_bw(&mut self, now_ms: u64) {
+        let s = &mut self.bw_sampler;
+        if s.interval_ms == 0 || now_ms < s.last_ms + s.interval_ms {
+            return;
+        }
+        let t = s.last_ms + s.interval_ms;
+        for d in 0..3 {
+            let delta = self.bytes[d] - s.last[d];
+            if delta == 0 {
+                continue;
+            }
+            let rate = delta * 1000 / s.interval_ms / 1024;
+            self.bw[d].add(rate);
+            if let Some(l) = self.logs.as_mut() {
+                l.sampled(LogKind::Bw, t, rate, d);
+            }
+            s.last[d] = self.bytes[d];
+        }
+        s.last_ms = if now_ms >= t + s.interval_ms {
+            // Nothing completed in the windows between: skip them.
+            now_ms - (now_ms - t) % s.interval_ms
+        } else {
+            t
+        };
+    }
+
+    /// Close the IOPS windows that ended by `now_ms`.
+    fn tick_iops(&mut self, now_ms: u64) {
+        let s = &mut self.iops_sampler;
+        if s.interval_ms == 0 || now_ms < s.last_ms + s.interval_ms {
+            return;
+        }
+        let t = s.last_ms + s.interval_ms;
+        for d in 0..3 {
+            let delta = self.ios[d] - s.last[d];
+            if delta == 0 {
+                continue;
+            }
+            let rate = delta * 1000 / s.interval_ms;
+            self.iops[d].add(rate);
+            if let Some(l) = self.logs.as_mut() {
+                l.sampled(LogKind::Iops, t, rate, d);
+            }
+            s.last[d] = self.ios[d];
+        }
+        s.last_ms = if now_ms >= t + s.interval_ms {
+            now_ms - (now_ms - t) % s.interval_ms
+        } else {
+            t
+        };
+    }
+
+    /// The job thread has finished its I/O: read the CPU usage, write the
+    /// last partial log windows and close the logs.
+    pub fn job_finished(&mut self) {
+        if let Some(start) = self.rusage_start.take() {
+            let u = start.until(&RusageMark::now());
+            self.cpu.merge(&u);
+        }
+        let end_ms = (self.elapsed_us / 1000).max(self.last_at_ns / 1_000_000);
+        if let Some(mut logs) = self.logs.take() {
+            // The last, partial bandwidth/IOPS window goes to the logs only
+            // (fio keeps it out of the summary samples).
+            for (kind, s, counters) in [
+                (LogKind::Bw, self.bw_sampler, self.bytes),
+                (LogKind::Iops, self.iops_sampler, self.ios),
+            ] {
+                let per_io = match kind {
+                    LogKind::Bw => self.cfg.bw_per_io,
+                    _ => self.cfg.iops_per_io,
+                };
+                let spent = end_ms.saturating_sub(s.last_ms);
+                if per_io || spent == 0 || !logs.has(kind) {
+                    continue;
+                }
+                for (d, (now, last)) in counters.iter().zip(s.last).enumerate() {
+                    let delta = now - last;
+                    if delta == 0 {
+                        continue;
+                    }
+                    let rate = match kind {
+                        LogKind::Bw => delta * 1000 / spent / 1024,
+                        _ => delta * 1000 / spent,
+                    };
+                    logs.sampled(kind, end_ms, rate, d);
+                }
+            }
+            let clat = std::array::from_fn(|d| self.clat_hist[d].as_deref());
+            if let Err(e) = logs.finish(end_ms, clat) {
+                self.log_error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn started() -> ThreadStats {
+        let mut ts = ThreadStats::default();
+        ts.job_started();
+        ts
+    }
+
+    #[test]
+    fn sync_engines_record_no_slat() {
+        let mut ts = started();
+        ts.io_done(0, 4096, NO_SLAT, 1000, 10_000);
+        ts.io_done(1, 4096, 500, 1000, 20_000);
+        assert_eq!(ts.slat[0].samples(), 0);
+        assert_eq!(ts.lat[0].summary().unwrap().min, 1000);
+        assert_eq!(ts.slat[1].samples(), 1);
+        assert_eq!(ts.lat[1].summary().unwrap().min, 1500);
+        assert_eq!(ts.clat_hist[0].as_ref().unwrap().len(), 1);
+        assert!(
+            ts.lat_hist[0].is_none(),
+            "lat percentiles are off by default"
+        );
+    }
+
+    #[test]
+    fn samples_follow_the_window() {
+        let mut ts = started();
+        // 4 KiB every ms for 1.2 s: two full 500 ms windows.
+        for ms in 1..=1200u64 {
+            ts.io_done(0, 4096, NO_SLAT, 1000, ms * 1_000_000);
+        }
+        ts.elapsed_us = 1_200_000;
+        ts.job_finished();
+        let bw = ts.bw[0].summary().unwrap();
+        assert_eq!(bw.samples, 2);
+        // 499 or 500 I/Os of 4 KiB in 500 ms.
+        assert!((3992..=4000).contains(&bw.min), "{bw:?}");
+        let iops = ts.iops[0].summary().unwrap();
+        assert_eq!(iops.samples, 2);
+        assert!((998..=1000).contains(&iops.max), "{iops:?}");
+    }
+
+    #[test]
+    fn gaps_skip_empty_windows() {
+        let mut ts = started();
+        ts.io_done(0, 4096, NO_SLAT, 1000, 100_000_000);
+        ts.io_done(0, 4096, NO_SLAT, 1000, 5_100_000_000);
+        ts.io_done(0, 4096, NO_SLAT, 1000, 5_700_000_000);
+        // Windows ending at 500 ms (one I/O) and 5500 ms (one I/O).
+        assert_eq!(ts.bw[0].samples(), 2);
+    }
+
+    #[test]
+    fn depth_and_batches() {
+        let mut ts = started();
+        ts.io_submitted(1);
+        ts.io_submitted(8);
+        ts.io_submit_batch(1);
+        ts.io_complete_batch(6);
+        assert_eq!(ts.depth.depth[0], 1);
+        assert_eq!(ts.depth.depth[3], 1);
+        assert_eq!(ts.depth.submit[1], 1);
+        assert_eq!(ts.depth.complete[2], 1);
+    }
+}

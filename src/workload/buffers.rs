@@ -1,0 +1,441 @@
+//! What write buffers contain (fio's `fill_io_buffer`, `lib/rand.c`
+//! `fill_random_buf*`, `small_content_scramble`, `lib/pattern.c`).
+//!
+//! - Default: pseudo-random bytes from fio's `buf_state` generator
+//!   (incompressible), filled once when the buffer is set up; before each
+//!   write fio then only "scrambles" it (`scramble_buffers=1`, default): it
+//!   writes the offset and the issue time into every 512-byte block, so
+//!   that blocks differ without the cost of a refill.
+//! - `refill_buffers`: new random contents before every write (also what a
+//!   file layout with `refill_buffers` uses: incompressible).
+//! - `zero_buffers`: zeros; `buffer_pattern=`: the pattern repeated (hex
+//!   `0x…` as written, decimal numbers little-endian in the fewest bytes,
+//!   `"strings"`, `'file'` contents, concatenated).
+//! - `buffer_compress_percentage=P` (with `buffer_compress_chunk=C`): each
+//!   chunk of `C` bytes is `100-P`% random bytes then zeros (or the
+//!   pattern), so compressors shrink it by about P%; 100 means all zeros;
+//!   fio turns `refill_buffers` on for it unless set.
+//! - `dedupe_percentage=D`: D% of the write buffers repeat an earlier
+//!   buffer's contents (`dedupe_mode=repeat`: the previous one;
+//!   `working_set`: one of a set of `dedupe_working_set_percentage`% of the
+//!   job's size).
+//!
+//! The random bytes follow fio's algorithm and seeding, but fio's build
+//! chooses the number of seed buckets (`CONFIG_SEED_BUCKETS`); rfio uses 4,
+//! so byte-for-byte equality with a given fio build is not promised — the
+//! properties (random, compressible by P%, D% duplicates) are.
+
+use std::path::Path;
+
+use super::offsets::SetupError;
+use super::rng::{choice, hash_u64, FioRand, Seeds, Slot};
+use crate::options::Value;
+use crate::plan::spec::JobSpec;
+
+/// fio's `CONFIG_SEED_BUCKETS` as rfio uses it.
+const SEED_BUCKETS: usize = 4;
+
+/// Which generator state fills the next buffer (fio's `get_buf_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Main,
+    Ret,
+}
+
+/// The buffer-content policy of one job.
+#[derive(Debug, Clone)]
+pub struct BufferFiller {
+    zero: bool,
+    pattern: Vec<u8>,
+    compress_perc: u32,
+    compress_chunk: u64,
+    dedupe_perc: u32,
+    /// `dedupe_mode=working_set`: the saved states of the unique pages.
+    working_set: Vec<FioRand>,
+    refill: bool,
+    scramble: bool,
+    min_write: u64,
+    buf_state: FioRand,
+    buf_state_prev: FioRand,
+    buf_state_ret: FioRand,
+    dedupe_state: FioRand,
+    ws_index_state: FioRand,
+}
+
+impl BufferFiller {
+    /// The buffer policy of `spec`, drawing from the job's `seeds`.
+    pub fn new(spec: &JobSpec, seeds: &Seeds) -> Result<BufferFiller, SetupError> {
+        let set = |n: &str| spec.options.get(n).is_some();
+        let flag = |n: &str| matches!(spec.opt(n), Some(Value::Bool(true)));
+        let int = |n: &str| match spec.opt(n) {
+            Some(Value::Int(v)) => (*v).clamp(0, 100) as u32,
+            _ => 0,
+        };
+        let mut zero = flag("zero_buffers");
+        let mut refill = flag("refill_buffers");
+        let mut compress_perc = int("buffer_compress_percentage");
+        if compress_perc == 100 {
+            zero = true;
+            compress_perc = 0;
+        } else if compress_perc > 0 && !set("refill_buffers") {
+            refill = true;
+        }
+        let dedupe_perc = int("dedupe_percentage");
+        let scramble_val = !matches!(spec.opt("scramble_buffers"), Some(Value::Bool(false)));
+        let scramble = scramble_val && (set("scramble_buffers") || !(zero && set("zero_buffers")));
+        let compress_chunk = match spec.opt("buffer_compress_chunk") {
+            Some(Value::Bytes(b)) => *b,
+            _ => 512,
+        };
+        let pattern = match spec.opt("buffer_pattern") {
+            Some(Value::Text(t)) => parse_pattern(t)?,
+            _ => Vec::new(),
+        };
+        let use64 = seeds.generator.use64();
+        let buf_state = seeds.rand(Slot::Buf, use64);
+        let min_write = spec.bs[1].0.max(1);
+        let mut working_set = Vec::new();
+        if dedupe_perc > 0 && choice(spec, "dedupe_mode") == Some("working_set") {
+            let ws_perc = match spec.opt("dedupe_working_set_percentage") {
+                Some(Value::Int(v)) => (*v).clamp(0, 100) as u64,
+                _ => 5,
+            };
+            let size = spec.size.unwrap_or(0);
+            let pages = size * ws_perc / 100 / min_write;
+            let chunk = if compress_chunk == 0 {
+                min_write
+            } else {
+                min_write.min(compress_chunk)
+            };
+            let advance = min_write / chunk.max(1);
+            let mut s = buf_state;
+            for _ in 0..pages {
+                working_set.push(s);
+                for _ in 0..advance {
+                    s.next_seed();
+                }
+            }
+        }
+        Ok(BufferFiller {
+            zero,
+            pattern,
+            compress_perc,
+            compress_chunk,
+            dedupe_perc,
+            working_set,
+            refill,
+            scramble,
+            min_write,
+            buf_state,
+            buf_state_prev: buf_state,
+            buf_state_ret: buf_state,
+            dedupe_state: seeds.rand(Slot::Dedupe, false),
+            ws_index_state: seeds.rand(Slot::DedupeWorkingSet, use64),
+        })
+    }
+
+    /// Whether every write gets new contents (`refill_buffers`, or implied
+    /// by `buffer_compress_percentage`).
+    pub fn refills(&self) -> bool {
+        self.refill
+    }
+
+    /// Whether buffers are all zeros.
+    pub fn zeroes(&self) -> bool {
+        self.zero && self.pattern.is_empty() && self.compress_perc == 0 && self.dedupe_perc == 0
+    }
+
+    /// Fill `buf` as fio fills a write buffer (`fill_io_buffer` with the
+    /// job's smallest write size): at setup, for every write with
+    /// `refill_buffers`, and for file layout. Allocation free.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        if self.compress_perc > 0 || self.dedupe_perc > 0 {
+            let mut which = None;
+            let mut min_write = self.min_write;
+            let mut off = 0usize;
+            let mut left = buf.len() as u64;
+            while left > 0 {
+                let w = *which.get_or_insert_with(|| self.buf_state_for_next());
+                min_write = min_write.min(left);
+                let this = if self.compress_chunk == 0 {
+                    min_write
+                } else if min_write == 0 {
+                    self.compress_chunk
+                } else {
+                    min_write.min(self.compress_chunk)
+                }
+                .min(left)
+                .max(1) as usize;
+                let rs = match w {
+                    Which::Main => &mut self.buf_state,
+                    Which::Ret => &mut self.buf_state_ret,
+                };
+                let seed = rs.next_seed();
+                fill_percentage(
+                    seed,
+                    &mut buf[off..off + this],
+                    self.compress_perc,
+                    this,
+                    &self.pattern,
+                );
+                off += this;
+                left -= this as u64;
+                self.save_buf_state(w);
+            }
+        } else if !self.pattern.is_empty() {
+            copy_pattern(&self.pattern, buf);
+        } else if self.zero {
+            buf.fill(0);
+        } else {
+            let seed = self.buf_state.next_seed();
+            fill_random(buf, seed);
+        }
+    }
+
+    /// Prepare `buf` for a write at `offset` issued at `(sec, nsec)`:
+    /// refill it with `refill_buffers`, else scramble it (fio's
+    /// `get_io_u`; `verify` jobs write their own pattern and are never
+    /// scrambled). Allocation free.
+    #[inline]
+    pub fn prepare_write(&mut self, buf: &mut [u8], offset: u64, start: (u64, u64), verify: bool) {
+        if self.refill {
+            self.fill(buf);
+        } else if self.scramble && self.compress_perc == 0 && self.dedupe_perc == 0 && !verify {
+            scramble(buf, offset, start);
+        }
+    }
+
+    /// fio's `get_buf_state`.
+    fn buf_state_for_next(&mut self) -> Which {
+        if self.dedupe_perc == 0 {
+            return Which::Main;
+        }
+        if self.dedupe_perc == 100 {
+            self.buf_state_prev = self.buf_state;
+            return Which::Main;
+        }
+        let v = self.dedupe_state.between(1, 100);
+        if v <= u64::from(self.dedupe_perc) {
+            if self.working_set.is_empty() {
+                self.buf_state_ret = self.buf_state_prev;
+            } else {
+                let n = self.working_set.len() as u64;
+                let i = self.ws_index_state.between(0, n - 1) as usize;
+                self.buf_state_ret = self.working_set[i.min(self.working_set.len() - 1)];
+            }
+            return Which::Ret;
+        }
+        Which::Main
+    }
+
+    /// fio's `save_buf_state`.
+    fn save_buf_state(&mut self, w: Which) {
+        if self.dedupe_perc == 100 {
+            match w {
+                Which::Main => self.buf_state = self.buf_state_prev,
+                Which::Ret => self.buf_state_ret = self.buf_state_prev,
+            }
+        } else if w == Which::Main {
+            self.buf_state_prev = self.buf_state;
+        }
+    }
+}
+
+/// fio's `__fill_random_buf`: `seed` times small primes in buckets, each
+/// word hashed from the previous one of its bucket.
+pub fn fill_random(buf: &mut [u8], seed: u64) {
+    const PRIME: [u64; 16] = [1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47];
+    let words = buf.len() / 8 / SEED_BUCKETS * SEED_BUCKETS;
+    let mut s = [0u64; SEED_BUCKETS];
+    for (p, v) in s.iter_mut().enumerate() {
+        *v = seed.wrapping_mul(PRIME[p]);
+    }
+    let (head, tail) = buf.split_at_mut(words * 8);
+    for group in head.chunks_exact_mut(8 * SEED_BUCKETS) {
+        for (p, word) in group.chunks_exact_mut(8).enumerate() {
+            word.copy_from_slice(&s[p].to_le_bytes());
+            s[p] = hash_u64(s[p]);
+        }
+    }
+    // __fill_random_buf_small with the first bucket's seed.
+    let mut seed = s[0];
+    let mut words = tail.chunks_exact_mut(8);
+    for word in &mut words {
+        word.copy_from_slice(&seed.to_le_bytes());
+        seed = hash_u64(seed);
+    }
+    let rest = words.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&seed.to_le_bytes()[..n]);
+}
+
+/// fio's `__fill_random_buf_percentage`: per `segment`, `100-perc`% random
+/// bytes then `perc`% zeros (or the pattern).
+pub fn fill_percentage(seed: u64, buf: &mut [u8], perc: u32, segment: usize, pattern: &[u8]) {
+    let fill_rest = |b: &mut [u8]| {
+        if pattern.is_empty() {
+            b.fill(0);
+        } else {
+            copy_pattern(pattern, b);
+        }
+    };
+    if perc >= 100 {
+        fill_rest(buf);
+        return;
+    }
+    let segment = segment.min(buf.len());
+    let mut off = 0;
+    let mut len = buf.len();
+    while len > 0 {
+        let random = (segment as u64 * u64::from(100 - perc) / 100).min(len as u64) as usize;
+        fill_random(&mut buf[off..off + random], seed);
+        len -= random;
+        if len == 0 {
+            break;
+        }
+        off += random;
+        let mut this = segment - random;
+        if this > len || len - this <= 8 {
+            this = len;
+        }
+        fill_rest(&mut buf[off..off + this]);
+        len -= this;
+        off += this;
+        if segment == 0 && this == 0 {
+            break;
+        }
+    }
+}
+
+/// fio's `cpy_pattern`: `pattern` repeated over `buf`.
+pub fn copy_pattern(pattern: &[u8], buf: &mut [u8]) {
+    if pattern.is_empty() {
+        return;
+    }
+    for chunk in buf.chunks_mut(pattern.len()) {
+        chunk.copy_from_slice(&pattern[..chunk.len()]);
+    }
+}
+
+/// fio's `small_content_scramble`: in every 512-byte block, the block's
+/// offset at one of its first eight 64-byte lines (chosen by the issue
+/// time and offset) and the issue time at bytes 48..64.
+pub fn scramble(buf: &mut [u8], offset: u64, (sec, nsec): (u64, u64)) {
+    let line = ((nsec ^ offset) & 7) as usize * 64;
+    let mut boffset = offset;
+    for block in buf.chunks_exact_mut(512) {
+        block[line..line + 8].copy_from_slice(&boffset.to_le_bytes());
+        block[48..56].copy_from_slice(&sec.to_le_bytes());
+        block[56..64].copy_from_slice(&nsec.to_le_bytes());
+        boffset = boffset.wrapping_add(512);
+    }
+}
+
+/// Parse a `buffer_pattern` as fio's `parse_and_fill_pattern` reads it:
+/// any concatenation of `0x` hex (bytes in written order, an odd digit
+/// count padded in front), decimal integers (little-endian, fewest bytes),
+/// `"strings"` and `'file'` names (the file's contents).
+pub fn parse_pattern(text: &str) -> Result<Vec<u8>, SetupError> {
+    let bad = |why: &str| SetupError::Invalid(format!("buffer_pattern '{text}': {why}"));
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let end = text[i + 1..]
+                    .find('"')
+                    .ok_or_else(|| bad("unterminated string"))?;
+                out.extend_from_slice(&b[i + 1..i + 1 + end]);
+                i += end + 2;
+            }
+            b'\'' => {
+                let end = text[i + 1..]
+                    .find('\'')
+                    .ok_or_else(|| bad("unterminated file name"))?;
+                let name = &text[i + 1..i + 1 + end];
+                let data = std::fs::read(Path::new(name))
+                    .map_err(|e| bad(&format!("cannot read '{name}': {e}")))?;
+                out.extend_from_slice(&data);
+                i += end + 2;
+            }
+            b'0' if matches!(b.get(i + 1), Some(b'x' | b'X')) => {
+                let digits: String = text[i + 2..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_hexdigit())
+                    .collect();
+                if digits.is_empty() {
+                    return Err(bad("0x without hex digits"));
+                }
+                let padded = if digits.len() % 2 == 1 {
+                    format!("0{digits}")
+                } else {
+                    digits.clone()
+                };
+                for pair in padded.as_bytes().chunks(2) {
+                    let s = std::str::from_utf8(pair).expect("ascii");
+                    out.push(u8::from_str_radix(s, 16).expect("hex digits"));
+                }
+                i += 2 + digits.len();
+            }
+            c if c.is_ascii_digit() => {
+                let digits: String = text[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                let mut v: u64 = digits.parse().map_err(|_| bad("number too large"))?;
+                if v == 0 {
+                    out.push(0);
+                }
+                while v > 0 {
+                    out.push(v as u8);
+                    v >>= 8;
+                }
+                i += digits.len();
+            }
+            b' ' | b'\t' => i += 1,
+            _ => return Err(bad("expected 0x…, a number, \"string\" or 'file'")),
+        }
+    }
+    if out.is_empty() {
+        return Err(bad("empty pattern"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_parse_as_fio_writes_them() {
+        assert_eq!(parse_pattern("12").unwrap(), [0x0c]);
+        assert_eq!(parse_pattern("1000").unwrap(), [0xe8, 0x03]);
+        assert_eq!(parse_pattern("0x123").unwrap(), [0x01, 0x23]);
+        assert_eq!(
+            parse_pattern("0xdeadbeef\"ab\"").unwrap(),
+            [0xde, 0xad, 0xbe, 0xef, b'a', b'b']
+        );
+        assert!(parse_pattern("zz").is_err());
+    }
+
+    #[test]
+    fn percentage_fill_leaves_zeros() {
+        let mut buf = vec![0xffu8; 4096];
+        fill_percentage(0x9e37_79b9_7f4a_7c15, &mut buf, 75, 512, &[]);
+        let zeros = buf.iter().filter(|&&b| b == 0).count();
+        assert!((3072..3100).contains(&zeros), "{zeros}");
+    }
+
+    #[test]
+    fn scramble_marks_every_block() {
+        let mut buf = vec![0u8; 2048];
+        scramble(&mut buf, 4096, (7, 3));
+        for (i, block) in buf.chunks(512).enumerate() {
+            let line = ((3u64 ^ 4096) & 7) as usize * 64;
+            let off = u64::from_le_bytes(block[line..line + 8].try_into().unwrap());
+            assert_eq!(off, 4096 + 512 * i as u64);
+            assert_eq!(u64::from_le_bytes(block[48..56].try_into().unwrap()), 7);
+        }
+    }
+}

@@ -1,0 +1,797 @@
+//! The I/O loop of one job (fio's `backend.c` `do_io` and `keep_running`,
+//! `io_u.c`'s queue and completion paths).
+//!
+//! The loop keeps a fixed pool of `iodepth` I/O units (buffers and
+//! [`Io`]s), allocated before the first I/O. Each turn takes a free unit,
+//! fills it from the pattern, and queues it; a queued I/O is committed
+//! after `iodepth_batch_submit` of them; when no unit is free the loop
+//! reaps completions (`iodepth_batch_complete_min`/`_max`) down to
+//! `iodepth_low`. Nothing in the loop allocates, locks or makes a system
+//! call other than the engine's and the clock reads.
+//!
+//! Latencies follow fio: a unit's start time is taken when it is filled;
+//! its submission (issue) time when the engine accepted it (after `commit`
+//! for engines that submit there, after `queue` otherwise); slat is issue
+//! minus start, clat completion minus issue. Synchronous engines have no
+//! slat ([`NO_SLAT`] is passed) and clat runs from start to completion.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::buffers::BufferFiller;
+use super::clock::Clock;
+use super::job::{engine_verror, sleep_unless, strerror, verror, Prepared};
+use super::offsets::IoGen;
+use super::rate::RateLimiter;
+use super::runner::Log;
+use super::settings::{ERR_READ, ERR_WRITE};
+use super::think::ThinkTime;
+use crate::ioengine::{
+    Caps, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult, OpenFlags, Queued,
+};
+use crate::plan::spec::Dir;
+use crate::stats::{ThreadStats, NO_SLAT};
+
+fn io_dir(d: Dir) -> IoDir {
+    match d {
+        Dir::Read => IoDir::Read,
+        Dir::Write => IoDir::Write,
+        Dir::Trim => IoDir::Trim,
+    }
+}
+
+/// fio's `io_ddir_name`.
+fn ddir_name(d: IoDir) -> &'static str {
+    match d {
+        IoDir::Read => "read",
+        IoDir::Write => "write",
+        IoDir::Trim => "trim",
+        IoDir::Sync => "sync",
+        IoDir::DataSync => "datasync",
+    }
+}
+
+/// Per-unit state beside its [`Io`].
+#[derive(Clone, Copy)]
+struct Unit {
+    io: Io,
+    /// Index into the job's files.
+    file: usize,
+    /// The whole length, for accounting after short transfers.
+    len: u64,
+    start_ns: u64,
+    issue_ns: u64,
+    /// Submitted to an asynchronous engine (counts in `cur_depth`).
+    in_flight: bool,
+}
+
+/// Why the loop stops issuing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Running,
+    /// A fatal I/O error: finish, report it.
+    Failed,
+}
+
+/// The running job: engine, units, counters.
+pub struct Exec<'j, 'a> {
+    job: &'j Prepared<'a>,
+    engine: Box<dyn IoEngine>,
+    caps: Caps,
+    mem: IoMem,
+    units: Box<[Unit]>,
+    free: Vec<u32>,
+    /// Units whose short transfer must be queued again (remainder).
+    requeue: Vec<u32>,
+    /// Queued since the last commit (their issue time is set by commit).
+    uncommitted: Vec<u32>,
+    /// Units queued or submitted and not yet complete.
+    cur_depth: usize,
+    ids: Box<[FileId]>,
+    /// Per file: how long opening it took (the file-operation engines).
+    op_ns: Box<[u64]>,
+    gen: IoGen,
+    rate: Option<RateLimiter>,
+    think: Option<ThinkTime>,
+    pub filler: BufferFiller,
+    /// Reads and writes issued and completed in this pass (think time).
+    pass_issued_ios: u64,
+    pass_completed_ios: u64,
+    ts: &'j mut ThreadStats,
+    terminate: &'j AtomicBool,
+    log: &'j dyn Log,
+    clock: Clock,
+    /// When stats start (end of ramp_time), ns on `clock`; `None` while
+    /// ramping.
+    stats_from: Option<u64>,
+    ramp_ns: u64,
+    runtime_ns: u64,
+    stop: Stop,
+    // Counters over the whole job.
+    issued_bytes: u64,
+    issued_ios: u64,
+    done_bytes: u64,
+    writes_since_fsync: u64,
+    writes_since_fdatasync: u64,
+    last_write_file: usize,
+    /// Microseconds of I/O time with stats on, summed over passes.
+    elapsed_us: u64,
+}
+
+impl<'j, 'a> Exec<'j, 'a> {
+    pub fn new(
+        job: &'j Prepared<'a>,
+        engine: Box<dyn IoEngine>,
+        mem: IoMem,
+        depth: usize,
+        ts: &'j mut ThreadStats,
+        terminate: &'j AtomicBool,
+        log: &'j dyn Log,
+    ) -> Exec<'j, 'a> {
+        let caps = engine.caps();
+        let units = (0..depth)
+            .map(|i| Unit {
+                io: Io {
+                    token: i as u32,
+                    file: FileId(0),
+                    dir: IoDir::Read,
+                    offset: 0,
+                    len: 0,
+                    buf: mem.unit_ptr(i),
+                },
+                file: 0,
+                len: 0,
+                start_ns: 0,
+                issue_ns: 0,
+                in_flight: false,
+            })
+            .collect();
+        let spec = job.spec;
+        Exec {
+            job,
+            engine,
+            caps,
+            mem,
+            units,
+            free: (0..depth as u32).rev().collect(),
+            requeue: Vec::with_capacity(depth),
+            uncommitted: Vec::with_capacity(depth),
+            cur_depth: 0,
+            ids: vec![FileId(0); job.files.len()].into_boxed_slice(),
+            op_ns: vec![0; job.files.len()].into_boxed_slice(),
+            gen: job.gen.clone(),
+            rate: job.rate.clone(),
+            think: job.think.clone(),
+            filler: job.filler.clone(),
+            pass_issued_ios: 0,
+            pass_completed_ios: 0,
+            ts,
+            terminate,
+            log,
+            clock: Clock::start(job.set.clock),
+            stats_from: None,
+            ramp_ns: spec.ramp_time_us.saturating_mul(1000),
+            runtime_ns: spec.runtime_us.saturating_mul(1000),
+            stop: Stop::Running,
+            issued_bytes: 0,
+            issued_ios: 0,
+            done_bytes: 0,
+            writes_since_fsync: 0,
+            writes_since_fdatasync: 0,
+            last_write_file: 0,
+            elapsed_us: 0,
+        }
+    }
+
+    #[inline]
+    fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// The passes over the files (fio's `keep_running` loop).
+    pub fn run_passes(&mut self) {
+        let job = self.job;
+        let spec = job.spec;
+        self.clock = Clock::start(job.set.clock);
+        if self.ramp_ns == 0 {
+            self.stats_from = Some(0);
+            self.ts.job_started();
+        }
+        let mut pass = 0u64;
+        loop {
+            if !self.open_files() {
+                break;
+            }
+            let pass_start = self.now();
+            let done_before = self.done_bytes;
+            self.run_pass(pass == 0);
+            let pass_end = self.now();
+            if let Some(from) = self.stats_from {
+                self.elapsed_us += pass_end.saturating_sub(from.max(pass_start)) / 1000;
+            }
+            self.end_of_pass();
+            pass += 1;
+            if self.stop == Stop::Failed || self.terminate.load(Ordering::Relaxed) {
+                break;
+            }
+            if self.done_bytes == done_before {
+                break; // a pass that moved nothing ends the job
+            }
+            if self.runtime_over(self.now()) {
+                break;
+            }
+            // fio's keep_running: time-based jobs run on, `loops` passes
+            // are made, and an `io_size` beyond `size` takes more passes
+            // while at least a block is left to do.
+            let keep = spec.time_based
+                || pass < u64::from(spec.loops.max(1))
+                || (spec.number_ios == 0
+                    && spec.io_size.is_some()
+                    && self.done_bytes < job.limit
+                    && job.limit - self.done_bytes >= job.max_bs);
+            if !keep {
+                break;
+            }
+            self.stop = Stop::Running;
+            if job.set.unlink_each_loop {
+                for f in &job.files {
+                    let _ = std::fs::remove_file(&f.path);
+                }
+            }
+        }
+        if self.stats_from.is_none() {
+            // The job ended inside its ramp: nothing is reported.
+            self.ts.job_started();
+        }
+        self.ts.elapsed_us = self.elapsed_us;
+        self.ts.job_finished();
+    }
+
+    /// Open (and invalidate) every file; false when one fails.
+    fn open_files(&mut self) -> bool {
+        let job = self.job;
+        let spec = job.spec;
+        let p = spec.pattern;
+        let flags = OpenFlags {
+            direct: spec.direct,
+            write: p.writes(),
+            sync: job.set.o_sync,
+            dsync: job.set.o_dsync,
+            // fio's generic_open_file: O_CREAT for a job that writes.
+            create: job.set.create_on_open || p.write,
+        };
+        for (i, f) in job.files.iter().enumerate() {
+            let target = FileTarget {
+                path: f.path.clone(),
+                flags,
+                region_end: f.end(),
+            };
+            let t0 = Instant::now();
+            match self.engine.open(&target) {
+                Ok(id) => self.ids[i] = id,
+                Err(e) => {
+                    self.engine.close_all();
+                    self.log.err(&format!("fio: {e}\n"));
+                    self.fail_with(e.errno, engine_verror(&e));
+                    return false;
+                }
+            }
+            self.op_ns[i] = t0.elapsed().as_nanos() as u64;
+            if self.caps.needs_files && !self.caps.file_op {
+                if job.set.invalidate && !spec.direct {
+                    let _ = self.engine.invalidate(self.ids[i]);
+                }
+                if let Some(advice) = job.set.fadvise {
+                    let _ = self.engine.fadvise(self.ids[i], f.start, f.len, advice);
+                }
+            }
+        }
+        if let Err(e) = self.engine.post_init() {
+            self.engine.close_all();
+            self.log.err(&format!("fio: {e}\n"));
+            self.fail_with(e.errno, engine_verror(&e));
+            return false;
+        }
+        true
+    }
+
+    /// At the end of a pass (inside its time, as fio's `do_io`):
+    /// `end_fsync`/`fsync_on_close` for a writing job.
+    fn final_syncs(&mut self) {
+        let job = self.job;
+        if self.stop != Stop::Failed
+            && job.spec.pattern.write
+            && (job.set.end_fsync || job.set.fsync_on_close)
+        {
+            for i in 0..job.files.len() {
+                if let Err(e) = self.sync_file(i, IoDir::Sync, false) {
+                    self.log.err(&format!(
+                        "fio: end_fsync failed for file {}\n",
+                        job.files[i].path.display()
+                    ));
+                    let _ = e;
+                }
+            }
+        }
+    }
+
+    /// After a pass: close the files.
+    fn end_of_pass(&mut self) {
+        self.engine.close_all();
+    }
+
+    #[inline]
+    fn runtime_over(&self, now: u64) -> bool {
+        match self.stats_from {
+            Some(from) => self.runtime_ns > 0 && now.saturating_sub(from) >= self.runtime_ns,
+            None => false,
+        }
+    }
+
+    /// End the ramp once its time has come.
+    #[inline]
+    fn check_ramp(&mut self, now: u64) {
+        if self.stats_from.is_none() && now >= self.ramp_ns {
+            self.stats_from = Some(now);
+            self.ts.job_started();
+        }
+    }
+
+    /// One pass (fio's `do_io`).
+    fn run_pass(&mut self, first: bool) {
+        let job = self.job;
+        let time_based = job.spec.time_based;
+        let polling = job.set.batch_complete_min == 0 && job.set.batch_complete_max == 0;
+        if !first {
+            // fio's clear_io_state: files from their start, generators
+            // re-seeded as randrepeat says.
+            self.gen.reset();
+            if let Some(r) = self.rate.as_mut() {
+                r.reset();
+            }
+        }
+        let now = self.now();
+        if let Some(t) = self.think.as_mut() {
+            t.reset(now);
+        }
+        self.pass_issued_ios = 0;
+        self.pass_completed_ios = 0;
+        let mut pass_issued = 0u64;
+        while self.stop == Stop::Running {
+            if self.terminate.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut now = self.now();
+            self.check_ramp(now);
+            if self.runtime_over(now) {
+                break;
+            }
+            let mut issued_dir = None;
+            let t = if let Some(t) = self.requeue.pop() {
+                t
+            } else {
+                if !time_based
+                    && (pass_issued >= job.pass_bytes
+                        || self.issued_bytes >= job.total_bytes
+                        || self.issued_ios >= job.total_ios)
+                {
+                    break;
+                }
+                if self.sync_due() {
+                    continue;
+                }
+                let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
+                    break;
+                };
+                if next.wait_ns > 0 {
+                    // The rate says wait: complete what is in flight, then
+                    // sleep (fio's io_u_quiesce + usec_sleep).
+                    self.drain();
+                    self.sleep_ns(next.wait_ns);
+                    now = self.now();
+                }
+                let Some(t) = self.free.pop() else {
+                    // Cannot happen: the loop reaps whenever no unit is free.
+                    self.reap(1);
+                    continue;
+                };
+                let buf = self.mem.unit_ptr(t as usize);
+                if next.dir == Dir::Write && !self.caps.fake_io {
+                    // SAFETY: the unit is free, so nobody else uses its
+                    // buffer, which holds `unit >= len` bytes.
+                    let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
+                    let start = (now / 1_000_000_000, now % 1_000_000_000);
+                    self.filler.prepare_write(b, next.offset, start, false);
+                }
+                let u = &mut self.units[t as usize];
+                u.io.file = self.ids[next.file];
+                u.io.dir = io_dir(next.dir);
+                u.io.offset = next.offset;
+                u.io.len = next.len as usize;
+                u.io.buf = buf;
+                u.file = next.file;
+                u.len = next.len;
+                u.start_ns = now;
+                pass_issued += next.len;
+                self.issued_bytes += next.len;
+                self.issued_ios += 1;
+                if next.dir != Dir::Trim {
+                    self.pass_issued_ios += 1;
+                }
+                if next.dir == Dir::Write {
+                    self.writes_since_fsync += 1;
+                    self.writes_since_fdatasync += 1;
+                    self.last_write_file = next.file;
+                }
+                issued_dir = Some(next.dir);
+                t
+            };
+            let status = self.engine.queue(&self.units[t as usize].io);
+            match status {
+                Queued::Completed(r) => {
+                    if self.stats_from.is_some() {
+                        self.ts.io_submitted(self.cur_depth as u32 + 1);
+                        if !self.caps.has_commit {
+                            // fio's td_io_queue for engines without commit.
+                            self.ts.io_submit_batch(1);
+                            self.ts.io_complete_batch(1);
+                        }
+                    }
+                    let now = self.now();
+                    self.units[t as usize].issue_ns = self.units[t as usize].start_ns;
+                    self.complete(t, r, now);
+                }
+                Queued::Queued => {
+                    self.cur_depth += 1;
+                    let now = if self.caps.has_commit { 0 } else { self.now() };
+                    let u = &mut self.units[t as usize];
+                    u.in_flight = true;
+                    if self.stats_from.is_some() {
+                        self.ts.io_submitted(self.cur_depth as u32);
+                        if !self.caps.has_commit {
+                            self.ts.io_submit_batch(1);
+                            self.ts.io_complete_batch(1);
+                        }
+                    }
+                    if self.caps.has_commit {
+                        self.uncommitted.push(t);
+                        if self.uncommitted.len() >= job.set.batch_submit as usize {
+                            self.commit();
+                        }
+                    } else {
+                        u.issue_ns = now;
+                    }
+                }
+                Queued::Busy => {
+                    self.requeue.push(t);
+                    self.commit();
+                }
+            }
+            let full = self.free.is_empty() || (status == Queued::Busy && self.cur_depth > 0);
+            if full || polling {
+                self.wait_for_completions(full);
+            }
+            if let Some(dir) = issued_dir.filter(|d| *d != Dir::Trim) {
+                self.think_after(dir);
+            }
+        }
+        // Everything in flight completes and is counted (fio's
+        // `io_u_queued_complete(td, cur_depth)`).
+        self.drain();
+        // Requeued remainders that never went out again are dropped.
+        while let Some(t) = self.requeue.pop() {
+            self.free.push(t);
+        }
+        self.final_syncs();
+    }
+
+    /// fio's `handle_thinktime` after a read or write.
+    fn think_after(&mut self, dir: Dir) {
+        let now = self.now();
+        let Some(think) = self.think.as_mut() else {
+            return;
+        };
+        let Some(pause) = think.check(self.pass_issued_ios, self.pass_completed_ios, now) else {
+            return;
+        };
+        self.drain();
+        let left = |s: &Self| {
+            let from = s.stats_from?;
+            (s.runtime_ns > 0)
+                .then(|| s.runtime_ns.saturating_sub(s.now().saturating_sub(from)) / 1000)
+        };
+        let spin = pause.spin(left(self));
+        let t0 = Instant::now();
+        while (t0.elapsed().as_micros() as u64) < spin {
+            std::hint::spin_loop();
+        }
+        let spun = t0.elapsed().as_micros() as u64;
+        let sleep = pause.sleep(spun, left(self));
+        self.sleep_ns(sleep * 1000);
+        let total = t0.elapsed().as_micros() as u64;
+        let now = self.now();
+        if let Some(t) = self.think.as_mut() {
+            t.done(now);
+        }
+        if let Some(r) = self.rate.as_mut() {
+            r.after_think(dir, total);
+        }
+    }
+
+    /// Sleep `ns`, waking early when the job is told to stop.
+    fn sleep_ns(&self, ns: u64) {
+        if ns > 0 {
+            sleep_unless(self.terminate, Duration::from_nanos(ns));
+        }
+    }
+
+    /// `fsync=N`/`fdatasync=N`: sync the last written file after every N
+    /// writes. Returns whether a sync was issued.
+    fn sync_due(&mut self) -> bool {
+        let set = &self.job.set;
+        let dir = if set.fsync_blocks > 0 && self.writes_since_fsync >= set.fsync_blocks {
+            self.writes_since_fsync = 0;
+            IoDir::Sync
+        } else if set.fdatasync_blocks > 0 && self.writes_since_fdatasync >= set.fdatasync_blocks {
+            self.writes_since_fdatasync = 0;
+            IoDir::DataSync
+        } else {
+            return false;
+        };
+        if let Err(e) = self.sync_file(self.last_write_file, dir, true) {
+            self.io_error(e, dir, self.last_write_file, 0, 0);
+        }
+        true
+    }
+
+    /// Sync file `fi` through the engine, after everything in flight.
+    /// `record`: count it in the stats, as fio does for `fsync=N` and
+    /// `fdatasync=N` (its IO depths and sync latency) but not for
+    /// `end_fsync`/`fsync_on_close`.
+    fn sync_file(&mut self, fi: usize, dir: IoDir, record: bool) -> Result<(), i32> {
+        self.drain();
+        let Some(t) = self.free.pop() else {
+            return Err(libc::EBUSY);
+        };
+        let u = &mut self.units[t as usize];
+        u.io.file = self.ids[fi];
+        u.io.dir = dir;
+        u.io.offset = 0;
+        u.io.len = 0;
+        u.file = fi;
+        u.len = 0;
+        let t0 = self.now();
+        let result = loop {
+            match self.engine.queue(&self.units[t as usize].io) {
+                Queued::Completed(r) => break r,
+                Queued::Queued => {
+                    if let Err(e) = self.engine.commit() {
+                        break Err(e);
+                    }
+                    match self.engine.getevents(1, 1, None) {
+                        Ok(n) if n >= 1 => break self.engine.event(0).result,
+                        Ok(_) => continue,
+                        Err(e) => break Err(e),
+                    }
+                }
+                Queued::Busy => {
+                    if let Err(e) = self.engine.commit() {
+                        break Err(e);
+                    }
+                }
+            }
+        };
+        self.free.push(t);
+        if record && result.is_ok() && self.stats_from.is_some() {
+            let lat = self.now().saturating_sub(t0);
+            self.ts.io_submitted(1);
+            self.ts.sync_done(lat);
+        }
+        result.map(|_| ())
+    }
+
+    /// Submit what is queued; the submitted units' issue time is now.
+    fn commit(&mut self) {
+        if !self.caps.has_commit {
+            return;
+        }
+        let r = self.engine.commit();
+        let now = self.now();
+        for &t in &self.uncommitted {
+            self.units[t as usize].issue_ns = now;
+        }
+        // Engines that submit in commit count the batch (fio's
+        // io_u_mark_submit in libaio/io_uring; the null engine does not).
+        if !self.uncommitted.is_empty() && !self.caps.fake_io && self.stats_from.is_some() {
+            self.ts.io_submit_batch(self.uncommitted.len() as u32);
+        }
+        self.uncommitted.clear();
+        if let Err(e) = r {
+            self.fail_with(e, verror("ioengines.c:399", "td_io_commit", e));
+            self.log.err(&format!("fio: io_submit: {}\n", strerror(e)));
+        }
+    }
+
+    /// fio's `wait_for_completions`.
+    fn wait_for_completions(&mut self, full: bool) {
+        let set = &self.job.set;
+        let mut min = (set.batch_complete_min as usize).min(self.cur_depth);
+        if (full && min == 0) || set.batch_complete_min == 0 {
+            min = 1;
+        }
+        loop {
+            if !self.reap(min) {
+                break;
+            }
+            if !(full && self.cur_depth > set.iodepth_low as usize) {
+                break;
+            }
+        }
+    }
+
+    /// fio's `io_u_queued_complete`: wait for `min` completions (0: take
+    /// what is there) and account them. False on an engine error.
+    fn reap(&mut self, min: usize) -> bool {
+        if self.cur_depth == 0 {
+            return true;
+        }
+        let (min, timeout) = if min == 0 {
+            (0, Some(Duration::ZERO))
+        } else {
+            (min.min(self.cur_depth), None)
+        };
+        if min > 0 && !self.uncommitted.is_empty() {
+            self.commit();
+        }
+        let max = (self.job.set.batch_complete_max as usize)
+            .min(self.cur_depth)
+            .max(min);
+        let n = match self.engine.getevents(min, max, timeout) {
+            Ok(n) => n,
+            Err(e) => {
+                self.fail_with(e, verror("ioengines.c:300", "td_io_getevents", e));
+                return false;
+            }
+        };
+        let now = self.now();
+        if self.stats_from.is_some() {
+            self.ts.io_complete_batch(n as u32);
+        }
+        for i in 0..n {
+            let c = self.engine.event(i);
+            self.cur_depth -= 1;
+            self.units[c.token as usize].in_flight = false;
+            self.complete(c.token, c.result, now);
+        }
+        true
+    }
+
+    /// Wait for everything in flight.
+    fn drain(&mut self) {
+        if !self.uncommitted.is_empty() {
+            self.commit();
+        }
+        while self.cur_depth > 0 {
+            let depth = self.cur_depth;
+            if !self.reap(depth) {
+                // The engine failed: its I/Os are lost, free the units.
+                for t in 0..self.units.len() as u32 {
+                    if self.units[t as usize].in_flight {
+                        self.units[t as usize].in_flight = false;
+                        self.free.push(t);
+                    }
+                }
+                self.cur_depth = 0;
+            }
+        }
+    }
+
+    /// One I/O finished at `now` with `r`.
+    #[inline]
+    fn complete(&mut self, t: u32, r: IoResult, now: u64) {
+        let u = self.units[t as usize];
+        if !u.io.dir.is_data() {
+            // A sync of the loop (fsync=N) is accounted by its caller.
+            self.free.push(t);
+            if let Err(e) = r {
+                self.io_error(e, u.io.dir, u.file, 0, 0);
+            }
+            return;
+        }
+        match r {
+            Ok(n) if n >= u.io.len => {}
+            Ok(0) => {
+                // Nothing moved (a read past the end): fio's "full resid".
+                self.free.push(t);
+                self.io_error(libc::EIO, u.io.dir, u.file, u.io.offset, u.io.len);
+                return;
+            }
+            Ok(n) => {
+                // Short: queue the rest again, as fio requeues the resid.
+                if self.stats_from.is_some() {
+                    self.ts.io_short(u.io.dir as usize);
+                }
+                let u = &mut self.units[t as usize];
+                u.io.offset += n as u64;
+                u.io.len -= n;
+                u.io.buf = u.io.buf.wrapping_add(n);
+                self.requeue.push(t);
+                return;
+            }
+            Err(e) => {
+                self.free.push(t);
+                self.io_error(e, u.io.dir, u.file, u.io.offset, u.io.len);
+                return;
+            }
+        }
+        self.free.push(t);
+        self.done_bytes += u.len;
+        if u.io.dir != IoDir::Trim {
+            self.pass_completed_ios += 1;
+        }
+        self.check_ramp(now);
+        if let Some(from) = self.stats_from {
+            let (slat, clat) = if self.caps.file_op {
+                (NO_SLAT, self.op_ns[u.file])
+            } else if self.caps.is_sync {
+                (NO_SLAT, now.saturating_sub(u.start_ns))
+            } else {
+                (
+                    u.issue_ns.saturating_sub(u.start_ns),
+                    now.saturating_sub(u.issue_ns),
+                )
+            };
+            self.ts.io_done(
+                u.io.dir as usize,
+                u.len,
+                slat,
+                clat,
+                now.saturating_sub(from),
+            );
+        }
+    }
+
+    /// An I/O failed with `errno`: go on if `continue_on_error` allows it,
+    /// else stop the job with fio's messages.
+    #[cold]
+    fn io_error(&mut self, errno: i32, dir: IoDir, fi: usize, offset: u64, len: usize) {
+        let bit = if dir == IoDir::Read {
+            ERR_READ
+        } else {
+            ERR_WRITE
+        };
+        if self.job.set.non_fatal(bit, errno) {
+            self.ts.io_error(errno);
+            if self.ts.error == 0 {
+                self.ts.error = errno;
+                self.ts.error_msg = Some(verror("io_u.c:1876", "io_u error", errno));
+            }
+            return;
+        }
+        let path = &self.job.files[fi].path;
+        self.log.err(&format!(
+            "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
+            path.display(),
+            strerror(errno),
+            ddir_name(dir),
+        ));
+        self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
+    }
+
+    #[cold]
+    fn fail_with(&mut self, errno: i32, msg: String) {
+        if self.ts.error == 0 {
+            self.ts.error = errno;
+            self.ts.error_msg = Some(msg);
+        }
+        self.stop = Stop::Failed;
+    }
+}
+
+impl Drop for Exec<'_, '_> {
+    fn drop(&mut self) {
+        // Nothing may still use the buffers when the pool goes.
+        self.drain();
+        self.engine.close_all();
+    }
+}

@@ -1,0 +1,1363 @@
+//! Where each I/O goes: the file, and the offset in it (fio's `io_u.c`
+//! `get_next_file`, `get_next_offset`, `get_next_block`,
+//! `get_next_seq_offset`, `get_next_rand_offset`, the random map of
+//! `lib/axmap.c` and the distributions of `lib/zipf.c`, `lib/gauss.c`).
+//!
+//! - Sequential (`rw=read|write|trim|rw|trimwrite`): each I/O starts where
+//!   the file's previous I/O of that direction ended. `rw=read:N` adds N
+//!   bytes after each I/O (a hole); a negative N walks backwards, wrapping
+//!   at the ends as fio does.
+//! - Random (`rw=rand*`): with `random_distribution=random` (the default)
+//!   block `b = lastb * u` from the job's offset generator; the random map
+//!   ([`Axmap`]) makes every block come up once per pass: a busy block is
+//!   replaced by the next free block after it (wrapping to the first free
+//!   one). `norandommap` drops the map; `random_generator=lfsr` uses an
+//!   [`Lfsr`](super::rng::Lfsr) instead, which needs no map.
+//!   `rw=randread:N` draws a new random offset every N I/Os and continues
+//!   sequentially (or, with `rw_sequencer=identical`, repeats the offset) in
+//!   between. `percentage_random` mixes sequential I/O in.
+//! - `zipf`, `pareto`, `normal` follow fio's generators (seeded from the
+//!   hash of the file name, hashed block numbers) and use no random map;
+//!   `zoned`/`zoned_abs` pick a zone with fio's `zone_state` and a block in
+//!   it with the offset generator (fio turns the random map off for every
+//!   distribution but `random`).
+//! - [`FileSelector`] is `file_service_type`: which file serves the next I/O.
+//!
+//! [`IoGen`] puts the generators together in fio's order and is what the
+//! I/O loop calls: one [`IoGen::next_io`] per I/O gives file, direction,
+//! offset and length; with the same options it gives fio's sequence.
+
+use super::bs::BsGen;
+use super::ddir::DirGen;
+use super::rate::RateLimiter;
+use super::rng::{choice, jhash, FioRand, Generator, Lfsr, Seeds, Slot};
+use crate::options::value::{parse_signed_size, Distribution};
+use crate::options::Value;
+use crate::plan::spec::{Dir, JobSpec};
+
+/// Why the I/O pattern of a job cannot be set up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The `:N` after `rw=` cannot be read.
+    #[error("fio: rw postfix parsing failed ('{0}')")]
+    RwModifier(String),
+    /// fio's LFSR cannot cover this many blocks.
+    #[error("fio: failed initializing LFSR")]
+    Lfsr,
+    /// A value the generators cannot use.
+    #[error("fio: {0}")]
+    Invalid(String),
+}
+
+/// The notes fio prints while setting up the I/O pattern of `spec`
+/// (`log_info`, on stdout, once per job, before the job's `(g=N)` line),
+/// in fio's wording.
+pub fn setup_notes(spec: &JobSpec) -> Vec<&'static str> {
+    let mut notes = Vec::new();
+    let norandommap = matches!(spec.opt("norandommap"), Some(Value::Bool(true)));
+    if spec.pattern.random && spec.opt("ba").is_some() && !norandommap {
+        notes.push("fio: Any use of blockalign= turns off randommap");
+    }
+    notes
+}
+
+/// The byte range of one file a job works on (fio's `fio_file` fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileRegion {
+    /// Absolute start of the I/O region (fio's `file_offset`, normally
+    /// [`start_offset`]).
+    pub file_offset: u64,
+    /// Bytes of the region (fio's `io_size`).
+    pub io_size: u64,
+    /// Size of the whole file (fio's `real_file_size`); for a file rfio
+    /// creates, `file_offset + io_size`.
+    pub real_file_size: u64,
+}
+
+impl FileRegion {
+    /// A region of `io_size` bytes starting at `file_offset` in a file
+    /// that ends with it.
+    pub fn new(file_offset: u64, io_size: u64) -> FileRegion {
+        FileRegion {
+            file_offset,
+            io_size,
+            real_file_size: file_offset + io_size,
+        }
+    }
+
+    /// Absolute end of the I/O region (fio's `io_size + get_start_offset`).
+    pub fn end(&self) -> u64 {
+        self.file_offset + self.io_size
+    }
+}
+
+/// fio's `get_start_offset`: where job `spec` starts in a file of
+/// `real_file_size` bytes: `offset` (bytes or a percentage of the file)
+/// plus `subjob * offset_increment` (bytes or a percentage); percentages
+/// are rounded up to `offset_align` or, without it, the smallest block
+/// size.
+pub fn start_offset(spec: &JobSpec, real_file_size: u64) -> u64 {
+    let mut align = false;
+    let increment = match spec.opt("offset_increment") {
+        Some(Value::Percent(p)) => {
+            align = true;
+            percent_of(*p, real_file_size)
+        }
+        Some(Value::Bytes(b)) => *b,
+        _ => 0,
+    };
+    let sub = u64::from(spec.subjob).wrapping_mul(increment);
+    let mut offset = match spec.opt("offset") {
+        Some(Value::Percent(p)) => {
+            align = true;
+            percent_of(*p, real_file_size) + sub
+        }
+        _ => spec.offset + sub,
+    };
+    if align {
+        let align_bs = match spec.opt("offset_align") {
+            Some(Value::Bytes(b)) if *b > 0 => *b,
+            _ => spec.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1),
+        };
+        offset = offset.div_ceil(align_bs) * align_bs;
+    }
+    offset
+}
+
+/// `p`% of `n` in fio's integer arithmetic (`n * p / 100`).
+fn percent_of(p: f64, n: u64) -> u64 {
+    if p.fract() == 0.0 {
+        (u128::from(n) * p as u128 / 100) as u64
+    } else {
+        (n as f64 * p / 100.0) as u64
+    }
+}
+
+/// The random map: one bit per block, with a summary bit per full word on
+/// the level above (fio's `axmap`). Finding the next free block is a walk
+/// up and down the levels.
+#[derive(Debug, Clone)]
+pub struct Axmap {
+    levels: Vec<Vec<u64>>,
+    nr_bits: u64,
+}
+
+impl Axmap {
+    /// A map of `nr_bits` free blocks.
+    pub fn new(nr_bits: u64) -> Axmap {
+        let mut levels = Vec::new();
+        let mut n = nr_bits.max(1);
+        loop {
+            let words = n.div_ceil(64);
+            levels.push(vec![0u64; words as usize]);
+            if words == 1 {
+                break;
+            }
+            n = words;
+        }
+        let mut m = Axmap { levels, nr_bits };
+        m.reset();
+        m
+    }
+
+    /// Every block free again (fio's `axmap_reset`). Bits past the end are
+    /// kept set so that a partial last word can count as full.
+    pub fn reset(&mut self) {
+        let mut n = self.nr_bits;
+        for level in 0..self.levels.len() {
+            let words = &mut self.levels[level];
+            words.iter_mut().for_each(|w| *w = 0);
+            let len = words.len() as u64;
+            for bit in n..len * 64 {
+                words[(bit / 64) as usize] |= 1 << (bit % 64);
+            }
+            n = len;
+        }
+        // A padded word may already be full: propagate.
+        for level in 0..self.levels.len().saturating_sub(1) {
+            for w in 0..self.levels[level].len() {
+                if self.levels[level][w] == u64::MAX {
+                    self.levels[level + 1][w / 64] |= 1 << (w % 64);
+                }
+            }
+        }
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> u64 {
+        self.nr_bits
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nr_bits == 0
+    }
+
+    /// Whether block `bit` is used (blocks past the end are free, as fio).
+    #[inline]
+    pub fn is_set(&self, bit: u64) -> bool {
+        bit < self.nr_bits && self.levels[0][(bit / 64) as usize] & (1 << (bit % 64)) != 0
+    }
+
+    #[inline]
+    fn set(&mut self, bit: u64) {
+        let mut idx = bit;
+        for level in 0..self.levels.len() {
+            let w = (idx / 64) as usize;
+            self.levels[level][w] |= 1 << (idx % 64);
+            if self.levels[level][w] != u64::MAX {
+                break;
+            }
+            idx = w as u64;
+        }
+    }
+
+    /// Mark up to `nr` blocks from `bit` used, stopping at the first one
+    /// already used or at the end; returns how many were marked (fio's
+    /// `axmap_set_nr` for contiguous runs).
+    #[inline]
+    pub fn set_nr(&mut self, bit: u64, nr: u64) -> u64 {
+        let mut done = 0;
+        while done < nr {
+            let b = bit + done;
+            if b >= self.nr_bits || self.is_set(b) {
+                break;
+            }
+            self.set(b);
+            done += 1;
+        }
+        done
+    }
+
+    /// First free bit at `level` at or after `start`.
+    fn find(&self, level: usize, start: u64) -> Option<u64> {
+        let words = &self.levels[level];
+        let w = (start / 64) as usize;
+        if w >= words.len() {
+            return None;
+        }
+        let free = !words[w] & (u64::MAX << (start % 64));
+        if free != 0 {
+            return Some(w as u64 * 64 + u64::from(free.trailing_zeros()));
+        }
+        let next = if level + 1 < self.levels.len() {
+            self.find(level + 1, w as u64 + 1)?
+        } else {
+            // Top level: one word, nothing after it.
+            return None;
+        };
+        let free = !words[next as usize];
+        (free != 0).then(|| next * 64 + u64::from(free.trailing_zeros()))
+    }
+
+    /// The next free block after `bit`, else the first free one (what fio
+    /// 3.33's `axmap_next_free` returns); `None` when the map is full.
+    #[inline]
+    pub fn next_free(&self, bit: u64) -> Option<u64> {
+        self.find(0, bit + 1)
+            .or_else(|| self.find(0, 0))
+            .filter(|&b| b < self.nr_bits)
+    }
+}
+
+/// `zetan` is summed over at most this many terms (fio's `ZIPF_MAX_GEN`).
+const ZIPF_MAX_GEN: u64 = 10_000_000;
+
+/// fio's `struct zipf_state`, for zipf and pareto.
+#[derive(Debug, Clone)]
+pub struct Zipf {
+    nranges: u64,
+    theta: f64,
+    zeta2: f64,
+    zetan: f64,
+    pareto_pow: f64,
+    rand: FioRand,
+    rand_off: u64,
+    disable_hash: bool,
+    pareto: bool,
+}
+
+impl Zipf {
+    /// fio's `shared_rand_init`: `center` in `[0, 1]`, or `-1` for a
+    /// random offset.
+    fn shared(nranges: u64, center: f64, seed: u32) -> Zipf {
+        let mut rand = FioRand::new(u64::from(seed), false);
+        let mut rand_off = rand.next_u64();
+        if center != -1.0 {
+            rand_off = (nranges as f64 * center) as u64;
+        }
+        Zipf {
+            nranges,
+            theta: 0.0,
+            zeta2: 0.0,
+            zetan: 0.0,
+            pareto_pow: 0.0,
+            rand,
+            rand_off,
+            disable_hash: false,
+            pareto: false,
+        }
+    }
+
+    /// fio's `zipf_init`.
+    pub fn new(nranges: u64, theta: f64, center: f64, seed: u32) -> Zipf {
+        let mut z = Zipf::shared(nranges, center, seed);
+        z.theta = theta;
+        z.zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
+        for i in 0..nranges.min(ZIPF_MAX_GEN) {
+            z.zetan += (1.0 / (i + 1) as f64).powf(theta);
+        }
+        z
+    }
+
+    /// fio's `pareto_init`.
+    pub fn pareto(nranges: u64, h: f64, center: f64, seed: u32) -> Zipf {
+        let mut z = Zipf::shared(nranges, center, seed);
+        z.pareto_pow = h.ln() / (1.0 - h).ln();
+        z.pareto = true;
+        z
+    }
+
+    /// fio's `zipf_disable_hash` (file selection uses unhashed values).
+    pub fn disable_hash(mut self) -> Zipf {
+        self.disable_hash = true;
+        self
+    }
+
+    /// The next value in `0..nranges` (fio's `zipf_next`/`pareto_next`).
+    #[inline]
+    pub fn next_value(&mut self) -> u64 {
+        if self.pareto {
+            return self.next_pareto();
+        }
+        let n = self.nranges;
+        let alpha = 1.0 / (1.0 - self.theta);
+        let eta = (1.0 - (2.0 / n as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan);
+        let rand_uni = self.rand.next_u64() as f64 / f64::from(u32::MAX);
+        let rand_z = rand_uni * self.zetan;
+        let val = if rand_z < 1.0 {
+            1
+        } else if rand_z < 1.0 + 0.5f64.powf(self.theta) {
+            2
+        } else {
+            1 + (n as f64 * (eta * rand_uni - eta + 1.0).powf(alpha)) as u64
+        };
+        let mut val = val.wrapping_sub(1);
+        if !self.disable_hash {
+            val = super::rng::hash_u64(val);
+        }
+        val.wrapping_add(self.rand_off) % n
+    }
+
+    fn next_pareto(&mut self) -> u64 {
+        let rand = self.rand.next_u64() as f64 / f64::from(u32::MAX);
+        let mut n = ((self.nranges - 1) as f64 * rand.powf(self.pareto_pow)) as u64;
+        if !self.disable_hash {
+            n = super::rng::hash_u64(n);
+        }
+        n.wrapping_add(self.rand_off) % self.nranges
+    }
+}
+
+/// fio's `struct gauss_state` (`random_distribution=normal`).
+#[derive(Debug, Clone)]
+pub struct Gauss {
+    rand: FioRand,
+    nranges: u64,
+    stddev: u32,
+    rand_off: u32,
+    disable_hash: bool,
+}
+
+/// fio's `GAUSS_ITERS`.
+const GAUSS_ITERS: u64 = 12;
+
+impl Gauss {
+    /// fio's `gauss_init`: `dev` is the deviation in percent of the range.
+    pub fn new(nranges: u64, dev: f64, center: f64, seed: u32) -> Gauss {
+        let mut stddev = 0u32;
+        if dev != 0.0 {
+            stddev = ((nranges as f64 * dev) / 100.0).ceil() as u32;
+            if u64::from(stddev) > nranges / 2 {
+                stddev = (nranges / 2) as u32;
+            }
+        }
+        let rand_off = if center == -1.0 {
+            0
+        } else {
+            // A negative double converted to unsigned int wraps on x86.
+            (nranges as f64 * (center - 0.5)) as i64 as u32
+        };
+        Gauss {
+            rand: FioRand::new(u64::from(seed), false),
+            nranges,
+            stddev,
+            rand_off,
+            disable_hash: false,
+        }
+    }
+
+    pub fn disable_hash(mut self) -> Gauss {
+        self.disable_hash = true;
+        self
+    }
+
+    /// fio's `gauss_next`.
+    #[inline]
+    pub fn next_value(&mut self) -> u64 {
+        let mut sum = 0u64;
+        for _ in 0..GAUSS_ITERS {
+            sum = sum.wrapping_add(self.rand.next_u64() % (self.nranges + 1));
+        }
+        sum = sum.div_ceil(GAUSS_ITERS);
+        if self.stddev != 0 {
+            let r = self.rand.next_u64();
+            let vr = (f64::from(self.stddev) * (r as f64 / 4_294_967_296.0)) as i32;
+            let mut dev = vr.wrapping_sub((self.stddev / 2) as i32);
+            while (dev as i64 as u64).wrapping_add(sum) >= self.nranges {
+                dev /= 2;
+            }
+            sum = sum.wrapping_add(dev as i64 as u64);
+        }
+        if !self.disable_hash {
+            sum = super::rng::hash_u64(sum);
+        }
+        sum.wrapping_add(u64::from(self.rand_off)) % self.nranges
+    }
+}
+
+/// One of the 100 entries fio's `zone_state_index` has per direction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ZoneIndex {
+    size_perc: u64,
+    size_perc_prev: u64,
+    size: u64,
+    size_prev: u64,
+}
+
+/// `random_distribution` as the offset generator uses it.
+#[derive(Debug, Clone)]
+enum DistKind {
+    Random,
+    Zipf {
+        theta: f64,
+        center: f64,
+    },
+    Pareto {
+        h: f64,
+        center: f64,
+    },
+    Normal {
+        dev: f64,
+        center: f64,
+    },
+    Zoned {
+        absolute: bool,
+        index: Vec<ZoneIndex>,
+    },
+}
+
+/// A file's own distribution generator.
+#[derive(Debug, Clone)]
+enum FileDist {
+    None,
+    Zipf(Zipf),
+    Gauss(Gauss),
+}
+
+/// The offset state of one file (fio's `fio_file`: `last_pos`,
+/// `last_start`, random map or LFSR, distribution).
+#[derive(Debug, Clone)]
+pub struct FileCursor {
+    pub region: FileRegion,
+    last_pos: [u64; 3],
+    last_start: [u64; 3],
+    map: Option<Axmap>,
+    lfsr: Option<Lfsr>,
+    dist: FileDist,
+}
+
+impl FileCursor {
+    /// Where the last I/O of `dir` on this file started (`u64::MAX`
+    /// before the first).
+    pub fn last_start(&self, dir: Dir) -> u64 {
+        self.last_start[dir as usize]
+    }
+
+    /// Where the last I/O of `dir` on this file ended.
+    pub fn last_pos(&self, dir: Dir) -> u64 {
+        self.last_pos[dir as usize]
+    }
+
+    /// The random map, when the file has one.
+    pub fn map(&self) -> Option<&Axmap> {
+        self.map.as_ref()
+    }
+
+    /// fio's `fio_file_reset`: positions back to the start, random map
+    /// cleared, LFSR re-seeded with `block_seed`.
+    pub fn reset(&mut self, block_seed: u64) {
+        self.last_pos = [self.region.file_offset; 3];
+        self.last_start = [u64::MAX; 3];
+        if let Some(m) = &mut self.map {
+            m.reset();
+        } else if let Some(l) = &mut self.lfsr {
+            l.reset(block_seed);
+        }
+    }
+}
+
+/// What the offset generator decided for one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextOffset {
+    /// Absolute offset in the file.
+    pub offset: u64,
+    /// Whether this I/O counts as random (`bs_is_seq_rand` reads it).
+    pub is_random: bool,
+    /// Whether the random map must not be marked (fio's `IO_U_F_BUSY_OK`).
+    pub busy_ok: bool,
+    /// The length fio imposes (a `randtrimwrite` write repeats its trim).
+    pub len: Option<u64>,
+}
+
+/// The offset generator of one job.
+#[derive(Debug, Clone)]
+pub struct OffsetGen {
+    random: bool,
+    generator: Generator,
+    dist: DistKind,
+    /// fio's `random_state` (offsets), seeded from [`Slot::Block`].
+    random_state: FioRand,
+    /// fio's `seq_rand_state[dir]` (`percentage_random`).
+    seq_rand: [FioRand; 3],
+    /// fio's `zone_state` (zoned distributions).
+    zone_state: FioRand,
+    perc_rand: [u32; 3],
+    /// `rw=randread:N`: N (1 when not given).
+    seq_nr: u32,
+    seq_nr_left: u32,
+    /// `rw=read:N`: N bytes after each I/O (negative: backwards).
+    seq_add: i64,
+    /// `rw_sequencer=identical`.
+    identical: bool,
+    ba: [u64; 3],
+    min_bs: [u64; 3],
+    rw_min_bs: u64,
+    time_based: bool,
+    nr_files: usize,
+    nonuniform_files: bool,
+    randtrimwrite: bool,
+    norandommap: bool,
+    seeds: Seeds,
+}
+
+impl OffsetGen {
+    pub fn new(spec: &JobSpec, seeds: &Seeds) -> Result<OffsetGen, SetupError> {
+        let p = spec.pattern;
+        let (seq_nr, seq_add) = rw_modifier(spec)?;
+        let dist = match spec.opt("random_distribution") {
+            Some(Value::Distribution(d)) => dist_kind(d),
+            _ => DistKind::Random,
+        };
+        let mut ba = [0u64; 3];
+        let mut min_bs = [0u64; 3];
+        for d in 0..3 {
+            min_bs[d] = spec.bs[d].0.max(1);
+            ba[d] = min_bs[d];
+        }
+        if let Some(Value::PerDir(v)) = spec.opt("ba") {
+            for (d, val) in v.iter().enumerate().take(3) {
+                if let Some(Value::Bytes(b)) = val {
+                    ba[d] = (*b).max(1);
+                }
+            }
+        }
+        let mut perc_rand = [100u32; 3];
+        if let Some(Value::PerDir(v)) = spec.opt("percentage_random") {
+            for (d, val) in v.iter().enumerate().take(3) {
+                if let Some(Value::Int(n)) = val {
+                    perc_rand[d] = (*n).clamp(0, 100) as u32;
+                }
+            }
+        }
+        let nonuniform_files = matches!(
+            choice(spec, "file_service_type"),
+            Some("zipf" | "pareto" | "normal" | "gauss")
+        );
+        let generator = seeds.generator;
+        Ok(OffsetGen {
+            random: p.random,
+            generator,
+            dist,
+            random_state: seeds.rand_job(Slot::Block),
+            seq_rand: seq_rand_states(seeds),
+            zone_state: seeds.rand(Slot::Zone, false),
+            perc_rand,
+            seq_nr,
+            seq_nr_left: 1,
+            seq_add,
+            identical: choice(spec, "rw_sequencer") == Some("identical"),
+            ba,
+            min_bs,
+            rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
+            time_based: spec.time_based,
+            nr_files: spec.files.len().max(1),
+            nonuniform_files,
+            randtrimwrite: p.random && p.write && p.trim,
+            // fio: "Any use of blockalign= turns off randommap".
+            norandommap: matches!(spec.opt("norandommap"), Some(Value::Bool(true)))
+                || spec.opt("ba").is_some(),
+            seeds: seeds.clone(),
+        })
+    }
+
+    /// The offset state of a file with `region`, named `name` as fio names
+    /// it (the zipf/pareto/normal seed hashes it). Allocates its random map.
+    pub fn file(&mut self, region: FileRegion, name: &str) -> Result<FileCursor, SetupError> {
+        let fsize = region.real_file_size.min(region.io_size);
+        let mut cursor = FileCursor {
+            region,
+            last_pos: [region.file_offset; 3],
+            last_start: [u64::MAX; 3],
+            map: None,
+            lfsr: None,
+            dist: FileDist::None,
+        };
+        if !self.random {
+            return Ok(cursor);
+        }
+        // init_rand_distribution: zipf, pareto, normal have no random map.
+        let range = self.min_bs[0].min(self.min_bs[1]).max(1);
+        let nranges = fsize.div_ceil(range);
+        if nranges == 0 {
+            return Ok(cursor);
+        }
+        let mut seed = jhash(name.as_bytes(), 0).wrapping_mul(self.seeds.thread_number);
+        if !self.seeds.repeatable {
+            seed = self.seeds.get(Slot::Mix) as u32;
+        }
+        match self.dist {
+            DistKind::Zipf { theta, center } => {
+                cursor.dist = FileDist::Zipf(Zipf::new(nranges, theta, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Pareto { h, center } => {
+                cursor.dist = FileDist::Zipf(Zipf::pareto(nranges, h, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Normal { dev, center } => {
+                cursor.dist = FileDist::Gauss(Gauss::new(nranges, dev, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Random | DistKind::Zoned { .. } => {}
+        }
+        let blocks = fsize / self.rw_min_bs;
+        if blocks > u64::from(u32::MAX) && self.generator == Generator::Tausworthe {
+            // check_rand_gen_limits: fio switches to tausworthe64.
+            self.generator = Generator::Tausworthe64;
+            self.random_state = FioRand::new(self.seeds.get(Slot::Block), true);
+        }
+        if self.generator == Generator::Lfsr {
+            cursor.lfsr =
+                Some(Lfsr::new(blocks, self.seeds.get(Slot::Block)).ok_or(SetupError::Lfsr)?);
+        } else if !self.norandommap && matches!(self.dist, DistKind::Random) {
+            // fio sets norandommap for any distribution but `random`.
+            cursor.map = Some(Axmap::new(blocks));
+        }
+        Ok(cursor)
+    }
+
+    /// Start a new loop: re-seed (with `randrepeat`) and reset `files`.
+    pub fn reset(&mut self, files: &mut [FileCursor]) {
+        if self.seeds.repeatable {
+            self.random_state = FioRand::new(self.seeds.get(Slot::Block), self.generator.use64());
+            self.seq_rand = seq_rand_states(&self.seeds);
+            self.zone_state = self.seeds.rand(Slot::Zone, false);
+        }
+        self.seq_nr_left = 1;
+        let seed = self.seeds.get(Slot::Block);
+        for f in files {
+            f.reset(seed);
+        }
+    }
+
+    /// Whether the job's files keep a random map (fio's `file_randommap`).
+    pub fn uses_map(&self) -> bool {
+        self.random
+            && !self.norandommap
+            && self.generator != Generator::Lfsr
+            && matches!(self.dist, DistKind::Random)
+    }
+
+    /// The offset of the next I/O of `dir` on `f` (fio's
+    /// `get_next_offset`); `None` when the file has no more I/O for this
+    /// pass (fio then marks it done). Allocation free.
+    #[inline]
+    pub fn next_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<NextOffset> {
+        let mut hit = false;
+        self.seq_nr_left -= 1;
+        if self.seq_nr_left == 0 {
+            hit = true;
+            self.seq_nr_left = self.seq_nr;
+        }
+        let mut next = self.next_block(f, dir, hit)?;
+        if next.offset >= f.region.io_size {
+            return None;
+        }
+        next.offset += f.region.file_offset;
+        if next.offset >= f.region.real_file_size {
+            return None;
+        }
+        if self.randtrimwrite && dir == Dir::Trim && f.last_start[Dir::Trim as usize] == next.offset
+        {
+            let w = &mut f.last_start[Dir::Write as usize];
+            *w = w.wrapping_sub(1);
+        }
+        Some(next)
+    }
+
+    /// fio's `get_next_block`; the offset returned is relative.
+    fn next_block(&mut self, f: &mut FileCursor, dir: Dir, hit: bool) -> Option<NextOffset> {
+        let d = dir as usize;
+        let mut out = NextOffset {
+            offset: 0,
+            is_random: false,
+            busy_ok: false,
+            len: None,
+        };
+        let mut block = None;
+        if self.randtrimwrite && dir == Dir::Write {
+            let t = Dir::Trim as usize;
+            out.busy_ok = true;
+            out.is_random = true;
+            out.offset = f.last_start[t].wrapping_sub(f.region.file_offset);
+            out.len = Some(f.last_pos[t].wrapping_sub(f.last_start[t]));
+            return Some(out);
+        } else if hit {
+            if self.random {
+                if self.should_do_random(dir) {
+                    block = Some(self.rand_block(f, dir)?);
+                    out.is_random = true;
+                } else {
+                    out.busy_ok = true;
+                    match self.seq_offset(f, dir) {
+                        Some(o) => out.offset = o,
+                        None => block = Some(self.rand_block(f, dir)?),
+                    }
+                }
+            } else {
+                out.offset = self.seq_offset(f, dir)?;
+            }
+        } else {
+            out.busy_ok = true;
+            if !self.identical {
+                match self.seq_offset(f, dir) {
+                    Some(o) => out.offset = o,
+                    None => block = Some(self.rand_block(f, dir)?),
+                }
+            } else if f.last_start[d] != u64::MAX {
+                out.offset = f.last_start[d] - f.region.file_offset;
+            }
+        }
+        if let Some(b) = block {
+            out.offset = b.wrapping_mul(self.ba[d]);
+        }
+        Some(out)
+    }
+
+    /// fio's `should_do_random`.
+    #[inline]
+    fn should_do_random(&mut self, dir: Dir) -> bool {
+        let perc = self.perc_rand[dir as usize];
+        if perc == 100 {
+            return true;
+        }
+        self.seq_rand[dir as usize].between(1, 100) <= u64::from(perc)
+    }
+
+    /// fio's `get_next_rand_block`: a random block, resetting the file once
+    /// when its map is exhausted in a time-based job (or with a non-uniform
+    /// `file_service_type`).
+    fn rand_block(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+        if let Some(b) = self.rand_offset(f, dir) {
+            return Some(b);
+        }
+        if self.time_based || self.nonuniform_files {
+            f.reset(self.seeds.get(Slot::Block));
+            return self.rand_offset(f, dir);
+        }
+        None
+    }
+
+    /// fio's `last_block`.
+    fn last_block(&self, f: &FileCursor, dir: Dir) -> u64 {
+        let d = dir as usize;
+        let mut max_size = f.region.io_size.min(f.region.real_file_size);
+        if self.min_bs[d] > self.ba[d] {
+            max_size = max_size.saturating_sub(self.min_bs[d] - self.ba[d]);
+        }
+        max_size / self.ba[d]
+    }
+
+    /// fio's `get_next_rand_offset`: a block number by the distribution.
+    fn rand_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+        match &mut f.dist {
+            FileDist::Zipf(z) => return Some(z.next_value()),
+            FileDist::Gauss(g) => return Some(g.next_value()),
+            FileDist::None => {}
+        }
+        let lastb = self.last_block(f, dir);
+        if lastb == 0 {
+            return None;
+        }
+        let DistKind::Zoned { absolute, index } = &self.dist else {
+            return self.uniform_block(f, lastb);
+        };
+        let v = self.zone_state.between(1, 100) as usize;
+        let z = index[v - 1];
+        if *absolute {
+            let ba = self.ba[dir as usize];
+            let (stotal, send) = (z.size_prev / ba, z.size / ba);
+            if send > lastb {
+                return None;
+            }
+            let b = self.uniform_block(f, send - stotal)?;
+            Some(b + stotal)
+        } else {
+            let offset = if z.size_perc_prev != 0 {
+                z.size_perc_prev * lastb / 100
+            } else {
+                0
+            };
+            let range = lastb * (z.size_perc - z.size_perc_prev) / 100;
+            let b = self.uniform_block(f, range)?;
+            Some(b + offset)
+        }
+    }
+
+    /// fio's `__get_next_rand_offset`: `lastb * u`, or the LFSR, then the
+    /// random map.
+    #[inline]
+    fn uniform_block(&mut self, f: &mut FileCursor, lastb: u64) -> Option<u64> {
+        let b = match &mut f.lfsr {
+            Some(l) => l.next_value()?,
+            None => (lastb as f64 * self.random_state.frac()) as u64,
+        };
+        let Some(map) = &f.map else {
+            return Some(b);
+        };
+        if !map.is_set(b) {
+            return Some(b);
+        }
+        map.next_free(b)
+    }
+
+    /// fio's `get_next_seq_offset`: the relative offset after the last I/O
+    /// of `dir`, with `rw=…:N` holes; `None` at the end of the file.
+    fn seq_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+        let d = dir as usize;
+        let r = f.region;
+        let fo = r.file_offset;
+        if f.last_pos[d] >= r.io_size + fo && self.time_based && self.nr_files == 1 {
+            f.last_pos[d] = fo;
+        }
+        if f.last_pos[d] >= r.real_file_size {
+            return None;
+        }
+        let add = self.seq_add;
+        let end = if r.real_file_size > r.io_size {
+            r.io_size
+        } else {
+            r.real_file_size
+        };
+        if f.last_pos[d] == fo && fo != 0 && add < 0 {
+            f.last_pos[d] = end;
+        }
+        let mut pos = f.last_pos[d].wrapping_sub(fo);
+        if pos != 0 && add != 0 {
+            pos = pos.wrapping_add(add as u64);
+            if pos >= r.real_file_size {
+                pos = if add > 0 {
+                    fo
+                } else {
+                    end.wrapping_add(add as u64)
+                };
+            }
+        }
+        Some(pos)
+    }
+
+    /// Record an I/O of `len` bytes at absolute `offset` on `f`: mark the
+    /// random map (which may shorten `len` to the free blocks, as fio's
+    /// `mark_random_map`) and remember where it started and ended. Returns
+    /// the length to issue.
+    #[inline]
+    pub fn commit(&mut self, f: &mut FileCursor, dir: Dir, next: &NextOffset, len: u64) -> u64 {
+        let d = dir as usize;
+        let mut len = len;
+        if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {
+            let min_bs = self.min_bs[d];
+            let block = (next.offset - f.region.file_offset) / min_bs;
+            let nr = len.div_ceil(min_bs);
+            let set = map.set_nr(block, nr);
+            if set > 0 && set * min_bs < len {
+                len = set * min_bs;
+            }
+        }
+        f.last_start[d] = next.offset;
+        f.last_pos[d] = next.offset + len;
+        len
+    }
+}
+
+/// fio's `seq_rand_state[]`: every direction seeded from the read slot
+/// (fio 3.33 `td_fill_rand_seeds`), 32-bit.
+fn seq_rand_states(seeds: &Seeds) -> [FioRand; 3] {
+    let r = seeds.rand(Slot::SeqRandRead, false);
+    [r, r, r]
+}
+
+/// `rw=`'s `:N`: (`ddir_seq_nr`, `ddir_seq_add`).
+fn rw_modifier(spec: &JobSpec) -> Result<(u32, i64), SetupError> {
+    let Some(Value::Choice {
+        modifier: Some(m), ..
+    }) = spec.opt("rw")
+    else {
+        return Ok((1, 0));
+    };
+    if spec.pattern.random {
+        match m.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok((n, 0)),
+            _ => Err(SetupError::RwModifier(m.clone())),
+        }
+    } else {
+        parse_signed_size(m.trim(), &spec.options.parse_ctx())
+            .map(|add| (1, add))
+            .map_err(|_| SetupError::RwModifier(m.clone()))
+    }
+}
+
+fn dist_kind(d: &Distribution) -> DistKind {
+    let c = |c: Option<f64>| c.unwrap_or(-1.0);
+    match d {
+        Distribution::Random => DistKind::Random,
+        Distribution::Zipf { theta, center } => DistKind::Zipf {
+            theta: *theta,
+            center: c(*center),
+        },
+        Distribution::Pareto { h, center } => DistKind::Pareto {
+            h: *h,
+            center: c(*center),
+        },
+        Distribution::Normal { dev, center } => DistKind::Normal {
+            dev: *dev,
+            center: c(*center),
+        },
+        Distribution::Zoned { absolute, zones } => {
+            // __td_zone_gen_index: 100 slots, each pointing at its zone.
+            let mut index = vec![ZoneIndex::default(); 100];
+            let (mut aprev, mut sprev, mut sprev_sz) = (0usize, 0u64, 0u64);
+            for z in zones {
+                let (perc, size) = if *absolute { (0, z.size) } else { (z.size, 0) };
+                for slot in index.iter_mut().skip(aprev).take(z.io_pct as usize) {
+                    *slot = ZoneIndex {
+                        size_perc: sprev + perc,
+                        size_perc_prev: sprev,
+                        size: sprev_sz + size,
+                        size_prev: sprev_sz,
+                    };
+                }
+                aprev += z.io_pct as usize;
+                sprev += perc;
+                sprev_sz += size;
+            }
+            DistKind::Zoned {
+                absolute: *absolute,
+                index,
+            }
+        }
+    }
+}
+
+/// `file_service_type`: how the next file is chosen.
+#[derive(Debug, Clone)]
+enum Service {
+    RoundRobin,
+    Sequential,
+    Random(FioRand),
+    Zipf(Zipf),
+    Gauss(Gauss),
+}
+
+/// fio's `FIO_FSERVICE_SHIFT`: non-uniform file choices draw from
+/// `nr_files << 10` values.
+const FSERVICE_SHIFT: u32 = 10;
+
+/// Which file serves the next I/O (fio's `__get_next_file`).
+///
+/// `roundrobin` (default) switches file every `N` I/Os
+/// (`roundrobin:N`, 1 by default), `sequential` stays on a file until it is
+/// done, `random[:N]` picks uniformly with fio's `next_file_state`, and
+/// `zipf`/`pareto`/`normal[:value]` pick with fio's generators (seeded from
+/// the file slot, unhashed).
+#[derive(Debug, Clone)]
+pub struct FileSelector {
+    service: Service,
+    nr: usize,
+    next_file: usize,
+    done: Vec<bool>,
+    nr_done: usize,
+    current: Option<usize>,
+    service_nr: u32,
+    left: u32,
+    seeds: Seeds,
+}
+
+impl FileSelector {
+    pub fn new(spec: &JobSpec, seeds: &Seeds, nr_files: usize) -> Result<FileSelector, SetupError> {
+        let modifier = match spec.opt("file_service_type") {
+            Some(Value::Choice { modifier, .. }) => modifier.as_deref(),
+            _ => None,
+        };
+        let kind = choice(spec, "file_service_type").unwrap_or("roundrobin");
+        let nr = nr_files.max(1);
+        let mut service_nr = 1u32;
+        let float = |default: f64| -> Result<f64, SetupError> {
+            modifier.map_or(Ok(default), |m| {
+                m.trim().parse::<f64>().map_err(|_| {
+                    SetupError::Invalid(format!("file_service_type={kind}:{m}: not a number"))
+                })
+            })
+        };
+        let nranges = (nr as u64) << FSERVICE_SHIFT;
+        let seed = seeds.get(Slot::File) as u32;
+        let service = match kind {
+            "random" | "roundrobin" | "sequential" => {
+                if let Some(m) = modifier {
+                    service_nr = m.trim().parse::<u32>().map_err(|_| {
+                        SetupError::Invalid(format!("file_service_type={kind}:{m}: not a count"))
+                    })?;
+                }
+                match kind {
+                    "random" => Service::Random(seeds.rand_job(Slot::File)),
+                    "sequential" => Service::Sequential,
+                    _ => Service::RoundRobin,
+                }
+            }
+            "zipf" => {
+                let theta = float(1.1)?;
+                if theta == 1.0 {
+                    return Err(SetupError::Invalid(
+                        "zipf theta must be different than 1.0".into(),
+                    ));
+                }
+                Service::Zipf(Zipf::new(nranges, theta, -1.0, seed).disable_hash())
+            }
+            "pareto" => {
+                let h = float(0.2)?;
+                if h <= 0.0 || h >= 1.0 {
+                    return Err(SetupError::Invalid(
+                        "pareto input out of range (0 < input < 1.0)".into(),
+                    ));
+                }
+                Service::Zipf(Zipf::pareto(nranges, h, -1.0, seed).disable_hash())
+            }
+            _ => {
+                let dev = float(0.0)?;
+                if !(0.0..100.0).contains(&dev) {
+                    return Err(SetupError::Invalid(
+                        "normal deviation out of range (0 <= input < 100.0)".into(),
+                    ));
+                }
+                Service::Gauss(Gauss::new(nranges, dev, -1.0, seed).disable_hash())
+            }
+        };
+        Ok(FileSelector {
+            service,
+            nr,
+            next_file: 0,
+            done: vec![false; nr],
+            nr_done: 0,
+            current: None,
+            service_nr: service_nr.max(1),
+            left: 0,
+            seeds: seeds.clone(),
+        })
+    }
+
+    /// Whether files are reset instead of finished when they run out
+    /// (fio's `__FIO_FSERVICE_NONUNIFORM`: zipf, pareto, normal).
+    pub fn nonuniform(&self) -> bool {
+        matches!(self.service, Service::Zipf(_) | Service::Gauss(_))
+    }
+
+    /// The file for the next I/O; `None` when every file is done.
+    #[inline]
+    pub fn next_file(&mut self) -> Option<usize> {
+        if self.nr_done >= self.nr {
+            return None;
+        }
+        if let Some(f) = self.current.filter(|&f| !self.done[f]) {
+            if matches!(self.service, Service::Sequential) {
+                return Some(f);
+            }
+            if self.left > 0 {
+                self.left -= 1;
+                return Some(f);
+            }
+        }
+        let f = match self.service {
+            Service::RoundRobin | Service::Sequential => self.next_rr()?,
+            _ => loop {
+                let f = self.next_rand();
+                if !self.done[f] {
+                    break f;
+                }
+            },
+        };
+        self.current = Some(f);
+        self.left = self.service_nr - 1;
+        Some(f)
+    }
+
+    fn next_rr(&mut self) -> Option<usize> {
+        let old = self.next_file;
+        loop {
+            let f = self.next_file;
+            self.next_file = (self.next_file + 1) % self.nr;
+            if !self.done[f] {
+                return Some(f);
+            }
+            if self.next_file == old {
+                return None;
+            }
+        }
+    }
+
+    fn next_rand(&mut self) -> usize {
+        let n = match &mut self.service {
+            Service::Random(r) => return (self.nr as f64 * r.frac()) as usize,
+            Service::Zipf(z) => z.next_value(),
+            Service::Gauss(g) => g.next_value(),
+            _ => 0,
+        };
+        ((n >> FSERVICE_SHIFT) as usize).min(self.nr - 1)
+    }
+
+    /// Mark file `f` done for this pass.
+    pub fn mark_done(&mut self, f: usize) {
+        if !self.done[f] {
+            self.done[f] = true;
+            self.nr_done += 1;
+        }
+    }
+
+    /// Start a new loop: every file available again, generators re-seeded
+    /// with `randrepeat`.
+    pub fn reset(&mut self) {
+        self.done.iter_mut().for_each(|d| *d = false);
+        self.nr_done = 0;
+        self.current = None;
+        if self.seeds.repeatable {
+            if let Service::Random(r) = &mut self.service {
+                *r = self.seeds.rand_job(Slot::File);
+            }
+        }
+    }
+}
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// Index into the job's files.
+    pub file: usize,
+    pub dir: Dir,
+    /// Absolute offset in the file.
+    pub offset: u64,
+    pub len: u64,
+    /// Whether it counts as random (for `bs_is_seq_rand` and logs).
+    pub is_random: bool,
+    /// Nanoseconds to wait before issuing it, from the rate limiter (0
+    /// without one). fio completes what is in flight first.
+    pub wait_ns: u64,
+}
+
+/// Everything that decides what the next I/O is, in fio's order
+/// (`get_io_u` → `set_io_u_file` → `fill_io_u`).
+///
+/// Per I/O the loop calls [`IoGen::next_io`] and issues what it returns, after
+/// waiting `wait_ns`; at the start of each further loop it calls
+/// [`IoGen::reset`]. The job ends (for this loop) when `next_io` returns
+/// `None`: every file ran out, as in fio.
+#[derive(Debug, Clone)]
+pub struct IoGen {
+    pub dirs: DirGen,
+    pub offsets: OffsetGen,
+    pub bs: BsGen,
+    pub files: Vec<FileCursor>,
+    pub select: FileSelector,
+    seeds: Seeds,
+}
+
+impl IoGen {
+    /// The generators of `spec` over `files`: each file's region and the
+    /// name fio gives it (`jobname.N.M`, with its directory if any).
+    /// `seeds` is the job's seed table ([`Seeds::for_job`]), shared with
+    /// the rate limiter and the buffer filler as fio shares it.
+    pub fn new(
+        spec: &JobSpec,
+        seeds: &Seeds,
+        files: &[(FileRegion, &str)],
+    ) -> Result<IoGen, SetupError> {
+        let seeds = seeds.clone();
+        let mut offsets = OffsetGen::new(spec, &seeds)?;
+        let cursors = files
+            .iter()
+            .map(|(r, name)| offsets.file(*r, name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(IoGen {
+            dirs: DirGen::new(spec, &seeds),
+            bs: BsGen::new(spec, &seeds),
+            select: FileSelector::new(spec, &seeds, files.len())?,
+            offsets,
+            files: cursors,
+            seeds,
+        })
+    }
+
+    /// The seeds everything was drawn from.
+    pub fn seeds(&self) -> &Seeds {
+        &self.seeds
+    }
+
+    /// Start a new loop (fio's `clear_io_state`): files back to their
+    /// start and every file available, generators re-seeded with
+    /// `randrepeat`.
+    pub fn reset(&mut self) {
+        self.dirs.reset(&self.seeds);
+        self.bs.reset(&self.seeds);
+        self.offsets.reset(&mut self.files);
+        self.select.reset();
+    }
+
+    /// The next I/O; `None` when every file is done. With a rate limiter,
+    /// `now_ns` (since the job's I/O started) decides the wait, and the
+    /// I/O is counted as issued for the rate. Allocation free.
+    #[inline]
+    pub fn next_io(&mut self, mut rate: Option<&mut RateLimiter>, now_ns: u64) -> Option<Io> {
+        // Files that fail in a row; bounded so a file that can never hold
+        // an I/O (reset forever by a non-uniform service) ends the job.
+        let mut failures = 0usize;
+        loop {
+            let file = self.select.next_file()?;
+            if let Some(io) = self.fill(file, rate.as_deref_mut(), now_ns) {
+                self.dirs.issued(io.dir);
+                if let Some(r) = rate {
+                    r.issued(io.dir, io.len);
+                }
+                return Some(io);
+            }
+            if self.select.nonuniform() {
+                self.files[file].reset(self.seeds.get(Slot::Block));
+                failures += 1;
+                if failures > 2 * self.files.len() {
+                    return None;
+                }
+            } else {
+                self.select.mark_done(file);
+            }
+        }
+    }
+
+    /// fio's `fill_io_u` for file `fi`.
+    #[inline]
+    fn fill(&mut self, fi: usize, rate: Option<&mut RateLimiter>, now_ns: u64) -> Option<Io> {
+        let mut dir = self.dirs.next_dir();
+        let mut wait_ns = 0;
+        if let Some(r) = rate {
+            let (d, w) = r.next_dir(dir, now_ns, &self.dirs);
+            self.dirs.set_current(d);
+            dir = d;
+            wait_ns = w;
+        }
+        let f = &mut self.files[fi];
+        dir = self.dirs.for_file(dir, f);
+        let next = self.offsets.next_offset(f, dir)?;
+        let len = match next.len {
+            Some(l) => l,
+            None => self
+                .bs
+                .next_len(dir, next.is_random, next.offset, f.region.end()),
+        };
+        if len == 0 || next.offset + len > f.region.real_file_size {
+            return None;
+        }
+        let len = self.offsets.commit(f, dir, &next, len);
+        Some(Io {
+            file: fi,
+            dir,
+            offset: next.offset,
+            len,
+            is_random: next.is_random,
+            wait_ns,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axmap_next_free_wraps_and_fills() {
+        let mut m = Axmap::new(200);
+        assert_eq!(m.next_free(5), Some(6));
+        for b in 0..200 {
+            assert_eq!(m.set_nr(b, 1), 1);
+        }
+        assert_eq!(m.next_free(0), None);
+        m.reset();
+        m.set_nr(10, 5);
+        assert_eq!(m.next_free(10), Some(15));
+        for b in 15..200 {
+            m.set_nr(b, 1);
+        }
+        assert_eq!(m.next_free(150), Some(0));
+        assert_eq!(m.set_nr(8, 4), 2);
+    }
+
+    #[test]
+    fn axmap_multi_level_skips_full_words() {
+        let mut m = Axmap::new(64 * 64 * 3 + 7);
+        let n = m.len();
+        for b in 0..n - 1 {
+            m.set_nr(b, 1);
+        }
+        assert_eq!(m.next_free(3), Some(n - 1));
+        assert!(!m.is_set(n - 1));
+        m.set_nr(n - 1, 1);
+        assert_eq!(m.next_free(0), None);
+    }
+
+    #[test]
+    fn zones_index_like_fio() {
+        let d = Distribution::Zoned {
+            absolute: false,
+            zones: vec![
+                crate::options::value::Zone {
+                    io_pct: 60,
+                    size: 10,
+                },
+                crate::options::value::Zone {
+                    io_pct: 40,
+                    size: 90,
+                },
+            ],
+        };
+        let DistKind::Zoned { index, .. } = dist_kind(&d) else {
+            panic!()
+        };
+        assert_eq!((index[0].size_perc_prev, index[0].size_perc), (0, 10));
+        assert_eq!((index[59].size_perc_prev, index[59].size_perc), (0, 10));
+        assert_eq!((index[60].size_perc_prev, index[60].size_perc), (10, 100));
+    }
+}

@@ -1,0 +1,296 @@
+//! Rate limits: when the next I/O may be issued, and whether the job keeps
+//! up with its minimum rate (fio's `rate_ddir`, `usec_for_io`,
+//! `check_min_rate`, fio 3.33).
+//!
+//! - `rate=` (bytes/s) and `rate_iops=` (I/Os per second, turned into
+//!   bytes/s with the direction's smallest block size, as fio does) per
+//!   direction. With `rate_process=linear` (default) the next I/O of a
+//!   direction may start at `bytes_issued / rate` seconds after the job's
+//!   I/O began; with `poisson` the gaps are exponential with mean
+//!   `1 / iops`, drawn from fio's `poisson_state` generators (fio computes
+//!   them in single precision, `logf`, as here).
+//! - In a read/write mix, a direction that is ahead of its rate hands the
+//!   I/O to the other direction when that one is behind, else the job
+//!   waits for whichever comes first (fio's `rate_ddir`).
+//! - `rate_min=`/`rate_iops_min=`: after a 2 s settling period, every
+//!   `rate_cycle` ms the rate over the last cycle must reach the minimum,
+//!   or the job fails (fio: "rate_min=…B/s not met, got …B/s").
+//!
+//! Time is in nanoseconds since the job's I/O started (fio's `epoch`); fio
+//! itself works in microseconds, and so does the arithmetic here, so the
+//! waits equal fio's. Tests drive it with a fake clock: nothing here reads
+//! the clock or sleeps.
+
+use super::ddir::DirGen;
+use super::rng::{choice, FioRand, Seeds, Slot};
+use crate::options::Value;
+use crate::plan::spec::{Dir, JobSpec};
+
+/// The minimum rate was not met.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MinRateError {
+    #[error("{job}: rate_min={min}B/s not met, got {got}B/s")]
+    Bytes { job: String, min: u64, got: u64 },
+    #[error("{job}: rate_iops_min={min} not met, got {got} IOPS")]
+    Iops { job: String, min: u64, got: u64 },
+}
+
+/// The rate limiter of one job (fio's `TD_F_CHECK_RATE` state).
+#[derive(Debug, Clone)]
+pub struct RateLimiter {
+    job: String,
+    /// fio's `rate_bps[dir]`: 0 means no limit for that direction.
+    bps: [u64; 3],
+    poisson: bool,
+    min_bs: [u64; 3],
+    /// fio's `rate_next_io_time[dir]`, µs since the epoch.
+    next_io_us: [u64; 3],
+    /// fio's `rate_io_issue_bytes[dir]`.
+    issue_bytes: [u64; 3],
+    /// fio's `last_usec[dir]` (poisson process).
+    last_usec: [u64; 3],
+    poisson_state: [FioRand; 3],
+    /// `rate_min` per direction, bytes/s.
+    min_bytes: [u64; 3],
+    /// `rate_iops_min` per direction.
+    min_iops: [u64; 3],
+    /// `rate_cycle` in ms.
+    cycle_ms: u64,
+    last_check_bytes: [u64; 3],
+    last_check_ios: [u64; 3],
+    last_check_ms: [u64; 3],
+    /// `rate_ignore_thinktime`.
+    ignore_think: bool,
+}
+
+/// Per-direction integers of a `rate*` option.
+fn per_dir(spec: &JobSpec, name: &str) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    if let Some(Value::PerDir(v)) = spec.opt(name) {
+        for (d, val) in v.iter().enumerate().take(3) {
+            out[d] = match val {
+                Some(Value::Bytes(b)) => *b,
+                Some(Value::Int(n)) => (*n).max(0) as u64,
+                _ => 0,
+            };
+        }
+    }
+    out
+}
+
+impl RateLimiter {
+    /// The limiter of `spec`, or `None` when it sets no rate option (fio
+    /// then never reads the clock for rates). `seeds` is the job's seed
+    /// table (the poisson process draws from it).
+    pub fn new(spec: &JobSpec, seeds: &Seeds) -> Option<RateLimiter> {
+        let rate = per_dir(spec, "rate");
+        let rate_iops = per_dir(spec, "rate_iops");
+        let min_bytes = per_dir(spec, "rate_min");
+        let min_iops = per_dir(spec, "rate_iops_min");
+        let any = |a: &[u64; 3]| a.iter().any(|&v| v > 0);
+        if !any(&rate) && !any(&rate_iops) && !any(&min_bytes) && !any(&min_iops) {
+            return None;
+        }
+        let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0.max(1));
+        let bps = std::array::from_fn(|d| {
+            if rate[d] > 0 {
+                rate[d]
+            } else {
+                rate_iops[d] * min_bs[d]
+            }
+        });
+        let cycle_ms = match spec.opt("rate_cycle") {
+            Some(Value::Int(n)) => (*n).max(0) as u64,
+            _ => 1000,
+        };
+        Some(RateLimiter {
+            job: spec.name.clone(),
+            bps,
+            poisson: choice(spec, "rate_process") == Some("poisson"),
+            min_bs,
+            next_io_us: [0; 3],
+            issue_bytes: [0; 3],
+            last_usec: [0; 3],
+            poisson_state: [
+                seeds.rand(Slot::Poisson, false),
+                seeds.rand(Slot::Poisson2, false),
+                seeds.rand(Slot::Poisson3, false),
+            ],
+            min_bytes,
+            min_iops,
+            cycle_ms,
+            last_check_bytes: [0; 3],
+            last_check_ios: [0; 3],
+            last_check_ms: [0; 3],
+            ignore_think: matches!(spec.opt("rate_ignore_thinktime"), Some(Value::Bool(true))),
+        })
+    }
+
+    /// Bytes per second allowed for `dir` (0: unlimited).
+    pub fn bps(&self, dir: Dir) -> u64 {
+        self.bps[dir as usize]
+    }
+
+    /// fio's `rate_ddir`: the direction to issue (`proposed`, or the other
+    /// one in a mix when it is behind its rate) and how many nanoseconds
+    /// to wait first. `dirs` tells whether the job mixes directions and
+    /// their shares. Allocation free; never sleeps.
+    #[inline]
+    pub fn next_dir(&mut self, proposed: Dir, now_ns: u64, dirs: &DirGen) -> (Dir, u64) {
+        let now = now_ns / 1000;
+        let d = proposed as usize;
+        if self.next_io_us[d] <= now {
+            return (proposed, 0);
+        }
+        let other = match proposed {
+            Dir::Read => Dir::Write,
+            Dir::Write => Dir::Read,
+            Dir::Trim => Dir::Trim,
+        };
+        let o = other as usize;
+        let (dir, usec) = if dirs.is_mixed() && dirs.mix_share(other) > 0 {
+            if self.next_io_us[o] <= now {
+                return (other, 0);
+            }
+            if self.next_io_us[d] <= self.next_io_us[o] {
+                (proposed, self.next_io_us[d] - now)
+            } else {
+                (other, self.next_io_us[o] - now)
+            }
+        } else {
+            (proposed, self.next_io_us[d] - now)
+        };
+        (dir, usec * 1000)
+    }
+
+    /// Nanoseconds to wait before an I/O of `bytes` in `dir` at `now_ns`,
+    /// counting it as issued: [`next_dir`](Self::next_dir) without a mix,
+    /// then [`issued`](Self::issued).
+    #[inline]
+    pub fn delay_before(&mut self, dir: Dir, bytes: u64, now_ns: u64) -> u64 {
+        let now = now_ns / 1000;
+        let next = self.next_io_us[dir as usize];
+        let wait = next.saturating_sub(now) * 1000;
+        self.issued(dir, bytes);
+        wait
+    }
+
+    /// An I/O of `bytes` in `dir` was issued: fio's `rate_io_issue_bytes`
+    /// grows and `rate_next_io_time` is recomputed (`usec_for_io`).
+    #[inline]
+    pub fn issued(&mut self, dir: Dir, bytes: u64) {
+        let d = dir as usize;
+        self.issue_bytes[d] += bytes;
+        self.next_io_us[d] = self.usec_for_io(d);
+    }
+
+    /// fio 3.33's `usec_for_io`.
+    fn usec_for_io(&mut self, d: usize) -> u64 {
+        let bps = self.bps[d];
+        if self.poisson {
+            let iops = bps / self.min_bs[d];
+            if iops == 0 {
+                return 0;
+            }
+            let u = self.poisson_state[d].rand_0_1() as f32;
+            // (int64_t)(1000000 / iops) * -logf(u), in float.
+            let val = ((1_000_000 / iops) as i64 as f32 * -u.ln()) as u64;
+            self.last_usec[d] += val;
+            return self.last_usec[d];
+        }
+        if bps == 0 {
+            return 0;
+        }
+        let bytes = self.issue_bytes[d];
+        let secs = bytes / bps;
+        let rem = bytes % bps;
+        rem * 1_000_000 / bps + secs * 1_000_000
+    }
+
+    /// When the next I/O of `dir` may start, µs since the epoch.
+    pub fn next_io_us(&self, dir: Dir) -> u64 {
+        self.next_io_us[dir as usize]
+    }
+
+    /// The job slept `slept_us` in a think time after an I/O of `dir`.
+    /// With `rate_ignore_thinktime` the rate counts the bytes it would
+    /// have moved meanwhile, minus one block, so issuing resumes at once
+    /// (fio's `handle_thinktime`).
+    pub fn after_think(&mut self, dir: Dir, slept_us: u64) {
+        let d = dir as usize;
+        let bps = self.bps[d];
+        if slept_us == 0 || bps == 0 || !self.ignore_think {
+            return;
+        }
+        let missed = bps.wrapping_mul(slept_us) / 1_000_000;
+        let bs = self.min_bs[d];
+        let usperop = bs.wrapping_mul(1_000_000) / bps;
+        let over = if usperop <= slept_us {
+            bs
+        } else {
+            // fio: (usperop - total) / usperop * -bs, in unsigned math.
+            ((usperop - slept_us) / usperop).wrapping_mul(bs.wrapping_neg())
+        };
+        self.issue_bytes[d] = self.issue_bytes[d].wrapping_add(missed.wrapping_sub(over));
+        self.last_usec[d] += slept_us;
+    }
+
+    /// Back to fio's `__setup_rate` state. fio does this when the job
+    /// starts and after the ramp time (`reset_io_counters(td, 1)`), not
+    /// between loops.
+    pub fn reset(&mut self) {
+        self.next_io_us = [0; 3];
+        self.issue_bytes = [0; 3];
+        self.last_usec = [0; 3];
+    }
+
+    /// fio's `check_min_rate`, after an I/O completes outside the ramp
+    /// time: `elapsed_ns` since the job started, `bytes`/`ios` completed
+    /// per direction so far. `Err` when a minimum is not met.
+    pub fn check_min(
+        &mut self,
+        elapsed_ns: u64,
+        bytes: &[u64; 3],
+        ios: &[u64; 3],
+    ) -> Result<(), MinRateError> {
+        let now_ms = elapsed_ns / 1_000_000;
+        for d in 0..3 {
+            if bytes[d] == 0 || (self.min_bytes[d] == 0 && self.min_iops[d] == 0) {
+                continue;
+            }
+            // A 2 second settle period at the start.
+            if now_ms < 2000 {
+                continue;
+            }
+            if self.last_check_bytes[d] != 0 || self.last_check_ios[d] != 0 {
+                let spent = now_ms - self.last_check_ms[d];
+                if spent < self.cycle_ms || spent == 0 {
+                    continue;
+                }
+                if self.min_bytes[d] > 0 {
+                    let got = (bytes[d] - self.last_check_bytes[d]) * 1000 / spent;
+                    if got < self.min_bytes[d] {
+                        return Err(MinRateError::Bytes {
+                            job: self.job.clone(),
+                            min: self.min_bytes[d],
+                            got,
+                        });
+                    }
+                } else {
+                    let got = (ios[d] - self.last_check_ios[d]) * 1000 / spent;
+                    if got < self.min_iops[d] {
+                        return Err(MinRateError::Iops {
+                            job: self.job.clone(),
+                            min: self.min_iops[d],
+                            got,
+                        });
+                    }
+                }
+            }
+            self.last_check_bytes[d] = bytes[d];
+            self.last_check_ios[d] = ios[d];
+            self.last_check_ms[d] = now_ms;
+        }
+        Ok(())
+    }
+}

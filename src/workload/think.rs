@@ -1,0 +1,128 @@
+//! Think time between I/Os (fio 3.33's `handle_thinktime`).
+//!
+//! Only with `thinktime` set (fio ignores `thinktime_spin` and the others
+//! otherwise). After each read or write, when `thinktime_blocks` more I/Os
+//! have completed (`thinktime_blocks_type=complete`, default) or been
+//! issued (`issue`) since the last pause, or when `thinktime_iotime` of I/O
+//! time has passed since it, the job first completes what is in flight,
+//! then busy-spins `thinktime_spin` µs and sleeps the rest of `thinktime`,
+//! both capped by the runtime left. With `thinktime_iotime` and no
+//! `thinktime_blocks`, only the time triggers a pause.
+//!
+//! How the I/O loop uses it: after each read/write I/O,
+//! `if let Some(p) = think.check(issued, completed, now_ns)`: quiesce,
+//! spin `p.spin(left)` µs, sleep `p.sleep(spun, left)` µs (`left`: the
+//! runtime left, if any), then `think.done(now_ns)`; with a rate limiter, also
+//! `rate.after_think(dir, total_us)`.
+
+use super::rng::choice;
+use crate::options::Value;
+use crate::plan::spec::JobSpec;
+
+/// The pause due after an I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pause {
+    /// µs to busy-spin first (`thinktime_spin`, capped by runtime left).
+    pub spin_us: u64,
+    /// `thinktime` in µs: the spin and the sleep together.
+    pub total_us: u64,
+}
+
+impl Pause {
+    /// µs to spin, capped by the runtime left (`None`: no `runtime`).
+    pub fn spin(&self, runtime_left_us: Option<u64>) -> u64 {
+        runtime_left_us.map_or(self.spin_us, |l| self.spin_us.min(l))
+    }
+
+    /// µs to sleep after having spun `spun_us`: `thinktime - spun` (never
+    /// negative), capped by the runtime left at that point.
+    pub fn sleep(&self, spun_us: u64, runtime_left_us: Option<u64>) -> u64 {
+        let left = self.total_us.saturating_sub(spun_us);
+        runtime_left_us.map_or(left, |l| left.min(l))
+    }
+}
+
+/// The think-time state of one job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThinkTime {
+    think_us: u64,
+    spin_us: u64,
+    blocks: u64,
+    blocks_set: bool,
+    /// `thinktime_blocks_type=issue`: count issued instead of completed.
+    on_issue: bool,
+    iotime_us: u64,
+    /// fio's `last_thinktime_blocks`.
+    last_blocks: u64,
+    /// fio's `last_thinktime` (ns since the epoch).
+    last_think_ns: u64,
+}
+
+impl ThinkTime {
+    /// The think time of `spec`, `None` without `thinktime` (fio checks
+    /// `td->o.thinktime` before anything else).
+    pub fn new(spec: &JobSpec) -> Option<ThinkTime> {
+        let micros = |n: &str| match spec.opt(n) {
+            Some(Value::Micros(us)) => *us,
+            _ => 0,
+        };
+        let think_us = micros("thinktime");
+        if think_us == 0 {
+            return None;
+        }
+        let blocks = match spec.opt("thinktime_blocks") {
+            Some(Value::Int(n)) => Some((*n).max(1) as u64),
+            _ => None,
+        };
+        Some(ThinkTime {
+            think_us,
+            spin_us: micros("thinktime_spin"),
+            blocks: blocks.unwrap_or(1),
+            blocks_set: blocks.is_some(),
+            on_issue: choice(spec, "thinktime_blocks_type") == Some("issue"),
+            iotime_us: micros("thinktime_iotime"),
+            last_blocks: 0,
+            last_think_ns: 0,
+        })
+    }
+
+    /// After an I/O: whether to pause now, given the read+write I/Os
+    /// `issued` and `completed` so far in this loop and `now_ns` since the
+    /// epoch. Records the block count as fio does when it pauses.
+    #[inline]
+    pub fn check(&mut self, issued: u64, completed: u64, now_ns: u64) -> Option<Pause> {
+        let mut stall = false;
+        if self.iotime_us > 0 {
+            if now_ns.saturating_sub(self.last_think_ns) / 1000 >= self.iotime_us {
+                stall = true;
+            } else if !self.blocks_set {
+                return None;
+            }
+        }
+        let b = if self.on_issue { issued } else { completed };
+        if b >= self.last_blocks + self.blocks {
+            stall = true;
+        }
+        if !stall {
+            return None;
+        }
+        self.last_blocks = b;
+        Some(Pause {
+            spin_us: self.spin_us,
+            total_us: self.think_us,
+        })
+    }
+
+    /// The pause ended at `now_ns` (starts the next `thinktime_iotime`).
+    pub fn done(&mut self, now_ns: u64) {
+        if self.iotime_us > 0 {
+            self.last_think_ns = now_ns;
+        }
+    }
+
+    /// Start a new loop (fio's `init_thinktime`).
+    pub fn reset(&mut self, now_ns: u64) {
+        self.last_blocks = 0;
+        self.last_think_ns = now_ns;
+    }
+}

@@ -1,0 +1,11 @@
+--output-format=terse,json+,normal
+--name=t
+--filename=/tmp/cap/t.dat
+--size=2m
+--rw=randrw
+--bs=4k
+--ioengine=libaio
+--iodepth=4
+--time_based
+--runtime=1200ms
+--rate_iops=1000

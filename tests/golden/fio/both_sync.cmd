@@ -1,0 +1,11 @@
+--output-format=terse,json+,normal
+--terse-version=5
+--name=s
+--filename=/tmp/cap/s.dat
+--size=1m
+--rw=randrw
+--fsync=8
+--unified_rw_reporting=both
+--time_based
+--runtime=1100ms
+--rate_iops=500

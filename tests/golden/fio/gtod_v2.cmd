@@ -1,0 +1,10 @@
+--output-format=terse,json+,normal
+--terse-version=2
+--name=g
+--ioengine=null
+--size=1m
+--gtod_reduce=1
+--time_based
+--runtime=1100ms
+--rate=1m
+--bwavgtime=250

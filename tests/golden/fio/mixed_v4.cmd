@@ -1,0 +1,10 @@
+--output-format=terse,json+,normal
+--terse-version=4
+--name=m
+--ioengine=null
+--size=1m
+--rw=rw
+--unified_rw_reporting=mixed
+--time_based
+--runtime=700ms
+--rate_iops=1000

@@ -1,0 +1,212 @@
+//! Field positions of the terse formats and key order of the JSON output,
+//! against fio 3.33's layout (`../shared/reference/terse.md`, and a JSON+
+//! document real fio printed, `tests/golden/fio/null_1m.json+`, made with
+//! `fio --name=x --ioengine=null --size=1m --output-format=json+`).
+
+use std::path::Path;
+
+use rfio::output::{json, terse};
+use rfio::plan::spec::Plan;
+use rfio::stats::{JobReport, RunReport, ThreadStats, Unified, NO_SLAT};
+use serde_json::Value;
+
+fn plan(args: &[&str]) -> Plan {
+    let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let args = rfio::cli::args::parse(&argv).expect("command line parses");
+    rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system()).plan
+}
+
+/// A report for `plan` with 256 reads of 4 KiB per job.
+fn report(plan: &Plan) -> RunReport {
+    let jobs = plan
+        .jobs
+        .iter()
+        .map(|spec| {
+            let mut ts = ThreadStats::new(spec);
+            ts.job_started();
+            for k in 0..256u64 {
+                ts.io_submitted(1);
+                ts.io_done(0, 4096, NO_SLAT, 10 + k % 7, k * 1000);
+            }
+            ts.elapsed_us = 900;
+            ts.job_finished();
+            JobReport::new(spec.name.clone(), spec.group_id, 1, None, &ts)
+        })
+        .collect();
+    RunReport::new(jobs, 0, 1_000, Vec::new())
+}
+
+/// Names by awk position (`$N`) in v3 with one disk (terse.md §3).
+const V3: &[(usize, &str)] = &[
+    (1, "terse_version"),
+    (2, "fio_version"),
+    (3, "jobname"),
+    (4, "groupid"),
+    (5, "error"),
+    (6, "read_io_kbytes"),
+    (7, "read_bw"),
+    (8, "read_iops"),
+    (9, "read_runtime_ms"),
+    (10, "read_slat_min_us"),
+    (13, "read_slat_stddev_us"),
+    (14, "read_clat_min_us"),
+    (17, "read_clat_stddev_us"),
+    (18, "read_clat_pct01"),
+    (37, "read_clat_pct20"),
+    (38, "read_lat_min_us"),
+    (41, "read_lat_stddev_us"),
+    (42, "read_bw_min"),
+    (43, "read_bw_max"),
+    (44, "read_bw_agg_pct"),
+    (45, "read_bw_mean"),
+    (46, "read_bw_stddev"),
+    (47, "write_io_kbytes"),
+    (48, "write_bw"),
+    (49, "write_iops"),
+    (50, "write_runtime_ms"),
+    (59, "write_clat_pct01"),
+    (87, "write_bw_stddev"),
+    (88, "cpu_usr"),
+    (89, "cpu_sys"),
+    (90, "cpu_ctx"),
+    (91, "cpu_majf"),
+    (92, "cpu_minf"),
+    (93, "iodepth_1"),
+    (99, "iodepth_>=64"),
+    (100, "lat_us_2"),
+    (109, "lat_us_1000"),
+    (110, "lat_ms_2"),
+    (121, "lat_ms_>=2000"),
+    (122, "disk1_name"),
+    (123, "disk1_read_ios"),
+    (124, "disk1_write_ios"),
+    (125, "disk1_read_merges"),
+    (126, "disk1_write_merges"),
+    (127, "disk1_read_ticks"),
+    (128, "disk1_write_ticks"),
+    (129, "disk1_in_queue"),
+    (130, "disk1_util"),
+];
+
+#[test]
+fn terse_v3_positions_match_fio() {
+    let names = terse::field_names(3, Unified::None, &[false], false, false);
+    assert_eq!(names.len(), 130, "v3 with one disk has 130 fields");
+    for (pos, name) in V3 {
+        assert_eq!(names[pos - 1], *name, "${pos}");
+    }
+}
+
+#[test]
+fn terse_field_counts_match_fio() {
+    let n = |v, u, disks: &[bool], coe, desc| terse::field_names(v, u, disks, coe, desc).len();
+    // terse.md §4: 1 disk, no description.
+    assert_eq!(n(2, Unified::None, &[false], false, false), 161);
+    assert_eq!(n(3, Unified::None, &[false], false, false), 130);
+    assert_eq!(n(4, Unified::None, &[false], false, false), 171);
+    assert_eq!(n(5, Unified::None, &[false], false, false), 189);
+    // No disk (null engine): 121 in v3.
+    assert_eq!(n(3, Unified::None, &[], false, false), 121);
+    // Two disks, continue_on_error: 141.
+    assert_eq!(n(3, Unified::None, &[false, false], true, false), 141);
+    // unified_rw_reporting: mixed 89, both 171 / 212 / 236.
+    assert_eq!(n(3, Unified::Mixed, &[false], false, false), 89);
+    assert_eq!(n(3, Unified::Both, &[false], false, false), 171);
+    assert_eq!(n(4, Unified::Both, &[false], false, false), 212);
+    assert_eq!(n(5, Unified::Both, &[false], false, false), 236);
+    // A dm device adds 9 aggregate fields.
+    assert_eq!(n(3, Unified::None, &[true], false, false), 139);
+}
+
+#[test]
+fn terse_v5_offsets_match_fio() {
+    let names = terse::field_names(5, Unified::None, &[false], false, false);
+    let pos = |name: &str| names.iter().position(|n| n == name).unwrap() + 1;
+    assert_eq!(pos("read_bw_samples"), 47);
+    assert_eq!(pos("read_iops_samples"), 52);
+    assert_eq!(pos("write_io_kbytes"), 53);
+    assert_eq!(pos("trim_io_kbytes"), 100);
+    assert_eq!(pos("cpu_usr"), 147);
+    assert_eq!(pos("iodepth_1"), 152);
+    assert_eq!(pos("lat_us_2"), 159);
+    assert_eq!(pos("lat_ms_>=2000"), 180);
+    assert_eq!(pos("disk1_util"), 189);
+}
+
+#[test]
+fn rendered_lines_have_the_named_fields() {
+    let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
+    let r = report(&p);
+    for v in 2..=5u8 {
+        let text = terse::render(&r, &p, v);
+        let fields = text.trim_end().split(';').count();
+        assert_eq!(
+            fields,
+            terse::field_names(v, Unified::None, &[], false, false).len(),
+            "v{v}: {text}"
+        );
+    }
+    let line = terse::render(&r, &p, 3);
+    let f: Vec<&str> = line.trim_end().split(';').collect();
+    assert_eq!(f[0], "3");
+    assert_eq!(f[2], "x");
+    assert_eq!(f[5], "1024", "read KiB");
+    assert_eq!(f[18 - 1], "1.000000%=0", "first percentile slot");
+    assert_eq!(f[35 - 1], "0%=0", "slot 18 is unused");
+}
+
+/// Every key path in document order; `bins` maps are data, so only the
+/// map itself counts.
+fn keys(v: &Value, path: &str, out: &mut Vec<(String, &'static str)>) {
+    let kind = match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    };
+    out.push((path.to_string(), kind));
+    match v {
+        Value::Object(m) if !path.ends_with("/bins") => {
+            for (k, x) in m {
+                keys(x, &format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                keys(x, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn json_plus_keys_and_order_match_fio() {
+    let fio_text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/fio/null_1m.json+"),
+    )
+    .unwrap();
+    let fio: Value = serde_json::from_str(&fio_text).unwrap();
+    let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
+    let ours_text = json::render(&report(&p), &p, true);
+    let ours: Value = serde_json::from_str(&ours_text).expect("rfio's JSON parses");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    keys(&ours, "", &mut a);
+    keys(&fio, "", &mut b);
+    assert_eq!(a, b);
+    // Nothing but the document, ending with one newline.
+    assert!(ours_text.starts_with("{\n") && ours_text.ends_with("\n}\n"));
+}
+
+#[test]
+fn json_without_plus_has_no_bins() {
+    let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
+    let text = json::render(&report(&p), &p, false);
+    assert!(!text.contains("\"bins\""));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+    assert!(v["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"].is_u64());
+}
