@@ -350,10 +350,31 @@ def from_help(fio, arg, raw, engine):
 # other option fails with "rfio does not support OPTION yet". Grow this list
 # as the engine grows.
 SUPPORTED = set(
-    """name description wait_for filename directory filename_format rw bs size
-    io_size numjobs ioengine iodepth direct buffered time_based runtime
-    stonewall new_group nrfiles filesize offset thread norandommap rwmixread
-    rwmixwrite loops number_ios startdelay""".split()
+    """name description wait_for filename directory filename_format nrfiles
+    filesize size io_size offset offset_increment number_ios numjobs stonewall
+    new_group thread
+    ioengine iodepth iodepth_batch iodepth_batch_complete_min
+    iodepth_batch_complete_max iodepth_low direct buffered sync fsync fdatasync
+    end_fsync fsync_on_close invalidate fadvise_hint unlink unlink_each_loop
+    overwrite create_on_open create_fsync fallocate pre_read allow_mounted_write
+    loops ramp_time startdelay exitall exitall_on_error exit_what time_based
+    runtime continue_on_error ignore_error clocksource disk_util
+    hipri nonvectored fixedbufs registerfiles sqthread_poll sqthread_poll_cpu
+    userspace_reap stat_type
+    rw rw_sequencer rwmixread rwmixwrite bs bsrange bssplit ba
+    bs_unaligned bs_is_seq_rand random_generator randrepeat randseed
+    allrandrepeat norandommap softrandommap random_distribution
+    percentage_random file_service_type rate rate_min rate_iops rate_iops_min
+    rate_process rate_cycle thinktime thinktime_spin thinktime_blocks
+    thinktime_blocks_type thinktime_iotime refill_buffers scramble_buffers
+    buffer_compress_percentage buffer_compress_chunk dedupe_percentage
+    buffer_pattern zero_buffers
+    group_reporting stats unified_rw_reporting kb_base unit_base
+    significant_figures percentile_list clat_percentiles lat_percentiles
+    slat_percentiles gtod_reduce disable_lat disable_clat disable_slat
+    disable_bw_measurement bwavgtime iopsavgtime write_bw_log write_lat_log
+    write_iops_log write_hist_log log_avg_msec log_max_value log_offset
+    per_job_logs log_hist_msec log_hist_coarseness log_unix_epoch""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -253,7 +253,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "IO offset generator modifier",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ioengine",
@@ -335,7 +335,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "Number of IO buffers to submit in one go",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "iodepth_batch_complete_min",
@@ -353,7 +353,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "Min number of IO buffers to retrieve in one go",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "iodepth_batch_complete_max",
@@ -371,7 +371,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "Max number of IO buffers to retrieve in one go",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "iodepth_low",
@@ -389,7 +389,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "Low water mark for queuing depth",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "serialize_overlap",
@@ -572,7 +572,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "What is the increment from one offset to the next",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "number_ios",
@@ -626,7 +626,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Block size",
         help: "IO block offset alignment",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bsrange",
@@ -644,7 +644,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Block size",
         help: "Set block size range (in more detail than bs)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bssplit",
@@ -662,7 +662,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Block size",
         help: "Set a specific mix of block sizes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bs_unaligned",
@@ -680,7 +680,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Block size",
         help: "Don't sector align IO buffer sizes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bs_is_seq_rand",
@@ -698,7 +698,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Block size",
         help: "Consider any blocksize setting to be sequential,random",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "randrepeat",
@@ -716,7 +716,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use repeatable random IO pattern",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "randseed",
@@ -734,7 +734,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Set the random generator seed value",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "norandommap",
@@ -770,7 +770,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Set norandommap if randommap allocation fails",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "random_generator",
@@ -792,7 +792,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Type of random number generator to use",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "random_distribution",
@@ -817,7 +817,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Random offset distribution generator",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "percentage_random",
@@ -835,7 +835,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Percentage of seq/random mix that should be random",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "percentage_sequential",
@@ -871,7 +871,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use repeatable random numbers for everything",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nrfiles",
@@ -933,7 +933,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "How to select which file to service next",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fallocate",
@@ -959,7 +959,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Whether pre-allocation is performed when laying out files",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fadvise_hint",
@@ -982,7 +982,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use fadvise() to advise the kernel on IO pattern",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fsync",
@@ -1000,7 +1000,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Issue fsync for writes every given number of blocks",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fdatasync",
@@ -1018,7 +1018,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Issue fdatasync for writes every given number of blocks",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_barrier",
@@ -1130,7 +1130,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "When writing, set whether to overwrite current data",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "loops",
@@ -1256,7 +1256,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "Ramp up time before measuring performance",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "clocksource",
@@ -1278,7 +1278,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "What type of timing source to use",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "mem",
@@ -2317,7 +2317,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Idle time between IO buffers (usec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thinktime_spin",
@@ -2335,7 +2335,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Start think time by spinning this amount (usec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thinktime_blocks",
@@ -2353,7 +2353,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "IO buffer period between 'thinktime'",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thinktime_blocks_type",
@@ -2374,7 +2374,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "How thinktime_blocks takes effect",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thinktime_iotime",
@@ -2392,7 +2392,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "IO time interval between 'thinktime'",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate",
@@ -2410,7 +2410,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Set bandwidth rate",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_min",
@@ -2428,7 +2428,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Job must meet this rate or it will be shutdown",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_iops",
@@ -2446,7 +2446,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Limit IO used to this number of IO operations/sec",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_iops_min",
@@ -2464,7 +2464,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Job must meet this rate or it will be shut down",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_process",
@@ -2485,7 +2485,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "What process controls how rated IO is managed",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_cycle",
@@ -2503,7 +2503,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Window average for rate limits (msec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rate_ignore_thinktime",
@@ -2629,7 +2629,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Invalidate buffer/page cache prior to running job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "sync",
@@ -2647,7 +2647,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Use synchronous write IO",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_hint",
@@ -2707,7 +2707,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "fsync file after creation",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "create_on_open",
@@ -2725,7 +2725,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Create files when they are opened for IO",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "create_only",
@@ -2779,7 +2779,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Allow writes to a mounted partition",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "pre_read",
@@ -2797,7 +2797,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Pre-read files before starting official testing",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpumask",
@@ -2908,7 +2908,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Include fsync at the end of job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fsync_on_close",
@@ -2926,7 +2926,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "fsync files on close",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "unlink",
@@ -2944,7 +2944,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Unlink created files after job has completed",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "unlink_each_loop",
@@ -2962,7 +2962,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Unlink created files after each loop in a job has completed",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exitall",
@@ -2980,7 +2980,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Terminate all jobs when one exits",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exit_what",
@@ -3002,7 +3002,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Fine-grained control for exitall",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exitall_on_error",
@@ -3020,7 +3020,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Error handling",
         help: "Terminate all jobs when one exits in error",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "stonewall",
@@ -3092,7 +3092,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Include job number in generated log files or not",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_bw_log",
@@ -3110,7 +3110,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of bandwidth during run",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_lat_log",
@@ -3128,7 +3128,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of latency during run",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_iops_log",
@@ -3146,7 +3146,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of IOPS during run",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_entries",
@@ -3182,7 +3182,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Average bw/iops/lat logs over this period of time",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_hist_msec",
@@ -3200,7 +3200,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Dump completion latency histograms at frequency of this time value",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_hist_coarseness",
@@ -3218,7 +3218,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Integer in range [0,6]. Higher coarseness outputs fewer histogram bins per sample. The number of bins for these are [1216, 608, 304, 152, 76, 38, 19] respectively.",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_hist_log",
@@ -3236,7 +3236,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Write log of latency histograms during run",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_max_value",
@@ -3254,7 +3254,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Log max sample in a window instead of average",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_offset",
@@ -3272,7 +3272,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Include offset of IO for each log entry",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_prio",
@@ -3362,7 +3362,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Use Unix time in log files",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_alternate_epoch",
@@ -3434,7 +3434,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Time window over which to calculate bandwidth (msec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "iopsavgtime",
@@ -3452,7 +3452,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Time window over which to calculate IOPS (msec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "group_reporting",
@@ -3470,7 +3470,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Do reporting on a per-group basis",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "stats",
@@ -3488,7 +3488,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable collection of stats",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zero_buffers",
@@ -3506,7 +3506,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Init IO buffers to all zeroes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "refill_buffers",
@@ -3524,7 +3524,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Refill IO buffers on every IO submit",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "scramble_buffers",
@@ -3542,7 +3542,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Slightly scramble buffers on every IO submit",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "buffer_pattern",
@@ -3560,7 +3560,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Fill pattern for IO buffers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "buffer_compress_percentage",
@@ -3578,7 +3578,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "How compressible the buffer is (approximately)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "buffer_compress_chunk",
@@ -3596,7 +3596,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Size of compressible region in buffer",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "dedupe_percentage",
@@ -3614,7 +3614,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Percentage of buffers that are dedupable",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "dedupe_global",
@@ -3689,7 +3689,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of completion latency percentiles",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "lat_percentiles",
@@ -3707,7 +3707,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of IO latency percentiles",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "slat_percentiles",
@@ -3725,7 +3725,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Enable the reporting of submission latency percentiles",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "percentile_list",
@@ -3743,7 +3743,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Specify a custom list of percentiles to report for completion latency and block errors",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "significant_figures",
@@ -3761,7 +3761,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Significant figures for output-format set to normal",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "disk_util",
@@ -3779,7 +3779,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Log disk utilization statistics",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "gtod_reduce",
@@ -3797,7 +3797,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "Greatly reduce number of gettimeofday() calls",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "disable_lat",
@@ -3815,7 +3815,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable latency numbers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "disable_clat",
@@ -3833,7 +3833,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable completion latency numbers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "disable_slat",
@@ -3851,7 +3851,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable submission latency numbers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "disable_bw_measurement",
@@ -3869,7 +3869,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Disable bandwidth logging",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "gtod_cpu",
@@ -3912,7 +3912,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Unify reporting across data direction",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "continue_on_error",
@@ -3939,7 +3939,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Error handling",
         help: "Continue on non-fatal errors during IO",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ignore_error",
@@ -3957,7 +3957,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Error handling",
         help: "Set a specific list of errors to ignore",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "error_dump",
@@ -4107,7 +4107,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Units",
         help: "Unit prefix interpretation for quantities of data (IEC and SI)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "unit_base",
@@ -4125,7 +4125,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Units",
         help: "Bit multiple of result summary data (8 for byte, 1 for bit)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hugepage-size",
