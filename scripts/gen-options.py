@@ -396,6 +396,8 @@ KIND_OVERRIDES = {
     # ioengine has posvals but fio stores any string (io_uring_cmd, filestat,
     # external:/path are not among them)
     "ioengine": "EngineName",
+    # `startdelay=1-3`: a random delay between the two times
+    "startdelay": "TimeOrRange",
 }
 # `size|zones` options that take a percentage (N%) in fio 3.33.
 PERCENT = {"size", "io_size", "offset", "offset_increment"}

@@ -249,3 +249,16 @@ fn rw_modifiers_are_sizes() {
     let mods: Vec<Option<i64>> = p.jobs.iter().map(|j| j.pattern.modifier).collect();
     assert_eq!(mods, [Some(8192), Some(8), Some(-8192)]);
 }
+
+#[test]
+fn startdelay_takes_a_time_or_a_range() {
+    let p = plan(
+        &[],
+        &[(
+            "s.fio",
+            "[a]\nsize=1m\nstartdelay=2\n[b]\nsize=1m\nstartdelay=3-1\n",
+        )],
+    );
+    assert_eq!(p.jobs[0].startdelay_us, (2_000_000, 2_000_000));
+    assert_eq!(p.jobs[1].startdelay_us, (1_000_000, 3_000_000));
+}

@@ -65,6 +65,8 @@ pub enum ValueKind {
     SizeOrPercent,
     /// A time; the unit when no suffix is given is in [`OptionDef::time_unit`].
     Time,
+    /// A time, or `lo-hi` for a random time in that range (`startdelay`).
+    TimeOrRange,
     /// `0` or `1`.
     Bool,
     /// Bare (on), `=0` or `=1`.

@@ -1172,7 +1172,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "startdelay",
         aliases: &[],
         fio_type: FioType::StrValTime,
-        kind: ValueKind::Time,
+        kind: ValueKind::TimeOrRange,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("0"),

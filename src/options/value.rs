@@ -204,6 +204,7 @@ pub fn parse_value(
         | ValueKind::Time
         | ValueKind::Bool
         | ValueKind::Flag => number::parse_numeric(def, text, ctx),
+        ValueKind::TimeOrRange => parse_time_or_range(def, text, ctx),
         ValueKind::SizeRange => lists::parse_ranges(def, text, ctx),
         ValueKind::SizeOrRange if !text.contains(['-', ':', ',']) => {
             let n = parse_size(text, ctx)?;
@@ -224,6 +225,30 @@ fn parse_text(def: &OptionDef, text: &str) -> Result<Value, ValueError> {
         return Err(number::invalid(text, "a non-empty value"));
     }
     Ok(Value::Text(text.to_string()))
+}
+
+/// A time, or `lo-hi`: two times (microseconds) for a random pick between
+/// them, as fio's `startdelay=1-3` (lo > hi are swapped, as fio does).
+fn parse_time_or_range(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
+    let time = OptionDef {
+        kind: ValueKind::Time,
+        ..*def
+    };
+    let micros = |t: &str| match number::parse_numeric(&time, t, ctx)? {
+        Value::Micros(us) => Ok(us),
+        _ => Err(number::invalid(t, "a time")),
+    };
+    match text.get(1..).and_then(|rest| rest.find('-')).map(|i| i + 1) {
+        Some(dash) => {
+            let (lo, hi) = (micros(&text[..dash])?, micros(&text[dash + 1..])?);
+            Ok(Value::Ranges(vec![
+                Some((lo.min(hi), lo.max(hi))),
+                None,
+                None,
+            ]))
+        }
+        None => micros(text).map(Value::Micros),
+    }
 }
 
 /// An ioengine name. fio takes any text here and fails only when it runs

@@ -295,7 +295,10 @@ fn job_spec(
         time_based: flag(o, "time_based"),
         runtime_us: micros(o, "runtime"),
         ramp_time_us: micros(o, "ramp_time"),
-        startdelay_us: micros(o, "startdelay"),
+        startdelay_us: match o.value("startdelay") {
+            Some(Value::Ranges(r)) => r.first().copied().flatten().unwrap_or((0, 0)),
+            _ => (micros(o, "startdelay"), micros(o, "startdelay")),
+        },
         rwmixread: match (int(o, "rwmixread"), int(o, "rwmixwrite")) {
             (Some(r), _) => r.clamp(0, 100) as u32,
             (None, Some(w)) => 100 - w.clamp(0, 100) as u32,

@@ -96,7 +96,9 @@ pub struct JobSpec {
     /// `runtime=` in microseconds (0: none).
     pub runtime_us: u64,
     pub ramp_time_us: u64,
-    pub startdelay_us: u64,
+    /// `startdelay`: the job waits a random time in this range (µs; both
+    /// ends equal for a single value).
+    pub startdelay_us: (u64, u64),
     pub rwmixread: u32,
     pub group_reporting: bool,
 }

@@ -12,7 +12,7 @@ use super::exec::Exec;
 use super::layout::{self, Mode};
 use super::offsets::{self, IoGen};
 use super::rate::RateLimiter;
-use super::rng::Seeds;
+use super::rng::{Rng, Seeds};
 use super::runner::{Log, RunError};
 use super::settings::Settings;
 use super::think::ThinkTime;
@@ -289,8 +289,11 @@ impl<'a> Prepared<'a> {
     fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
-        if spec.startdelay_us > 0 {
-            sleep_unless(terminate, Duration::from_micros(spec.startdelay_us));
+        let (lo, hi) = spec.startdelay_us;
+        // A range picks a delay per job (fio's rand_between on its own seed).
+        let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
+        if delay > 0 {
+            sleep_unless(terminate, Duration::from_micros(delay));
         }
         if terminate.load(Ordering::Relaxed) {
             return;
