@@ -149,7 +149,13 @@ mod tests {
         // This test program, named relative to the cwd (cargo runs tests in the package root).
         let cwd = std::env::current_dir().unwrap();
         let exe = std::env::current_exe().unwrap();
-        let relative = Path::new(".").join(exe.strip_prefix(&cwd).unwrap());
+        // `cwd` and `exe` may sit in different trees (CARGO_TARGET_DIR):
+        // climb from cwd to their common ancestor, then down to exe.
+        let common = cwd.ancestors().find(|a| exe.starts_with(a)).unwrap();
+        let up = cwd.strip_prefix(common).unwrap().components().count();
+        let mut relative = std::path::PathBuf::from(".");
+        relative.extend(std::iter::repeat_n("..", up));
+        relative.push(exe.strip_prefix(common).unwrap());
         for found in [locate_rfio(Some(&relative)), locate_fio(Some(&relative))] {
             let found = found.unwrap();
             assert!(found.is_absolute(), "{}", found.display());
