@@ -29,6 +29,8 @@ mod child;
 mod fio_output;
 #[path = "compare/measure.rs"]
 mod measure;
+#[path = "compare/micro.rs"]
+mod micro;
 #[path = "compare/report.rs"]
 mod report;
 
@@ -246,9 +248,15 @@ fn run(args: &Args) -> Result<(), String> {
     if args.only.is_some() {
         println!("\n(--only: benches/RESULTS.md left as it was)");
     } else {
+        eprintln!("micro benchmarks (in process) ...");
+        let micros = micro::markdown(&micro::run(args.reps), args.reps);
+        println!("\n{micros}");
         let path = manifest.join("benches/RESULTS.md");
-        std::fs::write(&path, report::markdown(&ctx, &results))
-            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        std::fs::write(
+            &path,
+            format!("{}\n{micros}", report::markdown(&ctx, &results)),
+        )
+        .map_err(|e| format!("writing {}: {e}", path.display()))?;
         println!("\nwrote {}", path.display());
     }
     Ok(())
