@@ -2,10 +2,13 @@
 //! plan, then print, check or run it.
 
 pub mod args;
+pub mod eta;
 pub mod showcmd;
+pub mod signals;
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use crate::diag::Diagnostics;
 use crate::jobfile::subst::Keywords;
@@ -178,7 +181,25 @@ fn execute(
         )?;
         out.flush()?;
     }
-    let report = match workload::run(&fe.plan) {
+    // SIGINT/SIGTERM stop the jobs; the status line and the signal message
+    // come from a monitor thread writing to stdout beside the jobs.
+    let _handlers = signals::Handlers::install();
+    let progress = workload::Progress::new(fe.plan.jobs.len());
+    let settings = eta::Settings::new(args, formats.normal, eta::stdout_is_tty());
+    let run_over = AtomicBool::new(false);
+    let (result, told) = std::thread::scope(|s| {
+        let monitor = s.spawn(|| eta::monitor(&fe.plan, &progress, &settings, &run_over));
+        let result = {
+            let _stop = eta::StopOnDrop::new(&run_over, monitor.thread().clone());
+            workload::run_with_progress(&fe.plan, &workload::StdLog, &progress)
+        };
+        (result, monitor.join().unwrap_or(false))
+    });
+    let signaled = signals::received();
+    if let (Some(sig), false) = (signaled, told) {
+        write!(out, "{}", signals::message(sig))?;
+    }
+    let report = match result {
         Ok(r) => r,
         Err(e) => {
             writeln!(err, "rfio: {e}")?;
@@ -195,6 +216,9 @@ fn execute(
     )?;
     out.flush()?;
     let failed = report.jobs.iter().filter(|j| j.error != 0).count();
+    if signaled.is_some() {
+        return Ok(signals::SIGNALED_STATUS);
+    }
     Ok(i32::from(failed > 0))
 }
 

@@ -16,12 +16,14 @@
 //! slat ([`NO_SLAT`] is passed) and clat runs from start to completion.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::buffers::BufferFiller;
 use super::clock::Clock;
 use super::job::{engine_verror, sleep_unless, strerror, verror, Prepared};
 use super::offsets::IoGen;
+use super::progress::{self, JobProgress, JobState};
 use super::rate::RateLimiter;
 use super::runner::Log;
 use super::settings::{ERR_READ, ERR_WRITE};
@@ -100,6 +102,8 @@ pub struct Exec<'j, 'a> {
     ts: &'j mut ThreadStats,
     terminate: &'j AtomicBool,
     log: &'j dyn Log,
+    /// What the status line reads: state, open files, completed I/O.
+    progress: Arc<JobProgress>,
     clock: Clock,
     /// When stats start (end of ramp_time), ns on `clock`; `None` while
     /// ramping.
@@ -168,6 +172,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             ts,
             terminate,
             log,
+            progress: progress::current(),
             clock: Clock::start(job.set.clock),
             stats_from: None,
             ramp_ns: spec.ramp_time_us.saturating_mul(1000),
@@ -193,9 +198,13 @@ impl<'j, 'a> Exec<'j, 'a> {
         let job = self.job;
         let spec = job.spec;
         self.clock = Clock::start(job.set.clock);
+        self.progress.mark_epoch();
         if self.ramp_ns == 0 {
             self.stats_from = Some(0);
             self.ts.job_started();
+            self.progress.set_state(JobState::Running);
+        } else {
+            self.progress.set_state(JobState::Ramp);
         }
         let mut pass = 0u64;
         loop {
@@ -245,6 +254,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         self.ts.elapsed_us = self.elapsed_us;
         self.ts.job_finished();
+        self.progress.set_state(JobState::Finishing);
     }
 
     /// Open (and invalidate) every file; false when one fails.
@@ -292,6 +302,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.fail_with(e.errno, engine_verror(&e));
             return false;
         }
+        self.progress.set_files_open(job.files.len() as u32);
         true
     }
 
@@ -318,6 +329,7 @@ impl<'j, 'a> Exec<'j, 'a> {
     /// After a pass: close the files.
     fn end_of_pass(&mut self) {
         self.engine.close_all();
+        self.progress.set_files_open(0);
     }
 
     #[inline]
@@ -334,6 +346,8 @@ impl<'j, 'a> Exec<'j, 'a> {
         if self.stats_from.is_none() && now >= self.ramp_ns {
             self.stats_from = Some(now);
             self.ts.job_started();
+            self.progress.mark_epoch();
+            self.progress.set_state(JobState::Running);
         }
     }
 
@@ -726,6 +740,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         self.free.push(t);
         self.done_bytes += u.len;
+        self.progress.io_done(u.io.dir as usize, u.len);
         if u.io.dir != IoDir::Trim {
             self.pass_completed_ios += 1;
         }

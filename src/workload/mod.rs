@@ -3,7 +3,9 @@
 //! `runner` runs the plan's groups and checks what must hold before
 //! anything is written (`safety`); `job` is one job's engine and I/O loop,
 //! `exec` its I/O loop, `settings` the options it reads, `layout` how its files are laid out,
-//! `clock` its time base. The generators the loop calls per I/O are public:
+//! `clock` its time base. `progress` is what the jobs publish while they
+//! run (the status line's numbers) and the request that stops them all.
+//! The generators the loop calls per I/O are public:
 //! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and
 //! `think` when, `buffers` what a write carries, `rng` is fio's random
 //! number generators.
@@ -16,6 +18,7 @@ mod exec;
 mod job;
 mod layout;
 pub mod offsets;
+pub mod progress;
 pub mod rate;
 pub mod rng;
 mod runner;
@@ -24,4 +27,5 @@ mod settings;
 pub mod think;
 
 pub use job::SYNC_DEPTH_NOTE;
-pub use runner::{run, run_with_log, Log, RunError, StdLog};
+pub use progress::Progress;
+pub use runner::{run, run_with_log, run_with_progress, Log, RunError, StdLog};

@@ -2,9 +2,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::job::Prepared;
+use super::progress::{self, JobState, Progress};
 use super::safety::{self, DeviceProblem};
 use super::settings::ExitWhat;
 use crate::plan::spec::Plan;
@@ -85,6 +86,13 @@ pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
 }
 
 /// Run every job of `plan`, sending live messages to `log`.
+pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
+    run_with_progress(plan, log, &Progress::new(plan.jobs.len()))
+}
+
+/// Run every job of `plan`, sending live messages to `log` and publishing
+/// each job's state and counters in `progress` (one entry per job of the
+/// plan) while it runs.
 ///
 /// Groups run one after another in group-id order (so a `stonewall` job
 /// waits for all earlier ones). Before a group starts, its jobs' files are
@@ -92,7 +100,16 @@ pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
 /// gets its own OS thread. I/O errors of a job end that job and are
 /// recorded in its report; only problems found before anything is written
 /// are returned as [`RunError`].
-pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
+///
+/// A stop request ([`progress::request_stop`], made by rfio's SIGINT
+/// handler) ends every running job at its next I/O and keeps the groups
+/// not started from starting; the report holds what was done.
+pub fn run_with_progress(
+    plan: &Plan,
+    log: &dyn Log,
+    progress: &Progress,
+) -> Result<RunReport, RunError> {
+    assert_eq!(progress.jobs().len(), plan.jobs.len());
     let started_ms = epoch_ms();
     let prepared = plan
         .jobs
@@ -100,6 +117,9 @@ pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
         .map(Prepared::new)
         .collect::<Result<Vec<_>, _>>()?;
     check_devices(&prepared)?;
+    for (p, job) in prepared.iter().zip(progress.jobs()) {
+        job.set_total_bytes(p.total_bytes);
+    }
     let needs: Vec<_> = prepared.iter().flat_map(|p| p.layout_needs()).collect();
     safety::check_space(&needs).map_err(|e| RunError::NoSpace {
         dir: e.dir.display().to_string(),
@@ -134,21 +154,26 @@ pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
         let layouts: Vec<_> = members
             .iter()
             .map(|&i| {
-                if stop_everything.load(Ordering::Relaxed) {
+                if stop_everything.load(Ordering::Relaxed) || progress::stop_requested() {
                     Ok(None)
                 } else {
                     prepared[i].lay_out()
                 }
             })
             .collect();
-        let terminate = AtomicBool::new(stop_everything.load(Ordering::Relaxed));
+        let terminate =
+            AtomicBool::new(stop_everything.load(Ordering::Relaxed) || progress::stop_requested());
+        let group_over = AtomicBool::new(false);
+        progress.mark_genesis();
         std::thread::scope(|s| {
+            let watcher = s.spawn(|| watch_stop(&terminate, &stop_everything, &group_over));
             let handles: Vec<_> = members
                 .iter()
                 .zip(layouts)
                 .map(|(&i, layout)| {
                     let p = &prepared[i];
                     let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
+                    let job = progress.jobs()[i].clone();
                     let h = s.spawn(move || {
                         if let Some(w) = p.spec.wait_for {
                             let (lock, cv) = &done[w];
@@ -157,7 +182,10 @@ pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
                                 finished = cv.wait(finished).expect("no poisoning");
                             }
                         }
+                        job.set_state(JobState::Initialized);
+                        progress::enter(job.clone());
                         let report = p.run(layout, terminate, log);
+                        job.set_state(JobState::Exited);
                         if exitall || (p.set.exitall_on_error && report.error != 0) {
                             terminate.store(true, Ordering::Relaxed);
                             if p.set.exit_what == ExitWhat::All {
@@ -167,18 +195,37 @@ pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
                         let (lock, cv) = &done[i];
                         *lock.lock().expect("no poisoning") = true;
                         cv.notify_all();
+                        progress.reap(i, report.error != 0);
                         report
                     });
                     (i, h)
                 })
                 .collect();
-            for (i, h) in handles {
-                jobs[i] = Some(h.join().expect("job thread panicked"));
+            let joined: Vec<_> = handles.into_iter().map(|(i, h)| (i, h.join())).collect();
+            // The watcher goes first: a panic below must not leave it waiting.
+            group_over.store(true, Ordering::Relaxed);
+            watcher.thread().unpark();
+            for (i, report) in joined {
+                jobs[i] = Some(report.expect("job thread panicked"));
             }
         });
     }
     let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
     Ok(RunReport::new(jobs, started_ms, epoch_ms(), disks.finish()))
+}
+
+/// Until the group is over: once a stop is requested, raise the group's
+/// `terminate` and `stop_everything` (fio's `fio_terminate_threads(ALL)`
+/// from its SIGINT handler).
+fn watch_stop(terminate: &AtomicBool, stop_everything: &AtomicBool, group_over: &AtomicBool) {
+    while !group_over.load(Ordering::Relaxed) {
+        if progress::stop_requested() {
+            terminate.store(true, Ordering::Relaxed);
+            stop_everything.store(true, Ordering::Relaxed);
+            return;
+        }
+        std::thread::park_timeout(Duration::from_millis(10));
+    }
 }
 
 /// Milliseconds since the Unix epoch.

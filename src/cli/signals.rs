@@ -1,0 +1,100 @@
+//! SIGINT and SIGTERM while jobs run, as fio's `sig_int` (backend.c):
+//! the first one stops every job, the results so far are printed after
+//! `fio: terminating on signal N`, and rfio exits with status 128. A
+//! second one ends the process at once (`_exit(128)`), where fio would
+//! print the message again and keep waiting for its jobs.
+//!
+//! The handler only touches atomics (and `_exit`), all async-signal-safe;
+//! the message is printed by whoever notices [`received`]: the status
+//! thread as soon as it happens, else the main thread after the run.
+
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+
+use crate::workload::progress;
+
+/// The exit status of a run a signal stopped (fio's `exit_value = 128`).
+pub const SIGNALED_STATUS: i32 = 128;
+
+/// The first signal received, 0 for none.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+/// Signals received since [`Handlers::install`].
+static COUNT: AtomicU32 = AtomicU32::new(0);
+
+const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    if COUNT.fetch_add(1, Ordering::SeqCst) > 0 {
+        // SAFETY: `_exit` is async-signal-safe and ends the process
+        // without running anything else.
+        unsafe { libc::_exit(SIGNALED_STATUS) };
+    }
+    RECEIVED.store(sig, Ordering::SeqCst);
+    progress::request_stop();
+}
+
+/// The signal that stopped the run, if one did.
+pub fn received() -> Option<i32> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig),
+    }
+}
+
+/// fio's message for signal `sig` (printed where the results go).
+pub fn message(sig: i32) -> String {
+    format!("\nfio: terminating on signal {sig}\n")
+}
+
+/// rfio's handlers for SIGINT and SIGTERM; the ones before come back on
+/// drop.
+pub struct Handlers {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl Handlers {
+    /// Install the handlers and forget any earlier signal or stop request.
+    pub fn install() -> Handlers {
+        RECEIVED.store(0, Ordering::SeqCst);
+        COUNT.store(0, Ordering::SeqCst);
+        progress::clear_stop();
+        let mut old = Vec::new();
+        for sig in SIGNALS {
+            // SAFETY: both structs are plain C data, zeroed is a valid
+            // starting value; `on_signal` only does async-signal-safe
+            // work; `sigaction` writes the previous action into `prev`.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                act.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut act.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &act, &mut prev) == 0 {
+                    old.push((sig, prev));
+                }
+            }
+        }
+        Handlers { old }
+    }
+}
+
+impl Drop for Handlers {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: `prev` is the action `sigaction` gave back for `sig`.
+            unsafe {
+                libc::sigaction(*sig, prev, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_is_fios() {
+        assert_eq!(message(2), "\nfio: terminating on signal 2\n");
+        assert_eq!(message(15), "\nfio: terminating on signal 15\n");
+    }
+}

@@ -1,0 +1,322 @@
+//! What the running jobs tell the outside while they run (the numbers
+//! behind fio's status line, `eta.c`), and the request to stop them all
+//! (fio's `fio_terminate_threads` from its SIGINT handler).
+//!
+//! Each job owns one [`JobProgress`] on its own cache line. Only the job's
+//! thread writes it, with relaxed atomic stores of plain values (no
+//! read-modify-write, no lock, no allocation); a reader (the status line,
+//! once a second) may see the counters a few I/Os behind, never torn.
+//!
+//! The I/O loop reaches its job's entry without a new parameter: the
+//! runner binds it to the job's thread ([`enter`]) before the job starts,
+//! and the loop takes it once ([`current`]).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Set by [`request_stop`] (a signal handler may call it): every job stops
+/// at its next I/O and groups not started yet do not start.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Ask every running job to stop and the groups not started to stay so.
+/// Async-signal-safe: one atomic store.
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`request_stop`] was called since the last [`clear_stop`].
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::Relaxed)
+}
+
+/// Forget an earlier stop request (before a new run).
+pub fn clear_stop() {
+    STOP.store(false, Ordering::SeqCst);
+}
+
+/// A job's state, as fio's `td->runstate` (the subset rfio goes through,
+/// in fio's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum JobState {
+    /// Not started yet (fio's `TD_NOT_CREATED`, shown as `P`).
+    NotCreated = 0,
+    /// Its thread runs and sets up the engine (`TD_INITIALIZED`, `I`).
+    Initialized,
+    /// Doing I/O inside `ramp_time` (`TD_RAMP`, `/`).
+    Ramp,
+    /// Doing I/O (`TD_RUNNING`, a letter for the pattern).
+    Running,
+    /// I/O over, closing up (`TD_FINISHING`, `f`).
+    Finishing,
+    /// The thread has returned its report (`TD_EXITED`, `E`).
+    Exited,
+    /// Done (`TD_REAPED`, `_`).
+    Reaped,
+    /// Done with an error (`TD_REAPED` with `td->error`, `X`).
+    Failed,
+}
+
+impl JobState {
+    fn from_u8(v: u8) -> JobState {
+        match v {
+            0 => JobState::NotCreated,
+            1 => JobState::Initialized,
+            2 => JobState::Ramp,
+            3 => JobState::Running,
+            4 => JobState::Finishing,
+            5 => JobState::Exited,
+            6 => JobState::Reaped,
+            _ => JobState::Failed,
+        }
+    }
+}
+
+/// One job's live numbers.
+#[derive(Debug)]
+#[repr(align(64))]
+pub struct JobProgress {
+    origin: Instant,
+    state: AtomicU8,
+    files_open: AtomicU32,
+    /// When the job's I/O started (again, after its ramp), in ns after
+    /// `origin` plus one; 0 while it has not started (fio's `td->epoch`).
+    epoch: AtomicU64,
+    /// Bytes and I/Os completed per direction (read, write, trim) since
+    /// the epoch (fio's `td->io_bytes`, `td->io_blocks`).
+    bytes: [AtomicU64; 3],
+    ios: [AtomicU64; 3],
+    /// What the job will move in all (fio's `td->total_io_size`).
+    total_bytes: AtomicU64,
+}
+
+impl JobProgress {
+    fn new(origin: Instant) -> JobProgress {
+        JobProgress {
+            origin,
+            state: AtomicU8::new(JobState::NotCreated as u8),
+            files_open: AtomicU32::new(0),
+            epoch: AtomicU64::new(0),
+            bytes: Default::default(),
+            ios: Default::default(),
+            total_bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// An entry nobody reads (a job run without a [`Progress`]).
+    pub fn detached() -> JobProgress {
+        JobProgress::new(Instant::now())
+    }
+
+    pub fn state(&self) -> JobState {
+        JobState::from_u8(self.state.load(Ordering::Relaxed))
+    }
+
+    pub fn set_state(&self, s: JobState) {
+        self.state.store(s as u8, Ordering::Relaxed);
+    }
+
+    pub fn files_open(&self) -> u32 {
+        self.files_open.load(Ordering::Relaxed)
+    }
+
+    pub fn set_files_open(&self, n: u32) {
+        self.files_open.store(n, Ordering::Relaxed);
+    }
+
+    /// The I/O (re)starts now: the epoch moves here and the counters
+    /// restart from zero (fio's `reset_all_stats` at the end of a ramp).
+    pub fn mark_epoch(&self) {
+        for d in 0..3 {
+            self.bytes[d].store(0, Ordering::Relaxed);
+            self.ios[d].store(0, Ordering::Relaxed);
+        }
+        let ns = self.origin.elapsed().as_nanos() as u64;
+        self.epoch.store(ns + 1, Ordering::Relaxed);
+    }
+
+    /// When the job's I/O started, if it has.
+    pub fn epoch(&self) -> Option<Instant> {
+        match self.epoch.load(Ordering::Relaxed) {
+            0 => None,
+            ns => Some(self.origin + Duration::from_nanos(ns - 1)),
+        }
+    }
+
+    /// One I/O of `len` bytes in direction `dir` (0 read, 1 write, 2
+    /// trim) completed. Only the job's own thread calls this, so a load
+    /// and a store (no atomic read-modify-write) keep the count exact.
+    #[inline]
+    pub fn io_done(&self, dir: usize, len: u64) {
+        let (b, n) = (&self.bytes[dir], &self.ios[dir]);
+        b.store(
+            b.load(Ordering::Relaxed).wrapping_add(len),
+            Ordering::Relaxed,
+        );
+        n.store(n.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    }
+
+    pub fn bytes(&self) -> [u64; 3] {
+        std::array::from_fn(|d| self.bytes[d].load(Ordering::Relaxed))
+    }
+
+    pub fn ios(&self) -> [u64; 3] {
+        std::array::from_fn(|d| self.ios[d].load(Ordering::Relaxed))
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn set_total_bytes(&self, n: u64) {
+        self.total_bytes.store(n, Ordering::Relaxed);
+    }
+}
+
+/// The live numbers of every job of a plan, in plan order.
+#[derive(Debug)]
+pub struct Progress {
+    origin: Instant,
+    /// When the first group started, ns after `origin` plus one; 0 before
+    /// (fio's genesis time).
+    genesis: AtomicU64,
+    /// Seconds the finished jobs ran, summed (fio's `done_secs`).
+    done_secs: AtomicU64,
+    jobs: Box<[Arc<JobProgress>]>,
+}
+
+impl Progress {
+    /// Entries for `jobs` jobs, all not started.
+    pub fn new(jobs: usize) -> Progress {
+        let origin = Instant::now();
+        Progress {
+            origin,
+            genesis: AtomicU64::new(0),
+            done_secs: AtomicU64::new(0),
+            jobs: (0..jobs)
+                .map(|_| Arc::new(JobProgress::new(origin)))
+                .collect(),
+        }
+    }
+
+    pub fn jobs(&self) -> &[Arc<JobProgress>] {
+        &self.jobs
+    }
+
+    /// When this was made: before the jobs were prepared and their files
+    /// laid out (fio's helper thread starts then).
+    pub fn origin(&self) -> Instant {
+        self.origin
+    }
+
+    /// The jobs start now (the first call counts).
+    pub fn mark_genesis(&self) {
+        let ns = self.origin.elapsed().as_nanos() as u64 + 1;
+        let _ = self
+            .genesis
+            .compare_exchange(0, ns, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// When the jobs started, once they have.
+    pub fn genesis(&self) -> Option<Instant> {
+        match self.genesis.load(Ordering::Relaxed) {
+            0 => None,
+            ns => Some(self.origin + Duration::from_nanos(ns - 1)),
+        }
+    }
+
+    /// Job `i` is over: its state becomes reaped (or failed) and the whole
+    /// seconds since its epoch join `done_secs`.
+    pub fn reap(&self, i: usize, failed: bool) {
+        let job = &self.jobs[i];
+        if let Some(epoch) = job.epoch() {
+            self.done_secs
+                .fetch_add(epoch.elapsed().as_secs(), Ordering::Relaxed);
+        }
+        job.set_files_open(0);
+        job.set_state(if failed {
+            JobState::Failed
+        } else {
+            JobState::Reaped
+        });
+    }
+
+    pub fn done_secs(&self) -> u64 {
+        self.done_secs.load(Ordering::Relaxed)
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<JobProgress>>> = const { RefCell::new(None) };
+}
+
+/// Bind `job` to the calling thread: the job run on it reports there.
+pub fn enter(job: Arc<JobProgress>) {
+    CURRENT.with(|c| *c.borrow_mut() = Some(job));
+}
+
+/// The entry bound to the calling thread, or a detached one.
+pub fn current() -> Arc<JobProgress> {
+    CURRENT
+        .with(|c| c.borrow().clone())
+        .unwrap_or_else(|| Arc::new(JobProgress::detached()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_restart_at_the_epoch() {
+        let p = Progress::new(1);
+        let j = &p.jobs()[0];
+        assert_eq!(j.state(), JobState::NotCreated);
+        assert!(j.epoch().is_none());
+        j.mark_epoch();
+        j.io_done(0, 4096);
+        j.io_done(1, 512);
+        j.io_done(1, 512);
+        assert_eq!(j.bytes(), [4096, 1024, 0]);
+        assert_eq!(j.ios(), [1, 2, 0]);
+        j.mark_epoch();
+        assert_eq!(j.bytes(), [0, 0, 0]);
+        assert!(j.epoch().is_some());
+    }
+
+    #[test]
+    fn reap_sets_the_final_state() {
+        let p = Progress::new(2);
+        p.reap(0, false);
+        p.reap(1, true);
+        assert_eq!(p.jobs()[0].state(), JobState::Reaped);
+        assert_eq!(p.jobs()[1].state(), JobState::Failed);
+        assert_eq!(p.done_secs(), 0);
+    }
+
+    #[test]
+    fn genesis_is_set_once() {
+        let p = Progress::new(0);
+        assert!(p.genesis().is_none());
+        p.mark_genesis();
+        let g = p.genesis().unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        p.mark_genesis();
+        assert_eq!(p.genesis(), Some(g));
+    }
+
+    #[test]
+    fn a_thread_without_binding_gets_a_detached_entry() {
+        let j = std::thread::spawn(|| current().state()).join().unwrap();
+        assert_eq!(j, JobState::NotCreated);
+        let p = Progress::new(1);
+        let bound = p.jobs()[0].clone();
+        let seen = std::thread::spawn(move || {
+            enter(bound);
+            current().set_state(JobState::Running);
+        });
+        seen.join().unwrap();
+        assert_eq!(p.jobs()[0].state(), JobState::Running);
+    }
+}

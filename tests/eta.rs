@@ -1,0 +1,371 @@
+//! The live status line and signals, through the `rfio` binary, against
+//! what fio 3.33 does (each expectation below was seen from real fio run
+//! the same way):
+//!
+//! - on a terminal (a pseudo-terminal from util-linux `script`), a line
+//!   `Jobs: 1 (f=1), 0B/s-10.0MiB/s: [R(1)][37.5%][r=10.0MiB/s][r=2560
+//!   IOPS][eta 00m:05s]` redrawn with `\r`, the percent and ETA moving on;
+//! - nothing of it when stdout is not a terminal, with `--eta=never`, or
+//!   with JSON on stdout; with `--output` it stays on the terminal and
+//!   out of the file;
+//! - SIGINT/SIGTERM stop the jobs, `fio: terminating on signal N` is
+//!   printed where the results go, the results follow, exit status 128;
+//!   a second signal ends rfio at once.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
+
+/// Whether util-linux `script` is here to give rfio a terminal.
+fn have_script() -> bool {
+    let ok = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+    }
+    ok
+}
+
+/// Run rfio with `args` on a pseudo-terminal; what the terminal showed.
+fn on_terminal(args: &[&str]) -> String {
+    let mut cmd = format!("'{RFIO}'");
+    for a in args {
+        cmd.push_str(&format!(" '{a}'"));
+    }
+    let out = Command::new("script")
+        .args(["-qc", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    assert!(out.status.success(), "{cmd}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The status lines among `screen` (each drawn over the last with `\r`).
+fn status_lines(screen: &str) -> Vec<&str> {
+    screen
+        .split(['\r', '\n'])
+        .filter(|l| l.starts_with("Jobs: "))
+        .collect()
+}
+
+/// A file name under the temp dir, removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str) -> TempFile {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        TempFile(
+            std::env::temp_dir().join(format!("rfio-eta-{tag}-{}-{nanos}", std::process::id())),
+        )
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temp dir")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A status line with the bracketed part, read: (percent, eta seconds).
+/// The rates part is left out when nothing moved since the last line.
+fn parse_full_line(line: &str, prefix: &str) -> Option<(String, u64)> {
+    let rest = line.trim_end().strip_prefix(prefix)?;
+    let (perc, rest) = rest.split_once("%]")?;
+    let eta = match rest.strip_prefix("[r=") {
+        Some(rates) => {
+            let (bw, rest) = rates.split_once("][r=")?;
+            let (iops, eta) = rest.split_once(" IOPS]")?;
+            let bw_ok = bw.ends_with("iB/s") && bw.starts_with(|c: char| c.is_ascii_digit());
+            let iops_ok = iops
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == 'k');
+            if !(bw_ok && iops_ok) {
+                return None;
+            }
+            eta
+        }
+        None => rest,
+    };
+    let eta = eta.strip_prefix("[eta ")?.strip_suffix("s]")?;
+    let (m, s) = eta.split_once("m:")?;
+    let perc_ok = perc
+        .split_once('.')
+        .is_some_and(|(a, b)| a.trim_start().chars().all(|c| c.is_ascii_digit()) && b.len() == 1);
+    if !(perc_ok && m.len() == 2 && s.len() == 2) {
+        return None;
+    }
+    Some((
+        perc.to_string(),
+        m.parse::<u64>().ok()? * 60 + s.parse::<u64>().ok()?,
+    ))
+}
+
+/// A rate-limited sequential read of 80 MiB at 10 MiB/s for 2.8 s, lines
+/// every 250 ms: before the third second `Jobs: 1 (f=1), 0B/s-10.0MiB/s`
+/// alone; then with `[R(1)][<pct>%][r=…][r=… IOPS][eta …]`, the ETA
+/// counting down (about 7, 6, 5 s) and the percent, elapsed / (elapsed +
+/// eta), going up, exactly as fio 3.33 prints for the same job.
+#[test]
+fn the_status_line_counts_down_on_a_terminal() {
+    if !have_script() {
+        return;
+    }
+    let screen = on_terminal(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=80m",
+        "--rate=10m",
+        "--runtime=2800ms",
+        "--eta-interval=250ms",
+    ]);
+    let lines = status_lines(&screen);
+    let short = "Jobs: 1 (f=1), 0B/s-10.0MiB/s";
+    assert!(
+        lines.iter().filter(|l| l.trim_end() == short).count() >= 4,
+        "{screen:?}"
+    );
+    let prefix = "Jobs: 1 (f=1), 0B/s-10.0MiB/s: [R(1)][";
+    let full: Vec<(String, u64)> = lines
+        .iter()
+        .filter(|l| l.starts_with(prefix))
+        .map(|l| parse_full_line(l, prefix).unwrap_or_else(|| panic!("fio's shape: {l:?}")))
+        .collect();
+    assert!(full.len() >= 2, "{screen:?}");
+    for (perc, eta) in &full {
+        // Elapsed is 3 s (4 s at most on a slow machine).
+        let fits = [3u64, 4].iter().any(|&el| {
+            let p = format!("{:.1}", el as f64 * 100.0 / (el + eta) as f64);
+            p == perc.trim_start()
+        });
+        assert!(fits, "percent {perc} against eta {eta}: {screen:?}");
+    }
+    for pair in full.windows(2) {
+        assert!(pair[1].1 <= pair[0].1, "eta goes down: {full:?}");
+    }
+    assert!(full.last().unwrap().1 < full[0].1, "eta moves: {full:?}");
+    // Lines are redrawn, never ended, and the results start on a new line.
+    assert!(!screen.contains("Jobs: 1 (f=1)\r\n"), "{screen:?}");
+    assert!(
+        screen.contains("\r\r\nx: (groupid=0, jobs=1)"),
+        "{screen:?}"
+    );
+}
+
+/// 1.1 s of reads at 2000 IOPS (rate-limited: the tests running beside it
+/// keep their CPU), a status line every 250 ms.
+const SHORT_RUN: [&str; 7] = [
+    "--name=x",
+    "--ioengine=null",
+    "--size=1g",
+    "--time_based",
+    "--runtime=1100ms",
+    "--rate_iops=2000",
+    "--eta-interval=250ms",
+];
+
+#[test]
+fn nothing_of_it_reaches_a_redirected_stdout() {
+    let out = Command::new(RFIO)
+        .args(SHORT_RUN)
+        .output()
+        .expect("rfio runs");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("Jobs:") && !text.contains('\r'), "{text:?}");
+    assert!(text.contains("Run status group 0 (all jobs):"), "{text:?}");
+}
+
+#[test]
+fn eta_always_prints_to_a_redirected_stdout() {
+    let mut args = SHORT_RUN.to_vec();
+    args.push("--eta=always");
+    let out = Command::new(RFIO).args(&args).output().expect("rfio runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = "Jobs: 1 (f=1), 0-2000 IOPS\r";
+    assert!(
+        text.contains(&format!("Starting 1 process\n{line}")),
+        "{text:?}"
+    );
+    assert!(text.contains(&format!("{line}\nx: (groupid=0")), "{text:?}");
+}
+
+#[test]
+fn with_output_the_line_stays_on_the_terminal() {
+    if !have_script() {
+        return;
+    }
+    let file = TempFile::new("output");
+    let output = format!("--output={}", file.path());
+    let mut args = SHORT_RUN.to_vec();
+    args.push(&output);
+    let screen = on_terminal(&args);
+    assert!(!status_lines(&screen).is_empty(), "{screen:?}");
+    assert!(!screen.contains("Run status"), "{screen:?}");
+    let text = std::fs::read_to_string(&file.0).expect("the output file");
+    assert!(!text.contains("Jobs:") && !text.contains('\r'), "{text:?}");
+    assert!(text.contains("Run status group 0 (all jobs):"), "{text:?}");
+}
+
+#[test]
+fn eta_never_and_json_on_stdout_print_no_line() {
+    if !have_script() {
+        return;
+    }
+    let runs: Vec<_> = ["--eta=never", "--output-format=json"]
+        .into_iter()
+        .map(|flag| {
+            std::thread::spawn(move || {
+                let mut args = SHORT_RUN.to_vec();
+                args.push(flag);
+                (flag, on_terminal(&args))
+            })
+        })
+        .collect();
+    for r in runs {
+        let (flag, screen) = r.join().unwrap();
+        assert!(status_lines(&screen).is_empty(), "{flag}: {screen:?}");
+    }
+}
+
+/// Start rfio on a 30 s time-based job (at 2000 IOPS) with stdout and
+/// stderr piped.
+fn start_long(extra: &[&str]) -> Child {
+    Command::new(RFIO)
+        .args([
+            "--name=x",
+            "--ioengine=null",
+            "--size=1g",
+            "--time_based",
+            "--runtime=30",
+            "--rate_iops=2000",
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rfio starts")
+}
+
+fn signal(child: &Child, sig: libc::c_int) {
+    // SAFETY: kill has no memory preconditions; the pid is our child's.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+    assert_eq!(rc, 0);
+}
+
+/// Wait for `child` at most `limit`; kill it and fail past that.
+fn wait_within(mut child: Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    panic!("rfio still runs {limit:?} after the signal");
+}
+
+#[test]
+fn sigint_stops_the_jobs_and_prints_the_results_so_far() {
+    let child = start_long(&[]);
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGINT);
+    let out = wait_within(child, Duration::from_secs(2));
+    assert_eq!(out.status.code(), Some(128), "fio exits 128 on a signal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "Starting 1 process\n\nfio: terminating on signal 2\n\nx: (groupid=0, jobs=1)"
+        ),
+        "{text:?}"
+    );
+    assert!(text.contains("Run status group 0 (all jobs):"), "{text:?}");
+    let run = text
+        .split("run=")
+        .nth(1)
+        .and_then(|r| r.split('-').next())
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .expect("a run= field");
+    assert!(run < 2000, "stopped early: run={run}ms");
+    assert!(
+        out.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn sigterm_with_output_puts_the_message_in_the_file() {
+    let file = TempFile::new("sigterm");
+    let output = format!("--output={}", file.path());
+    let child = start_long(&[&output]);
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, libc::SIGTERM);
+    let out = wait_within(child, Duration::from_secs(2));
+    assert_eq!(out.status.code(), Some(128));
+    assert!(
+        out.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = std::fs::read_to_string(&file.0).expect("the output file");
+    assert!(
+        text.contains("\n\nfio: terminating on signal 15\n\nx: (groupid=0"),
+        "{text:?}"
+    );
+    assert!(text.contains("Run status group 0 (all jobs):"), "{text:?}");
+}
+
+/// rfio blocked writing results nobody reads: the first SIGINT cannot end
+/// it, the second ends it at once.
+#[test]
+fn a_second_sigint_exits_at_once() {
+    let mut child = Command::new(RFIO)
+        .args(["--name=x", "--ioengine=null", "--size=4k", "--numjobs=100"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("rfio starts");
+    // 100 job blocks are well over a pipe's 64 KiB: rfio stays in write(2).
+    std::thread::sleep(Duration::from_millis(800));
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "blocked on the full pipe"
+    );
+    signal(&child, libc::SIGINT);
+    let start = Instant::now();
+    let mut drained = Vec::new();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_millis(500),
+            "still running"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(128));
+    let _ = child.stdout.take().unwrap().read_to_end(&mut drained);
+    assert!(
+        drained.len() >= 60_000,
+        "it was blocked writing the results"
+    );
+}
