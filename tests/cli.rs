@@ -300,3 +300,22 @@ fn devices_and_directories_are_not_job_files() {
         "rfio: unable to open '.' job file: it is a directory\n"
     );
 }
+
+#[test]
+fn a_fifo_is_never_laid_out_over() {
+    let dir = TempDir::new("fifo");
+    let fifo = dir.0.join("ff");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let o = rfio(
+        &dir,
+        &["--name=x", "--filename=ff", "--size=1m", "--rw=write"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "fio: job x: failed to get file size of ff: not a regular file or a device\n"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}

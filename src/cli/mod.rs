@@ -202,7 +202,8 @@ fn execute(
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            writeln!(err, "rfio: {e}")?;
+            // Run errors carry fio's own wording ("fio: ...").
+            writeln!(err, "{e}")?;
             return Ok(1);
         }
     };

@@ -96,9 +96,20 @@ impl<'a> Prepared<'a> {
         let mut files = Vec::with_capacity(spec.files.len());
         let mut regions = Vec::with_capacity(spec.files.len());
         for f in &spec.files {
-            let existing = std::fs::metadata(&f.path)
-                .ok()
-                .map(|m| file_size(&f.path, &m));
+            let meta = std::fs::metadata(&f.path).ok();
+            use std::os::unix::fs::FileTypeExt;
+            // A FIFO, socket or directory is never laid out over (fio:
+            // "failed to get file size"): only files and devices are targets.
+            if let Some(m) = meta.as_ref().filter(|_| caps.needs_files) {
+                let t = m.file_type();
+                if !(t.is_file() || t.is_block_device() || t.is_char_device()) {
+                    return Err(invalid(format!(
+                        "failed to get file size of {}: not a regular file or a device",
+                        f.path.display()
+                    )));
+                }
+            }
+            let existing = meta.map(|m| file_size(&f.path, &m));
             let planned = f.size.or(spec.size.map(|s| s / nfiles));
             // fio's real_file_size: what the file has, or will have once laid
             // out; `start_offset` takes percentages of it.
