@@ -1,20 +1,20 @@
 //! Conformance against real fio 3.33: runs the `rfio-conformance` tool over fio's own example job
-//! files and our corpus in jobfiles/, comparing rfio with fio (and, as a check of the tool and
-//! the corpus, fio with itself). Needs real fio installed; fails, never skips, without it.
+//! files and our corpus in jobfiles/, comparing rfio with fio: `showcmd` and `parse-only` on
+//! every file, the real `run` and the seed `pipelines` (awk on terse, jq on JSON, awk on iops
+//! logs) on every `; conformance: run` file. As a check of the tool and the corpus, fio is also
+//! compared with itself on a small sample (all of it would double the cost of this test; run
+//! `rfio-conformance --rfio "$(command -v fio)" jobfiles` for the full self-check). Needs real fio
+//! and jq installed; fails, never skips, without them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const NEED_FIO: &str =
-    "real fio 3.33 is needed for conformance tests: apt-get install -y fio fio-examples";
+    "real fio 3.33 is needed for conformance tests: apt-get install -y fio fio-examples jq";
 
 /// The real fio on PATH, with its example job files; panics with the install hint otherwise.
 fn real_fio() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let fio = std::env::split_paths(&path)
-        .map(|dir| dir.join("fio"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| panic!("{NEED_FIO} (no fio on PATH)"));
+    let fio = on_path("fio").unwrap_or_else(|| panic!("{NEED_FIO} (no fio on PATH)"));
     let version = Command::new(&fio)
         .arg("--version")
         .output()
@@ -29,20 +29,36 @@ fn real_fio() -> PathBuf {
         Path::new("/usr/share/doc/fio/examples").is_dir(),
         "{NEED_FIO} (no /usr/share/doc/fio/examples)"
     );
+    for program in ["jq", "awk"] {
+        assert!(
+            on_path(program).is_some(),
+            "{NEED_FIO} (no {program} on PATH, needed by the pipelines check)"
+        );
+    }
     fio
 }
 
-/// Runs the tool comparing `fio` with `rfio` on fio's examples and jobfiles/, and asserts that
-/// they agree everywhere, showing the tool's report otherwise.
-fn assert_conforms(fio: &Path, rfio: &Path) {
-    let jobfiles = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobfiles");
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+fn jobfiles() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("jobfiles")
+}
+
+/// Runs the tool comparing `fio` with `rfio` with these extra arguments (checks, paths), and
+/// asserts that they agree everywhere, showing the tool's report otherwise.
+fn assert_conforms(fio: &Path, rfio: &Path, args: &[&str], paths: &[PathBuf]) {
     let output = Command::new(env!("CARGO_BIN_EXE_rfio-conformance"))
         .arg("--fio")
         .arg(fio)
         .arg("--rfio")
         .arg(rfio)
-        .arg("--examples")
-        .arg(&jobfiles)
+        .args(args)
+        .args(paths)
         .output()
         .expect("run rfio-conformance");
     assert!(
@@ -55,16 +71,203 @@ fn assert_conforms(fio: &Path, rfio: &Path) {
     );
 }
 
+/// Every check on every file: showcmd and parse-only everywhere, run and pipelines on the
+/// `; conformance: run` files. Rate-limited jobs mostly sleep, so four files are compared at a
+/// time even on two cores.
 #[test]
 fn rfio_agrees_with_fio() {
     let fio = real_fio();
-    assert_conforms(&fio, Path::new(env!("CARGO_BIN_EXE_rfio")));
+    assert_conforms(
+        &fio,
+        Path::new(env!("CARGO_BIN_EXE_rfio")),
+        &["--examples", "--jobs", "4"],
+        &[jobfiles()],
+    );
 }
 
-/// fio compared with itself must agree everywhere: this checks the tool (fresh directories, same
-/// environment, exact comparison) and that every corpus file gives fio a deterministic answer.
+/// The sample of the corpus on which fio is compared with itself: the parser edge cases (does
+/// every one give fio a deterministic answer?) and one real-run file of each kind (are the exact
+/// comparisons of the `run` check really deterministic for fio, including random mixes, size-
+/// bound rate limits, windowed logs and time-bound jobs?).
+const SELF_CHECK_RUNS: &[&str] = &[
+    "rw/randrw.fio",
+    "bs/bssplit-per-direction.fio",
+    "random/zipf.fio",
+    "jobs/group-reporting-groups.fio",
+    "files/filename-format.fio",
+    "timing/rate.fio",
+    "timing/time-based.fio",
+    "outputs/unified-both.fio",
+    "outputs/terse-v5.fio",
+    "logs/log-avg-msec.fio",
+    "logs/numjobs-log-index.fio",
+    "engines/libaio.fio",
+    "errors/no-size.fio",
+];
+
+/// fio compared with itself must agree: this checks the tool (fresh directories, same
+/// environment, exact comparisons only where fio is deterministic) and the corpus.
 #[test]
 fn fio_agrees_with_itself() {
     let fio = real_fio();
-    assert_conforms(&fio, &fio);
+    assert_conforms(
+        &fio,
+        &fio,
+        &["--checks", "showcmd,parse-only"],
+        &[jobfiles().join("parser")],
+    );
+    let runs: Vec<PathBuf> = SELF_CHECK_RUNS.iter().map(|f| jobfiles().join(f)).collect();
+    assert_conforms(&fio, &fio, &["--checks", "run,pipelines"], &runs);
+}
+
+/// The job files of the corpus with their `; expect-error:` texts and whether their header opts
+/// them into real runs.
+fn expected_errors() -> Vec<(PathBuf, Vec<String>, bool)> {
+    let mut files = Vec::new();
+    let mut pending = vec![jobfiles()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "fio") {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                let header: Vec<&str> = text
+                    .lines()
+                    .take_while(|line| {
+                        line.trim().is_empty() || line.trim_start().starts_with([';', '#'])
+                    })
+                    .collect();
+                let errors: Vec<String> = header
+                    .iter()
+                    .filter_map(|line| line.split_once("expect-error:"))
+                    .map(|(_, text)| text.trim().to_owned())
+                    .collect();
+                let runs = header.iter().any(|line| {
+                    line.contains("conformance:") && line.split([' ', ',']).any(|w| w == "run")
+                });
+                if !errors.is_empty() {
+                    files.push((path, errors, runs));
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A fresh empty directory, removed afterwards.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let path =
+            std::env::temp_dir().join(format!("rfio-expect-error-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every `; expect-error: TEXT` file makes rfio fail, with TEXT on stderr: when parsing
+/// (`--parse-only`), or else (for errors only a real run finds, in `; conformance: run` files)
+/// when running it in an empty directory. The tool checks the texts wherever rfio fails; this
+/// test makes sure rfio fails at all.
+#[test]
+fn rfio_prints_the_expected_errors() {
+    let files = expected_errors();
+    assert!(
+        files.len() >= 20,
+        "only {} job files have `; expect-error:` lines",
+        files.len()
+    );
+    let rfio = env!("CARGO_BIN_EXE_rfio");
+    let mut failures = Vec::new();
+    for (index, (path, errors, runs)) in files.iter().enumerate() {
+        let dir = TempDir::new(&index.to_string());
+        let run = |args: &[&str]| {
+            Command::new(rfio)
+                .args(args)
+                .arg(path)
+                .current_dir(&dir.0)
+                .output()
+                .expect("run rfio")
+        };
+        let mut output = run(&["--parse-only"]);
+        if output.status.success() && *runs {
+            output = run(&["--output-format=terse"]);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.success() {
+            failures.push(format!("{}: rfio exits 0", path.display()));
+        }
+        for text in errors.iter().filter(|text| !stderr.contains(text.as_str())) {
+            failures.push(format!(
+                "{}: stderr lacks {text:?}; it is {stderr:?}",
+                path.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The corpus is as large as promised, and every file says what it checks and what to expect.
+#[test]
+fn corpus_is_documented() {
+    let mut files = Vec::new();
+    let mut pending = vec![jobfiles()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "fio") {
+                files.push(path);
+            }
+        }
+    }
+    let mut runs = 0;
+    for path in &files {
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let text = text.trim_start_matches('\u{feff}');
+        assert!(
+            text.starts_with(';') || text.starts_with('#'),
+            "{}: no header comment saying what the file checks",
+            path.display()
+        );
+        let states = text.lines().any(|line| {
+            let body = line.trim_start_matches([';', '#', ' ']);
+            line.starts_with([';', '#'])
+                && (body.starts_with("expect:") || body.starts_with("expect-exit:"))
+        });
+        assert!(
+            states,
+            "{}: the header does not state the expected result (`; expect: ok` or `; expect-exit: N`)",
+            path.display()
+        );
+        if text
+            .lines()
+            .take_while(|line| line.starts_with([';', '#']) || line.trim().is_empty())
+            .any(|line| {
+                line.starts_with("; conformance:") && line.split([' ', ',']).any(|w| w == "run")
+            })
+        {
+            runs += 1;
+        }
+    }
+    assert!(
+        files.len() >= 80,
+        "only {} job files in jobfiles/",
+        files.len()
+    );
+    assert!(
+        runs >= 30,
+        "only {runs} job files with `; conformance: run`"
+    );
 }

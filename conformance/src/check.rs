@@ -1,17 +1,19 @@
 //! The checks: what each one runs, and how it judges the two outcomes.
 //!
 //! [`Check`] is the registry: one variant per check, [`Check::ALL`] lists them in report order.
-//! To add a check (json, terse, logs, a real run...), add a variant, give it a name and the
-//! arguments it passes, and decide in [`Check::compare`] how its outcomes are judged; a check
-//! that must look at files the run leaves behind will also need `run` to hand them over before
-//! the temporary directory is removed.
+//! A check names the [`Mode`]s it runs each binary in (the same mode is run once per file and
+//! shared between the checks that need it), says which job files it [applies](Check::applies)
+//! to, and judges the outcomes in [`Check::judge`]. The `run` check's comparisons live in
+//! runcheck.rs (JSON, terse, files and logs), the `pipelines` check's in pipelines.rs.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::corpus::{Directives, JobFile};
+use crate::corpus::{Directives, JobFile, RunMode, RunSpec};
 use crate::run::{self, Outcome, Status};
+use crate::{pipelines, runcheck};
 
 /// One way of running a job file through both binaries and comparing the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,17 +22,98 @@ pub(crate) enum Check {
     Showcmd,
     /// `BIN --parse-only FILE`: stdout byte-identical, same exit status.
     ParseOnly,
+    /// A real run (`--output-format=json+`, then `--minimal` or the header's terse version):
+    /// same exit status, JSON and terse layout, deterministic values exact, timing values
+    /// plausible, same files and logs left behind. Only for `; conformance: run` files.
+    Run,
+    /// The seed scripts' pipelines (awk on the terse line, jq on the JSON, awk on the iops logs)
+    /// give numbers of the same shape on both outputs. Only for `; conformance: run` files.
+    Pipelines,
+}
+
+/// How a binary is run for a check. Each mode runs at most once per job file and binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Mode {
+    /// `--showcmd FILE`
+    Showcmd,
+    /// `--parse-only FILE`
+    ParseOnly,
+    /// `--output-format=json+ FILE`, keeping the files the run leaves behind.
+    JsonPlus,
+    /// `--minimal FILE` (terse version 3).
+    Minimal,
+    /// `--output-format=terse --terse-version=N FILE`.
+    Terse(u8),
+}
+
+impl Mode {
+    /// The arguments both binaries get for `job` (an absolute path).
+    pub(crate) fn args(self, job: &Path) -> Vec<OsString> {
+        let mut args: Vec<OsString> = match self {
+            Mode::Showcmd => vec!["--showcmd".into()],
+            Mode::ParseOnly => vec!["--parse-only".into()],
+            Mode::JsonPlus => vec!["--output-format=json+".into()],
+            Mode::Minimal => vec!["--minimal".into()],
+            Mode::Terse(version) => vec![
+                "--output-format=terse".into(),
+                format!("--terse-version={version}").into(),
+            ],
+        };
+        args.push(job.as_os_str().to_owned());
+        args
+    }
+
+    /// How the report names this run.
+    pub(crate) fn name(self) -> String {
+        match self {
+            Mode::Showcmd => "showcmd".into(),
+            Mode::ParseOnly => "parse-only".into(),
+            Mode::JsonPlus => "json+".into(),
+            Mode::Minimal => "minimal".into(),
+            Mode::Terse(version) => format!("terse-v{version}"),
+        }
+    }
+
+    /// The terse version this mode prints, if it prints terse output.
+    pub(crate) fn terse_version(self) -> Option<u8> {
+        match self {
+            Mode::Minimal => Some(3),
+            Mode::Terse(version) => Some(version),
+            Mode::Showcmd | Mode::ParseOnly | Mode::JsonPlus => None,
+        }
+    }
+
+    fn keeps_files(self) -> bool {
+        self == Mode::JsonPlus
+    }
+}
+
+/// Whether a check applies to a job file.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Applies<'a> {
+    Yes(Option<&'a RunSpec>),
+    /// Not for this file (a parse-only file and a check that needs a real run).
+    No,
+    /// The file's header skips real runs, for this reason.
+    Skipped(&'a str),
 }
 
 impl Check {
     /// Every check, in report order.
-    pub(crate) const ALL: [Check; 2] = [Check::Showcmd, Check::ParseOnly];
+    pub(crate) const ALL: [Check; 4] = [
+        Check::Showcmd,
+        Check::ParseOnly,
+        Check::Run,
+        Check::Pipelines,
+    ];
 
     /// The name used in `--checks`, the table and the JSON report.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Check::Showcmd => "showcmd",
             Check::ParseOnly => "parse-only",
+            Check::Run => "run",
+            Check::Pipelines => "pipelines",
         }
     }
 
@@ -38,22 +121,52 @@ impl Check {
         Check::ALL.into_iter().find(|check| check.name() == name)
     }
 
-    /// The arguments both binaries get for `job` (an absolute path).
-    pub(crate) fn args(self, job: &Path) -> Vec<OsString> {
-        let flag = match self {
-            Check::Showcmd => "--showcmd",
-            Check::ParseOnly => "--parse-only",
-        };
-        vec![OsString::from(flag), job.as_os_str().to_owned()]
+    /// Whether this check applies to `job`.
+    pub(crate) fn applies(self, job: &JobFile) -> Applies<'_> {
+        match (self, &job.run) {
+            (Check::Showcmd | Check::ParseOnly, _) => Applies::Yes(None),
+            (Check::Run | Check::Pipelines, RunMode::Run(spec)) => Applies::Yes(Some(spec)),
+            (Check::Run | Check::Pipelines, RunMode::Skipped(reason)) => Applies::Skipped(reason),
+            (Check::Run | Check::Pipelines, RunMode::ParseOnly) => Applies::No,
+        }
     }
 
-    /// Judges the two outcomes of this check. `deliberate` holds the file's
-    /// `; conformance:` directives, when they apply.
+    /// The runs this check needs, the first one being its main run.
+    pub(crate) fn modes(self, spec: Option<&RunSpec>) -> Vec<Mode> {
+        match self {
+            Check::Showcmd => vec![Mode::Showcmd],
+            Check::ParseOnly => vec![Mode::ParseOnly],
+            Check::Run => {
+                let terse = match spec.and_then(|spec| spec.terse_version) {
+                    None | Some(3) => Mode::Minimal,
+                    Some(version) => Mode::Terse(version),
+                };
+                vec![Mode::JsonPlus, terse]
+            }
+            // The seed pipelines read `--minimal` output (terse v3 field numbers).
+            Check::Pipelines => vec![Mode::JsonPlus, Mode::Minimal],
+        }
+    }
+
+    /// Judges the runs of this check (in the order of [`Check::modes`]). `deliberate` holds
+    /// the file's `; conformance:` directives about rfio's deliberate differences, when they
+    /// apply.
     ///
     /// stderr is never compared: rfio's error messages deliberately differ from fio's.
-    pub(crate) fn compare(self, fio: &Outcome, rfio: &Outcome, deliberate: Directives) -> Verdict {
+    pub(crate) fn judge(
+        self,
+        runs: &[RunPair],
+        spec: Option<&RunSpec>,
+        deliberate: Directives,
+    ) -> Verdict {
         match self {
-            Check::Showcmd | Check::ParseOnly => compare_exit_and_stdout(fio, rfio, deliberate),
+            Check::Showcmd | Check::ParseOnly => {
+                compare_exit_and_stdout(&runs[0].fio, &runs[0].rfio, deliberate)
+            }
+            Check::Run => runcheck::judge(runs, &spec.cloned().unwrap_or_default(), deliberate),
+            Check::Pipelines => {
+                pipelines::judge(runs, &spec.cloned().unwrap_or_default(), deliberate)
+            }
         }
     }
 }
@@ -83,8 +196,15 @@ pub(crate) enum Verdict {
     Refused,
     /// fio rejected the file, and rfio accepted it as the file's header says it should.
     Accepted,
+    /// The check does not apply to this file (it is not a `; conformance: run` file).
+    NotApplicable,
+    /// The file's header skips this check (`skip-run=REASON`), for this reason.
+    Skipped(String),
     /// They disagree, for these reasons (never empty).
     Diff(Vec<Difference>),
+    /// They disagree, and the file's header says this is a known rfio bug
+    /// (`; known-diff: REASON`): shown, not counted as a failure.
+    Known(String, Vec<Difference>),
 }
 
 impl Verdict {
@@ -94,23 +214,41 @@ impl Verdict {
             Verdict::Ok => "ok",
             Verdict::Refused => "refused",
             Verdict::Accepted => "accepted",
+            Verdict::NotApplicable => "-",
+            Verdict::Skipped(_) => "skipped",
             Verdict::Diff(_) => "DIFF",
+            Verdict::Known(..) => "KNOWN",
         }
     }
 
     pub(crate) fn passed(&self) -> bool {
         !matches!(self, Verdict::Diff(_))
     }
+
+    /// Whether the cell counts in the summary (checks that did not run do not).
+    pub(crate) fn counted(&self) -> bool {
+        !matches!(self, Verdict::NotApplicable | Verdict::Skipped(_))
+    }
+
+    /// `Ok` when there are no differences, else `Diff`.
+    pub(crate) fn from_differences(differences: Vec<Difference>) -> Verdict {
+        if differences.is_empty() {
+            Verdict::Ok
+        } else {
+            Verdict::Diff(differences)
+        }
+    }
 }
 
-/// One reason for a `DIFF`. The values themselves are in the two outcomes.
+/// One reason for a `DIFF`. The values themselves are in the two outcomes, or in the
+/// [`Mismatch`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Difference {
-    /// This side did not finish within the time limit and was killed.
+    /// This side did not finish its main run within the time limit and was killed.
     Timeout(Side),
     /// This side could not be started.
     CannotRun(Side),
-    /// The exit statuses differ.
+    /// The exit statuses of the main run differ.
     ExitStatus,
     /// stdout differs, first at this byte offset.
     Stdout { offset: usize },
@@ -119,7 +257,27 @@ pub(crate) enum Difference {
     NotRefused,
     /// The header says rfio accepts this file and fio rejected it, but rfio did not exit 0.
     NotAccepted,
+    /// A value, layout or file that differs, with both values.
+    Mismatch(Box<Mismatch>),
+    /// This many more differences were found and are not listed.
+    More(usize),
 }
+
+/// One difference found by the `run` or `pipelines` check (or an `; expect-error:` line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Mismatch {
+    /// What kind of comparison failed, for the JSON report: `json-keys`, `json-type`, ...
+    pub(crate) kind: &'static str,
+    /// Where: `json+ jobs[0].read.total_ios`, `minimal line 1 $8`, `files a_iops.1.log`.
+    pub(crate) place: String,
+    pub(crate) fio: String,
+    pub(crate) rfio: String,
+    /// The rule that failed: `exact`, `same type`, `ratio 12.0 > tolerance 10`...
+    pub(crate) rule: String,
+}
+
+/// How many differences one cell lists before it only counts the rest.
+pub(crate) const MAX_LISTED: usize = 25;
 
 impl Difference {
     /// A stable machine-readable name, for the JSON report.
@@ -131,8 +289,45 @@ impl Difference {
             Difference::Stdout { .. } => "stdout",
             Difference::NotRefused => "not-refused",
             Difference::NotAccepted => "not-accepted",
+            Difference::Mismatch(mismatch) => mismatch.kind,
+            Difference::More(_) => "more",
         }
     }
+
+    /// A mismatch.
+    pub(crate) fn mismatch(
+        kind: &'static str,
+        place: impl Into<String>,
+        fio: impl Into<String>,
+        rfio: impl Into<String>,
+        rule: impl Into<String>,
+    ) -> Difference {
+        Difference::Mismatch(Box::new(Mismatch {
+            kind,
+            place: place.into(),
+            fio: fio.into(),
+            rfio: rfio.into(),
+            rule: rule.into(),
+        }))
+    }
+}
+
+/// Caps a list of differences at [`MAX_LISTED`], counting the rest in a final `More`.
+pub(crate) fn capped(mut differences: Vec<Difference>) -> Vec<Difference> {
+    if differences.len() > MAX_LISTED {
+        let more = differences.len() - MAX_LISTED;
+        differences.truncate(MAX_LISTED);
+        differences.push(Difference::More(more));
+    }
+    differences
+}
+
+/// Both binaries' outcomes of one run mode.
+#[derive(Clone, Debug)]
+pub(crate) struct RunPair {
+    pub(crate) mode: Mode,
+    pub(crate) fio: Outcome,
+    pub(crate) rfio: Outcome,
 }
 
 /// The outcome of one check of one job file.
@@ -140,8 +335,8 @@ impl Difference {
 pub(crate) struct CheckResult {
     pub(crate) check: Check,
     pub(crate) verdict: Verdict,
-    pub(crate) fio: Outcome,
-    pub(crate) rfio: Outcome,
+    /// The runs judged, main run first; empty when the check did not run.
+    pub(crate) runs: Vec<RunPair>,
 }
 
 /// All checks of one job file.
@@ -157,30 +352,54 @@ pub(crate) struct Binaries<'a> {
     pub(crate) fio: &'a Path,
     pub(crate) rfio: &'a Path,
     pub(crate) limit: Duration,
-    /// Whether `; conformance:` directives apply. They describe rfio's deliberate differences, so
-    /// they do not when "rfio" is fio itself (a self-check of fio and of this tool).
+    /// Whether `; conformance:` directives about rfio's deliberate differences (and the
+    /// `; expect-error:` lines) apply. They describe rfio, so they do not when "rfio" is fio
+    /// itself (a self-check of fio and of this tool).
     pub(crate) directives_apply: bool,
 }
 
-/// Runs every check on one job file, each run in its own fresh temporary directory.
+/// Runs every check on one job file, each run in its own fresh temporary directory. A mode two
+/// checks need (the `json+` run of `run` and `pipelines`) runs once.
 pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -> FileResult {
     let deliberate = if bins.directives_apply {
-        job.directives
+        Directives {
+            pure_output: true,
+            ..job.directives
+        }
     } else {
         Directives::default()
     };
+    let mut done: HashMap<Mode, RunPair> = HashMap::new();
     let results = checks
         .iter()
         .map(|&check| {
-            let args = check.args(&job.path);
-            let fio = run::run_in_temp_dir(bins.fio, &args, bins.limit);
-            let rfio = run::run_in_temp_dir(bins.rfio, &args, bins.limit);
-            let verdict = check.compare(&fio, &rfio, deliberate);
+            let spec = match check.applies(job) {
+                Applies::Yes(spec) => spec,
+                Applies::No => return not_run(check, Verdict::NotApplicable),
+                Applies::Skipped(reason) => {
+                    return not_run(check, Verdict::Skipped(reason.to_owned()))
+                }
+            };
+            let runs: Vec<RunPair> = check
+                .modes(spec)
+                .into_iter()
+                .map(|mode| {
+                    done.entry(mode)
+                        .or_insert_with(|| run_both(mode, &job.path, bins))
+                        .clone()
+                })
+                .collect();
+            let mut verdict = check.judge(&runs, spec, deliberate);
+            if bins.directives_apply {
+                verdict = with_expected_errors(verdict, &runs, &job.expect_errors);
+                if let (Verdict::Diff(differences), Some(reason)) = (&verdict, &job.known_diff) {
+                    verdict = Verdict::Known(reason.clone(), differences.clone());
+                }
+            }
             CheckResult {
                 check,
                 verdict,
-                fio,
-                rfio,
+                runs,
             }
         })
         .collect();
@@ -190,43 +409,115 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
     }
 }
 
+fn not_run(check: Check, verdict: Verdict) -> CheckResult {
+    CheckResult {
+        check,
+        verdict,
+        runs: Vec::new(),
+    }
+}
+
+fn run_both(mode: Mode, job: &Path, bins: &Binaries<'_>) -> RunPair {
+    let args = mode.args(job);
+    let run = |program: &Path| {
+        if mode.keeps_files() {
+            run::run_in_temp_dir_keeping_files(program, &args, bins.limit)
+        } else {
+            run::run_in_temp_dir(program, &args, bins.limit)
+        }
+    };
+    RunPair {
+        mode,
+        fio: run(bins.fio),
+        rfio: run(bins.rfio),
+    }
+}
+
+/// `; expect-error: TEXT`: wherever rfio exits non-zero, its stderr must contain every TEXT.
+fn with_expected_errors(verdict: Verdict, runs: &[RunPair], expected: &[String]) -> Verdict {
+    let mut missing = Vec::new();
+    for run in runs {
+        if !matches!(run.rfio.status, Status::Exited(code) if code != 0) {
+            continue;
+        }
+        let stderr = String::from_utf8_lossy(&run.rfio.stderr);
+        for text in expected
+            .iter()
+            .filter(|text| !stderr.contains(text.as_str()))
+        {
+            missing.push(Difference::mismatch(
+                "expect-error",
+                format!("{} rfio stderr", run.mode.name()),
+                "(not compared)",
+                crate::report::head(&run.rfio.stderr, 300),
+                format!("must contain {:?} (`; expect-error:`)", text),
+            ));
+        }
+    }
+    if missing.is_empty() {
+        return verdict;
+    }
+    match verdict {
+        Verdict::Diff(mut differences) => {
+            differences.extend(missing);
+            Verdict::Diff(capped(differences))
+        }
+        _ => Verdict::Diff(missing),
+    }
+}
+
 /// Same exit status and byte-identical stdout; with `rfio-refuses`, rfio failing where fio
 /// exits 0 is agreement, and with `rfio-accepts`, rfio exiting 0 where fio fails.
-fn compare_exit_and_stdout(fio: &Outcome, rfio: &Outcome, deliberate: Directives) -> Verdict {
+pub(crate) fn compare_exit_and_stdout(
+    fio: &Outcome,
+    rfio: &Outcome,
+    deliberate: Directives,
+) -> Verdict {
+    let mut differences = match exit_statuses(fio, rfio, deliberate) {
+        Ok(differences) => differences,
+        Err(verdict) => return verdict,
+    };
+    if let Some(offset) = first_difference(&fio.stdout, &rfio.stdout) {
+        differences.push(Difference::Stdout { offset });
+    }
+    Verdict::from_differences(differences)
+}
+
+/// The exit-status part of every comparison. `Err` is a final verdict (a timeout or failed
+/// start, which makes the rest meaningless, or a deliberate refusal or acceptance); `Ok` lists
+/// the differences so far (an exit status that differs), and the caller compares the rest.
+pub(crate) fn exit_statuses(
+    fio: &Outcome,
+    rfio: &Outcome,
+    deliberate: Directives,
+) -> Result<Vec<Difference>, Verdict> {
     let mut differences = unfinished(fio, Side::Fio);
     differences.extend(unfinished(rfio, Side::Rfio));
     if !differences.is_empty() {
-        return Verdict::Diff(differences);
+        return Err(Verdict::Diff(differences));
     }
     if deliberate.rfio_accepts && fio.status != Status::Exited(0) {
-        return if rfio.status == Status::Exited(0) {
+        return Err(if rfio.status == Status::Exited(0) {
             Verdict::Accepted
         } else {
             Verdict::Diff(vec![Difference::NotAccepted])
-        };
+        });
     }
     if deliberate.rfio_refuses && fio.status == Status::Exited(0) {
-        return if is_refusal(&rfio.status) {
+        return Err(if is_refusal(&rfio.status) {
             Verdict::Refused
         } else {
             Verdict::Diff(vec![Difference::NotRefused])
-        };
+        });
     }
     if fio.status != rfio.status {
         differences.push(Difference::ExitStatus);
     }
-    if let Some(offset) = first_difference(&fio.stdout, &rfio.stdout) {
-        differences.push(Difference::Stdout { offset });
-    }
-    if differences.is_empty() {
-        Verdict::Ok
-    } else {
-        Verdict::Diff(differences)
-    }
+    Ok(differences)
 }
 
 /// A timeout or a failed start, which makes the rest of the comparison meaningless.
-fn unfinished(outcome: &Outcome, side: Side) -> Vec<Difference> {
+pub(crate) fn unfinished(outcome: &Outcome, side: Side) -> Vec<Difference> {
     match outcome.status {
         Status::TimedOut(_) => vec![Difference::Timeout(side)],
         Status::CannotRun(_) => vec![Difference::CannotRun(side)],
@@ -263,6 +554,19 @@ mod tests {
             stdout: stdout.as_bytes().to_vec(),
             stderr: b"ignored".to_vec(),
             elapsed: Duration::ZERO,
+            files: Vec::new(),
+        }
+    }
+
+    impl Check {
+        /// Judges a single-run check from its two outcomes.
+        fn compare(self, fio: &Outcome, rfio: &Outcome, deliberate: Directives) -> Verdict {
+            let runs = [RunPair {
+                mode: self.modes(None)[0],
+                fio: fio.clone(),
+                rfio: rfio.clone(),
+            }];
+            self.judge(&runs, None, deliberate)
         }
     }
 
@@ -272,6 +576,58 @@ mod tests {
             assert_eq!(Check::from_name(check.name()), Some(check));
         }
         assert_eq!(Check::from_name("json"), None);
+    }
+
+    #[test]
+    fn modes_and_arguments() {
+        let job = Path::new("/j/a.fio");
+        assert_eq!(Check::Run.modes(None), [Mode::JsonPlus, Mode::Minimal]);
+        let v5 = RunSpec {
+            terse_version: Some(5),
+            ..RunSpec::default()
+        };
+        assert_eq!(
+            Check::Run.modes(Some(&v5)),
+            [Mode::JsonPlus, Mode::Terse(5)]
+        );
+        assert_eq!(
+            Check::Pipelines.modes(Some(&v5)),
+            [Mode::JsonPlus, Mode::Minimal]
+        );
+        assert_eq!(
+            Mode::Terse(5).args(job),
+            ["--output-format=terse", "--terse-version=5", "/j/a.fio"]
+        );
+        assert_eq!(
+            Mode::JsonPlus.args(job),
+            ["--output-format=json+", "/j/a.fio"]
+        );
+        assert_eq!(Mode::Minimal.terse_version(), Some(3));
+    }
+
+    #[test]
+    fn expected_errors_are_looked_for_where_rfio_fails() {
+        let mut rfio = outcome(Status::Exited(1), "");
+        rfio.stderr = b"file.fio:3: rw: bad value 'foo'\n".to_vec();
+        let runs = [RunPair {
+            mode: Mode::ParseOnly,
+            fio: outcome(Status::Exited(1), ""),
+            rfio: rfio.clone(),
+        }];
+        let found = with_expected_errors(Verdict::Ok, &runs, &["bad value 'foo'".into()]);
+        assert_eq!(found, Verdict::Ok);
+        let missing = with_expected_errors(Verdict::Ok, &runs, &["no such".into()]);
+        assert!(matches!(&missing, Verdict::Diff(d) if d[0].kind() == "expect-error"));
+        // Where rfio succeeds there is nothing to look for.
+        let ok = [RunPair {
+            mode: Mode::ParseOnly,
+            fio: outcome(Status::Exited(0), ""),
+            rfio: outcome(Status::Exited(0), ""),
+        }];
+        assert_eq!(
+            with_expected_errors(Verdict::Ok, &ok, &["x".into()]),
+            Verdict::Ok
+        );
     }
 
     #[test]
@@ -322,6 +678,7 @@ mod tests {
     const REFUSES: Directives = Directives {
         rfio_refuses: true,
         rfio_accepts: false,
+        pure_output: true,
     };
 
     #[test]
@@ -329,6 +686,7 @@ mod tests {
         let accepts = Directives {
             rfio_refuses: false,
             rfio_accepts: true,
+            pure_output: true,
         };
         let fio_err = outcome(Status::Exited(1), "\n");
         let ok = outcome(Status::Exited(0), "");

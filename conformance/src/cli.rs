@@ -12,7 +12,7 @@ usage: rfio-conformance [--fio PATH] [--rfio PATH] [--checks LIST] [--examples]
                         [--json FILE] [--quiet] [--timeout SECONDS] [--jobs N] [PATH...]
 
 Runs every job file through real fio and through rfio, side by side, and
-compares what the two print and how they exit.
+compares what the two print, how they exit and what they leave behind.
 
   PATH               a job file, or a folder: every *.fio in it, recursively, sorted
   --examples         also every /usr/share/doc/fio/examples/*.fio (package fio-examples)
@@ -22,6 +22,13 @@ compares what the two print and how they exit.
   --checks LIST      comma-separated checks to run (default: all):
                        showcmd     `--showcmd FILE`: stdout byte-identical, same exit status
                        parse-only  `--parse-only FILE`: stdout byte-identical, same exit status
+                       run         a real run (json+, then --minimal): exit status, JSON keys
+                                   and types, terse layout, deterministic values exact,
+                                   timing values plausible, files and logs left behind
+                       pipelines   awk on the terse line, jq on the JSON, awk on iops logs
+                                   work on both outputs (needs awk and jq)
+                     run and pipelines apply to files whose header says
+                     `; conformance: run` (see conformance/README.md)
   --json FILE        also write a machine-readable report to FILE
   --quiet            print only the differences and the summary line
   --timeout SECONDS  kill a run that takes longer and report it as a difference (default: 20)
@@ -30,7 +37,10 @@ compares what the two print and how they exit.
 
 A job file whose header has the line `; conformance: rfio-refuses` is one that
 fio accepts but rfio deliberately rejects: there, rfio exiting non-zero where
-fio exits 0 counts as agreement and shows as `refused`.
+fio exits 0 counts as agreement and shows as `refused`. Other header lines:
+`; conformance: run[, timed][, mixed][, tolerance=N][, terse-version=N]`,
+`; conformance: skip-run=REASON`, `; expect-error: TEXT` (rfio's stderr must
+contain TEXT wherever rfio fails).
 
 Exit status: 0 when fio and rfio agree everywhere, 1 when anything differs,
 2 on usage errors or when fio cannot be run.

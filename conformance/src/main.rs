@@ -6,6 +6,9 @@
 //! paths ─ corpus (job files + `; conformance:` headers) ─┐
 //! tools (locate fio, probe its version; locate rfio) ────┴─ pool (files in parallel)
 //!     └─ check (per file × check: run both via run, judge) ─ report (table, details, JSON)
+//!          ├─ showcmd, parse-only: exit status and stdout
+//!          ├─ run: runcheck ─ jsoncmp (json+), terse (--minimal), logs (files left behind)
+//!          └─ pipelines: awk and jq on both outputs
 //! ```
 //!
 //! Exit status: 0 when everything agrees, 1 when anything differs, 2 on usage errors or when fio
@@ -15,9 +18,14 @@ mod check;
 mod cli;
 mod corpus;
 mod json;
+mod jsoncmp;
+mod logs;
+mod pipelines;
 mod pool;
 mod report;
 mod run;
+mod runcheck;
+mod terse;
 mod tools;
 
 use std::io::Write;
@@ -62,6 +70,9 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         );
     }
     let rfio = tools::locate_rfio(args.rfio.as_deref())?;
+    if args.checks.contains(&check::Check::Pipelines) {
+        tools::require_programs(&pipelines::PROGRAMS, "the pipelines check")?;
+    }
     let jobs = corpus::collect(&args.paths, args.examples)?;
 
     let directives_apply = !tools::same_binary(&fio, &rfio);
@@ -102,6 +113,11 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         },
     );
 
+    let skips = report::skips(&results);
+    if !skips.is_empty() && !args.quiet {
+        print("\n");
+        print(&skips);
+    }
     let details = report::details(&results);
     if !details.is_empty() {
         print("\n");

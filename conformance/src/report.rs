@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::check::{Check, CheckResult, Difference, FileResult, Side, Verdict};
+use crate::check::{Check, CheckResult, Difference, FileResult, RunPair, Side, Verdict};
 use crate::json::Value;
 use crate::run::{self, Outcome, Status};
 
@@ -63,9 +63,13 @@ impl Table {
     }
 }
 
-/// Counts of passed and failed file×check cells.
+/// Counts of passed and failed file×check cells (cells of checks that did not run, `-` and
+/// `skipped`, count as neither).
 pub(crate) fn counts(files: &[FileResult]) -> (usize, usize) {
-    let cells = files.iter().flat_map(|file| &file.results);
+    let cells = files
+        .iter()
+        .flat_map(|file| &file.results)
+        .filter(|r| r.verdict.counted());
     let passed = cells.clone().filter(|r| r.verdict.passed()).count();
     (passed, cells.count() - passed)
 }
@@ -93,23 +97,67 @@ pub(crate) fn details(files: &[FileResult]) -> String {
     out
 }
 
+/// The files whose real runs the header skips, and those with known rfio
+/// bugs (`KNOWN`), with the reason; empty if there is none.
+pub(crate) fn skips(files: &[FileResult]) -> String {
+    let mut out = String::new();
+    for file in files {
+        for (word, known) in [("skipped", false), ("known", true)] {
+            let cells: Vec<(&str, &str)> = file
+                .results
+                .iter()
+                .filter_map(|r| match &r.verdict {
+                    Verdict::Skipped(reason) if !known => Some((r.check.name(), reason.as_str())),
+                    Verdict::Known(reason, _) if known => Some((r.check.name(), reason.as_str())),
+                    _ => None,
+                })
+                .collect();
+            if let Some((_, reason)) = cells.first() {
+                let names: Vec<&str> = cells.iter().map(|(name, _)| *name).collect();
+                let _ = writeln!(
+                    out,
+                    "{word} {} [{}]: {reason}",
+                    file.job.display,
+                    names.join(", ")
+                );
+            }
+        }
+    }
+    out
+}
+
 /// The lines explaining one difference, indented under its `DIFF` line.
 fn explain(out: &mut String, difference: &Difference, result: &CheckResult) {
-    let (fio, rfio) = (&result.fio, &result.rfio);
+    let Some(main) = result.runs.first() else {
+        return;
+    };
+    let (fio, rfio) = (&main.fio, &main.rfio);
     match difference {
-        Difference::Timeout(side) => {
-            let outcome = outcome(result, *side);
-            let _ = writeln!(out, "  {}: {}", side.name(), outcome.status);
-        }
-        Difference::CannotRun(side) => {
-            let outcome = outcome(result, *side);
-            let _ = writeln!(out, "  {}: {}", side.name(), outcome.status);
+        Difference::Timeout(side) | Difference::CannotRun(side) => {
+            for run in &result.runs {
+                let outcome = outcome(run, *side);
+                if matches!(outcome.status, Status::TimedOut(_) | Status::CannotRun(_)) {
+                    let _ = writeln!(
+                        out,
+                        "  {}: {} [{} run]",
+                        side.name(),
+                        outcome.status,
+                        run.mode.name()
+                    );
+                }
+            }
         }
         Difference::ExitStatus => {
             let _ = writeln!(
                 out,
-                "  exit status: fio {}, rfio {}",
-                fio.status, rfio.status
+                "  exit status: fio {}, rfio {}{}",
+                fio.status,
+                rfio.status,
+                if result.runs.len() > 1 {
+                    format!(" [{} run]", main.mode.name())
+                } else {
+                    String::new()
+                }
             );
             stderr_lines(out, fio, rfio);
         }
@@ -145,13 +193,33 @@ fn explain(out: &mut String, difference: &Difference, result: &CheckResult) {
             let _ = writeln!(out, "    fio:  {}", excerpt(&fio.stdout, *offset));
             let _ = writeln!(out, "    rfio: {}", excerpt(&rfio.stdout, *offset));
         }
+        Difference::Mismatch(m) => {
+            if m.fio.chars().count() + m.rfio.chars().count() <= 60 {
+                let _ = writeln!(
+                    out,
+                    "  {}: fio {}, rfio {} ({})",
+                    m.place, m.fio, m.rfio, m.rule
+                );
+            } else {
+                let _ = writeln!(out, "  {}: {}", m.place, m.rule);
+                let _ = writeln!(out, "    fio:  {}", m.fio);
+                let _ = writeln!(out, "    rfio: {}", m.rfio);
+            }
+        }
+        Difference::More(n) => {
+            let _ = writeln!(
+                out,
+                "  ... and {n} more difference{} (all of them are in the --json report)",
+                if *n == 1 { "" } else { "s" }
+            );
+        }
     }
 }
 
-fn outcome(result: &CheckResult, side: Side) -> &Outcome {
+fn outcome(run: &RunPair, side: Side) -> &Outcome {
     match side {
-        Side::Fio => &result.fio,
-        Side::Rfio => &result.rfio,
+        Side::Fio => &run.fio,
+        Side::Rfio => &run.rfio,
     }
 }
 
@@ -178,7 +246,7 @@ pub(crate) fn excerpt(bytes: &[u8], offset: usize) -> String {
 }
 
 /// The first `limit` bytes, quoted and escaped.
-fn head(bytes: &[u8], limit: usize) -> String {
+pub(crate) fn head(bytes: &[u8], limit: usize) -> String {
     let mut text = quote(&bytes[..bytes.len().min(limit)]);
     if bytes.len() > limit {
         text.push_str("...");
@@ -276,22 +344,50 @@ fn file_json(file: &FileResult) -> Value {
 
 fn result_json(result: &CheckResult) -> Value {
     let differences = match &result.verdict {
-        Verdict::Diff(differences) => differences.iter().map(difference_json).collect(),
-        Verdict::Ok | Verdict::Refused | Verdict::Accepted => Vec::new(),
+        Verdict::Diff(differences) | Verdict::Known(_, differences) => {
+            differences.iter().map(difference_json).collect()
+        }
+        _ => Vec::new(),
     };
     let status = match result.verdict {
         Verdict::Ok => "ok",
         Verdict::Refused => "refused",
         Verdict::Accepted => "accepted",
+        Verdict::NotApplicable => "not-applicable",
+        Verdict::Skipped(_) => "skipped",
         Verdict::Diff(_) => "diff",
+        Verdict::Known(..) => "known",
     };
-    Value::object([
-        ("check", Value::String(result.check.name().into())),
-        ("status", Value::String(status.into())),
-        ("differences", Value::Array(differences)),
-        ("fio", outcome_json(&result.fio)),
-        ("rfio", outcome_json(&result.rfio)),
-    ])
+    let mut fields = vec![
+        (
+            "check".to_owned(),
+            Value::String(result.check.name().into()),
+        ),
+        ("status".to_owned(), Value::String(status.into())),
+    ];
+    if let Verdict::Skipped(reason) | Verdict::Known(reason, _) = &result.verdict {
+        fields.push(("reason".to_owned(), Value::String(reason.clone())));
+    }
+    fields.push(("differences".to_owned(), Value::Array(differences)));
+    // The main run's outcomes, then every run (the same main run first) with its mode.
+    if let Some(main) = result.runs.first() {
+        fields.push(("fio".to_owned(), outcome_json(&main.fio)));
+        fields.push(("rfio".to_owned(), outcome_json(&main.rfio)));
+    }
+    if result.runs.len() > 1 {
+        let runs = result.runs[1..]
+            .iter()
+            .map(|run| {
+                Value::object([
+                    ("mode", Value::String(run.mode.name())),
+                    ("fio", outcome_json(&run.fio)),
+                    ("rfio", outcome_json(&run.rfio)),
+                ])
+            })
+            .collect();
+        fields.push(("other_runs".to_owned(), Value::Array(runs)));
+    }
+    Value::Object(fields)
 }
 
 fn difference_json(difference: &Difference) -> Value {
@@ -302,6 +398,19 @@ fn difference_json(difference: &Difference) -> Value {
         }
         Difference::Stdout { offset } => {
             fields.push(("offset".to_owned(), Value::Int(to_i64(*offset))));
+        }
+        Difference::Mismatch(m) => {
+            for (key, value) in [
+                ("place", &m.place),
+                ("fio", &m.fio),
+                ("rfio", &m.rfio),
+                ("rule", &m.rule),
+            ] {
+                fields.push((key.to_owned(), Value::String(value.clone())));
+            }
+        }
+        Difference::More(n) => {
+            fields.push(("count".to_owned(), Value::Int(to_i64(*n))));
         }
         Difference::ExitStatus | Difference::NotRefused | Difference::NotAccepted => {}
     }
@@ -339,6 +448,24 @@ fn outcome_json(outcome: &Outcome) -> Value {
         ),
         ("stdout", Value::lossy(&outcome.stdout)),
         ("stderr", Value::lossy(&outcome.stderr)),
+        (
+            "files",
+            Value::Array(
+                outcome
+                    .files
+                    .iter()
+                    .map(|file| {
+                        Value::object([
+                            ("path", Value::String(file.path.clone())),
+                            (
+                                "size",
+                                Value::Int(i64::try_from(file.size).unwrap_or(i64::MAX)),
+                            ),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
     ])
 }
 
@@ -360,9 +487,19 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
     }
     let _ = writeln!(
         out,
-        "each run: fresh empty temporary directory, timeout {}\n",
+        "each run: fresh empty temporary directory, timeout {}",
         run::seconds(setup.timeout)
     );
+    if setup.checks.contains(&Check::Run) {
+        let _ = writeln!(
+            out,
+            "run: counts exact for size-bound jobs; timing figures within each file's tolerance \
+             (default {}x, rates and runtimes only where both ran >= {} ms)",
+            crate::runcheck::fmt_number(crate::corpus::DEFAULT_TOLERANCE),
+            crate::runcheck::MIN_RATE_RUNTIME_MS
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -379,6 +516,7 @@ mod tests {
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
             elapsed: Duration::from_millis(7),
+            files: Vec::new(),
         }
     }
 
@@ -388,17 +526,24 @@ mod tests {
                 path: PathBuf::from("/abs").join(name),
                 display: name.into(),
                 directives: Directives::default(),
+                run: crate::corpus::RunMode::ParseOnly,
+                expect_errors: Vec::new(),
+                known_diff: None,
             },
             results,
         }
     }
 
     fn result(check: Check, fio: Outcome, rfio: Outcome) -> CheckResult {
-        CheckResult {
-            check,
-            verdict: check.compare(&fio, &rfio, crate::corpus::Directives::default()),
+        let runs = vec![RunPair {
+            mode: check.modes(None)[0],
             fio,
             rfio,
+        }];
+        CheckResult {
+            check,
+            verdict: check.judge(&runs, None, crate::corpus::Directives::default()),
+            runs,
         }
     }
 
@@ -428,8 +573,9 @@ mod tests {
     #[test]
     fn table() {
         let files = sample();
-        let table = Table::new(files.iter().map(|f| f.job.display.as_str()), &Check::ALL);
-        let mut text = table.header(&Check::ALL);
+        let checks = [Check::Showcmd, Check::ParseOnly];
+        let table = Table::new(files.iter().map(|f| f.job.display.as_str()), &checks);
+        let mut text = table.header(&checks);
         for f in &files {
             text.push_str(&table.row(f));
         }

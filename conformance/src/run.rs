@@ -51,7 +51,23 @@ pub(crate) struct Outcome {
     pub(crate) stdout: Vec<u8>,
     pub(crate) stderr: Vec<u8>,
     pub(crate) elapsed: Duration,
+    /// The files the run left in its temporary directory (only for runs that ask for them,
+    /// see [`run_in_temp_dir_keeping_files`]), sorted by path.
+    pub(crate) files: Vec<LeftFile>,
 }
+
+/// A file a run left in its working directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LeftFile {
+    /// Relative to the working directory, `/`-separated.
+    pub(crate) path: String,
+    pub(crate) size: u64,
+    /// The contents of log files (`*.log`) up to [`MAX_KEPT`] bytes; `None` for other files.
+    pub(crate) contents: Option<Vec<u8>>,
+}
+
+/// Log files larger than this are listed but their contents are not kept.
+pub(crate) const MAX_KEPT: u64 = 32 << 20;
 
 impl Outcome {
     fn cannot_run(why: String) -> Outcome {
@@ -60,6 +76,7 @@ impl Outcome {
             stdout: Vec::new(),
             stderr: Vec::new(),
             elapsed: Duration::ZERO,
+            files: Vec::new(),
         }
     }
 }
@@ -70,6 +87,58 @@ pub(crate) fn run_in_temp_dir(program: &Path, args: &[OsString], limit: Duration
         Ok(dir) => run_in(program, args, dir.path(), limit),
         Err(err) => Outcome::cannot_run(format!("cannot create a temporary directory: {err}")),
     }
+}
+
+/// Like [`run_in_temp_dir`], and lists the files the run left in the directory (with the contents
+/// of log files) before the directory is removed.
+pub(crate) fn run_in_temp_dir_keeping_files(
+    program: &Path,
+    args: &[OsString],
+    limit: Duration,
+) -> Outcome {
+    match TempDir::new() {
+        Ok(dir) => {
+            let mut outcome = run_in(program, args, dir.path(), limit);
+            outcome.files = left_files(dir.path());
+            outcome
+        }
+        Err(err) => Outcome::cannot_run(format!("cannot create a temporary directory: {err}")),
+    }
+}
+
+/// Every regular file below `root`, sorted by relative path; log files with their contents.
+fn left_files(root: &Path) -> Vec<LeftFile> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path
+                .strip_prefix(root)
+                .map_or_else(|_| path.clone(), Path::to_path_buf);
+            let name = relative.to_string_lossy().into_owned();
+            let contents = (meta.is_file() && name.ends_with(".log") && meta.len() <= MAX_KEPT)
+                .then(|| std::fs::read(&path).ok())
+                .flatten();
+            files.push(LeftFile {
+                path: name,
+                size: meta.len(),
+                contents,
+            });
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
 }
 
 /// Runs `program args...` with `cwd` as working directory, killing it after `limit`.
@@ -110,6 +179,7 @@ pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Durat
         stdout: collect(stdout),
         stderr: collect(stderr),
         elapsed,
+        files: Vec::new(),
     }
 }
 
@@ -238,6 +308,32 @@ mod tests {
         assert_eq!(out.status, Status::TimedOut(limit));
         assert_eq!(out.stdout, b"started\n");
         assert!(out.elapsed < Duration::from_secs(10), "{:?}", out.elapsed);
+    }
+
+    #[test]
+    fn lists_the_files_left_behind() {
+        let args = [
+            OsString::from("-c"),
+            OsString::from("mkdir d; printf 'a, 1\\n' > d/x.log; printf 12345 > data"),
+        ];
+        let out =
+            run_in_temp_dir_keeping_files(Path::new("/bin/sh"), &args, Duration::from_secs(10));
+        assert_eq!(out.status, Status::Exited(0));
+        assert_eq!(
+            out.files,
+            [
+                LeftFile {
+                    path: "d/x.log".into(),
+                    size: 5,
+                    contents: Some(b"a, 1\n".to_vec()),
+                },
+                LeftFile {
+                    path: "data".into(),
+                    size: 5,
+                    contents: None,
+                },
+            ]
+        );
     }
 
     #[test]

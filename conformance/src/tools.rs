@@ -89,6 +89,25 @@ pub(crate) fn locate_rfio(given: Option<&Path>) -> Result<PathBuf, String> {
         })
 }
 
+/// Checks that every program in `programs` is on PATH; the error names the missing ones and
+/// what needs them.
+pub(crate) fn require_programs(programs: &[&str], needed_by: &str) -> Result<(), String> {
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|name| find_on_path(Path::new(name)).is_none())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{needed_by} needs {} on PATH (apt-get install -y {}), or leave it out with --checks",
+            missing.join(" and "),
+            missing.join(" ")
+        ))
+    }
+}
+
 /// Whether both paths name the same file (after following links).
 pub(crate) fn same_binary(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {

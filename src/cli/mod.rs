@@ -126,8 +126,14 @@ fn run_inner(
         return Ok(0);
     }
     if fe.plan.jobs.is_empty() {
-        write!(out, "{}", usage())?;
-        writeln!(err, "No job(s) defined")?;
+        // Job sections that make no jobs (numjobs=0): fio fails without its
+        // usage text ("error: maximum number of jobs reached.").
+        if fe.sections.iter().any(|s| !s.global) {
+            writeln!(err, "rfio: no job to run: every job section has numjobs=0")?;
+        } else {
+            write!(out, "{}", usage())?;
+            writeln!(err, "No job(s) defined")?;
+        }
         return Ok(1);
     }
     let unsupported = unsupported_options(&fe);

@@ -211,15 +211,12 @@ impl DiskWatch {
 /// The sysfs directory of the whole device holding `path`.
 fn device_dir(path: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let meta = std::fs::metadata(path)
-        .or_else(|_| {
-            let parent = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            std::fs::metadata(parent)
-        })
-        .ok()?;
+    // The file, or the nearest directory above it that exists yet (a job
+    // may create `sub/data.bin` and `sub/` with it).
+    let meta = path
+        .ancestors()
+        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .find_map(|p| std::fs::metadata(p).ok())?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
     } else {

@@ -95,6 +95,14 @@ impl<'a> Prepared<'a> {
         let nfiles = spec.files.len() as u64;
         let mut files = Vec::with_capacity(spec.files.len());
         let mut regions = Vec::with_capacity(spec.files.len());
+        // fio checks `directory=` when it reads the option: it must exist.
+        if let Some(crate::options::Value::Text(dirs)) = spec.opt("directory") {
+            for dir in crate::plan::files::split_colons(dirs) {
+                if !std::path::Path::new(&dir).is_dir() {
+                    return Err(invalid(format!("{dir} is not a directory")));
+                }
+            }
+        }
         for f in &spec.files {
             let meta = std::fs::metadata(&f.path).ok();
             use std::os::unix::fs::FileTypeExt;

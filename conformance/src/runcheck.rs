@@ -1,0 +1,404 @@
+//! The `run` check: the job file really runs, once with `--output-format=json+` (keeping the files
+//! it leaves behind) and once with `--minimal` (or the header's terse version), in fresh temporary
+//! directories, and the two binaries' results are compared:
+//!
+//! - exit statuses of both runs: equal;
+//! - the JSON document (jsoncmp.rs): key sets, key order and value types everywhere; values of
+//!   deterministic keys exact; timing figures plausible and within the tolerance;
+//! - the terse lines (terse.rs): line count, field count, field type at every position,
+//!   deterministic fields exact, timing fields plausible;
+//! - the files left behind (here and logs.rs): names, sizes of data files, log columns and lines.
+//!
+//! Every comparison goes through [`Judge`], which knows the [`Role`] rules.
+
+use crate::check::{capped, exit_statuses, unfinished, Difference, RunPair, Side, Verdict};
+use crate::corpus::{Directives, RunSpec};
+use crate::run::{LeftFile, Outcome, Status};
+use crate::{jsoncmp, logs, terse};
+
+/// Rates (IOPS, bandwidth) and runtimes are compared within the tolerance only where both runs
+/// of that direction lasted at least this long: below it fio's millisecond runtimes make the
+/// quotients meaningless (a 0 ms run reports 0 IOPS).
+pub(crate) const MIN_RATE_RUNTIME_MS: f64 = 100.0;
+
+/// What a value means, which decides how it is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Deterministic: job names, group ids, errors, options, versions. Equal.
+    Exact,
+    /// An I/O count or byte count: equal for size-bound jobs, within the tolerance for `timed`
+    /// jobs, only plausible per direction for `mixed` jobs.
+    Count,
+    /// IOPS or bandwidth: plausible; within the tolerance where both runtimes are long enough.
+    Rate,
+    /// A runtime in ms: plausible; within the tolerance where both are long enough.
+    Runtime,
+    /// A percentage: between 0 and 100.
+    Percent,
+    /// Any other timing figure (latencies, sample statistics, CPU, faults): non-negative.
+    Plausible,
+    /// Only the type is compared (timestamps).
+    Any,
+}
+
+/// Collects the differences of one cell, applying the [`Role`] rules.
+pub(crate) struct Judge<'a> {
+    pub(crate) spec: &'a RunSpec,
+    pub(crate) found: Vec<Difference>,
+}
+
+impl<'a> Judge<'a> {
+    pub(crate) fn new(spec: &'a RunSpec) -> Judge<'a> {
+        Judge {
+            spec,
+            found: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(
+        &mut self,
+        kind: &'static str,
+        place: impl Into<String>,
+        fio: impl Into<String>,
+        rfio: impl Into<String>,
+        rule: impl Into<String>,
+    ) {
+        self.found
+            .push(Difference::mismatch(kind, place, fio, rfio, rule));
+    }
+
+    /// Compares two numbers (`fio_text`, `rfio_text` as printed) of `role`. `runtimes` are the
+    /// runtimes in ms of the direction the numbers belong to, for [`Role::Rate`]. `kinds` names
+    /// the mismatch kinds for an inexact value and for an implausible one.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn numbers(
+        &mut self,
+        kinds: (&'static str, &'static str),
+        place: &str,
+        role: Role,
+        (fio, rfio): (f64, f64),
+        (fio_text, rfio_text): (&str, &str),
+        runtimes: Option<(f64, f64)>,
+    ) {
+        let (value_kind, plausible_kind) = kinds;
+        let tolerance = self.spec.tolerance;
+        match role {
+            Role::Any => {}
+            Role::Exact => {
+                if fio_text != rfio_text {
+                    self.push(value_kind, place, fio_text, rfio_text, "exact");
+                }
+            }
+            Role::Count if !self.spec.timed && !self.spec.mixed => {
+                if fio != rfio {
+                    self.push(
+                        value_kind,
+                        place,
+                        fio_text,
+                        rfio_text,
+                        "exact (size-bound job)",
+                    );
+                }
+            }
+            Role::Count if self.spec.timed => {
+                if let Err(why) = within(fio, rfio, tolerance) {
+                    self.push(plausible_kind, place, fio_text, rfio_text, why);
+                }
+            }
+            Role::Count | Role::Plausible => self.plausible(plausible_kind, place, fio, rfio, None),
+            Role::Percent => self.plausible(plausible_kind, place, fio, rfio, Some(100.0)),
+            Role::Rate | Role::Runtime => {
+                self.plausible(plausible_kind, place, fio, rfio, None);
+                let runtimes = if role == Role::Runtime {
+                    Some((fio, rfio))
+                } else {
+                    runtimes
+                };
+                let long = runtimes
+                    .is_some_and(|(f, r)| f >= MIN_RATE_RUNTIME_MS && r >= MIN_RATE_RUNTIME_MS);
+                if long {
+                    if let Err(why) = within(fio, rfio, tolerance) {
+                        self.push(plausible_kind, place, fio_text, rfio_text, why);
+                    }
+                }
+            }
+        }
+    }
+
+    /// rfio's value must be finite, non-negative and at most `max`, wherever fio's is (a value
+    /// fio itself gets wrong is not held against rfio).
+    fn plausible(
+        &mut self,
+        kind: &'static str,
+        place: &str,
+        fio: f64,
+        rfio: f64,
+        max: Option<f64>,
+    ) {
+        let ok = |x: f64| x.is_finite() && x >= 0.0 && max.is_none_or(|max| x <= max + 1e-6);
+        if ok(fio) && !ok(rfio) {
+            let rule = match max {
+                Some(max) => format!("plausible: finite, 0 to {max}"),
+                None => "plausible: finite, non-negative".to_owned(),
+            };
+            self.push(kind, place, fmt_number(fio), fmt_number(rfio), rule);
+        }
+    }
+}
+
+/// Whether `a` and `b` are within a factor `tolerance` of each other; the error explains why not.
+pub(crate) fn within(a: f64, b: f64, tolerance: f64) -> Result<(), String> {
+    if a == b {
+        return Ok(());
+    }
+    if a <= 0.0 || b <= 0.0 || !a.is_finite() || !b.is_finite() {
+        return Err(format!(
+            "within {}x (one is zero or not finite)",
+            fmt_number(tolerance)
+        ));
+    }
+    let ratio = a.max(b) / a.min(b);
+    if ratio > tolerance {
+        return Err(format!(
+            "within {}x (ratio {ratio:.2})",
+            fmt_number(tolerance)
+        ));
+    }
+    Ok(())
+}
+
+/// A number as people write it: `3`, `2.5`.
+pub(crate) fn fmt_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Judges the `run` check: `runs` are the json+ run and the terse run.
+pub(crate) fn judge(runs: &[RunPair], spec: &RunSpec, deliberate: Directives) -> Verdict {
+    let (json, terse) = (&runs[0], &runs[1]);
+    let mut differences = match exit_statuses(&json.fio, &json.rfio, deliberate) {
+        Ok(differences) => differences,
+        Err(verdict) => return verdict,
+    };
+    let mut judge = Judge::new(spec);
+    let terse_finished = run_finished(&mut judge, terse);
+    let pure = deliberate.pure_output;
+    let fio_doc = jsoncmp::compare_documents(&mut judge, json, pure);
+    if terse_finished {
+        let version = terse.mode.terse_version().unwrap_or(3);
+        terse::compare(&mut judge, terse, version, fio_doc.as_ref(), pure);
+    }
+    compare_files(&mut judge, &json.fio, &json.rfio);
+    differences.extend(judge.found);
+    Verdict::from_differences(capped(differences))
+}
+
+/// The checks every run other than the main one needs: both finished, with the same exit
+/// status. `false` when a side did not finish (its output is then not compared).
+pub(crate) fn run_finished(judge: &mut Judge<'_>, run: &RunPair) -> bool {
+    let place = format!("{} run", run.mode.name());
+    let (fio, rfio) = (run.fio.status.to_string(), run.rfio.status.to_string());
+    let finished =
+        unfinished(&run.fio, Side::Fio).is_empty() && unfinished(&run.rfio, Side::Rfio).is_empty();
+    if !finished {
+        judge.push("timeout", place, fio, rfio, "both finish");
+    } else if run.fio.status != run.rfio.status {
+        judge.push("exit-status", place, fio, rfio, "same exit status");
+    }
+    finished
+}
+
+/// fio's own files, never compared: verify state files.
+fn ignored(path: &str) -> bool {
+    path.ends_with(".state")
+}
+
+/// The files both json+ runs left behind: the same names; data files of the same size; log
+/// files with the same columns and line counts (logs.rs).
+fn compare_files(judge: &mut Judge<'_>, fio: &Outcome, rfio: &Outcome) {
+    if !matches!(fio.status, Status::Exited(_) | Status::Signaled(_)) {
+        return;
+    }
+    let fio_files: Vec<&LeftFile> = fio.files.iter().filter(|f| !ignored(&f.path)).collect();
+    let rfio_files: Vec<&LeftFile> = rfio.files.iter().filter(|f| !ignored(&f.path)).collect();
+    let mut names: Vec<&str> = fio_files
+        .iter()
+        .chain(&rfio_files)
+        .map(|f| f.path.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let describe = |file: Option<&&LeftFile>| match file {
+        Some(file) => format!("{} bytes", file.size),
+        None => "absent".to_owned(),
+    };
+    for name in names {
+        let f = fio_files.iter().find(|file| file.path == name);
+        let r = rfio_files.iter().find(|file| file.path == name);
+        let place = format!("files {name}");
+        match (f, r) {
+            (Some(f), Some(r)) if name.ends_with(".log") => {
+                logs::compare(judge, name, f.contents.as_deref(), r.contents.as_deref());
+            }
+            (Some(f), Some(r)) => {
+                if f.size != r.size {
+                    judge.push(
+                        "file-size",
+                        place,
+                        describe(Some(f)),
+                        describe(Some(r)),
+                        "same size",
+                    );
+                }
+            }
+            _ => judge.push(
+                "files",
+                place,
+                describe(f),
+                describe(r),
+                "same files created",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_left_behind() {
+        use std::time::Duration;
+        let outcome = |files: &[(&str, u64, Option<&str>)]| Outcome {
+            status: Status::Exited(0),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            elapsed: Duration::ZERO,
+            files: files
+                .iter()
+                .map(|(path, size, contents)| LeftFile {
+                    path: (*path).into(),
+                    size: *size,
+                    contents: contents.map(|c| c.as_bytes().to_vec()),
+                })
+                .collect(),
+        };
+        let spec = RunSpec::default();
+        let mut judge = Judge::new(&spec);
+        let fio = outcome(&[
+            ("a.0.0", 4096, None),
+            ("b.dat", 10, None),
+            ("x_iops.1.log", 17, Some("0, 1, 0, 4096, 0\n")),
+            ("local-x-0-verify.state", 5, None),
+        ]);
+        let rfio = outcome(&[
+            ("a.0.0", 4096, None),
+            ("b.dat", 11, None),
+            ("c.dat", 1, None),
+            (
+                "x_iops.1.log",
+                34,
+                Some("0, 1, 0, 4096, 0\n1, 1, 0, 4096, 0\n"),
+            ),
+        ]);
+        compare_files(&mut judge, &fio, &rfio);
+        let found: Vec<String> = judge
+            .found
+            .iter()
+            .map(|d| match d {
+                Difference::Mismatch(m) => {
+                    format!("{} {}: {} / {}", m.kind, m.place, m.fio, m.rfio)
+                }
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "file-size files b.dat: 10 bytes / 11 bytes",
+                "files files c.dat: absent / 1 bytes",
+                "log-lines files x_iops.1.log: 1 lines / 2 lines",
+            ]
+        );
+    }
+
+    #[test]
+    fn ratios() {
+        assert!(within(0.0, 0.0, 10.0).is_ok());
+        assert!(within(100.0, 999.0, 10.0).is_ok());
+        assert_eq!(
+            within(100.0, 1500.0, 10.0).unwrap_err(),
+            "within 10x (ratio 15.00)"
+        );
+        assert!(within(0.0, 3.0, 10.0).unwrap_err().contains("zero"));
+        assert_eq!(
+            within(3.0, 1.0, 2.5).unwrap_err(),
+            "within 2.5x (ratio 3.00)"
+        );
+    }
+
+    fn judged(
+        spec: &RunSpec,
+        role: Role,
+        fio: f64,
+        rfio: f64,
+        runtimes: Option<(f64, f64)>,
+    ) -> Vec<String> {
+        let mut judge = Judge::new(spec);
+        let (f, r) = (fmt_number(fio), fmt_number(rfio));
+        judge.numbers(("v", "p"), "x", role, (fio, rfio), (&f, &r), runtimes);
+        judge
+            .found
+            .iter()
+            .map(|d| match d {
+                Difference::Mismatch(m) => format!("{}: {}", m.kind, m.rule),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn roles() {
+        let exact = RunSpec::default();
+        let timed = RunSpec {
+            timed: true,
+            ..RunSpec::default()
+        };
+        let mixed = RunSpec {
+            mixed: true,
+            ..RunSpec::default()
+        };
+        assert_eq!(
+            judged(&exact, Role::Count, 4.0, 5.0, None),
+            ["v: exact (size-bound job)"]
+        );
+        assert!(judged(&timed, Role::Count, 400.0, 500.0, None).is_empty());
+        assert_eq!(
+            judged(&timed, Role::Count, 4.0, 50.0, None),
+            ["p: within 10x (ratio 12.50)"]
+        );
+        assert!(judged(&mixed, Role::Count, 4.0, 50.0, None).is_empty());
+        assert_eq!(
+            judged(&mixed, Role::Count, 4.0, -1.0, None),
+            ["p: plausible: finite, non-negative"]
+        );
+        // Rates: only where both runtimes are long enough.
+        assert!(judged(&exact, Role::Rate, 1.0, 1000.0, Some((5.0, 500.0))).is_empty());
+        assert_eq!(
+            judged(&exact, Role::Rate, 1.0, 1000.0, Some((500.0, 500.0))),
+            ["p: within 10x (ratio 1000.00)"]
+        );
+        assert!(judged(&exact, Role::Runtime, 1.0, 90.0, None).is_empty());
+        assert_eq!(judged(&exact, Role::Runtime, 100.0, 2000.0, None).len(), 1);
+        assert_eq!(
+            judged(&exact, Role::Percent, 50.0, 100.5, None),
+            ["p: plausible: finite, 0 to 100"]
+        );
+        // A value fio itself gets wrong is not held against rfio.
+        assert!(judged(&exact, Role::Percent, -5.0, -3.0, None).is_empty());
+        assert!(judged(&exact, Role::Any, 1.0, 2.0, None).is_empty());
+    }
+}
