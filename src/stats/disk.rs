@@ -215,7 +215,13 @@ fn device_dir(path: &Path) -> Option<PathBuf> {
     // may create `sub/data.bin` and `sub/` with it).
     let meta = path
         .ancestors()
-        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
         .find_map(|p| std::fs::metadata(p).ok())?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
