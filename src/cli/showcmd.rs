@@ -59,8 +59,8 @@ pub fn render_file(fe: &Frontend, file: usize, stop: Option<Stop>) -> (String, b
         if partial.is_some_and(|p| !p.show_options) {
             break;
         }
-        for (name, value) in &s.dump {
-            out.push_str(&option(name, value.as_deref()));
+        for (name, value) in s.dump() {
+            out.push_str(&option(name, value));
         }
         if partial.is_some() {
             break;

@@ -63,13 +63,9 @@ impl JobOptions {
     }
 }
 
-/// One option as written, before it is applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawOption {
-    /// `key=value` or `key`, as written.
-    pub text: String,
-    pub span: Span,
-}
+/// One option as written, before it is applied: a job-file entry, or a
+/// command-line option in the same shape (`key=value`, its position).
+pub use crate::jobfile::ast::Entry as RawOption;
 
 /// A problem applying one option. `valid_values` is set when fio would
 /// print the option's table of valid values on stdout.

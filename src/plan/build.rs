@@ -14,7 +14,7 @@ use crate::cli::args::{Args, CmdSection};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;
 use crate::jobfile::JobFile;
-use crate::options::jobopts::{apply, JobOptions, OptionError, Origin, RawOption};
+use crate::options::jobopts::{apply, JobOptions, OptionError, Origin};
 use crate::options::value::parse_signed_size;
 use crate::options::{lookup, Value};
 
@@ -26,10 +26,21 @@ pub struct SectionOutcome {
     pub file: Option<usize>,
     pub name: String,
     pub global: bool,
-    /// `(option, value)` in the order applied; for a global section, every
-    /// global option in force (fio prints them all again).
-    pub dump: Vec<(&'static str, Option<String>)>,
+    /// The options in force after this section, in the order applied.
+    pub options: Arc<JobOptions>,
+    /// Where this section's own options start in `options` (0 for a global
+    /// section: fio prints every global option in force again).
+    pub dump_from: usize,
     pub errors: Vec<OptionError>,
+}
+
+impl SectionOutcome {
+    /// `(option, value)` as `--showcmd` prints them.
+    pub fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
+        self.options.settings[self.dump_from..]
+            .iter()
+            .map(|s| (s.def.name, s.text.as_deref()))
+    }
 }
 
 /// Everything the front end produced.
@@ -79,38 +90,31 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
             {
                 continue;
             }
-            let raw: Vec<RawOption> = section
-                .entries
-                .iter()
-                .map(|e| RawOption {
-                    text: e.text.clone(),
-                    span: e.span.clone(),
-                })
-                .collect();
             let global = section.is_global();
             let mut scope = globals.clone();
             let start = if global { 0 } else { scope.settings.len() };
-            let errors = apply(&mut scope, &raw, Origin::JobFile, keywords);
-            let dump = dump_of(&scope, start);
+            let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
             report(&mut fe.diags, &section.name, &errors);
             let failed = !errors.is_empty();
+            let scope = Arc::new(scope);
             fe.sections.push(SectionOutcome {
                 file: Some(idx),
                 name: section.name.clone(),
                 global,
-                dump,
+                options: Arc::clone(&scope),
+                dump_from: start,
                 errors,
             });
             if failed {
                 continue;
             }
             if global {
-                globals = scope;
+                globals = JobOptions::clone(&scope);
             } else {
                 pending.push(Pending {
                     section_name: section.name.clone(),
                     span: section.span.clone(),
-                    options: Arc::new(scope),
+                    options: scope,
                     implicit_stonewall: idx > 0 && first_job,
                 });
                 first_job = false;
@@ -134,33 +138,28 @@ fn command_line_section(
     let errors = apply(&mut scope, &cs.options, Origin::CommandLine, keywords);
     report(&mut fe.diags, &name, &errors);
     let failed = !errors.is_empty();
+    let scope = Arc::new(scope);
     fe.sections.push(SectionOutcome {
         file: None,
         name: name.clone(),
         global: cs.is_global(),
-        dump: dump_of(&scope, start),
+        options: Arc::clone(&scope),
+        dump_from: start,
         errors,
     });
     if failed {
         return;
     }
     if cs.is_global() {
-        *globals = scope;
+        *globals = JobOptions::clone(&scope);
     } else {
         pending.push(Pending {
             section_name: name,
             span: cs.span.clone(),
-            options: Arc::new(scope),
+            options: scope,
             implicit_stonewall: false,
         });
     }
-}
-
-fn dump_of(scope: &JobOptions, start: usize) -> Vec<(&'static str, Option<String>)> {
-    scope.settings[start..]
-        .iter()
-        .map(|s| (s.def.name, s.text.clone()))
-        .collect()
 }
 
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
