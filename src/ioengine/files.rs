@@ -219,3 +219,49 @@ pub fn non_data(
         IoDir::Sync | IoDir::DataSync => Some(sync(files.fd(file), dir)),
     }
 }
+
+/// The `IoEngine` impl every synchronous file engine shares (sync, psync,
+/// vsync, pvsync, pvsync2): each I/O completes inside `queue` through the
+/// engine's own `xfer`, files live in its `files` table, and it declares
+/// the `CAPS` of its module.
+macro_rules! sync_file_engine {
+    ($ty:ident, $name:literal) => {
+        impl IoEngine for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn caps(&self) -> Caps {
+                CAPS
+            }
+
+            fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+                self.files.open(target)
+            }
+
+            #[inline]
+            fn queue(&mut self, io: &Io) -> Queued {
+                Queued::Completed(self.xfer(io))
+            }
+
+            fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
+                self.files.invalidate(file)
+            }
+
+            fn fadvise(
+                &mut self,
+                file: FileId,
+                offset: u64,
+                len: u64,
+                advice: i32,
+            ) -> Result<(), i32> {
+                self.files.fadvise(file, offset, len, advice)
+            }
+
+            fn close_all(&mut self) {
+                self.files.clear();
+            }
+        }
+    };
+}
+pub(crate) use sync_file_engine;

@@ -45,33 +45,4 @@ impl Vsync {
     }
 }
 
-impl IoEngine for Vsync {
-    fn name(&self) -> &'static str {
-        "vsync"
-    }
-
-    fn caps(&self) -> Caps {
-        CAPS
-    }
-
-    fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
-        self.files.open(target)
-    }
-
-    #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
-        Queued::Completed(self.xfer(io))
-    }
-
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
-    }
-}
+super::files::sync_file_engine!(Vsync, "vsync");
