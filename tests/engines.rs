@@ -2,21 +2,15 @@
 //! each against what fio 3.33 does with the same job (the expected numbers
 //! were taken from real fio runs; see the comment at each test).
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use rfio::ioengine::{self, EngineConfig};
-use rfio::plan::spec::Plan;
 use rfio::stats::{JobReport, RunReport};
 use rfio::workload::{Log, RunError};
 
-fn plan(args: &[String]) -> Plan {
-    let args = rfio::cli::args::parse(args).expect("command line parses");
-    let fe = rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system());
-    assert!(fe.diags.is_empty(), "front end diagnostics: {}", fe.diags);
-    fe.plan
-}
+mod common;
+use common::{plan, TempDir};
 
 /// The live messages of a run, kept for the test to read.
 #[derive(Default)]
@@ -52,39 +46,6 @@ fn run(a: &[&str]) -> (RunReport, Captured) {
 
 fn ok(j: &JobReport) {
     assert_eq!(j.error, 0, "job {}: {:?}", j.name, j.error_msg);
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let p = std::env::temp_dir().join(format!("rfio-eng-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn arg(&self, name: &str) -> String {
-        format!("--filename={}", self.file(name).display())
-    }
-
-    fn dir_arg(&self) -> String {
-        format!("--directory={}", self.0.display())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Whether the kernel lets `engine` start here; prints why not.

@@ -16,16 +16,11 @@ use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
 use rfio::stats::{JobReport, RunReport, ThreadStats, NO_SLAT};
 
+mod common;
+use common::plan;
+
 /// 2026-11-29 22:07:12.430 UTC, the date of the fio runs in the notes.
 const FINISHED_MS: u64 = 1_795_990_032_430;
-
-fn plan(args: &[&str]) -> Plan {
-    let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let args = rfio::cli::args::parse(&argv).expect("command line parses");
-    let fe = rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system());
-    assert!(fe.diags.is_empty(), "{}", fe.diags);
-    fe.plan
-}
 
 /// A small deterministic generator (64-bit LCG).
 struct Lcg(u64);

@@ -10,11 +10,8 @@ use rfio::plan::spec::Plan;
 use rfio::stats::{JobReport, RunReport, ThreadStats, Unified, NO_SLAT};
 use serde_json::Value;
 
-fn plan(args: &[&str]) -> Plan {
-    let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let args = rfio::cli::args::parse(&argv).expect("command line parses");
-    rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system()).plan
-}
+mod common;
+use common::plan;
 
 /// A report for `plan` with 256 reads of 4 KiB per job.
 fn report(plan: &Plan) -> RunReport {

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use rfio::plan::spec::Plan;
 use rfio::stats::{ThreadStats, NO_SLAT};
 
+mod common;
+use common::plan;
+
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
 
@@ -31,13 +34,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn plan(args: &[String]) -> Plan {
-    let args = rfio::cli::args::parse(args).expect("command line parses");
-    let fe = rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system());
-    assert!(fe.diags.is_empty(), "{}", fe.diags);
-    fe.plan
 }
 
 fn args(list: &[&str], extra: &[String]) -> Vec<String> {

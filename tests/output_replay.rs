@@ -22,24 +22,15 @@ use rfio::stats::dist::{DepthMaps, LatBuckets};
 use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, SyncReport};
 use serde_json::Value;
 
+mod common;
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/fio")
 }
 
 fn plan_of(argv: &[String]) -> (Plan, Formats) {
-    let args = rfio::cli::args::parse(argv).expect("command line parses");
-    let fe = rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system());
-    assert!(fe.diags.is_empty(), "{}", fe.diags);
-    use rfio::cli::args::Format;
-    let has = |f: Format| args.formats.contains(&f);
-    let formats = Formats {
-        normal: args.formats.is_empty() || has(Format::Normal),
-        terse: has(Format::Terse),
-        json: has(Format::Json),
-        json_plus: has(Format::JsonPlus),
-        terse_version: args.terse_version,
-    };
-    (fe.plan, formats)
+    let args = common::args(argv);
+    (common::plan(argv), rfio::cli::formats(&args))
 }
 
 fn u(v: &Value) -> u64 {

@@ -1,45 +1,18 @@
 //! The first slice of the engine, end to end through the library:
 //! front end → plan → workload → report → normal output.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use rfio::plan::spec::Plan;
 use rfio::stats::RunReport;
 
-fn plan(args: &[&str]) -> Plan {
-    let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let args = rfio::cli::args::parse(&argv).expect("command line parses");
-    let fe = rfio::plan::build(&args, &[], &rfio::jobfile::subst::Keywords::from_system());
-    assert!(fe.diags.is_empty(), "front end diagnostics: {}", fe.diags);
-    fe.plan
-}
+mod common;
+use common::{plan, TempDir};
 
 fn run(args: &[&str]) -> (Plan, RunReport) {
     let p = plan(args);
     let r = rfio::workload::run(&p).expect("run starts");
     (p, r)
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let p = std::env::temp_dir().join(format!("rfio-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 const READ_4M: [&str; 5] = [

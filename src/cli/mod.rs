@@ -148,7 +148,7 @@ fn run_inner(
 }
 
 /// The output formats asked for (`--output-format`, `--minimal`).
-fn formats(args: &Args) -> output::Formats {
+pub fn formats(args: &Args) -> output::Formats {
     let has = |f: Format| args.formats.contains(&f);
     output::Formats {
         normal: args.formats.is_empty() || has(Format::Normal),
