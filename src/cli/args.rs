@@ -23,7 +23,8 @@ enum HasArg {
     Optional,
 }
 
-/// fio's own flags, in fio's order (`l_opts` in init.c).
+/// fio's own flags, in fio's order (`l_opts` in init.c); the names are
+/// [`suggest::FIO_COMMAND_LINE_OPTIONS`] (a test keeps the two equal).
 const FLAGS: &[(&str, HasArg)] = &[
     ("output", HasArg::Required),
     ("latency-log", HasArg::Required),
@@ -446,4 +447,15 @@ fn interval_ms(flag: &str, text: &str, min_ms: u64) -> Result<u64, String> {
         return Err(format!("--{flag} time too short ({min_ms} msec min)"));
     }
     Ok(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_fios_command_line_options() {
+        let names: Vec<&str> = FLAGS.iter().map(|f| f.0).collect();
+        assert_eq!(names, suggest::FIO_COMMAND_LINE_OPTIONS);
+    }
 }

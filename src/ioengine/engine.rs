@@ -115,6 +115,18 @@ impl Caps {
         file_op: false,
         no_extend: false,
     };
+
+    /// An engine on files that queues I/O and submits it in `commit`
+    /// (libaio, io_uring).
+    pub const QUEUED_FILES: Caps = Caps {
+        is_sync: false,
+        needs_files: true,
+        can_trim: true,
+        has_commit: true,
+        fake_io: false,
+        file_op: false,
+        no_extend: false,
+    };
 }
 
 /// How the workload wants a file opened (fio's `generic_open_file` flags).

@@ -44,15 +44,7 @@ fn missing(feature: &str, why: &str) -> EngineError {
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
-    is_sync: false,
-    needs_files: true,
-    can_trim: true,
-    has_commit: true,
-    fake_io: false,
-    file_op: false,
-    no_extend: false,
-};
+pub const CAPS: Caps = Caps::QUEUED_FILES;
 
 pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = cfg.iodepth.max(1) as usize;

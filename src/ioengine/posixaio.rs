@@ -26,13 +26,9 @@ pub struct PosixAio {
 
 /// What this engine can do.
 pub const CAPS: Caps = Caps {
-    is_sync: false,
-    needs_files: true,
-    can_trim: true,
+    // each aio_read/aio_write is submitted as it is queued
     has_commit: false,
-    fake_io: false,
-    file_op: false,
-    no_extend: false,
+    ..Caps::QUEUED_FILES
 };
 
 pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {

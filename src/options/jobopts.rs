@@ -82,47 +82,6 @@ pub enum Origin {
     CommandLine,
 }
 
-/// The options fio accepts only on its command line, with what they are.
-const COMMAND_LINE_ONLY: &[&str] = &[
-    "output",
-    "output-format",
-    "minimal",
-    "terse-version",
-    "parse-only",
-    "showcmd",
-    "section",
-    "readonly",
-    "eta",
-    "eta-newline",
-    "eta-interval",
-    "status-interval",
-    "version",
-    "help",
-    "cmdhelp",
-    "enghelp",
-    "warnings-fatal",
-    "max-jobs",
-    "bandwidth-log",
-    "debug",
-    "aux-path",
-    "server",
-    "client",
-    "daemonize",
-    "remote-config",
-    "idle-prof",
-    "inflate-log",
-    "trigger-file",
-    "trigger-timeout",
-    "trigger",
-    "trigger-remote",
-    "alloc-size",
-    "append-terse",
-    "latency-log",
-    "cpuclock-test",
-    "crctest",
-    "merge-blktrace-only",
-];
-
 /// Apply `raw` on top of `scope` (whose earlier settings are in force).
 /// Returns the errors, in fio's order of application.
 pub fn apply(
@@ -194,7 +153,7 @@ fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> 
             return Ok(def);
         }
     }
-    if COMMAND_LINE_ONLY.contains(&key) {
+    if suggest::FIO_COMMAND_LINE_OPTIONS.contains(&key) {
         return Err(format!(
             "'{key}' is a command-line option (--{key}), not a job option"
         ));
