@@ -118,8 +118,10 @@ pub struct Exec<'j, 'a> {
     writes_since_fsync: u64,
     writes_since_fdatasync: u64,
     last_write_file: usize,
-    /// Microseconds of I/O time with stats on, summed over passes.
+    /// Microseconds of I/O time with stats on, summed over earlier passes.
     elapsed_us: u64,
+    /// When the current pass started, ns on `clock`.
+    pass_start: u64,
 }
 
 impl<'j, 'a> Exec<'j, 'a> {
@@ -185,6 +187,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             writes_since_fdatasync: 0,
             last_write_file: 0,
             elapsed_us: 0,
+            pass_start: 0,
         }
     }
 
@@ -212,6 +215,7 @@ impl<'j, 'a> Exec<'j, 'a> {
                 break;
             }
             let pass_start = self.now();
+            self.pass_start = pass_start;
             let done_before = self.done_bytes;
             self.run_pass(pass == 0);
             let pass_end = self.now();
@@ -380,6 +384,9 @@ impl<'j, 'a> Exec<'j, 'a> {
             if self.runtime_over(now) {
                 break;
             }
+            if self.progress.snapshot_due() {
+                self.serve_snapshot(now);
+            }
             let mut issued_dir = None;
             let t = if let Some(t) = self.requeue.pop() {
                 t
@@ -497,6 +504,16 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.free.push(t);
         }
         self.final_syncs();
+    }
+
+    /// A full report was asked for (`--status-interval`): hand over the
+    /// statistics so far.
+    #[cold]
+    fn serve_snapshot(&self, now: u64) {
+        let elapsed = self.stats_from.map_or(0, |from| {
+            self.elapsed_us + now.saturating_sub(from.max(self.pass_start)) / 1000
+        });
+        self.progress.serve_snapshot(self.ts, elapsed);
     }
 
     /// fio's `handle_thinktime` after a read or write.

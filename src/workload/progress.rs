@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::stats::ThreadStats;
+
 /// Set by [`request_stop`] (a signal handler may call it): every job stops
 /// at its next I/O and groups not started yet do not start.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -90,6 +92,10 @@ pub struct JobProgress {
     ios: [AtomicU64; 3],
     /// What the job will move in all (fio's `td->total_io_size`).
     total_bytes: AtomicU64,
+    /// Full-report requests (`--status-interval`): asked and served
+    /// generations; the job serves one when they differ.
+    snap_asked: AtomicU64,
+    snap_served: AtomicU64,
 }
 
 impl JobProgress {
@@ -102,6 +108,8 @@ impl JobProgress {
             bytes: Default::default(),
             ios: Default::default(),
             total_bytes: AtomicU64::new(0),
+            snap_asked: AtomicU64::new(0),
+            snap_served: AtomicU64::new(0),
         }
     }
 
@@ -172,6 +180,29 @@ impl JobProgress {
 
     pub fn set_total_bytes(&self, n: u64) {
         self.total_bytes.store(n, Ordering::Relaxed);
+    }
+
+    /// Whether a full report of this job was asked for and not served yet.
+    /// The I/O loop checks this once per I/O: two relaxed loads.
+    #[inline]
+    pub fn snapshot_due(&self) -> bool {
+        self.snap_asked.load(Ordering::Relaxed) != self.snap_served.load(Ordering::Relaxed)
+    }
+
+    /// Ask the job for a full report of what it has done so far.
+    pub fn ask_snapshot(&self) {
+        self.snap_asked.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Serve the pending request with the job's statistics so far;
+    /// `elapsed_us` is its I/O time with stats on (what
+    /// [`ThreadStats::elapsed_us`] will be at the end). Called by the job's
+    /// own thread, rarely (once per `--status-interval`).
+    #[cold]
+    pub fn serve_snapshot(&self, ts: &ThreadStats, elapsed_us: u64) {
+        let asked = self.snap_asked.load(Ordering::Relaxed);
+        let _ = (ts, elapsed_us);
+        self.snap_served.store(asked, Ordering::Release);
     }
 }
 
