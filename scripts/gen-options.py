@@ -374,7 +374,12 @@ SUPPORTED = set(
     slat_percentiles gtod_reduce disable_lat disable_clat disable_slat
     disable_bw_measurement bwavgtime iopsavgtime write_bw_log write_lat_log
     write_iops_log write_hist_log log_avg_msec log_max_value log_offset
-    per_job_logs log_hist_msec log_hist_coarseness log_unix_epoch""".split()
+    per_job_logs log_hist_msec log_hist_coarseness log_unix_epoch
+    verify do_verify verify_interval verify_offset verify_pattern verify_fatal
+    verify_dump verify_backlog verify_backlog_batch verify_only verify_async
+    verify_state_save
+    cpus_allowed cpumask cpus_allowed_policy nice prio prioclass mem
+    iomem_align lockmem hugepage-size exec_prerun exec_postrun""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

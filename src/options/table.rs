@@ -1238,7 +1238,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Verifies previously written data is still valid",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ramp_time",
@@ -1303,7 +1303,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Backing type for IO buffers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "iomem_align",
@@ -1321,7 +1321,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "IO memory buffer offset alignment",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify",
@@ -1359,7 +1359,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Verify data written",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "do_verify",
@@ -1377,7 +1377,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Run verification stage after write",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verifysort",
@@ -1431,7 +1431,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Store verify buffer header every N bytes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_offset",
@@ -1449,7 +1449,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Offset verify header location by N bytes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_pattern",
@@ -1467,7 +1467,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Fill pattern for IO buffers",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_fatal",
@@ -1485,7 +1485,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Exit on a single verify failure, don't continue",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_dump",
@@ -1503,7 +1503,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Dump contents of good and bad blocks on failure",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_async",
@@ -1521,7 +1521,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Number of async verifier threads to use",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_backlog",
@@ -1539,7 +1539,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Verify after this number of blocks are written",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_backlog_batch",
@@ -1557,7 +1557,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Verify this number of IO blocks",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_async_cpus",
@@ -1629,7 +1629,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Save verify state on termination",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "trim_percentage",
@@ -1935,7 +1935,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Execute this file prior to running job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exec_postrun",
@@ -1953,7 +1953,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Execute this file after running job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ioscheduler",
@@ -2191,7 +2191,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Lock down this amount of memory (per worker)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rwmixread",
@@ -2263,7 +2263,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Set job CPU nice value",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "prio",
@@ -2281,7 +2281,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Set job IO priority value",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "prioclass",
@@ -2299,7 +2299,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Set job IO priority class",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thinktime",
@@ -2815,7 +2815,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "CPU affinity mask",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpus_allowed",
@@ -2833,7 +2833,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Set CPUs allowed",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpus_allowed_policy",
@@ -2854,7 +2854,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Distribution policy for cpus_allowed",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "numa_cpu_nodes",
@@ -4143,7 +4143,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "When using hugepages, specify size of each page",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "flow_id",
