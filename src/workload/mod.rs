@@ -17,6 +17,7 @@ pub mod ddir;
 mod exec;
 mod job;
 mod layout;
+mod placement;
 pub mod offsets;
 pub mod progress;
 pub mod rate;
@@ -25,6 +26,7 @@ mod runner;
 mod safety;
 mod settings;
 pub mod think;
+mod verify;
 
 pub use job::SYNC_DEPTH_NOTE;
 pub use progress::Progress;
