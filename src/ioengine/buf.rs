@@ -1,4 +1,5 @@
-//! An I/O buffer aligned for `O_DIRECT`.
+//! An I/O buffer aligned for `O_DIRECT` (the heap memory of `mem=malloc`,
+//! see [`super::mem`]).
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
@@ -18,7 +19,14 @@ unsafe impl Send for AlignedBuf {}
 impl AlignedBuf {
     /// A buffer of `len` bytes (at least 1 is allocated).
     pub fn new(len: usize) -> AlignedBuf {
-        let layout = Layout::from_size_align(len.max(1), ALIGN).expect("I/O buffer size overflows");
+        AlignedBuf::with_align(len, ALIGN)
+    }
+
+    /// A buffer of `len` bytes whose start is aligned to `align` (a power
+    /// of two; [`ALIGN`] at least).
+    pub fn with_align(len: usize, align: usize) -> AlignedBuf {
+        let layout = Layout::from_size_align(len.max(1), align.max(ALIGN))
+            .expect("I/O buffer size overflows");
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
@@ -34,6 +42,12 @@ impl AlignedBuf {
 
     /// The start of the buffer, for engines that hand it to the kernel.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The start of the buffer, for an owner that hands out its bytes
+    /// itself (the I/O memory of `mem=malloc`).
+    pub(super) fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
 
@@ -65,5 +79,12 @@ mod tests {
         let s = b.as_mut_slice();
         assert_eq!(s.as_ptr() as usize % ALIGN, 0);
         assert!(s.iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn wider_alignment() {
+        let b = AlignedBuf::with_align(100, 1 << 16);
+        assert_eq!(b.as_ptr() as usize % (1 << 16), 0);
+        assert_eq!(b.len(), 100);
     }
 }

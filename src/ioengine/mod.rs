@@ -8,6 +8,7 @@
 mod buf;
 mod engine;
 mod files;
+mod mem;
 
 mod falloc;
 mod filecreate;
@@ -26,6 +27,7 @@ mod sync;
 mod vsync;
 
 pub use buf::{AlignedBuf, ALIGN};
+pub use mem::{page_size, IoMemory, MemError, MemKind, MemSpec};
 pub use engine::{
     Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
     IoResult, OpenFlags, Queued, StatType,

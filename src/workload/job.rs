@@ -11,12 +11,13 @@ use super::buffers::BufferFiller;
 use super::exec::Exec;
 use super::layout::{self, Mode};
 use super::offsets::{self, IoGen};
+use super::placement::{Failure, Placement};
 use super::rate::RateLimiter;
 use super::rng::{Rng, Seeds};
 use super::runner::{Log, RunError};
 use super::settings::Settings;
 use super::think::ThinkTime;
-use crate::ioengine::{self, AlignedBuf, Caps, EngineConfig, EngineDef, IoMem, ALIGN};
+use crate::ioengine::{self, Caps, EngineConfig, EngineDef, IoMem, IoMemory, MemSpec, ALIGN};
 use crate::plan::spec::JobSpec;
 use crate::stats::{JobReport, Layout, ThreadStats};
 
@@ -64,6 +65,8 @@ pub struct Prepared<'a> {
     pub(super) rate: Option<RateLimiter>,
     pub(super) think: Option<ThinkTime>,
     pub(super) filler: BufferFiller,
+    /// Affinity, priorities, buffer memory, pre- and post-run commands.
+    place: Placement,
 }
 
 impl<'a> Prepared<'a> {
@@ -79,6 +82,7 @@ impl<'a> Prepared<'a> {
             msg,
         };
         let set = Settings::of(spec).map_err(invalid)?;
+        let place = Placement::of(spec).map_err(invalid)?;
         let caps = (engine.caps)(&set.engine_config(spec.direct));
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
@@ -217,6 +221,7 @@ impl<'a> Prepared<'a> {
             rate: RateLimiter::new(spec, &seeds),
             think: ThinkTime::new(spec),
             filler,
+            place,
         })
     }
 
@@ -306,6 +311,19 @@ impl<'a> Prepared<'a> {
     }
 
     fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
+        self.work(ts, terminate, log);
+        if self.set.unlink {
+            for f in &self.files {
+                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
+                    let _ = std::fs::remove_file(&f.path);
+                }
+            }
+        }
+    }
+
+    /// Set the thread up (fio's order: placement, buffers and engine, nice,
+    /// exec_prerun) and run the I/O; a set-up failure ends the job here.
+    fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
         let (lo, hi) = spec.startdelay_us;
@@ -317,6 +335,16 @@ impl<'a> Prepared<'a> {
         if terminate.load(Ordering::Relaxed) {
             return;
         }
+        let failed = |ts: &mut ThreadStats, f: Failure| {
+            if let Failure::Error(errno, msg) = f {
+                ts.error = errno;
+                ts.error_msg = Some(msg);
+            }
+        };
+        let pinned = match self.place.enter(log) {
+            Ok(p) => p,
+            Err(f) => return failed(ts, f),
+        };
         // The I/O units: one per possible I/O in flight.
         let depth = if self.caps.is_sync {
             1
@@ -324,7 +352,22 @@ impl<'a> Prepared<'a> {
             set.iodepth as usize
         };
         let unit = (self.max_bs as usize).div_ceil(ALIGN) * ALIGN;
-        let mut pool = AlignedBuf::new(unit * depth);
+        // fio allocates no buffer memory for a job that moves no data.
+        let mem_spec = if spec.pattern.read || spec.pattern.write {
+            self.place.mem.clone()
+        } else {
+            MemSpec::default()
+        };
+        let mut pool = match IoMemory::allocate(&mem_spec, unit * depth) {
+            Ok(m) => m,
+            Err(e) => {
+                for note in &e.notes {
+                    log.err(note);
+                }
+                let msg = verror(e.src, e.func, e.errno);
+                return failed(ts, Failure::Error(e.errno, msg));
+            }
+        };
         let mut filler = self.filler.clone();
         if !self.caps.fake_io && spec.pattern.write {
             for chunk in pool.as_mut_slice().chunks_mut(unit) {
@@ -352,6 +395,12 @@ impl<'a> Prepared<'a> {
         if self.caps.is_sync && set.iodepth > 1 {
             log.info(&format!("{SYNC_DEPTH_NOTE}\n"));
         }
+        if let Err(f) = self.place.renice() {
+            return failed(ts, f);
+        }
+        if !self.place.prerun(log) {
+            return;
+        }
         if set.pre_read && !spec.direct && self.caps.needs_files {
             for f in &self.files {
                 let _ = layout::pre_read(&f.path, f.end());
@@ -361,16 +410,11 @@ impl<'a> Prepared<'a> {
         exec.filler = filler;
         exec.run_passes();
         drop(exec);
+        drop(pinned);
+        self.place.postrun(log);
         // The engine (and with it every registration of the pool) is gone:
         // only now may the buffers go.
         drop(pool);
-        if set.unlink {
-            for f in &self.files {
-                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
-                    let _ = std::fs::remove_file(&f.path);
-                }
-            }
-        }
     }
 }
 
