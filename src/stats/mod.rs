@@ -10,6 +10,7 @@ pub mod dist;
 pub mod hist;
 mod lat;
 mod report;
+pub mod snapshot;
 pub mod summary;
 mod thread;
 

@@ -10,13 +10,25 @@
 //! The I/O loop reaches its job's entry without a new parameter: the
 //! runner binds it to the job's thread ([`enter`]) before the job starts,
 //! and the loop takes it once ([`current`]).
+//!
+//! Full reports while the jobs run (`--status-interval`, SIGUSR1) are
+//! asked for, never taken: the collector raises a job's request counter
+//! ([`JobProgress::ask_snapshot`]); the job's I/O loop sees it at its next
+//! I/O (two relaxed loads per I/O), builds its report from its own
+//! statistics ([`JobProgress::serve_snapshot`], cold, allocating) and
+//! leaves it in a locked slot. A job asleep (rate limit, thinktime) or
+//! waiting on I/O serves late, so [`Progress::collect`] waits a bounded
+//! time and then takes the last report the job served. A job that is over
+//! leaves its final report there ([`JobProgress::publish_final`]) once
+//! someone asked for reports ([`Progress::keep_reports`]).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::stats::ThreadStats;
+use crate::stats::snapshot::running_report;
+use crate::stats::{JobReport, ThreadStats};
 
 /// Set by [`request_stop`] (a signal handler may call it): every job stops
 /// at its next I/O and groups not started yet do not start.
@@ -96,6 +108,10 @@ pub struct JobProgress {
     /// generations; the job serves one when they differ.
     snap_asked: AtomicU64,
     snap_served: AtomicU64,
+    /// The report served last, or the final one once the job is over.
+    report: Mutex<Option<JobReport>>,
+    /// Whether the final report is wanted in `report`.
+    keep_final: AtomicBool,
 }
 
 impl JobProgress {
@@ -110,6 +126,8 @@ impl JobProgress {
             total_bytes: AtomicU64::new(0),
             snap_asked: AtomicU64::new(0),
             snap_served: AtomicU64::new(0),
+            report: Mutex::new(None),
+            keep_final: AtomicBool::new(false),
         }
     }
 
@@ -189,9 +207,16 @@ impl JobProgress {
         self.snap_asked.load(Ordering::Relaxed) != self.snap_served.load(Ordering::Relaxed)
     }
 
-    /// Ask the job for a full report of what it has done so far.
-    pub fn ask_snapshot(&self) {
-        self.snap_asked.fetch_add(1, Ordering::Relaxed);
+    /// Ask the job for a full report of what it has done so far; the
+    /// request's generation (served once [`JobProgress::served`] reaches
+    /// it).
+    pub fn ask_snapshot(&self) -> u64 {
+        self.snap_asked.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// The generation of the last request served.
+    pub fn served(&self) -> u64 {
+        self.snap_served.load(Ordering::Acquire)
     }
 
     /// Serve the pending request with the job's statistics so far;
@@ -201,8 +226,27 @@ impl JobProgress {
     #[cold]
     pub fn serve_snapshot(&self, ts: &ThreadStats, elapsed_us: u64) {
         let asked = self.snap_asked.load(Ordering::Relaxed);
-        let _ = (ts, elapsed_us);
+        let report = running_report(ts, elapsed_us);
+        *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(report);
         self.snap_served.store(asked, Ordering::Release);
+    }
+
+    /// The job is over with `report`: keep a copy when reports are
+    /// collected ([`Progress::keep_reports`]), so that the reports taken
+    /// while other jobs still run show its final numbers. The job's thread
+    /// calls this once, right after the job.
+    pub fn publish_final(&self, report: &JobReport) {
+        if self.keep_final.load(Ordering::Relaxed) {
+            *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(report.clone());
+        }
+    }
+
+    /// The report served last (or the final one), if any.
+    pub fn last_report(&self) -> Option<JobReport> {
+        self.report
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -277,6 +321,45 @@ impl Progress {
     pub fn done_secs(&self) -> u64 {
         self.done_secs.load(Ordering::Relaxed)
     }
+
+    /// Reports will be collected: jobs keep their final report.
+    pub fn keep_reports(&self) {
+        for j in self.jobs.iter() {
+            j.keep_final.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Every job's report as of now, in plan order (fio's
+    /// `__show_running_run_stats`): running jobs are asked for a fresh one
+    /// and given up to `wait` to serve it (a job asleep or waiting on I/O
+    /// serves late: its last report is taken then); a job that is over
+    /// gives its final report (or its last one); a job not started yet
+    /// gives `None`.
+    pub fn collect(&self, wait: Duration) -> Vec<Option<JobReport>> {
+        let asked: Vec<Option<u64>> = self
+            .jobs
+            .iter()
+            .map(|j| {
+                matches!(j.state(), JobState::Ramp | JobState::Running).then(|| j.ask_snapshot())
+            })
+            .collect();
+        let deadline = Instant::now() + wait;
+        let pending = || {
+            self.jobs.iter().zip(&asked).any(|(j, gen)| {
+                gen.is_some_and(|g| j.served() < g && j.state() <= JobState::Running)
+            })
+        };
+        while pending() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        self.jobs
+            .iter()
+            .map(|j| match j.state() {
+                JobState::NotCreated | JobState::Initialized => None,
+                _ => j.last_report(),
+            })
+            .collect()
+    }
 }
 
 thread_local! {
@@ -335,6 +418,66 @@ mod tests {
         std::thread::sleep(Duration::from_millis(2));
         p.mark_genesis();
         assert_eq!(p.genesis(), Some(g));
+    }
+
+    #[test]
+    fn a_running_job_serves_its_report_on_its_own_thread() {
+        let p = Arc::new(Progress::new(2));
+        p.keep_reports();
+        let job = p.jobs()[0].clone();
+        job.set_state(JobState::Running);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (job2, stop2) = (job.clone(), stop.clone());
+        // The I/O loop: one I/O per ms, serving requests between them.
+        let t = std::thread::spawn(move || {
+            let mut ts = ThreadStats::default();
+            ts.job_started();
+            let mut n = 0u64;
+            while !stop2.load(Ordering::Relaxed) {
+                n += 1;
+                ts.io_done(0, 4096, crate::stats::NO_SLAT, 1000, n * 1_000_000);
+                if job2.snapshot_due() {
+                    job2.serve_snapshot(&ts, n * 1000);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let got = p.collect(Duration::from_secs(5));
+        stop.store(true, Ordering::Relaxed);
+        t.join().unwrap();
+        let r = got[0].as_ref().expect("served");
+        assert!(r.dirs[0].ios > 0 && r.dirs[0].runtime_ms > 0, "{r:?}");
+        assert!(got[1].is_none(), "not started");
+        assert!(!job.snapshot_due());
+    }
+
+    #[test]
+    fn a_job_that_does_not_answer_gives_its_last_report() {
+        let p = Progress::new(1);
+        let job = &p.jobs()[0];
+        job.set_state(JobState::Running);
+        let t0 = Instant::now();
+        assert!(p.collect(Duration::from_millis(20))[0].is_none());
+        assert!(t0.elapsed() < Duration::from_secs(2));
+        // It serves late: the next collection finds that report.
+        job.serve_snapshot(&ThreadStats::default(), 5000);
+        job.set_state(JobState::Finishing);
+        let got = p.collect(Duration::from_secs(5));
+        assert_eq!(got[0].as_ref().unwrap().run_ms, 5);
+    }
+
+    #[test]
+    fn a_finished_job_gives_its_final_report_once_reports_are_kept() {
+        let p = Progress::new(1);
+        let job = &p.jobs()[0];
+        let mut fin = JobReport::empty("a", 0, 1);
+        fin.run_ms = 1234;
+        job.publish_final(&fin);
+        assert!(job.last_report().is_none(), "not kept unless asked");
+        p.keep_reports();
+        job.publish_final(&fin);
+        p.reap(0, false);
+        assert_eq!(p.collect(Duration::ZERO)[0].as_ref().unwrap().run_ms, 1234);
     }
 
     #[test]
