@@ -22,6 +22,7 @@
 //! (including bw/iops and histogram rows, which fio 3.33 drops) is written
 //! once when the job finishes.
 
+pub mod agg;
 mod config;
 mod writer;
 
