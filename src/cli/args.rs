@@ -383,7 +383,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "eta-newline" => args.eta_newline_ms = Some(interval_ms("eta-newline", &v(), 1)?),
         "eta-interval" => args.eta_interval_ms = Some(interval_ms("eta-interval", &v(), 250)?),
         "status-interval" => {
-            args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1000)?)
+            args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1)?)
         }
         "section" => {
             if v() == "global" {

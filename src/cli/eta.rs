@@ -22,9 +22,10 @@
 //!   results go to an `--output` file, and then only on a terminal unless
 //!   `--eta=always`; never with `--eta=never`. The line is left as it is
 //!   at the end: the results start with a newline.
-//! - Not done yet: `--status-interval` (fio's periodic full reports) needs
-//!   a mid-run snapshot of the jobs' statistics, which `stats` does not
-//!   offer; the flag is accepted and ignored.
+//! - The same thread prints the full reports of `--status-interval` and
+//!   SIGUSR1 (`status`), and with `--bandwidth-log` takes the aggregate
+//!   bandwidth samples (`logs::agg`) each time it computes the line, as
+//!   fio does: where the line is not shown, the agg logs stay empty.
 //!
 //! The ETA and percent follow fio's arithmetic exactly, quirks included
 //! (a pending `stonewall` job adds its estimate, which before the third
@@ -36,6 +37,8 @@ use std::time::{Duration, Instant};
 
 use super::args::{Args, Eta};
 use super::signals;
+use super::status::StatusReports;
+use crate::logs::agg::{AggLog, AggSample};
 use crate::options::Value;
 use crate::output::num2str::{num2str, Unit};
 use crate::plan::spec::{JobSpec, Plan};
@@ -66,6 +69,8 @@ pub struct Settings {
     /// as a signal comes (with `--output` it goes to the file, after the
     /// run).
     pub signal_to_stdout: bool,
+    /// `--bandwidth-log`: take the aggregate samples with the line.
+    pub bandwidth_log: bool,
 }
 
 impl Settings {
@@ -85,6 +90,7 @@ impl Settings {
             interval: Duration::from_millis(args.eta_interval_ms.unwrap_or(1000)),
             newline: args.eta_newline_ms.map(Duration::from_millis),
             signal_to_stdout: to_stdout,
+            bandwidth_log: args.bandwidth_log,
         }
     }
 }
@@ -95,12 +101,38 @@ pub fn stdout_is_tty() -> bool {
     unsafe { libc::isatty(1) == 1 }
 }
 
+/// What the monitor leaves when the run is over.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// The signal message was printed.
+    pub told: bool,
+    /// `--bandwidth-log`: the aggregate samples (none where the status
+    /// line was not shown, as fio).
+    pub agg: Option<AggLog>,
+}
+
 /// Watch the run until `done`: print the status line when `settings` say
-/// so and, when the results go to stdout, fio's message for a signal as
-/// soon as one comes. Returns whether that message was printed.
-pub fn monitor(plan: &Plan, progress: &Progress, settings: &Settings, done: &AtomicBool) -> bool {
+/// so, the full reports of `reports` when due (`--status-interval`) or
+/// asked for (SIGUSR1), and, when the results go to stdout, fio's message
+/// for a signal as soon as one comes.
+pub fn monitor(
+    plan: &Plan,
+    progress: &Progress,
+    settings: &Settings,
+    done: &AtomicBool,
+    mut reports: Option<StatusReports<'_>>,
+) -> Outcome {
     let interval_ms = settings.interval.as_millis() as u64;
     let mut status = Status::new(plan, interval_ms, settings.newline);
+    if settings.bandwidth_log {
+        let bw_avg = plan
+            .jobs
+            .iter()
+            .map(|j| StatsConfig::from_spec(j).bw_avg_ms)
+            .min()
+            .unwrap_or(500);
+        status.log_bandwidth(bw_avg);
+    }
     let mut told = false;
     let origin = progress.origin();
     let mut next_ms = next_wake(0, interval_ms);
@@ -111,9 +143,23 @@ pub fn monitor(plan: &Plan, progress: &Progress, settings: &Settings, done: &Ato
             told = true;
         }
         if done.load(Ordering::Acquire) {
-            return told;
+            return Outcome {
+                told,
+                agg: status.agg_log().cloned(),
+            };
         }
         let mut wait = POLL;
+        if let Some(r) = reports.as_mut() {
+            let tick_ms = origin.elapsed().as_millis() as u64;
+            let asked = signals::take_status_request();
+            if (r.due(tick_ms) || asked) && signaled.is_none() {
+                r.print(progress);
+            }
+            if let Some(at) = r.next_ms() {
+                let tick_ms = origin.elapsed().as_millis() as u64;
+                wait = wait.min(Duration::from_millis(at.saturating_sub(tick_ms)));
+            }
+        }
         if settings.show && signaled.is_none() {
             // The wake-ups count from before the files were laid out, as
             // fio's helper thread; the numbers from the start of the jobs.
@@ -128,7 +174,7 @@ pub fn monitor(plan: &Plan, progress: &Progress, settings: &Settings, done: &Ato
                 next_ms = next_wake(tick_ms, interval_ms);
             }
             let tick_ms = origin.elapsed().as_millis() as u64;
-            wait = Duration::from_millis(next_ms.saturating_sub(tick_ms)).min(POLL);
+            wait = wait.min(Duration::from_millis(next_ms.saturating_sub(tick_ms)));
         }
         std::thread::park_timeout(wait);
     }
@@ -304,6 +350,59 @@ pub struct Status {
     linelen_last: usize,
     newline_from_ms: Option<u64>,
     newline_pending: bool,
+    /// `--bandwidth-log`: the aggregate samples taken with the line.
+    agg: Option<AggState>,
+}
+
+/// How late a wake-up may come and still count as on time.
+const AGG_SLACK_MS: u64 = 5;
+
+/// The aggregate bandwidth log's sampling (fio's `rate_io_bytes`,
+/// `rate_prev_time` and `bw_avg_time` in `calc_thread_status`).
+#[derive(Debug, Clone)]
+struct AggState {
+    log: AggLog,
+    /// The smallest `bwavgtime` of the jobs.
+    bw_avg_ms: u64,
+    /// Bytes at the last sample, and when it was (ms after the start of
+    /// the jobs).
+    bytes: [u64; 3],
+    at_ms: u64,
+    /// The gap before the last sample.
+    last_gap_ms: u64,
+}
+
+impl AggState {
+    /// At a wake-up `at_ms` after the start, with `io_bytes` done so far:
+    /// a sample when more than `bwavgtime` passed since the last one (the
+    /// start while nothing was counted) and no job ramps.
+    ///
+    /// fio compares whole milliseconds measured between wake-ups that
+    /// drift by a few ms, so its samples come 500 to 750 ms apart with the
+    /// default 500 ms (about 640 ms on average); on rfio's exact 250 ms
+    /// wake-ups a strict `>` would always wait 750 ms and `>=` always
+    /// 500 ms. A sample exactly `bwavgtime` after the last is taken when
+    /// the gap before that one was longer: 500 and 750 ms alternate.
+    fn wake(&mut self, at_ms: u64, io_bytes: [u64; 3], ramping: bool) {
+        if self.bytes.iter().sum::<u64>() == 0 {
+            self.at_ms = 0;
+        }
+        let gap = at_ms.saturating_sub(self.at_ms);
+        // Wake-ups come a little late: a gap within a few ms of
+        // `bwavgtime` counts as exactly that.
+        let (bw, slack) = (self.bw_avg_ms, AGG_SLACK_MS);
+        let longer = |g: u64| g > bw + slack;
+        let due = longer(gap) || (gap + slack >= bw && longer(self.last_gap_ms));
+        if !due || ramping || gap == 0 {
+            return;
+        }
+        let kib_s =
+            std::array::from_fn(|d| io_bytes[d].saturating_sub(self.bytes[d]) * 1000 / gap / 1024);
+        self.log.push(AggSample { t_ms: at_ms, kib_s });
+        self.bytes = io_bytes;
+        self.at_ms = at_ms;
+        self.last_gap_ms = gap;
+    }
 }
 
 impl Status {
@@ -342,7 +441,25 @@ impl Status {
             linelen_last: 0,
             newline_from_ms: None,
             newline_pending: false,
+            agg: None,
         }
+    }
+
+    /// Take the aggregate bandwidth samples of `--bandwidth-log` with the
+    /// line, every `bw_avg_ms` (the smallest `bwavgtime` of the jobs).
+    pub fn log_bandwidth(&mut self, bw_avg_ms: u64) {
+        self.agg = Some(AggState {
+            log: AggLog::new(),
+            bw_avg_ms,
+            bytes: [0; 3],
+            at_ms: 0,
+            last_gap_ms: 0,
+        });
+    }
+
+    /// The aggregate bandwidth samples taken so far.
+    pub fn agg_log(&self) -> Option<&AggLog> {
+        self.agg.as_ref().map(|a| &a.log)
     }
 
     /// The line for `now`, if one is due (some job runs or waits).
@@ -370,11 +487,15 @@ impl Status {
     /// `None` when no line is due: less than 95% of the interval since the
     /// last line (since the start while nothing was counted yet, so fio
     /// prints at each 250 ms wake-up then), or no job runs or waits.
+    ///
+    /// With `--bandwidth-log` the aggregate sample is taken first, at every
+    /// call.
     pub fn calc(&mut self, snaps: &[JobSnap], at_ms: u64, done_secs: u64) -> Option<JobsEta> {
         if self.disp_bytes.iter().sum::<u64>() == 0 {
             self.disp_at_ms = 0;
         }
-        if at_ms.saturating_sub(self.disp_at_ms) <= self.interval_ms * 95 / 100 {
+        let line_due = at_ms.saturating_sub(self.disp_at_ms) > self.interval_ms * 95 / 100;
+        if !line_due && self.agg.is_none() {
             return None;
         }
         let mut je = JobsEta {
@@ -432,6 +553,13 @@ impl Status {
             }
             eta.wrapping_add(stone)
         };
+        if let Some(agg) = self.agg.as_mut() {
+            let ramping = snaps.iter().any(|s| s.state == JobState::Ramp);
+            agg.wake(at_ms, io_bytes, ramping);
+        }
+        if !line_due {
+            return None;
+        }
         let disp_ms = at_ms.saturating_sub(self.disp_at_ms);
         for d in 0..3 {
             let diff = io_bytes[d].saturating_sub(self.disp_bytes[d]);
@@ -874,6 +1002,39 @@ mod tests {
             .calc(&[running(2990, 2 << 30, 2), pending], 3000, 0)
             .unwrap();
         assert_eq!(je.eta_sec, 3);
+    }
+
+    /// `--bandwidth-log`: a sample at the first wake-up more than 500 ms
+    /// after the start, then 500 and 750 ms apart in turn (fio: 603,
+    /// 1108, 1749, 2252, 3002 for a 3 s job), none while a job ramps.
+    #[test]
+    fn agg_samples_come_with_the_line() {
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        st.log_bandwidth(500);
+        let mut at = |ms: u64, bytes: u64| {
+            let _ = st.calc(&[running(ms, bytes, bytes / 4096)], ms, 0);
+        };
+        for ms in (250..=3000).step_by(250) {
+            at(ms + 1, ms * 1024 * 1024);
+        }
+        let times: Vec<u64> = st
+            .agg_log()
+            .unwrap()
+            .samples()
+            .iter()
+            .map(|s| s.t_ms)
+            .collect();
+        assert_eq!(times, [751, 1251, 2001, 2501]);
+        let s = st.agg_log().unwrap().samples()[0];
+        // 750 MiB in 751 ms, in KiB/s.
+        assert_eq!(s.kib_s, [(750 << 20) * 1000 / 751 / 1024, 0, 0]);
+
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        st.log_bandwidth(500);
+        let mut ramp = running(800, 0, 0);
+        ramp.state = JobState::Ramp;
+        let _ = st.calc(&[ramp], 800, 0);
+        assert!(st.agg_log().unwrap().samples().is_empty());
     }
 
     #[test]

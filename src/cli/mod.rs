@@ -5,6 +5,7 @@ pub mod args;
 pub mod eta;
 pub mod showcmd;
 pub mod signals;
+pub mod status;
 
 use std::io::Write;
 use std::path::Path;
@@ -167,19 +168,26 @@ fn execute(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let formats = formats(args);
-    let mut file;
-    let out: &mut dyn Write = match &args.output {
+    // The `--output` file: the main thread writes the banner and the
+    // results through a buffer, the status thread its reports directly
+    // (each side flushes before the other writes).
+    let out_file = match &args.output {
         Some(path) => match std::fs::File::create(path) {
-            Ok(f) => {
-                file = std::io::BufWriter::new(f);
-                &mut file
-            }
+            Ok(f) => Some(f),
             Err(e) => {
                 writeln!(err, "rfio: output file open error: {e}")?;
                 return Ok(1);
             }
         },
-        None => out,
+        None => None,
+    };
+    let mut file_out;
+    let (out, dest): (&mut dyn Write, status::Dest) = match &out_file {
+        Some(f) => {
+            file_out = std::io::BufWriter::new(f);
+            (&mut file_out, status::Dest::File(f))
+        }
+        None => (out, status::Dest::Stdout),
     };
     if formats.normal {
         write!(
@@ -188,22 +196,36 @@ fn execute(
             normal::banners(&fe.plan),
             normal::starting(&fe.plan)
         )?;
-        out.flush()?;
     }
-    // SIGINT/SIGTERM stop the jobs; the status line and the signal message
-    // come from a monitor thread writing to stdout beside the jobs.
+    out.flush()?;
+    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
+    // line, the reports and the signal message come from a monitor thread
+    // writing beside the jobs.
     let _handlers = signals::Handlers::install();
     let progress = workload::Progress::new(fe.plan.jobs.len());
     let settings = eta::Settings::new(args, formats.normal, eta::stdout_is_tty());
+    let reports =
+        status::StatusReports::new(&fe.plan, &progress, formats, dest, args.status_interval_ms);
     let run_over = AtomicBool::new(false);
-    let (result, told) = std::thread::scope(|s| {
-        let monitor = s.spawn(|| eta::monitor(&fe.plan, &progress, &settings, &run_over));
+    let (result, outcome) = std::thread::scope(|s| {
+        let (plan, progress, settings, run_over) = (&fe.plan, &progress, &settings, &run_over);
+        let monitor =
+            s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
         let result = {
-            let _stop = eta::StopOnDrop::new(&run_over, monitor.thread().clone());
-            workload::run_with_progress(&fe.plan, &workload::StdLog, &progress)
+            let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
+            workload::run_with_progress(plan, &workload::StdLog, progress)
         };
-        (result, monitor.join().unwrap_or(false))
+        (result, monitor.join().unwrap_or_default())
     });
+    let told = outcome.told;
+    if args.bandwidth_log {
+        // fio writes all three files, empty where the status line was not
+        // computed.
+        let log = outcome.agg.unwrap_or_default();
+        if let Err(e) = log.write_to(Path::new(".")) {
+            writeln!(err, "fio: failed to write aggregate bandwidth log: {e}")?;
+        }
+    }
     let signaled = signals::received();
     if let (Some(sig), false) = (signaled, told) {
         write!(out, "{}", signals::message(sig))?;

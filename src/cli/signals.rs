@@ -4,7 +4,10 @@
 //! second one ends the process at once (`_exit(128)`), where fio would
 //! print the message again and keep waiting for its jobs.
 //!
-//! The handler only touches atomics (and `_exit`), all async-signal-safe;
+//! SIGUSR1 asks for one full report of the jobs so far (fio's
+//! `sig_show_status`), printed by the status thread; the run goes on.
+//!
+//! The handlers only touch atomics (and `_exit`), all async-signal-safe;
 //! the message is printed by whoever notices [`received`]: the status
 //! thread as soon as it happens, else the main thread after the run.
 
@@ -20,6 +23,9 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// Signals received since [`Handlers::install`].
 static COUNT: AtomicU32 = AtomicU32::new(0);
 
+/// SIGUSR1s not yet answered with a report.
+static STATUS_ASKED: AtomicU32 = AtomicU32::new(0);
+
 const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
 extern "C" fn on_signal(sig: libc::c_int) {
@@ -30,6 +36,15 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
     RECEIVED.store(sig, Ordering::SeqCst);
     progress::request_stop();
+}
+
+extern "C" fn on_usr1(_sig: libc::c_int) {
+    STATUS_ASKED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Whether a SIGUSR1 came since the last call (several count as one).
+pub fn take_status_request() -> bool {
+    STATUS_ASKED.swap(0, Ordering::SeqCst) > 0
 }
 
 /// The signal that stopped the run, if one did.
@@ -45,8 +60,8 @@ pub fn message(sig: i32) -> String {
     format!("\nfio: terminating on signal {sig}\n")
 }
 
-/// rfio's handlers for SIGINT and SIGTERM; the ones before come back on
-/// drop.
+/// rfio's handlers for SIGINT, SIGTERM and SIGUSR1; the ones before come
+/// back on drop.
 pub struct Handlers {
     old: Vec<(libc::c_int, libc::sigaction)>,
 }
@@ -56,15 +71,20 @@ impl Handlers {
     pub fn install() -> Handlers {
         RECEIVED.store(0, Ordering::SeqCst);
         COUNT.store(0, Ordering::SeqCst);
+        STATUS_ASKED.store(0, Ordering::SeqCst);
         progress::clear_stop();
         let mut old = Vec::new();
-        for sig in SIGNALS {
+        let handlers = SIGNALS
+            .iter()
+            .map(|&sig| (sig, on_signal as extern "C" fn(libc::c_int)))
+            .chain([(libc::SIGUSR1, on_usr1 as extern "C" fn(libc::c_int))]);
+        for (sig, handler) in handlers {
             // SAFETY: both structs are plain C data, zeroed is a valid
-            // starting value; `on_signal` only does async-signal-safe
+            // starting value; the handlers only do async-signal-safe
             // work; `sigaction` writes the previous action into `prev`.
             unsafe {
                 let mut act: libc::sigaction = std::mem::zeroed();
-                act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                act.sa_sigaction = handler as libc::sighandler_t;
                 act.sa_flags = libc::SA_RESTART;
                 libc::sigemptyset(&mut act.sa_mask);
                 let mut prev: libc::sigaction = std::mem::zeroed();

@@ -1,0 +1,265 @@
+//! Full reports while the jobs run, as fio 3.33 prints them
+//! (`__show_running_run_stats` in `stat.c`): every `--status-interval=T`
+//! and once per SIGUSR1.
+//!
+//! What fio does, seen from fio 3.33 itself:
+//!
+//! - The report is the final report's, in every selected format and
+//!   order (terse lines, then the JSON document, then the normal text),
+//!   printed where the results go: stdout, or the `--output` file. Nothing
+//!   separates two reports but what each format has: the normal report
+//!   starts with its blank line and ends with its `Run status group` lines
+//!   (and `Disk stats`); each JSON report is one complete document
+//!   (`{` ... `}` and a newline), the next starting on the next line; the
+//!   terse format prints a line per job each time.
+//! - The numbers are cumulative since each job's start: bytes, I/Os,
+//!   latencies, bandwidth samples; a running job's runtime is the time it
+//!   has run so far. A job that is over shows its final numbers; a job not
+//!   started yet shows zeros (no block in the normal report, but its
+//!   group's `Run status group N (all jobs):` line; a terse line and a
+//!   JSON entry of zeros). The date, `timestamp` and `elapsed` are those of
+//!   the moment of the report.
+//! - The reports come every T from fio's start (its helper thread starts
+//!   before the files are laid out), whether or not a job runs yet, until
+//!   the run is over; T is at least 1 ms (`500ms` works; `0` and `999us`
+//!   fail with `fio: status interval too small`). Then the final report
+//!   follows as always. A 3 s job with T=1s gives three reports and the
+//!   final one.
+//! - SIGUSR1 prints one such report at once (the run goes on).
+//!
+//! rfio asks each running job for its report (the job builds it on its
+//! own thread at its next I/O, see `workload::progress`), waits for them a
+//! bounded time ([`SNAPSHOT_WAIT`]) and takes the last report of a job
+//! that did not answer in time (asleep in a rate limit or thinktime, or
+//! waiting on I/O).
+
+use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::output::{self, Formats};
+use crate::plan::spec::Plan;
+use crate::stats::{DiskWatch, JobReport, RunReport};
+use crate::workload::{Log, Progress, StdLog};
+
+/// The longest a report waits for the running jobs' own reports.
+pub const SNAPSHOT_WAIT: Duration = Duration::from_millis(200);
+
+/// Where the reports go.
+#[derive(Debug, Clone, Copy)]
+pub enum Dest<'a> {
+    /// Descriptor 1 (the main thread may hold Rust's stdout lock; it has
+    /// flushed what it wrote).
+    Stdout,
+    /// The `--output` file.
+    File(&'a std::fs::File),
+}
+
+impl Dest<'_> {
+    pub fn write(&self, text: &str) {
+        match self {
+            Dest::Stdout => StdLog.info(text),
+            Dest::File(f) => {
+                let mut f: &std::fs::File = f;
+                let _ = f.write_all(text.as_bytes());
+            }
+        }
+    }
+}
+
+/// The reports of one run: when they are due and how they are made.
+pub struct StatusReports<'a> {
+    plan: &'a Plan,
+    formats: Formats,
+    dest: Dest<'a>,
+    /// `--status-interval`, ms.
+    interval_ms: Option<u64>,
+    /// The next report is due this many ms after the progress origin.
+    next_ms: u64,
+    /// When rfio started the run, ms since the epoch (JSON `elapsed`
+    /// counts from the start of the jobs once they started, as fio's
+    /// `mtime_since_genesis`).
+    started_ms: u64,
+    disks: DiskWatch,
+}
+
+impl<'a> StatusReports<'a> {
+    /// Reports of the run of `plan` that `progress` follows, in `formats`,
+    /// to `dest`, every `interval_ms` if given (else only on SIGUSR1).
+    pub fn new(
+        plan: &'a Plan,
+        progress: &Progress,
+        formats: Formats,
+        dest: Dest<'a>,
+        interval_ms: Option<u64>,
+    ) -> StatusReports<'a> {
+        progress.keep_reports();
+        let since_origin = progress.origin().elapsed();
+        let started_ms = unix_ms().saturating_sub(since_origin.as_millis() as u64);
+        StatusReports {
+            plan,
+            formats,
+            dest,
+            interval_ms,
+            next_ms: interval_ms.unwrap_or(u64::MAX),
+            started_ms,
+            disks: DiskWatch::start(watched_files(plan).iter().map(|p| p.as_path())),
+        }
+    }
+
+    /// Whether a periodic report is due `tick_ms` after the progress
+    /// origin; the schedule moves on to the next multiple of the interval
+    /// (reports missed while one was printed are skipped, not queued).
+    pub fn due(&mut self, tick_ms: u64) -> bool {
+        let Some(every) = self.interval_ms else {
+            return false;
+        };
+        if tick_ms < self.next_ms {
+            return false;
+        }
+        self.next_ms = (tick_ms / every + 1) * every;
+        true
+    }
+
+    /// When the next periodic report is due, ms after the progress origin.
+    pub fn next_ms(&self) -> Option<u64> {
+        self.interval_ms.map(|_| self.next_ms)
+    }
+
+    /// Collect the jobs' reports and print them.
+    pub fn print(&self, progress: &Progress) {
+        let jobs = progress.collect(SNAPSHOT_WAIT);
+        let now_ms = unix_ms();
+        let started_ms = progress.genesis().map_or(self.started_ms, |g| {
+            now_ms.saturating_sub(g.elapsed().as_millis() as u64)
+        });
+        let report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
+        self.dest
+            .write(&output::render_results(&report, self.plan, &self.formats));
+    }
+}
+
+/// The run report of the moment: the jobs' reports as collected (`None`,
+/// a job not started: zeros), named and grouped as in `plan`.
+pub fn interim_report(
+    plan: &Plan,
+    jobs: Vec<Option<JobReport>>,
+    started_ms: u64,
+    now_ms: u64,
+    disks: Vec<crate::stats::DiskUtil>,
+) -> RunReport {
+    let jobs = plan
+        .jobs
+        .iter()
+        .zip(jobs)
+        .map(|(spec, r)| {
+            let mut r = r.unwrap_or_else(|| JobReport::empty(&spec.name, spec.group_id, 0));
+            r.name.clone_from(&spec.name);
+            r.group_id = spec.group_id;
+            // "Laying out IO file" lines were printed when it happened.
+            r.layout = None;
+            r
+        })
+        .collect();
+    RunReport::new(jobs, started_ms, now_ms, disks)
+}
+
+/// The files whose devices the final report's disk stats cover (fio's
+/// `disk_util`, on by default, for engines that do I/O on files).
+fn watched_files(plan: &Plan) -> Vec<std::path::PathBuf> {
+    plan.jobs
+        .iter()
+        .filter(|spec| {
+            !matches!(
+                spec.opt("disk_util"),
+                Some(crate::options::Value::Bool(false))
+            )
+        })
+        .filter(|spec| {
+            crate::ioengine::lookup(&spec.ioengine).is_some_and(|e| {
+                let cfg = crate::ioengine::EngineConfig {
+                    iodepth: spec.iodepth,
+                    ..Default::default()
+                };
+                (e.caps)(&cfg).needs_files
+            })
+        })
+        .flat_map(|spec| spec.files.iter().map(|f| f.path.clone()))
+        .collect()
+}
+
+/// Milliseconds since the Unix epoch.
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(argv: &[&str]) -> Plan {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let args = crate::cli::args::parse(&argv).unwrap();
+        let keywords = crate::jobfile::subst::Keywords {
+            pagesize: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        let fe = crate::plan::build(&args, &[], &keywords);
+        assert!(fe.diags.is_empty(), "{}", fe.diags);
+        fe.plan
+    }
+
+    #[test]
+    fn reports_come_every_interval_from_the_start() {
+        let p = plan(&["--name=a", "--ioengine=null", "--size=1m"]);
+        let progress = Progress::new(1);
+        let mut s = StatusReports::new(&p, &progress, Formats::default(), Dest::Stdout, Some(1000));
+        assert!(!s.due(999));
+        assert!(s.due(1003));
+        assert!(!s.due(1500));
+        assert_eq!(s.next_ms(), Some(2000));
+        // Late by more than an interval: the missed one is skipped.
+        assert!(s.due(3100));
+        assert_eq!(s.next_ms(), Some(4000));
+        let mut usr1_only =
+            StatusReports::new(&p, &progress, Formats::default(), Dest::Stdout, None);
+        assert!(!usr1_only.due(u64::MAX - 1));
+        assert_eq!(usr1_only.next_ms(), None);
+    }
+
+    #[test]
+    fn jobs_not_started_report_zeros_under_their_name() {
+        let p = plan(&[
+            "--ioengine=null",
+            "--size=1m",
+            "--name=a",
+            "--name=b",
+            "--stonewall",
+        ]);
+        let mut done = JobReport::empty("", 0, 7);
+        done.dirs[0].bytes = 4096;
+        done.dirs[0].ios = 1;
+        done.dirs[0].runtime_ms = 1;
+        let r = interim_report(&p, vec![Some(done), None], 1_000, 3_500, Vec::new());
+        assert_eq!(r.jobs.len(), 2);
+        assert_eq!((r.jobs[0].name.as_str(), r.jobs[0].group_id), ("a", 0));
+        assert_eq!((r.jobs[1].name.as_str(), r.jobs[1].group_id), ("b", 1));
+        assert!(!r.jobs[1].did_io());
+        assert_eq!(r.groups.len(), 2);
+        assert_eq!(r.elapsed_ms, 2_500);
+        let normal = output::render_results(&r, &p, &Formats::default());
+        assert!(normal.starts_with("\na: (groupid=0, jobs=1): err= 0: pid=7: "));
+        assert!(normal.contains("\nRun status group 1 (all jobs):\n"));
+        assert!(!normal.contains("b: (groupid=1"));
+    }
+
+    #[test]
+    fn null_engine_jobs_watch_no_disk() {
+        let p = plan(&["--name=a", "--ioengine=null", "--size=1m"]);
+        assert!(watched_files(&p).is_empty());
+        let p = plan(&["--name=a", "--ioengine=psync", "--size=1m", "--filename=x"]);
+        assert_eq!(watched_files(&p), vec![std::path::PathBuf::from("x")]);
+    }
+}
