@@ -192,6 +192,9 @@ pub struct EngineConfig {
     pub userspace_reap: bool,
     /// filestat: `stat_type` (stat, lstat, statx).
     pub stat_type: StatType,
+    /// io_uring: the I/O priority each read and write carries (fio's
+    /// `td->ioprio` from `prio`/`prioclass`; 0: none).
+    pub ioprio: u16,
     pub mem: IoMem,
 }
 
@@ -218,6 +221,7 @@ impl Default for EngineConfig {
             sqthread_poll_cpu: None,
             userspace_reap: false,
             stat_type: StatType::Stat,
+            ioprio: 0,
             mem: IoMem {
                 base: std::ptr::null_mut(),
                 unit: 0,

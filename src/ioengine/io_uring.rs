@@ -25,6 +25,8 @@ pub struct Uring {
     files: Files,
     registered_files: bool,
     fixedbufs: bool,
+    /// The priority every read and write carries (0: none).
+    ioprio: u16,
     vectored: bool,
     /// One iovec per token, for the vectored opcodes.
     iovecs: Box<[libc::iovec]>,
@@ -138,6 +140,7 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         // fio forces registered files with an SQ thread.
         registered_files: cfg.registerfiles || cfg.sqthread_poll,
         fixedbufs: cfg.fixedbufs,
+        ioprio: cfg.ioprio,
         vectored,
         iovecs: vec![zero; depth].into_boxed_slice(),
         events: vec![(0, 0); depth].into_boxed_slice(),
@@ -156,23 +159,33 @@ macro_rules! build_sqe {
         match $io.dir {
             IoDir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
+                .ioprio($self.ioprio)
                 .build(),
             IoDir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
+                .ioprio($self.ioprio)
                 .build(),
             IoDir::Read if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
-                opcode::Readv::new($fd, iov, 1).offset($io.offset).build()
+                opcode::Readv::new($fd, iov, 1)
+                    .offset($io.offset)
+                    .ioprio($self.ioprio)
+                    .build()
             }
             IoDir::Write if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
-                opcode::Writev::new($fd, iov, 1).offset($io.offset).build()
+                opcode::Writev::new($fd, iov, 1)
+                    .offset($io.offset)
+                    .ioprio($self.ioprio)
+                    .build()
             }
             IoDir::Read => opcode::Read::new($fd, $io.buf, len)
                 .offset($io.offset)
+                .ioprio($self.ioprio)
                 .build(),
             IoDir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
                 .offset($io.offset)
+                .ioprio($self.ioprio)
                 .build(),
             IoDir::DataSync => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)

@@ -381,6 +381,7 @@ impl<'a> Prepared<'a> {
         };
         let cfg = EngineConfig {
             mem,
+            ioprio: self.place.ioprio(),
             ..set.engine_config(spec.direct)
         };
         let engine = match (self.engine.new)(&cfg) {
