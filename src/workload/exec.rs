@@ -25,9 +25,11 @@ use super::job::{engine_verror, sleep_unless, strerror, verror, Prepared};
 use super::offsets::IoGen;
 use super::progress::{self, JobProgress, JobState};
 use super::rate::RateLimiter;
+use super::rng::{Generator, Seeds};
 use super::runner::Log;
-use super::settings::{ERR_READ, ERR_WRITE};
+use super::settings::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 use super::think::ThinkTime;
+use super::verify::{History, Piece, ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST};
 use crate::ioengine::{
     Caps, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult, OpenFlags, Queued,
 };
@@ -65,6 +67,13 @@ struct Unit {
     issue_ns: u64,
     /// Submitted to an asynchronous engine (counts in `cur_depth`).
     in_flight: bool,
+    /// Where the I/O started (its offset moves on after a short transfer).
+    offset0: u64,
+    /// A write's number (fio's `numberio`), or the number of the write a
+    /// verify read checks.
+    numberio: u16,
+    /// A read of a logged write (fio's `IO_U_F_VER_LIST`).
+    ver_list: bool,
 }
 
 /// Why the loop stops issuing.
@@ -120,6 +129,25 @@ pub struct Exec<'j, 'a> {
     last_write_file: usize,
     /// Microseconds of I/O time with stats on, summed over earlier passes.
     elapsed_us: u64,
+    /// `verify`: what writes carry and how reads are checked.
+    verify: Option<Verifier>,
+    /// The completed writes still to read back (fio's io pieces).
+    hist: History,
+    /// Whether completed writes are logged for reading back.
+    log_pieces: bool,
+    /// Whether reads of the job's own pattern are checked as they complete
+    /// (a job that does not also write: fio's `!td_rw`).
+    check_reads: bool,
+    /// Writes issued (fio's `io_issues[DDIR_WRITE]`, the next `numberio`).
+    write_issues: u64,
+    /// Direction of the last completed read or write (fio's `last_ddir`).
+    last_dir: Option<IoDir>,
+    /// Verify reads left in the current `verify_backlog` batch.
+    verify_batch: u64,
+    /// The last completed write offsets, a ring of `iodepth` (fio's
+    /// `last_write_comp`, for the verify state file), and its next slot.
+    write_comps: Box<[u64]>,
+    write_comp_idx: usize,
     /// When the current pass started, ns on `clock`.
     pass_start: u64,
 }
@@ -150,10 +178,42 @@ impl<'j, 'a> Exec<'j, 'a> {
                 start_ns: 0,
                 issue_ns: 0,
                 in_flight: false,
+                offset0: 0,
+                numberio: 0,
+                ver_list: false,
             })
             .collect();
         let spec = job.spec;
-        Exec {
+        let p = spec.pattern;
+        let verify = Verifier::new(spec, &Seeds::for_job(spec));
+        let verify_err = verify.as_ref().err().map(|e| e.to_string());
+        let verify = verify.ok().flatten();
+        // fio logs a written block when the job writes and reads back
+        // (`do_verify`); a time-based job never reaches its verify phase, so
+        // only `verify_backlog` reads its blocks.
+        let log_pieces = verify
+            .as_ref()
+            .is_some_and(|v| v.do_verify && p.write && (!spec.time_based || v.backlog > 0));
+        // fio keeps the blocks in write order when the job has a random
+        // map, else sorted by offset with overwritten blocks dropped.
+        let norandommap = matches!(
+            spec.opt("norandommap"),
+            Some(crate::options::Value::Bool(true))
+        );
+        let randommap = p.random && !norandommap && Generator::of(spec) != Generator::Lfsr;
+        let min_write = spec.bs[1].0.max(1);
+        let capacity = if log_pieces {
+            let mut n = job.pass_bytes / min_write + 1;
+            if !randommap {
+                let region: u64 = job.files.iter().map(|f| f.len).sum();
+                n = n.min(region / min_write + 1);
+            }
+            n.min(1 << 20) as usize
+        } else {
+            0
+        };
+        let state_save = verify.as_ref().is_some_and(|v| v.state_save) && p.write;
+        let mut exec = Exec {
             job,
             engine,
             caps,
@@ -188,7 +248,21 @@ impl<'j, 'a> Exec<'j, 'a> {
             last_write_file: 0,
             elapsed_us: 0,
             pass_start: 0,
+            check_reads: verify.is_some() && !p.write,
+            verify,
+            hist: History::new(!randommap, capacity),
+            log_pieces,
+            write_issues: 0,
+            last_dir: None,
+            verify_batch: 0,
+            write_comps: vec![0; if state_save { depth.max(1) } else { 0 }].into_boxed_slice(),
+            write_comp_idx: 0,
+        };
+        if let Some(e) = verify_err {
+            exec.log.err(&format!("fio: {e}\n"));
+            exec.fail_with(libc::EINVAL, verror("init.c", "verify", libc::EINVAL));
         }
+        exec
     }
 
     #[inline]
@@ -209,15 +283,38 @@ impl<'j, 'a> Exec<'j, 'a> {
         } else {
             self.progress.set_state(JobState::Ramp);
         }
+        if spec.time_based
+            && spec.pattern.write
+            && self
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.do_verify && v.backlog == 0 && !v.only)
+        {
+            self.log.err(
+                "fio: verification read phase will never start because write phase uses all of runtime\n",
+            );
+        }
         let mut pass = 0u64;
         loop {
-            if !self.open_files() {
+            if self.stop == Stop::Failed || !self.open_files() {
                 break;
             }
             let pass_start = self.now();
             self.pass_start = pass_start;
             let done_before = self.done_bytes;
-            self.run_pass(pass == 0);
+            if let Some(v) = self.verify.as_mut() {
+                v.reset();
+            }
+            let dry = spec.pattern.write && self.verify.as_ref().is_some_and(|v| v.only);
+            if dry {
+                self.dry_run(pass == 0);
+            } else {
+                self.run_pass(pass == 0);
+            }
+            if self.log_pieces && self.stop == Stop::Running {
+                self.verify_phase();
+            }
+            self.hist.clear();
             let pass_end = self.now();
             if let Some(from) = self.stats_from {
                 self.elapsed_us += pass_end.saturating_sub(from.max(pass_start)) / 1000;
@@ -257,6 +354,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.ts.job_started();
         }
         self.ts.elapsed_us = self.elapsed_us;
+        self.save_verify_state();
         self.ts.job_finished();
         self.progress.set_state(JobState::Finishing);
     }
@@ -401,6 +499,23 @@ impl<'j, 'a> Exec<'j, 'a> {
                 if self.sync_due() {
                     continue;
                 }
+                if self.backlog_due() {
+                    if let Some(t) = self.free.pop() {
+                        if let Some(piece) = self.hist.pop() {
+                            let len = u64::from(piece.len);
+                            self.setup_verify_read(t, piece, now);
+                            if job.spec.pattern.read {
+                                // A mixed job counts its verify reads
+                                // against its size (fio's td_rw sum).
+                                pass_issued += len;
+                                self.issued_bytes += len;
+                            }
+                            self.submit(t, polling);
+                            continue;
+                        }
+                        self.free.push(t);
+                    }
+                }
                 let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
                     break;
                 };
@@ -417,12 +532,27 @@ impl<'j, 'a> Exec<'j, 'a> {
                     continue;
                 };
                 let buf = self.mem.unit_ptr(t as usize);
+                let mut numberio = 0u16;
+                if next.dir == Dir::Write {
+                    numberio = self.write_issues as u16;
+                    self.write_issues += 1;
+                }
                 if next.dir == Dir::Write && !self.caps.fake_io {
                     // SAFETY: the unit is free, so nobody else uses its
                     // buffer, which holds `unit >= len` bytes.
                     let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
                     let start = (now / 1_000_000_000, now % 1_000_000_000);
-                    self.filler.prepare_write(b, next.offset, start, false);
+                    match self.verify.as_mut() {
+                        Some(v) => {
+                            self.filler.prepare_write(b, next.offset, start, true);
+                            v.populate(b, next.offset, u64::from(numberio), start);
+                        }
+                        None => self.filler.prepare_write(b, next.offset, start, false),
+                    }
+                } else if next.dir == Dir::Read && self.check_reads {
+                    if let Some(v) = self.verify.as_mut() {
+                        v.draw_read_seed();
+                    }
                 }
                 let u = &mut self.units[t as usize];
                 u.io.file = self.ids[next.file];
@@ -433,6 +563,9 @@ impl<'j, 'a> Exec<'j, 'a> {
                 u.file = next.file;
                 u.len = next.len;
                 u.start_ns = now;
+                u.offset0 = next.offset;
+                u.numberio = numberio;
+                u.ver_list = false;
                 pass_issued += next.len;
                 self.issued_bytes += next.len;
                 self.issued_ios += 1;
@@ -447,51 +580,7 @@ impl<'j, 'a> Exec<'j, 'a> {
                 issued_dir = Some(next.dir);
                 t
             };
-            let status = self.engine.queue(&self.units[t as usize].io);
-            match status {
-                Queued::Completed(r) => {
-                    if self.stats_from.is_some() {
-                        self.ts.io_submitted(self.cur_depth as u32 + 1);
-                        if !self.caps.has_commit {
-                            // fio's td_io_queue for engines without commit.
-                            self.ts.io_submit_batch(1);
-                            self.ts.io_complete_batch(1);
-                        }
-                    }
-                    let now = self.now();
-                    self.units[t as usize].issue_ns = self.units[t as usize].start_ns;
-                    self.complete(t, r, now);
-                }
-                Queued::Queued => {
-                    self.cur_depth += 1;
-                    let now = if self.caps.has_commit { 0 } else { self.now() };
-                    let u = &mut self.units[t as usize];
-                    u.in_flight = true;
-                    if self.stats_from.is_some() {
-                        self.ts.io_submitted(self.cur_depth as u32);
-                        if !self.caps.has_commit {
-                            self.ts.io_submit_batch(1);
-                            self.ts.io_complete_batch(1);
-                        }
-                    }
-                    if self.caps.has_commit {
-                        self.uncommitted.push(t);
-                        if self.uncommitted.len() >= job.set.batch_submit as usize {
-                            self.commit();
-                        }
-                    } else {
-                        u.issue_ns = now;
-                    }
-                }
-                Queued::Busy => {
-                    self.requeue.push(t);
-                    self.commit();
-                }
-            }
-            let full = self.free.is_empty() || (status == Queued::Busy && self.cur_depth > 0);
-            if full || polling {
-                self.wait_for_completions(full);
-            }
+            self.submit(t, polling);
             if let Some(dir) = issued_dir.filter(|d| *d != Dir::Trim) {
                 self.think_after(dir);
             }
@@ -504,6 +593,293 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.free.push(t);
         }
         self.final_syncs();
+    }
+
+    /// Queue unit `t` and account its submission; reap when the pool is
+    /// full (or always, when polling).
+    fn submit(&mut self, t: u32, polling: bool) {
+        let job = self.job;
+        let status = self.engine.queue(&self.units[t as usize].io);
+        match status {
+            Queued::Completed(r) => {
+                if self.stats_from.is_some() {
+                    self.ts.io_submitted(self.cur_depth as u32 + 1);
+                    if !self.caps.has_commit {
+                        // fio's td_io_queue for engines without commit.
+                        self.ts.io_submit_batch(1);
+                        self.ts.io_complete_batch(1);
+                    }
+                }
+                let now = self.now();
+                self.units[t as usize].issue_ns = self.units[t as usize].start_ns;
+                self.complete(t, r, now);
+            }
+            Queued::Queued => {
+                self.cur_depth += 1;
+                let now = if self.caps.has_commit { 0 } else { self.now() };
+                let u = &mut self.units[t as usize];
+                u.in_flight = true;
+                if self.stats_from.is_some() {
+                    self.ts.io_submitted(self.cur_depth as u32);
+                    if !self.caps.has_commit {
+                        self.ts.io_submit_batch(1);
+                        self.ts.io_complete_batch(1);
+                    }
+                }
+                if self.caps.has_commit {
+                    self.uncommitted.push(t);
+                    if self.uncommitted.len() >= job.set.batch_submit as usize {
+                        self.commit();
+                    }
+                } else {
+                    u.issue_ns = now;
+                }
+            }
+            Queued::Busy => {
+                self.requeue.push(t);
+                self.commit();
+            }
+        }
+        let full = self.free.is_empty() || (status == Queued::Busy && self.cur_depth > 0);
+        if full || polling {
+            self.wait_for_completions(full);
+        }
+    }
+
+    /// fio's `check_get_verify`: whether the next I/O reads back a logged
+    /// write (`verify_backlog`, `verify_backlog_batch`).
+    #[inline]
+    fn backlog_due(&mut self) -> bool {
+        let Some(v) = self.verify.as_ref() else {
+            return false;
+        };
+        if v.backlog == 0 || self.hist.is_empty() {
+            return false;
+        }
+        if self.verify_batch > 0 {
+            self.verify_batch -= 1;
+            return true;
+        }
+        if self.hist.len() as u64 % v.backlog == 0 && self.last_dir != Some(IoDir::Read) {
+            self.verify_batch = if v.backlog_batch > 0 {
+                v.backlog_batch
+            } else {
+                v.backlog
+            };
+            return true;
+        }
+        false
+    }
+
+    /// Set unit `t` up to read back `piece` (fio's `get_next_verify`).
+    fn setup_verify_read(&mut self, t: u32, piece: Piece, now: u64) {
+        if let Some(v) = self.verify.as_mut() {
+            v.draw_read_seed();
+        }
+        let buf = self.mem.unit_ptr(t as usize);
+        let fi = piece.file as usize;
+        let u = &mut self.units[t as usize];
+        u.io.file = self.ids[fi];
+        u.io.dir = IoDir::Read;
+        u.io.offset = piece.offset;
+        u.io.len = piece.len as usize;
+        u.io.buf = buf;
+        u.file = fi;
+        u.len = u64::from(piece.len);
+        u.start_ns = now;
+        u.offset0 = piece.offset;
+        u.numberio = piece.numberio;
+        u.ver_list = true;
+    }
+
+    /// The verify phase after a writing pass (fio's `do_verify`): every
+    /// logged write is read back and checked, in the log's order.
+    fn verify_phase(&mut self) {
+        let polling = self.job.set.batch_complete_min == 0 && self.job.set.batch_complete_max == 0;
+        if let Some(v) = self.verify.as_mut() {
+            // fio's clear_io_state before do_verify re-seeds with randrepeat.
+            v.reset();
+        }
+        while self.stop == Stop::Running {
+            if self.terminate.load(Ordering::Relaxed) {
+                break;
+            }
+            let now = self.now();
+            self.check_ramp(now);
+            if self.runtime_over(now) {
+                break;
+            }
+            if self.progress.snapshot_due() {
+                self.serve_snapshot(now);
+            }
+            let t = if let Some(t) = self.requeue.pop() {
+                t
+            } else {
+                let Some(t) = self.free.pop() else {
+                    self.reap(1);
+                    continue;
+                };
+                let Some(piece) = self.hist.pop() else {
+                    self.free.push(t);
+                    break;
+                };
+                self.setup_verify_read(t, piece, now);
+                t
+            };
+            self.submit(t, polling);
+        }
+        self.drain();
+        while let Some(t) = self.requeue.pop() {
+            self.free.push(t);
+        }
+    }
+
+    /// `verify_only` for a writing job (fio's `do_dry_run`): the pass's
+    /// writes are generated, numbered and logged but not issued, so the
+    /// verify phase reads back what an earlier run wrote.
+    fn dry_run(&mut self, first: bool) {
+        let job = self.job;
+        if !first {
+            self.gen.reset();
+        }
+        let mut pass_issued = 0u64;
+        while self.stop == Stop::Running && !self.terminate.load(Ordering::Relaxed) {
+            if !job.spec.time_based
+                && (pass_issued >= job.pass_bytes
+                    || self.issued_bytes >= job.total_bytes
+                    || self.issued_ios >= job.total_ios)
+            {
+                break;
+            }
+            let Some(next) = self.gen.next_io(None, 0) else {
+                break;
+            };
+            pass_issued += next.len;
+            self.issued_bytes += next.len;
+            self.issued_ios += 1;
+            // fio completes each dry I/O at once, so it counts as done.
+            let now = self.now();
+            self.check_ramp(now);
+            self.done_bytes += next.len;
+            if let Some(from) = self.stats_from {
+                self.ts.io_submitted(1);
+                self.ts.io_done(
+                    next.dir as usize,
+                    next.len,
+                    NO_SLAT,
+                    0,
+                    now.saturating_sub(from),
+                );
+            }
+            if next.dir == Dir::Write {
+                let numberio = self.write_issues as u16;
+                self.write_issues += 1;
+                if let Some(v) = self.verify.as_mut() {
+                    v.skip_write();
+                }
+                if self.log_pieces {
+                    self.hist.log(Piece {
+                        file: next.file as u32,
+                        len: next.len as u32,
+                        offset: next.offset,
+                        numberio,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Check a completed read of unit `t` against what was written.
+    /// Returns the errno of a failed check (0 when it passed).
+    fn check_read(&mut self, t: u32) -> i32 {
+        let u = self.units[t as usize];
+        let Some(v) = self.verify.as_mut() else {
+            return 0;
+        };
+        if self.caps.fake_io || !(u.ver_list || self.check_reads) {
+            return 0;
+        }
+        let spec = self.job.spec;
+        // fio checks numberio only for a job that writes fixed-size blocks
+        // and is not time based (and not with verify_only).
+        let fixed = spec
+            .bs
+            .iter()
+            .all(|b| b.0 == spec.bs[0].0 && b.1 == spec.bs[0].0);
+        let numberio = (u.ver_list && spec.pattern.write && fixed && !spec.time_based && !v.only)
+            .then_some(u.numberio);
+        let mut flags = F_IN_CUR_DEPTH;
+        if u.ver_list {
+            flags |= F_VER_LIST;
+        }
+        let name = self.job.files[u.file].path.display().to_string();
+        let rb = ReadBack {
+            file: &name,
+            offset: u.offset0,
+            numberio,
+            flags,
+            time: (u.start_ns / 1_000_000_000, u.start_ns % 1_000_000_000),
+        };
+        // SAFETY: the unit completed and is not queued again before this
+        // returns; its buffer holds `unit >= len` bytes.
+        let b = unsafe {
+            std::slice::from_raw_parts_mut(self.mem.unit_ptr(t as usize), u.len as usize)
+        };
+        v.check(b, &rb, self.log)
+    }
+
+    /// A read failed its check: fio's error of the completion path, unless
+    /// `continue_on_error` covers verify errors.
+    #[cold]
+    fn verify_failed(&mut self, errno: i32) {
+        let (src, func) = if self.caps.is_sync {
+            ("io_u.c:2152", "io_u_sync_complete")
+        } else {
+            ("io_u.c:2190", "io_u_queued_complete")
+        };
+        if self.job.set.non_fatal(ERR_VERIFY, errno) {
+            self.ts.io_error(errno);
+            if self.ts.error == 0 {
+                self.ts.error = errno;
+                self.ts.error_msg = Some(verror(src, func, errno));
+            }
+            if self.verify.as_ref().is_some_and(|v| v.fatal) {
+                // verify_fatal: fio marks the job to terminate.
+                self.stop = Stop::Failed;
+            }
+            return;
+        }
+        self.fail_with(errno, verror(src, func, errno));
+    }
+
+    /// fio's verify state file at the end of a writing job with verify
+    /// (`verify_state_save`, on by default).
+    fn save_verify_state(&mut self) {
+        if self.write_comps.is_empty() {
+            return;
+        }
+        let spec = self.job.spec;
+        let depth = self.write_comps.len();
+        let n = (self.write_issues as usize).min(depth);
+        let mut comps = Vec::with_capacity(n);
+        let mut j = self.write_comp_idx;
+        for _ in 0..n {
+            j = if j == 0 { depth - 1 } else { j - 1 };
+            comps.push((0u64, self.write_comps[j]));
+        }
+        let (name, data) = super::verify::state_file(
+            &spec.name,
+            spec.thread_number.saturating_sub(1),
+            depth as u32,
+            self.job.files.len() as u32,
+            self.write_issues,
+            &comps,
+        );
+        if let Err(e) = std::fs::write(&name, data) {
+            self.log.err(&format!(
+                "fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n"
+            ));
+        }
     }
 
     /// A full report was asked for (`--status-interval`): hand over the
@@ -758,6 +1134,21 @@ impl<'j, 'a> Exec<'j, 'a> {
         self.free.push(t);
         self.done_bytes += u.len;
         self.progress.io_done(u.io.dir as usize, u.len);
+        self.last_dir = Some(u.io.dir);
+        if u.io.dir == IoDir::Write {
+            if self.log_pieces {
+                self.hist.log(Piece {
+                    file: u.file as u32,
+                    len: u.len as u32,
+                    offset: u.offset0,
+                    numberio: u.numberio,
+                });
+            }
+            if !self.write_comps.is_empty() {
+                self.write_comps[self.write_comp_idx] = u.offset0;
+                self.write_comp_idx = (self.write_comp_idx + 1) % self.write_comps.len();
+            }
+        }
         if u.io.dir != IoDir::Trim {
             self.pass_completed_ios += 1;
         }
@@ -780,6 +1171,12 @@ impl<'j, 'a> Exec<'j, 'a> {
                 clat,
                 now.saturating_sub(from),
             );
+        }
+        if u.io.dir == IoDir::Read && self.verify.is_some() {
+            let e = self.check_read(t);
+            if e != 0 {
+                self.verify_failed(e);
+            }
         }
     }
 
