@@ -266,19 +266,19 @@ fn sync_engine_with_depth_notes_once_per_job() {
         "--rw=read",
         &file,
     ]);
-    let info = log.info.lock().unwrap();
+    let err = log.err.lock().unwrap();
     assert_eq!(
-        info.matches(
+        err.matches(
             "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
         )
         .count(),
         2,
-        "{info}"
+        "{err}"
     );
     assert!(r.jobs.iter().all(|j| j.dirs[0].ios == 64));
     // The null engine is asynchronous at depth > 1: no note.
     let (_, log) = run(&["--name=n", "--ioengine=null", "--iodepth=8", "--size=256k"]);
-    assert!(log.info.lock().unwrap().is_empty());
+    assert!(log.err.lock().unwrap().is_empty());
 }
 
 /// fio: filecreate with nrfiles=4, filesize=8k, bs=4k does 8 I/Os and
@@ -585,11 +585,7 @@ fn errors_stop_or_continue() {
         )),
         "{err}"
     );
-    assert!(log
-        .info
-        .lock()
-        .unwrap()
-        .contains(", err=22/file:io_u.c:1876"));
+    assert!(err.contains(", err=22/file:io_u.c:1876"), "{err}");
     // The other job is not affected.
     ok(&r.jobs[1]);
     assert_eq!(r.jobs[1].dirs[0].ios, 16);
@@ -608,7 +604,8 @@ fn errors_stop_or_continue() {
         libc::EINVAL,
         "the first error is still reported"
     );
-    assert!(log.err.lock().unwrap().is_empty());
+    let err = log.err.lock().unwrap();
+    assert!(!err.contains("io_u error on file"), "{err}");
 }
 
 /// Not enough room: refused before anything is written.

@@ -166,6 +166,15 @@ impl Layout {
     }
 }
 
+/// A line fio prints on stdout that is not part of its report, and that rfio prints on stderr:
+/// errors (`fio: pid=N, err=...`, `fio: file:ioengines.c:134, func=dlopen, ...`), the
+/// synchronous-engine depth note, and `exec_prerun`/`exec_postrun`'s "Saving output" line.
+fn fio_noise(line: &str) -> bool {
+    line.starts_with("fio: ")
+        || line.starts_with("note: ")
+        || (line.contains(" : Saving output of ") && line.ends_with(".txt"))
+}
+
 /// Compares the terse outputs of `run` (terse version `version`). `fio_doc` is fio's JSON
 /// document of the same job file, for the layout of each line. `pure`: rfio's stdout must hold
 /// terse lines only (else its `fio: ` lines are left out too, as fio's are).
@@ -179,12 +188,7 @@ pub(crate) fn compare(
     let mode = run.mode.name();
     let fio = String::from_utf8_lossy(&run.fio.stdout);
     let rfio = String::from_utf8_lossy(&run.rfio.stdout);
-    // fio also prints some errors on stdout (`fio: file:ioengines.c:134, func=dlopen, ...`);
-    // they are not terse lines, and rfio prints its errors on stderr only.
-    let fio_lines: Vec<&str> = fio
-        .lines()
-        .filter(|line| !line.starts_with("fio: "))
-        .collect();
+    let fio_lines: Vec<&str> = fio.lines().filter(|line| !fio_noise(line)).collect();
     let rfio_lines: Vec<&str> = rfio
         .lines()
         .filter(|line| pure || !line.starts_with("fio: "))

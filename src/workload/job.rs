@@ -297,11 +297,14 @@ impl<'a> Prepared<'a> {
             Err((errno, msg)) => {
                 ts.error = errno;
                 ts.error_msg = Some(msg);
+                ts.latency_depth = Some(0);
                 None
             }
         };
         if ts.error != 0 {
-            log.info(&format!(
+            // fio prints this on stdout, inside its JSON or terse output;
+            // rfio keeps stdout for the report (conformance/README.md).
+            log.err(&format!(
                 "fio: pid={pid}, err={}/{}\n",
                 ts.error,
                 ts.error_msg.as_deref().unwrap_or("")
@@ -326,6 +329,9 @@ impl<'a> Prepared<'a> {
     fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
+        // A job that ends before its I/O loop has no queue depth to report
+        // (fio's `latency_qd` is set as the loop starts: no latency_* keys).
+        ts.latency_depth = Some(0);
         let (lo, hi) = spec.startdelay_us;
         // A range picks a delay per job (fio's rand_between on its own seed).
         let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
@@ -345,6 +351,9 @@ impl<'a> Prepared<'a> {
             Ok(p) => p,
             Err(f) => return failed(ts, f),
         };
+        // fio 3.33 goes on after a failed buffer allocation (and crashes
+        // later); its report of such a job has the latency_* keys.
+        ts.latency_depth = None;
         // The I/O units: one per possible I/O in flight.
         let depth = if self.caps.is_sync {
             1
@@ -394,12 +403,15 @@ impl<'a> Prepared<'a> {
             }
         };
         if self.caps.is_sync && set.iodepth > 1 {
-            log.info(&format!("{SYNC_DEPTH_NOTE}\n"));
+            // On stderr: fio's stdout copy breaks terse and JSON parsers.
+            log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
         }
         if let Err(f) = self.place.renice() {
+            ts.latency_depth = Some(0);
             return failed(ts, f);
         }
         if !self.place.prerun(log) {
+            ts.latency_depth = Some(0);
             return;
         }
         if set.pre_read && !spec.direct && self.caps.needs_files {
