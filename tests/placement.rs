@@ -199,14 +199,14 @@ fn setup_errors_as_fio() {
     };
     let o = job(&["--cpumask=0"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o)
+    assert!(stderr(&o)
         .contains(", err=22/file:backend.c:1716, func=cpu_set_affinity, error=Invalid argument\n"));
     assert_eq!(terse(&o, 0, 5), "22");
 
     let o = job(&["--cpumask=0", "--cpus_allowed_policy=split"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("fio: no CPUs set\nfio: Try increasing number of available CPUs\n"));
-    assert!(stdout(&o)
+    assert!(stderr(&o)
         .contains(", err=22/file:backend.c:1710, func=cpus_split, error=Invalid argument\n"));
 
     let o = job(&["--cpus_allowed=1000"]);
@@ -224,7 +224,7 @@ fn setup_errors_as_fio() {
 
     let o = job(&["--mem=mmap:no/such/dir/buf", "--rw=write"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).contains(
+    assert!(stderr(&o).contains(
         ", err=2/file:memory.c:146, func=open mmap file, error=No such file or directory\n"
     ));
 
@@ -232,7 +232,7 @@ fn setup_errors_as_fio() {
     if meminfo.contains("HugePages_Total:       0\n") {
         let o = job(&["--mem=mmaphuge", "--rw=write"]);
         assert_eq!(o.status.code(), Some(1));
-        assert!(stdout(&o)
+        assert!(stderr(&o)
             .contains(", err=12/file:memory.c:170, func=mmap, error=Cannot allocate memory\n"));
         assert_eq!(terse(&o, 0, 5), "12");
         assert_eq!(terse(&o, 0, 47), "0", "write KiB");
@@ -240,7 +240,7 @@ fn setup_errors_as_fio() {
         assert_eq!(o.status.code(), Some(1));
         assert!(stderr(&o)
             .contains("fio: no huge pages available, do you need to allocate some? See HOWTO.\n"));
-        assert!(stdout(&o)
+        assert!(stderr(&o)
             .contains(", err=12/file:memory.c:78, func=shmget, error=Cannot allocate memory\n"));
     }
 }
@@ -276,13 +276,13 @@ fn unprivileged_failures_as_fio() {
     }
     let o = job(&["--nice=-5"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o)
+    assert!(stderr(&o)
         .contains(", err=1/file:backend.c:1817, func=nice, error=Operation not permitted\n"));
     assert_eq!(terse(&o, 0, 5), "1");
 
     let o = job(&["--prioclass=1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o)
+    assert!(stderr(&o)
         .contains(", err=1/file:backend.c:1788, func=ioprio_set, error=Operation not permitted\n"));
 
     // fio: perror("mlock"), the job does nothing, err=0, exit 0.
