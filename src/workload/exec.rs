@@ -307,6 +307,9 @@ impl<'j, 'a> Exec<'j, 'a> {
             }
             let dry = spec.pattern.write && self.verify.as_ref().is_some_and(|v| v.only);
             if dry {
+                // fio's do_dry_run never sets up the latency target, so its
+                // report has no latency_* keys.
+                self.ts.latency_depth = Some(0);
                 self.dry_run(pass == 0);
             } else {
                 self.run_pass(pass == 0);
