@@ -223,18 +223,25 @@ fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
     let dir = TempDir::new("notyet");
     dir.write(
         "job.fio",
-        "[x]\nioengine=null\nsize=1m\nnumjobs=2\nverify=md5\n",
+        "[x]\nioengine=null\nsize=1m\nnumjobs=2\nio_submit_mode=offload\n",
     );
     let o = rfio(&dir, &["job.fio"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: job.fio:5:1: job 'x': rfio does not support verify yet\n"
+        "rfio: job.fio:5:1: job 'x': rfio does not support io_submit_mode yet\n"
     );
     assert_eq!(stdout(&o), "");
     // --parse-only accepts what fio accepts.
     let o = rfio(&dir, &["--parse-only", "job.fio"]);
     assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    // Restating the default is no reason to refuse.
+    dir.write(
+        "job.fio",
+        "[x]\nioengine=null\nsize=1m\nio_submit_mode=inline\nread_iolog_chunked=0\n",
+    );
+    let o = rfio(&dir, &["job.fio"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]

@@ -296,7 +296,7 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
             .options
             .settings
             .iter()
-            .filter(|s| s.def.support == Support::NotYet)
+            .filter(|s| s.def.support == Support::NotYet && !is_default(s))
         {
             if seen.insert((s.span.clone(), s.def.name)) {
                 d.push(crate::diag::Diagnostic::at(
@@ -310,6 +310,16 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
         }
     }
     d
+}
+
+/// Whether a setting only restates its option's default
+/// (`io_submit_mode=inline`, `fill_device=0`): rfio runs that as fio does
+/// even where it cannot run the option's other values.
+fn is_default(s: &crate::options::jobopts::Setting) -> bool {
+    s.def.default.is_some_and(|d| {
+        crate::options::value::parse_value(s.def, Some(d), &Default::default())
+            .is_ok_and(|v| v == s.value)
+    })
 }
 
 /// `--help`.
