@@ -34,7 +34,7 @@ pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: 
         .entries
         .iter()
         .map(|e| {
-            let g = &summary.groups[e.group_id as usize];
+            let g = summary.group_of(e);
             Json::Obj(job_obj(report, plan, e, g, plus))
         })
         .collect();

@@ -167,7 +167,7 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
     if let Some(d) = &e.cfg.description {
         let _ = writeln!(out, "  Description  : [{d}]");
     }
-    let g = &summary.groups[e.group_id as usize];
+    let g = summary.group_of(e);
     for (d, dir) in e.dirs.iter().enumerate() {
         if dir.bytes > 0 {
             let name = if e.cfg.unified == Unified::Mixed {

@@ -185,7 +185,7 @@ pub fn render(report: &RunReport, plan: &Plan, version: u8) -> String {
 pub fn render_summary(report: &RunReport, summary: &Summary, version: u8) -> String {
     let mut out = String::new();
     for e in &summary.entries {
-        let g = &summary.groups[e.group_id as usize];
+        let g = summary.group_of(e);
         let fields = entry_fields(report, e, g, version);
         let last = fields.len().saturating_sub(1);
         for (i, v) in fields.iter().enumerate() {
@@ -213,7 +213,8 @@ pub fn entry_fields(report: &RunReport, e: &Entry, g: &GroupRun, version: u8) ->
         v.push("2".into());
     }
     v.push(e.name.clone());
-    v.push(e.group_id.to_string());
+    // fio prints the group id with `%d`: a placeholder's is -1.
+    v.push((e.group_id as i32).to_string());
     v.push(e.error.to_string());
     dir_fields(&mut v, e, g, &e.dirs[0], 0, version);
     if e.cfg.unified != Unified::Mixed {

@@ -9,6 +9,20 @@ use super::hist::LatHist;
 use super::report::{DirReport, JobReport, RunReport, SyncReport};
 use crate::plan::spec::{JobSpec, Plan};
 
+/// The group id of an entry fio counts but never fills (its `-1`).
+pub const PLACEHOLDER_GROUP: u32 = u32::MAX;
+
+/// The run totals of a group no job belongs to: what a placeholder entry
+/// is printed against.
+static NO_GROUP: GroupRun = GroupRun {
+    id: PLACEHOLDER_GROUP,
+    dirs: [None; 3],
+    kb_base: 1024,
+    unit_base: 8,
+    sig_figs: 4,
+    unified_bits: 0,
+};
+
 /// One reported entry: a job, or the members of a group merged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -36,7 +50,8 @@ pub struct Entry {
     pub first_error: i32,
     /// The last member's latency target settings and depth.
     pub latency_depth: u32,
-    /// Index in the plan of the last member (its `job options` in JSON).
+    /// Index in the plan of the last member (its `job options` in JSON);
+    /// `usize::MAX` for a placeholder, which has none.
     pub last_job: usize,
 }
 
@@ -117,6 +132,42 @@ impl Entry {
     /// `total_io_u`, the denominator of the distributions).
     pub fn total_ios(&self) -> u64 {
         self.dirs.iter().map(|d| d.ios).sum()
+    }
+
+    /// One of the entries fio counts but never fills (see
+    /// [`Summary::new`]): no name, group id `-1` (printed as 4294967295 in
+    /// JSON, -1 in terse), all counters zero, no percentile list.
+    fn placeholder() -> Entry {
+        let mut cfg = StatsConfig::default();
+        cfg.percentiles.slat = false;
+        cfg.percentiles.clat = false;
+        cfg.percentiles.lat = false;
+        cfg.percentiles.list.clear();
+        Entry {
+            name: String::new(),
+            group_id: PLACEHOLDER_GROUP,
+            pid: 0,
+            thread_number: 0,
+            members: 0,
+            error: 0,
+            verror: String::new(),
+            cfg,
+            dirs: Default::default(),
+            sync: SyncReport::default(),
+            lat_buckets: LatBuckets::default(),
+            depth: DepthMaps::default(),
+            cpu: CpuUsage::default(),
+            run_ms: 0,
+            total_err: 0,
+            first_error: 0,
+            latency_depth: 0,
+            last_job: usize::MAX,
+        }
+    }
+
+    /// Whether this is an entry fio counts but never fills.
+    pub fn is_placeholder(&self) -> bool {
+        self.group_id == PLACEHOLDER_GROUP
     }
 
     /// Whether the entry moved anything (fio prints no normal block
@@ -222,6 +273,13 @@ impl Summary {
     /// joins the previous entry when that one is of the same group; jobs
     /// with `stats=0` are left out. `plan` gives each job's settings (its
     /// jobs are matched to the report's by position).
+    ///
+    /// fio sizes its array of entries before merging, by a count that
+    /// disagrees with the merge: it counts every job without
+    /// `group_reporting` (`stats=0` ones too), and a `group_reporting` job
+    /// joining a job without it. The entries it never fills are printed
+    /// anyway, empty, after the others (terse and JSON show them; the normal
+    /// output skips them, as every entry without I/O); so does rfio.
     pub fn new(report: &RunReport, plan: &Plan) -> Summary {
         let spec_of = |i: usize| -> Option<&JobSpec> {
             (plan.jobs.len() == report.jobs.len()).then(|| &plan.jobs[i])
@@ -256,6 +314,10 @@ impl Summary {
             }
             e.add(j, spec, i);
         }
+        if plan.jobs.len() == report.jobs.len() {
+            let unfilled = fio_entry_count(plan).saturating_sub(entries.len());
+            entries.extend((0..unfilled).map(|_| Entry::placeholder()));
+        }
         let ngroups = report
             .jobs
             .iter()
@@ -272,7 +334,7 @@ impl Summary {
                 ..GroupRun::default()
             })
             .collect();
-        for e in &entries {
+        for e in entries.iter().filter(|e| !e.is_placeholder()) {
             let g = &mut groups[e.group_id as usize];
             g.kb_base = e.cfg.kb_base;
             g.unit_base = e.cfg.unit_base;
@@ -310,4 +372,27 @@ impl Summary {
             warnings,
         }
     }
+
+    /// The run totals of `e`'s group (empty ones for a placeholder).
+    pub fn group_of(&self, e: &Entry) -> &GroupRun {
+        self.groups.get(e.group_id as usize).unwrap_or(&NO_GROUP)
+    }
+}
+
+/// How many entries fio allocates (`nr_ts` in `__show_run_stats`): one
+/// per job without `group_reporting`, whatever its `stats`; one per group
+/// for its `group_reporting` jobs with `stats=1`, whatever jobs without
+/// `group_reporting` come between them.
+fn fio_entry_count(plan: &Plan) -> usize {
+    let mut n = 0;
+    let mut last_group: Option<u32> = None;
+    for job in &plan.jobs {
+        if !job.group_reporting {
+            n += 1;
+        } else if last_group != Some(job.group_id) && StatsConfig::from_spec(job).stats {
+            last_group = Some(job.group_id);
+            n += 1;
+        }
+    }
+    n
 }
