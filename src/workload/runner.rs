@@ -8,7 +8,7 @@ use super::job::Prepared;
 use super::progress::{self, JobState, Progress};
 use super::safety::{self, DeviceProblem};
 use super::settings::ExitWhat;
-use crate::plan::spec::Plan;
+use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
 
 /// Why a run could not start. Nothing has been written when one of these
@@ -111,16 +111,31 @@ pub fn run_with_progress(
 ) -> Result<RunReport, RunError> {
     assert_eq!(progress.jobs().len(), plan.jobs.len());
     let started_ms = epoch_ms();
-    let prepared = plan
-        .jobs
-        .iter()
-        .map(Prepared::new)
-        .collect::<Result<Vec<_>, _>>()?;
-    check_devices(&prepared)?;
-    for (p, job) in prepared.iter().zip(progress.jobs()) {
-        job.set_total_bytes(p.total_bytes);
+    // A job that fails its setup is reported failed and the others run
+    // (fio's `setup_files` failing in `run_threads`); other problems stop
+    // the whole run before anything is written.
+    let mut setup_failed: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
+    let mut prepared: Vec<Option<Prepared<'_>>> = Vec::with_capacity(plan.jobs.len());
+    for (i, spec) in plan.jobs.iter().enumerate() {
+        match Prepared::new(spec) {
+            Ok(p) => prepared.push(Some(p)),
+            Err(e) => {
+                setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                prepared.push(None);
+            }
+        }
     }
-    let needs: Vec<_> = prepared.iter().flat_map(|p| p.layout_needs()).collect();
+    check_devices(prepared.iter().flatten())?;
+    for (p, job) in prepared.iter().zip(progress.jobs()) {
+        if let Some(p) = p {
+            job.set_total_bytes(p.total_bytes);
+        }
+    }
+    let needs: Vec<_> = prepared
+        .iter()
+        .flatten()
+        .flat_map(|p| p.layout_needs())
+        .collect();
     safety::check_space(&needs).map_err(|e| RunError::NoSpace {
         dir: e.dir.display().to_string(),
         needed: e.needed,
@@ -130,6 +145,7 @@ pub fn run_with_progress(
     // `disk_util`, on by default; diskless engines have none).
     let watched = prepared
         .iter()
+        .flatten()
         .filter(|p| {
             p.caps.needs_files
                 && !matches!(
@@ -141,23 +157,36 @@ pub fn run_with_progress(
     let disks = DiskWatch::start(watched);
     // fio's `exitall` is global: once set by any job, the first job to
     // finish stops the others of its group.
-    let exitall = prepared.iter().any(|p| p.set.exitall);
+    let exitall = prepared.iter().flatten().any(|p| p.set.exitall);
     let stop_everything = AtomicBool::new(false);
     let done: Vec<(Mutex<bool>, Condvar)> = (0..plan.jobs.len())
         .map(|_| (Mutex::new(false), Condvar::new()))
         .collect();
     let mut jobs: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
     for g in 0..plan.groups() {
-        let members: Vec<usize> = (0..plan.jobs.len())
+        let mut members: Vec<usize> = (0..plan.jobs.len())
             .filter(|&i| plan.jobs[i].group_id == g)
             .collect();
+        // Jobs that failed their setup never start: their report is ready,
+        // and whoever waits for them (`wait_for`) may go on.
+        members.retain(|&i| match setup_failed[i].take() {
+            Some(report) => {
+                let (lock, cv) = &done[i];
+                *lock.lock().expect("no poisoning") = true;
+                cv.notify_all();
+                progress.reap(i, true);
+                jobs[i] = Some(report);
+                false
+            }
+            None => true,
+        });
         let layouts: Vec<_> = members
             .iter()
             .map(|&i| {
                 if stop_everything.load(Ordering::Relaxed) || progress::stop_requested() {
                     Ok(None)
                 } else {
-                    prepared[i].lay_out()
+                    prepared[i].as_ref().expect("set up").lay_out()
                 }
             })
             .collect();
@@ -171,7 +200,7 @@ pub fn run_with_progress(
                 .iter()
                 .zip(layouts)
                 .map(|(&i, layout)| {
-                    let p = &prepared[i];
+                    let p = prepared[i].as_ref().expect("set up");
                     let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
                     let job = progress.jobs()[i].clone();
                     let h = s.spawn(move || {
@@ -235,9 +264,41 @@ fn epoch_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// fio's `td_verror` text for a job whose files have no size
+/// (`filesetup.c` `setup_files`, failing in `total_file_size`).
+const NO_SIZE_VERROR: &str = "file:filesetup.c:1155, func=total_file_size, error=Invalid argument";
+
+/// The report of a job whose setup failed with `e`, when fio reports such a
+/// job as failed and runs the others (`None`: the whole run stops). Its
+/// messages go to `log` now, as fio prints them before any job starts.
+fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobReport> {
+    match e {
+        RunError::NoSize { .. } => {
+            log.err(&format!(
+                "rfio: {}: job '{}': no size given and no file size to use \
+                 (set size= or filesize=, or name an existing file or device)\n\
+                 fio: pid=0, err={}/{NO_SIZE_VERROR}\n",
+                spec.span,
+                spec.name,
+                libc::EINVAL
+            ));
+            let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+            report.error = libc::EINVAL;
+            report.error_msg = Some(NO_SIZE_VERROR.to_string());
+            // The job never got to its latency target setup: fio's JSON
+            // then has no `latency_depth`.
+            report.latency_depth = Some(0);
+            Some(report)
+        }
+        _ => None,
+    }
+}
+
 /// Refuse to write a block device that is mounted or holds a filesystem,
 /// unless the job allows it (fio's `allow_mounted_write`).
-fn check_devices(prepared: &[Prepared<'_>]) -> Result<(), RunError> {
+fn check_devices<'a, 'p: 'a>(
+    prepared: impl Iterator<Item = &'a Prepared<'p>>,
+) -> Result<(), RunError> {
     for p in prepared {
         if !p.writes() || p.set.allow_mounted_write {
             continue;
