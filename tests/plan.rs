@@ -262,3 +262,59 @@ fn startdelay_takes_a_time_or_a_range() {
     assert_eq!(p.jobs[0].startdelay_us, (2_000_000, 2_000_000));
     assert_eq!(p.jobs[1].startdelay_us, (1_000_000, 3_000_000));
 }
+
+/// `filesize=lo-hi`: the plan holds each file's size, drawn as fio 3.33
+/// draws it (sizes from fio's files on the same jobs).
+#[test]
+fn filesize_ranges_are_drawn_per_file_in_the_plan() {
+    let sizes = |argv: &[&str]| -> Vec<Vec<Option<u64>>> {
+        plan(argv, &[])
+            .jobs
+            .iter()
+            .map(|j| j.files.iter().map(|f| f.size).collect())
+            .collect()
+    };
+    let k = |n: u64| Some(n << 10);
+    assert_eq!(
+        sizes(&["--name=r", "--nrfiles=4", "--filesize=16k-64k"]),
+        [vec![k(20), k(28), k(28), k(56)]]
+    );
+    // Each numjobs clone draws from its own seed; randseed moves them. The
+    // plan holds the clones as fio creates them: r.0, r.2, r.1.
+    assert_eq!(
+        sizes(&[
+            "--name=r",
+            "--nrfiles=3",
+            "--filesize=16k-64k",
+            "--numjobs=3",
+            "--randseed=7"
+        ]),
+        [
+            vec![k(60), k(16), k(40)],
+            vec![k(24), k(52), k(36)],
+            vec![k(32), k(60), k(20)],
+        ]
+    );
+    // Rounded down to the smallest block size of any direction.
+    assert_eq!(
+        sizes(&["--name=r", "--nrfiles=5", "--bs=512", "--filesize=1k-3k"])[0][..3],
+        [Some(1024), Some(1536), Some(1536)]
+    );
+    // A single size, or lo = hi: every file gets it.
+    assert_eq!(
+        sizes(&["--name=r", "--nrfiles=2", "--filesize=8k-8k"]),
+        [vec![k(8), k(8)]]
+    );
+}
+
+#[test]
+fn a_reversed_filesize_range_is_refused() {
+    let fe = front_end(&["--name=r", "--filesize=64k-16k"], &[]);
+    assert!(
+        fe.diags
+            .to_string()
+            .contains("'64k-16k': the range 64k-16k is reversed"),
+        "{}",
+        fe.diags
+    );
+}

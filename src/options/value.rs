@@ -11,6 +11,7 @@
 
 mod lists;
 mod number;
+pub mod pattern;
 #[cfg(test)]
 mod tests;
 
@@ -175,6 +176,12 @@ pub fn parse_value(
     raw: Option<&str>,
     ctx: &ParseCtx,
 ) -> Result<Value, ValueError> {
+    if let Some(formats) = pattern::pattern_option(def.name) {
+        // fio parses a pattern when it reads the option (a bare one too).
+        let text = raw.unwrap_or("");
+        pattern::parse_pattern(text, formats)?;
+        return Ok(Value::Text(text.to_string()));
+    }
     let Some(text) = raw else {
         // fio hands a bare `FIO_OPT_STR` option to its handler: a choice then
         // fails to match, a callback option (`write_bw_log`) takes it as "on".
@@ -205,12 +212,12 @@ pub fn parse_value(
         | ValueKind::Bool
         | ValueKind::Flag => number::parse_numeric(def, text, ctx),
         ValueKind::TimeOrRange => parse_time_or_range(def, text, ctx),
-        ValueKind::SizeRange => lists::parse_ranges(def, text, ctx),
+        ValueKind::SizeRange => lists::parse_ranges(def, text, ctx, false),
         ValueKind::SizeOrRange if !text.contains(['-', ':', ',']) => {
             let n = parse_size(text, ctx)?;
             Ok(Value::Ranges(vec![Some((n, n)), None, None]))
         }
-        ValueKind::SizeOrRange => lists::parse_ranges(def, text, ctx),
+        ValueKind::SizeOrRange => lists::parse_ranges(def, text, ctx, true),
         ValueKind::FloatList => lists::parse_floats(def, text),
         ValueKind::BsSplit => lists::parse_bssplit(text, ctx),
         ValueKind::CpuList => lists::parse_cpus(text),

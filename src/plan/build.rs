@@ -271,7 +271,7 @@ fn job_spec(
             return None;
         }
     };
-    Some(JobSpec {
+    let mut job = JobSpec {
         name: display.to_string(),
         thread_number: index as u32 + 1,
         subjob,
@@ -304,7 +304,9 @@ fn job_spec(
             (None, None) => 50,
         },
         group_reporting: flag(o, "group_reporting"),
-    })
+    };
+    files::draw_ranged_sizes(&mut job);
+    Some(job)
 }
 
 /// Cross-option rules fio enforces when it adds a job.

@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use super::spec::FileSpec;
+use super::spec::{FileSpec, JobSpec};
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
+use crate::workload::rng::{Seeds, Slot};
 
 /// fio's default `filename_format`.
 const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
@@ -63,9 +64,40 @@ pub fn files(
             FileSpec {
                 path,
                 size: per_file,
+                range: None,
             }
         })
         .collect())
+}
+
+/// `filesize=lo-hi`: give each file of `job` its own size in the range,
+/// drawn as fio's `get_rand_file_size` draws it when it sets up the job's
+/// files: from the job's file-size generator (seed slot
+/// `FIO_RAND_FILE_SIZE_OFF`), one draw per file in order, `lo` plus that
+/// fraction of `hi - lo`, rounded down to the job's smallest block size
+/// (`rw_min_bs`, over all directions).
+///
+/// fio draws only for a file whose current size is outside the range (an
+/// existing file already in range keeps its size, and takes no draw); the
+/// plan draws for every file, as for files the job creates, and marks each
+/// with the range (see [`FileSpec::range`]).
+pub fn draw_ranged_sizes(job: &mut JobSpec) {
+    let Some(Value::Ranges(r)) = job.opt("filesize") else {
+        return;
+    };
+    let Some(Some((lo, hi))) = r.first().copied() else {
+        return;
+    };
+    if lo == hi {
+        return;
+    }
+    let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
+    let mut state = Seeds::for_job(job).rand_job(Slot::FileSize);
+    for f in &mut job.files {
+        let size = lo + ((hi - lo) as f64 * state.frac()) as u64;
+        f.size = Some(size - size % min_bs);
+        f.range = Some((lo, hi));
+    }
 }
 
 /// Split a `:`-separated list, where `\:` is a literal colon. Blanks at

@@ -57,6 +57,13 @@ pub struct FileSpec {
     /// Bytes of this file the job works on; `None` when it must come from
     /// the existing file or device.
     pub size: Option<u64>,
+    /// `filesize=lo-hi` (lo < hi) in force. `size` then holds fio's draw
+    /// for this file when every file of the job is drawn for, as when the
+    /// job creates them. fio keeps an existing file whose size is in the
+    /// range and draws only for the others, in order: the executor that
+    /// meets such a file takes its size, and gives each later file the
+    /// `size` of the file one place earlier in the draw order.
+    pub range: Option<(u64, u64)>,
 }
 
 /// One job (a section, or one `numjobs` clone of it).

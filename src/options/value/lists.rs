@@ -69,12 +69,40 @@ fn parse_float(text: &str, whole: &str) -> Result<f64, ValueError> {
 }
 
 /// `bsrange=lo-hi[,lo-hi[,lo-hi]]` (also `lo:hi`); a reversed range is
-/// swapped, as fio does. Per-direction pieces follow [`spread`].
+/// swapped, as fio does for `FIO_OPT_RANGE` options, unless
+/// `refuse_reversed`: `filesize` (a `FIO_OPT_STR_VAL` in fio) keeps the
+/// ends as written, and fio 3.33 then draws file sizes of up to 2^64 bytes
+/// (it lays out files until the disk is full). Per-direction pieces follow
+/// [`spread`].
 pub(super) fn parse_ranges(
     def: &OptionDef,
     text: &str,
     ctx: &ParseCtx,
+    refuse_reversed: bool,
 ) -> Result<Value, ValueError> {
+    let value = parse_ranges_swapped(def, text, ctx)?;
+    if refuse_reversed {
+        for piece in text.split(',') {
+            if let Some(at) = piece.find('-').or_else(|| piece.find(':')) {
+                let (lo, hi) = (
+                    parse_size(&piece[..at], ctx)?,
+                    parse_size(&piece[at + 1..], ctx)?,
+                );
+                if lo > hi {
+                    return Err(other(format!(
+                        "'{text}': the range {piece} is reversed (fio 3.33 does not swap \
+                         it and draws sizes far above both ends); write {}-{}",
+                        &piece[at + 1..],
+                        &piece[..at]
+                    )));
+                }
+            }
+        }
+    }
+    Ok(value)
+}
+
+fn parse_ranges_swapped(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
     // FIO_OPT_RANGE splits per direction on ',' only.
     let pieces: Vec<&str> = text.split(',').collect();
     let dirs = match def.split {
