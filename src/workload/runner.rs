@@ -174,6 +174,7 @@ pub fn run_with_progress(
                 let (lock, cv) = &done[i];
                 *lock.lock().expect("no poisoning") = true;
                 cv.notify_all();
+                progress.jobs()[i].publish_final(&report);
                 progress.reap(i, true);
                 jobs[i] = Some(report);
                 false
