@@ -163,17 +163,21 @@ impl<'a> Prepared<'a> {
             spec.opt("norandommap"),
             Some(crate::options::Value::Bool(true))
         );
-        let mut pass_bytes = size;
-        if let Some(io_size) = spec.io_size {
-            // fio's do_io: random overwrites without a map and sequential
-            // mixes may go past `size` within one pass.
-            let overwrite_nomap = p.write && p.random && norandommap;
-            let seq_mix = p.read && p.write && !p.random;
-            if overwrite_nomap || seq_mix {
-                pass_bytes = pass_bytes.max(io_size);
-            }
-        }
         let loops = u64::from(spec.loops.max(1));
+        let mut pass_bytes = size;
+        // fio's do_io: random overwrites without a map may go past `size`
+        // within one pass, up to io_size; so may sequential mixes, up to
+        // io_size or else everything the loops will do (one pass then runs
+        // until a direction reaches the end of the file).
+        let overwrite_nomap = p.write && p.random && norandommap;
+        let verifies = !matches!(super::rng::choice(spec, "verify"), None | Some("0"))
+            || matches!(spec.opt("verify_pattern"), Some(crate::options::Value::Text(t)) if !t.is_empty());
+        let seq_mix = p.read && p.write && !p.random && !verifies;
+        if let Some(io_size) = spec.io_size.filter(|_| overwrite_nomap || seq_mix) {
+            pass_bytes = pass_bytes.max(io_size);
+        } else if seq_mix {
+            pass_bytes = size.saturating_mul(loops);
+        }
         let limit = spec.io_size.unwrap_or(size);
         let (mut total_bytes, mut total_ios) = (
             limit.saturating_mul(loops),
