@@ -304,3 +304,30 @@ fn a_fifo_is_never_laid_out_over() {
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
 }
+
+/// fio 3.33 exits with the number of jobs that ended with an error; an
+/// error that `continue_on_error` lets through is reported (terse `$5`)
+/// but does not count.
+#[test]
+fn exit_status_counts_failed_jobs() {
+    let dir = TempDir::new("exit");
+    let full = ["--filename=/dev/full", "--rw=write", "--size=16k"];
+    let mut argv = vec!["--minimal", "--name=a"];
+    argv.extend(full);
+    argv.push("--name=b");
+    argv.extend(full);
+    argv.extend(["--name=c", "--ioengine=null", "--size=16k"]);
+    let o = rfio(&dir, &argv);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let text = stdout(&o);
+    let err: Vec<&str> = text.lines().map(|l| l.split(';').nth(4).unwrap()).collect();
+    assert_eq!(err, ["28", "28", "0"]);
+
+    let mut argv = vec!["--minimal", "--name=a"];
+    argv.extend(full);
+    argv.extend(["--continue_on_error=write", "--ignore_error=,ENOSPC"]);
+    let o = rfio(&dir, &argv);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).split(';').nth(4), Some("28"));
+    assert_eq!(stderr(&o), "");
+}

@@ -599,10 +599,13 @@ fn errors_stop_or_continue() {
         "--ignore_error=EINVAL",
         &f,
     ]);
+    // fio clears a let-through error: the job has not failed, and its
+    // report shows the first error (first_error, with the error text).
+    assert_eq!(r.jobs[0].error, 0);
+    assert_eq!(r.jobs[0].first_error, libc::EINVAL);
     assert_eq!(
-        r.jobs[0].error,
-        libc::EINVAL,
-        "the first error is still reported"
+        r.jobs[0].error_msg.as_deref(),
+        Some("file:io_u.c:1876, func=io_u error, error=Invalid argument")
     );
     let err = log.err.lock().unwrap();
     assert!(!err.contains("io_u error on file"), "{err}");

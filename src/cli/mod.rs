@@ -251,7 +251,9 @@ fn execute(
     if signaled.is_some() {
         return Ok(signals::SIGNALED_STATUS);
     }
-    Ok(i32::from(failed > 0))
+    // fio exits with the number of jobs that ended with an error, as a
+    // process status (modulo 256).
+    Ok((failed % 256) as i32)
 }
 
 /// Print a help request's output as fio does (stderr first).

@@ -841,9 +841,10 @@ impl<'j, 'a> Exec<'j, 'a> {
             ("io_u.c:2190", "io_u_queued_complete")
         };
         if self.job.set.non_fatal(ERR_VERIFY, errno) {
+            // fio sets the error and clears it again (td_clear_error): the
+            // report shows the first one, the job does not count as failed.
             self.ts.io_error(errno);
-            if self.ts.error == 0 {
-                self.ts.error = errno;
+            if self.ts.error_msg.is_none() {
                 self.ts.error_msg = Some(verror(src, func, errno));
             }
             if self.verify.as_ref().is_some_and(|v| v.fatal) {
@@ -1193,9 +1194,9 @@ impl<'j, 'a> Exec<'j, 'a> {
             ERR_WRITE
         };
         if self.job.set.non_fatal(bit, errno) {
+            // As for verify errors: reported as the first error, not fatal.
             self.ts.io_error(errno);
-            if self.ts.error == 0 {
-                self.ts.error = errno;
+            if self.ts.error_msg.is_none() {
                 self.ts.error_msg = Some(verror("io_u.c:1876", "io_u error", errno));
             }
             return;

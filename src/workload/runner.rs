@@ -215,6 +215,7 @@ pub fn run_with_progress(
                         job.set_state(JobState::Initialized);
                         progress::enter(job.clone());
                         let report = p.run(layout, terminate, log);
+                        job.publish_final(&report);
                         job.set_state(JobState::Exited);
                         if exitall || (p.set.exitall_on_error && report.error != 0) {
                             terminate.store(true, Ordering::Relaxed);
