@@ -25,8 +25,6 @@
 //! so byte-for-byte equality with a given fio build is not promised — the
 //! properties (random, compressible by P%, D% duplicates) are.
 
-use std::path::Path;
-
 use super::offsets::SetupError;
 use super::rng::{choice, hash_u64, FioRand, Seeds, Slot};
 use crate::options::Value;
@@ -331,76 +329,13 @@ pub fn scramble(buf: &mut [u8], offset: u64, (sec, nsec): (u64, u64)) {
     }
 }
 
-/// Parse a `buffer_pattern` as fio's `parse_and_fill_pattern` reads it:
-/// any concatenation of `0x` hex (bytes in written order, an odd digit
-/// count padded in front), decimal integers (little-endian, fewest bytes),
-/// `"strings"` and `'file'` names (the file's contents).
+/// A `buffer_pattern`'s bytes, read with fio's pattern grammar (the
+/// option parser already accepted it: this fails only if a `'file'` piece
+/// went away since).
 pub fn parse_pattern(text: &str) -> Result<Vec<u8>, SetupError> {
-    let bad = |why: &str| SetupError::Invalid(format!("buffer_pattern '{text}': {why}"));
-    let mut out = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                let end = text[i + 1..]
-                    .find('"')
-                    .ok_or_else(|| bad("unterminated string"))?;
-                out.extend_from_slice(&b[i + 1..i + 1 + end]);
-                i += end + 2;
-            }
-            b'\'' => {
-                let end = text[i + 1..]
-                    .find('\'')
-                    .ok_or_else(|| bad("unterminated file name"))?;
-                let name = &text[i + 1..i + 1 + end];
-                let data = std::fs::read(Path::new(name))
-                    .map_err(|e| bad(&format!("cannot read '{name}': {e}")))?;
-                out.extend_from_slice(&data);
-                i += end + 2;
-            }
-            b'0' if matches!(b.get(i + 1), Some(b'x' | b'X')) => {
-                let digits: String = text[i + 2..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_hexdigit())
-                    .collect();
-                if digits.is_empty() {
-                    return Err(bad("0x without hex digits"));
-                }
-                let padded = if digits.len() % 2 == 1 {
-                    format!("0{digits}")
-                } else {
-                    digits.clone()
-                };
-                for pair in padded.as_bytes().chunks(2) {
-                    let s = std::str::from_utf8(pair).expect("ascii");
-                    out.push(u8::from_str_radix(s, 16).expect("hex digits"));
-                }
-                i += 2 + digits.len();
-            }
-            c if c.is_ascii_digit() => {
-                let digits: String = text[i..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_digit())
-                    .collect();
-                let mut v: u64 = digits.parse().map_err(|_| bad("number too large"))?;
-                if v == 0 {
-                    out.push(0);
-                }
-                while v > 0 {
-                    out.push(v as u8);
-                    v >>= 8;
-                }
-                i += digits.len();
-            }
-            b' ' | b'\t' => i += 1,
-            _ => return Err(bad("expected 0x…, a number, \"string\" or 'file'")),
-        }
-    }
-    if out.is_empty() {
-        return Err(bad("empty pattern"));
-    }
-    Ok(out)
+    crate::options::value::pattern::parse_pattern(text, false)
+        .map(|p| p.bytes)
+        .map_err(|e| SetupError::Invalid(format!("buffer_pattern {e}")))
 }
 
 #[cfg(test)]

@@ -57,8 +57,6 @@ pub const MAGIC: u16 = 0xacca;
 pub const HDR_LEN: usize = 40;
 /// The errno of a failed check (`EILSEQ`).
 pub const EILSEQ: i32 = libc::EILSEQ;
-/// fio's `MAX_PATTERN_SIZE`.
-const MAX_PATTERN: usize = 512;
 
 /// fio 3.33's verify types (`enum { VERIFY_NONE, ... }`): the number is
 /// what the header's type field holds.
@@ -443,58 +441,15 @@ pub struct Pattern {
 
 impl Pattern {
     /// Parse `text`: `0x` hex, decimal numbers, `"strings"`, `'files'` and
-    /// `%o`, concatenated.
+    /// `%o`, concatenated (fio's `parse_and_fill_pattern`, the option
+    /// parser's grammar).
     pub fn parse(text: &str) -> Result<Pattern, SetupError> {
-        let mut p = Pattern::default();
-        let mut rest = text.trim();
-        while !rest.is_empty() {
-            // The next %o outside a quoted string.
-            let mut cut = None;
-            let mut quote = None;
-            for (i, c) in rest.char_indices() {
-                match (quote, c) {
-                    (None, '"' | '\'') => quote = Some(c),
-                    (Some(q), c) if c == q => quote = None,
-                    (None, '%') if rest[i..].starts_with("%o") => {
-                        cut = Some(i);
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-            let (head, tail) = match cut {
-                Some(i) => (&rest[..i], Some(&rest[i + 2..])),
-                None => (rest, None),
-            };
-            if !head.trim().is_empty() {
-                let bytes = parse_pattern(head.trim()).map_err(|e| match e {
-                    SetupError::Invalid(m) => {
-                        SetupError::Invalid(m.replacen("buffer_pattern", "verify_pattern", 1))
-                    }
-                    other => other,
-                })?;
-                p.bytes.extend_from_slice(&bytes);
-            }
-            match tail {
-                Some(t) => {
-                    p.offsets.push(p.bytes.len());
-                    p.bytes.extend_from_slice(&[0; 8]);
-                    rest = t;
-                }
-                None => break,
-            }
-        }
-        if p.bytes.is_empty() {
-            return Err(SetupError::Invalid(format!(
-                "verify_pattern '{text}': empty pattern"
-            )));
-        }
-        if p.bytes.len() > MAX_PATTERN {
-            return Err(SetupError::Invalid(format!(
-                "verify_pattern '{text}': longer than {MAX_PATTERN} bytes"
-            )));
-        }
-        Ok(p)
+        let p = crate::options::value::pattern::parse_pattern(text, true)
+            .map_err(|e| SetupError::Invalid(format!("verify_pattern {e}")))?;
+        Ok(Pattern {
+            bytes: p.bytes,
+            offsets: p.offsets,
+        })
     }
 
     /// The pattern with `offset` pasted at its `%o`s, into `out`
