@@ -379,7 +379,12 @@ SUPPORTED = set(
     verify_dump verify_backlog verify_backlog_batch verify_only verify_async
     verify_state_save
     cpus_allowed cpumask cpus_allowed_policy nice prio prioclass mem
-    iomem_align lockmem hugepage-size exec_prerun exec_postrun""".split()
+    iomem_align lockmem hugepage-size exec_prerun exec_postrun
+    latency_target latency_window latency_percentile latency_run max_latency
+    serialize_overlap fill_device
+    cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit log_prio
+    zonemode zonesize zonerange zoneskip
+    dedupe_mode dedupe_global dedupe_working_set_percentage""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

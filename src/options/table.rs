@@ -407,7 +407,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "Wait for in-flight IOs that collide to complete",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "io_submit_mode",
@@ -482,7 +482,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O size",
         help: "Write until an ENOSPC error occurs",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "filesize",
@@ -1993,7 +1993,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Mode for the zonesize, zonerange and zoneskip parameters",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zonesize",
@@ -2011,7 +2011,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Amount of data to read per zone",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zonecapacity",
@@ -2047,7 +2047,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Give size of an IO zone",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zoneskip",
@@ -2065,7 +2065,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Space between IO zones",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "read_beyond_wp",
@@ -2539,7 +2539,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Maximum tolerated IO latency (usec)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "latency_target",
@@ -2557,7 +2557,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Ramp to max queue depth supporting this latency",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "latency_window",
@@ -2575,7 +2575,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Time to sustain latency_target",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "latency_percentile",
@@ -2593,7 +2593,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Percentile of IOs must be below latency_target",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "latency_run",
@@ -2611,7 +2611,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O latency",
         help: "Keep adjusting queue depth to match latency_target",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "invalidate",
@@ -3290,7 +3290,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Include priority value of IO for each log entry",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_compression",
@@ -3632,7 +3632,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Share deduplication buffers across jobs",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "dedupe_mode",
@@ -3653,7 +3653,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Mode for the deduplication buffer generation",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "dedupe_working_set_percentage",
@@ -3671,7 +3671,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Buffers and memory",
         help: "Dedupe working set size in percentages from file or device size used to generate dedupe patterns from",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "clat_percentiles",
