@@ -325,6 +325,27 @@ impl ThreadStats {
         };
     }
 
+    /// The statistics start over (fio's `reset_all_stats` when the latency
+    /// target settles): what was recorded goes; the settings, the open log
+    /// files and the errors stay. Allocates.
+    pub fn restart(&mut self) {
+        let old = std::mem::take(self);
+        *self = ThreadStats {
+            cfg: old.cfg,
+            error: old.error,
+            error_msg: old.error_msg,
+            total_err: old.total_err,
+            first_error: old.first_error,
+            latency_depth: old.latency_depth,
+            log_error: old.log_error,
+            ..ThreadStats::default()
+        };
+        // job_started without opening the logs again.
+        self.job_started();
+        self.log_cfg = old.log_cfg;
+        self.logs = old.logs;
+    }
+
     /// The job thread has finished its I/O: read the CPU usage, write the
     /// last partial log windows and close the logs.
     pub fn job_finished(&mut self) {
