@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use super::buffers::BufferFiller;
 use super::clock::Clock;
 use super::job::{engine_verror, sleep_unless, strerror, verror, Prepared};
+use super::lat_target::{too_slow, LatTarget, Step};
 use super::offsets::IoGen;
 use super::progress::{self, JobProgress, JobState};
 use super::rate::RateLimiter;
@@ -82,6 +83,8 @@ enum Stop {
     Running,
     /// A fatal I/O error: finish, report it.
     Failed,
+    /// `latency_target` settled and ran its final window: the job is over.
+    Done,
 }
 
 /// The running job: engine, units, counters.
@@ -150,6 +153,41 @@ pub struct Exec<'j, 'a> {
     write_comp_idx: usize,
     /// When the current pass started, ns on `clock`.
     pass_start: u64,
+    /// `latency_target`'s search (set up at each pass), its settings, and
+    /// reads and writes completed with stats on (fio's `io_blocks`).
+    lat: Option<LatTarget>,
+    lat_cfg: Option<LatCfg>,
+    lat_ios: u64,
+    /// The search lowered the depth: let what is in flight finish first.
+    lat_quiesce: bool,
+    /// `max_latency` per direction, in ns (0: none).
+    max_latency_ns: [u64; 3],
+    /// `serialize_overlap`: an I/O waits for in-flight I/Os it overlaps.
+    serialize: bool,
+}
+
+/// `latency_target` and its companions, read once.
+#[derive(Clone, Copy)]
+struct LatCfg {
+    target_ns: u64,
+    window_us: u64,
+    percentile: f64,
+    keep_running: bool,
+}
+
+impl LatCfg {
+    fn of(spec: &crate::plan::spec::JobSpec) -> Option<LatCfg> {
+        let c = crate::stats::StatsConfig::from_spec(spec);
+        (c.latency_target_ns > 0).then(|| LatCfg {
+            target_ns: c.latency_target_ns,
+            window_us: c.latency_window_us,
+            percentile: c.latency_percentile,
+            keep_running: matches!(
+                spec.opt("latency_run"),
+                Some(crate::options::Value::Bool(true))
+            ),
+        })
+    }
 }
 
 impl<'j, 'a> Exec<'j, 'a> {
@@ -257,6 +295,22 @@ impl<'j, 'a> Exec<'j, 'a> {
             verify_batch: 0,
             write_comps: vec![0; if state_save { depth.max(1) } else { 0 }].into_boxed_slice(),
             write_comp_idx: 0,
+            lat: None,
+            lat_cfg: LatCfg::of(spec),
+            lat_ios: 0,
+            lat_quiesce: false,
+            max_latency_ns: match spec.opt("max_latency") {
+                Some(crate::options::Value::PerDir(d)) => std::array::from_fn(|i| match d.get(i) {
+                    Some(Some(crate::options::Value::Micros(us))) => us.saturating_mul(1000),
+                    _ => 0,
+                }),
+                _ => [0; 3],
+            },
+            serialize: depth > 1
+                && matches!(
+                    spec.opt("serialize_overlap"),
+                    Some(crate::options::Value::Bool(true))
+                ),
         };
         if let Some(e) = verify_err {
             exec.log.err(&format!("fio: {e}\n"));
@@ -324,7 +378,9 @@ impl<'j, 'a> Exec<'j, 'a> {
             }
             self.end_of_pass();
             pass += 1;
-            if self.stop == Stop::Failed || self.terminate.load(Ordering::Relaxed) {
+            if matches!(self.stop, Stop::Failed | Stop::Done)
+                || self.terminate.load(Ordering::Relaxed)
+            {
                 break;
             }
             if self.done_bytes == done_before {
@@ -357,6 +413,9 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.ts.job_started();
         }
         self.ts.elapsed_us = self.elapsed_us;
+        if let Some(l) = &self.lat {
+            self.ts.latency_depth = Some(l.depth());
+        }
         self.save_verify_state();
         self.ts.job_finished();
         self.progress.set_state(JobState::Finishing);
@@ -475,6 +534,19 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         self.pass_issued_ios = 0;
         self.pass_completed_ios = 0;
+        // fio's lat_target_init at the start of do_io: the search starts
+        // again at depth 1.
+        self.lat = self.lat_cfg.map(|c| {
+            LatTarget::new(
+                c.target_ns,
+                c.window_us,
+                c.percentile,
+                c.keep_running,
+                job.set.iodepth,
+                now,
+                self.lat_ios,
+            )
+        });
         let mut pass_issued = 0u64;
         while self.stop == Stop::Running {
             if self.terminate.load(Ordering::Relaxed) {
@@ -584,6 +656,9 @@ impl<'j, 'a> Exec<'j, 'a> {
                 t
             };
             self.submit(t, polling);
+            if self.lat.is_some() {
+                self.lat_target_check();
+            }
             if let Some(dir) = issued_dir.filter(|d| *d != Dir::Trim) {
                 self.think_after(dir);
             }
@@ -602,7 +677,12 @@ impl<'j, 'a> Exec<'j, 'a> {
     /// full (or always, when polling).
     fn submit(&mut self, t: u32, polling: bool) {
         let job = self.job;
-        let status = self.engine.queue(&self.units[t as usize].io);
+        // fio's io_u_submit: an I/O overlapping one in flight is busy.
+        let status = if self.serialize && self.cur_depth > 0 && self.overlaps_in_flight(t) {
+            Queued::Busy
+        } else {
+            self.engine.queue(&self.units[t as usize].io)
+        };
         match status {
             Queued::Completed(r) => {
                 if self.stats_from.is_some() {
@@ -643,9 +723,58 @@ impl<'j, 'a> Exec<'j, 'a> {
                 self.commit();
             }
         }
-        let full = self.free.is_empty() || (status == Queued::Busy && self.cur_depth > 0);
+        let full = self.queue_full() || (status == Queued::Busy && self.cur_depth > 0);
         if full || polling {
             self.wait_for_completions(full);
+        }
+    }
+
+    /// fio's `queue_full`: no unit is free, or as many are in use as the
+    /// latency target's depth allows.
+    #[inline]
+    fn queue_full(&self) -> bool {
+        self.free.is_empty()
+            || self
+                .lat
+                .as_ref()
+                .is_some_and(|l| self.units.len() - self.free.len() >= l.depth() as usize)
+    }
+
+    /// Whether unit `t`'s range overlaps an I/O in flight (fio's
+    /// `in_flight_overlap`, which compares offsets whatever the file).
+    fn overlaps_in_flight(&self, t: u32) -> bool {
+        let io = &self.units[t as usize].io;
+        let (x1, x2) = (io.offset, io.offset + io.len as u64);
+        self.units.iter().any(|u| {
+            u.in_flight && u.io.token != t && x1 < u.io.offset + u.io.len as u64 && u.io.offset < x2
+        })
+    }
+
+    /// After completions: fio's `lat_target_check` (outside the ramp), and
+    /// the quiesce a lowered depth asked for.
+    fn lat_target_check(&mut self) {
+        if self.lat_quiesce {
+            self.lat_quiesce = false;
+            self.drain();
+        }
+        if self.stats_from.is_none() {
+            return;
+        }
+        let now = self.now();
+        let Some(lat) = self.lat.as_mut() else {
+            return;
+        };
+        match lat.check(now, self.lat_ios) {
+            Step::Continue | Step::Fatal => {}
+            Step::Quiesce => self.drain(),
+            Step::FinalRun => {
+                // Complete what is in flight, then the statistics start
+                // again for the final window (fio's reset_all_stats).
+                self.drain();
+                let now = self.now();
+                self.restart_stats(now);
+            }
+            Step::Done => self.stop = Stop::Done,
         }
     }
 
@@ -1175,12 +1304,60 @@ impl<'j, 'a> Exec<'j, 'a> {
                 clat,
                 now.saturating_sub(from),
             );
+            if u.io.dir != IoDir::Trim {
+                self.lat_ios += 1;
+            }
+            if self.max_latency_ns[u.io.dir as usize] > 0 || self.lat.is_some() {
+                self.check_latency(t, now.saturating_sub(u.start_ns), now);
+            }
         }
         if u.io.dir == IoDir::Read && self.verify.is_some() {
             let e = self.check_read(t);
             if e != 0 {
                 self.verify_failed(e);
             }
+        }
+    }
+
+    /// The statistics start again at `now` (fio's `reset_all_stats` when
+    /// the latency target settles).
+    fn restart_stats(&mut self, now: u64) {
+        self.ts.restart();
+        self.elapsed_us = 0;
+        self.stats_from = Some(now);
+        self.pass_start = now;
+        self.progress.mark_epoch();
+    }
+
+    /// `max_latency` and `latency_target` on one completed I/O's total
+    /// latency (fio's checks in `account_io_completion`).
+    fn check_latency(&mut self, t: u32, lat_ns: u64, now: u64) {
+        let mut over = None;
+        let max = self.max_latency_ns[self.units[t as usize].io.dir as usize];
+        if max > 0 && lat_ns > max {
+            over = Some(max);
+        }
+        if let Some(l) = self.lat.as_mut() {
+            match l.completed(lat_ns, now, self.lat_ios) {
+                Step::Fatal => over = over.or(Some(self.lat_cfg.map_or(0, |c| c.target_ns))),
+                Step::Quiesce => self.lat_quiesce = true,
+                _ => {}
+            }
+        }
+        if let Some(max) = over {
+            let u = &self.units[t as usize];
+            self.log.err(&too_slow(
+                lat_ns,
+                max,
+                &self.job.files[u.file].path.display().to_string(),
+                ddir_name(u.io.dir),
+                u.offset0,
+                u.len,
+            ));
+            self.fail_with(
+                libc::ETIMEDOUT,
+                verror("io_u.c:1432", "max latency exceeded", libc::ETIMEDOUT),
+            );
         }
     }
 

@@ -16,6 +16,7 @@ mod clock;
 pub mod ddir;
 mod exec;
 mod job;
+mod lat_target;
 mod layout;
 mod placement;
 pub mod offsets;
