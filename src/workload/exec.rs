@@ -408,6 +408,12 @@ impl<'j, 'a> Exec<'j, 'a> {
                 }
             }
         }
+        if self.job.fill && self.ts.error == libc::ENOSPC {
+            // fill_device: the filesystem is full, the job is done (fio
+            // clears the error and terminates the job).
+            self.ts.error = 0;
+            self.ts.error_msg = None;
+        }
         if self.stats_from.is_none() {
             // The job ended inside its ramp: nothing is reported.
             self.ts.job_started();

@@ -25,6 +25,10 @@ use crate::stats::{JobReport, Layout, ThreadStats};
 pub const SYNC_DEPTH_NOTE: &str =
     "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1";
 
+/// A file's size under `fill_device` without a size (fio uses -1): far
+/// beyond any filesystem, small enough that offsets never overflow.
+const FILL_SIZE: u64 = 1 << 62;
+
 /// One file of a job: where its I/O region is.
 #[derive(Debug, Clone)]
 pub struct FileRegion {
@@ -67,6 +71,9 @@ pub struct Prepared<'a> {
     pub(super) filler: BufferFiller,
     /// Affinity, priorities, buffer memory, pre- and post-run commands.
     place: Placement,
+    /// `fill_device` without a size: the files are not laid out, the job
+    /// writes until ENOSPC.
+    pub(super) fill: bool,
 }
 
 impl<'a> Prepared<'a> {
@@ -97,6 +104,21 @@ impl<'a> Prepared<'a> {
             )));
         }
         let nfiles = spec.files.len() as u64;
+        // fill_device: without a size, write until the filesystem is full
+        // (fio's size of -1; an ENOSPC then ends the job without error).
+        let fill = matches!(
+            spec.opt("fill_device"),
+            Some(crate::options::Value::Bool(true))
+        ) && spec.size.is_none();
+        let norandommap = matches!(
+            spec.opt("norandommap"),
+            Some(crate::options::Value::Bool(true))
+        );
+        if fill && spec.pattern.random && !norandommap {
+            return Err(invalid(
+                "fill_device=1 without a size needs norandommap for a random pattern (fio fails to allocate its random map)".to_string(),
+            ));
+        }
         let mut files = Vec::with_capacity(spec.files.len());
         let mut regions = Vec::with_capacity(spec.files.len());
         // fio checks `directory=` when it reads the option: it must exist.
@@ -121,8 +143,14 @@ impl<'a> Prepared<'a> {
                     )));
                 }
             }
-            let existing = meta.map(|m| file_size(&f.path, &m));
-            let planned = f.size.or(spec.size.map(|s| s / nfiles));
+            let existing = meta.as_ref().map(|m| file_size(&f.path, m));
+            let is_device = meta
+                .as_ref()
+                .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
+            let planned = f
+                .size
+                .or(spec.size.map(|s| s / nfiles))
+                .or((fill && !is_device).then_some(FILL_SIZE));
             // fio's real_file_size: what the file has, or will have once laid
             // out; `start_offset` takes percentages of it.
             let real = existing
@@ -159,10 +187,6 @@ impl<'a> Prepared<'a> {
         let region: u64 = files.iter().map(|f| f.len).sum();
         let size = spec.size.unwrap_or(region);
         let p = spec.pattern;
-        let norandommap = matches!(
-            spec.opt("norandommap"),
-            Some(crate::options::Value::Bool(true))
-        );
         let loops = u64::from(spec.loops.max(1));
         let mut pass_bytes = size;
         // fio's do_io: random overwrites without a map may go past `size`
@@ -225,6 +249,7 @@ impl<'a> Prepared<'a> {
             rate: RateLimiter::new(spec, &seeds),
             think: ThinkTime::new(spec),
             filler,
+            fill,
             place,
         })
     }
@@ -232,7 +257,7 @@ impl<'a> Prepared<'a> {
     /// The files this job lays out before it starts: path and size, for
     /// the free-space check.
     pub fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
-        if !self.caps.needs_files || self.set.create_on_open {
+        if !self.caps.needs_files || self.set.create_on_open || self.fill {
             return Vec::new();
         }
         self.files
@@ -264,6 +289,25 @@ impl<'a> Prepared<'a> {
             self.set.fallocate,
             self.set.create_fsync,
         );
+        if self.fill {
+            // fio announces a layout of its -1 size and lets the writes
+            // fill the filesystem.
+            for f in &self.files {
+                if let Err(e) = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(&f.path)
+                {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    return Err((errno, verror("filesetup.c:283", "open", errno)));
+                }
+            }
+            return Ok(Some(Layout {
+                files: self.files.len() as u32,
+                bytes: u64::MAX,
+            }));
+        }
         let mut laid = Layout { files: 0, bytes: 0 };
         let mut filler = self.filler.clone();
         for f in &self.files {

@@ -1,0 +1,94 @@
+//! `fill_device=1` without a size writes until the filesystem is full,
+//! then ends without an error, as fio does. Needs a small filesystem: a
+//! tmpfs mounted for the test (skipped, saying so, where mounting is not
+//! permitted).
+
+mod common;
+
+use std::process::Command;
+
+use common::TempDir;
+
+/// A tmpfs of `mib` MiB on `dir`, unmounted on drop.
+struct Tmpfs<'a>(&'a TempDir);
+
+impl<'a> Tmpfs<'a> {
+    fn mount(dir: &'a TempDir, mib: u32) -> Option<Tmpfs<'a>> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(&dir.0)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        ok.then_some(Tmpfs(dir))
+    }
+}
+
+impl Drop for Tmpfs<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0 .0).status();
+    }
+}
+
+#[test]
+fn fill_device_writes_until_enospc_without_error() {
+    let dir = TempDir::new("fill");
+    let Some(_fs) = Tmpfs::mount(&dir, 8) else {
+        println!("skipping: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
+        .args([
+            "--name=fill",
+            "--rw=write",
+            "--bs=64k",
+            "--fill_device=1",
+            "--output-format=json",
+        ])
+        .arg(dir.dir_arg())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let file = dir.file("fill.0.0");
+    assert_eq!(
+        err,
+        format!(
+            "fio: io_u error on file {}: No space left on device: write offset=8388608, buflen=65536\n",
+            file.display()
+        )
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let job = &j["jobs"][0];
+    assert_eq!(job["error"], 0);
+    assert_eq!(job["write"]["io_bytes"], 8 << 20);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 8 << 20);
+
+    // The normal output announces fio's layout of "-1" bytes.
+    std::fs::remove_file(&file).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
+        .args(["--name=fill", "--rw=write", "--bs=64k", "--fill_device=1"])
+        .arg(dir.dir_arg())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("fill: Laying out IO file (1 file / 17592186044415MiB)\n"),
+        "{out}"
+    );
+    assert!(out.contains("err= 0:"), "{out}");
+}
+
+/// A random fill without norandommap would need a map of the whole "-1"
+/// size (fio fails to allocate it): refused before any I/O.
+#[test]
+fn random_fill_needs_norandommap() {
+    let dir = TempDir::new("fill-rand");
+    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
+        .args(["--name=r", "--rw=randwrite", "--fill_device=1"])
+        .arg(dir.dir_arg())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs norandommap"));
+    assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);
+}
