@@ -20,6 +20,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::plan::spec::JobSpec;
+
+// Declared here until `ioengine/mod.rs` lists it (`pub mod cmdprio;`):
+// what the rest of rfio needs of it goes through [`EngineConfig`].
+#[path = "cmdprio.rs"]
+pub(crate) mod cmdprio;
+
+use cmdprio::{CmdPrio, CmdPrioError};
+
 /// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IoDir {
@@ -164,6 +173,14 @@ pub struct IoMem {
     pub units: usize,
 }
 
+// SAFETY: an `IoMem` only names the pool (an address and sizes); nothing
+// safe reads or writes through it. The engines dereference the pointers
+// under the rules of the module documentation, on the job's thread. Being
+// `Send` and `Sync` lets a configuration that holds one (with a null pool
+// before the job starts) be shared with the job threads.
+unsafe impl Send for IoMem {}
+unsafe impl Sync for IoMem {}
+
 impl IoMem {
     pub fn unit_ptr(&self, i: usize) -> *mut u8 {
         debug_assert!(i < self.units);
@@ -195,7 +212,41 @@ pub struct EngineConfig {
     /// io_uring: the I/O priority each read and write carries (fio's
     /// `td->ioprio` from `prio`/`prioclass`; 0: none).
     pub ioprio: u16,
+    /// libaio, io_uring: the command priorities (`cmdprio_*`), `Ok(None)`
+    /// when the job sets none; an error fails the engine's start, as fio.
+    pub cmdprio: Result<Option<CmdPrio>, CmdPrioError>,
     pub mem: IoMem,
+}
+
+impl EngineConfig {
+    /// This configuration with `spec`'s command priority options.
+    pub fn with_cmdprio(mut self, spec: &JobSpec) -> EngineConfig {
+        self.cmdprio = CmdPrio::from_spec(spec);
+        self
+    }
+
+    /// The priorities `spec`'s I/Os can carry: the job's own (`prio`,
+    /// `prioclass`; 0 when neither is set) and, for reads and writes, the
+    /// priority of each statistics slot an engine reports through
+    /// [`IoEngine::prio_slot`] (empty: the direction has no command
+    /// priorities, every I/O is the job's).
+    pub fn prio_slots(spec: &JobSpec) -> (u16, [Vec<u16>; 2]) {
+        let job = cmdprio::job_ioprio(spec);
+        let slots = match CmdPrio::from_spec(spec) {
+            Ok(Some(c)) => [c.slots(0).to_vec(), c.slots(1).to_vec()],
+            _ => Default::default(),
+        };
+        (job, slots)
+    }
+
+    /// The per-I/O priority decision of an engine instance, or the error
+    /// that stops the engine from starting (`func`: fio's function name).
+    pub(crate) fn prio_picker(&self, func: &str) -> Result<Option<cmdprio::Picker>, EngineError> {
+        match &self.cmdprio {
+            Ok(c) => Ok(c.as_ref().map(cmdprio::Picker::new)),
+            Err(e) => Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string())),
+        }
+    }
 }
 
 /// filestat's `stat_type`.
@@ -222,6 +273,7 @@ impl Default for EngineConfig {
             userspace_reap: false,
             stat_type: StatType::Stat,
             ioprio: 0,
+            cmdprio: Ok(None),
             mem: IoMem {
                 base: std::ptr::null_mut(),
                 unit: 0,
@@ -329,6 +381,17 @@ pub trait IoEngine {
     /// Completion `i` of the last `getevents`.
     fn event(&mut self, i: usize) -> Completion {
         unreachable!("{}: event({i}) without getevents", self.name())
+    }
+
+    /// The statistics slot of the priority the I/O of `token` carries
+    /// (fio's `io_u->clat_prio_index`, see [`EngineConfig::prio_slots`]):
+    /// 0, the job's own priority, unless the engine gave it a command
+    /// priority. Valid from the `queue` of that I/O until the token is
+    /// queued again.
+    #[inline]
+    fn prio_slot(&self, token: u32) -> u16 {
+        let _ = token;
+        0
     }
 
     /// Drop the file's cached pages before the job (`invalidate=1`).

@@ -8,6 +8,10 @@
 //! fio's engine does. `sqthread_poll` sets up a kernel submission thread
 //! (`sqthread_poll_cpu` pins it), `hipri` a polled (`IOPOLL`) ring.
 //!
+//! Every read and write carries the job's priority (`prio`/`prioclass`),
+//! or, with command priorities (`cmdprio_*`), the one the job's priority
+//! generator picked for it (`sqe->ioprio`, as fio).
+//!
 //! The kernel is probed when the engine starts: a feature the job asks for
 //! and the kernel lacks is named in the error.
 
@@ -15,6 +19,7 @@ use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
 
+use super::engine::cmdprio::Picker;
 use super::engine::{
     Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
 };
@@ -25,8 +30,12 @@ pub struct Uring {
     files: Files,
     registered_files: bool,
     fixedbufs: bool,
-    /// The priority every read and write carries (0: none).
+    /// The priority every read and write carries (0: none), unless a
+    /// command priority is picked for it.
     ioprio: u16,
+    prio: Option<Picker>,
+    /// The statistics slot of each token's I/O.
+    slots: Box<[u8]>,
     vectored: bool,
     /// One iovec per token, for the vectored opcodes.
     iovecs: Box<[libc::iovec]>,
@@ -50,6 +59,7 @@ pub const CAPS: Caps = Caps::QUEUED_FILES;
 
 pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = cfg.iodepth.max(1) as usize;
+    let prio = cfg.prio_picker("fio_ioring_init")?;
     let mut b = IoUring::builder();
     if cfg.sqthread_poll {
         b.setup_sqpoll(1000);
@@ -141,6 +151,8 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         registered_files: cfg.registerfiles || cfg.sqthread_poll,
         fixedbufs: cfg.fixedbufs,
         ioprio: cfg.ioprio,
+        prio,
+        slots: vec![0; depth].into_boxed_slice(),
         vectored,
         iovecs: vec![zero; depth].into_boxed_slice(),
         events: vec![(0, 0); depth].into_boxed_slice(),
@@ -151,41 +163,41 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
 }
 
 /// Build the entry for `io` with file target `$fd` (a `types::Fd` or
-/// `types::Fixed`).
+/// `types::Fixed`) and priority `$prio` (reads and writes).
 macro_rules! build_sqe {
-    ($self:ident, $io:ident, $fd:expr) => {{
+    ($self:ident, $io:ident, $fd:expr, $prio:expr) => {{
         let t = $io.token;
         let len = $io.len as u32;
         match $io.dir {
             IoDir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
-                .ioprio($self.ioprio)
+                .ioprio($prio)
                 .build(),
             IoDir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
-                .ioprio($self.ioprio)
+                .ioprio($prio)
                 .build(),
             IoDir::Read if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
                 opcode::Readv::new($fd, iov, 1)
                     .offset($io.offset)
-                    .ioprio($self.ioprio)
+                    .ioprio($prio)
                     .build()
             }
             IoDir::Write if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
                 opcode::Writev::new($fd, iov, 1)
                     .offset($io.offset)
-                    .ioprio($self.ioprio)
+                    .ioprio($prio)
                     .build()
             }
             IoDir::Read => opcode::Read::new($fd, $io.buf, len)
                 .offset($io.offset)
-                .ioprio($self.ioprio)
+                .ioprio($prio)
                 .build(),
             IoDir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
                 .offset($io.offset)
-                .ioprio($self.ioprio)
+                .ioprio($prio)
                 .build(),
             IoDir::DataSync => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)
@@ -224,11 +236,19 @@ impl IoEngine for Uring {
         if self.inflight >= self.depth {
             return Queued::Busy;
         }
+        self.slots[io.token as usize] = 0;
         if io.dir == IoDir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
             }
             return Queued::Completed(trim(self.files.get(io.file), io.offset, io.len));
+        }
+        let mut prio = self.ioprio;
+        if let Some(p) = self.prio.as_mut() {
+            if let Some((v, slot)) = p.pick(io.dir as usize, io.len as u64) {
+                prio = v;
+                self.slots[io.token as usize] = slot;
+            }
         }
         if self.vectored {
             self.iovecs[io.token as usize] = libc::iovec {
@@ -237,9 +257,9 @@ impl IoEngine for Uring {
             };
         }
         let sqe = if self.registered_files {
-            build_sqe!(self, io, types::Fixed(io.file.0))
+            build_sqe!(self, io, types::Fixed(io.file.0), prio)
         } else {
-            build_sqe!(self, io, types::Fd(self.files.fd(io.file)))
+            build_sqe!(self, io, types::Fd(self.files.fd(io.file)), prio)
         };
         // SAFETY: the buffer (and iovec) stay valid until the completion is
         // reaped (engine contract; the iovec lives in `self`).
@@ -311,6 +331,11 @@ impl IoEngine for Uring {
             token,
             result: if res < 0 { Err(-res) } else { Ok(res as usize) },
         }
+    }
+
+    #[inline]
+    fn prio_slot(&self, token: u32) -> u16 {
+        u16::from(self.slots[token as usize])
     }
 
     fn invalidate(&mut self, file: FileId) -> Result<(), i32> {

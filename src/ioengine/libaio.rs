@@ -8,10 +8,15 @@
 //! maps at the context address when the caller does not need to wait.
 //! With buffered I/O the kernel completes most requests inside
 //! `io_submit`, which is what fio's libaio does too.
+//!
+//! With command priorities (`cmdprio_*`) a read or write the job's priority
+//! generator picks carries its priority in the iocb (`IOCB_FLAG_IOPRIO`);
+//! the others carry none and run at the thread's priority (`prio`).
 
 use std::ptr;
 use std::time::Duration;
 
+use super::engine::cmdprio::Picker;
 use super::engine::{
     errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
     Queued,
@@ -22,6 +27,8 @@ type AioContext = libc::c_ulong;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+/// `aio_reqprio` holds an I/O priority (`<linux/aio_abi.h>`).
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
 /// `struct iocb` of `<linux/aio_abi.h>` (x86-64 / little-endian layout).
 #[repr(C)]
@@ -80,6 +87,10 @@ pub struct Libaio {
     /// Completions waited for at least: `iodepth_batch_complete_min`.
     batch_complete_min: u32,
     userspace_reap: bool,
+    /// Command priorities: the decision, and the statistics slot of each
+    /// token's I/O.
+    prio: Option<Picker>,
+    slots: Box<[u8]>,
 }
 
 /// What this engine can do.
@@ -87,6 +98,7 @@ pub const CAPS: Caps = Caps::QUEUED_FILES;
 
 pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = cfg.iodepth.max(1) as usize;
+    let prio = cfg.prio_picker("fio_libaio_init")?;
     let mut ctx: AioContext = 0;
     // fio first asks for a huge queue (it does not need the user ring),
     // then falls back to the iodepth; userspace_reap needs the ring sized.
@@ -117,6 +129,8 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         events: vec![IoEvent::default(); depth].into_boxed_slice(),
         batch_complete_min: cfg.batch_complete_min,
         userspace_reap: cfg.userspace_reap,
+        prio,
+        slots: vec![0; depth].into_boxed_slice(),
     }))
 }
 
@@ -168,6 +182,7 @@ impl IoEngine for Libaio {
         if self.npending + self.inflight >= self.iocbs.len() {
             return Queued::Busy;
         }
+        self.slots[io.token as usize] = 0;
         if !matches!(io.dir, IoDir::Read | IoDir::Write) {
             // Serialised with the other I/O, as fio: wait until none queued.
             if self.npending + self.inflight > 0 {
@@ -176,6 +191,16 @@ impl IoEngine for Libaio {
             let r = non_data(&self.files, io.file, io.dir, io.offset, io.len);
             return Queued::Completed(r.expect("not a read or write"));
         }
+        let (reqprio, flags) = match self.prio.as_mut() {
+            Some(p) => match p.pick(io.dir as usize, io.len as u64) {
+                Some((prio, slot)) => {
+                    self.slots[io.token as usize] = slot;
+                    (prio as i16, IOCB_FLAG_IOPRIO)
+                }
+                None => (0, 0),
+            },
+            None => (0, 0),
+        };
         let cb = &mut self.iocbs[io.token as usize];
         *cb = Iocb {
             aio_data: u64::from(io.token),
@@ -188,6 +213,8 @@ impl IoEngine for Libaio {
             aio_buf: io.buf as u64,
             aio_nbytes: io.len as u64,
             aio_offset: io.offset as i64,
+            aio_reqprio: reqprio,
+            aio_flags: flags,
             ..Iocb::default()
         };
         self.pending[self.npending] = cb;
@@ -294,6 +321,11 @@ impl IoEngine for Libaio {
                 Ok(ev.res as usize)
             },
         }
+    }
+
+    #[inline]
+    fn prio_slot(&self, token: u32) -> u16 {
+        u16::from(self.slots[token as usize])
     }
 
     fn invalidate(&mut self, file: FileId) -> Result<(), i32> {

@@ -82,6 +82,9 @@ pub struct Settings {
     pub stat_type: StatType,
     /// `clocksource`.
     pub clock: Source,
+    /// The engine options kept as the engine reads them (the command
+    /// priorities, `cmdprio_*`); [`Settings::engine_config`] starts from it.
+    pub engine_base: EngineConfig,
 }
 
 impl Settings {
@@ -184,6 +187,7 @@ impl Settings {
             userspace_reap: o.flag("userspace_reap").unwrap_or(false),
             stat_type,
             clock,
+            engine_base: EngineConfig::default().with_cmdprio(spec),
         })
     }
 
@@ -202,7 +206,7 @@ impl Settings {
             sqthread_poll_cpu: self.sqthread_poll_cpu,
             userspace_reap: self.userspace_reap,
             stat_type: self.stat_type,
-            ..EngineConfig::default()
+            ..self.engine_base
         }
     }
 
