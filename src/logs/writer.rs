@@ -114,14 +114,25 @@ impl JobLogs {
     }
 
     /// One value of a per-I/O log (lat, clat, slat; bw and iops when not
-    /// windowed): a line per I/O, or into the averaging window.
+    /// windowed): a line per I/O, or into the averaging window. `prio` is
+    /// the I/O priority the I/O carried (fio's `io_u->ioprio`).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn io(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize, bs: u64, offset: u64) {
+    pub fn io(
+        &mut self,
+        kind: LogKind,
+        t_ms: u64,
+        value: u64,
+        dir: usize,
+        bs: u64,
+        offset: u64,
+        prio: u16,
+    ) {
         if self.files[kind as usize].is_none() {
             return;
         }
         if self.cfg.avg_msec == 0 {
-            self.line(kind, t_ms, value, dir, bs, offset);
+            self.line(kind, t_ms, value, dir, bs, offset, prio);
         } else {
             self.windowed_sample(kind, t_ms, value, dir);
         }
@@ -175,11 +186,23 @@ impl JobLogs {
         } else {
             (w.mean + 0.5) as u64
         };
-        self.line(kind, t_ms, value, dir, 0, 0);
+        self.line(kind, t_ms, value, dir, 0, 0, 0);
     }
 
-    /// Write one line.
-    fn line(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize, bs: u64, offset: u64) {
+    /// Write one line. The priority column is fio's: with `log_prio=1`
+    /// the I/O priority value (`0x%04x`: class << 13 | level), else 1 for
+    /// the real-time class and 0 for any other (`ioprio_value_is_class_rt`).
+    #[allow(clippy::too_many_arguments)]
+    fn line(
+        &mut self,
+        kind: LogKind,
+        t_ms: u64,
+        value: u64,
+        dir: usize,
+        bs: u64,
+        offset: u64,
+        prio: u16,
+    ) {
         let (log_offset, log_prio, base) = (self.cfg.offset, self.cfg.prio, self.time_base);
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
@@ -191,7 +214,9 @@ impl JobLogs {
                 write!(w, "{offset}, ")?;
             }
             if log_prio {
-                w.write_all(b"0x0000\n")
+                writeln!(w, "0x{prio:04x}")
+            } else if prio >> 13 == 1 {
+                w.write_all(b"1\n")
             } else {
                 w.write_all(b"0\n")
             }

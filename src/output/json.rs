@@ -11,7 +11,7 @@ use crate::diag::Span;
 use crate::options::jobopts::Setting;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::dist::{dist_pct, lat_pct};
-use crate::stats::summary::{Entry, GroupRun, Summary};
+use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
 use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
 
 /// The JSON document (`plus`: JSON+) of a run.
@@ -119,10 +119,10 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
     }
     let p = &e.cfg.percentiles;
     if e.cfg.unified == Unified::Mixed {
-        o.obj("mixed", dir_obj(e, g, &e.dirs[0], 0, plus));
+        o.obj("mixed", dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus));
     } else {
         for (d, name) in ["read", "write", "trim"].iter().enumerate() {
-            o.obj(name, dir_obj(e, g, &e.dirs[d], d, plus));
+            o.obj(name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
         }
         let mut sync = Obj::new();
         sync.int("total_ios", e.sync.ios).obj(
@@ -137,7 +137,10 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
         );
         o.obj("sync", sync);
         if e.cfg.unified == Unified::Both {
-            o.obj("mixed", dir_obj(e, g, &e.mixed(), 0, plus));
+            o.obj(
+                "mixed",
+                dir_obj(e, g, &e.mixed(), &e.mixed_prios(), 0, plus),
+            );
         }
     }
     let (usr, sys) = e.cpu_pct();
@@ -203,7 +206,14 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
     o
 }
 
-fn dir_obj(e: &Entry, g: &GroupRun, r: &DirReport, gd: usize, plus: bool) -> Obj {
+fn dir_obj(
+    e: &Entry,
+    g: &GroupRun,
+    r: &DirReport,
+    prios: &[ClatPrio],
+    gd: usize,
+    plus: bool,
+) -> Obj {
     let bw_bytes = r
         .bytes
         .saturating_mul(1000)
@@ -236,6 +246,24 @@ fn dir_obj(e: &Entry, g: &GroupRun, r: &DirReport, gd: usize, plus: bool) -> Obj
             "lat_ns",
             lat_obj(&r.lat, r.lat_hist.as_deref(), p.lat, e, plus),
         );
+    // Per priority, when at least two had I/O: completion latencies, or
+    // total ones with lat_percentiles.
+    if reported_prios(prios).next().is_some() {
+        let name = if p.lat { "lat_ns" } else { "clat_ns" };
+        let list = reported_prios(prios)
+            .map(|prio| {
+                let mut po = Obj::new();
+                po.int("prioclass", prio.class())
+                    .int("prio", prio.level())
+                    .obj(
+                        name,
+                        lat_obj(&prio.lat, prio.hist.as_deref(), p.clat || p.lat, e, plus),
+                    );
+                Json::Obj(po)
+            })
+            .collect();
+        o.arr("prios", list);
+    }
     match r.bw_samples.summary() {
         Some(s) => {
             o.int("bw_min", s.min)

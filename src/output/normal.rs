@@ -9,7 +9,7 @@ use super::num2str::{num2str, Unit};
 use crate::options::Value;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::dist::{dist_pct, lat_pct};
-use crate::stats::summary::{Entry, GroupRun, Summary};
+use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
 use crate::stats::{DirReport, DiskUtil, LatHist, LatSummary, RunReport, Unified};
 
 /// fio's `significant_figures` default.
@@ -180,11 +180,21 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
             } else {
                 ""
             };
-            dir_block(out, e, g, d, dir, name, suffix, false);
+            dir_block(out, e, g, d, dir, &e.prios[d], name, suffix, false);
         }
     }
     if e.cfg.unified == Unified::Both {
-        dir_block(out, e, g, 0, &e.mixed(), "mixed", "", true);
+        dir_block(
+            out,
+            e,
+            g,
+            0,
+            &e.mixed(),
+            &e.mixed_prios(),
+            "mixed",
+            "",
+            true,
+        );
     }
     lat_buckets(out, e);
     if e.sync.lat.samples() > 0 {
@@ -282,6 +292,7 @@ fn dir_block(
     g: &GroupRun,
     d: usize,
     r: &DirReport,
+    prios: &[ClatPrio],
     name: &str,
     suffix: &str,
     mixed: bool,
@@ -319,6 +330,15 @@ fn dir_block(
         }
     }
     let p = &e.cfg.percentiles;
+    // Per priority: completion latencies, or total ones with
+    // lat_percentiles (fio's `clat_type`).
+    let prio_type = if p.lat { "lat" } else { "clat" };
+    for prio in reported_prios(prios) {
+        if let Some(s) = prio.lat.summary() {
+            let label = format!("    {prio_type} prio {}/{}", prio.class(), prio.level());
+            out.push_str(&lat_line(&label, &s));
+        }
+    }
     if p.slat {
         percentiles(out, e, "slat", r.slat_hist.as_deref(), r.slat.summary());
     }
@@ -327,6 +347,23 @@ fn dir_block(
     }
     if p.lat {
         percentiles(out, e, "lat", r.lat_hist.as_deref(), r.lat.summary());
+    }
+    if p.clat || p.lat {
+        let all = if p.lat {
+            r.lat.samples()
+        } else {
+            r.clat.samples()
+        };
+        for prio in reported_prios(prios) {
+            let share = 100.0 * prio.lat.samples() as f64 / all as f64;
+            let pre = format!(
+                "{prio_type} prio {}/{} ({}% of IOs)",
+                prio.class(),
+                prio.level(),
+                fw(share, 0, 2)
+            );
+            percentiles(out, e, &pre, prio.hist.as_deref(), prio.lat.summary());
+        }
     }
     if let Some(s) = r.bw_samples.summary() {
         bw_line(out, g, d, &s);

@@ -6,6 +6,7 @@ use super::disk::DiskUtil;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::lat::{LatAccum, LatSummary};
+use super::summary::ClatPrio;
 use super::thread::ThreadStats;
 
 /// Files laid out before a job started ("Laying out IO file").
@@ -79,6 +80,11 @@ pub struct JobReport {
     /// The depth `latency_target` found; `None`: the job's iodepth.
     pub latency_depth: Option<u32>,
     pub layout: Option<Layout>,
+    /// The job's own I/O priority (fio's `td->ioprio`, 0: none).
+    pub ioprio: u16,
+    /// Reads and writes with command priorities: latencies per priority
+    /// (see [`ThreadStats::prios`]); empty for a direction without them.
+    pub prios: [Vec<ClatPrio>; 2],
 }
 
 impl JobReport {
@@ -138,6 +144,8 @@ impl JobReport {
             first_error: ts.first_error,
             latency_depth: ts.latency_depth,
             layout,
+            ioprio: ts.ioprio,
+            prios: ts.prios.clone(),
         }
     }
 

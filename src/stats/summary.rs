@@ -6,6 +6,7 @@ use super::config::{StatsConfig, Unified};
 use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
+use super::lat::LatAccum;
 use super::report::{DirReport, JobReport, RunReport, SyncReport};
 use crate::plan::spec::{JobSpec, Plan};
 
@@ -22,6 +23,107 @@ static NO_GROUP: GroupRun = GroupRun {
     sig_figs: 4,
     unified_bits: 0,
 };
+
+/// The latencies of the I/Os of one priority (fio's `struct
+/// clat_prio_stat`): completion latencies, or total latencies when the job
+/// reports `lat_percentiles` (the report then says `lat prio`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClatPrio {
+    /// The I/O priority: class << 13 | level.
+    pub ioprio: u16,
+    pub lat: LatAccum,
+    /// For the percentiles (when the job reports clat or lat ones).
+    pub hist: Option<Box<LatHist>>,
+}
+
+impl ClatPrio {
+    /// No samples yet of priority `ioprio`.
+    pub fn new(ioprio: u16) -> ClatPrio {
+        ClatPrio {
+            ioprio,
+            lat: LatAccum::default(),
+            hist: None,
+        }
+    }
+
+    /// The priority class (fio's `ioprio_class`): 0 none, 1 real-time, 2
+    /// best-effort, 3 idle.
+    pub fn class(&self) -> u16 {
+        self.ioprio >> 13
+    }
+
+    /// The level within the class (fio's `ioprio`).
+    pub fn level(&self) -> u16 {
+        self.ioprio & 7
+    }
+}
+
+/// The priorities of `prios` that fio reports: those with samples, when
+/// there are at least two of them (fio's `get_nr_prios_with_samples(..) >=
+/// 2`); none otherwise.
+pub fn reported_prios(prios: &[ClatPrio]) -> impl Iterator<Item = &ClatPrio> {
+    let with_samples = prios.iter().filter(|p| p.lat.samples() > 0);
+    let shown = with_samples.clone().count() >= 2;
+    with_samples.filter(move |_| shown)
+}
+
+/// fio's `clat_prio_stat_add_samples`: add samples of priority `ioprio`
+/// to `dst`, in the entry of that priority (appended when new); nothing
+/// without samples.
+fn add_prio_samples(dst: &mut Vec<ClatPrio>, ioprio: u16, lat: &LatAccum, hist: Option<&LatHist>) {
+    if lat.samples() == 0 {
+        return;
+    }
+    let i = match dst.iter().position(|p| p.ioprio == ioprio) {
+        Some(i) => i,
+        None => {
+            dst.push(ClatPrio::new(ioprio));
+            dst.len() - 1
+        }
+    };
+    let p = &mut dst[i];
+    p.lat.merge(lat);
+    if let Some(h) = hist {
+        match p.hist.as_mut() {
+            Some(d) => d.merge(h),
+            None => p.hist = Some(Box::new(h.clone())),
+        }
+    }
+}
+
+/// fio's `sum_clat_prio_stats` for one direction: the per-priority
+/// latencies of a member (`src`, empty when it has none: then all its I/Os
+/// are of its own priority `ioprio`, and its direction's latencies
+/// `all`/`all_hist` count for that priority) added into `dst`.
+fn sum_prios(
+    dst: &mut Vec<ClatPrio>,
+    src: &[ClatPrio],
+    ioprio: u16,
+    all: &LatAccum,
+    all_hist: Option<&LatHist>,
+) {
+    if src.is_empty() {
+        add_prio_samples(dst, ioprio, all, all_hist);
+    } else if dst.is_empty() {
+        // fio copies the member's whole table when there is none yet
+        // (entries without samples included, which keeps their order).
+        dst.extend_from_slice(src);
+    } else {
+        for p in src {
+            add_prio_samples(dst, p.ioprio, &p.lat, p.hist.as_deref());
+        }
+    }
+}
+
+/// The latencies a direction's per-priority statistics count when it has
+/// no table: total latencies with `lat_percentiles`, else completion ones.
+fn prio_source(d: &DirReport, lat_percentiles: bool) -> (&LatAccum, Option<&LatHist>) {
+    if lat_percentiles {
+        (&d.lat, d.lat_hist.as_deref())
+    } else {
+        (&d.clat, d.clat_hist.as_deref())
+    }
+}
 
 /// One reported entry: a job, or the members of a group merged.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +155,14 @@ pub struct Entry {
     /// Index in the plan of the last member (its `job options` in JSON);
     /// `usize::MAX` for a placeholder, which has none.
     pub last_job: usize,
+    /// The first member's own I/O priority (fio's `ts->ioprio`).
+    pub ioprio: u16,
+    /// Per direction (as [`Entry::dirs`]): latencies per I/O priority, in
+    /// fio's order. Kept when a member used command priorities or the
+    /// members' own priorities differ (fio's `!ts->disable_prio_stat`);
+    /// reported when at least two priorities have samples
+    /// ([`reported_prios`]).
+    pub prios: [Vec<ClatPrio>; 3],
 }
 
 impl Entry {
@@ -76,6 +186,8 @@ impl Entry {
             first_error: 0,
             latency_depth: 0,
             last_job: index,
+            ioprio: j.ioprio,
+            prios: Default::default(),
         }
     }
 
@@ -128,6 +240,31 @@ impl Entry {
         m
     }
 
+    /// The per-priority latencies of [`Entry::mixed`] (fio's
+    /// `gen_mixed_ddir_stats_from_ts`, which sums them whether or not the
+    /// entry keeps them: an entry without them gives one priority, which
+    /// is not reported).
+    pub fn mixed_prios(&self) -> Vec<ClatPrio> {
+        let mut m = Vec::new();
+        for (d, prios) in self.dirs.iter().zip(&self.prios) {
+            let (all, hist) = prio_source(d, self.cfg.percentiles.lat);
+            sum_prios(&mut m, prios, self.ioprio, all, hist);
+        }
+        m
+    }
+
+    /// fio's `sum_clat_prio_stats` of member `j` (whose own
+    /// `lat_percentiles` is `lat_percentiles`) into this entry.
+    fn add_prios(&mut self, j: &JobReport, lat_percentiles: bool) {
+        let mixed = self.cfg.unified == Unified::Mixed;
+        for (l, d) in j.dirs.iter().enumerate() {
+            let src = j.prios.get(l).map_or(&[][..], |p| &p[..]);
+            let (all, hist) = prio_source(d, lat_percentiles);
+            let dst = &mut self.prios[if mixed { 0 } else { l }];
+            sum_prios(dst, src, j.ioprio, all, hist);
+        }
+    }
+
     /// Completed I/Os over read, write and trim (fio's `ddir_rw_sum` of
     /// `total_io_u`, the denominator of the distributions).
     pub fn total_ios(&self) -> u64 {
@@ -162,6 +299,8 @@ impl Entry {
             first_error: 0,
             latency_depth: 0,
             last_job: usize::MAX,
+            ioprio: 0,
+            prios: Default::default(),
         }
     }
 
@@ -285,6 +424,8 @@ impl Summary {
             (plan.jobs.len() == report.jobs.len()).then(|| &plan.jobs[i])
         };
         let mut entries: Vec<Entry> = Vec::new();
+        // The report indices of each entry's members.
+        let mut members: Vec<Vec<usize>> = Vec::new();
         let mut warnings: Vec<String> = Vec::new();
         let mut last_group: Option<u32> = None;
         for (i, j) in report.jobs.iter().enumerate() {
@@ -297,6 +438,10 @@ impl Summary {
             last_group = Some(j.group_id);
             if !join {
                 entries.push(Entry::start(j, spec, i));
+                members.push(Vec::new());
+            }
+            if let Some(m) = members.last_mut() {
+                m.push(i);
             }
             let e = entries.last_mut().expect("an entry was just pushed");
             if join {
@@ -313,6 +458,19 @@ impl Summary {
                 }
             }
             e.add(j, spec, i);
+        }
+        // fio's init_per_prio_stats, then sum_clat_prio_stats per member.
+        for (e, m) in entries.iter_mut().zip(&members) {
+            let jobs = || m.iter().map(|&i| &report.jobs[i]);
+            let keep = jobs().any(|j| j.ioprio != e.ioprio)
+                || jobs().any(|j| j.prios.iter().any(|p| !p.is_empty()));
+            if !keep {
+                continue;
+            }
+            for &i in m {
+                let lat = spec_of(i).is_some_and(|s| StatsConfig::from_spec(s).percentiles.lat);
+                e.add_prios(&report.jobs[i], lat);
+            }
         }
         if plan.jobs.len() == report.jobs.len() {
             let unfilled = fio_entry_count(plan).saturating_sub(entries.len());

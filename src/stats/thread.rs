@@ -9,6 +9,8 @@ use super::cpu::{CpuUsage, RusageMark};
 use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::lat::LatAccum;
+use super::summary::ClatPrio;
+use crate::ioengine::EngineConfig;
 use crate::logs::{JobLogs, LogConfig, LogKind};
 use crate::plan::spec::JobSpec;
 
@@ -68,6 +70,15 @@ pub struct ThreadStats {
     pub latency_depth: Option<u32>,
     /// A log file that could not be written, reported after the run.
     pub log_error: Option<String>,
+    /// The job's own I/O priority (`prio`/`prioclass`, fio's `td->ioprio`;
+    /// 0 when neither is set): what an I/O without a command priority
+    /// carries.
+    pub ioprio: u16,
+    /// Reads and writes with command priorities (`cmdprio_*`): latencies
+    /// per priority, indexed by the slot the engine reports (slot 0 the
+    /// job's own priority). Empty for a direction without command
+    /// priorities (fio's `td->ts.clat_prio[ddir]`).
+    pub prios: [Vec<ClatPrio>; 2],
     cfg: StatsConfig,
     log_cfg: Option<LogConfig>,
     logs: Option<JobLogs>,
@@ -82,9 +93,12 @@ impl ThreadStats {
     /// Stats for `spec`: what it records and logs follows its options
     /// (`ThreadStats::default()` records with fio's defaults and no logs).
     pub fn new(spec: &JobSpec) -> ThreadStats {
+        let (ioprio, slots) = EngineConfig::prio_slots(spec);
         ThreadStats {
             cfg: StatsConfig::from_spec(spec),
             log_cfg: LogConfig::from_spec(spec),
+            ioprio,
+            prios: slots.map(|s| s.into_iter().map(ClatPrio::new).collect()),
             ..ThreadStats::default()
         }
     }
@@ -107,6 +121,11 @@ impl ThreadStats {
             }
             if p.lat && self.lat_hist[d].is_none() {
                 self.lat_hist[d] = Some(Box::default());
+            }
+        }
+        if p.clat || p.lat {
+            for prio in self.prios.iter_mut().flatten() {
+                prio.hist.get_or_insert_with(Box::default);
             }
         }
         self.bw_sampler.interval_ms = self.cfg.bw_avg_ms.max(1);
@@ -185,7 +204,29 @@ impl ThreadStats {
     /// workload makes per I/O: it does not allocate.
     #[inline]
     pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
-        self.io_done_at(dir, bytes, slat_ns, clat_ns, at_ns, 0);
+        self.record(dir, bytes, slat_ns, clat_ns, at_ns, 0, 0);
+    }
+
+    /// [`ThreadStats::io_done`] of an I/O at file offset `offset` (for
+    /// `log_offset=1` logs) that carried the priority of statistics slot
+    /// `prio_slot` (what the engine's
+    /// [`IoEngine::prio_slot`](crate::ioengine::IoEngine::prio_slot)
+    /// reports; 0 is the job's own priority). Its latency is also counted
+    /// for that priority when the direction has command priorities, and
+    /// its log lines show that priority.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn io_done_prio(
+        &mut self,
+        dir: usize,
+        bytes: u64,
+        slat_ns: u64,
+        clat_ns: u64,
+        at_ns: u64,
+        offset: u64,
+        prio_slot: u16,
+    ) {
+        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, prio_slot);
     }
 
     /// [`ThreadStats::io_done`] with the I/O's file offset (for
@@ -198,6 +239,22 @@ impl ThreadStats {
         clat_ns: u64,
         at_ns: u64,
         offset: u64,
+    ) {
+        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, 0);
+    }
+
+    /// One completed I/O, with its offset and priority slot.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn record(
+        &mut self,
+        dir: usize,
+        bytes: u64,
+        slat_ns: u64,
+        clat_ns: u64,
+        at_ns: u64,
+        offset: u64,
+        prio_slot: u16,
     ) {
         let d = dir.min(2);
         let now_ms = at_ns / 1_000_000;
@@ -236,6 +293,28 @@ impl ThreadStats {
                 h.record(lat_ns);
             }
         }
+        // fio's add_stat_prio_sample / add_lat_percentile_prio_sample:
+        // completion latencies, or total ones with lat_percentiles=1.
+        let mut ioprio = self.ioprio;
+        if let Some(p) = self.prios.get_mut(d).filter(|p| !p.is_empty()) {
+            let i = usize::from(prio_slot).min(p.len() - 1);
+            let p = &mut p[i];
+            ioprio = p.ioprio;
+            let pct = &self.cfg.percentiles;
+            let v = if pct.lat {
+                self.cfg.lat.then_some(lat_ns)
+            } else {
+                self.cfg.clat.then_some(clat_ns)
+            };
+            if let Some(v) = v {
+                p.lat.add(v);
+                if pct.lat || pct.clat {
+                    if let Some(h) = p.hist.as_mut() {
+                        h.record(v);
+                    }
+                }
+            }
+        }
         // A bw/iops log without log_avg_msec: one sample per I/O, which
         // also replaces the periodic summary samples (fio's quirk).
         if self.cfg.bw_per_io && !self.cfg.disable_bw {
@@ -246,25 +325,25 @@ impl ThreadStats {
             };
             self.bw[d].add(rate);
             if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Bw, now_ms, rate, d, bytes, offset);
+                l.io(LogKind::Bw, now_ms, rate, d, bytes, offset, ioprio);
             }
         }
         if self.cfg.iops_per_io && !self.cfg.gtod_reduce {
             self.iops[d].add(1);
             if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Iops, now_ms, 1, d, bytes, offset);
+                l.io(LogKind::Iops, now_ms, 1, d, bytes, offset, ioprio);
             }
         }
         if let Some(l) = self.logs.as_mut() {
             if self.cfg.lat {
-                l.io(LogKind::Lat, now_ms, lat_ns, d, bytes, offset);
+                l.io(LogKind::Lat, now_ms, lat_ns, d, bytes, offset, ioprio);
             }
             if has_slat && self.cfg.slat {
                 let issued_ms = at_ns.saturating_sub(clat_ns) / 1_000_000;
-                l.io(LogKind::Slat, issued_ms, slat_ns, d, bytes, offset);
+                l.io(LogKind::Slat, issued_ms, slat_ns, d, bytes, offset, ioprio);
             }
             if self.cfg.clat {
-                l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, offset);
+                l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, offset, ioprio);
                 if l.hist_tick(now_ms, d, bytes) {
                     l.hist_row(now_ms, d, self.clat_hist[d].as_deref());
                 }
