@@ -184,8 +184,10 @@ pub struct CmdPrio {
     mode: Mode,
     /// Read, write.
     dirs: [DirPrio; 2],
-    /// The seed of the job's priority generator.
+    /// The seed of the job's priority generator, and whether each loop
+    /// starts it again (`randrepeat`).
     seed: u64,
+    repeatable: bool,
 }
 
 /// A split entry as written: block size, percentage, its own priority.
@@ -231,6 +233,7 @@ impl CmdPrio {
             }
         }
         let job = job_ioprio(spec);
+        let seeds = Seeds::for_job(spec);
         let enabled = [spec.pattern.read, spec.pattern.write];
         let mut c = CmdPrio {
             mode: if has_split {
@@ -239,7 +242,8 @@ impl CmdPrio {
                 Mode::Percentage
             },
             dirs: [DirPrio::default(); 2],
-            seed: Seeds::for_job(spec).get(Slot::PrioCmds),
+            seed: seeds.get(Slot::PrioCmds),
+            repeatable: seeds.repeatable,
         };
         let ctx = spec.options.parse_ctx();
         for d in 0..2 {
@@ -387,6 +391,15 @@ impl Picker {
         }
     }
 
+    /// A new loop of the job: with `randrepeat` the generator starts
+    /// again from its seed (fio re-seeds `prio_state` in
+    /// `td_fill_rand_seeds`), so every loop picks the same I/Os.
+    pub fn new_loop(&mut self) {
+        if self.cfg.repeatable {
+            self.rng = FioRand::new(self.cfg.seed, false);
+        }
+    }
+
     /// The command priority and statistics slot of a read (`dir` 0) or
     /// write (1) of `len` bytes, or `None`: it keeps the job's priority
     /// (slot 0). Draws a random number only when the direction (and, for
@@ -478,6 +491,28 @@ mod tests {
             ),
             fio
         );
+    }
+
+    #[test]
+    fn each_loop_starts_again_with_randrepeat() {
+        // fio --loops=2 --size=256k (64 reads a loop): the log's prio
+        // column repeats the first 64 decisions.
+        let c = cmdprio(&["--rw=randread", "--cmdprio_percentage=30"])
+            .unwrap()
+            .unwrap();
+        let mut p = Picker::new(&c);
+        let mut loop_of = |p: &mut Picker| -> String {
+            (0..64)
+                .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
+                .collect()
+        };
+        let first = loop_of(&mut p);
+        p.new_loop();
+        assert_eq!(loop_of(&mut p), first);
+        let c = cmdprio(&["--rw=randread", "--cmdprio_percentage=30", "--randrepeat=0"])
+            .unwrap()
+            .unwrap();
+        assert!(!c.repeatable);
     }
 
     #[test]

@@ -383,6 +383,11 @@ pub trait IoEngine {
         unreachable!("{}: event({i}) without getevents", self.name())
     }
 
+    /// The job starts another loop (`loops`, fio's `clear_io_state`):
+    /// what `randrepeat` re-seeds is re-seeded (the command priority
+    /// generator).
+    fn new_loop(&mut self) {}
+
     /// The statistics slot of the priority the I/O of `token` carries
     /// (fio's `io_u->clat_prio_index`, see [`EngineConfig::prio_slots`]):
     /// 0, the job's own priority, unless the engine gave it a command

@@ -333,6 +333,12 @@ impl IoEngine for Uring {
         }
     }
 
+    fn new_loop(&mut self) {
+        if let Some(p) = self.prio.as_mut() {
+            p.new_loop();
+        }
+    }
+
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
         u16::from(self.slots[token as usize])
