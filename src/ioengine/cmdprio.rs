@@ -501,7 +501,7 @@ mod tests {
             .unwrap()
             .unwrap();
         let mut p = Picker::new(&c);
-        let mut loop_of = |p: &mut Picker| -> String {
+        let loop_of = |p: &mut Picker| -> String {
             (0..64)
                 .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
                 .collect()
