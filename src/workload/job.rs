@@ -129,6 +129,9 @@ impl<'a> Prepared<'a> {
                 }
             }
         }
+        // filesize=lo-hi: the next draw (in file order) for a file that
+        // does not keep its existing size.
+        let mut draw = 0;
         for f in &spec.files {
             let meta = std::fs::metadata(&f.path).ok();
             use std::os::unix::fs::FileTypeExt;
@@ -147,8 +150,19 @@ impl<'a> Prepared<'a> {
             let is_device = meta
                 .as_ref()
                 .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
-            let planned = f
-                .size
+            // fio keeps an existing file whose size is in the range and takes
+            // no draw for it; the others take the draws in order.
+            let drawn = match f.range {
+                Some((lo, hi)) => match existing.filter(|e| (lo..=hi).contains(e)) {
+                    Some(e) => Some(e),
+                    None => {
+                        draw += 1;
+                        spec.files[draw - 1].size
+                    }
+                },
+                None => f.size,
+            };
+            let planned = drawn
                 .or(spec.size.map(|s| s / nfiles))
                 .or((fill && !is_device).then_some(FILL_SIZE));
             // fio's real_file_size: what the file has, or will have once laid
