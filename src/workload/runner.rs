@@ -119,6 +119,9 @@ pub fn run_with_progress(
     for (i, spec) in plan.jobs.iter().enumerate() {
         match Prepared::new(spec) {
             Ok(p) => prepared.push(Some(p)),
+            // A later group may create the file this job needs a size
+            // from: it is set up again when its group starts.
+            Err(RunError::NoSize { .. }) if spec.group_id > 0 => prepared.push(None),
             Err(e) => {
                 setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
                 prepared.push(None);
@@ -167,6 +170,32 @@ pub fn run_with_progress(
         let mut members: Vec<usize> = (0..plan.jobs.len())
             .filter(|&i| plan.jobs[i].group_id == g)
             .collect();
+        if g > 0 && !(stop_everything.load(Ordering::Relaxed) || progress::stop_requested()) {
+            // fio sets a job's files up when its group starts: sizes come
+            // from the files as the earlier groups left them.
+            for &i in &members {
+                if setup_failed[i].is_some() {
+                    continue;
+                }
+                let spec = &plan.jobs[i];
+                match Prepared::new(spec) {
+                    Ok(p) => {
+                        check_devices(std::iter::once(&p))?;
+                        safety::check_space(&p.layout_needs()).map_err(|e| RunError::NoSpace {
+                            dir: e.dir.display().to_string(),
+                            needed: e.needed,
+                            available: e.available,
+                        })?;
+                        progress.jobs()[i].set_total_bytes(p.total_bytes);
+                        prepared[i] = Some(p);
+                    }
+                    Err(e) => {
+                        prepared[i] = None;
+                        setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                    }
+                }
+            }
+        }
         // Jobs that failed their setup never start: their report is ready,
         // and whoever waits for them (`wait_for`) may go on.
         members.retain(|&i| match setup_failed[i].take() {
