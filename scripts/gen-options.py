@@ -726,7 +726,11 @@ def generate(args):
                     parent=raw["parent"],
                     category=row[5],
                     engines=t["engines"],
-                    support="Ignored" if raw["type"] in DEPRECATED else "NotYet",
+                    support=(
+                        "Ignored"
+                        if raw["type"] in DEPRECATED
+                        else ("Yes" if raw["name"] in SUPPORTED else "NotYet")
+                    ),
                     **info,
                 )
             )

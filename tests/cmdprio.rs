@@ -12,7 +12,6 @@
 //! histogram is finer than fio's buckets, and rfio clamps percentiles to
 //! the exact min and max where fio prints a bucket's middle).
 //!
-//! The tests marked `#[ignore]` run jobs end to end; they need the I/O
 //! loop to report each I/O's priority slot (`ThreadStats::io_done_prio`
 //! with `IoEngine::prio_slot`, see `src/workload/exec.rs`).
 
@@ -940,7 +939,6 @@ fn run(argv: &[&str]) -> RunReport {
 /// jobfiles/cmdprio/percentage.fio end to end: fio 3.33 puts 262 of the
 /// 512 reads at 0/0 and 250 at 1/0, every run.
 #[test]
-#[ignore = "needs the I/O loop to call ThreadStats::io_done_prio (src/workload/exec.rs)"]
 fn end_to_end_counts_per_priority_as_fio() {
     let dir = TempDir::new("cmdprio-e2e");
     let file = dir.arg("p.dat");

@@ -22,12 +22,7 @@ use std::time::Duration;
 
 use crate::plan::spec::JobSpec;
 
-// Declared here until `ioengine/mod.rs` lists it (`pub mod cmdprio;`):
-// what the rest of rfio needs of it goes through [`EngineConfig`].
-#[path = "cmdprio.rs"]
-pub(crate) mod cmdprio;
-
-use cmdprio::{CmdPrio, CmdPrioError};
+use super::cmdprio::{self, CmdPrio, CmdPrioError};
 
 /// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
 
-use super::engine::cmdprio::Picker;
+use super::cmdprio::Picker;
 use super::engine::{
     Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
 };

@@ -16,7 +16,7 @@
 use std::ptr;
 use std::time::Duration;
 
-use super::engine::cmdprio::Picker;
+use super::cmdprio::Picker;
 use super::engine::{
     errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
     Queued,

@@ -6,6 +6,9 @@
 //! A new engine touches its own file plus one line in [`ENGINES`].
 
 mod buf;
+/// `cmdprio_*`: which I/Os of a job get which priority (what the rest
+/// of rfio needs of it goes through [`EngineConfig`]).
+pub(crate) mod cmdprio;
 mod engine;
 mod files;
 mod mem;
@@ -27,11 +30,11 @@ mod sync;
 mod vsync;
 
 pub use buf::{AlignedBuf, ALIGN};
-pub use mem::{page_size, IoMemory, MemError, MemKind, MemSpec};
 pub use engine::{
     Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
     IoResult, OpenFlags, Queued, StatType,
 };
+pub use mem::{page_size, IoMemory, MemError, MemKind, MemSpec};
 
 /// One engine rfio can run.
 pub struct EngineDef {

@@ -4382,7 +4382,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set RWF_HIPRI for pwritev2/preadv2",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hipri_percentage",
@@ -4644,7 +4644,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Specify stat system call type to measure lookup/getattr performance",
         engines: &["filestat"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "program",
@@ -4842,7 +4842,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use polled IO completions",
         engines: &["sg"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "readfua",
@@ -4943,7 +4943,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use polled IO completions",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_percentage",
@@ -4961,7 +4961,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Send high priority I/O this percentage of the time",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_class",
@@ -4979,7 +4979,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set asynchronous IO priority class",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio",
@@ -4997,7 +4997,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set asynchronous IO priority level",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_bssplit",
@@ -5015,7 +5015,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set priority percentages for different block sizes",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "fixedbufs",
@@ -5033,7 +5033,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Pre map IO buffers",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "registerfiles",
@@ -5051,7 +5051,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Pre-open/register files",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "sqthread_poll",
@@ -5069,7 +5069,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Offload submission/completion to kernel thread",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "sqthread_poll_cpu",
@@ -5087,7 +5087,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "What CPU to run SQ thread polling on",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nonvectored",
@@ -5105,7 +5105,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use non-vectored read/write commands",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "uncached",
@@ -5213,7 +5213,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use alternative user-space reap implementation",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_percentage",
@@ -5231,7 +5231,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Send high priority I/O this percentage of the time",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_class",
@@ -5249,7 +5249,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set asynchronous IO priority class",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio",
@@ -5267,7 +5267,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set asynchronous IO priority level",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmdprio_bssplit",
@@ -5285,7 +5285,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set priority percentages for different block sizes",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nowait",

@@ -530,6 +530,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             // fio's clear_io_state: files from their start, generators
             // re-seeded as randrepeat says.
             self.gen.reset();
+            self.engine.new_loop();
             if let Some(r) = self.rate.as_mut() {
                 r.reset();
             }
@@ -1303,12 +1304,14 @@ impl<'j, 'a> Exec<'j, 'a> {
                     now.saturating_sub(u.issue_ns),
                 )
             };
-            self.ts.io_done(
+            self.ts.io_done_prio(
                 u.io.dir as usize,
                 u.len,
                 slat,
                 clat,
                 now.saturating_sub(from),
+                u.offset0,
+                self.engine.prio_slot(t),
             );
             if u.io.dir != IoDir::Trim {
                 self.lat_ios += 1;

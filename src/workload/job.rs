@@ -461,6 +461,9 @@ impl<'a> Prepared<'a> {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
                 ts.error = e.errno;
                 ts.error_msg = Some(engine_verror(&e));
+                // fio's report of a job whose engine did not start has no
+                // latency_* keys.
+                ts.latency_depth = Some(0);
                 return;
             }
         };
