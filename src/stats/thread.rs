@@ -170,6 +170,14 @@ impl ThreadStats {
         self.short_ios[dir.min(2)] += 1;
     }
 
+    /// An I/O of direction `dir` failed: it moved nothing but was issued,
+    /// and fio's `total_ios` (its `total_io_u`, counted at queue time) has
+    /// it.
+    #[cold]
+    pub fn io_failed(&mut self, dir: usize) {
+        self.ios[dir.min(2)] += 1;
+    }
+
     /// An I/O of direction `dir` was dropped.
     #[inline]
     pub fn io_dropped(&mut self, dir: usize) {
@@ -241,6 +249,35 @@ impl ThreadStats {
         offset: u64,
     ) {
         self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, 0);
+    }
+
+    /// One I/O of a file-operation engine (filecreate, filestat, ...):
+    /// fio's FIO_NOSTATS engines leave the I/O itself out of the latency
+    /// statistics and record the file operation's time as a completion
+    /// latency once per file open (`open_ns`), without a total latency or
+    /// the latency distribution.
+    pub fn op_done(&mut self, dir: usize, bytes: u64, at_ns: u64, open_ns: Option<u64>) {
+        let d = dir.min(2);
+        let now_ms = at_ns / 1_000_000;
+        self.last_at_ns = self.last_at_ns.max(at_ns);
+        if !self.cfg.bw_per_io {
+            self.tick_bw(now_ms);
+        }
+        if !self.cfg.iops_per_io {
+            self.tick_iops(now_ms);
+        }
+        self.bytes[d] += bytes;
+        self.ios[d] += 1;
+        let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
+            return;
+        };
+        self.clat[d].add(clat_ns);
+        if let Some(h) = self.clat_hist[d].as_mut() {
+            h.record(clat_ns);
+        }
+        if let Some(l) = self.logs.as_mut() {
+            l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, 0, self.ioprio);
+        }
     }
 
     /// One completed I/O, with its offset and priority slot.

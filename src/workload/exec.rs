@@ -102,8 +102,10 @@ pub struct Exec<'j, 'a> {
     /// Units queued or submitted and not yet complete.
     cur_depth: usize,
     ids: Box<[FileId]>,
-    /// Per file: how long opening it took (the file-operation engines).
+    /// Per file: how long opening it took (the file-operation engines),
+    /// and whether that time is still to be recorded.
     op_ns: Box<[u64]>,
+    op_pending: Box<[bool]>,
     gen: IoGen,
     rate: Option<RateLimiter>,
     think: Option<ThinkTime>,
@@ -263,6 +265,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             cur_depth: 0,
             ids: vec![FileId(0); job.files.len()].into_boxed_slice(),
             op_ns: vec![0; job.files.len()].into_boxed_slice(),
+            op_pending: vec![false; job.files.len()].into_boxed_slice(),
             gen: job.gen.clone(),
             rate: job.rate.clone(),
             think: job.think.clone(),
@@ -457,6 +460,7 @@ impl<'j, 'a> Exec<'j, 'a> {
                 }
             }
             self.op_ns[i] = t0.elapsed().as_nanos() as u64;
+            self.op_pending[i] = true;
             if self.caps.needs_files && !self.caps.file_op {
                 if job.set.invalidate && !spec.direct {
                     let _ = self.engine.invalidate(self.ids[i]);
@@ -1293,10 +1297,13 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.pass_completed_ios += 1;
         }
         self.check_ramp(now);
-        if let Some(from) = self.stats_from {
-            let (slat, clat) = if self.caps.file_op {
-                (NO_SLAT, self.op_ns[u.file])
-            } else if self.caps.is_sync {
+        if let (Some(from), true) = (self.stats_from, self.caps.file_op) {
+            // The file operation's time, once per open.
+            let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
+            self.ts
+                .op_done(u.io.dir as usize, u.len, now.saturating_sub(from), open_ns);
+        } else if let Some(from) = self.stats_from {
+            let (slat, clat) = if self.caps.is_sync {
                 (NO_SLAT, now.saturating_sub(u.start_ns))
             } else {
                 (
@@ -1374,6 +1381,9 @@ impl<'j, 'a> Exec<'j, 'a> {
     /// else stop the job with fio's messages.
     #[cold]
     fn io_error(&mut self, errno: i32, dir: IoDir, fi: usize, offset: u64, len: usize) {
+        if dir.is_data() && self.stats_from.is_some() {
+            self.ts.io_failed(dir as usize);
+        }
         let bit = if dir == IoDir::Read {
             ERR_READ
         } else {
