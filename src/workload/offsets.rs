@@ -31,6 +31,7 @@ use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
 use super::rng::{choice, jhash, FioRand, Generator, Lfsr, Seeds, Slot};
+use super::zones::StridedZones;
 use crate::options::value::{parse_signed_size, Distribution};
 use crate::options::Value;
 use crate::plan::spec::{Dir, JobSpec};
@@ -469,6 +470,10 @@ enum FileDist {
 #[derive(Debug, Clone)]
 pub struct FileCursor {
     pub region: FileRegion,
+    /// fio's `f->file_offset`: where the region starts now. It is
+    /// `region.file_offset` (fio's `get_start_offset`) except while strided
+    /// zones move it ([`super::zones`]).
+    file_offset: u64,
     last_pos: [u64; 3],
     last_start: [u64; 3],
     map: Option<Axmap>,
@@ -493,10 +498,26 @@ impl FileCursor {
         self.map.as_ref()
     }
 
-    /// fio's `fio_file_reset`: positions back to the start, random map
-    /// cleared, LFSR re-seeded with `block_seed`.
+    /// Where the region starts now (fio's `f->file_offset`): the start
+    /// offset, or the current zone's start with strided zones.
+    pub fn file_offset(&self) -> u64 {
+        self.file_offset
+    }
+
+    /// Move the region's start (a strided zone switch).
+    pub(super) fn set_file_offset(&mut self, offset: u64) {
+        self.file_offset = offset;
+    }
+
+    /// Set where the last I/O of `dir` ended (a strided zone switch).
+    pub(super) fn set_last_pos(&mut self, dir: Dir, pos: u64) {
+        self.last_pos[dir as usize] = pos;
+    }
+
+    /// fio's `fio_file_reset`: positions back to the region's start,
+    /// random map cleared, LFSR re-seeded with `block_seed`.
     pub fn reset(&mut self, block_seed: u64) {
-        self.last_pos = [self.region.file_offset; 3];
+        self.last_pos = [self.file_offset; 3];
         self.last_start = [u64::MAX; 3];
         if let Some(m) = &mut self.map {
             m.reset();
@@ -547,6 +568,8 @@ pub struct OffsetGen {
     nonuniform_files: bool,
     randtrimwrite: bool,
     norandommap: bool,
+    /// `zonerange` with strided zones: random blocks are drawn in it.
+    zone_range: Option<u64>,
     seeds: Seeds,
 }
 
@@ -584,6 +607,7 @@ impl OffsetGen {
             Some("zipf" | "pareto" | "normal" | "gauss")
         );
         let generator = seeds.generator;
+        let zone_range = StridedZones::of(spec)?.map(|z| z.range);
         Ok(OffsetGen {
             random: p.random,
             generator,
@@ -606,6 +630,7 @@ impl OffsetGen {
             // fio: "Any use of blockalign= turns off randommap".
             norandommap: matches!(spec.opt("norandommap"), Some(Value::Bool(true)))
                 || spec.opt("ba").is_some(),
+            zone_range,
             seeds: seeds.clone(),
         })
     }
@@ -616,6 +641,7 @@ impl OffsetGen {
         let fsize = region.real_file_size.min(region.io_size);
         let mut cursor = FileCursor {
             region,
+            file_offset: region.file_offset,
             last_pos: [region.file_offset; 3],
             last_start: [u64::MAX; 3],
             map: None,
@@ -650,7 +676,8 @@ impl OffsetGen {
             }
             DistKind::Random | DistKind::Zoned { .. } => {}
         }
-        let blocks = fsize / self.rw_min_bs;
+        // init_random_map: with strided zones the map covers one zone.
+        let blocks = self.zone_range.unwrap_or(fsize) / self.rw_min_bs;
         if blocks > u64::from(u32::MAX) && self.generator == Generator::Tausworthe {
             // check_rand_gen_limits: fio switches to tausworthe64.
             self.generator = Generator::Tausworthe64;
@@ -676,6 +703,8 @@ impl OffsetGen {
         self.seq_nr_left = 1;
         let seed = self.seeds.get(Slot::Block);
         for f in files {
+            // clear_io_state: back to the start offset (zones moved it).
+            f.file_offset = f.region.file_offset;
             f.reset(seed);
         }
     }
@@ -703,7 +732,7 @@ impl OffsetGen {
         if next.offset >= f.region.io_size {
             return None;
         }
-        next.offset += f.region.file_offset;
+        next.offset += f.file_offset;
         if next.offset >= f.region.real_file_size {
             return None;
         }
@@ -729,7 +758,7 @@ impl OffsetGen {
             let t = Dir::Trim as usize;
             out.busy_ok = true;
             out.is_random = true;
-            out.offset = f.last_start[t].wrapping_sub(f.region.file_offset);
+            out.offset = f.last_start[t].wrapping_sub(f.file_offset);
             out.len = Some(f.last_pos[t].wrapping_sub(f.last_start[t]));
             return Some(out);
         } else if hit {
@@ -755,7 +784,7 @@ impl OffsetGen {
                     None => block = Some(self.rand_block(f, dir)?),
                 }
             } else if f.last_start[d] != u64::MAX {
-                out.offset = f.last_start[d] - f.region.file_offset;
+                out.offset = f.last_start[d] - f.file_offset;
             }
         }
         if let Some(b) = block {
@@ -792,6 +821,9 @@ impl OffsetGen {
     fn last_block(&self, f: &FileCursor, dir: Dir) -> u64 {
         let d = dir as usize;
         let mut max_size = f.region.io_size.min(f.region.real_file_size);
+        if let Some(range) = self.zone_range {
+            max_size = range;
+        }
         if self.min_bs[d] > self.ba[d] {
             max_size = max_size.saturating_sub(self.min_bs[d] - self.ba[d]);
         }
@@ -856,8 +888,9 @@ impl OffsetGen {
     fn seq_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
         let d = dir as usize;
         let r = f.region;
-        let fo = r.file_offset;
-        if f.last_pos[d] >= r.io_size + fo && self.time_based && self.nr_files == 1 {
+        let fo = f.file_offset;
+        // fio compares with the start offset, not the (zone) file offset.
+        if f.last_pos[d] >= r.end() && self.time_based && self.nr_files == 1 {
             f.last_pos[d] = fo;
         }
         if f.last_pos[d] >= r.real_file_size {
@@ -896,7 +929,7 @@ impl OffsetGen {
         let mut len = len;
         if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {
             let min_bs = self.min_bs[d];
-            let block = (next.offset - f.region.file_offset) / min_bs;
+            let block = (next.offset - f.file_offset) / min_bs;
             let nr = len.div_ceil(min_bs);
             let set = map.set_nr(block, nr);
             if set > 0 && set * min_bs < len {
@@ -1195,6 +1228,8 @@ pub struct IoGen {
     pub bs: BsGen,
     pub files: Vec<FileCursor>,
     pub select: FileSelector,
+    /// `zonemode=strided`: the zone state of the job.
+    pub zones: Option<StridedZones>,
     seeds: Seeds,
 }
 
@@ -1218,6 +1253,7 @@ impl IoGen {
             dirs: DirGen::new(spec, &seeds),
             bs: BsGen::new(spec, &seeds),
             select: FileSelector::new(spec, &seeds, files.len())?,
+            zones: StridedZones::of(spec)?,
             offsets,
             files: cursors,
             seeds,
@@ -1237,6 +1273,9 @@ impl IoGen {
         self.bs.reset(&self.seeds);
         self.offsets.reset(&mut self.files);
         self.select.reset();
+        if let Some(z) = &mut self.zones {
+            z.reset();
+        }
     }
 
     /// The next I/O; `None` when every file is done. With a rate limiter,
@@ -1281,6 +1320,9 @@ impl IoGen {
         }
         let f = &mut self.files[fi];
         dir = self.dirs.for_file(dir, f);
+        if let Some(z) = &mut self.zones {
+            z.before_io(f, dir, self.seeds.get(Slot::Block));
+        }
         let next = self.offsets.next_offset(f, dir)?;
         let len = match next.len {
             Some(l) => l,
@@ -1292,6 +1334,9 @@ impl IoGen {
             return None;
         }
         let len = self.offsets.commit(f, dir, &next, len);
+        if let Some(z) = &mut self.zones {
+            z.done(len);
+        }
         Some(Io {
             file: fi,
             dir,
