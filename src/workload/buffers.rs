@@ -18,15 +18,19 @@
 //! - `dedupe_percentage=D`: D% of the write buffers repeat an earlier
 //!   buffer's contents (`dedupe_mode=repeat`: the previous one;
 //!   `working_set`: one of a set of `dedupe_working_set_percentage`% of the
-//!   job's size).
+//!   job's size, shared between jobs with `dedupe_global`: see
+//!   [`super::dedupe`]).
 //!
-//! The random bytes follow fio's algorithm and seeding, but fio's build
+//! The random bytes follow fio's algorithm and seeding. fio's build
 //! chooses the number of seed buckets (`CONFIG_SEED_BUCKETS`); rfio uses 4,
-//! so byte-for-byte equality with a given fio build is not promised — the
-//! properties (random, compressible by P%, D% duplicates) are.
+//! as Debian's fio 3.33 on x86-64 does: with fixed seeds the files rfio
+//! writes are byte for byte those fio writes (tests/dedupe.rs compares
+//! them), on another build the properties (random, compressible by P%, D%
+//! duplicates) still hold.
 
+use super::dedupe::{DedupePeers, WorkingSet};
 use super::offsets::SetupError;
-use super::rng::{choice, hash_u64, FioRand, Seeds, Slot};
+use super::rng::{hash_u64, FioRand, Seeds, Slot};
 use crate::options::Value;
 use crate::plan::spec::JobSpec;
 
@@ -48,8 +52,15 @@ pub struct BufferFiller {
     compress_perc: u32,
     compress_chunk: u64,
     dedupe_perc: u32,
+    /// `dedupe_mode=working_set`: how the set is built.
+    ws: Option<WorkingSet>,
     /// `dedupe_mode=working_set`: the saved states of the unique pages.
     working_set: Vec<FioRand>,
+    /// The job's `thread_number` (a global working set starts with it).
+    thread_number: u32,
+    /// `buf_state` before the first buffer (what other jobs' global
+    /// working sets start from).
+    initial_buf_state: FioRand,
     refill: bool,
     scramble: bool,
     min_write: u64,
@@ -92,35 +103,19 @@ impl BufferFiller {
         let use64 = seeds.generator.use64();
         let buf_state = seeds.rand(Slot::Buf, use64);
         let min_write = spec.bs[1].0.max(1);
-        let mut working_set = Vec::new();
-        if dedupe_perc > 0 && choice(spec, "dedupe_mode") == Some("working_set") {
-            let ws_perc = match spec.opt("dedupe_working_set_percentage") {
-                Some(Value::Int(v)) => (*v).clamp(0, 100) as u64,
-                _ => 5,
-            };
-            let size = spec.size.unwrap_or(0);
-            let pages = size * ws_perc / 100 / min_write;
-            let chunk = if compress_chunk == 0 {
-                min_write
-            } else {
-                min_write.min(compress_chunk)
-            };
-            let advance = min_write / chunk.max(1);
-            let mut s = buf_state;
-            for _ in 0..pages {
-                working_set.push(s);
-                for _ in 0..advance {
-                    s.next_seed();
-                }
-            }
-        }
+        let ws = WorkingSet::of(spec).map_err(SetupError::Invalid)?;
+        let working_set =
+            ws.map_or_else(Vec::new, |w| w.states(buf_state, spec.thread_number, None));
         Ok(BufferFiller {
             zero,
             pattern,
             compress_perc,
             compress_chunk,
             dedupe_perc,
+            ws,
             working_set,
+            thread_number: spec.thread_number,
+            initial_buf_state: buf_state,
             refill,
             scramble,
             min_write,
@@ -130,6 +125,22 @@ impl BufferFiller {
             dedupe_state: seeds.rand(Slot::Dedupe, false),
             ws_index_state: seeds.rand(Slot::DedupeWorkingSet, use64),
         })
+    }
+
+    /// The buffer generator before the first buffer (fio's `buf_state`
+    /// when the jobs are set up): what [`DedupePeers`] collects.
+    pub fn initial_buf_state(&self) -> FioRand {
+        self.initial_buf_state
+    }
+
+    /// `dedupe_global=1`: rebuild the working set from the initial buffer
+    /// generators of every job of the plan (fio's
+    /// `init_global_dedupe_working_set_seeds`); nothing for other jobs.
+    /// Called once for each job before any job starts.
+    pub fn share_working_set(&mut self, peers: &DedupePeers) {
+        if let Some(ws) = self.ws.filter(|w| w.global) {
+            self.working_set = ws.states(self.initial_buf_state, self.thread_number, Some(peers));
+        }
     }
 
     /// Whether every write gets new contents (`refill_buffers`, or implied

@@ -13,6 +13,7 @@
 pub mod bs;
 pub mod buffers;
 mod clock;
+pub mod dedupe;
 pub mod ddir;
 mod exec;
 mod job;
@@ -28,6 +29,7 @@ mod safety;
 mod settings;
 pub mod think;
 mod verify;
+pub mod zones;
 
 pub use job::SYNC_DEPTH_NOTE;
 pub use progress::Progress;

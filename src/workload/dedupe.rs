@@ -1,0 +1,225 @@
+//! Dedupe working sets (fio's `dedupe.c`): which earlier buffers a
+//! `dedupe_mode=working_set` job repeats.
+//!
+//! - `dedupe_percentage=D` makes D% of the write buffers copies of an
+//!   earlier one. `dedupe_mode=repeat` (default) copies the previous
+//!   buffer; `working_set` one of a fixed set of unique buffers, drawn
+//!   uniformly ([`super::buffers`] does the drawing).
+//! - The set holds the generator states that produce its buffers: the
+//!   job's own buffer generator (`buf_state`) as it is before the first
+//!   buffer, then advanced once per buffer (once per
+//!   `buffer_compress_chunk` piece of a buffer), for
+//!   `size * dedupe_working_set_percentage / 100 / bs` buffers (fio's
+//!   `num_unique_pages`; `dedupe_working_set_percentage` defaults to 5).
+//!   As in fio, a working set needs `size`, one file per job, and
+//!   `dedupe_percentage + dedupe_working_set_percentage <= 100`; the job
+//!   is refused before any I/O otherwise, in fio's words.
+//! - `dedupe_global=1` (fio's `init_global_dedupe_working_set_seeds`):
+//!   the set is cut into runs of `pages / number of jobs` entries; the
+//!   first run follows the job's own generator, each further run starts
+//!   again from the initial buffer generator of the next job in the plan
+//!   (wrapping to the first). So every job with `dedupe_global=1` holds
+//!   entries that regenerate other jobs' buffers, and files written by
+//!   different jobs share blocks. Nothing is shared while the jobs run:
+//!   the sets are computed from the initial states before any job starts,
+//!   each job draws from its own copy, and the bytes each job writes do
+//!   not depend on thread scheduling (no lock, nothing shared on the I/O
+//!   path). The runner hands every job the initial states of all jobs
+//!   ([`DedupePeers::of`] the plan) before the jobs start
+//!   ([`super::buffers::BufferFiller::share_working_set`]).
+//!   With `dedupe_mode=repeat`, `dedupe_global` changes nothing, as in
+//!   fio.
+
+use super::rng::{choice, FioRand, Seeds, Slot};
+use crate::options::Value;
+use crate::plan::spec::JobSpec;
+
+/// The initial buffer generator (`td->buf_state`) of every job of the
+/// plan, in thread order (`thread_number - 1`): what a `dedupe_global`
+/// working set is built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DedupePeers {
+    states: Vec<FioRand>,
+}
+
+impl DedupePeers {
+    /// The initial buffer generators of all jobs, in thread order.
+    pub fn new(states: Vec<FioRand>) -> DedupePeers {
+        DedupePeers { states }
+    }
+
+    /// The initial buffer generators of `jobs` (the plan's jobs, in
+    /// order), from their seeds as [`Seeds::for_job`] draws them. Jobs with
+    /// `randrepeat=0` and no `randseed` draw new seeds at every call, so
+    /// their entries are not the generators the jobs will use: fio's
+    /// files would differ from run to run anyway.
+    pub fn of(jobs: &[JobSpec]) -> DedupePeers {
+        DedupePeers::new(
+            jobs.iter()
+                .map(|spec| {
+                    let seeds = Seeds::for_job(spec);
+                    seeds.rand(Slot::Buf, seeds.generator.use64())
+                })
+                .collect(),
+        )
+    }
+
+    /// The number of jobs (fio's global `thread_number`).
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+}
+
+/// The dedupe settings of a job that keeps a working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkingSet {
+    /// Entries in the set (fio's `num_unique_pages`).
+    pub pages: u64,
+    /// Generator steps per buffer (`bs / min(bs, buffer_compress_chunk)`).
+    pub advance: u64,
+    /// `dedupe_global=1`.
+    pub global: bool,
+}
+
+impl WorkingSet {
+    /// The working set `spec` asks for, if any (`dedupe_percentage > 0`
+    /// with `dedupe_mode=working_set`); an error in fio's words when it has
+    /// no `size` to size it from.
+    pub fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, String> {
+        let int = |name: &str, default: u64| match spec.opt(name) {
+            Some(Value::Int(v)) => (*v).clamp(0, 100) as u64,
+            _ => default,
+        };
+        let perc = int("dedupe_percentage", 0);
+        if perc == 0 || choice(spec, "dedupe_mode") != Some("working_set") {
+            return Ok(None);
+        }
+        let Some(size) = spec.size.filter(|&s| s > 0) else {
+            return Err("pregenerated dedupe working set requires size to be set".into());
+        };
+        if spec.files.len() > 1 {
+            return Err(format!(
+                "dedupe working set mode supported with single file per job, but {} files provided",
+                spec.files.len()
+            ));
+        }
+        let ws_perc = int("dedupe_working_set_percentage", 5);
+        if perc + ws_perc > 100 {
+            return Err(format!(
+                "impossible to reach expected dedupe percentage {perc} since {ws_perc} percentage \
+                 of size is reserved to dedupe working set (those are unique pages)"
+            ));
+        }
+        let min_write = spec.bs[1].0.max(1);
+        // min_not_zero(bs, buffer_compress_chunk), the chunk 512 by default.
+        let chunk = match spec.opt("buffer_compress_chunk") {
+            Some(Value::Bytes(0)) => min_write,
+            Some(Value::Bytes(c)) => min_write.min(*c),
+            _ => min_write.min(512),
+        };
+        Ok(Some(WorkingSet {
+            pages: size.saturating_mul(ws_perc) / 100 / min_write,
+            advance: min_write / chunk.max(1),
+            global: matches!(spec.opt("dedupe_global"), Some(Value::Bool(true))),
+        }))
+    }
+
+    /// The generator states of the set (fio's
+    /// `init_dedupe_working_set_seeds`), from the job's initial buffer
+    /// generator `own`. `peers` (all jobs, for `dedupe_global`) and
+    /// `thread_number` (the job's, 1-based) rotate the set through the
+    /// other jobs' generators; without peers the set is the job's own.
+    pub fn states(
+        &self,
+        own: FioRand,
+        thread_number: u32,
+        peers: Option<&DedupePeers>,
+    ) -> Vec<FioRand> {
+        let peers = peers.filter(|p| self.global && !p.is_empty());
+        let njobs = peers.map_or(1, |p| p.len() as u64);
+        let per_run = (self.pages / njobs).max(1);
+        let mut next_job = u64::from(thread_number.max(1)) - 1;
+        let mut state = own;
+        let mut states = Vec::with_capacity(self.pages as usize);
+        for i in 0..self.pages {
+            if i > 0 {
+                for _ in 0..self.advance {
+                    state.next_seed();
+                }
+                if let Some(p) = peers.filter(|_| i % per_run == 0) {
+                    next_job = (next_job + 1) % njobs;
+                    state = p.states[next_job as usize];
+                }
+            }
+            states.push(state);
+        }
+        states
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(seed: u64) -> FioRand {
+        FioRand::new(seed, false)
+    }
+
+    #[test]
+    fn own_set_follows_the_buffer_generator() {
+        let ws = WorkingSet {
+            pages: 4,
+            advance: 2,
+            global: false,
+        };
+        let states = ws.states(gen(7), 1, None);
+        let mut s = gen(7);
+        for st in &states {
+            assert_eq!(*st, s);
+            s.next_seed();
+            s.next_seed();
+        }
+    }
+
+    #[test]
+    fn global_set_rotates_through_the_jobs() {
+        let peers = DedupePeers::new(vec![gen(1), gen(2), gen(3)]);
+        let ws = WorkingSet {
+            pages: 7,
+            advance: 1,
+            global: true,
+        };
+        // Job 2: 7 / 3 = 2 entries per run: own, own+1, job 3, job 3+1,
+        // job 1, job 1+1, job 2 again.
+        let states = ws.states(gen(2), 2, Some(&peers));
+        let step = |mut s: FioRand| {
+            s.next_seed();
+            s
+        };
+        assert_eq!(
+            states,
+            vec![
+                gen(2),
+                step(gen(2)),
+                gen(3),
+                step(gen(3)),
+                gen(1),
+                step(gen(1)),
+                gen(2)
+            ]
+        );
+        // Without dedupe_global the peers are not used.
+        let own = WorkingSet {
+            global: false,
+            ..ws
+        };
+        assert_eq!(
+            own.states(gen(2), 2, Some(&peers)),
+            own.states(gen(2), 2, None)
+        );
+    }
+}
