@@ -78,7 +78,6 @@ fn working_set_and_repeat_write_fios_bytes() {
 /// End to end, the global sets need the runner to hand every job the
 /// others' generators (`BufferFiller::share_working_set`).
 #[test]
-#[ignore = "needs the dedupe_global hook in src/workload/runner.rs"]
 fn global_working_sets_write_fios_bytes() {
     same_files_as_fio("jobfiles/dedupe/dedupe-global.fio");
     same_files_as_fio("jobfiles/dedupe/global-numjobs.fio");

@@ -191,7 +191,6 @@ fn corpus_jobs_issue_fios_ios() {
 /// src/workload/job.rs sets the pass length to the job's total for strided
 /// jobs.
 #[test]
-#[ignore = "needs the pass length change in src/workload/job.rs"]
 fn io_size_and_loops_run_one_pass_like_fio() {
     same_ios_as_fio("jobfiles/zones/strided-io_size.fio");
     same_ios_as_fio("jobfiles/zones/strided-loops.fio");

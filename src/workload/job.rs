@@ -247,6 +247,12 @@ impl<'a> Prepared<'a> {
         // One seed table for the job, shared as fio shares td->rand_seeds.
         let seeds = Seeds::for_job(spec);
         let gen = IoGen::new(spec, &seeds, &with_names).map_err(|e| invalid(e.to_string()))?;
+        if gen.zones.is_some() {
+            // Strided zones wrap around the file: a pass ends when the job
+            // has issued all it may, or when an I/O would pass the file's
+            // end (fio's do_io), not after `size` bytes.
+            pass_bytes = total_bytes;
+        }
         let filler = BufferFiller::new(spec, &seeds).map_err(|e| invalid(e.to_string()))?;
         Ok(Prepared {
             spec,

@@ -116,9 +116,14 @@ pub fn run_with_progress(
     // the whole run before anything is written.
     let mut setup_failed: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
     let mut prepared: Vec<Option<Prepared<'_>>> = Vec::with_capacity(plan.jobs.len());
+    // dedupe_global: the working set spans every job's buffer generator.
+    let peers = super::dedupe::DedupePeers::of(&plan.jobs);
     for (i, spec) in plan.jobs.iter().enumerate() {
         match Prepared::new(spec) {
-            Ok(p) => prepared.push(Some(p)),
+            Ok(mut p) => {
+                p.filler.share_working_set(&peers);
+                prepared.push(Some(p))
+            }
             // A later group may create the file this job needs a size
             // from: it is set up again when its group starts.
             Err(RunError::NoSize { .. }) if spec.group_id > 0 => prepared.push(None),
@@ -179,7 +184,8 @@ pub fn run_with_progress(
                 }
                 let spec = &plan.jobs[i];
                 match Prepared::new(spec) {
-                    Ok(p) => {
+                    Ok(mut p) => {
+                        p.filler.share_working_set(&peers);
                         check_devices(std::iter::once(&p))?;
                         safety::check_space(&p.layout_needs()).map_err(|e| RunError::NoSpace {
                             dir: e.dir.display().to_string(),
