@@ -605,6 +605,16 @@ impl<'j, 'a> Exec<'j, 'a> {
                 let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
                     break;
                 };
+                if next.wrapped
+                    && job.set.invalidate
+                    && !job.spec.direct
+                    && self.caps.needs_files
+                    && !self.caps.file_op
+                {
+                    // fio's loop_cache_invalidate: a time-based job that
+                    // starts the file over reads it from the device again.
+                    let _ = self.engine.invalidate(self.ids[next.file]);
+                }
                 if next.wait_ns > 0 {
                     // The rate says wait: complete what is in flight, then
                     // sleep (fio's io_u_quiesce + usec_sleep).

@@ -479,6 +479,9 @@ pub struct FileCursor {
     map: Option<Axmap>,
     lfsr: Option<Lfsr>,
     dist: FileDist,
+    /// The file just started over inside a pass (fio's
+    /// `loop_cache_invalidate` points): its page cache is to be dropped.
+    wrapped: bool,
 }
 
 impl FileCursor {
@@ -647,6 +650,7 @@ impl OffsetGen {
             map: None,
             lfsr: None,
             dist: FileDist::None,
+            wrapped: false,
         };
         if !self.random {
             return Ok(cursor);
@@ -812,6 +816,7 @@ impl OffsetGen {
         }
         if self.time_based || self.nonuniform_files {
             f.reset(self.seeds.get(Slot::Block));
+            f.wrapped = true;
             return self.rand_offset(f, dir);
         }
         None
@@ -892,6 +897,7 @@ impl OffsetGen {
         // fio compares with the start offset, not the (zone) file offset.
         if f.last_pos[d] >= r.end() && self.time_based && self.nr_files == 1 {
             f.last_pos[d] = fo;
+            f.wrapped = true;
         }
         if f.last_pos[d] >= r.real_file_size {
             return None;
@@ -1212,6 +1218,9 @@ pub struct Io {
     /// Nanoseconds to wait before issuing it, from the rate limiter (0
     /// without one). fio completes what is in flight first.
     pub wait_ns: u64,
+    /// The file started over before this I/O (a time-based job wrapping
+    /// around): fio drops its page cache there (`invalidate`, buffered).
+    pub wrapped: bool,
 }
 
 /// Everything that decides what the next I/O is, in fio's order
@@ -1344,6 +1353,7 @@ impl IoGen {
             len,
             is_random: next.is_random,
             wait_ns,
+            wrapped: std::mem::take(&mut f.wrapped),
         })
     }
 }
