@@ -13,14 +13,14 @@
 pub mod bs;
 pub mod buffers;
 mod clock;
-pub mod dedupe;
 pub mod ddir;
+pub mod dedupe;
 mod exec;
 mod job;
 mod lat_target;
 mod layout;
-mod placement;
 pub mod offsets;
+mod placement;
 pub mod progress;
 pub mod rate;
 pub mod rng;
