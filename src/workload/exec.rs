@@ -166,6 +166,8 @@ pub struct Exec<'j, 'a> {
     max_latency_ns: [u64; 3],
     /// `serialize_overlap`: an I/O waits for in-flight I/Os it overlaps.
     serialize: bool,
+    /// `cmdprio_*` set: the engine gives each I/O a priority slot.
+    cmdprio: bool,
 }
 
 /// `latency_target` and its companions, read once.
@@ -309,6 +311,10 @@ impl<'j, 'a> Exec<'j, 'a> {
                 }),
                 _ => [0; 3],
             },
+            cmdprio: matches!(
+                crate::ioengine::cmdprio::CmdPrio::from_spec(spec),
+                Ok(Some(_))
+            ),
             serialize: depth > 1
                 && matches!(
                     spec.opt("serialize_overlap"),
@@ -1328,7 +1334,11 @@ impl<'j, 'a> Exec<'j, 'a> {
                 clat,
                 now.saturating_sub(from),
                 u.offset0,
-                self.engine.prio_slot(t),
+                if self.cmdprio {
+                    self.engine.prio_slot(t)
+                } else {
+                    0
+                },
             );
             if u.io.dir != IoDir::Trim {
                 self.lat_ios += 1;
