@@ -1,26 +1,10 @@
 //! The `rfio` command line end to end: exit statuses, error text on
 //! stderr (file:line:col, option, reason), and `--showcmd` output.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
-use common::TempDir;
-
-fn rfio(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args(args)
-        .current_dir(&dir.0)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{rfio, stderr, stdout, TempDir};
 
 /// Parse `text` as job file `job.fio` with `--parse-only`; return the exit
 /// status and stderr.

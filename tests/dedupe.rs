@@ -8,33 +8,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::TempDir;
+use common::{fio, run_in as run, TempDir, RFIO};
 use rfio::workload::buffers::BufferFiller;
 use rfio::workload::dedupe::DedupePeers;
 use rfio::workload::rng::Seeds;
-
-const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
-
-fn run(bin: &str, dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn fio() -> Option<&'static str> {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("fio is not installed: skipping the comparison with fio");
-    }
-    ok.then_some("fio")
-}
 
 fn corpus(job: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

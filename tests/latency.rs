@@ -3,18 +3,10 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Instant;
 
-use common::TempDir;
-
-fn rfio(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args(args)
-        .current_dir(&dir.0)
-        .output()
-        .expect("rfio runs")
-}
+use common::{rfio, TempDir};
 
 fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {

@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::TempDir;
+use common::{stderr, stdout, TempDir};
 
 const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
 
@@ -34,14 +34,6 @@ fn rfio_as(dir: &Path, args: &[&str], wrapper: &[&str]) -> Output {
         .arg("--minimal")
         .output()
         .expect("rfio runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Field `n` (1-based, as awk's `$n`) of terse line `line`.

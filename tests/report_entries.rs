@@ -7,30 +7,17 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::TempDir;
+use common::{rfio, stderr, TempDir};
 
 /// Run rfio with `args` in `dir`; its output.
-fn rfio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("rfio runs")
-}
-
 fn corpus(name: &str) -> String {
     format!("{}/jobfiles/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// fio's line for the entry it counts for a `stats=0` job and never fills.

@@ -6,39 +6,9 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::TempDir;
-
-const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
-
-fn run(bin: &str, dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn fio() -> Option<&'static str> {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("fio is not installed: skipping the comparison with fio");
-    }
-    ok.then_some("fio")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{fio, run_in as run, stderr, stdout, TempDir, RFIO};
 
 /// Terse v3 fields of the first line.
 fn terse(o: &Output) -> Vec<String> {

@@ -8,30 +8,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::TempDir;
-
-const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
-
-fn run(bin: &str, dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn fio() -> Option<&'static str> {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("fio is not installed: skipping the comparison with fio");
-    }
-    ok.then_some("fio")
-}
+use common::{fio, run_in as run, TempDir, RFIO};
 
 /// (direction, length, offset) of every I/O in a per-I/O latency log.
 fn log_ios(path: &Path) -> Vec<(u64, u64, u64)> {

@@ -2,7 +2,8 @@
 //! temporary directory that cleans up after itself.
 #![allow(dead_code)] // each test file uses some of these
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use rfio::cli::args::Args;
 use rfio::plan::Plan;
@@ -61,8 +62,52 @@ impl TempDir {
     }
 }
 
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The rfio binary built for these tests.
+pub const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
+
+/// Run `bin` (rfio or fio) with `args` in `dir`.
+pub fn run_in(bin: &str, dir: impl AsRef<Path>, args: &[&str]) -> Output {
+    Command::new(bin)
+        .current_dir(dir.as_ref())
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{bin} runs: {e}"))
+}
+
+/// Run rfio with `args` in `dir`.
+pub fn rfio(dir: impl AsRef<Path>, args: &[&str]) -> Output {
+    run_in(RFIO, dir, args)
+}
+
+/// Real fio, when installed (else the comparisons with it are skipped,
+/// saying so).
+pub fn fio() -> Option<&'static str> {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("fio is not installed: skipping the comparison with fio");
+    }
+    ok.then_some("fio")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
