@@ -251,12 +251,11 @@ impl ThreadStats {
         self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, 0);
     }
 
-    /// One I/O of a file-operation engine (filecreate, filestat, ...):
-    /// fio's FIO_NOSTATS engines leave the I/O itself out of the latency
-    /// statistics and record the file operation's time as a completion
-    /// latency once per file open (`open_ns`), without a total latency or
-    /// the latency distribution.
-    pub fn op_done(&mut self, dir: usize, bytes: u64, at_ns: u64, open_ns: Option<u64>) {
+    /// Count a completed I/O of `bytes` at `at_ns`, closing the bw/iops
+    /// windows that ended before it. Returns the direction index and the
+    /// completion time in ms.
+    #[inline]
+    fn count(&mut self, dir: usize, bytes: u64, at_ns: u64) -> (usize, u64) {
         let d = dir.min(2);
         let now_ms = at_ns / 1_000_000;
         self.last_at_ns = self.last_at_ns.max(at_ns);
@@ -268,6 +267,16 @@ impl ThreadStats {
         }
         self.bytes[d] += bytes;
         self.ios[d] += 1;
+        (d, now_ms)
+    }
+
+    /// One I/O of a file-operation engine (filecreate, filestat, ...):
+    /// fio's FIO_NOSTATS engines leave the I/O itself out of the latency
+    /// statistics and record the file operation's time as a completion
+    /// latency once per file open (`open_ns`), without a total latency or
+    /// the latency distribution.
+    pub fn op_done(&mut self, dir: usize, bytes: u64, at_ns: u64, open_ns: Option<u64>) {
+        let (d, now_ms) = self.count(dir, bytes, at_ns);
         let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
             return;
         };
@@ -293,18 +302,7 @@ impl ThreadStats {
         offset: u64,
         prio_slot: u16,
     ) {
-        let d = dir.min(2);
-        let now_ms = at_ns / 1_000_000;
-        self.last_at_ns = self.last_at_ns.max(at_ns);
-        // Windows that ended before this completion are closed first.
-        if !self.cfg.bw_per_io {
-            self.tick_bw(now_ms);
-        }
-        if !self.cfg.iops_per_io {
-            self.tick_iops(now_ms);
-        }
-        self.bytes[d] += bytes;
-        self.ios[d] += 1;
+        let (d, now_ms) = self.count(dir, bytes, at_ns);
         let has_slat = slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             slat_ns.saturating_add(clat_ns)
