@@ -40,6 +40,16 @@ pub enum RunError {
     },
 }
 
+impl From<safety::NoSpace> for RunError {
+    fn from(e: safety::NoSpace) -> RunError {
+        RunError::NoSpace {
+            dir: e.dir.display().to_string(),
+            needed: e.needed,
+            available: e.available,
+        }
+    }
+}
+
 /// Where the jobs' live messages go, as fio prints them while it runs:
 /// `info` is fio's `log_info` (stdout: notes, `fio: pid=…, err=…`), `err`
 /// its `log_err` (stderr: `fio: io_u error on file …`). Each call is one
@@ -144,11 +154,7 @@ pub fn run_with_progress(
         .flatten()
         .flat_map(|p| p.layout_needs())
         .collect();
-    safety::check_space(&needs).map_err(|e| RunError::NoSpace {
-        dir: e.dir.display().to_string(),
-        needed: e.needed,
-        available: e.available,
-    })?;
+    safety::check_space(&needs)?;
     // Disk utilisation of the devices under the jobs' files (fio's
     // `disk_util`, on by default; diskless engines have none).
     let watched = prepared
@@ -187,11 +193,7 @@ pub fn run_with_progress(
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
                         check_devices(std::iter::once(&p))?;
-                        safety::check_space(&p.layout_needs()).map_err(|e| RunError::NoSpace {
-                            dir: e.dir.display().to_string(),
-                            needed: e.needed,
-                            available: e.available,
-                        })?;
+                        safety::check_space(&p.layout_needs())?;
                         progress.jobs()[i].set_total_bytes(p.total_bytes);
                         prepared[i] = Some(p);
                     }
