@@ -338,6 +338,9 @@ impl<'j, 'a> Exec<'j, 'a> {
         let job = self.job;
         let spec = job.spec;
         self.clock = Clock::start(job.set.clock);
+        // The queue depth the report shows: iodepth (or what the latency
+        // target settles on, below).
+        self.ts.latency_depth = None;
         self.progress.mark_epoch();
         if self.ramp_ns == 0 {
             self.stats_from = Some(0);

@@ -357,6 +357,10 @@ impl<'a> Prepared<'a> {
         // SAFETY: gettid has no preconditions.
         let pid = unsafe { libc::gettid() } as u32;
         let mut ts = ThreadStats::new(spec);
+        // A job that ends before its I/O loop has no queue depth to report
+        // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
+        // loop sets it.
+        ts.latency_depth = Some(0);
         let laid = match layout {
             Ok(l) => {
                 self.execute(&mut ts, terminate, log);
@@ -365,7 +369,6 @@ impl<'a> Prepared<'a> {
             Err((errno, msg)) => {
                 ts.error = errno;
                 ts.error_msg = Some(msg);
-                ts.latency_depth = Some(0);
                 None
             }
         };
@@ -397,9 +400,6 @@ impl<'a> Prepared<'a> {
     fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
-        // A job that ends before its I/O loop has no queue depth to report
-        // (fio's `latency_qd` is set as the loop starts: no latency_* keys).
-        ts.latency_depth = Some(0);
         let (lo, hi) = spec.startdelay_us;
         // A range picks a delay per job (fio's rand_between on its own seed).
         let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
@@ -419,9 +419,6 @@ impl<'a> Prepared<'a> {
             Ok(p) => p,
             Err(f) => return failed(ts, f),
         };
-        // fio 3.33 goes on after a failed buffer allocation (and crashes
-        // later); its report of such a job has the latency_* keys.
-        ts.latency_depth = None;
         // The I/O units: one per possible I/O in flight.
         let depth = if self.caps.is_sync {
             1
@@ -442,6 +439,10 @@ impl<'a> Prepared<'a> {
                     log.err(note);
                 }
                 let msg = verror(e.src, e.func, e.errno);
+                // fio 3.33 goes on after a failed buffer allocation (and
+                // crashes later); its report of such a job has the
+                // latency_* keys.
+                ts.latency_depth = None;
                 return failed(ts, Failure::Error(e.errno, msg));
             }
         };
@@ -467,9 +468,6 @@ impl<'a> Prepared<'a> {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
                 ts.error = e.errno;
                 ts.error_msg = Some(engine_verror(&e));
-                // fio's report of a job whose engine did not start has no
-                // latency_* keys.
-                ts.latency_depth = Some(0);
                 return;
             }
         };
@@ -478,11 +476,9 @@ impl<'a> Prepared<'a> {
             log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
         }
         if let Err(f) = self.place.renice() {
-            ts.latency_depth = Some(0);
             return failed(ts, f);
         }
         if !self.place.prerun(log) {
-            ts.latency_depth = Some(0);
             return;
         }
         if set.pre_read && !spec.direct && self.caps.needs_files {
