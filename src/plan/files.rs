@@ -12,6 +12,13 @@ const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
 /// The files of job `section` (clone `jobnum`), with `size` (total bytes
 /// over all files) split between them unless `filesize` is given.
+///
+/// With `directory=`, every name goes under a directory, absolute or not,
+/// joined as fio joins them (`DIR/NAME`, plain concatenation: `/abs` under
+/// `D` is `D//abs`, that is `D/abs`): names from `filename=` under the first
+/// directory, generated names under directory `jobnum` (modulo their
+/// number), as fio's `add_file` and `set_name_idx`. `..` is not stopped,
+/// as fio does not stop it.
 pub fn files(
     o: &JobOptions,
     section: &str,
@@ -47,19 +54,34 @@ pub fn files(
                 .collect()
         }
     };
+    if names.is_empty() {
+        // fio runs such a job with no files: it does nothing, silently.
+        let given = match o.value("filename") {
+            Some(Value::Text(f)) => f.as_str(),
+            _ => "",
+        };
+        return Err(format!(
+            "filename='{given}' names no file (only separators and blanks)"
+        ));
+    }
     let per_file = match o.value("filesize") {
         Some(Value::Bytes(n)) => Some(*n),
         Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
         _ => size.map(|s| s / names.len() as u64),
     };
+    // fio adds `filename=` files once, as clone 0; generated names with the
+    // clone's number.
+    let dir_index = if matches!(o.value("filename"), Some(Value::Text(f)) if !f.is_empty()) {
+        0
+    } else {
+        jobnum as usize
+    };
     Ok(names
         .iter()
-        .enumerate()
-        .map(|(i, name)| {
+        .map(|name| {
             let path = match dirs.as_slice() {
                 [] => PathBuf::from(name),
-                _ if name.starts_with('/') => PathBuf::from(name),
-                _ => PathBuf::from(&dirs[i % dirs.len()]).join(name),
+                _ => under(&dirs[dir_index % dirs.len()], name),
             };
             FileSpec {
                 path,
@@ -68,6 +90,12 @@ pub fn files(
             }
         })
         .collect())
+}
+
+/// `name` under `dir`, as fio's `set_name_idx` then `add_file` join them:
+/// `DIR` `/` `NAME`, whatever `NAME` starts with.
+fn under(dir: &str, name: &str) -> PathBuf {
+    PathBuf::from(format!("{dir}/{name}"))
 }
 
 /// `filesize=lo-hi`: give each file of `job` its own size in the range,

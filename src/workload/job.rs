@@ -124,7 +124,8 @@ impl<'a> Prepared<'a> {
         // fio checks `directory=` when it reads the option: it must exist.
         if let Some(crate::options::Value::Text(dirs)) = spec.opt("directory") {
             for dir in crate::plan::files::split_colons(dirs) {
-                if !std::path::Path::new(&dir).is_dir() {
+                // With lstat, as fio: a symbolic link is refused too.
+                if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     return Err(invalid(format!("{dir} is not a directory")));
                 }
             }
