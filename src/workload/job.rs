@@ -458,14 +458,18 @@ impl<'a> Prepared<'a> {
         } else {
             set.iodepth as usize
         };
-        let unit = (self.max_bs as usize).div_ceil(ALIGN) * ALIGN;
+        // Sizes past the address space ask for everything: ENOMEM below.
+        let unit = usize::try_from(self.max_bs)
+            .unwrap_or(usize::MAX)
+            .div_ceil(ALIGN)
+            .saturating_mul(ALIGN);
         // fio allocates no buffer memory for a job that moves no data.
         let mem_spec = if spec.pattern.read || spec.pattern.write {
             self.place.mem.clone()
         } else {
             MemSpec::default()
         };
-        let mut pool = match IoMemory::allocate(&mem_spec, unit * depth) {
+        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
             Ok(m) => m,
             Err(e) => {
                 for note in &e.notes {
