@@ -473,3 +473,60 @@ fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
     }
     bs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusals(argv: &[&str]) -> (Vec<bool>, String) {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let args = crate::cli::args::parse(&argv).unwrap();
+        let kw = Keywords {
+            pagesize: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        let fe = build(&args, &[], &kw);
+        let ro = fe.plan.jobs.iter().map(|j| j.readonly).collect();
+        (ro, fe.diags.to_string())
+    }
+
+    #[test]
+    fn readonly_is_in_every_job_and_refuses_what_writes() {
+        let (ro, diags) = refusals(&["--readonly", "--name=a", "--size=1m", "--numjobs=3"]);
+        assert_eq!(ro, [true, true, true]);
+        assert_eq!(diags, "");
+        let (ro, _) = refusals(&["--name=a", "--size=1m"]);
+        assert_eq!(ro, [false]);
+        for (opt, why) in [
+            ("--rw=randwrite", "rw=randwrite writes"),
+            ("--ioengine=falloc", "ioengine=falloc changes files"),
+            ("--ioengine=ftruncate", "ioengine=ftruncate changes files"),
+            ("--ioengine=filecreate", "ioengine=filecreate changes files"),
+            ("--ioengine=filedelete", "ioengine=filedelete changes files"),
+            ("--unlink=1", "unlink=1 deletes"),
+            ("--unlink_each_loop=1", "unlink_each_loop=1 deletes"),
+            ("--fill_device=1", "fill_device=1 lays out"),
+            ("--mem=mmap:f", "mem=...:f creates and sizes f"),
+        ] {
+            let (_, diags) = refusals(&["--readonly", "--name=a", "--size=1m", "--numjobs=2", opt]);
+            assert_eq!(
+                diags.matches("--readonly forbids every write").count(),
+                1,
+                "{opt}: once for a job and its clones: {diags}"
+            );
+            assert!(diags.contains(why), "{opt}: {diags}");
+            let (_, diags) = refusals(&["--name=a", "--size=1m", opt]);
+            assert!(!diags.contains("--readonly"), "{opt}: {diags}");
+        }
+        for fine in [
+            "--ioengine=filestat",
+            "--ioengine=mmap",
+            "--pre_read=1",
+            "--unlink=0",
+        ] {
+            let (_, diags) = refusals(&["--readonly", "--name=a", "--size=1m", fine]);
+            assert_eq!(diags, "", "{fine}");
+        }
+    }
+}

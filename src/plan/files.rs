@@ -195,4 +195,101 @@ mod tests {
         );
         assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
     }
+
+    fn plan_of(argv: &[&str]) -> crate::plan::build::Frontend {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let args = crate::cli::args::parse(&argv).unwrap();
+        let kw = crate::jobfile::subst::Keywords {
+            pagesize: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        crate::plan::build(&args, &[], &kw)
+    }
+
+    fn paths(argv: &[&str]) -> Vec<Vec<String>> {
+        let fe = plan_of(argv);
+        assert!(fe.diags.is_empty(), "{}", fe.diags);
+        fe.plan
+            .jobs
+            .iter()
+            .map(|j| {
+                j.files
+                    .iter()
+                    .map(|f| f.path.display().to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_name_goes_under_the_directory_as_fio_joins_it() {
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=/D",
+                "--filename=/t/x.dat"
+            ]),
+            [["/D//t/x.dat"]]
+        );
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D",
+                "--filename=/abs:../esc"
+            ]),
+            [["D//abs", "D/../esc"]]
+        );
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D",
+                "--filename_format=/f/$jobname"
+            ]),
+            [["D//f/a"]]
+        );
+        // filename= lists under the first directory, whatever the clone.
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D1:D2",
+                "--filename=p:q",
+                "--numjobs=2"
+            ]),
+            [["D1/p", "D1/q"], ["D1/p", "D1/q"]]
+        );
+        // Generated names under directory (clone number) modulo their count.
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D1:D2",
+                "--nrfiles=2",
+                "--numjobs=3"
+            ]),
+            [
+                ["D1/a.0.0", "D1/a.0.1"],
+                ["D1/a.2.0", "D1/a.2.1"],
+                ["D2/a.1.0", "D2/a.1.1"]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_list_without_a_name_is_an_error() {
+        for list in [":", "::", " : "] {
+            let f = format!("--filename={list}");
+            let fe = plan_of(&["--name=a", "--size=1m", &f]);
+            assert!(fe.plan.jobs.is_empty());
+            assert!(
+                fe.diags.to_string().contains("names no file"),
+                "{list:?}: {}",
+                fe.diags
+            );
+        }
+    }
 }

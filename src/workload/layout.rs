@@ -311,4 +311,47 @@ mod tests {
         std::fs::remove_file(&p).unwrap();
         assert!(!needs_layout(Path::new("/dev/null"), 1 << 30));
     }
+
+    #[test]
+    fn readonly_touches_nothing() {
+        let dir = tmp("ro");
+        let p = dir.join("sub/f");
+        let m = Mode::for_job(true, false, false, false, Fallocate::Native, false).readonly(true);
+        let e = lay_out(&p, 4096, m, &mut |_| panic!("no data under --readonly")).unwrap_err();
+        assert_eq!(e.errno, libc::ENOENT);
+        assert_eq!(e.note.as_deref(), Some(READONLY_NOTE));
+        assert!(!dir.exists(), "nothing created");
+
+        let p = tmp("ro-short");
+        std::fs::write(&p, [7u8; 100]).unwrap();
+        let e = lay_out(&p, 4096, m, &mut |_| panic!()).unwrap_err();
+        assert_eq!(
+            (e.errno, e.msg.as_str()),
+            (libc::EROFS, "func=extend, error=Read-only file system")
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), [7u8; 100]);
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn errors_name_what_failed_without_c_locations() {
+        let file = tmp("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let m = Mode::for_job(true, false, false, false, Fallocate::None, false);
+        let e = lay_out(&file.join("x"), 4096, m, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            (e.errno, e.msg.as_str(), e.note),
+            (libc::ENOTDIR, "func=fstat, error=Not a directory", None)
+        );
+        std::fs::remove_file(&file).unwrap();
+
+        let under_proc = format!("/proc/rfio-layout-{}", std::process::id());
+        let e = lay_out(&Path::new(&under_proc).join("f"), 4096, m, &mut |_| {}).unwrap_err();
+        let note = e.note.unwrap();
+        assert!(
+            note.starts_with(&format!("fio: failed to create dir ({under_proc}): ")),
+            "{note}"
+        );
+        assert!(!e.msg.contains(".c:"), "{}", e.msg);
+    }
 }
