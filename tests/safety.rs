@@ -226,6 +226,8 @@ const JOIN_CASES: &[&[&str]] = &[
     // An absolute filename= goes under the directory, as fio joins it.
     &["--directory=@/x/y/D", "--filename=@/abs.dat"],
     &["--directory=@/x/y/D", "--filename_format=/abs/$jobname"],
+    // A device name is a name like any other: a regular file under D.
+    &["--directory=@/x/y/D", "--filename=/dev/null"],
     // fio does not stop `..`; neither does rfio.
     &["--directory=@/x/y/D", "--filename=/abs/x:../../esc"],
     // filename= lists go under the first directory ...
@@ -239,6 +241,7 @@ fn directory_holds_every_file_as_fio_joins_it() {
     let expected: &[&[&str]] = &[
         &["x/y/D/@/abs.dat"],
         &["x/y/D/abs/a"],
+        &["x/y/D/dev/null"],
         &["x/esc", "x/y/D/abs/x"],
         &["x/y/D/p", "x/y/D/q"],
         &[

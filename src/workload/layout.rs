@@ -257,13 +257,13 @@ fn fallocate(f: &std::fs::File, size: u64, how: Fallocate) {
 }
 
 /// Read `len` bytes of `path` once so that they are in the page cache
-/// (`pre_read=1`).
+/// (`pre_read=1`); a stop request (SIGINT) ends it at the next chunk.
 pub fn pre_read(path: &Path, len: u64) -> io::Result<()> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let mut left = len;
-    while left > 0 {
+    while left > 0 && !progress::stop_requested() {
         let n = f.read(&mut buf[..left.min(CHUNK as u64) as usize])?;
         if n == 0 {
             break;
