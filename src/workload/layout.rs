@@ -203,12 +203,7 @@ pub fn lay_out(
     f.set_len(size).map_err(|e| Failed::io(&e, "ftruncate"))?;
     let mut chunk = vec![0u8; CHUNK.min(size as usize).max(1)];
     let mut left = size;
-    while left > 0 {
-        if progress::stop_requested() {
-            drop(f);
-            let _ = std::fs::remove_file(path);
-            return Err(Failed::new(libc::EINTR, "write"));
-        }
+    while left > 0 && !progress::stop_requested() {
         let n = left.min(chunk.len() as u64) as usize;
         fill(&mut chunk[..n]);
         if let Err(e) = f.write_all(&chunk[..n]) {
@@ -224,6 +219,12 @@ pub fn lay_out(
             });
         }
         left -= n as u64;
+    }
+    if progress::stop_requested() {
+        // fio's extend_file: a terminated layout unlinks its file.
+        drop(f);
+        let _ = std::fs::remove_file(path);
+        return Err(Failed::new(libc::EINTR, "write"));
     }
     if mode.fsync {
         f.sync_all().map_err(|e| Failed::io(&e, "fsync"))?;
