@@ -115,7 +115,15 @@ fn normal_reports_come_every_interval_then_the_final_one() {
     // Each report starts with a blank line, then the first job's block.
     let first = text.find("\na: (groupid=0, jobs=1): err= 0: pid=").unwrap();
     assert_eq!(&text[first - 1..first + 1], "\n\n", "a blank line before");
-    assert_eq!(text.matches("a: (groupid=0, jobs=1)").count(), starts.len());
+    // a's block is in every report once a runs (on a loaded machine the
+    // first report may come before it has started), the final one included.
+    let a_blocks = text.matches("a: (groupid=0, jobs=1)").count();
+    assert!(
+        (2..=starts.len()).contains(&a_blocks),
+        "{a_blocks} blocks of a in {} reports",
+        starts.len()
+    );
+    assert!(text[starts[starts.len() - 2]..].contains("\na: (groupid=0, jobs=1)"));
     // c runs in the last report (the final one) with its own block, and in
     // the first one it has not started: no block, an empty group 1.
     let tail = &text[text.rfind("\nRun status group 1 (all jobs):\n").unwrap()..];
@@ -170,7 +178,8 @@ fn terse_reports_print_every_job_each_time() {
         .map(|l| l[5].parse().unwrap())
         .collect();
     assert!(a_kib.windows(2).all(|w| w[0] <= w[1]), "{a_kib:?}");
-    assert!(a_kib[0] > 0);
+    // (The first report may come before a has started on a loaded machine.)
+    assert!(a_kib[a_kib.len() - 1] > 0, "{a_kib:?}");
     // The final report: c wrote for its 400 ms (its write runtime; more
     // only on a machine too loaded to stop it on time).
     let c_final = &lines[lines.len() - 1];
@@ -207,7 +216,8 @@ fn json_reports_are_whole_documents() {
     assert_eq!(docs[0]["jobs"][2]["write"]["io_bytes"], 0, "c not started");
     let last = &docs[docs.len() - 1]["jobs"][2]["write"];
     assert!(last["io_bytes"].as_u64().unwrap() > 0, "c ran");
-    assert!(docs[0]["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0);
+    let a_last = &docs[docs.len() - 1]["jobs"][0]["read"]["io_bytes"];
+    assert!(a_last.as_u64().unwrap() > 0, "a ran");
 
     let file = dir.file("out.json");
     let (out, due) = timed_rfio_in(
@@ -266,9 +276,11 @@ fn a_sleeping_job_does_not_hold_the_reports() {
     };
     assert!(while_asleep(0) >= 2 && while_asleep(8) >= 2, "{text}");
     assert!(lines.len() <= most + 1, "at most one a 200 ms: {text}");
-    // The job ends at its third I/O's wake-up (2 s), not a cycle later.
+    // The job ends at its third I/O's wake-up (2 s; 1992 ms seen under
+    // load, the rate's clock starting a little before the runtime's), not
+    // a cycle later.
     let runtime = field(lines[lines.len() - 1], 8);
-    assert!((2000..3000).contains(&runtime), "runtime {runtime}: {text}");
+    assert!((1900..3000).contains(&runtime), "runtime {runtime}: {text}");
 }
 
 /// SIGUSR1: one report at once, and the run goes on to its final report.
