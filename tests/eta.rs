@@ -23,18 +23,19 @@ use std::time::{Duration, Instant};
 
 use common::{output_within, Running, TempDir, RFIO, RUN_LIMIT};
 
-/// Whether util-linux `script` is here to give rfio a terminal.
-fn have_script() -> bool {
+/// util-linux `script`, to give rfio a terminal: the terminal tests fail
+/// (never skip) without it.
+fn need_script() {
     let ok = Command::new("script")
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: `script` (util-linux) is not installed");
-    }
-    ok
+    assert!(
+        ok,
+        "`script` is needed to run rfio on a terminal: apt-get install -y bsdutils"
+    );
 }
 
 /// Run rfio with `args` on a pseudo-terminal; what the terminal showed.
@@ -126,9 +127,7 @@ fn parse_full_line(line: &str, prefix: &str) -> Option<(String, u64)> {
 /// eta), going up, exactly as fio 3.33 prints for the same job.
 #[test]
 fn the_status_line_counts_down_on_a_terminal() {
-    if !have_script() {
-        return;
-    }
+    need_script();
     let screen = on_terminal(&[
         "--name=x",
         "--ioengine=null",
@@ -213,9 +212,7 @@ fn eta_always_prints_to_a_redirected_stdout() {
 
 #[test]
 fn with_output_the_line_stays_on_the_terminal() {
-    if !have_script() {
-        return;
-    }
+    need_script();
     let file = TempFile::new("output");
     let output = format!("--output={}", file.path());
     let mut args = SHORT_RUN.to_vec();
@@ -230,9 +227,7 @@ fn with_output_the_line_stays_on_the_terminal() {
 
 #[test]
 fn eta_never_and_json_on_stdout_print_no_line() {
-    if !have_script() {
-        return;
-    }
+    need_script();
     let runs: Vec<_> = ["--eta=never", "--output-format=json"]
         .into_iter()
         .map(|flag| {
