@@ -136,7 +136,7 @@ fn logged(dir: &TempDir, kind: &str, ddir: u64) -> Vec<u64> {
     for line in text.lines() {
         let f: Vec<u64> = line
             .split(", ")
-            .map(|v| v.parse().unwrap_or_else(|_| panic!("{kind}: {line:?}")))
+            .map(|v| parse_field(v).unwrap_or_else(|| panic!("{kind}: {line:?}")))
             .collect();
         assert_eq!(f.len(), 6, "{kind}: {line:?}");
         assert_eq!(f[3], 4096, "{kind}: {line:?}");
@@ -163,6 +163,14 @@ fn exact_stats(dir: &TempDir) -> Vec<(&'static str, &'static str, Exact)> {
     }
     assert_eq!(per_kind, [2048; 3], "I/Os in the slat, clat and lat logs");
     out
+}
+
+/// A log field: decimal, or the `0x%04x` priority of `log_prio=1`.
+fn parse_field(v: &str) -> Option<u64> {
+    match v.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    }
 }
 
 fn f64_of(v: &Value) -> f64 {
@@ -192,47 +200,56 @@ fn fio_bin(ns: u64) -> u64 {
 fn check_json(doc: &Value, stats: &[(&str, &str, Exact)], plus: bool) {
     let job = &doc["jobs"][0];
     for (dir, kind, e) in stats {
-        let what = format!("{dir} {kind}_ns");
-        let s = &job[*dir][format!("{kind}_ns")];
-        assert_eq!(s["N"], e.n(), "{what}");
-        assert_eq!(s["min"], e.min(), "{what}");
-        assert_eq!(s["max"], e.max(), "{what}");
-        let mean = f64_of(&s["mean"]);
-        assert!(
-            (mean - e.mean).abs() <= 1e-6 + e.mean * 1e-12,
-            "{what}: mean {mean}, exact {}",
-            e.mean
+        check_json_stat(
+            &job[*dir][format!("{kind}_ns")],
+            e,
+            &format!("{dir} {kind}_ns"),
+            plus,
         );
-        let sd = f64_of(&s["stddev"]);
-        assert!(
-            (sd - e.stddev).abs() <= 1e-6 + e.stddev * 1e-9,
-            "{what}: stddev {sd}, exact {}",
-            e.stddev
-        );
-        let pct = s["percentile"]
+    }
+}
+
+/// One JSON latency object (`clat_ns`, a priority's `clat_ns`) against the
+/// exact statistics `e`; its `bins` too with `plus`.
+fn check_json_stat(s: &Value, e: &Exact, what: &str, plus: bool) {
+    assert_eq!(s["N"], e.n(), "{what}");
+    assert_eq!(s["min"], e.min(), "{what}");
+    assert_eq!(s["max"], e.max(), "{what}");
+    let mean = f64_of(&s["mean"]);
+    assert!(
+        (mean - e.mean).abs() <= 1e-6 + e.mean * 1e-12,
+        "{what}: mean {mean}, exact {}",
+        e.mean
+    );
+    let sd = f64_of(&s["stddev"]);
+    assert!(
+        (sd - e.stddev).abs() <= 1e-6 + e.stddev * 1e-9,
+        "{what}: stddev {sd}, exact {}",
+        e.stddev
+    );
+    let pct = s["percentile"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: percentiles"));
+    assert_eq!(pct.len(), 17, "{what}: fio's default list");
+    for (p, v) in pct {
+        let want = e.percentile(p.parse().unwrap());
+        let got = v.as_u64().unwrap();
+        assert!(pct_close(got, want, 0), "{what}: {p}th {got}, exact {want}");
+    }
+    if plus {
+        let mut want: BTreeMap<u64, u64> = BTreeMap::new();
+        for &v in &e.sorted {
+            *want.entry(fio_bin(v)).or_default() += 1;
+        }
+        let got: BTreeMap<u64, u64> = s["bins"]
             .as_object()
-            .unwrap_or_else(|| panic!("{what}: percentiles"));
-        assert_eq!(pct.len(), 17, "{what}: fio's default list");
-        for (p, v) in pct {
-            let want = e.percentile(p.parse().unwrap());
-            let got = v.as_u64().unwrap();
-            assert!(pct_close(got, want, 0), "{what}: {p}th {got}, exact {want}");
-        }
-        if plus {
-            let mut want: BTreeMap<u64, u64> = BTreeMap::new();
-            for &v in &e.sorted {
-                *want.entry(fio_bin(v)).or_default() += 1;
-            }
-            let got: BTreeMap<u64, u64> = s["bins"]
-                .as_object()
-                .unwrap_or_else(|| panic!("{what}: bins"))
-                .iter()
-                .map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap()))
-                .collect();
-            assert_eq!(got, want, "{what}: bins");
-        } else {
-            assert!(s.get("bins").is_none(), "{what}: bins only in JSON+");
-        }
+            .unwrap_or_else(|| panic!("{what}: bins"))
+            .iter()
+            .map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, want, "{what}: bins");
+    } else {
+        assert!(s.get("bins").is_none(), "{what}: bins only in JSON+");
     }
 }
 
@@ -378,82 +395,157 @@ fn block<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
     lines.take_while(|l| l.starts_with("   ")).collect()
 }
 
+/// Check one statistic of a normal report's direction block `lines`: its
+/// line (`{label} (usec): min=…`) and its percentile block (`{pct_label}
+/// percentiles (usec):`) against the exact `e`.
+fn check_normal(lines: &[&str], what: &str, label: &str, pct_label: &str, e: &Exact) {
+    // `    slat (usec): min=37, max=5894, avg=92.26, stdev=394.17`
+    let head = format!("{label} (");
+    let line = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with(&head))
+        .unwrap_or_else(|| panic!("{what}: no line {head:?} in {lines:?}"));
+    let (unit, rest) = line.trim_start()[head.len()..].split_once("): ").unwrap();
+    assert_eq!(unit, line_unit(e), "{what}: {line}");
+    let div = divisor(unit);
+    let fields: BTreeMap<&str, &str> = rest
+        .split(", ")
+        .map(|kv| kv.split_once('=').unwrap())
+        .collect();
+    for (key, exact) in [("min", e.min()), ("max", e.max())] {
+        let (v, ulp) = num2str_value(fields[key].trim());
+        let want = (exact / div) as f64;
+        assert!(
+            (v - want).abs() <= ulp,
+            "{what} {key}: {line} (exact {exact} ns)"
+        );
+    }
+    for (key, exact) in [("avg", e.mean), ("stdev", e.stddev)] {
+        let v: f64 = fields[key].trim().parse().unwrap();
+        let want = exact / div as f64;
+        assert!(
+            (v - want).abs() <= 0.005 + 1e-9,
+            "{what} {key}: {line} (exact {exact} ns)"
+        );
+    }
+    // `    clat percentiles (usec):` then rows of `50.00th=[   65]`.
+    let head = format!("{pct_label} percentiles (");
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&head))
+        .unwrap_or_else(|| panic!("{what}: no {head:?} in {lines:?}"));
+    let unit = lines[at].trim_start()[head.len()..].trim_end_matches("):");
+    let entries: Vec<(f64, u64)> = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("     |"))
+        .flat_map(|l| l.trim_start_matches("     |").split(','))
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            let (p, v) = s.trim().split_once("th=[").unwrap();
+            (
+                p.parse().unwrap(),
+                v.trim_end_matches(']').trim().parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(entries.len(), 17, "{what}: {entries:?}");
+    let exact: Vec<u64> = entries.iter().map(|&(p, _)| e.percentile(p)).collect();
+    // The unit follows the printed values, which may lie either side of a
+    // threshold by the histogram's precision.
+    let (lo, hi) = (*exact.iter().min().unwrap(), *exact.iter().max().unwrap());
+    let units = [
+        pct_unit(
+            lo.saturating_sub(lo / 2048 + 1),
+            hi.saturating_sub(hi / 2048 + 1),
+        ),
+        pct_unit(lo + lo / 2048 + 1, hi + hi / 2048 + 1),
+    ];
+    assert!(
+        units.contains(&unit),
+        "{what}: percentiles in {unit}, exact {lo}-{hi} ns"
+    );
+    let div = divisor(unit);
+    for (&(p, v), want) in entries.iter().zip(exact) {
+        // Scaled rounding up: v * div is the ns value plus under div.
+        assert!(
+            pct_close(v * div, want, div),
+            "{what}: {p}th=[{v}] {unit}, exact {want} ns"
+        );
+    }
+}
+
 #[test]
 fn normal_statistics_are_those_of_the_logged_latencies() {
     let (dir, out) = run(&AIO, &[]);
     let text = stdout(&out);
-    let stats = exact_stats(&dir);
-    for (name, kind, e) in &stats {
-        let lines = block(&text, name);
+    for (name, kind, e) in &exact_stats(&dir) {
         let what = format!("{name} {kind}");
-        // `    slat (usec): min=37, max=5894, avg=92.26, stdev=394.17`
-        let head = format!("{kind} (");
-        let line = lines
+        check_normal(&block(&text, name), &what, kind, kind, e);
+    }
+}
+
+/// With `log_prio=1` the logs' last column is each I/O's priority
+/// (`0x%04x`, class << 13 | level): with `cmdprio_percentage`, the
+/// per-priority statistics (of total latencies, as the job has
+/// `lat_percentiles=1`: fio's `lat_ns` and `lat prio` lines) are those of
+/// each priority's logged ones. (Best effort level 3: no privilege needed.)
+#[test]
+fn per_priority_statistics_are_those_of_the_logged_latencies() {
+    let prio = [
+        "--cmdprio_percentage=50",
+        "--cmdprio_class=2",
+        "--cmdprio=3",
+        "--log_prio=1",
+    ];
+    let per_prio = |dir: &TempDir, ddir: u64, ioprio: u64| -> Exact {
+        let text = std::fs::read_to_string(dir.file("x_lat.1.log")).unwrap();
+        Exact::new(
+            text.lines()
+                .map(|l| {
+                    l.split(", ")
+                        .map(|v| parse_field(v).unwrap())
+                        .collect::<Vec<u64>>()
+                })
+                .filter(|f| f[2] == ddir && f[5] == ioprio)
+                .map(|f| f[1])
+                .collect(),
+        )
+    };
+    let (dir, out) = run(&AIO, &[&prio[..], &["--output-format=json+"]].concat());
+    let doc: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    for (name, ddir) in DIRS {
+        let prios = doc["jobs"][0][name]["prios"].as_array().expect("prios");
+        let ids: Vec<(u64, u64)> = prios
             .iter()
-            .find(|l| l.trim_start().starts_with(&head))
-            .unwrap_or_else(|| panic!("{what}: no line in {lines:?}"));
-        let (unit, rest) = line.trim_start()[head.len()..].split_once("): ").unwrap();
-        assert_eq!(unit, line_unit(e), "{what}: {line}");
-        let div = divisor(unit);
-        let fields: BTreeMap<&str, &str> = rest
-            .split(", ")
-            .map(|kv| kv.split_once('=').unwrap())
-            .collect();
-        for (key, exact) in [("min", e.min()), ("max", e.max())] {
-            let (v, ulp) = num2str_value(fields[key].trim());
-            let want = (exact / div) as f64;
-            assert!(
-                (v - want).abs() <= ulp,
-                "{what} {key}: {line} (exact {exact} ns)"
-            );
-        }
-        for (key, exact) in [("avg", e.mean), ("stdev", e.stddev)] {
-            let v: f64 = fields[key].trim().parse().unwrap();
-            let want = exact / div as f64;
-            assert!(
-                (v - want).abs() <= 0.005 + 1e-9,
-                "{what} {key}: {line} (exact {exact} ns)"
-            );
-        }
-        // `    clat percentiles (usec):` then rows of `50.00th=[   65]`.
-        let head = format!("{kind} percentiles (");
-        let at = lines
-            .iter()
-            .position(|l| l.trim_start().starts_with(&head))
-            .unwrap_or_else(|| panic!("{what}: no percentiles in {lines:?}"));
-        let unit = lines[at].trim_start()[head.len()..].trim_end_matches("):");
-        let entries: Vec<(f64, u64)> = lines[at + 1..]
-            .iter()
-            .take_while(|l| l.starts_with("     |"))
-            .flat_map(|l| l.trim_start_matches("     |").split(','))
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| {
-                let (p, v) = s.trim().split_once("th=[").unwrap();
+            .map(|p| {
                 (
-                    p.parse().unwrap(),
-                    v.trim_end_matches(']').trim().parse().unwrap(),
+                    p["prioclass"].as_u64().unwrap(),
+                    p["prio"].as_u64().unwrap(),
                 )
             })
             .collect();
-        assert_eq!(entries.len(), 17, "{what}: {entries:?}");
-        let exact: Vec<u64> = entries.iter().map(|&(p, _)| e.percentile(p)).collect();
-        // The unit follows the printed values, which may lie either side
-        // of a threshold by the histogram's precision.
-        let (lo, hi) = (*exact.iter().min().unwrap(), *exact.iter().max().unwrap());
-        let units = [
-            pct_unit(lo - lo / 2048 - 1, hi - hi / 2048 - 1),
-            pct_unit(lo + lo / 2048 + 1, hi + hi / 2048 + 1),
-        ];
-        assert!(
-            units.contains(&unit),
-            "{what}: percentiles in {unit}, exact {lo}-{hi} ns"
-        );
-        let div = divisor(unit);
-        for (&(p, v), want) in entries.iter().zip(exact) {
-            // Scaled rounding up: v * div is the ns value plus under div.
-            assert!(
-                pct_close(v * div, want, div),
-                "{what}: {p}th=[{v}] {unit}, exact {want} ns"
+        assert_eq!(ids, [(0, 0), (2, 3)], "{name}");
+        for (p, (class, level)) in prios.iter().zip(ids) {
+            let e = per_prio(&dir, ddir, class << 13 | level);
+            let what = format!("{name} prio {class}/{level}");
+            assert!(e.n() > 300, "{what}: {} I/Os", e.n());
+            check_json_stat(&p["lat_ns"], &e, &what, true);
+        }
+    }
+    let (dir, out) = run(&AIO, &prio);
+    let text = stdout(&out);
+    for (name, ddir) in DIRS {
+        let lines = block(&text, name);
+        let all = logged(&dir, "lat", ddir).len() as f64;
+        for (class, level) in [(0u64, 0u64), (2, 3)] {
+            let e = per_prio(&dir, ddir, class << 13 | level);
+            let share = format!("{:.2}% of IOs", e.n() as f64 * 100.0 / all);
+            check_normal(
+                &lines,
+                &format!("{name} prio {class}/{level}"),
+                &format!("lat prio {class}/{level}"),
+                &format!("lat prio {class}/{level} ({share})"),
+                &e,
             );
         }
     }
