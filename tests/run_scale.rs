@@ -1,5 +1,6 @@
-//! Runs with many jobs: memory per job, and every time-based job getting
-//! its runtime.
+//! Runs with many jobs: memory per job, every time-based job getting its
+//! runtime, fio's limit on the number of jobs, and `time_based` without a
+//! runtime (which fio runs once through its size instead of forever).
 
 use std::fs::File;
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{stderr, stdout, TempDir, RFIO};
+use common::{fio, run_in, stderr, stdout, TempDir, RFIO};
 
 /// How a child run ended: exit status, its peak resident memory, and its
 /// stdout and stderr.
@@ -179,4 +180,108 @@ fn the_groups_shortest_run_is_the_runtime() {
     let run = line.split("run=").nth(1).expect("run=");
     let min: u64 = run.split('-').next().unwrap().parse().unwrap();
     assert!(min >= 1000, "run={run} in {line}");
+}
+
+/// fio 3.33 holds at most 4,088 jobs over the whole run and refuses more
+/// with these two lines and status 1 (`--max-jobs` changes nothing).
+const TOO_MANY: &str =
+    "error: maximum number of jobs reached.\nerror: failed to setup shm segment\n";
+
+#[test]
+fn more_than_4088_jobs_are_refused_as_fio_refuses_them() {
+    let dir = TempDir::new("scale-max");
+    let one = [
+        "--name=m",
+        "--ioengine=null",
+        "--size=4k",
+        "--numjobs=4089",
+        "--max-jobs=5000",
+    ];
+    // Counted over all jobs: 2,044 + 2,045 is one too many.
+    let two = [
+        "--name=m",
+        "--ioengine=null",
+        "--size=4k",
+        "--numjobs=2044",
+        "--name=n",
+        "--ioengine=null",
+        "--size=4k",
+        "--numjobs=2045",
+        "--output-format=json",
+    ];
+    for args in [&one[..], &two[..]] {
+        let o = common::rfio(&dir, args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&o), TOO_MANY, "{args:?}");
+        assert!(
+            !stdout(&o).contains("groupid"),
+            "no job ran: {}",
+            stdout(&o)
+        );
+        if let Some(fio) = fio() {
+            let f = run_in(fio, &dir, args);
+            assert_eq!(f.status.code(), Some(1), "fio {args:?}");
+            assert_eq!(stderr(&f), TOO_MANY, "fio {args:?}");
+        }
+    }
+    // --parse-only reads the jobs without making them (fio too).
+    let mut parse = one.to_vec();
+    parse.push("--parse-only");
+    let o = common::rfio(&dir, &parse);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// The read I/Os of each job of a JSON report.
+fn read_ios(text: &str) -> Vec<u64> {
+    let j: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("JSON output: {e}\n{text}"));
+    j["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| job["read"]["total_ios"].as_u64().unwrap())
+        .collect()
+}
+
+const NO_RUNTIME: &str = "fio: time_based requires a runtime/timeout setting\n";
+
+/// `time_based` without a runtime: fio warns on stderr and runs the job
+/// once through its size, as if `time_based` were not set; exit status 0.
+#[test]
+fn time_based_without_runtime_runs_through_its_size_once() {
+    let dir = TempDir::new("scale-tb");
+    let args = [
+        "--name=m",
+        "--ioengine=null",
+        "--size=1m",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let f = run_measured(RFIO, &dir.0, &args, Duration::from_secs(60));
+    assert_eq!(f.status, 0, "{}", f.err);
+    assert_eq!(f.err, NO_RUNTIME);
+    assert_eq!(read_ios(&f.out), [256]);
+    if let Some(fio) = fio() {
+        let o = run_in(fio, &dir, &args);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(stderr(&o), NO_RUNTIME);
+        assert_eq!(read_ios(&stdout(&o)), [256]);
+    }
+    // One warning per job section, not per clone; `runtime=0` is none.
+    let job = dir.write(
+        "tb.fio",
+        "[m]\nioengine=null\nsize=64k\ntime_based\nnumjobs=3\n\
+         [n]\nioengine=null\nsize=64k\ntime_based\nruntime=0\n",
+    );
+    let job = job.display().to_string();
+    let args = [job.as_str(), "--output-format=json"];
+    let f = run_measured(RFIO, &dir.0, &args, Duration::from_secs(60));
+    assert_eq!(f.status, 0, "{}", f.err);
+    assert_eq!(f.err, NO_RUNTIME.repeat(2));
+    assert_eq!(read_ios(&f.out), [16; 4]);
+    if let Some(fio) = fio() {
+        let o = run_in(fio, &dir, &args);
+        assert_eq!(stderr(&o), NO_RUNTIME.repeat(2));
+        assert_eq!(read_ios(&stdout(&o)), [16; 4]);
+    }
 }

@@ -23,6 +23,10 @@ pub enum RunError {
     NoFiles { job: String },
     #[error("fio: job {job}: {msg}")]
     Invalid { job: String, msg: String },
+    /// More jobs than fio 3.33 can hold ([`MAX_RUN_JOBS`]); fio's two
+    /// lines, word for word.
+    #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
+    TooManyJobs,
     #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
     Mounted { path: String },
     #[error(
@@ -49,6 +53,16 @@ impl From<safety::NoSpace> for RunError {
         }
     }
 }
+
+/// The most jobs a run may have, counted over all its groups: fio 3.33
+/// keeps its jobs in shared-memory segments of 8, at most 511 of them, and
+/// refuses the 4,089th job while it reads the job options (`--max-jobs` is
+/// accepted and ignored).
+pub const MAX_RUN_JOBS: usize = 4088;
+
+/// fio's warning for a `time_based` job without a runtime, which then runs
+/// through its size once (as if `time_based` were not set).
+pub const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
 
 /// Where the jobs' live messages go, as fio prints them while it runs:
 /// `info` is fio's `log_info` (stdout: notes, `fio: pid=…, err=…`), `err`
@@ -120,6 +134,19 @@ pub fn run_with_progress(
     progress: &Progress,
 ) -> Result<RunReport, RunError> {
     assert_eq!(progress.jobs().len(), plan.jobs.len());
+    if plan.jobs.len() > MAX_RUN_JOBS {
+        return Err(RunError::TooManyJobs);
+    }
+    // fio warns once per job section (its clones copy the fixed options).
+    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
+        if matches!(
+            spec.opt("time_based"),
+            Some(crate::options::Value::Bool(true))
+        ) && spec.runtime_us == 0
+        {
+            log.err(&format!("{NO_RUNTIME_WARNING}\n"));
+        }
+    }
     let started_ms = epoch_ms();
     // A job that fails its setup is reported failed and the others run
     // (fio's `setup_files` failing in `run_threads`); other problems stop
