@@ -268,7 +268,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             ids: vec![FileId(0); job.files.len()].into_boxed_slice(),
             op_ns: vec![0; job.files.len()].into_boxed_slice(),
             op_pending: vec![false; job.files.len()].into_boxed_slice(),
-            gen: job.gen.clone(),
+            gen: job.take_gen(),
             rate: job.rate.clone(),
             think: job.think.clone(),
             filler: job.filler.clone(),

@@ -159,6 +159,13 @@ pub fn run_with_progress(
         match Prepared::new(spec) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
+                if spec.group_id > 0 {
+                    // Set up again when its group starts: its generators (a
+                    // random map is a bit per block) need not wait in memory
+                    // until then, and a group that never starts never needs
+                    // them.
+                    p.release_gen();
+                }
                 prepared.push(Some(p))
             }
             // A later group may create the file this job needs a size
@@ -235,12 +242,7 @@ pub fn run_with_progress(
         // and whoever waits for them (`wait_for`) may go on.
         members.retain(|&i| match setup_failed[i].take() {
             Some(report) => {
-                let (lock, cv) = &done[i];
-                *lock.lock().expect("no poisoning") = true;
-                cv.notify_all();
-                progress.jobs()[i].publish_final(&report);
-                progress.reap(i, true);
-                jobs[i] = Some(report);
+                jobs[i] = Some(settle(i, report, &done, progress));
                 false
             }
             None => true,
@@ -264,7 +266,15 @@ pub fn run_with_progress(
             let watcher = s.spawn(|| watch_stop(&terminate, &stop_everything, &group_over));
             let mut handles = Vec::with_capacity(members.len());
             for (&i, layout) in members.iter().zip(layouts) {
-                let p = prepared[i].as_ref().expect("set up");
+                let Some(p) = prepared[i].as_ref() else {
+                    // Its size was to come from an earlier group, and a
+                    // stop kept it from being set up: it never started.
+                    let spec = &plan.jobs[i];
+                    let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+                    report.latency_depth = Some(0);
+                    jobs[i] = Some(settle(i, report, &done, progress));
+                    continue;
+                };
                 let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
                 let job = progress.jobs()[i].clone();
                 let gate = &gate;
@@ -302,12 +312,7 @@ pub fn run_with_progress(
                         // No thread for this job (out of threads or memory):
                         // it is reported failed, the others run.
                         let report = no_thread(&plan.jobs[i], &e, log);
-                        let (lock, cv) = &done[i];
-                        *lock.lock().expect("no poisoning") = true;
-                        cv.notify_all();
-                        progress.jobs()[i].publish_final(&report);
-                        progress.reap(i, true);
-                        jobs[i] = Some(report);
+                        jobs[i] = Some(settle(i, report, done, progress));
                     }
                 }
             }
@@ -355,6 +360,22 @@ impl StartGate {
         *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.cv.notify_all();
     }
+}
+
+/// Job `i` is over without having run on a thread (its setup failed, or
+/// it never started): its report is final, whoever waits for it goes on.
+fn settle(
+    i: usize,
+    report: JobReport,
+    done: &[(Mutex<bool>, Condvar)],
+    progress: &Progress,
+) -> JobReport {
+    let (lock, cv) = &done[i];
+    *lock.lock().expect("no poisoning") = true;
+    cv.notify_all();
+    progress.jobs()[i].publish_final(&report);
+    progress.reap(i, report.error != 0);
+    report
 }
 
 /// The report of a job whose thread could not be created (fio logs
