@@ -265,6 +265,9 @@ pub fn run_with_progress(
         std::thread::scope(|s| {
             let watcher = s.spawn(|| watch_stop(&terminate, &stop_everything, &group_over));
             let mut handles = Vec::with_capacity(members.len());
+            // Opened below once every thread exists, or on the way out of a
+            // panic here (the scope would wait for threads at the gate).
+            let opener = OpenOnDrop(&gate);
             for (&i, layout) in members.iter().zip(layouts) {
                 let Some(p) = prepared[i].as_ref() else {
                     // Its size was to come from an earlier group, and a
@@ -317,7 +320,7 @@ pub fn run_with_progress(
                 }
             }
             // Every thread of the group exists: they start together.
-            gate.open();
+            drop(opener);
             let joined: Vec<_> = handles.into_iter().map(|(i, h)| (i, h.join())).collect();
             // The watcher goes first: a panic below must not leave it waiting.
             group_over.store(true, Ordering::Relaxed);
@@ -359,6 +362,15 @@ impl StartGate {
     fn open(&self) {
         *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.cv.notify_all();
+    }
+}
+
+/// Opens its gate when dropped.
+struct OpenOnDrop<'a>(&'a StartGate);
+
+impl Drop for OpenOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.open();
     }
 }
 
