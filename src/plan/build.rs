@@ -292,7 +292,9 @@ fn job_spec(
         number_ios: int(o, "number_ios").unwrap_or(0).max(0) as u64,
         loops: int(o, "loops").unwrap_or(1).max(1) as u32,
         direct: flag(o, "direct") || matches!(o.value("buffered"), Some(Value::Bool(false))),
-        time_based: flag(o, "time_based"),
+        // fio's fixup_options: time_based without a runtime is dropped
+        // (the runner prints fio's warning), the job runs through its size.
+        time_based: flag(o, "time_based") && micros(o, "runtime") > 0,
         runtime_us: micros(o, "runtime"),
         ramp_time_us: micros(o, "ramp_time"),
         startdelay_us: match o.value("startdelay") {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::buffers::BufferFiller;
@@ -64,8 +65,10 @@ pub struct Prepared<'a> {
     /// The largest block size of any direction.
     pub(super) max_bs: u64,
     /// The pattern generators, rate limiter, think time and buffer filler,
-    /// set up once; each run starts from a copy.
-    pub(super) gen: IoGen,
+    /// set up once; each run starts from a copy. The generators (with the
+    /// random map, a bit per block) are handed to the job's run instead
+    /// ([`Prepared::take_gen`]): one map per job, gone when the job ends.
+    gen: Mutex<Option<IoGen>>,
     pub(super) rate: Option<RateLimiter>,
     pub(super) think: Option<ThinkTime>,
     pub(super) filler: BufferFiller,
@@ -266,13 +269,28 @@ impl<'a> Prepared<'a> {
             total_ios,
             limit,
             max_bs,
-            gen,
+            gen: Mutex::new(Some(gen)),
             rate: RateLimiter::new(spec, &seeds),
             think: ThinkTime::new(spec),
             filler,
             fill,
             place,
         })
+    }
+
+    /// The offset generators, for the job's one run.
+    pub(super) fn take_gen(&self) -> IoGen {
+        self.gen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("a prepared job runs once, with the generators it was prepared with")
+    }
+
+    /// Drop the generators of a job that is set up again before it runs
+    /// (a later group's job: its files may change before then).
+    pub(super) fn release_gen(&self) {
+        *self.gen.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// The files this job lays out before it starts, for the free-space
