@@ -189,6 +189,11 @@ fn execute(
         }
         None => (out, status::Dest::Stdout),
     };
+    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
+    // line, the reports and the signal message come from a monitor thread
+    // writing beside the jobs. Installed before `Starting N processes` is
+    // printed (as fio), so a signal after that line never loses the report.
+    let _handlers = signals::Handlers::install();
     if formats.normal {
         write!(
             out,
@@ -198,10 +203,6 @@ fn execute(
         )?;
     }
     out.flush()?;
-    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
-    // line, the reports and the signal message come from a monitor thread
-    // writing beside the jobs.
-    let _handlers = signals::Handlers::install();
     let progress = workload::Progress::new(fe.plan.jobs.len());
     let settings = eta::Settings::new(args, formats.normal, eta::stdout_is_tty());
     let reports =
@@ -248,7 +249,9 @@ fn execute(
     )?;
     out.flush()?;
     let failed = report.jobs.iter().filter(|j| j.error != 0).count();
-    if signaled.is_some() {
+    // A signal while the results were written counts too (fio's handler
+    // sets its exit value).
+    if signals::received().is_some() {
         return Ok(signals::SIGNALED_STATUS);
     }
     // fio exits with the number of jobs that ended with an error, as a
