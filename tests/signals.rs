@@ -145,3 +145,47 @@ fn two_signals_back_to_back_keep_the_report() {
         "{text}"
     );
 }
+
+/// rfio with its stdout on a pipe whose read end is already closed.
+fn run_into_closed_pipe(args: &[&str]) -> (std::process::ExitStatus, std::time::Duration) {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just made by pipe(2) and are owned here.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    let start = std::time::Instant::now();
+    let status = Command::new(RFIO)
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::null())
+        .status()
+        .expect("rfio runs");
+    (status, start.elapsed())
+}
+
+/// fio dies of SIGPIPE on its first write to a pipe nobody reads (status
+/// 141 in a shell); rfio too, and it notices the reader is gone while the
+/// jobs run (JSON writes nothing before the end) and stops them at once
+/// instead of running the 30 s job to its end (it used to, then exit 0).
+#[test]
+fn closed_stdout_stops_the_jobs_and_dies_of_sigpipe() {
+    use std::os::unix::process::ExitStatusExt;
+    for format in ["json", "terse", "normal"] {
+        let (status, took) = run_into_closed_pipe(&[
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=30",
+            &format!("--output-format={format}"),
+        ]);
+        assert_eq!(status.signal(), Some(libc::SIGPIPE), "{format}: {status:?}");
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{format}: stopped long before the 30 s runtime, took {took:?}"
+        );
+    }
+}

@@ -43,7 +43,7 @@ use crate::options::Value;
 use crate::output::num2str::{num2str, Unit};
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{StatsConfig, Unified};
-use crate::workload::progress::{JobState, Progress};
+use crate::workload::progress::{request_stop, stop_requested, JobState, Progress};
 use crate::workload::{Log, StdLog};
 
 /// fio's "not known yet" estimate (`INT_MAX`).
@@ -95,6 +95,22 @@ impl Settings {
     }
 }
 
+/// Whether stdout is a pipe whose reader has gone (`poll` reports
+/// `POLLERR` on a pipe's write end once no reader is left). The next write
+/// there raises SIGPIPE, as fio's would; the monitor stops the jobs as soon
+/// as it sees this instead of running them to the end first.
+pub fn stdout_reader_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: 1,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: `fd` is one valid pollfd for the duration of the call; a
+    // zero timeout never blocks.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n == 1 && fd.revents & libc::POLLERR != 0
+}
+
 /// Whether stdout is a terminal.
 pub fn stdout_is_tty() -> bool {
     // SAFETY: isatty only inspects the descriptor.
@@ -136,7 +152,11 @@ pub fn monitor(
     let mut told = false;
     let origin = progress.origin();
     let mut next_ms = next_wake(0, interval_ms);
+    let watch_stdout = settings.signal_to_stdout || settings.show;
     loop {
+        if watch_stdout && !stop_requested() && stdout_reader_gone() {
+            request_stop();
+        }
         let signaled = signals::received();
         if let (Some(sig), true, false) = (signaled, settings.signal_to_stdout, told) {
             StdLog.info(&signals::message(sig));

@@ -25,6 +25,7 @@ pub const FIO_VERSION: &str = "fio-3.33";
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
+    signals::default_sigpipe();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -46,7 +47,8 @@ pub fn main() -> i32 {
 pub fn run(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match run_inner(argv, called_fio, out, err) {
         Ok(status) => status,
-        // A closed stdout (`rfio ... | head`) is not an error.
+        // A closed stdout (`rfio ... | head`) is not an error for callers
+        // in-process; the binary dies of SIGPIPE first, as fio.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(_) => 1,
     }

@@ -55,6 +55,18 @@ pub fn message(sig: i32) -> String {
     format!("\nfio: terminating on signal {sig}\n")
 }
 
+/// Give SIGPIPE back its default action, which Rust's runtime sets to
+/// ignore before `main`: like fio, rfio then dies of SIGPIPE (status 141 in
+/// a shell) on its first write to a pipe nobody reads, instead of running
+/// on and exiting 0. For the `rfio` binary only, before anything is written.
+pub fn default_sigpipe() {
+    // SAFETY: setting a standard signal's disposition to SIG_DFL has no
+    // memory preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// rfio's handlers for SIGINT, SIGTERM and SIGUSR1; the ones before come
 /// back on drop.
 pub struct Handlers {
