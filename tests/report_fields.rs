@@ -57,3 +57,68 @@ fn json_eta_is_zero_once_three_seconds_elapsed() {
     assert!(job["elapsed"].as_u64().unwrap() < 3, "{job}");
     assert_eq!(job["eta"], 2147483647);
 }
+
+/// Synchronous engines (fio's `FIO_SYNCIO`: sync, psync, and null at an
+/// iodepth of one) have no slat, but fio takes their issue time just before the
+/// engine's queue call, so clat (issue to completion) is below lat (start
+/// to completion). Measured with fio: psync 8 MiB of 4k reads, clat mean
+/// 4939.6 ns, lat mean 4953.1 ns, slat N=0; null clat mean 12.1 ns, lat
+/// mean 21.1 ns. rfio used to report clat equal to lat.
+#[test]
+fn sync_engines_report_clat_below_lat_and_no_slat() {
+    let dir = TempDir::new("sync-clat");
+    let file = dir.arg("f");
+    for engine in ["null", "psync", "sync"] {
+        let v = json_of(&[
+            "--name=x",
+            &format!("--ioengine={engine}"),
+            &file,
+            "--size=1m",
+            "--bs=4k",
+        ]);
+        let r = &v["jobs"][0]["read"];
+        assert_eq!(r["total_ios"], 256, "{engine}");
+        assert_eq!(r["slat_ns"]["N"], 0, "{engine}: no slat");
+        assert_eq!(r["clat_ns"]["N"], 256, "{engine}");
+        assert_eq!(r["lat_ns"]["N"], 256, "{engine}");
+        let f = |k: &str, s: &str| r[k][s].as_f64().unwrap();
+        assert!(f("clat_ns", "mean") < f("lat_ns", "mean"), "{engine}: {r}");
+        assert!(f("clat_ns", "min") <= f("lat_ns", "min"), "{engine}: {r}");
+        assert!(f("clat_ns", "max") <= f("lat_ns", "max"), "{engine}: {r}");
+    }
+}
+
+/// The same in the per-I/O logs: an empty slat log, and each lat entry at
+/// least its clat entry.
+#[test]
+fn sync_engine_latency_logs_have_lat_at_least_clat() {
+    let dir = TempDir::new("sync-logs");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=x",
+            "--ioengine=psync",
+            &dir.arg("f"),
+            "--size=64k",
+            "--bs=4k",
+            "--write_lat_log=x",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let read = |n: &str| std::fs::read_to_string(dir.file(n)).unwrap();
+    assert_eq!(read("x_slat.1.log"), "");
+    let values = |n: &str| -> Vec<u64> {
+        read(n)
+            .lines()
+            .map(|l| l.split(", ").nth(1).unwrap().parse().unwrap())
+            .collect()
+    };
+    let (lat, clat) = (values("x_lat.1.log"), values("x_clat.1.log"));
+    assert_eq!(lat.len(), 16);
+    assert_eq!(clat.len(), 16);
+    assert!(
+        lat.iter().zip(&clat).all(|(l, c)| l >= c),
+        "{lat:?} {clat:?}"
+    );
+    assert!(lat.iter().sum::<u64>() > clat.iter().sum::<u64>());
+}

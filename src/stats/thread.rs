@@ -204,6 +204,13 @@ impl ThreadStats {
         }
     }
 
+    /// The engine completes each I/O in its submission call (fio's
+    /// `FIO_SYNCIO`): the time from an I/O's start to its issue counts in
+    /// `lat`, but fio records and logs no submission latency for it.
+    pub fn engine_is_sync(&mut self) {
+        self.cfg.slat = false;
+    }
+
     /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
     /// write, 2 trim); `slat_ns` from issue to submission ([`NO_SLAT`] for
     /// engines without one), `clat_ns` from submission to completion;
