@@ -122,3 +122,35 @@ fn sync_engine_latency_logs_have_lat_at_least_clat() {
     );
     assert!(lat.iter().sum::<u64>() > clat.iter().sum::<u64>());
 }
+
+/// fio samples bandwidth and IOPS for its averaged logs from its helper
+/// thread, and only while the job runs: the partial window after the last
+/// boundary never reaches the log. Measured: `--size=704k --rate=512k
+/// --log_avg_msec=500` (1.375 s) logs lines at 500 and 1001 ms only;
+/// `--size=2560k --rate=1m --log_avg_msec=1000` at 1000 and 2000 only
+/// (rfio used to add one at the job's end, 1375 / 2496 ms).
+#[test]
+fn averaged_bw_and_iops_logs_have_no_last_partial_window() {
+    let dir = TempDir::new("avg-logs");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=x",
+            "--ioengine=null",
+            "--size=704k",
+            "--rate=512k",
+            "--write_bw_log=x",
+            "--write_iops_log=x",
+            "--log_avg_msec=500",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    for log in ["x_bw.1.log", "x_iops.1.log"] {
+        let text = std::fs::read_to_string(dir.file(log)).unwrap();
+        let times: Vec<&str> = text
+            .lines()
+            .map(|l| l.split(", ").next().unwrap())
+            .collect();
+        assert_eq!(times, ["500", "1000"], "{log}: {text}");
+    }
+}
