@@ -154,3 +154,52 @@ fn averaged_bw_and_iops_logs_have_no_last_partial_window() {
         assert_eq!(times, ["500", "1000"], "{log}: {text}");
     }
 }
+
+/// `--status-interval` JSON reports taken while the job runs carry its
+/// ETA, as fio's: measured for a 5 s time-based job, eta/elapsed went
+/// 2147483647/2, 3/3, 2/4, 1/5, then 0/6 in the final report.
+#[test]
+fn status_interval_json_reports_carry_the_eta() {
+    let dir = TempDir::new("status-eta");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=e",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=5",
+            "--status-interval=1",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = stdout(&o);
+    let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .expect("a stream of JSON reports");
+    assert!(docs.len() >= 3, "{text}");
+    let pairs: Vec<(u64, u64)> = docs
+        .iter()
+        .map(|d| {
+            let j = &d["jobs"][0];
+            (j["eta"].as_u64().unwrap(), j["elapsed"].as_u64().unwrap())
+        })
+        .collect();
+    let (last, interim) = pairs.split_last().unwrap();
+    assert_eq!(*last, (0, last.1), "{pairs:?}");
+    for &(eta, elapsed) in interim {
+        if elapsed < 3 {
+            assert_eq!(eta, 2147483647, "{pairs:?}");
+        } else {
+            assert!(eta <= 5, "{pairs:?}");
+        }
+    }
+    assert!(
+        interim
+            .iter()
+            .any(|&(eta, elapsed)| elapsed >= 3 && eta >= 1),
+        "a report while the job runs has its time left: {pairs:?}"
+    );
+}
