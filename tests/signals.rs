@@ -59,9 +59,10 @@ fn check_report(format: &str, stdout: &str) {
     }
 }
 
-/// `timeout -s INT 1 rfio <5 s job>`, ten runs at once: each prints the
+/// `timeout -s INT 2 rfio <5 s job>`, ten runs at once: each prints the
 /// message and a complete report (it used to die of the second signal,
-/// with nothing on stdout, in about one run in four).
+/// with nothing on stdout, in about one run in four). Two seconds rather
+/// than one leave a loaded machine time to start rfio.
 #[test]
 fn timeout_twice_signalled_keeps_the_report() {
     if !have_timeout() {
@@ -71,7 +72,7 @@ fn timeout_twice_signalled_keeps_the_report() {
         .map(|i| {
             let format = if i % 2 == 0 { "terse" } else { "json" };
             let child = Command::new("timeout")
-                .args(["-s", "INT", "1", RFIO])
+                .args(["-s", "INT", "2", RFIO])
                 .args(job(format))
                 .current_dir(std::env::temp_dir())
                 .stdout(Stdio::piped())
