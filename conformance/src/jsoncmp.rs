@@ -83,10 +83,12 @@ pub(crate) fn role(key: &str, parent: &str, in_options: bool) -> Role {
         return Role::Exact;
     }
     match key {
-        "fio version" | "jobname" | "groupid" | "error" | "eta" | "desc" | "latency_target"
+        "fio version" | "jobname" | "groupid" | "error" | "desc" | "latency_target"
         | "latency_percentile" | "latency_window" | "latency_depth" | "total_err"
         | "first_error" | "name" | "prioclass" | "prio" => Role::Exact,
-        "timestamp" | "timestamp_ms" | "time" => Role::Any,
+        // `eta` follows the run's length: INT_MAX while `elapsed` is
+        // under 3 s, 0 from then on (fio's calc_thread_status).
+        "timestamp" | "timestamp_ms" | "time" | "eta" => Role::Any,
         "io_bytes" | "io_kbytes" | "total_ios" | "short_ios" | "drop_ios" | "N" => Role::Count,
         "bw_bytes" | "bw" | "iops" => Role::Rate,
         "runtime" | "job_runtime" => Role::Runtime,

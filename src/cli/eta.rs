@@ -43,7 +43,7 @@ use crate::options::Value;
 use crate::output::num2str::{num2str, Unit};
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{StatsConfig, Unified};
-use crate::workload::progress::{JobState, Progress};
+use crate::workload::progress::{request_stop, stop_requested, JobState, Progress};
 use crate::workload::{Log, StdLog};
 
 /// fio's "not known yet" estimate (`INT_MAX`).
@@ -95,6 +95,22 @@ impl Settings {
     }
 }
 
+/// Whether stdout is a pipe whose reader has gone (`poll` reports
+/// `POLLERR` on a pipe's write end once no reader is left). The next write
+/// there raises SIGPIPE, as fio's would; the monitor stops the jobs as soon
+/// as it sees this instead of running them to the end first.
+pub fn stdout_reader_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: 1,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: `fd` is one valid pollfd for the duration of the call; a
+    // zero timeout never blocks.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n == 1 && fd.revents & libc::POLLERR != 0
+}
+
 /// Whether stdout is a terminal.
 pub fn stdout_is_tty() -> bool {
     // SAFETY: isatty only inspects the descriptor.
@@ -136,7 +152,11 @@ pub fn monitor(
     let mut told = false;
     let origin = progress.origin();
     let mut next_ms = next_wake(0, interval_ms);
+    let watch_stdout = settings.signal_to_stdout || settings.show;
     loop {
+        if watch_stdout && !stop_requested() && stdout_reader_gone() {
+            request_stop();
+        }
         let signaled = signals::received();
         if let (Some(sig), true, false) = (signaled, settings.signal_to_stdout, told) {
             StdLog.info(&signals::message(sig));
@@ -464,23 +484,43 @@ impl Status {
 
     /// The line for `now`, if one is due (some job runs or waits).
     fn update(&mut self, progress: &Progress, genesis: Instant, now: Instant) -> Option<String> {
-        let snaps: Vec<JobSnap> = progress
-            .jobs()
-            .iter()
-            .map(|j| JobSnap {
-                state: j.state(),
-                files_open: j.files_open(),
-                epoch_ms: j
-                    .epoch()
-                    .map(|e| now.saturating_duration_since(e).as_millis() as u64),
-                bytes: j.bytes(),
-                ios: j.ios(),
-                total_bytes: j.total_bytes(),
-            })
-            .collect();
+        let snaps = snapshots(progress, now);
         let at_ms = now.saturating_duration_since(genesis).as_millis() as u64;
         let je = self.calc(&snaps, at_ms, progress.done_secs())?;
         Some(self.display(&je, at_ms))
+    }
+
+    /// The jobs' ETA in seconds (fio's `je->eta_sec`): INT_MAX while
+    /// `elapsed_sec` (since the start of the jobs, rounded up) is under 3;
+    /// then each job's own, the longest (or, with `exitall`, the shortest),
+    /// plus those of the stonewalled jobs not yet started.
+    fn eta_sec(&self, snaps: &[JobSnap], elapsed_sec: u64, done_secs: u64) -> u64 {
+        let eta_secs: Vec<u64> = self
+            .jobs
+            .iter()
+            .zip(snaps)
+            .map(|(info, s)| {
+                if elapsed_sec >= 3 {
+                    thread_eta(info, s, done_secs)
+                } else {
+                    UNKNOWN
+                }
+            })
+            .collect();
+        if self.units.exitall {
+            eta_secs.iter().copied().fold(UNKNOWN, u64::min)
+        } else {
+            let mut eta = 0u64;
+            let mut stone = 0u64;
+            for ((info, s), &e) in self.jobs.iter().zip(snaps).zip(&eta_secs) {
+                if s.state == JobState::NotCreated && info.stonewall {
+                    stone = stone.wrapping_add(e);
+                } else {
+                    eta = eta.max(e);
+                }
+            }
+            eta.wrapping_add(stone)
+        }
     }
 
     /// fio's `calc_thread_status` at `at_ms` after the start of the jobs;
@@ -504,7 +544,6 @@ impl Status {
         };
         let mut io_bytes = [0u64; 3];
         let mut io_ios = [0u64; 3];
-        let mut eta_secs = Vec::with_capacity(snaps.len());
         let mut letters = String::with_capacity(snaps.len());
         for (info, s) in self.jobs.iter().zip(snaps) {
             match s.state {
@@ -525,11 +564,6 @@ impl Status {
                 JobState::NotCreated | JobState::Initialized => je.nr_pending += 1,
                 _ => {}
             }
-            eta_secs.push(if je.elapsed_sec >= 3 {
-                thread_eta(info, s, done_secs)
-            } else {
-                UNKNOWN
-            });
             letters.push(state_letter(info, s.state));
             if s.state >= JobState::Running {
                 for d in 0..3 {
@@ -539,20 +573,7 @@ impl Status {
                 }
             }
         }
-        je.eta_sec = if self.units.exitall {
-            eta_secs.iter().copied().fold(UNKNOWN, u64::min)
-        } else {
-            let mut eta = 0u64;
-            let mut stone = 0u64;
-            for ((info, s), &e) in self.jobs.iter().zip(snaps).zip(&eta_secs) {
-                if s.state == JobState::NotCreated && info.stonewall {
-                    stone = stone.wrapping_add(e);
-                } else {
-                    eta = eta.max(e);
-                }
-            }
-            eta.wrapping_add(stone)
-        };
+        je.eta_sec = self.eta_sec(snaps, je.elapsed_sec, done_secs);
         if let Some(agg) = self.agg.as_mut() {
             let ramping = snaps.iter().any(|s| s.state == JobState::Ramp);
             agg.wake(at_ms, io_bytes, ramping);
@@ -682,6 +703,32 @@ fn condense(letters: &str) -> String {
         let _ = write!(out, "{c}({n})");
     }
     out
+}
+
+/// The jobs' state at `now`, as the ETA reads it.
+fn snapshots(progress: &Progress, now: Instant) -> Vec<JobSnap> {
+    progress
+        .jobs()
+        .iter()
+        .map(|j| JobSnap {
+            state: j.state(),
+            files_open: j.files_open(),
+            epoch_ms: j
+                .epoch()
+                .map(|e| now.saturating_duration_since(e).as_millis() as u64),
+            bytes: j.bytes(),
+            ios: j.ios(),
+            total_bytes: j.total_bytes(),
+        })
+        .collect()
+}
+
+/// The ETA in seconds of the jobs of `plan` at `now` (what fio's JSON
+/// status reports show as `eta`), computed as for the status line.
+pub fn jobs_eta_sec(plan: &Plan, progress: &Progress, genesis: Instant, now: Instant) -> u64 {
+    let status = Status::new(plan, 1000, None);
+    let elapsed_sec = (now.saturating_duration_since(genesis).as_millis() as u64).div_ceil(1000);
+    status.eta_sec(&snapshots(progress, now), elapsed_sec, progress.done_secs())
 }
 
 /// fio's `thread_eta`: seconds job `info` has left, by its state, its

@@ -25,6 +25,7 @@ pub const FIO_VERSION: &str = "fio-3.33";
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
+    signals::default_sigpipe();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -46,7 +47,8 @@ pub fn main() -> i32 {
 pub fn run(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match run_inner(argv, called_fio, out, err) {
         Ok(status) => status,
-        // A closed stdout (`rfio ... | head`) is not an error.
+        // A closed stdout (`rfio ... | head`) is not an error for callers
+        // in-process; the binary dies of SIGPIPE first, as fio.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(_) => 1,
     }
@@ -191,8 +193,8 @@ fn execute(
     };
     // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
     // line, the reports and the signal message come from a monitor thread
-    // writing beside the jobs. Installed before `Starting …` is printed (as
-    // fio does), so whoever sees that line may signal.
+    // writing beside the jobs. Installed before `Starting N processes` is
+    // printed (as fio), so a signal after that line never loses the report.
     let _handlers = signals::Handlers::install();
     if formats.normal {
         write!(
@@ -249,7 +251,9 @@ fn execute(
     )?;
     out.flush()?;
     let failed = report.jobs.iter().filter(|j| j.error != 0).count();
-    if signaled.is_some() {
+    // A signal while the results were written counts too (fio's handler
+    // sets its exit value).
+    if signals::received().is_some() {
         return Ok(signals::SIGNALED_STATUS);
     }
     // fio exits with the number of jobs that ended with an error, as a

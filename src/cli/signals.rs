@@ -1,13 +1,15 @@
 //! SIGINT and SIGTERM while jobs run, as fio's `sig_int` (backend.c):
 //! the first one stops every job, the results so far are printed after
-//! `fio: terminating on signal N`, and rfio exits with status 128. A
-//! second one ends the process at once (`_exit(128)`), where fio would
-//! print the message again and keep waiting for its jobs.
+//! `fio: terminating on signal N`, and rfio exits with status 128. Later
+//! ones change nothing: the report is still printed in full before rfio
+//! exits, as fio keeps waiting for its jobs (GNU `timeout` sends its signal
+//! twice, to the child and to its process group). fio prints the message
+//! again for each signal its handler sees; rfio prints it once.
 //!
 //! SIGUSR1 asks for one full report of the jobs so far (fio's
 //! `sig_show_status`), printed by the status thread; the run goes on.
 //!
-//! The handlers only touch atomics (and `_exit`), all async-signal-safe;
+//! The handlers only touch atomics, all async-signal-safe;
 //! the message is printed by whoever notices [`received`]: the status
 //! thread as soon as it happens, else the main thread after the run.
 
@@ -20,21 +22,14 @@ pub const SIGNALED_STATUS: i32 = 128;
 
 /// The first signal received, 0 for none.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
-/// Signals received since [`Handlers::install`].
-static COUNT: AtomicU32 = AtomicU32::new(0);
-
 /// SIGUSR1s not yet answered with a report.
 static STATUS_ASKED: AtomicU32 = AtomicU32::new(0);
 
 const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
 extern "C" fn on_signal(sig: libc::c_int) {
-    if COUNT.fetch_add(1, Ordering::SeqCst) > 0 {
-        // SAFETY: `_exit` is async-signal-safe and ends the process
-        // without running anything else.
-        unsafe { libc::_exit(SIGNALED_STATUS) };
-    }
-    RECEIVED.store(sig, Ordering::SeqCst);
+    // The first signal is the one reported; the stop request is idempotent.
+    let _ = RECEIVED.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
     progress::request_stop();
 }
 
@@ -60,6 +55,18 @@ pub fn message(sig: i32) -> String {
     format!("\nfio: terminating on signal {sig}\n")
 }
 
+/// Give SIGPIPE back its default action, which Rust's runtime sets to
+/// ignore before `main`: like fio, rfio then dies of SIGPIPE (status 141 in
+/// a shell) on its first write to a pipe nobody reads, instead of running
+/// on and exiting 0. For the `rfio` binary only, before anything is written.
+pub fn default_sigpipe() {
+    // SAFETY: setting a standard signal's disposition to SIG_DFL has no
+    // memory preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// rfio's handlers for SIGINT, SIGTERM and SIGUSR1; the ones before come
 /// back on drop.
 pub struct Handlers {
@@ -70,7 +77,6 @@ impl Handlers {
     /// Install the handlers and forget any earlier signal or stop request.
     pub fn install() -> Handlers {
         RECEIVED.store(0, Ordering::SeqCst);
-        COUNT.store(0, Ordering::SeqCst);
         STATUS_ASKED.store(0, Ordering::SeqCst);
         progress::clear_stop();
         let mut old = Vec::new();

@@ -34,7 +34,7 @@
 //! waiting on I/O).
 
 use std::io::Write;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::output::{self, Formats};
 use crate::plan::spec::Plan;
@@ -132,7 +132,11 @@ impl<'a> StatusReports<'a> {
         let started_ms = progress.genesis().map_or(self.started_ms, |g| {
             now_ms.saturating_sub(g.elapsed().as_millis() as u64)
         });
-        let report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
+        let mut report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
+        report.eta_sec = Some(match progress.genesis() {
+            Some(g) => super::eta::jobs_eta_sec(self.plan, progress, g, Instant::now()),
+            None => i32::MAX as u64,
+        });
         self.dest
             .write(&output::render_results(&report, self.plan, &self.formats));
     }

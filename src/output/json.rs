@@ -104,13 +104,32 @@ pub fn global_options(plan: &Plan) -> Vec<&Setting> {
     out
 }
 
+/// The `eta` fio reports once every job has ended (a report taken while
+/// they run carries theirs, [`RunReport::eta_sec`]): its ETA computation
+/// (`calc_thread_status`) leaves INT_MAX until `elapsed` (whole seconds
+/// since start, rounded up) reaches 3, and then asks each job, which says 0
+/// once it has exited.
+fn eta_after_run(elapsed_sec: u64) -> i64 {
+    if elapsed_sec >= 3 {
+        0
+    } else {
+        i32::MAX.into()
+    }
+}
+
 fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
+    let elapsed = report.elapsed_ms.div_ceil(1000);
     let mut o = Obj::new();
     o.str("jobname", &e.name)
         .int("groupid", e.group_id)
         .int("error", e.error)
-        .int("eta", i32::MAX)
-        .int("elapsed", report.elapsed_ms.div_ceil(1000));
+        .int(
+            "eta",
+            report
+                .eta_sec
+                .map_or(i128::from(eta_after_run(elapsed)), i128::from),
+        )
+        .int("elapsed", elapsed);
     if let Some(job) = plan.jobs.get(e.last_job) {
         let own = job_options(job);
         if !own.is_empty() {

@@ -1,7 +1,11 @@
 //! fio's JSON writer (`json.c`): pretty-printed with two spaces per level,
-//! `"key" : value`, integers as `%lld`, floats as `%f`, strings with only
-//! `\` and `"` escaped, and empty strings left out with their key. Keys keep
-//! the order they were added in.
+//! `"key" : value`, integers as `%lld`, floats as `%f`, and empty strings
+//! left out with their key. Keys keep the order they were added in.
+//!
+//! fio escapes only `\` and `"` in strings, so a TAB or newline in a job
+//! name makes its report invalid JSON; rfio escapes every control character
+//! as RFC 8259 requires (`\t`, `\n`, `\u001f`, ...), so the report always
+//! parses.
 
 use super::cfmt;
 
@@ -69,10 +73,17 @@ fn indent(level: usize, out: &mut String) {
 
 fn escape(s: &str, out: &mut String) {
     for c in s.chars() {
-        if c == '\\' || c == '"' {
-            out.push('\\');
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
         }
-        out.push(c);
     }
 }
 
@@ -136,5 +147,18 @@ mod tests {
             root.to_document(),
             "{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [\n    {\n      \"jobname\" : \"x\\\"y\",\n      \"read\" : {\n        \"a\" : 1,\n        \"b\" : 0.500000\n      }\n    }\n  ]\n}\n"
         );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let mut o = Obj::new();
+        o.str("name", "a\tb\nc\r\u{1}\u{1f}\\\"\u{7f}é");
+        let doc = o.to_document();
+        assert_eq!(
+            doc,
+            "{\n  \"name\" : \"a\\tb\\nc\\r\\u0001\\u001f\\\\\\\"\u{7f}é\"\n}\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(v["name"], "a\tb\nc\r\u{1}\u{1f}\\\"\u{7f}é");
     }
 }

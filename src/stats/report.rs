@@ -241,6 +241,9 @@ pub struct RunReport {
     pub elapsed_ms: u64,
     /// The devices under the jobs' files (empty: no disk section).
     pub disks: Vec<DiskUtil>,
+    /// The jobs' ETA in seconds for a report taken while they run
+    /// (`--status-interval`, SIGUSR1); `None` once the run is over.
+    pub eta_sec: Option<u64>,
 }
 
 impl RunReport {
@@ -263,6 +266,7 @@ impl RunReport {
             finished_ms,
             elapsed_ms: finished_ms.saturating_sub(started_ms),
             disks,
+            eta_sec: None,
         }
     }
 }

@@ -204,6 +204,13 @@ impl ThreadStats {
         }
     }
 
+    /// The engine completes each I/O in its submission call (fio's
+    /// `FIO_SYNCIO`): the time from an I/O's start to its issue counts in
+    /// `lat`, but fio records and logs no submission latency for it.
+    pub fn engine_is_sync(&mut self) {
+        self.cfg.slat = false;
+    }
+
     /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
     /// write, 2 trim); `slat_ns` from issue to submission ([`NO_SLAT`] for
     /// engines without one), `clat_ns` from submission to completion;
@@ -461,7 +468,7 @@ impl ThreadStats {
     }
 
     /// The job thread has finished its I/O: read the CPU usage, write the
-    /// last partial log windows and close the logs.
+    /// last partial latency log windows and close the logs.
     pub fn job_finished(&mut self) {
         if let Some(start) = self.rusage_start.take() {
             let u = start.until(&RusageMark::now());
@@ -469,32 +476,10 @@ impl ThreadStats {
         }
         let end_ms = (self.elapsed_us / 1000).max(self.last_at_ns / 1_000_000);
         if let Some(mut logs) = self.logs.take() {
-            // The last, partial bandwidth/IOPS window goes to the logs only
-            // (fio keeps it out of the summary samples).
-            for (kind, s, counters) in [
-                (LogKind::Bw, self.bw_sampler, self.bytes),
-                (LogKind::Iops, self.iops_sampler, self.ios),
-            ] {
-                let per_io = match kind {
-                    LogKind::Bw => self.cfg.bw_per_io,
-                    _ => self.cfg.iops_per_io,
-                };
-                let spent = end_ms.saturating_sub(s.last_ms);
-                if per_io || spent == 0 || !logs.has(kind) {
-                    continue;
-                }
-                for (d, (now, last)) in counters.iter().zip(s.last).enumerate() {
-                    let delta = now - last;
-                    if delta == 0 {
-                        continue;
-                    }
-                    let rate = match kind {
-                        LogKind::Bw => delta * 1000 / spent / 1024,
-                        _ => delta * 1000 / spent,
-                    };
-                    logs.sampled(kind, end_ms, rate, d);
-                }
-            }
+            // No last, partial bandwidth/IOPS window: fio's helper thread
+            // takes those samples only while the job runs, so what moved
+            // after the last window boundary is never logged (latency
+            // windows, fed per I/O, are flushed by `finish`).
             let clat = std::array::from_fn(|d| self.clat_hist[d].as_deref());
             if let Err(e) = logs.finish(end_ms, clat) {
                 self.log_error.get_or_insert(e);

@@ -12,8 +12,9 @@
 //! Latencies follow fio: a unit's start time is taken when it is filled;
 //! its submission (issue) time when the engine accepted it (after `commit`
 //! for engines that submit there, after `queue` otherwise); slat is issue
-//! minus start, clat completion minus issue. Synchronous engines have no
-//! slat ([`NO_SLAT`] is passed) and clat runs from start to completion.
+//! minus start, clat completion minus issue. Synchronous engines (fio's
+//! `FIO_SYNCIO`) take their issue time just before `queue`; they record no
+//! slat, but their lat (start to completion) still exceeds clat.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -205,6 +206,9 @@ impl<'j, 'a> Exec<'j, 'a> {
         log: &'j dyn Log,
     ) -> Exec<'j, 'a> {
         let caps = engine.caps();
+        if caps.is_sync {
+            ts.engine_is_sync();
+        }
         let units = (0..depth)
             .map(|i| Unit {
                 io: Io {
@@ -714,6 +718,8 @@ impl<'j, 'a> Exec<'j, 'a> {
     fn submit(&mut self, t: u32, polling: bool) {
         let job = self.job;
         // fio's io_u_submit: an I/O overlapping one in flight is busy.
+        // fio's issue time of a synchronous engine: just before `queue`.
+        let issued = if self.caps.is_sync { self.now() } else { 0 };
         let status = if self.serialize && self.cur_depth > 0 && self.overlaps_in_flight(t) {
             Queued::Busy
         } else {
@@ -730,7 +736,11 @@ impl<'j, 'a> Exec<'j, 'a> {
                     }
                 }
                 let now = self.now();
-                self.units[t as usize].issue_ns = self.units[t as usize].start_ns;
+                self.units[t as usize].issue_ns = if self.caps.is_sync {
+                    issued
+                } else {
+                    self.units[t as usize].start_ns
+                };
                 self.complete(t, r, now);
             }
             Queued::Queued => {
@@ -1328,14 +1338,12 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.ts
                 .op_done(u.io.dir as usize, u.len, now.saturating_sub(from), open_ns);
         } else if let Some(from) = self.stats_from {
-            let (slat, clat) = if self.caps.is_sync {
-                (NO_SLAT, now.saturating_sub(u.start_ns))
-            } else {
-                (
-                    u.issue_ns.saturating_sub(u.start_ns),
-                    now.saturating_sub(u.issue_ns),
-                )
-            };
+            // A synchronous engine's slat is not recorded (see
+            // `ThreadStats::engine_is_sync`), but counts in its lat.
+            let (slat, clat) = (
+                u.issue_ns.saturating_sub(u.start_ns),
+                now.saturating_sub(u.issue_ns),
+            );
             self.ts.io_done_prio(
                 u.io.dir as usize,
                 u.len,
