@@ -31,7 +31,8 @@ compares what the two print, how they exit and what they leave behind.
                      `; conformance: run` (see conformance/README.md)
   --json FILE        also write a machine-readable report to FILE
   --quiet            print only the differences and the summary line
-  --timeout SECONDS  kill a run that takes longer and report it as a difference (default: 20)
+  --timeout SECONDS  kill a run that takes longer and report it as a difference (default: 60; a job file
+                     with long runtimes gets 10 times what they add up to)
   --jobs N           job files compared in parallel (default: number of CPUs)
   -h, --help         print this help
 
@@ -47,7 +48,7 @@ Exit status: 0 when fio and rfio agree everywhere, 1 when anything differs,
 ";
 
 /// Default for `--timeout`: a fio run that takes longer than this is killed.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The parsed command line.
 #[derive(Debug)]

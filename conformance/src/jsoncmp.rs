@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use crate::check::RunPair;
+use crate::corpus::TimingKey;
 use crate::report::head;
 use crate::runcheck::{Judge, Role};
 
@@ -83,12 +84,16 @@ pub(crate) fn role(key: &str, parent: &str, in_options: bool) -> Role {
         return Role::Exact;
     }
     match key {
-        "fio version" | "jobname" | "groupid" | "error" | "eta" | "desc" | "latency_target"
+        "fio version" | "jobname" | "groupid" | "error" | "desc" | "latency_target"
         | "latency_percentile" | "latency_window" | "latency_depth" | "total_err"
         | "first_error" | "name" | "prioclass" | "prio" => Role::Exact,
-        "timestamp" | "timestamp_ms" | "time" => Role::Any,
+        // When the report was made, and fio's estimate of the time left (which a loaded
+        // machine changes): nondeterministic, their type only.
+        "timestamp" | "timestamp_ms" | "time" | "eta" => Role::Any,
         "io_bytes" | "io_kbytes" | "total_ios" | "short_ios" | "drop_ios" | "N" => Role::Count,
-        "bw_bytes" | "bw" | "iops" => Role::Rate,
+        "bw_bytes" | "bw" => Role::Rate(TimingKey::Bw),
+        "iops" => Role::Rate(TimingKey::Iops),
+        "bw_mean" | "iops_mean" => Role::SampleMean,
         "runtime" | "job_runtime" => Role::Runtime,
         "bw_agg" => Role::Percent,
         _ if matches!(

@@ -17,7 +17,6 @@
 mod check;
 mod cli;
 mod corpus;
-mod json;
 mod jsoncmp;
 mod logs;
 mod pipelines;
@@ -128,7 +127,7 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
     print(&report::summary_line(&results));
 
     if let Some(path) = &args.json {
-        std::fs::write(path, report::json(&setup, &results).render())
+        std::fs::write(path, report::render(&report::json(&setup, &results)))
             .map_err(|err| format!("cannot write the JSON report {}: {err}", path.display()))?;
     }
     Ok(report::counts(&results).1 == 0)
