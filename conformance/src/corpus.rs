@@ -213,7 +213,6 @@ fn parse_tolerance(value: &str) -> Option<f64> {
     (factor.is_finite() && factor >= 1.0).then_some(factor)
 }
 
-
 /// Everything a job file's header says.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Header {

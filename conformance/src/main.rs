@@ -88,6 +88,7 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         fio: &fio,
         rfio: &rfio,
         limit: args.timeout,
+        retries: args.retries,
         directives_apply,
     };
     let workers = args.jobs.unwrap_or_else(|| {

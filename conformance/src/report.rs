@@ -97,11 +97,26 @@ pub(crate) fn details(files: &[FileResult]) -> String {
     out
 }
 
-/// The files whose real runs the header skips, and those with known rfio
-/// bugs (`KNOWN`), with the reason; empty if there is none.
+/// The files whose real runs the header skips, those with known differences
+/// (`KNOWN`), with the reason, and the checks that took more than one attempt;
+/// empty if there is none.
 pub(crate) fn skips(files: &[FileResult]) -> String {
     let mut out = String::new();
     for file in files {
+        for result in file.results.iter().filter(|r| r.attempts > 1) {
+            let _ = writeln!(
+                out,
+                "retried {} [{}]: timing figures out of tolerance; {} after {} attempts",
+                file.job.display,
+                result.check.name(),
+                if result.verdict.passed() {
+                    "agreed"
+                } else {
+                    "still out"
+                },
+                result.attempts
+            );
+        }
         for (word, known) in [("skipped", false), ("known", true)] {
             let cells: Vec<(&str, &str)> = file
                 .results
@@ -338,7 +353,11 @@ fn result_json(result: &CheckResult) -> Value {
         Verdict::Diff(_) => "diff",
         Verdict::Known(..) => "known",
     };
-    let mut fields = json!({ "check": result.check.name(), "status": status });
+    let mut fields = json!({
+        "check": result.check.name(),
+        "status": status,
+        "attempts": result.attempts,
+    });
     let object = fields.as_object_mut().expect("an object");
     if let Verdict::Skipped(reason) | Verdict::Known(reason, _) = &result.verdict {
         object.insert("reason".into(), json!(reason));
@@ -491,6 +510,7 @@ mod tests {
         CheckResult {
             check,
             verdict: check.judge(&runs, None, crate::corpus::Directives::default()),
+            attempts: 1,
             runs,
         }
     }
