@@ -1046,4 +1046,25 @@ mod tests {
         ])));
         assert!(!only_timing(&Verdict::Ok));
     }
+
+    #[test]
+    fn time_limits_grow_with_what_the_job_needs() {
+        let mut job = JobFile {
+            path: "/j.fio".into(),
+            display: "j.fio".into(),
+            directives: Directives::default(),
+            run: RunMode::ParseOnly,
+            expect_errors: Vec::new(),
+            known_diffs: Vec::new(),
+            expect: None,
+            refuses_in: None,
+            needs: Duration::ZERO,
+        };
+        let minimum = Duration::from_secs(60);
+        assert_eq!(time_limit(&job, minimum), minimum);
+        job.needs = Duration::from_secs(2);
+        assert_eq!(time_limit(&job, minimum), minimum);
+        job.needs = Duration::from_secs(30);
+        assert_eq!(time_limit(&job, minimum), Duration::from_secs(300));
+    }
 }

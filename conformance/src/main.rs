@@ -83,6 +83,7 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         directives_apply,
         checks: &args.checks,
         timeout: args.timeout,
+        retries: args.retries,
     };
     let bins = Binaries {
         fio: &fio,

@@ -86,7 +86,11 @@ pub(crate) fn details(files: &[FileResult]) -> String {
     for file in files {
         for result in &file.results {
             if let Verdict::Diff(differences) = &result.verdict {
-                let _ = writeln!(out, "DIFF {} [{}]", file.job.display, result.check.name());
+                let _ = write!(out, "DIFF {} [{}]", file.job.display, result.check.name());
+                if result.attempts > 1 {
+                    let _ = write!(out, " (the last of {} attempts)", result.attempts);
+                }
+                out.push('\n');
                 for difference in differences {
                     explain(&mut out, difference, result);
                 }
@@ -298,6 +302,7 @@ pub(crate) struct Setup<'a> {
     pub(crate) directives_apply: bool,
     pub(crate) checks: &'a [Check],
     pub(crate) timeout: std::time::Duration,
+    pub(crate) retries: u32,
 }
 
 /// The machine-readable report.
@@ -310,6 +315,7 @@ pub(crate) fn json(setup: &Setup<'_>, files: &[FileResult]) -> Value {
         "directives_apply": setup.directives_apply,
         "checks": checks,
         "timeout_s": setup.timeout.as_secs_f64(),
+        "retries": setup.retries,
         "passed": passed,
         "failed": failed,
         "files": files.iter().map(file_json).collect::<Vec<_>>(),
@@ -451,16 +457,20 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
     }
     let _ = writeln!(
         out,
-        "each run: fresh empty temporary directory, timeout {}",
-        run::seconds(setup.timeout)
+        "each run: fresh empty temporary directory, timeout {} (or {} times what the file's \
+         runtimes add up to)",
+        run::seconds(setup.timeout),
+        crate::check::LIMIT_FACTOR
     );
     if setup.checks.contains(&Check::Run) {
         let _ = writeln!(
             out,
             "run: counts exact for size-bound jobs; timing figures within each file's tolerance \
-             (default {}x, rates and runtimes only where both ran >= {} ms)",
+             (default {}x, rates and runtimes only where both ran >= {} ms; a check missing only \
+             those runs again, up to {} times)",
             crate::runcheck::fmt_number(crate::corpus::DEFAULT_TOLERANCE),
-            crate::runcheck::MIN_RATE_RUNTIME_MS
+            crate::runcheck::MIN_RATE_RUNTIME_MS,
+            setup.retries
         );
     }
     out.push('\n');
@@ -592,6 +602,7 @@ mod tests {
             directives_apply: true,
             checks: &Check::ALL,
             timeout: Duration::from_secs(20),
+            retries: 2,
         };
         let text = render(&json(&setup, &sample()));
         for needle in [
