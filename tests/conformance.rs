@@ -85,10 +85,77 @@ fn rfio_agrees_with_fio() {
     );
 }
 
+/// Runs the tool comparing `fio` with rfio on `paths` with `args`; its exit status and stdout.
+fn conformance_report(args: &[&str], paths: &[PathBuf]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_rfio-conformance"))
+        .arg("--fio")
+        .arg(real_fio())
+        .arg("--rfio")
+        .arg(env!("CARGO_BIN_EXE_rfio"))
+        .args(args)
+        .args(paths)
+        .output()
+        .expect("run rfio-conformance");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// The header lines are checked, not prose: a file whose stated result is wrong fails even
+/// where fio and rfio agree, and a `; known-diff:` line that covers nothing fails too (it
+/// must name the exact place it waives, and go when the difference does).
+#[test]
+fn headers_that_do_not_hold_fail() {
+    let dir = TempDir::new("headers");
+    let write = |name: &str, text: &str| {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    // fio and rfio both reject rw=foo (exit 1): they agree, but the header says ok.
+    let wrong_expect = write(
+        "wrong-expect.fio",
+        "; rw=foo\n; expect: ok\n[job]\nrw=foo\n",
+    );
+    let (code, report) = conformance_report(&["--checks", "parse-only"], &[wrong_expect]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("parse-only rfio exit status: fio (not compared: exit 1), rfio exit 1 (rfio exits 0 (`; expect: ok`))"),
+        "{report}"
+    );
+    // The same file stating what happens passes.
+    let right_expect = write(
+        "right-expect.fio",
+        "; rw=foo\n; expect-exit: 1\n[job]\nrw=foo\n",
+    );
+    let (code, report) = conformance_report(&["--checks", "parse-only"], &[right_expect]);
+    assert_eq!(code, Some(0), "{report}");
+    // A waiver for a place where nothing differs.
+    let stale = write(
+        "stale.fio",
+        "; x\n; expect: ok\n; known-diff: parse-only stdout: long fixed\n[job]\nsize=1m\n",
+    );
+    let (code, report) = conformance_report(&["--checks", "parse-only"], &[stale]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("names a difference that is gone"),
+        "{report}"
+    );
+    // A waiver of a whole file is not a waiver.
+    let whole = write(
+        "whole.fio",
+        "; x\n; known-diff: rfio has a bug\n[job]\nsize=1m\n",
+    );
+    let (code, report) = conformance_report(&["--checks", "parse-only"], &[whole]);
+    assert_eq!(code, Some(2), "{report}");
+}
+
 /// The sample of the corpus on which fio is compared with itself: the parser edge cases (does
 /// every one give fio a deterministic answer?) and one real-run file of each kind (are the exact
 /// comparisons of the `run` check really deterministic for fio, including random mixes, size-
-/// bound rate limits, windowed logs and time-bound jobs?).
+/// bound rate limits, windowed logs and time-bound jobs? do the tight tolerances of the 1-2 s
+/// timing jobs hold between two runs of fio?).
 const SELF_CHECK_RUNS: &[&str] = &[
     "rw/randrw.fio",
     "bs/bssplit-per-direction.fio",
@@ -97,6 +164,9 @@ const SELF_CHECK_RUNS: &[&str] = &[
     "files/filename-format.fio",
     "timing/rate.fio",
     "timing/time-based.fio",
+    "timing/measured-rate.fio",
+    "timing/measured-rate-per-direction.fio",
+    "timing/measured-ramp-time.fio",
     "outputs/unified-both.fio",
     "outputs/terse-v5.fio",
     "logs/log-avg-msec.fio",

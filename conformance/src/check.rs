@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::corpus::{Directives, JobFile, RunMode, RunSpec};
+use crate::corpus::{Directives, Expect, JobFile, RunMode, RunSpec, Waiver};
 use crate::run::{self, Outcome, Status};
 use crate::{pipelines, runcheck};
 
@@ -202,8 +202,8 @@ pub(crate) enum Verdict {
     Skipped(String),
     /// They disagree, for these reasons (never empty).
     Diff(Vec<Difference>),
-    /// They disagree, and the file's header says this is a known rfio bug
-    /// (`; known-diff: REASON`): shown, not counted as a failure.
+    /// They disagree only where the file's header names known differences
+    /// (`; known-diff: CHECK PLACE: REASON`), for these reasons: shown, not counted as a failure.
     Known(String, Vec<Difference>),
 }
 
@@ -337,6 +337,9 @@ pub(crate) struct CheckResult {
     pub(crate) verdict: Verdict,
     /// The runs judged, main run first; empty when the check did not run.
     pub(crate) runs: Vec<RunPair>,
+    /// How many times the runs were made: more than once when timing figures missed their
+    /// tolerance (see [`Binaries::retries`]).
+    pub(crate) attempts: u32,
 }
 
 /// All checks of one job file.
@@ -351,28 +354,53 @@ pub(crate) struct FileResult {
 pub(crate) struct Binaries<'a> {
     pub(crate) fio: &'a Path,
     pub(crate) rfio: &'a Path,
+    /// The time limit of a run: at least this, more for a job file that needs more
+    /// ([`time_limit`]).
     pub(crate) limit: Duration,
+    /// How many times a check whose only differences are timing figures out of tolerance is
+    /// run again (a loaded machine can stretch one run, not every one).
+    pub(crate) retries: u32,
     /// Whether `; conformance:` directives about rfio's deliberate differences (and the
     /// `; expect-error:` lines) apply. They describe rfio, so they do not when "rfio" is fio
     /// itself (a self-check of fio and of this tool).
     pub(crate) directives_apply: bool,
 }
 
+/// How many times what a job file needs (its runtimes and delays) a run may take before it is
+/// killed: a loaded machine can stretch a rate-limited or time-based job, never tenfold.
+pub(crate) const LIMIT_FACTOR: u32 = 10;
+
+/// The time limit of `job`'s runs: `minimum`, or [`LIMIT_FACTOR`] times what the job file
+/// needs, whichever is longer.
+pub(crate) fn time_limit(job: &JobFile, minimum: Duration) -> Duration {
+    minimum.max(job.needs * LIMIT_FACTOR)
+}
+
 /// Runs every check on one job file, each run in its own fresh temporary directory. A mode two
 /// checks need (the `json+` run of `run` and `pipelines`) runs once.
 pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -> FileResult {
-    let deliberate = if bins.directives_apply {
-        Directives {
-            pure_output: true,
-            ..job.directives
-        }
-    } else {
-        Directives::default()
+    let bins = &Binaries {
+        limit: time_limit(job, bins.limit),
+        ..bins.clone()
     };
     let mut done: HashMap<Mode, RunPair> = HashMap::new();
     let results = checks
         .iter()
         .map(|&check| {
+            let deliberate = if bins.directives_apply {
+                let refuses = job.directives.rfio_refuses
+                    && job
+                        .refuses_in
+                        .as_ref()
+                        .is_none_or(|only| only.contains(&check));
+                Directives {
+                    pure_output: true,
+                    rfio_refuses: refuses,
+                    ..job.directives
+                }
+            } else {
+                Directives::default()
+            };
             let spec = match check.applies(job) {
                 Applies::Yes(spec) => spec,
                 Applies::No => return not_run(check, Verdict::NotApplicable),
@@ -380,26 +408,49 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
                     return not_run(check, Verdict::Skipped(reason.to_owned()))
                 }
             };
-            let runs: Vec<RunPair> = check
-                .modes(spec)
-                .into_iter()
-                .map(|mode| {
+            let judge = |runs: &[RunPair]| {
+                let mut verdict = check.judge(runs, spec, deliberate);
+                if bins.directives_apply {
+                    verdict = with_expected_errors(verdict, runs, &job.expect_errors);
+                    if let Some(expect) = job.expect {
+                        let decides = matches!(check, Check::Run | Check::Pipelines)
+                            || job.run == RunMode::ParseOnly;
+                        verdict = with_expectation(verdict, runs, expect, decides);
+                    }
+                    verdict = waived(verdict, check, &job.known_diffs);
+                }
+                verdict
+            };
+            let modes = check.modes(spec);
+            let mut runs: Vec<RunPair> = modes
+                .iter()
+                .map(|&mode| {
                     done.entry(mode)
                         .or_insert_with(|| run_both(mode, &job.path, bins))
                         .clone()
                 })
                 .collect();
-            let mut verdict = check.judge(&runs, spec, deliberate);
-            if bins.directives_apply {
-                verdict = with_expected_errors(verdict, &runs, &job.expect_errors);
-                if let (Verdict::Diff(differences), Some(reason)) = (&verdict, &job.known_diff) {
-                    verdict = Verdict::Known(reason.clone(), differences.clone());
+            let mut verdict = judge(&runs);
+            // Timing figures that miss their tolerance may be the machine's load: both
+            // binaries run again, and one attempt within the tolerances passes. Anything
+            // else (a count, a value, a layout) fails at once.
+            let mut attempts = 1;
+            while attempts <= bins.retries && only_timing(&verdict) {
+                attempts += 1;
+                runs = modes
+                    .iter()
+                    .map(|&mode| run_both(mode, &job.path, bins))
+                    .collect();
+                for run in &runs {
+                    done.insert(run.mode, run.clone());
                 }
+                verdict = judge(&runs);
             }
             CheckResult {
                 check,
                 verdict,
                 runs,
+                attempts,
             }
         })
         .collect();
@@ -413,6 +464,7 @@ fn not_run(check: Check, verdict: Verdict) -> CheckResult {
     CheckResult {
         check,
         verdict,
+        attempts: 0,
         runs: Vec::new(),
     }
 }
@@ -431,6 +483,132 @@ fn run_both(mode: Mode, job: &Path, bins: &Binaries<'_>) -> RunPair {
         fio: run(bins.fio),
         rfio: run(bins.rfio),
     }
+}
+
+/// Whether `verdict` fails only on timing figures out of their tolerance (rule `... within
+/// N ...`), which another attempt may bring within it.
+fn only_timing(verdict: &Verdict) -> bool {
+    match verdict {
+        Verdict::Diff(differences) => differences.iter().all(|d| {
+            matches!(d, Difference::Mismatch(m) if m.rule.contains("within "))
+                || matches!(d, Difference::More(_))
+        }),
+        _ => false,
+    }
+}
+
+/// Adds `more` to the differences of `verdict` (a `Diff` then, whatever it was).
+fn with_differences(verdict: Verdict, more: Vec<Difference>) -> Verdict {
+    if more.is_empty() {
+        return verdict;
+    }
+    match verdict {
+        Verdict::Diff(mut differences) => {
+            differences.extend(more);
+            Verdict::Diff(capped(differences))
+        }
+        _ => Verdict::Diff(capped(more)),
+    }
+}
+
+/// `; expect: ok` / `; expect-exit: N`: how rfio exits. Wherever rfio fails, it exits N (never
+/// where the file expects `ok`); in the runs that `decide` (the real runs of a `run` file, the
+/// parse of any other file), rfio exits exactly as expected.
+fn with_expectation(verdict: Verdict, runs: &[RunPair], expect: Expect, decides: bool) -> Verdict {
+    let (wanted, stated) = match expect {
+        Expect::Ok => (0, "`; expect: ok`".to_owned()),
+        Expect::Exit(code) => (code, format!("`; expect-exit: {code}`")),
+    };
+    let mut found = Vec::new();
+    for run in runs {
+        let status = &run.rfio.status;
+        let as_stated = *status == Status::Exited(wanted);
+        let failed_otherwise = !as_stated && *status != Status::Exited(0);
+        // A timeout or failed start is reported as such already.
+        let unfinished = matches!(status, Status::TimedOut(_) | Status::CannotRun(_));
+        if !unfinished && (failed_otherwise || (decides && !as_stated)) {
+            found.push(Difference::mismatch(
+                "expect",
+                format!("{} rfio exit status", run.mode.name()),
+                format!("(not compared: {})", run.fio.status),
+                status.to_string(),
+                format!("rfio exits {wanted} ({stated})"),
+            ));
+        }
+    }
+    with_differences(verdict, found)
+}
+
+/// Whether a difference may be waived by a `; known-diff:` line: a value, layout or file that
+/// differs, never a timeout, crash, failed start, exit status or unmet expectation.
+fn waivable(difference: &Difference) -> Option<&str> {
+    match difference {
+        Difference::Mismatch(m)
+            if !matches!(
+                m.kind,
+                "timeout" | "exit-status" | "expect" | "expect-error"
+            ) =>
+        {
+            Some(&m.place)
+        }
+        _ => None,
+    }
+}
+
+/// Applies the file's `; known-diff: CHECK PLACE: REASON` lines to one cell: a `Diff` all of
+/// whose differences are covered becomes `Known`; differences no line covers stay a `Diff`. A
+/// line for this check that covers nothing is a difference of its own (the bug was fixed:
+/// remove the line).
+fn waived(verdict: Verdict, check: Check, waivers: &[Waiver]) -> Verdict {
+    let mine: Vec<&Waiver> = waivers.iter().filter(|w| w.check == check).collect();
+    if mine.is_empty() || !verdict.counted() {
+        return verdict;
+    }
+    let (differences, otherwise) = match verdict {
+        Verdict::Diff(differences) => (differences, None),
+        other => (Vec::new(), Some(other)),
+    };
+    let mut used = vec![false; mine.len()];
+    let mut open = Vec::new();
+    let mut known = Vec::new();
+    for difference in differences {
+        let by = waivable(&difference)
+            .and_then(|place| mine.iter().position(|w| w.covers(check, place)));
+        match by {
+            Some(index) => {
+                used[index] = true;
+                known.push(difference);
+            }
+            None => open.push(difference),
+        }
+    }
+    for (waiver, _) in mine.iter().zip(&used).filter(|(_, used)| !**used) {
+        open.push(Difference::mismatch(
+            "known-diff-unused",
+            waiver.place.clone(),
+            "(as rfio)",
+            "(as fio)",
+            format!(
+                "`; known-diff: {} {}` names a difference that is gone: remove the line",
+                check.name(),
+                waiver.place
+            ),
+        ));
+    }
+    if !open.is_empty() {
+        return Verdict::Diff(capped(open));
+    }
+    if let Some(verdict) = otherwise {
+        return verdict;
+    }
+    let mut reasons: Vec<&str> = mine
+        .iter()
+        .zip(&used)
+        .filter(|(_, used)| **used)
+        .map(|(w, _)| w.reason.as_str())
+        .collect();
+    reasons.dedup();
+    Verdict::Known(reasons.join("; "), known)
 }
 
 /// `; expect-error: TEXT`: wherever rfio exits non-zero, its stderr must contain every TEXT.
@@ -454,16 +632,7 @@ fn with_expected_errors(verdict: Verdict, runs: &[RunPair], expected: &[String])
             ));
         }
     }
-    if missing.is_empty() {
-        return verdict;
-    }
-    match verdict {
-        Verdict::Diff(mut differences) => {
-            differences.extend(missing);
-            Verdict::Diff(capped(differences))
-        }
-        _ => Verdict::Diff(missing),
-    }
+    with_differences(verdict, missing)
 }
 
 /// Same exit status and byte-identical stdout; with `rfio-refuses`, rfio failing where fio
@@ -729,5 +898,173 @@ mod tests {
             Check::Showcmd.compare(&fio_err, &refused, REFUSES),
             Verdict::Ok
         );
+    }
+
+    fn waiver(check: Check, place: &str) -> Waiver {
+        Waiver {
+            check,
+            place: place.into(),
+            reason: format!("bug at {place}"),
+        }
+    }
+
+    fn mismatch(kind: &'static str, place: &str) -> Difference {
+        Difference::mismatch(kind, place, "1", "2", "exact")
+    }
+
+    #[test]
+    fn a_waiver_covers_its_place_only() {
+        let waivers = [waiver(Check::Run, "json+ .jobs[0].read.slat_ns")];
+        let slat = mismatch("json-value", "json+ .jobs[0].read.slat_ns.N");
+        let count = mismatch("json-value", "json+ .jobs[0].read.total_ios");
+        // Only the named place: known.
+        assert_eq!(
+            waived(Verdict::Diff(vec![slat.clone()]), Check::Run, &waivers),
+            Verdict::Known(
+                "bug at json+ .jobs[0].read.slat_ns".into(),
+                vec![slat.clone()]
+            )
+        );
+        // Anything else in the same cell still fails, and is all that is listed.
+        assert_eq!(
+            waived(
+                Verdict::Diff(vec![slat.clone(), count.clone()]),
+                Check::Run,
+                &waivers
+            ),
+            Verdict::Diff(vec![count.clone()])
+        );
+        // Another check of the same file is not waived.
+        assert_eq!(
+            waived(
+                Verdict::Diff(vec![slat.clone()]),
+                Check::Pipelines,
+                &waivers
+            ),
+            Verdict::Diff(vec![slat.clone()])
+        );
+        // Timeouts, crashes (exit statuses), failed starts and expectations never are.
+        for never in [
+            Difference::Timeout(Side::Rfio),
+            Difference::CannotRun(Side::Fio),
+            Difference::ExitStatus,
+            Difference::NotRefused,
+            mismatch("timeout", "json+ .jobs[0].read.slat_ns"),
+            mismatch("exit-status", "json+ .jobs[0].read.slat_ns"),
+            mismatch("expect", "json+ .jobs[0].read.slat_ns"),
+        ] {
+            let verdict = waived(
+                Verdict::Diff(vec![slat.clone(), never.clone()]),
+                Check::Run,
+                &waivers,
+            );
+            assert_eq!(verdict, Verdict::Diff(vec![never]), "{verdict:?}");
+        }
+        // A waiver that covers nothing any more is a difference: the line must go.
+        let stale = waived(Verdict::Ok, Check::Run, &waivers);
+        assert!(
+            matches!(&stale, Verdict::Diff(d) if d[0].kind() == "known-diff-unused"),
+            "{stale:?}"
+        );
+        assert_eq!(waived(Verdict::Ok, Check::Showcmd, &waivers), Verdict::Ok);
+        assert_eq!(
+            waived(Verdict::NotApplicable, Check::Run, &waivers),
+            Verdict::NotApplicable
+        );
+    }
+
+    fn pair(mode: Mode, fio: i32, rfio: Status) -> RunPair {
+        RunPair {
+            mode,
+            fio: outcome(Status::Exited(fio), ""),
+            rfio: outcome(rfio, ""),
+        }
+    }
+
+    #[test]
+    fn expectations_are_checked() {
+        let ok = [pair(Mode::ParseOnly, 0, Status::Exited(0))];
+        let fails = [pair(Mode::ParseOnly, 0, Status::Exited(1))];
+        let panics = [pair(Mode::JsonPlus, 0, Status::Exited(101))];
+        assert_eq!(
+            with_expectation(Verdict::Ok, &ok, Expect::Ok, true),
+            Verdict::Ok
+        );
+        assert_eq!(
+            with_expectation(Verdict::Ok, &fails, Expect::Exit(1), true),
+            Verdict::Ok
+        );
+        let expect = |runs: &[RunPair], expect, decides| match with_expectation(
+            Verdict::Ok,
+            runs,
+            expect,
+            decides,
+        ) {
+            Verdict::Diff(d) => match &d[0] {
+                Difference::Mismatch(m) => format!("{}: {} ({})", m.place, m.rfio, m.rule),
+                other => format!("{other:?}"),
+            },
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            expect(&fails, Expect::Ok, false),
+            "parse-only rfio exit status: exit 1 (rfio exits 0 (`; expect: ok`))"
+        );
+        assert_eq!(
+            expect(&ok, Expect::Exit(1), true),
+            "parse-only rfio exit status: exit 0 (rfio exits 1 (`; expect-exit: 1`))"
+        );
+        // A parse that succeeds is fine for a file whose error only a real run finds...
+        assert_eq!(expect(&ok, Expect::Exit(1), false), "Ok");
+        // ... but a failure must be the stated one, never a panic.
+        assert_eq!(
+            expect(&panics, Expect::Exit(1), false),
+            "json+ rfio exit status: exit 101 (rfio exits 1 (`; expect-exit: 1`))"
+        );
+        let crashed = [pair(Mode::JsonPlus, 0, Status::Signaled(11))];
+        assert!(expect(&crashed, Expect::Ok, false).contains("killed by signal 11"));
+    }
+
+    #[test]
+    fn only_timing_differences_are_retried() {
+        let late = Difference::mismatch(
+            "json-plausible",
+            "json+ .x.iops",
+            "1",
+            "2",
+            "iops within 5% (+9.0%)",
+        );
+        let count = mismatch("json-value", "json+ .x.total_ios");
+        assert!(only_timing(&Verdict::Diff(vec![
+            late.clone(),
+            Difference::More(3)
+        ])));
+        assert!(!only_timing(&Verdict::Diff(vec![late.clone(), count])));
+        assert!(!only_timing(&Verdict::Diff(vec![
+            late,
+            Difference::Timeout(Side::Fio)
+        ])));
+        assert!(!only_timing(&Verdict::Ok));
+    }
+
+    #[test]
+    fn time_limits_grow_with_what_the_job_needs() {
+        let mut job = JobFile {
+            path: "/j.fio".into(),
+            display: "j.fio".into(),
+            directives: Directives::default(),
+            run: RunMode::ParseOnly,
+            expect_errors: Vec::new(),
+            known_diffs: Vec::new(),
+            expect: None,
+            refuses_in: None,
+            needs: Duration::ZERO,
+        };
+        let minimum = Duration::from_secs(60);
+        assert_eq!(time_limit(&job, minimum), minimum);
+        job.needs = Duration::from_secs(2);
+        assert_eq!(time_limit(&job, minimum), minimum);
+        job.needs = Duration::from_secs(30);
+        assert_eq!(time_limit(&job, minimum), Duration::from_secs(300));
     }
 }

@@ -9,7 +9,8 @@ use crate::check::Check;
 /// The `--help` text.
 pub(crate) const USAGE: &str = "\
 usage: rfio-conformance [--fio PATH] [--rfio PATH] [--checks LIST] [--examples]
-                        [--json FILE] [--quiet] [--timeout SECONDS] [--jobs N] [PATH...]
+                        [--json FILE] [--quiet] [--timeout SECONDS] [--retries N]
+                        [--jobs N] [PATH...]
 
 Runs every job file through real fio and through rfio, side by side, and
 compares what the two print, how they exit and what they leave behind.
@@ -31,7 +32,10 @@ compares what the two print, how they exit and what they leave behind.
                      `; conformance: run` (see conformance/README.md)
   --json FILE        also write a machine-readable report to FILE
   --quiet            print only the differences and the summary line
-  --timeout SECONDS  kill a run that takes longer and report it as a difference (default: 20)
+  --timeout SECONDS  kill a run that takes longer and report it as a difference (default: 60; a job file
+                     with long runtimes gets 10 times what they add up to)
+  --retries N        run a check again up to N times when its only differences
+                     are timing figures out of tolerance (default: 2)
   --jobs N           job files compared in parallel (default: number of CPUs)
   -h, --help         print this help
 
@@ -46,8 +50,11 @@ Exit status: 0 when fio and rfio agree everywhere, 1 when anything differs,
 2 on usage errors or when fio cannot be run.
 ";
 
+/// Default for `--retries`.
+pub(crate) const DEFAULT_RETRIES: u32 = 2;
+
 /// Default for `--timeout`: a fio run that takes longer than this is killed.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The parsed command line.
 #[derive(Debug)]
@@ -60,6 +67,8 @@ pub(crate) struct Args {
     pub(crate) json: Option<PathBuf>,
     pub(crate) quiet: bool,
     pub(crate) timeout: Duration,
+    /// `--retries`: attempts after the first for timing-only differences.
+    pub(crate) retries: u32,
     /// Parallel workers; `None` means one per CPU.
     pub(crate) jobs: Option<usize>,
     pub(crate) paths: Vec<PathBuf>,
@@ -82,6 +91,7 @@ pub(crate) fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Command,
         json: None,
         quiet: false,
         timeout: DEFAULT_TIMEOUT,
+        retries: DEFAULT_RETRIES,
         jobs: None,
         paths: Vec::new(),
     };
@@ -127,6 +137,16 @@ pub(crate) fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Command,
                 }
             }
             "--timeout" => args.timeout = parse_timeout(&utf8_value(name, inline, &mut argv)?)?,
+            "--retries" => {
+                let text = utf8_value(name, inline, &mut argv)?;
+                args.retries = text
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n <= 100)
+                    .ok_or_else(|| {
+                        format!("--retries needs a number from 0 to 100, not '{text}'")
+                    })?;
+            }
             "--jobs" => args.jobs = Some(parse_jobs(&utf8_value(name, inline, &mut argv)?)?),
             _ => return Err(format!("unknown option '{text}'")),
         }
@@ -237,6 +257,8 @@ mod tests {
             "--checks",
             "parse-only,showcmd,parse-only",
             "--timeout=1.5",
+            "--retries",
+            "0",
             "--jobs",
             "3",
             "--json",
@@ -250,6 +272,7 @@ mod tests {
         assert_eq!(args.rfio, Some(PathBuf::from("/b/rfio")));
         assert_eq!(args.checks, [Check::ParseOnly, Check::Showcmd]);
         assert_eq!(args.timeout, Duration::from_millis(1500));
+        assert_eq!(args.retries, 0);
         assert_eq!(args.jobs, Some(3));
         assert_eq!(args.json, Some(PathBuf::from("r.json")));
         assert!(args.quiet && args.examples);
@@ -265,6 +288,7 @@ mod tests {
             (&["x", "--quiet=1"][..], "option '--quiet' takes no value"),
             (&["x", "--checks=json"][..], "unknown check 'json'"),
             (&["x", "--timeout=0"][..], "--timeout needs a positive"),
+            (&["x", "--retries=-1"][..], "--retries needs a number"),
             (&["x", "--jobs=none"][..], "--jobs needs a positive"),
         ] {
             let err = parse_strs(args).expect_err("a usage error");

@@ -11,6 +11,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::check::Check;
 
 /// Where the fio-examples package puts fio's own example job files.
 pub(crate) const EXAMPLES_DIR: &str = "/usr/share/doc/fio/examples";
@@ -27,9 +30,45 @@ pub(crate) struct JobFile {
     pub(crate) run: RunMode,
     /// `; expect-error: TEXT` lines: where rfio exits non-zero, its stderr must contain each.
     pub(crate) expect_errors: Vec<String>,
-    /// `; known-diff: REASON`: a known rfio bug makes this file differ; its DIFFs show as
-    /// KNOWN with the reason instead of failing.
-    pub(crate) known_diff: Option<String>,
+    /// `; known-diff: CHECK PLACE: REASON` lines: each waives the differences of one check at
+    /// one place (and below it), nothing else.
+    pub(crate) known_diffs: Vec<Waiver>,
+    /// `; expect: ok` or `; expect-exit: N`: how rfio exits on this file.
+    pub(crate) expect: Option<Expect>,
+    /// `rfio-refuses=CHECK+CHECK`: the checks the refusal applies to (`None`: every check).
+    pub(crate) refuses_in: Option<Vec<Check>>,
+    /// How long the job file needs to run at least, from its `runtime`, `ramp_time` and
+    /// `startdelay` values: the time limit of its runs grows with it.
+    pub(crate) needs: Duration,
+}
+
+/// One `; known-diff: CHECK PLACE: REASON` line: a known difference at one place of one check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Waiver {
+    pub(crate) check: Check,
+    /// Where, as the report names it (`json+ .jobs[0].read.slat_ns.N`, `minimal line 1 $8`);
+    /// it also covers every place below it (`json+ .jobs[0].read.slat_ns` covers `...slat_ns.N`).
+    pub(crate) place: String,
+    pub(crate) reason: String,
+}
+
+impl Waiver {
+    /// Whether this waiver covers a difference found by `check` at `place`.
+    pub(crate) fn covers(&self, check: Check, place: &str) -> bool {
+        check == self.check
+            && place
+                .strip_prefix(self.place.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[', ' ']))
+    }
+}
+
+/// What a file's header says rfio does with it: `; expect: ok` (exit 0 everywhere) or
+/// `; expect-exit: N` (rfio exits N: when parsing, or for a `run` file whose error only a real
+/// run finds, when running; wherever else rfio fails, with N too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    Ok,
+    Exit(i32),
 }
 
 /// Whether a job file is really run (`run` and `pipelines` checks), and how it is judged.
@@ -45,11 +84,11 @@ pub(crate) enum RunMode {
 }
 
 /// How the outcome of a real run is judged (`; conformance: run, ...`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct RunSpec {
-    /// `tolerance=N`: timing figures (IOPS, bandwidth, runtimes, time-bound counts) of fio and
-    /// rfio may differ by up to this factor (default [`DEFAULT_TOLERANCE`]).
-    pub(crate) tolerance: f64,
+    /// `tolerance=N` and `tolerance.KEY=N`: how far apart fio's and rfio's timing figures may
+    /// be, per kind of figure.
+    pub(crate) tolerance: Tolerances,
     /// `timed`: the job is bound by time (time_based, runtime, rate limits that end it): its I/O
     /// counts and bytes are compared within the tolerance instead of exactly.
     pub(crate) timed: bool,
@@ -64,15 +103,114 @@ pub(crate) struct RunSpec {
 /// Default `tolerance`: timing figures may differ by a factor of 10 either way.
 pub(crate) const DEFAULT_TOLERANCE: f64 = 10.0;
 
-impl Default for RunSpec {
-    fn default() -> RunSpec {
-        RunSpec {
-            tolerance: DEFAULT_TOLERANCE,
-            timed: false,
-            mixed: false,
-            terse_version: None,
+/// The kinds of timing figure that have a tolerance of their own (`tolerance.KEY=N`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimingKey {
+    /// I/O counts and bytes of `timed` jobs (`io_bytes`, `io_kbytes`, `total_ios`, `N`,
+    /// terse io KiB), and log line counts.
+    Counts,
+    /// Bandwidth: `bw_bytes`, `bw`, terse bandwidth.
+    Bw,
+    /// `iops`, terse IOPS.
+    Iops,
+    /// `runtime`, `job_runtime`, terse runtime.
+    Runtime,
+    /// The means of the bandwidth and IOPS samples (`bw_mean`, `iops_mean`): compared only
+    /// where the header sets `tolerance.samples`.
+    Samples,
+}
+
+impl TimingKey {
+    pub(crate) const ALL: [TimingKey; 5] = [
+        TimingKey::Counts,
+        TimingKey::Bw,
+        TimingKey::Iops,
+        TimingKey::Runtime,
+        TimingKey::Samples,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TimingKey::Counts => "counts",
+            TimingKey::Bw => "bw",
+            TimingKey::Iops => "iops",
+            TimingKey::Runtime => "runtime",
+            TimingKey::Samples => "samples",
         }
     }
+}
+
+/// The tolerance of each [`TimingKey`]: the larger value may be at most this factor times the
+/// smaller one. `samples` is `None` unless the header sets it (not compared).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Tolerances {
+    pub(crate) counts: f64,
+    pub(crate) bw: f64,
+    pub(crate) iops: f64,
+    pub(crate) runtime: f64,
+    pub(crate) samples: Option<f64>,
+}
+
+impl Tolerances {
+    /// Every kind of figure within `factor` (`samples` compared too).
+    #[cfg(test)]
+    pub(crate) fn all(factor: f64) -> Tolerances {
+        Tolerances {
+            counts: factor,
+            bw: factor,
+            iops: factor,
+            runtime: factor,
+            samples: Some(factor),
+        }
+    }
+
+    /// The tolerance for `key`, `None` where that kind is not compared.
+    pub(crate) fn get(&self, key: TimingKey) -> Option<f64> {
+        match key {
+            TimingKey::Counts => Some(self.counts),
+            TimingKey::Bw => Some(self.bw),
+            TimingKey::Iops => Some(self.iops),
+            TimingKey::Runtime => Some(self.runtime),
+            TimingKey::Samples => self.samples,
+        }
+    }
+
+    fn set(&mut self, key: Option<TimingKey>, factor: f64) {
+        match key {
+            None => {
+                self.counts = factor;
+                self.bw = factor;
+                self.iops = factor;
+                self.runtime = factor;
+            }
+            Some(TimingKey::Counts) => self.counts = factor,
+            Some(TimingKey::Bw) => self.bw = factor,
+            Some(TimingKey::Iops) => self.iops = factor,
+            Some(TimingKey::Runtime) => self.runtime = factor,
+            Some(TimingKey::Samples) => self.samples = Some(factor),
+        }
+    }
+}
+
+impl Default for Tolerances {
+    fn default() -> Tolerances {
+        Tolerances {
+            counts: DEFAULT_TOLERANCE,
+            bw: DEFAULT_TOLERANCE,
+            iops: DEFAULT_TOLERANCE,
+            runtime: DEFAULT_TOLERANCE,
+            samples: None,
+        }
+    }
+}
+
+/// A tolerance as written: a factor (`2`, `1.05`, at least 1) or a percentage (`5%`: 1.05).
+fn parse_tolerance(value: &str) -> Option<f64> {
+    let factor = match value.strip_suffix('%') {
+        Some(percent) => 1.0 + percent.parse::<f64>().ok().filter(|p| *p >= 0.0)? / 100.0,
+        None => value.parse::<f64>().ok()?,
+    };
+    (factor.is_finite() && factor >= 1.0).then_some(factor)
 }
 
 /// Everything a job file's header says.
@@ -81,7 +219,9 @@ pub(crate) struct Header {
     pub(crate) directives: Directives,
     pub(crate) run: RunMode,
     pub(crate) expect_errors: Vec<String>,
-    pub(crate) known_diff: Option<String>,
+    pub(crate) known_diffs: Vec<Waiver>,
+    pub(crate) expect: Option<Expect>,
+    pub(crate) refuses_in: Option<Vec<Check>>,
 }
 
 /// What `; conformance:` header lines say about rfio's deliberate differences from fio.
@@ -116,14 +256,14 @@ impl Directives {
 
 const RFIO_REFUSES: &str = "rfio-refuses";
 const RFIO_ACCEPTS: &str = "rfio-accepts";
+const REFUSES_IN: &str = "rfio-refuses=";
 const RUN: &str = "run";
 const SKIP_RUN: &str = "skip-run=";
 const TIMED: &str = "timed";
 const MIXED: &str = "mixed";
-const TOLERANCE: &str = "tolerance=";
 const TERSE_VERSION: &str = "terse-version=";
-const KNOWN: &str = "rfio-refuses, rfio-accepts, run, skip-run=REASON, timed, mixed, \
-                     tolerance=N, terse-version=N";
+const KNOWN: &str = "rfio-refuses, rfio-refuses=CHECK+CHECK, rfio-accepts, run, \
+                     skip-run=REASON, timed, mixed, tolerance=N, tolerance.KEY=N, terse-version=N";
 
 /// The job files named by `paths` (files or folders), after those of fio's examples when
 /// `examples` is set; each file once. Every error is a message for the user.
@@ -168,7 +308,10 @@ pub(crate) fn collect(paths: &[PathBuf], examples: bool) -> Result<Vec<JobFile>,
             directives: header.directives,
             run: header.run,
             expect_errors: header.expect_errors,
-            known_diff: header.known_diff,
+            known_diffs: header.known_diffs,
+            expect: header.expect,
+            refuses_in: header.refuses_in,
+            needs: time_needed(&bytes),
         });
     }
     Ok(jobs)
@@ -230,12 +373,34 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
             break;
         };
         let comment = comment.trim_start_matches([';', '#']).trim_start();
-        if let Some(reason) = comment.strip_prefix("known-diff:") {
-            let reason = reason.trim();
-            if reason.is_empty() {
-                return Err(format!("{number}: `; known-diff:` needs the reason"));
+        if let Some(text) = comment.strip_prefix("known-diff:") {
+            header
+                .known_diffs
+                .push(parse_waiver(text).map_err(|err| format!("{number}: {err}"))?);
+            continue;
+        }
+        if let Some(text) = comment.strip_prefix("expect:") {
+            if text.trim() != "ok" {
+                return Err(format!(
+                    "{number}: `; expect:` says `ok` (rfio exits 0), not '{}'; \
+                     use `; expect-exit: N` for a failure",
+                    text.trim()
+                ));
             }
-            header.known_diff = Some(reason.to_owned());
+            set_expect(&mut header.expect, Expect::Ok, number)?;
+            continue;
+        }
+        if let Some(text) = comment.strip_prefix("expect-exit:") {
+            let code = match text.trim().parse::<i32>() {
+                Ok(code @ 1..=255) => code,
+                _ => {
+                    return Err(format!(
+                        "{number}: `; expect-exit:` needs an exit status from 1 to 255, not '{}'",
+                        text.trim()
+                    ))
+                }
+            };
+            set_expect(&mut header.expect, Expect::Exit(code), number)?;
             continue;
         }
         if let Some(text) = comment.strip_prefix("expect-error:") {
@@ -263,6 +428,14 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
         for word in list.split([',', ' ', '\t']).filter(|w| !w.is_empty()) {
             match word {
                 RFIO_REFUSES => header.directives.rfio_refuses = true,
+                _ if word.starts_with(REFUSES_IN) => {
+                    let mut checks = Vec::new();
+                    for name in word[REFUSES_IN.len()..].split('+') {
+                        checks.push(check_named(name).map_err(|err| format!("{number}: {err}"))?);
+                    }
+                    header.directives.rfio_refuses = true;
+                    header.refuses_in = Some(checks);
+                }
                 RFIO_ACCEPTS => header.directives.rfio_accepts = true,
                 RUN => run = true,
                 TIMED => {
@@ -273,16 +446,37 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
                     spec.mixed = true;
                     run_options.get_or_insert((number, MIXED));
                 }
-                _ if word.starts_with(TOLERANCE) => {
-                    let value = &word[TOLERANCE.len()..];
-                    spec.tolerance = match value.parse::<f64>() {
-                        Ok(n) if n.is_finite() && n >= 1.0 => n,
-                        _ => {
+                _ if word.starts_with("tolerance") && word.contains('=') => {
+                    let (name, value) = word.split_once('=').unwrap_or((word, ""));
+                    let key = match name.strip_prefix("tolerance.") {
+                        None if name == "tolerance" => None,
+                        Some(key) => Some(
+                            TimingKey::ALL
+                                .into_iter()
+                                .find(|k| k.name() == key)
+                                .ok_or_else(|| {
+                                    let known: Vec<&str> =
+                                        TimingKey::ALL.iter().map(|k| k.name()).collect();
+                                    format!(
+                                        "{number}: unknown tolerance key '{key}' (known: {})",
+                                        known.join(", ")
+                                    )
+                                })?,
+                        ),
+                        None => {
                             return Err(format!(
-                                "{number}: `tolerance=` needs a number of at least 1, not '{value}'"
+                                "{number}: unknown `; conformance:` directive '{word}' \
+                                 (known: {KNOWN})"
                             ))
                         }
                     };
+                    let factor = parse_tolerance(value).ok_or_else(|| {
+                        format!(
+                            "{number}: `{name}=` needs a factor of at least 1 or a percentage \
+                             (`5%`), not '{value}'"
+                        )
+                    })?;
+                    spec.tolerance.set(key, factor);
                     run_options.get_or_insert((number, "tolerance"));
                 }
                 _ if word.starts_with(TERSE_VERSION) => {
@@ -316,6 +510,105 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
         (None, false) => RunMode::ParseOnly,
     };
     Ok(header)
+}
+
+/// `CHECK PLACE: REASON`, the text of a `; known-diff:` line.
+fn parse_waiver(text: &str) -> Result<Waiver, String> {
+    const FORM: &str = "`; known-diff: CHECK PLACE: REASON` (for example \
+                        `; known-diff: run json+ .jobs[0].read.slat_ns.N: fio never sets it`)";
+    let text = text.trim();
+    let (check, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let check = check_named(check).map_err(|err| format!("{err}; the form is {FORM}"))?;
+    let Some((place, reason)) = rest.split_once(": ") else {
+        return Err(format!(
+            "`; known-diff:` needs a place and a reason: {FORM}"
+        ));
+    };
+    let (place, reason) = (place.trim(), reason.trim());
+    if place.is_empty() || reason.is_empty() {
+        return Err(format!(
+            "`; known-diff:` needs a place and a reason: {FORM}"
+        ));
+    }
+    Ok(Waiver {
+        check,
+        place: place.to_owned(),
+        reason: reason.to_owned(),
+    })
+}
+
+fn check_named(name: &str) -> Result<Check, String> {
+    Check::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+        format!("unknown check '{name}' (known: {})", known.join(", "))
+    })
+}
+
+fn set_expect(slot: &mut Option<Expect>, expect: Expect, number: usize) -> Result<(), String> {
+    match slot {
+        Some(old) if *old != expect => Err(format!(
+            "{number}: a second, different expectation (`; expect: ok` and `; expect-exit: N` \
+             exclude each other)"
+        )),
+        _ => {
+            *slot = Some(expect);
+            Ok(())
+        }
+    }
+}
+
+/// How long the jobs of a file take at least: for each of `runtime`, `ramp_time` and
+/// `startdelay` its largest value in the file, added up, times the number of sections (jobs
+/// that `stonewall` run one after the other). A rough upper bound, for the time limit only.
+pub(crate) fn time_needed(bytes: &[u8]) -> Duration {
+    let text = String::from_utf8_lossy(bytes);
+    let mut largest = [0.0_f64; 3];
+    let mut sections = 0u32;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            sections += 1;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let slot = match key.trim() {
+            "runtime" | "timeout" => 0,
+            "ramp_time" => 1,
+            "startdelay" => 2,
+            _ => continue,
+        };
+        // `startdelay=1-2` is a range: its upper end.
+        let value = value.trim();
+        let value = value.rsplit_once('-').map_or(value, |(_, hi)| hi);
+        if let Some(seconds) = seconds_of(value) {
+            largest[slot] = largest[slot].max(seconds);
+        }
+    }
+    let total = largest.iter().sum::<f64>() * f64::from(sections.max(1));
+    Duration::from_secs_f64(total.min(86_400.0))
+}
+
+/// A fio time value in seconds: a number with an optional unit (`us`, `ms`, `s`, `m`, `h`,
+/// `d`; seconds without one). `None` for anything else.
+fn seconds_of(value: &str) -> Option<f64> {
+    let value = value.trim().to_ascii_lowercase();
+    let split = value
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => return None,
+    };
+    Some(number * scale)
 }
 
 /// Reads only the `; conformance:` directives about rfio's deliberate differences.
@@ -362,7 +655,7 @@ mod tests {
             ),
             (
                 b"; conformance: run tolerance=0.5\n",
-                "1: `tolerance=` needs a number",
+                "1: `tolerance=` needs a factor",
             ),
             (
                 b"; conformance: run terse-version=6\n",
@@ -389,7 +682,13 @@ mod tests {
         assert_eq!(
             header.run,
             RunMode::Run(RunSpec {
-                tolerance: 3.0,
+                tolerance: Tolerances {
+                    counts: 3.0,
+                    bw: 3.0,
+                    iops: 3.0,
+                    runtime: 3.0,
+                    samples: None,
+                },
                 timed: true,
                 mixed: false,
                 terse_version: Some(5),
@@ -431,5 +730,127 @@ mod tests {
         let again = collect(&[dir.path().join("a.fio"), dir.path().to_path_buf()], false).unwrap();
         assert_eq!(again.len(), 3, "each file once");
         assert!(collect(&[dir.path().join("sub/none.fio")], false).is_err());
+    }
+
+    #[test]
+    fn tolerances_per_key() {
+        let header = parse_header(
+            b"; conformance: run tolerance=3 tolerance.iops=5% tolerance.samples=1.1\n",
+        )
+        .unwrap();
+        let RunMode::Run(spec) = header.run else {
+            panic!("{:?}", header.run)
+        };
+        assert_eq!(spec.tolerance.get(TimingKey::Counts), Some(3.0));
+        assert_eq!(spec.tolerance.get(TimingKey::Iops), Some(1.05));
+        assert_eq!(spec.tolerance.get(TimingKey::Samples), Some(1.1));
+        assert_eq!(RunSpec::default().tolerance.get(TimingKey::Samples), None);
+        for (file, message) in [
+            (
+                &b"; conformance: run tolerance.eta=2\n"[..],
+                "1: unknown tolerance key 'eta'",
+            ),
+            (
+                b"; conformance: run tolerance.bw=-5%\n",
+                "1: `tolerance.bw=` needs a factor",
+            ),
+            (
+                b"; conformance: run tolerancex=2\n",
+                "1: unknown `; conformance:` directive",
+            ),
+        ] {
+            let err = parse_header(file).unwrap_err();
+            assert!(err.starts_with(message), "{err}");
+        }
+    }
+
+    #[test]
+    fn waivers_name_a_check_and_a_place() {
+        let header = parse_header(
+            b"; conformance: run\n; known-diff: run json+ .jobs[0].read.slat_ns: fio bug: no slat\n",
+        )
+        .unwrap();
+        let waiver = &header.known_diffs[0];
+        assert_eq!(waiver.check, Check::Run);
+        assert_eq!(waiver.place, "json+ .jobs[0].read.slat_ns");
+        assert_eq!(waiver.reason, "fio bug: no slat");
+        assert!(waiver.covers(Check::Run, "json+ .jobs[0].read.slat_ns"));
+        assert!(waiver.covers(Check::Run, "json+ .jobs[0].read.slat_ns.N"));
+        assert!(!waiver.covers(Check::Run, "json+ .jobs[0].read.slat_nsx"));
+        assert!(!waiver.covers(Check::Run, "json+ .jobs[0].read.clat_ns.N"));
+        assert!(!waiver.covers(Check::Pipelines, "json+ .jobs[0].read.slat_ns.N"));
+        for (file, message) in [
+            (
+                &b"; known-diff: some reason\n"[..],
+                "1: unknown check 'some'",
+            ),
+            (
+                b"; known-diff: run\n",
+                "1: `; known-diff:` needs a place and a reason",
+            ),
+            (
+                b"; known-diff: run json+ .x\n",
+                "1: `; known-diff:` needs a place and a reason",
+            ),
+            (
+                b"; known-diff: run json+ .x: \n",
+                "1: `; known-diff:` needs a place and a reason",
+            ),
+        ] {
+            let err = parse_header(file).unwrap_err();
+            assert!(err.starts_with(message), "{err}");
+        }
+    }
+
+    #[test]
+    fn expectations() {
+        assert_eq!(
+            parse_header(b"; expect: ok\n").unwrap().expect,
+            Some(Expect::Ok)
+        );
+        assert_eq!(
+            parse_header(b"; expect-exit: 1\n; expect-exit: 1\n")
+                .unwrap()
+                .expect,
+            Some(Expect::Exit(1))
+        );
+        assert_eq!(
+            parse_header(b"; x\n[j]\n; expect: ok\n").unwrap().expect,
+            None
+        );
+        for (file, message) in [
+            (&b"; expect: fine\n"[..], "1: `; expect:` says `ok`"),
+            (
+                b"; expect-exit: 0\n",
+                "1: `; expect-exit:` needs an exit status",
+            ),
+            (
+                b"; expect: ok\n; expect-exit: 1\n",
+                "2: a second, different expectation",
+            ),
+        ] {
+            let err = parse_header(file).unwrap_err();
+            assert!(err.starts_with(message), "{err}");
+        }
+    }
+
+    #[test]
+    fn scoped_refusals() {
+        let header = parse_header(b"; conformance: run rfio-refuses=run+pipelines\n").unwrap();
+        assert!(header.directives.rfio_refuses);
+        assert_eq!(header.refuses_in, Some(vec![Check::Run, Check::Pipelines]));
+        let err = parse_header(b"; conformance: rfio-refuses=parse\n").unwrap_err();
+        assert!(err.starts_with("1: unknown check 'parse'"), "{err}");
+    }
+
+    #[test]
+    fn time_needed_by_a_file() {
+        assert_eq!(time_needed(b"[a]\nsize=1m\n"), Duration::ZERO);
+        assert_eq!(
+            time_needed(b"[global]\nruntime=2\nramp_time=500ms\n[a]\n[b]\nstartdelay=1-3s\n"),
+            Duration::from_secs_f64(3.0 * 5.5)
+        );
+        assert_eq!(seconds_of("10parsecs"), None);
+        assert_eq!(seconds_of("2m"), Some(120.0));
     }
 }

@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use crate::check::RunPair;
+use crate::corpus::TimingKey;
 use crate::report::head;
 use crate::runcheck::{Judge, Role};
 
@@ -86,11 +87,13 @@ pub(crate) fn role(key: &str, parent: &str, in_options: bool) -> Role {
         "fio version" | "jobname" | "groupid" | "error" | "desc" | "latency_target"
         | "latency_percentile" | "latency_window" | "latency_depth" | "total_err"
         | "first_error" | "name" | "prioclass" | "prio" => Role::Exact,
-        // `eta` follows the run's length: INT_MAX while `elapsed` is
-        // under 3 s, 0 from then on (fio's calc_thread_status).
+        // When the report was made, and fio's estimate of the time left (which a loaded
+        // machine changes): nondeterministic, their type only.
         "timestamp" | "timestamp_ms" | "time" | "eta" => Role::Any,
         "io_bytes" | "io_kbytes" | "total_ios" | "short_ios" | "drop_ios" | "N" => Role::Count,
-        "bw_bytes" | "bw" | "iops" => Role::Rate,
+        "bw_bytes" | "bw" => Role::Rate(TimingKey::Bw),
+        "iops" => Role::Rate(TimingKey::Iops),
+        "bw_mean" | "iops_mean" => Role::SampleMean,
         "runtime" | "job_runtime" => Role::Runtime,
         "bw_agg" => Role::Percent,
         _ if matches!(

@@ -94,7 +94,7 @@ impl Log {
     pub(crate) fn line_rule(&self, spec: &RunSpec) -> LineRule {
         match self.per_io() {
             None => LineRule::Exact,
-            Some(true) if spec.timed || spec.mixed => LineRule::Ratio(spec.tolerance),
+            Some(true) if spec.timed || spec.mixed => LineRule::Ratio(spec.tolerance.counts),
             Some(true) => LineRule::Exact,
             Some(false) => LineRule::Window(self.directions().len().max(1)),
         }

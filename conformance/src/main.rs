@@ -17,7 +17,6 @@
 mod check;
 mod cli;
 mod corpus;
-mod json;
 mod jsoncmp;
 mod logs;
 mod pipelines;
@@ -84,11 +83,13 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         directives_apply,
         checks: &args.checks,
         timeout: args.timeout,
+        retries: args.retries,
     };
     let bins = Binaries {
         fio: &fio,
         rfio: &rfio,
         limit: args.timeout,
+        retries: args.retries,
         directives_apply,
     };
     let workers = args.jobs.unwrap_or_else(|| {
@@ -128,7 +129,7 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
     print(&report::summary_line(&results));
 
     if let Some(path) = &args.json {
-        std::fs::write(path, report::json(&setup, &results).render())
+        std::fs::write(path, report::render(&report::json(&setup, &results)))
             .map_err(|err| format!("cannot write the JSON report {}: {err}", path.display()))?;
     }
     Ok(report::counts(&results).1 == 0)

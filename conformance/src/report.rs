@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use crate::check::{Check, CheckResult, Difference, FileResult, RunPair, Side, Verdict};
-use crate::json::Value;
 use crate::run::{self, Outcome, Status};
+use serde_json::{json, Value};
 
 /// How many bytes of context an excerpt shows before the first difference.
 const BEFORE: usize = 30;
@@ -86,7 +86,11 @@ pub(crate) fn details(files: &[FileResult]) -> String {
     for file in files {
         for result in &file.results {
             if let Verdict::Diff(differences) = &result.verdict {
-                let _ = writeln!(out, "DIFF {} [{}]", file.job.display, result.check.name());
+                let _ = write!(out, "DIFF {} [{}]", file.job.display, result.check.name());
+                if result.attempts > 1 {
+                    let _ = write!(out, " (the last of {} attempts)", result.attempts);
+                }
+                out.push('\n');
                 for difference in differences {
                     explain(&mut out, difference, result);
                 }
@@ -97,11 +101,26 @@ pub(crate) fn details(files: &[FileResult]) -> String {
     out
 }
 
-/// The files whose real runs the header skips, and those with known rfio
-/// bugs (`KNOWN`), with the reason; empty if there is none.
+/// The files whose real runs the header skips, those with known differences
+/// (`KNOWN`), with the reason, and the checks that took more than one attempt;
+/// empty if there is none.
 pub(crate) fn skips(files: &[FileResult]) -> String {
     let mut out = String::new();
     for file in files {
+        for result in file.results.iter().filter(|r| r.attempts > 1) {
+            let _ = writeln!(
+                out,
+                "retried {} [{}]: timing figures out of tolerance; {} after {} attempts",
+                file.job.display,
+                result.check.name(),
+                if result.verdict.passed() {
+                    "agreed"
+                } else {
+                    "still out"
+                },
+                result.attempts
+            );
+        }
         for (word, known) in [("skipped", false), ("known", true)] {
             let cells: Vec<(&str, &str)> = file
                 .results
@@ -283,67 +302,49 @@ pub(crate) struct Setup<'a> {
     pub(crate) directives_apply: bool,
     pub(crate) checks: &'a [Check],
     pub(crate) timeout: std::time::Duration,
+    pub(crate) retries: u32,
 }
 
 /// The machine-readable report.
 pub(crate) fn json(setup: &Setup<'_>, files: &[FileResult]) -> Value {
     let (passed, failed) = counts(files);
-    Value::object([
-        (
-            "fio",
-            Value::object([
-                ("path", Value::String(setup.fio.into())),
-                ("version", Value::String(setup.fio_version.into())),
-            ]),
-        ),
-        (
-            "rfio",
-            Value::object([("path", Value::String(setup.rfio.into()))]),
-        ),
-        ("directives_apply", Value::Bool(setup.directives_apply)),
-        (
-            "checks",
-            Value::Array(
-                setup
-                    .checks
-                    .iter()
-                    .map(|c| Value::String(c.name().into()))
-                    .collect(),
-            ),
-        ),
-        ("timeout_s", Value::Float(setup.timeout.as_secs_f64())),
-        ("passed", Value::Int(to_i64(passed))),
-        ("failed", Value::Int(to_i64(failed))),
-        ("files", Value::Array(files.iter().map(file_json).collect())),
-    ])
+    let checks: Vec<&str> = setup.checks.iter().map(|c| c.name()).collect();
+    json!({
+        "fio": { "path": setup.fio, "version": setup.fio_version },
+        "rfio": { "path": setup.rfio },
+        "directives_apply": setup.directives_apply,
+        "checks": checks,
+        "timeout_s": setup.timeout.as_secs_f64(),
+        "retries": setup.retries,
+        "passed": passed,
+        "failed": failed,
+        "files": files.iter().map(file_json).collect::<Vec<_>>(),
+    })
+}
+
+/// The report as indented JSON text, with a final newline.
+pub(crate) fn render(report: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Bytes that should be UTF-8 as a JSON string; invalid sequences become U+FFFD.
+fn lossy(bytes: &[u8]) -> Value {
+    Value::String(String::from_utf8_lossy(bytes).into_owned())
 }
 
 fn file_json(file: &FileResult) -> Value {
-    let directives = file.job.directives.names();
-    Value::object([
-        ("path", Value::String(file.job.display.clone())),
-        (
-            "absolute_path",
-            Value::lossy(file.job.path.as_os_str().as_encoded_bytes()),
-        ),
-        (
-            "conformance",
-            Value::Array(
-                directives
-                    .into_iter()
-                    .map(|d| Value::String(d.into()))
-                    .collect(),
-            ),
-        ),
-        (
-            "results",
-            Value::Array(file.results.iter().map(result_json).collect()),
-        ),
-    ])
+    json!({
+        "path": file.job.display,
+        "absolute_path": lossy(file.job.path.as_os_str().as_encoded_bytes()),
+        "conformance": file.job.directives.names(),
+        "results": file.results.iter().map(result_json).collect::<Vec<_>>(),
+    })
 }
 
 fn result_json(result: &CheckResult) -> Value {
-    let differences = match &result.verdict {
+    let differences: Vec<Value> = match &result.verdict {
         Verdict::Diff(differences) | Verdict::Known(_, differences) => {
             differences.iter().map(difference_json).collect()
         }
@@ -358,46 +359,46 @@ fn result_json(result: &CheckResult) -> Value {
         Verdict::Diff(_) => "diff",
         Verdict::Known(..) => "known",
     };
-    let mut fields = vec![
-        (
-            "check".to_owned(),
-            Value::String(result.check.name().into()),
-        ),
-        ("status".to_owned(), Value::String(status.into())),
-    ];
+    let mut fields = json!({
+        "check": result.check.name(),
+        "status": status,
+        "attempts": result.attempts,
+    });
+    let object = fields.as_object_mut().expect("an object");
     if let Verdict::Skipped(reason) | Verdict::Known(reason, _) = &result.verdict {
-        fields.push(("reason".to_owned(), Value::String(reason.clone())));
+        object.insert("reason".into(), json!(reason));
     }
-    fields.push(("differences".to_owned(), Value::Array(differences)));
+    object.insert("differences".into(), Value::Array(differences));
     // The main run's outcomes, then every run (the same main run first) with its mode.
     if let Some(main) = result.runs.first() {
-        fields.push(("fio".to_owned(), outcome_json(&main.fio)));
-        fields.push(("rfio".to_owned(), outcome_json(&main.rfio)));
+        object.insert("fio".into(), outcome_json(&main.fio));
+        object.insert("rfio".into(), outcome_json(&main.rfio));
     }
     if result.runs.len() > 1 {
-        let runs = result.runs[1..]
+        let runs: Vec<Value> = result.runs[1..]
             .iter()
             .map(|run| {
-                Value::object([
-                    ("mode", Value::String(run.mode.name())),
-                    ("fio", outcome_json(&run.fio)),
-                    ("rfio", outcome_json(&run.rfio)),
-                ])
+                json!({
+                    "mode": run.mode.name(),
+                    "fio": outcome_json(&run.fio),
+                    "rfio": outcome_json(&run.rfio),
+                })
             })
             .collect();
-        fields.push(("other_runs".to_owned(), Value::Array(runs)));
+        object.insert("other_runs".into(), Value::Array(runs));
     }
-    Value::Object(fields)
+    fields
 }
 
 fn difference_json(difference: &Difference) -> Value {
-    let mut fields = vec![("kind".to_owned(), Value::String(difference.kind().into()))];
+    let mut fields = json!({ "kind": difference.kind() });
+    let object = fields.as_object_mut().expect("an object");
     match difference {
         Difference::Timeout(side) | Difference::CannotRun(side) => {
-            fields.push(("side".to_owned(), Value::String(side.name().into())));
+            object.insert("side".into(), json!(side.name()));
         }
         Difference::Stdout { offset } => {
-            fields.push(("offset".to_owned(), Value::Int(to_i64(*offset))));
+            object.insert("offset".into(), json!(offset));
         }
         Difference::Mismatch(m) => {
             for (key, value) in [
@@ -406,71 +407,40 @@ fn difference_json(difference: &Difference) -> Value {
                 ("rfio", &m.rfio),
                 ("rule", &m.rule),
             ] {
-                fields.push((key.to_owned(), Value::String(value.clone())));
+                object.insert(key.into(), json!(value));
             }
         }
         Difference::More(n) => {
-            fields.push(("count".to_owned(), Value::Int(to_i64(*n))));
+            object.insert("count".into(), json!(n));
         }
         Difference::ExitStatus | Difference::NotRefused | Difference::NotAccepted => {}
     }
-    Value::Object(fields)
+    fields
 }
 
 fn outcome_json(outcome: &Outcome) -> Value {
-    let (exit_code, signal, timed_out, error) = match &outcome.status {
-        Status::Exited(code) => (
-            Value::Int(i64::from(*code)),
-            Value::Null,
-            false,
-            Value::Null,
-        ),
-        Status::Signaled(signal) => (
-            Value::Null,
-            Value::Int(i64::from(*signal)),
-            false,
-            Value::Null,
-        ),
-        Status::TimedOut(_) => (Value::Null, Value::Null, true, Value::Null),
-        Status::CannotRun(why) => (Value::Null, Value::Null, false, Value::String(why.clone())),
+    let (exit_code, signal, error) = match &outcome.status {
+        Status::Exited(code) => (json!(code), Value::Null, Value::Null),
+        Status::Signaled(signal) => (Value::Null, json!(signal), Value::Null),
+        Status::TimedOut(_) => (Value::Null, Value::Null, Value::Null),
+        Status::CannotRun(why) => (Value::Null, Value::Null, json!(why)),
     };
-    Value::object([
-        ("status", Value::String(outcome.status.to_string())),
-        ("exit_code", exit_code),
-        ("signal", signal),
-        ("timed_out", Value::Bool(timed_out)),
-        ("error", error),
-        (
-            "elapsed_ms",
-            Value::Int(to_i64(
-                usize::try_from(outcome.elapsed.as_millis()).unwrap_or(usize::MAX),
-            )),
-        ),
-        ("stdout", Value::lossy(&outcome.stdout)),
-        ("stderr", Value::lossy(&outcome.stderr)),
-        (
-            "files",
-            Value::Array(
-                outcome
-                    .files
-                    .iter()
-                    .map(|file| {
-                        Value::object([
-                            ("path", Value::String(file.path.clone())),
-                            (
-                                "size",
-                                Value::Int(i64::try_from(file.size).unwrap_or(i64::MAX)),
-                            ),
-                        ])
-                    })
-                    .collect(),
-            ),
-        ),
-    ])
-}
-
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
+    let files: Vec<Value> = outcome
+        .files
+        .iter()
+        .map(|file| json!({ "path": file.path, "size": file.size }))
+        .collect();
+    json!({
+        "status": outcome.status.to_string(),
+        "exit_code": exit_code,
+        "signal": signal,
+        "timed_out": matches!(outcome.status, Status::TimedOut(_)),
+        "error": error,
+        "elapsed_ms": u64::try_from(outcome.elapsed.as_millis()).unwrap_or(u64::MAX),
+        "stdout": lossy(&outcome.stdout),
+        "stderr": lossy(&outcome.stderr),
+        "files": files,
+    })
 }
 
 /// One line naming the two binaries, for the top of the text report.
@@ -487,16 +457,20 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
     }
     let _ = writeln!(
         out,
-        "each run: fresh empty temporary directory, timeout {}",
-        run::seconds(setup.timeout)
+        "each run: fresh empty temporary directory, timeout {} (or {} times what the file's \
+         runtimes add up to)",
+        run::seconds(setup.timeout),
+        crate::check::LIMIT_FACTOR
     );
     if setup.checks.contains(&Check::Run) {
         let _ = writeln!(
             out,
             "run: counts exact for size-bound jobs; timing figures within each file's tolerance \
-             (default {}x, rates and runtimes only where both ran >= {} ms)",
+             (default {}x, rates and runtimes only where both ran >= {} ms; a check missing only \
+             those runs again, up to {} times)",
             crate::runcheck::fmt_number(crate::corpus::DEFAULT_TOLERANCE),
-            crate::runcheck::MIN_RATE_RUNTIME_MS
+            crate::runcheck::MIN_RATE_RUNTIME_MS,
+            setup.retries
         );
     }
     out.push('\n');
@@ -528,7 +502,10 @@ mod tests {
                 directives: Directives::default(),
                 run: crate::corpus::RunMode::ParseOnly,
                 expect_errors: Vec::new(),
-                known_diff: None,
+                known_diffs: Vec::new(),
+                expect: None,
+                refuses_in: None,
+                needs: Duration::ZERO,
             },
             results,
         }
@@ -543,6 +520,7 @@ mod tests {
         CheckResult {
             check,
             verdict: check.judge(&runs, None, crate::corpus::Directives::default()),
+            attempts: 1,
             runs,
         }
     }
@@ -624,8 +602,9 @@ mod tests {
             directives_apply: true,
             checks: &Check::ALL,
             timeout: Duration::from_secs(20),
+            retries: 2,
         };
-        let text = json(&setup, &sample()).render();
+        let text = render(&json(&setup, &sample()));
         for needle in [
             "\"passed\": 3,",
             "\"failed\": 1,",
@@ -635,7 +614,7 @@ mod tests {
             "\"offset\": 13",
             "\"stdout\": \"fio --name=a \\r\\n\"",
             "\"exit_code\": 2,",
-            "\"timeout_s\": 20,",
+            "\"timeout_s\": 20.0,",
         ] {
             assert!(text.contains(needle), "{needle} missing in\n{text}");
         }

@@ -12,7 +12,7 @@
 //! Every comparison goes through [`Judge`], which knows the [`Role`] rules.
 
 use crate::check::{capped, exit_statuses, unfinished, Difference, RunPair, Side, Verdict};
-use crate::corpus::{Directives, RunSpec};
+use crate::corpus::{Directives, RunSpec, TimingKey};
 use crate::run::{LeftFile, Outcome, Status};
 use crate::{jsoncmp, logs, terse};
 
@@ -29,8 +29,12 @@ pub(crate) enum Role {
     /// An I/O count or byte count: equal for size-bound jobs, within the tolerance for `timed`
     /// jobs, only plausible per direction for `mixed` jobs.
     Count,
-    /// IOPS or bandwidth: plausible; within the tolerance where both runtimes are long enough.
-    Rate,
+    /// Bandwidth ([`TimingKey::Bw`]) or IOPS ([`TimingKey::Iops`]): plausible; within its
+    /// tolerance where both runtimes are long enough.
+    Rate(TimingKey),
+    /// The mean of the bandwidth or IOPS samples: plausible; within the `samples` tolerance,
+    /// where the header sets one and both runtimes are long enough.
+    SampleMean,
     /// A runtime in ms: plausible; within the tolerance where both are long enough.
     Runtime,
     /// A percentage: between 0 and 100.
@@ -81,7 +85,7 @@ impl<'a> Judge<'a> {
         runtimes: Option<(f64, f64)>,
     ) {
         let (value_kind, plausible_kind) = kinds;
-        let tolerance = self.spec.tolerance;
+        let tolerances = self.spec.tolerance;
         match role {
             Role::Any => {}
             Role::Exact => {
@@ -101,23 +105,24 @@ impl<'a> Judge<'a> {
                 }
             }
             Role::Count if self.spec.timed => {
-                if let Err(why) = within(fio, rfio, tolerance) {
+                if let Err(why) = within(fio, rfio, tolerances.counts) {
                     self.push(plausible_kind, place, fio_text, rfio_text, why);
                 }
             }
             Role::Count | Role::Plausible => self.plausible(plausible_kind, place, fio, rfio, None),
             Role::Percent => self.plausible(plausible_kind, place, fio, rfio, Some(100.0)),
-            Role::Rate | Role::Runtime => {
+            Role::Rate(_) | Role::Runtime | Role::SampleMean => {
                 self.plausible(plausible_kind, place, fio, rfio, None);
-                let runtimes = if role == Role::Runtime {
-                    Some((fio, rfio))
-                } else {
-                    runtimes
+                let (key, runtimes) = match role {
+                    Role::Rate(key) => (key, runtimes),
+                    Role::SampleMean => (TimingKey::Samples, runtimes),
+                    _ => (TimingKey::Runtime, Some((fio, rfio))),
                 };
                 let long = runtimes
                     .is_some_and(|(f, r)| f >= MIN_RATE_RUNTIME_MS && r >= MIN_RATE_RUNTIME_MS);
-                if long {
+                if let (true, Some(tolerance)) = (long, tolerances.get(key)) {
                     if let Err(why) = within(fio, rfio, tolerance) {
+                        let why = format!("{} {why}", key.name());
                         self.push(plausible_kind, place, fio_text, rfio_text, why);
                     }
                 }
@@ -153,18 +158,29 @@ pub(crate) fn within(a: f64, b: f64, tolerance: f64) -> Result<(), String> {
     }
     if a <= 0.0 || b <= 0.0 || !a.is_finite() || !b.is_finite() {
         return Err(format!(
-            "within {}x (one is zero or not finite)",
-            fmt_number(tolerance)
+            "within {} (one is zero or not finite)",
+            fmt_tolerance(tolerance)
         ));
     }
     let ratio = a.max(b) / a.min(b);
     if ratio > tolerance {
-        return Err(format!(
-            "within {}x (ratio {ratio:.2})",
-            fmt_number(tolerance)
-        ));
+        let shown = if tolerance < 2.0 {
+            format!("{:+.1}%", (b / a - 1.0) * 100.0)
+        } else {
+            format!("ratio {ratio:.2}")
+        };
+        return Err(format!("within {} ({shown})", fmt_tolerance(tolerance)));
     }
     Ok(())
+}
+
+/// A tolerance as people read it: `10x`, `2.5x`; below 2 as a percentage (`5%`).
+pub(crate) fn fmt_tolerance(tolerance: f64) -> String {
+    if tolerance < 2.0 {
+        format!("{}%", fmt_number(((tolerance - 1.0) * 1e6).round() / 1e4))
+    } else {
+        format!("{}x", fmt_number(tolerance))
+    }
 }
 
 /// A number as people write it: `3`, `2.5`.
@@ -386,10 +402,36 @@ mod tests {
             ["p: plausible: finite, non-negative"]
         );
         // Rates: only where both runtimes are long enough.
-        assert!(judged(&exact, Role::Rate, 1.0, 1000.0, Some((5.0, 500.0))).is_empty());
+        let iops = Role::Rate(TimingKey::Iops);
+        assert!(judged(&exact, iops, 1.0, 1000.0, Some((5.0, 500.0))).is_empty());
         assert_eq!(
-            judged(&exact, Role::Rate, 1.0, 1000.0, Some((500.0, 500.0))),
-            ["p: within 10x (ratio 1000.00)"]
+            judged(&exact, iops, 1.0, 1000.0, Some((500.0, 500.0))),
+            ["p: iops within 10x (ratio 1000.00)"]
+        );
+        // Per-key tolerances: IOPS within 5%, bandwidth within the default.
+        let tight = RunSpec {
+            tolerance: crate::corpus::Tolerances {
+                iops: 1.05,
+                ..crate::corpus::Tolerances::default()
+            },
+            ..RunSpec::default()
+        };
+        assert!(judged(&tight, iops, 1000.0, 1040.0, Some((500.0, 500.0))).is_empty());
+        assert_eq!(
+            judged(&tight, iops, 1000.0, 1060.0, Some((500.0, 500.0))),
+            ["p: iops within 5% (+6.0%)"]
+        );
+        let bw = Role::Rate(TimingKey::Bw);
+        assert!(judged(&tight, bw, 1000.0, 1060.0, Some((500.0, 500.0))).is_empty());
+        // Sample means only where the header sets a tolerance for them.
+        assert!(judged(&exact, Role::SampleMean, 1.0, 9.0, Some((500.0, 500.0))).is_empty());
+        let samples = RunSpec {
+            tolerance: crate::corpus::Tolerances::all(1.1),
+            ..RunSpec::default()
+        };
+        assert_eq!(
+            judged(&samples, Role::SampleMean, 100.0, 0.0, Some((500.0, 500.0))),
+            ["p: samples within 10% (one is zero or not finite)"]
         );
         assert!(judged(&exact, Role::Runtime, 1.0, 90.0, None).is_empty());
         assert_eq!(judged(&exact, Role::Runtime, 100.0, 2000.0, None).len(), 1);

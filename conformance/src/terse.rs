@@ -16,6 +16,7 @@
 use serde_json::Value;
 
 use crate::check::RunPair;
+use crate::corpus::TimingKey;
 use crate::runcheck::{fmt_number, Judge, Role};
 
 const KINDS: (&str, &str) = ("terse-value", "terse-plausible");
@@ -146,7 +147,8 @@ impl Layout {
         let start = self.header + offset / self.block * self.block;
         match offset % self.block {
             0 => (Role::Count, None),
-            1 | 2 => (Role::Rate, Some(start + 3)),
+            1 => (Role::Rate(TimingKey::Bw), Some(start + 3)),
+            2 => (Role::Rate(TimingKey::Iops), Some(start + 3)),
             3 => (Role::Runtime, None),
             _ => (Role::Plausible, None),
         }
@@ -362,9 +364,9 @@ mod tests {
         let v3 = Layout::new(3, Unified::No);
         assert_eq!(v3.role(4), (Role::Exact, None));
         assert_eq!(v3.role(5), (Role::Count, None)); // $6 read io KiB
-        assert_eq!(v3.role(6), (Role::Rate, Some(8))); // $7 read bw, runtime $9
-        assert_eq!(v3.role(47), (Role::Rate, Some(49))); // $48 write bw
-        assert_eq!(v3.role(48), (Role::Rate, Some(49))); // $49 write iops
+        assert_eq!(v3.role(6), (Role::Rate(TimingKey::Bw), Some(8))); // $7 read bw, runtime $9
+        assert_eq!(v3.role(47), (Role::Rate(TimingKey::Bw), Some(49))); // $48 write bw
+        assert_eq!(v3.role(48), (Role::Rate(TimingKey::Iops), Some(49))); // $49 write iops
         assert_eq!(v3.role(87), (Role::Plausible, None)); // $88 cpu usr
         assert!(v3.is_cpu(87) && v3.is_cpu(88) && !v3.is_cpu(89) && !v3.is_cpu(86));
         assert_eq!(v3.io_kib_fields().collect::<Vec<_>>(), [5, 46]);
@@ -426,7 +428,7 @@ mod tests {
             [
                 "terse-value minimal line 1 $3: a / b (exact)",
                 "terse-value minimal line 1 $6: 1024 / 1020 (exact (size-bound job))",
-                "terse-plausible minimal line 1 $7: 5000 / 90000 (within 10x (ratio 18.00))",
+                "terse-plausible minimal line 1 $7: 5000 / 90000 (bw within 10x (ratio 18.00))",
             ]
         );
         let nan_gone = fio.replace("-nan%", "0.00%");

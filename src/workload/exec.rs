@@ -1093,7 +1093,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         let spun = t0.elapsed().as_micros() as u64;
         let sleep = pause.sleep(spun, left(self));
-        self.sleep_ns(sleep * 1000);
+        super::think::pause(self.terminate, sleep);
         let total = t0.elapsed().as_micros() as u64;
         let now = self.now();
         if let Some(t) = self.think.as_mut() {

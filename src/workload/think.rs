@@ -15,9 +15,45 @@
 //! runtime left, if any), then `think.done(now_ns)`; with a rate limiter, also
 //! `rate.after_think(dir, total_us)`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
 use super::rng::choice;
 use crate::options::Value;
 use crate::plan::spec::JobSpec;
+
+/// The last µs of a pause are busy-waited rather than slept: a sleep ends
+/// late by the timer slack (50 µs by default), and fio (whose `usec_sleep` sleeps all but its
+/// measured timer granularity and spins the rest) does not drift by that.
+pub const SPIN_TAIL_US: u64 = 50;
+
+/// The longest single sleep of a pause: a stop request (runtime over,
+/// Ctrl-C) is noticed within this.
+const SLEEP_SLICE: Duration = Duration::from_millis(100);
+
+/// Pauses `us` µs the way fio's `usec_sleep` does: one sleep until
+/// [`SPIN_TAIL_US`] before the end (in slices of at most 100 ms, to notice
+/// `terminate`), then a busy wait to the end. Every wake-up of a sleep can
+/// be late on a loaded machine, so a pause is as few sleeps as possible.
+/// Returns at once when `terminate` is set.
+pub fn pause(terminate: &AtomicBool, us: u64) {
+    if us == 0 {
+        return;
+    }
+    let start = Instant::now();
+    let end = start + Duration::from_micros(us);
+    let sleep_until = end - Duration::from_micros(us.min(SPIN_TAIL_US));
+    while !terminate.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= sleep_until {
+            break;
+        }
+        std::thread::sleep((sleep_until - now).min(SLEEP_SLICE));
+    }
+    while Instant::now() < end && !terminate.load(Ordering::Relaxed) {
+        std::hint::spin_loop();
+    }
+}
 
 /// The pause due after an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,5 +160,25 @@ impl ThinkTime {
     pub fn reset(&mut self, now_ns: u64) {
         self.last_blocks = 0;
         self.last_think_ns = now_ns;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pause_lasts_at_least_its_time_and_stops_on_request() {
+        let go = AtomicBool::new(false);
+        for us in [50, 3_000] {
+            let t0 = Instant::now();
+            pause(&go, us);
+            assert!(t0.elapsed() >= Duration::from_micros(us), "{us} µs");
+        }
+        // A stop request ends even a minute's pause at once.
+        let stop = AtomicBool::new(true);
+        let t0 = Instant::now();
+        pause(&stop, 60_000_000);
+        assert!(t0.elapsed() < Duration::from_secs(30));
     }
 }
