@@ -257,3 +257,44 @@ fn randrepeat_0_passes_continue_their_generator() {
         assert_ne!(ios[..64], ios[64..], "{bin}");
     }
 }
+
+#[test]
+fn nonuniform_file_choices_start_again_each_pass() {
+    // A new pass with randrepeat sets up the zipf, pareto and normal file
+    // choices afresh (fio's td_fill_rand_seeds); the random map of each
+    // file makes the file chosen show in the offsets.
+    for f in [
+        "zipf",
+        "pareto",
+        "normal",
+        "random",
+        // With a center (fio's `value:center`), set up afresh as well.
+        "zipf:1.2:0.5",
+        "pareto:0.5:0.1",
+        "normal:5:0.3",
+    ] {
+        let ios = same_as_fio(&format!(
+            "--name=x --size=1m --nrfiles=4 --loops=2 --bs=4k --rw=randread --file_service_type={f} --iodepth=2"
+        ));
+        assert_eq!(ios.len(), 512, "{f}");
+    }
+}
+
+#[test]
+fn a_file_service_center_out_of_range_is_refused() {
+    let fio = real_fio();
+    let line =
+        "--name=x --size=1m --nrfiles=4 --bs=4k --rw=randread --file_service_type=zipf:1.2:2";
+    for bin in [RFIO, fio] {
+        let dir = TempDir::new("offsets_passes");
+        let mut argv = vec!["--ioengine=null"];
+        argv.extend(line.split_whitespace());
+        let out = run_in(bin, &dir, &argv);
+        assert!(!out.status.success(), "{bin} {line}");
+        assert!(
+            stderr(&out).contains("distribution center out of range (0 <= center <= 1.0)"),
+            "{bin}: {}",
+            stderr(&out)
+        );
+    }
+}
