@@ -235,11 +235,12 @@ impl<'j, 'a> Exec<'j, 'a> {
         let verify_err = verify.as_ref().err().map(|e| e.to_string());
         let verify = verify.ok().flatten();
         // fio logs a written block when the job writes and reads back
-        // (`do_verify`); a time-based job never reaches its verify phase, so
-        // only `verify_backlog` reads its blocks.
-        let log_pieces = verify
-            .as_ref()
-            .is_some_and(|v| v.do_verify && p.write && (!spec.time_based || v.backlog > 0));
+        // (`do_verify`); a time-based job on a synchronous engine never
+        // reaches its verify phase (its pass counts no bytes), so only
+        // `verify_backlog` reads its blocks.
+        let log_pieces = verify.as_ref().is_some_and(|v| {
+            v.do_verify && p.write && (!spec.time_based || v.backlog > 0 || !caps.is_sync)
+        });
         // fio keeps the blocks in write order when the job has a random
         // map, else sorted by offset with overwritten blocks dropped.
         let norandommap = matches!(
@@ -591,13 +592,18 @@ impl<'j, 'a> Exec<'j, 'a> {
                 self.serve_snapshot(now);
             }
             let mut issued_dir = None;
+            // fio's do_io counts toward a pass's bytes only the I/O the
+            // engine queues (FIO_Q_QUEUED), never one completed inside
+            // `queue`: with a synchronous engine a pass runs on until the
+            // files are done or the job's bytes are issued.
             let t = if let Some(t) = self.requeue.pop() {
                 t
             } else {
-                if !time_based
-                    && (pass_issued >= job.pass_bytes
-                        || self.issued_bytes >= job.total_bytes
-                        || self.issued_ios >= job.total_ios)
+                // A time-based pass ends on its bytes only to verify them.
+                if (pass_issued >= job.pass_bytes && (!time_based || self.verify.is_some()))
+                    || (!time_based
+                        && (self.issued_bytes >= job.total_bytes
+                            || self.issued_ios >= job.total_ios))
                 {
                     break;
                 }
@@ -612,10 +618,11 @@ impl<'j, 'a> Exec<'j, 'a> {
                             if job.spec.pattern.read {
                                 // A mixed job counts its verify reads
                                 // against its size (fio's td_rw sum).
-                                pass_issued += len;
                                 self.issued_bytes += len;
                             }
-                            self.submit(t, polling);
+                            if self.submit(t, polling) {
+                                pass_issued += len;
+                            }
                             continue;
                         }
                         self.free.push(t);
@@ -681,7 +688,6 @@ impl<'j, 'a> Exec<'j, 'a> {
                 u.offset0 = next.offset;
                 u.numberio = numberio;
                 u.ver_list = false;
-                pass_issued += next.len;
                 self.issued_bytes += next.len;
                 self.issued_ios += 1;
                 if next.dir != Dir::Trim {
@@ -695,7 +701,10 @@ impl<'j, 'a> Exec<'j, 'a> {
                 issued_dir = Some(next.dir);
                 t
             };
-            self.submit(t, polling);
+            let len = self.units[t as usize].len;
+            if self.submit(t, polling) {
+                pass_issued += len;
+            }
             if self.lat.is_some() {
                 self.lat_target_check();
             }
@@ -714,8 +723,10 @@ impl<'j, 'a> Exec<'j, 'a> {
     }
 
     /// Queue unit `t` and account its submission; reap when the pool is
-    /// full (or always, when polling).
-    fn submit(&mut self, t: u32, polling: bool) {
+    /// full (or always, when polling). Returns whether the engine queued
+    /// it (fio's `FIO_Q_QUEUED`) rather than completing it at once or
+    /// finding it busy.
+    fn submit(&mut self, t: u32, polling: bool) -> bool {
         let job = self.job;
         // fio's io_u_submit: an I/O overlapping one in flight is busy.
         // fio's issue time of a synchronous engine: just before `queue`.
@@ -725,6 +736,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         } else {
             self.engine.queue(&self.units[t as usize].io)
         };
+        let queued = status == Queued::Queued;
         match status {
             Queued::Completed(r) => {
                 if self.stats_from.is_some() {
@@ -773,6 +785,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         if full || polling {
             self.wait_for_completions(full);
         }
+        queued
     }
 
     /// fio's `queue_full`: no unit is free, or as many are in use as the
@@ -920,19 +933,18 @@ impl<'j, 'a> Exec<'j, 'a> {
         if !first {
             self.gen.reset();
         }
-        let mut pass_issued = 0u64;
+        // Nothing is queued to the engine, so (as in fio) the pass has no
+        // limit of its own: it ends when the files are done or the job's
+        // bytes are issued.
         while self.stop == Stop::Running && !self.terminate.load(Ordering::Relaxed) {
             if !job.spec.time_based
-                && (pass_issued >= job.pass_bytes
-                    || self.issued_bytes >= job.total_bytes
-                    || self.issued_ios >= job.total_ios)
+                && (self.issued_bytes >= job.total_bytes || self.issued_ios >= job.total_ios)
             {
                 break;
             }
             let Some(next) = self.gen.next_io(None, 0) else {
                 break;
             };
-            pass_issued += next.len;
             self.issued_bytes += next.len;
             self.issued_ios += 1;
             // fio completes each dry I/O at once, so it counts as done.
@@ -941,12 +953,13 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.done_bytes += next.len;
             if let Some(from) = self.stats_from {
                 self.ts.io_submitted(1);
-                self.ts.io_done(
+                self.ts.io_done_at(
                     next.dir as usize,
                     next.len,
                     NO_SLAT,
                     0,
                     now.saturating_sub(from),
+                    next.offset,
                 );
             }
             if next.dir == Dir::Write {

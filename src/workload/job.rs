@@ -208,17 +208,21 @@ impl<'a> Prepared<'a> {
         let loops = u64::from(spec.loops.max(1));
         let mut pass_bytes = size;
         // fio's do_io: random overwrites without a map may go past `size`
-        // within one pass, up to io_size; so may sequential mixes, up to
-        // io_size or else everything the loops will do (one pass then runs
-        // until a direction reaches the end of the file).
-        let overwrite_nomap = p.write && p.random && norandommap;
+        // within one pass, up to io_size. (The pass limit only counts I/O
+        // the engine queues; see the executor's run_pass.)
+        if let Some(io_size) = spec.io_size.filter(|_| p.write && p.random && norandommap) {
+            pass_bytes = pass_bytes.max(io_size);
+        }
+        // ... and with verify_backlog a writing job's pass may also take
+        // its verify reads, `size` more bytes.
         let verifies = !matches!(super::rng::choice(spec, "verify"), None | Some("0"))
             || matches!(spec.opt("verify_pattern"), Some(crate::options::Value::Text(t)) if !t.is_empty());
-        let seq_mix = p.read && p.write && !p.random && !verifies;
-        if let Some(io_size) = spec.io_size.filter(|_| overwrite_nomap || seq_mix) {
-            pass_bytes = pass_bytes.max(io_size);
-        } else if seq_mix {
-            pass_bytes = size.saturating_mul(loops);
+        let backlog = matches!(
+            spec.opt("verify_backlog"),
+            Some(crate::options::Value::Int(n)) if *n > 0
+        );
+        if verifies && backlog && p.write {
+            pass_bytes = pass_bytes.saturating_add(size);
         }
         let limit = spec.io_size.unwrap_or(size);
         let (mut total_bytes, mut total_ios) = (
@@ -231,7 +235,8 @@ impl<'a> Prepared<'a> {
         );
         if p.write && p.trim {
             // trimwrite: every block is trimmed, then written.
-            pass_bytes = pass_bytes.saturating_mul(2);
+            // fio's do_io adds the job's total_io_size to the pass.
+            pass_bytes = pass_bytes.saturating_add(total_bytes);
             total_bytes = total_bytes.saturating_mul(2);
             total_ios = total_ios.saturating_mul(2);
         }

@@ -1064,6 +1064,10 @@ pub struct FileSelector {
     service_nr: u32,
     left: u32,
     seeds: Seeds,
+    /// The generator as set up, for a new loop with `randrepeat` (fio's
+    /// `td_fill_rand_seeds` seeds `next_file_state` again and sets up the
+    /// zipf, pareto and normal choices afresh).
+    initial: Service,
 }
 
 impl FileSelector {
@@ -1075,12 +1079,27 @@ impl FileSelector {
         let kind = choice(spec, "file_service_type").unwrap_or("roundrobin");
         let nr = nr_files.max(1);
         let mut service_nr = 1u32;
-        let float = |default: f64| -> Result<f64, SetupError> {
-            modifier.map_or(Ok(default), |m| {
-                m.trim().parse::<f64>().map_err(|_| {
+        // `kind:value[:center]` (fio's split_parse_distr); the center is
+        // -1 (a random offset) unless given.
+        let float = |default: f64| -> Result<(f64, f64), SetupError> {
+            let Some(m) = modifier else {
+                return Ok((default, -1.0));
+            };
+            let num = |t: &str| {
+                t.trim().parse::<f64>().map_err(|_| {
                     SetupError::Invalid(format!("file_service_type={kind}:{m}: not a number"))
                 })
-            })
+            };
+            let (value, center) = match m.split_once(':') {
+                Some((v, c)) => (num(v)?, num(c)?),
+                None => (num(m)?, -1.0),
+            };
+            if center != -1.0 && !(0.0..=1.0).contains(&center) {
+                return Err(SetupError::Invalid(
+                    "distribution center out of range (0 <= center <= 1.0)".into(),
+                ));
+            }
+            Ok((value, center))
         };
         let nranges = (nr as u64) << FSERVICE_SHIFT;
         let seed = seeds.get(Slot::File) as u32;
@@ -1098,34 +1117,35 @@ impl FileSelector {
                 }
             }
             "zipf" => {
-                let theta = float(1.1)?;
+                let (theta, center) = float(1.1)?;
                 if theta == 1.0 {
                     return Err(SetupError::Invalid(
                         "zipf theta must be different than 1.0".into(),
                     ));
                 }
-                Service::Zipf(Zipf::new(nranges, theta, -1.0, seed).disable_hash())
+                Service::Zipf(Zipf::new(nranges, theta, center, seed).disable_hash())
             }
             "pareto" => {
-                let h = float(0.2)?;
+                let (h, center) = float(0.2)?;
                 if h <= 0.0 || h >= 1.0 {
                     return Err(SetupError::Invalid(
                         "pareto input out of range (0 < input < 1.0)".into(),
                     ));
                 }
-                Service::Zipf(Zipf::pareto(nranges, h, -1.0, seed).disable_hash())
+                Service::Zipf(Zipf::pareto(nranges, h, center, seed).disable_hash())
             }
             _ => {
-                let dev = float(0.0)?;
+                let (dev, center) = float(0.0)?;
                 if !(0.0..100.0).contains(&dev) {
                     return Err(SetupError::Invalid(
                         "normal deviation out of range (0 <= input < 100.0)".into(),
                     ));
                 }
-                Service::Gauss(Gauss::new(nranges, dev, -1.0, seed).disable_hash())
+                Service::Gauss(Gauss::new(nranges, dev, center, seed).disable_hash())
             }
         };
         Ok(FileSelector {
+            initial: service.clone(),
             service,
             nr,
             next_file: 0,
@@ -1212,9 +1232,7 @@ impl FileSelector {
         self.nr_done = 0;
         self.current = None;
         if self.seeds.repeatable {
-            if let Service::Random(r) = &mut self.service {
-                *r = self.seeds.rand_job(Slot::File);
-            }
+            self.service = self.initial.clone();
         }
     }
 }
