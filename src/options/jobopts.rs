@@ -28,19 +28,56 @@ pub struct Setting {
 
 /// The settings of one scope (the globals in force, or one job), in the
 /// order they were applied. Later settings override earlier ones.
+///
+/// Settings are added only by [`apply`] and taken back only by
+/// [`JobOptions::truncate`]: the scope remembers where its `kb_base` and
+/// `ioengine` are, which every option read asks for (a scan of all the
+/// settings each time made long sections, and many `[global]` sections,
+/// quadratic).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobOptions {
     pub settings: Vec<Setting>,
+    /// Index of the last `kb_base` setting.
+    kb_base_at: Option<usize>,
+    /// Index of the last `ioengine` setting.
+    ioengine_at: Option<usize>,
 }
 
 impl JobOptions {
     /// The setting in force for option `name` (canonical name).
     pub fn get(&self, name: &str) -> Option<&Setting> {
-        self.settings.iter().rev().find(|s| s.def.name == name)
+        match name {
+            "kb_base" => self.kb_base_at.map(|i| &self.settings[i]),
+            "ioengine" => self.ioengine_at.map(|i| &self.settings[i]),
+            _ => self.settings.iter().rev().find(|s| s.def.name == name),
+        }
     }
 
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
+    }
+
+    /// Add a setting after the others.
+    fn push(&mut self, setting: Setting) {
+        match setting.def.name {
+            "kb_base" => self.kb_base_at = Some(self.settings.len()),
+            "ioengine" => self.ioengine_at = Some(self.settings.len()),
+            _ => {}
+        }
+        self.settings.push(setting);
+    }
+
+    /// Keep only the first `len` settings (the state before later ones
+    /// were applied).
+    pub fn truncate(&mut self, len: usize) {
+        self.settings.truncate(len);
+        let last = |name: &str| self.settings.iter().rposition(|s| s.def.name == name);
+        if self.kb_base_at.is_some_and(|i| i >= len) {
+            self.kb_base_at = last("kb_base");
+        }
+        if self.ioengine_at.is_some_and(|i| i >= len) {
+            self.ioengine_at = last("ioengine");
+        }
     }
 
     /// `kb_base` in force (1024 unless set to 1000).
@@ -112,26 +149,30 @@ pub fn apply(
             std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio))
         });
     }
-    // (3) core options; engine options wait
+    // (3) core options; engine options wait. `kb_base` is looked up once
+    // and again only when a setting changes it: a lookup scans the settings,
+    // and doing that per option made a long section quadratic.
+    let mut ctx = scope.parse_ctx();
     let mut deferred = Vec::new();
     for (text, r) in items {
         let (key, value) = split_entry(&text);
         match lookup(key) {
-            Some(def) if !def.is_engine_option() => {
-                if let Err(e) = apply_one(scope, def, value, r) {
-                    errors.push(e);
-                }
-            }
+            Some(def) if !def.is_engine_option() => match apply_one(scope, def, value, r, &ctx) {
+                Ok(()) if def.name == "kb_base" => ctx = scope.parse_ctx(),
+                Ok(()) => {}
+                Err(e) => errors.push(e),
+            },
             _ => deferred.push((text, r)),
         }
     }
-    // (4) engine options, for the ioengine now in force
+    // (4) engine options, for the ioengine now in force (engine options
+    // change neither it nor kb_base)
+    let engine = scope.ioengine().to_string();
     for (text, r) in deferred {
         let (key, value) = split_entry(&text);
-        let engine = scope.ioengine().to_string();
         match engine_option(&engine, key) {
             Ok(def) => {
-                if let Err(e) = apply_one(scope, def, value, r) {
+                if let Err(e) = apply_one(scope, def, value, r, &ctx) {
                     errors.push(e);
                 }
             }
@@ -191,17 +232,17 @@ fn apply_one(
     def: &'static OptionDef,
     value: Option<&str>,
     r: &RawOption,
+    ctx: &ParseCtx,
 ) -> Result<(), OptionError> {
-    let ctx = scope.parse_ctx();
     let parsed = match value {
         Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => {
-            parse_expression(def, v, &ctx)
+            parse_expression(def, v, ctx)
         }
-        _ => parse_value(def, value, &ctx),
+        _ => parse_value(def, value, ctx),
     };
     match parsed {
         Ok(v) => {
-            scope.settings.push(Setting {
+            scope.push(Setting {
                 def,
                 text: value.map(str::to_string),
                 value: v,

@@ -26,18 +26,23 @@ pub struct SectionOutcome {
     pub file: Option<usize>,
     pub name: String,
     pub global: bool,
-    /// The options in force after this section, in the order applied.
+    /// The options in force after this section, in the order applied: the
+    /// first `dump_to` settings. Global sections of one file share one list
+    /// (each later global section only adds to it), so that many `[global]`
+    /// sections cost no copy of it each.
     pub options: Arc<JobOptions>,
     /// Where this section's own options start in `options` (0 for a global
     /// section: fio prints every global option in force again).
     pub dump_from: usize,
+    /// Where the options in force after this section end in `options`.
+    pub dump_to: usize,
     pub errors: Vec<OptionError>,
 }
 
 impl SectionOutcome {
     /// `(option, value)` as `--showcmd` prints them.
     pub fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
-        self.options.settings[self.dump_from..]
+        self.options.settings[self.dump_from..self.dump_to]
             .iter()
             .map(|s| (s.def.name, s.text.as_deref()))
     }
@@ -77,52 +82,92 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
     }
     let cmdline_globals = globals.clone();
     for (idx, jf) in job_files.iter().enumerate() {
-        let mut globals = if idx == 0 {
+        let globals = if idx == 0 {
             cmdline_globals.clone()
         } else {
             JobOptions::default()
         };
-        let mut first_job = true;
-        for section in &jf.sections {
-            if !section.is_global()
-                && !args.sections.is_empty()
-                && !args.sections.contains(&section.name)
-            {
-                continue;
-            }
-            let global = section.is_global();
-            let mut scope = globals.clone();
-            let start = if global { 0 } else { scope.settings.len() };
-            let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
-            report(&mut fe.diags, &section.name, &errors);
-            let failed = !errors.is_empty();
-            let scope = Arc::new(scope);
-            fe.sections.push(SectionOutcome {
-                file: Some(idx),
-                name: section.name.clone(),
-                global,
-                options: Arc::clone(&scope),
-                dump_from: start,
-                errors,
-            });
-            if failed {
-                continue;
-            }
-            if global {
-                globals = JobOptions::clone(&scope);
-            } else {
-                pending.push(Pending {
-                    section_name: section.name.clone(),
-                    span: section.span.clone(),
-                    options: scope,
-                    implicit_stonewall: idx > 0 && first_job,
-                });
-                first_job = false;
-            }
-        }
+        file_sections(&mut fe, &mut pending, globals, idx, jf, args, keywords);
     }
     fe.plan = expand(pending, &mut fe.diags, args);
     fe
+}
+
+/// The sections of job file number `idx`, `globals` in force at its start.
+///
+/// A `[global]` section adds its options to `globals` in place (they are
+/// taken back off when the section fails), and every global section of the
+/// file shows a prefix of that one list, shared once the file is read.
+/// Each job section gets its own copy of the globals in force.
+fn file_sections(
+    fe: &mut Frontend,
+    pending: &mut Vec<Pending>,
+    mut globals: JobOptions,
+    idx: usize,
+    jf: &JobFile,
+    args: &Args,
+    keywords: &Keywords,
+) {
+    let mut first_job = true;
+    // The outcomes of this file's global sections: they get `globals`.
+    let mut global_outcomes = Vec::new();
+    for section in &jf.sections {
+        if !section.is_global()
+            && !args.sections.is_empty()
+            && !args.sections.contains(&section.name)
+        {
+            continue;
+        }
+        if section.is_global() {
+            let before = globals.settings.len();
+            let errors = apply(&mut globals, &section.entries, Origin::JobFile, keywords);
+            report(&mut fe.diags, &section.name, &errors);
+            if !errors.is_empty() {
+                // A failed section changes nothing; fio prints none of it.
+                globals.truncate(before);
+            }
+            global_outcomes.push(fe.sections.len());
+            fe.sections.push(SectionOutcome {
+                file: Some(idx),
+                name: section.name.clone(),
+                global: true,
+                options: Arc::default(),
+                dump_from: 0,
+                dump_to: globals.settings.len(),
+                errors,
+            });
+            continue;
+        }
+        let mut scope = globals.clone();
+        let start = scope.settings.len();
+        let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
+        report(&mut fe.diags, &section.name, &errors);
+        let failed = !errors.is_empty();
+        let scope = Arc::new(scope);
+        fe.sections.push(SectionOutcome {
+            file: Some(idx),
+            name: section.name.clone(),
+            global: false,
+            options: Arc::clone(&scope),
+            dump_from: start,
+            dump_to: scope.settings.len(),
+            errors,
+        });
+        if failed {
+            continue;
+        }
+        pending.push(Pending {
+            section_name: section.name.clone(),
+            span: section.span.clone(),
+            options: scope,
+            implicit_stonewall: idx > 0 && first_job,
+        });
+        first_job = false;
+    }
+    let globals = Arc::new(globals);
+    for i in global_outcomes {
+        fe.sections[i].options = Arc::clone(&globals);
+    }
 }
 
 fn command_line_section(
@@ -145,6 +190,7 @@ fn command_line_section(
         global: cs.is_global(),
         options: Arc::clone(&scope),
         dump_from: start,
+        dump_to: scope.settings.len(),
         errors,
     });
     if failed {
