@@ -6,15 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
-use super::parser::{line, Line, LineError};
+use super::parser::{is_space, line, Line, LineError};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
 pub const MAX_LINE: usize = 8191;
 
-/// How deep includes may nest (a cycle is reported before this is reached).
-const MAX_INCLUDE_DEPTH: usize = 32;
+/// How deep includes may nest. A cycle is found by the files being read,
+/// whatever the depth; this only bounds the recursion (fio itself nests
+/// until it runs out of file descriptors, some ten thousand deep).
+pub const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// Read and parse the job file at `path` (`-` is standard input).
 pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
@@ -151,7 +153,7 @@ impl Context {
                     continue;
                 }
             };
-            let col = 1 + (text.len() - text.trim_start().len()) as u32;
+            let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
             let span = Span::file(path, lineno, col);
             out.push((span, line(text).map_err(BadLine::Syntax)));
         }
@@ -184,10 +186,17 @@ impl Context {
             }
         };
         let canon = canonical(&target);
-        if self.stack.contains(&canon) || depth > MAX_INCLUDE_DEPTH {
+        if self.stack.contains(&canon) {
             self.diags.push(Diagnostic::at(
                 span,
                 format!("include cycle: '{inc}' is already being read (it includes itself, directly or through other files)"),
+            ));
+            return;
+        }
+        if depth > MAX_INCLUDE_DEPTH {
+            self.diags.push(Diagnostic::at(
+                span,
+                format!("cannot include '{inc}': includes nest more than {MAX_INCLUDE_DEPTH} files deep"),
             ));
             return;
         }
