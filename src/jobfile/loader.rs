@@ -60,7 +60,7 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut stop: Option<Stop> = None;
     // After a bad section header its options are skipped, not reported again.
     let mut in_bad_section = false;
-    for (span, item) in cx.lines(&path, bytes) {
+    for (span, item) in lines(&path, bytes) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
@@ -73,6 +73,9 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
             Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
             Ok(Line::Section { name }) => {
                 in_bad_section = false;
+                if let Some(done) = sections.last_mut() {
+                    done.entries.shrink_to_fit();
+                }
                 sections.push(Section {
                     name: name.to_string(),
                     span,
@@ -129,6 +132,29 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     )
 }
 
+/// Decode `bytes` and classify each line, as they are read (a job file
+/// of many short lines would need much more memory for them all at once).
+fn lines<'a>(
+    path: &'a Arc<Path>,
+    bytes: &'a [u8],
+) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .map(move |(idx, raw)| {
+            let lineno = idx as u32 + 1;
+            match decode_line(raw) {
+                Ok(text) => {
+                    let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
+                    let span = Span::file(path, lineno, col);
+                    (span, line(text).map_err(BadLine::Syntax))
+                }
+                Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
+            }
+        })
+}
+
 struct Context {
     diags: Diagnostics,
     /// Canonical paths of the files being read, outermost first.
@@ -136,30 +162,6 @@ struct Context {
 }
 
 impl Context {
-    /// Decode `bytes` and classify each line.
-    fn lines<'a>(
-        &mut self,
-        path: &Arc<Path>,
-        bytes: &'a [u8],
-    ) -> Vec<(Span, Result<Line<'a>, BadLine>)> {
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut out = Vec::new();
-        for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
-            let lineno = idx as u32 + 1;
-            let text = match decode_line(raw) {
-                Ok(text) => text,
-                Err(msg) => {
-                    out.push((Span::file(path, lineno, 1), Err(BadLine::NotText(msg))));
-                    continue;
-                }
-            };
-            let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
-            let span = Span::file(path, lineno, col);
-            out.push((span, line(text).map_err(BadLine::Syntax)));
-        }
-        out
-    }
-
     fn outside_section(&mut self, span: Span, text: &str) {
         self.diags.push(Diagnostic::at(
             span,
@@ -202,7 +204,7 @@ impl Context {
         }
         self.stack.push(canon);
         let target: Arc<Path> = Arc::from(target.as_path());
-        for (span, item) in self.lines(&target, &bytes) {
+        for (span, item) in lines(&target, &bytes) {
             match item {
                 Err(bad) => self.diags.push(Diagnostic::at(span, bad.to_string())),
                 Ok(Line::Blank) => {}

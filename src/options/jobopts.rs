@@ -8,6 +8,8 @@
 //! unsubstituted. The order settings are applied in is the order `--showcmd`
 //! prints them.
 
+use std::sync::Arc;
+
 use super::def::{OptionDef, ValueKind};
 use super::value::{parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup, suggest, table};
@@ -36,25 +38,128 @@ pub struct Setting {
 /// quadratic).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobOptions {
-    pub settings: Vec<Setting>,
+    pub settings: Settings,
     /// Index of the last `kb_base` setting.
     kb_base_at: Option<usize>,
     /// Index of the last `ioengine` setting.
     ioengine_at: Option<usize>,
 }
 
+/// Settings in the order applied: a prefix shared with other scopes (the
+/// globals in force when the scope was made: a job does not copy them),
+/// then the scope's own.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    shared: Arc<Vec<Setting>>,
+    /// How much of `shared` belongs to this scope.
+    shared_len: usize,
+    own: Vec<Setting>,
+}
+
+impl Settings {
+    pub fn len(&self) -> usize {
+        self.shared_len + self.own.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(
+        &self,
+    ) -> std::iter::Chain<std::slice::Iter<'_, Setting>, std::slice::Iter<'_, Setting>> {
+        self.shared[..self.shared_len].iter().chain(self.own.iter())
+    }
+
+    /// Setting number `i`, in the order applied.
+    pub fn get(&self, i: usize) -> Option<&Setting> {
+        match i.checked_sub(self.shared_len) {
+            None => self.shared.get(i),
+            Some(j) => self.own.get(j),
+        }
+    }
+
+    fn push(&mut self, setting: Setting) {
+        // Into the shared list while no one else holds it (the globals
+        // being read), else after it.
+        if self.own.is_empty() && self.shared_len == self.shared.len() {
+            if let Some(list) = Arc::get_mut(&mut self.shared) {
+                list.push(setting);
+                self.shared_len += 1;
+                return;
+            }
+        }
+        self.own.push(setting);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match len.checked_sub(self.shared_len) {
+            Some(own) => self.own.truncate(own),
+            None => {
+                self.own.clear();
+                self.shared_len = len;
+            }
+        }
+    }
+
+    /// The settings as a list that other scopes can start from (copied
+    /// only when the list is shared already and has grown since).
+    fn share(&mut self) -> Settings {
+        if !self.own.is_empty() || self.shared_len != self.shared.len() {
+            let list = Arc::make_mut(&mut self.shared);
+            list.truncate(self.shared_len);
+            list.append(&mut self.own);
+            self.shared_len = list.len();
+        }
+        Settings {
+            shared: Arc::clone(&self.shared),
+            shared_len: self.shared_len,
+            own: Vec::new(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Settings {
+    type Item = &'a Setting;
+    type IntoIter = std::iter::Chain<std::slice::Iter<'a, Setting>, std::slice::Iter<'a, Setting>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Settings {
+    fn eq(&self, other: &Settings) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
 impl JobOptions {
     /// The setting in force for option `name` (canonical name).
     pub fn get(&self, name: &str) -> Option<&Setting> {
         match name {
-            "kb_base" => self.kb_base_at.map(|i| &self.settings[i]),
-            "ioengine" => self.ioengine_at.map(|i| &self.settings[i]),
+            "kb_base" => self.kb_base_at.and_then(|i| self.settings.get(i)),
+            "ioengine" => self.ioengine_at.and_then(|i| self.settings.get(i)),
             _ => self.settings.iter().rev().find(|s| s.def.name == name),
         }
     }
 
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
+    }
+
+    /// A scope that starts from these settings, sharing them.
+    pub fn share(&mut self) -> JobOptions {
+        JobOptions {
+            settings: self.settings.share(),
+            kb_base_at: self.kb_base_at,
+            ioengine_at: self.ioengine_at,
+        }
+    }
+
+    /// Give back the room kept for more settings (a job's, once read).
+    pub fn shrink_to_fit(&mut self) {
+        self.settings.own.shrink_to_fit();
     }
 
     /// Add a setting after the others.
@@ -71,7 +176,10 @@ impl JobOptions {
     /// were applied).
     pub fn truncate(&mut self, len: usize) {
         self.settings.truncate(len);
-        let last = |name: &str| self.settings.iter().rposition(|s| s.def.name == name);
+        let last = |name: &str| {
+            let found = self.settings.iter().rev().position(|s| s.def.name == name);
+            found.map(|back| self.settings.len() - 1 - back)
+        };
         if self.kb_base_at.is_some_and(|i| i >= len) {
             self.kb_base_at = last("kb_base");
         }

@@ -6,6 +6,7 @@
 //! first job starts a new group (an implicit `stonewall`). Inside a file a
 //! `[global]` section changes the defaults of the jobs after it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::files;
@@ -42,8 +43,11 @@ pub struct SectionOutcome {
 impl SectionOutcome {
     /// `(option, value)` as `--showcmd` prints them.
     pub fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
-        self.options.settings[self.dump_from..self.dump_to]
+        self.options
+            .settings
             .iter()
+            .take(self.dump_to)
+            .skip(self.dump_from)
             .map(|s| (s.def.name, s.text.as_deref()))
     }
 }
@@ -138,11 +142,12 @@ fn file_sections(
             });
             continue;
         }
-        let mut scope = globals.clone();
+        let mut scope = globals.share();
         let start = scope.settings.len();
         let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
         report(&mut fe.diags, &section.name, &errors);
         let failed = !errors.is_empty();
+        scope.shrink_to_fit();
         let scope = Arc::new(scope);
         fe.sections.push(SectionOutcome {
             file: Some(idx),
@@ -217,15 +222,25 @@ fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
 }
 
 /// Turn sections into jobs: numjobs clones, groups, wait_for, files.
+///
+/// With `--parse-only` nothing runs the plan: every job is checked and
+/// dropped (the plan stays empty, and fio's limit on the number of jobs,
+/// which fio does not apply there either, does not apply), and `numjobs`
+/// clones, which differ only in their number, are checked up to
+/// [`MAX_JOBS`] in all.
 fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
+    let keep = !args.parse_only;
     let mut plan = Plan::default();
     let mut group_id = 0u32;
     let mut group_jobs = 0u32;
     let mut total_files = 0usize;
+    // Jobs made so far, and the first of each name (for `wait_for`).
+    let mut count = 0usize;
+    let mut first_named: HashMap<String, usize> = HashMap::new();
     for p in pending {
         let o = &p.options;
         let numjobs = int(o, "numjobs").unwrap_or(1).max(0) as u32;
-        if plan.jobs.len() + numjobs as usize > MAX_JOBS {
+        if keep && count + numjobs as usize > MAX_JOBS {
             diags.push(Diagnostic::at(
                 p.span.clone(),
                 format!(
@@ -235,6 +250,11 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
             ));
             break;
         }
+        let made = if keep {
+            numjobs
+        } else {
+            numjobs.min(MAX_JOBS.saturating_sub(count).max(1) as u32)
+        };
         let stonewall = p.implicit_stonewall || flag(o, "stonewall");
         let new_group = flag(o, "new_group");
         let display = match o.value("name") {
@@ -242,8 +262,8 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
             _ => p.section_name.clone(),
         };
         let wait_for = match o.value("wait_for") {
-            Some(Value::Text(w)) => match plan.jobs.iter().position(|j: &JobSpec| &j.name == w) {
-                Some(i) => Some(i),
+            Some(Value::Text(w)) => match first_named.get(w) {
+                Some(i) => Some(*i),
                 None => {
                     diags.push(Diagnostic::at(
                         p.span.clone(),
@@ -260,7 +280,7 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
         }
         // The original is jobnum 0; its clones follow it, numbered N-1 … 1.
         let subjobs = std::iter::once(0).chain((1..numjobs).rev());
-        for (k, subjob) in subjobs.take(numjobs.max(1) as usize).enumerate() {
+        for (k, subjob) in subjobs.take(made.max(1) as usize).enumerate() {
             if numjobs == 0 {
                 break;
             }
@@ -271,13 +291,17 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
                 k == 0 && stonewall,
                 wait_for,
                 group_id,
-                plan.jobs.len(),
+                count,
                 diags,
             );
             if let Some(job) = job {
                 check_job(&job, args, diags);
                 total_files += job.files.len();
-                plan.jobs.push(job);
+                first_named.entry(job.name.clone()).or_insert(count);
+                count += 1;
+                if keep {
+                    plan.jobs.push(job);
+                }
             }
             if total_files > MAX_FILES {
                 diags.push(Diagnostic::at(
