@@ -54,7 +54,13 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
         diags: Diagnostics::default(),
         stack: Vec::new(),
     };
-    let mut sections: Vec<Section> = Vec::new();
+    // Room for every section at once: growing the list as it fills would
+    // need half as much again, with many sections.
+    let headers = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| l.trim_ascii_start().starts_with(b"["))
+        .count();
+    let mut sections: Vec<Section> = Vec::with_capacity(headers);
     cx.stack.push(canonical(&path));
     // fio stops reading a job file at its first error: where that was.
     let mut stop: Option<Stop> = None;

@@ -105,11 +105,15 @@ impl Settings {
     /// The settings as a list that other scopes can start from (copied
     /// only when the list is shared already and has grown since).
     fn share(&mut self) -> Settings {
-        if !self.own.is_empty() || self.shared_len != self.shared.len() {
+        if self.shared_len == 0 {
+            self.shared = Arc::new(std::mem::take(&mut self.own));
+            self.shared_len = self.shared.len();
+        } else if !self.own.is_empty() || self.shared_len != self.shared.len() {
             let list = Arc::make_mut(&mut self.shared);
             list.truncate(self.shared_len);
             list.append(&mut self.own);
             self.shared_len = list.len();
+            self.own = Vec::new();
         }
         Settings {
             shared: Arc::clone(&self.shared),
@@ -155,6 +159,18 @@ impl JobOptions {
             kb_base_at: self.kb_base_at,
             ioengine_at: self.ioengine_at,
         }
+    }
+
+    /// Room for `more` settings, so that the list need not grow step by
+    /// step (growing a long list needs half as much again for a while).
+    pub fn reserve(&mut self, more: usize) {
+        if self.settings.own.is_empty() && self.settings.shared_len == self.settings.shared.len() {
+            if let Some(list) = Arc::get_mut(&mut self.settings.shared) {
+                list.reserve_exact(more);
+                return;
+            }
+        }
+        self.settings.own.reserve_exact(more);
     }
 
     /// Give back the room kept for more settings (a job's, once read).
