@@ -303,7 +303,31 @@ pub fn apply(
             Err(msg) => errors.push(err(r, msg)),
         }
     }
+    // A control character in an option line (fio keeps them in values)
+    // would be invisible, or worse, on a terminal.
+    for e in &mut errors {
+        if e.diag.message.contains(is_hidden) {
+            e.diag.message = visible(&e.diag.message);
+        }
+    }
     errors
+}
+
+/// A control character other than TAB.
+fn is_hidden(c: char) -> bool {
+    c.is_ascii_control() && c != '\t'
+}
+
+/// `text` with each control character but TAB written as `\xNN`.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            c if is_hidden(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Find `key` among the options of `engine`, or say why it is not there.
@@ -436,4 +460,45 @@ fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value
         n.to_string()
     };
     parse_value(def, Some(&plain), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn errors_of(text: &str) -> Vec<String> {
+        let path: Arc<Path> = Arc::from(Path::new("job.fio"));
+        let entry = RawOption {
+            text: text.to_string(),
+            span: Span::file(&path, 3, 1),
+        };
+        let mut scope = JobOptions::default();
+        apply(
+            &mut scope,
+            &[entry],
+            Origin::JobFile,
+            &Keywords::from_system(),
+        )
+        .into_iter()
+        .map(|e| e.diag.message)
+        .collect()
+    }
+
+    /// fio keeps control characters inside values and names; where rfio
+    /// refuses such a value the message shows them.
+    #[test]
+    fn control_characters_show_in_messages() {
+        assert_eq!(
+            errors_of("bs=4\x7fk"),
+            ["bad value for option 'bs' ('bs=4\\x7fk'): '4\\x7fk': unexpected '\\x7fk' after the number"]
+        );
+        assert_eq!(errors_of("xx\x01yy=1"), ["unknown option 'xx\\x01yy'"]);
+        // Blanks and control characters at the end of a name are dropped
+        // (fio: `bs<DEL>=4k` is `bs`).
+        assert!(errors_of("bs\x7f=4k").is_empty());
+        assert!(errors_of("bs\t=4k").is_empty());
+    }
 }
