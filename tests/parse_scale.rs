@@ -243,3 +243,31 @@ fn the_job_limit_is_for_runs_only() {
         "rfio: job.fio:1:1: job 'job': numjobs=70000 makes more than 65536 jobs, one thread each\n"
     );
 }
+
+/// A file included many times is read once, but a pipe is read each time
+/// (what it gave the first time is gone: fio 3.33 crashes on this file).
+#[test]
+fn a_pipe_included_twice_is_read_twice() {
+    use std::io::Write;
+    let dir = TempDir::new("scale-pipe");
+    dir.write(
+        "job.fio",
+        "[job]\nioengine=null\nsize=64k\ninclude /dev/stdin\ninclude /dev/stdin\ninclude one.inc\ninclude one.inc\n",
+    );
+    dir.write("one.inc", "iodepth=2\n");
+    let mut child = Command::new(RFIO)
+        .current_dir(&dir)
+        .args(["--showcmd", "job.fio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rfio starts");
+    child.stdin.take().unwrap().write_all(b"bs=8k\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "fio --name=job --ioengine=null --size=64k --bs=8k --iodepth=2 --iodepth=2 \n"
+    );
+}

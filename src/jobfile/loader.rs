@@ -1,8 +1,10 @@
 //! Reading job files from disk: decoding, the line grammar, and `include`.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
@@ -53,6 +55,8 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut cx = Context {
         diags: Diagnostics::default(),
         stack: Vec::new(),
+        read: HashMap::new(),
+        read_bytes: 0,
     };
     // Room for every section at once: growing the list as it fills would
     // need half as much again, with many sections.
@@ -165,6 +169,19 @@ struct Context {
     diags: Diagnostics,
     /// Canonical paths of the files being read, outermost first.
     stack: Vec<PathBuf>,
+    /// Regular files included so far, by the including file and the name
+    /// given: a file included many times is found and read once.
+    read: HashMap<(PathBuf, String), Rc<Included>>,
+    /// Bytes held in `read` (at most [`MAX_FILE_BYTES`]; past that files
+    /// are read again each time).
+    read_bytes: usize,
+}
+
+/// An included file, read.
+struct Included {
+    path: Arc<Path>,
+    canonical: PathBuf,
+    bytes: Vec<u8>,
 }
 
 impl Context {
@@ -184,17 +201,15 @@ impl Context {
         entries: &mut Vec<Entry>,
         depth: usize,
     ) {
-        let target = resolve_include(from, inc);
-        let bytes = match read_file(&target) {
-            Ok(b) => b,
+        let file = match self.read_include(from, inc) {
+            Ok(file) => file,
             Err(e) => {
                 self.diags
                     .push(Diagnostic::at(span, format!("cannot include '{inc}': {e}")));
                 return;
             }
         };
-        let canon = canonical(&target);
-        if self.stack.contains(&canon) {
+        if self.stack.contains(&file.canonical) {
             self.diags.push(Diagnostic::at(
                 span,
                 format!("include cycle: '{inc}' is already being read (it includes itself, directly or through other files)"),
@@ -208,16 +223,16 @@ impl Context {
             ));
             return;
         }
-        self.stack.push(canon);
-        let target: Arc<Path> = Arc::from(target.as_path());
-        for (span, item) in lines(&target, &bytes) {
+        self.stack.push(file.canonical.clone());
+        let target = &file.path;
+        for (span, item) in lines(target, &file.bytes) {
             match item {
                 Err(bad) => self.diags.push(Diagnostic::at(span, bad.to_string())),
                 Ok(Line::Blank) => {}
                 Ok(Line::Option { text }) => entries.push(Entry { text: text.to_string(), span }),
                 Ok(Line::Include { path: inner }) => {
                     let inner = inner.to_string();
-                    self.include(&target, &inner, span, entries, depth + 1)
+                    self.include(target, &inner, span, entries, depth + 1)
                 }
                 Ok(Line::Section { name }) => self.diags.push(Diagnostic::at(
                     span,
@@ -226,6 +241,27 @@ impl Context {
             }
         }
         self.stack.pop();
+    }
+
+    /// Find and read `inc`, included from `from` (once per regular file).
+    fn read_include(&mut self, from: &Path, inc: &str) -> Result<Rc<Included>, String> {
+        let key = (from.to_path_buf(), inc.to_string());
+        if let Some(file) = self.read.get(&key) {
+            return Ok(Rc::clone(file));
+        }
+        let target = resolve_include(from, inc);
+        let (bytes, regular) = read_file_kind(&target)?;
+        let file = Rc::new(Included {
+            canonical: canonical(&target),
+            path: Arc::from(target.as_path()),
+            bytes,
+        });
+        // A pipe gives what it gives once; only regular files are kept.
+        if regular && self.read_bytes + file.bytes.len() <= MAX_FILE_BYTES as usize {
+            self.read_bytes += file.bytes.len();
+            self.read.insert(key, Rc::clone(&file));
+        }
+        Ok(file)
     }
 }
 
@@ -236,6 +272,11 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Read a job or include file: a regular file (or a pipe such as
 /// `/dev/stdin`), at most [`MAX_FILE_BYTES`].
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    read_file_kind(path).map(|(bytes, _)| bytes)
+}
+
+/// [`read_file`], and whether the file is a regular file.
+fn read_file_kind(path: &Path) -> Result<(Vec<u8>, bool), String> {
     let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
     let meta = file.metadata().map_err(|e| io_reason(&e))?;
     if meta.is_dir() {
@@ -244,7 +285,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     if meta.file_type().is_char_device() || meta.file_type().is_block_device() {
         return Err("it is a device, not a job file".into());
     }
-    read_limited(file)
+    Ok((read_limited(file)?, meta.is_file()))
 }
 
 fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
