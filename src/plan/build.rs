@@ -30,9 +30,9 @@ pub struct SectionOutcome {
     /// The options in force after this section, in the order applied: the
     /// first `dump_to` settings. Global sections of one file share one list
     /// (each later global section only adds to it), so that many `[global]`
-    /// sections cost no copy of it each. Kept for `--showcmd`, which prints
-    /// them; otherwise empty, and `dump` shows nothing (a job's options live
-    /// on in its [`JobSpec`]).
+    /// sections cost no copy of it each. Job-file sections keep them only
+    /// for `--showcmd`, which prints them; otherwise they are empty and
+    /// `dump` shows nothing (a job's options live on in its [`JobSpec`]).
     pub options: Arc<JobOptions>,
     /// Where this section's own options start in `options` (0 for a global
     /// section: fio prints every global option in force again).
@@ -113,7 +113,7 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
 /// A `[global]` section adds its options to `globals` in place (they are
 /// taken back off when the section fails), and every global section of the
 /// file shows a prefix of that one list, shared once the file is read.
-/// Each job section gets its own copy of the globals in force.
+/// Each job section starts from the globals in force, sharing them.
 fn file_sections(
     fe: &mut Frontend,
     jobs: &mut Expander,
