@@ -22,20 +22,55 @@ pub mod plan;
 pub mod stats;
 pub mod workload;
 
-/// Run the whole front end (grammar, options, plan, `--showcmd`) on `bytes`
-/// as if they were a job file. Used by the fuzz target and the replay of its
-/// corpus: it must return, never panic, for any input.
+/// Run the whole front end (grammar, options, plan, `--showcmd`, the job
+/// banners) on `bytes` as if they were a job file, with and without
+/// `--readonly`, and check what every plan promises the run: each job has
+/// a file to work on, a queue depth, its place in creation order and in
+/// the groups. Used by the fuzz target and the replay of its corpus: it
+/// must return, never panic, for any input.
 #[doc(hidden)]
 pub fn front_end_check(bytes: &[u8]) {
     use std::path::Path;
     use std::sync::Arc;
     let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes);
-    let args = cli::args::Args::default();
     let keywords = jobfile::subst::Keywords {
         pagesize: 4096,
         mb_memory: 1024,
         ncpus: 2,
     };
-    let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
-    let _ = cli::showcmd::render_file(&fe, 0, file.stop);
+    for readonly in [false, true] {
+        let args = cli::args::Args {
+            readonly,
+            ..cli::args::Args::default()
+        };
+        let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
+        let _ = cli::showcmd::render_file(&fe, 0, file.stop);
+        check_plan(&fe.plan, readonly);
+        let _ = output::normal::banners(&fe.plan);
+        let _ = output::normal::starting(&fe.plan);
+    }
+}
+
+/// What a built plan promises the run (a broken promise panics, for the
+/// fuzzer to find).
+fn check_plan(plan: &plan::Plan, readonly: bool) {
+    let mut group = 0;
+    for (i, job) in plan.jobs.iter().enumerate() {
+        assert_eq!(job.thread_number as usize, i + 1, "creation order");
+        assert!(job.group_id >= group, "groups in order");
+        group = job.group_id;
+        assert!(!job.files.is_empty(), "job {} has no file", job.name);
+        assert!(job.iodepth >= 1);
+        assert_eq!(job.readonly, readonly);
+        assert!(
+            job.wait_for.is_none_or(|w| w < i),
+            "wait_for an earlier job"
+        );
+        for f in &job.files {
+            assert!(!f.path.as_os_str().is_empty(), "a file without a name");
+            if let (Some(size), Some((lo, hi))) = (f.size, f.range) {
+                assert!(lo <= hi && size <= hi, "filesize draw out of its range");
+            }
+        }
+    }
 }

@@ -3,6 +3,8 @@
 //!
 //! These tests run /usr/bin/fio and fail (never skip) without it.
 
+mod common;
+
 use std::process::Command;
 
 use rfio::options::cmdhelp::{
@@ -17,10 +19,11 @@ const FIO: &str = "/usr/bin/fio";
 
 /// Run real fio with one argument.
 fn fio(arg: &str) -> HelpOutput {
-    let out = match Command::new(FIO).arg(arg).output() {
-        Ok(out) => out,
-        Err(e) => panic!("real fio 3.33 is needed: apt-get install -y fio ({FIO}: {e})"),
-    };
+    if let Err(e) = std::fs::metadata(FIO) {
+        panic!("real fio 3.33 is needed: apt-get install -y fio ({FIO}: {e})");
+    }
+    let (out, timed_out) = common::output_within(Command::new(FIO).arg(arg), common::RUN_LIMIT);
+    assert!(!timed_out, "{FIO} {arg} hung: killed");
     HelpOutput {
         stdout: String::from_utf8(out.stdout).expect("fio stdout is UTF-8"),
         stderr: String::from_utf8(out.stderr).expect("fio stderr is UTF-8"),
@@ -182,11 +185,11 @@ fn valid_values_match_a_failed_choice() {
     {
         let job = dir.join(format!("{}.fio", o.name));
         std::fs::write(&job, format!("[j]\n{}=zzzz\n", o.name)).unwrap();
-        let out = Command::new(FIO)
-            .arg("--parse-only")
-            .arg(&job)
-            .output()
-            .unwrap();
+        let (out, timed_out) = common::output_within(
+            Command::new(FIO).arg("--parse-only").arg(&job),
+            common::RUN_LIMIT,
+        );
+        assert!(!timed_out, "{FIO} --parse-only {}: hung", job.display());
         assert_eq!(
             String::from_utf8(out.stdout).unwrap(),
             valid_values(o),

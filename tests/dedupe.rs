@@ -3,13 +3,13 @@
 //! byte the files fio 3.33 writes, fio's refusals, and the global working
 //! set built from every job's buffer generator.
 //!
-//! The comparisons need real fio; without it they print a note and pass.
+//! The comparisons need real fio 3.33 and fail, never skip, without it.
 
 mod common;
 
 use std::path::Path;
 
-use common::{fio, run_in as run, TempDir, RFIO};
+use common::{real_fio, run_in as run, TempDir, RFIO};
 use rfio::workload::buffers::BufferFiller;
 use rfio::workload::dedupe::DedupePeers;
 use rfio::workload::rng::Seeds;
@@ -25,7 +25,7 @@ fn corpus(job: &str) -> String {
 /// Run `job` with both binaries in fresh directories: every data file fio
 /// leaves must be there from rfio too, with the same bytes.
 fn same_files_as_fio(job: &str) {
-    let Some(fio) = fio() else { return };
+    let fio = real_fio();
     let job = corpus(job);
     let (a, b) = (TempDir::new("dedupe-fio"), TempDir::new("dedupe-rfio"));
     let fo = run(fio, &a.0, &["--minimal", &job]);
@@ -110,7 +110,7 @@ fn global_working_set_matches_fio() {
         files[1].chunks(4096).any(|blk| a.contains(blk)),
         "the files share blocks"
     );
-    let Some(fio) = fio() else { return };
+    let fio = real_fio();
     let dir = TempDir::new("dedupe-global-lib");
     let out = run(fio, &dir.0, &argv);
     assert!(out.status.success());

@@ -29,6 +29,15 @@ impl Drop for Tmpfs<'_> {
     }
 }
 
+/// Run rfio with `args` and `--directory` of `dir` (killed past the suite's
+/// time limit: a fill that never ends would fill the disk under it).
+fn run(dir: &TempDir, args: &[&str]) -> std::process::Output {
+    let mut argv = args.to_vec();
+    let directory = dir.dir_arg();
+    argv.push(&directory);
+    common::run_in(common::RFIO, &dir.0, &argv)
+}
+
 #[test]
 fn fill_device_writes_until_enospc_without_error() {
     let dir = TempDir::new("fill");
@@ -36,17 +45,16 @@ fn fill_device_writes_until_enospc_without_error() {
         println!("skipping: cannot mount a tmpfs here (needs root)");
         return;
     };
-    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args([
+    let o = run(
+        &dir,
+        &[
             "--name=fill",
             "--rw=write",
             "--bs=64k",
             "--fill_device=1",
             "--output-format=json",
-        ])
-        .arg(dir.dir_arg())
-        .output()
-        .unwrap();
+        ],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     let file = dir.file("fill.0.0");
@@ -65,11 +73,10 @@ fn fill_device_writes_until_enospc_without_error() {
 
     // The normal output announces fio's layout of "-1" bytes.
     std::fs::remove_file(&file).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args(["--name=fill", "--rw=write", "--bs=64k", "--fill_device=1"])
-        .arg(dir.dir_arg())
-        .output()
-        .unwrap();
+    let o = run(
+        &dir,
+        &["--name=fill", "--rw=write", "--bs=64k", "--fill_device=1"],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("fill: Laying out IO file (1 file / 17592186044415MiB)\n"),
@@ -83,11 +90,7 @@ fn fill_device_writes_until_enospc_without_error() {
 #[test]
 fn random_fill_needs_norandommap() {
     let dir = TempDir::new("fill-rand");
-    let o = Command::new(env!("CARGO_BIN_EXE_rfio"))
-        .args(["--name=r", "--rw=randwrite", "--fill_device=1"])
-        .arg(dir.dir_arg())
-        .output()
-        .unwrap();
+    let o = run(&dir, &["--name=r", "--rw=randwrite", "--fill_device=1"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs norandommap"));
     assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);

@@ -48,12 +48,36 @@ fn require(cmd: &str) {
     );
 }
 
+/// A Python that has pandas (fiologparser_hist.py needs it): `python3` on PATH may be another
+/// interpreter than Debian's (pyenv's, say), whose `python3-pandas` lives in /usr/bin/python3.
+fn python_with_pandas() -> &'static str {
+    let candidates = ["python3", "/usr/bin/python3"];
+    candidates
+        .into_iter()
+        .find(|python| {
+            Command::new(python)
+                .args(["-c", "import pandas"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "fiologparser_hist.py needs pandas and none of {candidates:?} has it: \
+                 run scripts/test, or apt-get install -y python3-pandas"
+            )
+        })
+}
+
 fn run_in(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let (out, timed_out) = common::output_within(
+        Command::new(program).args(args).current_dir(dir),
+        common::RUN_LIMIT,
+    );
+    assert!(
+        !timed_out,
+        "{program} {args:?} hung: killed after {:?}",
+        common::RUN_LIMIT
+    );
     assert!(
         out.status.success(),
         "{program} {args:?} in {}: {}\n{}",
@@ -106,7 +130,8 @@ fn svg_paths(path: &Path) -> usize {
 
 #[test]
 fn fio_tools_read_rfio_output_as_they_read_fio_output() {
-    for cmd in ["fio", "gnuplot", "fio_generate_plots", "fio2gnuplot"] {
+    common::real_fio();
+    for cmd in ["gnuplot", "fio_generate_plots", "fio2gnuplot"] {
         require(cmd);
     }
     require("fio_jsonplus_clat2csv");
@@ -180,10 +205,11 @@ fn fio_tools_read_rfio_output_as_they_read_fio_output() {
         "fiologparser_hist.py",
         &String::from_utf8(script.stdout).unwrap(),
     );
+    let python = python_with_pandas();
     let hist = |d: &TempDir| {
         let out = run_in(
             &d.0,
-            "python3",
+            python,
             &[
                 parser.to_str().unwrap(),
                 "--interval",

@@ -13,3 +13,107 @@ fn fuzz_corpus_replays_clean() {
     }
     assert!(n >= 50, "expected the fuzz corpus, found {n} inputs");
 }
+
+mod generated {
+    use proptest::prelude::*;
+
+    /// Options the plan build reads, each with values that stress it:
+    /// empty lists, separators only, zero, negative, beyond the limits,
+    /// reversed and degenerate ranges, percentages, absolute names.
+    const OPTIONS: &[(&str, &[&str])] = &[
+        (
+            "filename",
+            &[
+                ":",
+                "::",
+                " : ",
+                "\\:",
+                "a:b",
+                "/abs/x",
+                "../up:/abs",
+                "a\\:b:",
+                " ",
+            ],
+        ),
+        (
+            "filename_format",
+            &["", "/abs/$jobname", "$JOBNUM.$filenum", "$", "$$jobname"],
+        ),
+        ("directory", &[":", "/d1:/d2", "::", "d", "/"]),
+        (
+            "nrfiles",
+            &["0", "1", "3", "-1", "1048577", "9223372036854775807", "x"],
+        ),
+        ("numjobs", &["0", "1", "3", "-1", "65537", "99999999999"]),
+        (
+            "size",
+            &["0", "1", "4k", "1m", "8191p", "50%", "0%", "100%", "-1"],
+        ),
+        (
+            "filesize",
+            &["0", "1-2", "4k-1p", "8k-4k", "1p-1p", "1", ":"],
+        ),
+        ("io_size", &["0", "1", "8191p"]),
+        ("offset", &["0", "100%", "8191p", "-1"]),
+        ("offset_increment", &["0", "200%", "8191p"]),
+        ("bs", &["0", "1", "4k", "16384p", "4k,0", "1,2,3"]),
+        ("bsrange", &["1-18446744073709551615", "8k-4k", "0-0"]),
+        ("bssplit", &["4k/50:16384p/50", "0/100", "4k/101", ":"]),
+        ("iodepth", &["0", "1", "1000000", "4294967296", "-1"]),
+        (
+            "rw",
+            &[
+                "read",
+                "randtrimwrite",
+                "randread:18446744073709551615",
+                "rw:0",
+                "trim",
+            ],
+        ),
+        (
+            "ioengine",
+            &["null", "filedelete", "falloc", "libaio", "nosuch"],
+        ),
+        ("loops", &["0", "4294967295", "-1"]),
+        ("number_ios", &["0", "18446744073709551615"]),
+        ("wait_for", &["a", "nosuch", ""]),
+        ("unlink", &["1", "0"]),
+        ("fill_device", &["1"]),
+        ("mem", &["mmap:/tmp/x", "mmapshared:", "malloc"]),
+        ("startdelay", &["1-0", "0-18446744073709551615"]),
+        ("stonewall", &[""]),
+        ("new_group", &[""]),
+    ];
+
+    fn option() -> impl Strategy<Value = String> {
+        (0..OPTIONS.len(), any::<prop::sample::Index>()).prop_map(|(i, v)| {
+            let (name, values) = OPTIONS[i];
+            let value = v.get(values);
+            if value.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name}={value}")
+            }
+        })
+    }
+
+    fn section() -> impl Strategy<Value = String> {
+        (
+            prop::sample::select(vec!["global", "a", "b", "c"]),
+            prop::collection::vec(option(), 0..6),
+        )
+            .prop_map(|(name, opts)| format!("[{name}]\n{}\n", opts.join("\n")))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any mix of these options, in any sections, goes through the
+        /// whole plan build (files, numjobs, groups, readonly) without a
+        /// panic, and every plan keeps its promises.
+        #[test]
+        fn generated_job_files_build_clean(sections in prop::collection::vec(section(), 1..5)) {
+            rfio::front_end_check(sections.concat().as_bytes());
+        }
+    }
+}

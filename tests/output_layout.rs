@@ -1,7 +1,9 @@
 //! Field positions of the terse formats and key order of the JSON output,
 //! against fio 3.33's layout (`../shared/reference/terse.md`, and a JSON+
 //! document real fio printed, `tests/golden/fio/null_1m.json+`, made with
-//! `fio --name=x --ioengine=null --size=1m --output-format=json+`).
+//! `fio --name=x --ioengine=null --size=1m --output-format=json+`), and the
+//! terse lines of the rfio binary against those real fio prints for the same
+//! job (this one needs fio 3.33 and fails without it).
 
 use std::path::Path;
 
@@ -206,4 +208,164 @@ fn json_without_plus_has_no_bins() {
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
     assert!(v["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"].is_u64());
+}
+
+/// A field's shape: digits runs collapsed to `9` (`1.000000%=123` →
+/// `9.9%=9`, `0.00%` → `9.9%`), so two runs with different timings compare.
+fn shape(field: &str) -> String {
+    let mut out = String::new();
+    for c in field.chars() {
+        if c.is_ascii_digit() {
+            if !out.ends_with('9') {
+                out.push('9');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The terse lines of the rfio binary and of real fio for the same job
+/// (random reads and writes, null engine: the sizes are fixed by the seed):
+/// the same number of fields, each of the same shape, the percentile labels
+/// the same, and every field that does not depend on timing (versions, job
+/// name, group, error, KiB moved, I/O depth shares) the same; and rfio's
+/// table of names puts each of those where fio prints it.
+#[test]
+fn terse_lines_have_fios_fields_where_fio_prints_them() {
+    let fio = common::real_fio();
+    let job = [
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=randrw",
+        "--minimal",
+    ];
+    let fixed = |name: &str| {
+        matches!(
+            name,
+            "terse_version" | "fio_version" | "jobname" | "groupid" | "error" | "description"
+        ) || name.ends_with("io_kbytes")
+            || name.starts_with("iodepth_")
+    };
+    for (extra, unified, coe, desc) in [
+        (&[][..], Unified::None, false, false),
+        (&["--terse-version=2"][..], Unified::None, false, false),
+        (&["--terse-version=4"][..], Unified::None, false, false),
+        (&["--terse-version=5"][..], Unified::None, false, false),
+        (
+            &["--unified_rw_reporting=mixed"][..],
+            Unified::Mixed,
+            false,
+            false,
+        ),
+        (
+            &["--unified_rw_reporting=both"][..],
+            Unified::Both,
+            false,
+            false,
+        ),
+        (
+            &["--unified_rw_reporting=both", "--terse-version=5"][..],
+            Unified::Both,
+            false,
+            false,
+        ),
+        (&["--continue_on_error=all"][..], Unified::None, true, false),
+        (
+            &["--description=some words"][..],
+            Unified::None,
+            false,
+            true,
+        ),
+    ] {
+        let mut argv = job.to_vec();
+        argv.extend_from_slice(extra);
+        let line = |bin: &str| {
+            let dir = common::TempDir::new("layout");
+            let out = common::run_in(bin, &dir, &argv);
+            assert!(
+                out.status.success(),
+                "{bin} {argv:?}: {}",
+                common::stderr(&out)
+            );
+            common::stdout(&out).trim_end().to_string()
+        };
+        let (ours, theirs) = (line(common::RFIO), line(fio));
+        let (a, b): (Vec<&str>, Vec<&str>) =
+            (ours.split(';').collect(), theirs.split(';').collect());
+        assert_eq!(
+            a.len(),
+            b.len(),
+            "{extra:?}: number of fields\nrfio {ours}\nfio  {theirs}"
+        );
+        let version = b[0].parse().unwrap_or(2);
+        let names = terse::field_names(version, unified, &[], coe, desc);
+        assert_eq!(
+            names.len(),
+            b.len(),
+            "{extra:?}: rfio's table against fio's line"
+        );
+        let fixed_fields = names.iter().filter(|n| fixed(n)).count();
+        assert!(
+            fixed_fields >= 8,
+            "{extra:?}: {fixed_fields} fields to compare exactly"
+        );
+        for (i, ((x, y), name)) in a.iter().zip(&b).zip(&names).enumerate() {
+            let what = format!("{extra:?} field {} ({name})", i + 1);
+            assert_eq!(shape(x), shape(y), "{what}: rfio {x:?}, fio {y:?}");
+            if let (Some((p, _)), Some((q, _))) = (x.split_once("%="), y.split_once("%=")) {
+                assert_eq!(p, q, "{what}: percentile label");
+            }
+            if fixed(name) {
+                assert_eq!(x, y, "{what}");
+            }
+        }
+    }
+}
+
+/// The JSON+ documents of the rfio binary and of real fio for the same
+/// jobs: the same keys, in the same order, with values of the same kinds.
+#[test]
+fn json_plus_of_the_binary_has_fios_keys() {
+    let fio = common::real_fio();
+    for extra in [
+        &["--rw=randrw"][..],
+        &["--rw=randrw", "--unified_rw_reporting=both"][..],
+        &["--rw=read", "--numjobs=2", "--group_reporting"][..],
+        &[
+            "--rw=randread",
+            "--lat_percentiles=1",
+            "--slat_percentiles=1",
+        ][..],
+    ] {
+        let mut argv = vec![
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--bs=4k",
+            "--output-format=json+",
+        ];
+        argv.extend_from_slice(extra);
+        let doc = |bin: &str| -> Value {
+            let dir = common::TempDir::new("layout-json");
+            let out = common::run_in(bin, &dir, &argv);
+            assert!(
+                out.status.success(),
+                "{bin} {argv:?}: {}",
+                common::stderr(&out)
+            );
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{bin} {argv:?}: {e}"))
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (ours, theirs) = (doc(common::RFIO), doc(fio));
+        keys(&ours, "", &mut a);
+        keys(&theirs, "", &mut b);
+        if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
+            panic!("{extra:?}: key {i}: rfio {:?}, fio {:?}", a[i], b[i]);
+        }
+        assert_eq!(a.len(), b.len(), "{extra:?}: number of keys");
+    }
 }

@@ -29,11 +29,10 @@ fn rfio_as(dir: &Path, args: &[&str], wrapper: &[&str]) -> Output {
         }
         None => Command::new(RFIO),
     };
-    cmd.current_dir(dir)
-        .args(args)
-        .arg("--minimal")
-        .output()
-        .expect("rfio runs")
+    cmd.current_dir(dir).args(args).arg("--minimal");
+    let (out, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert!(!timed_out, "rfio {args:?} hung: killed");
+    out
 }
 
 /// Field `n` (1-based, as awk's `$n`) of terse line `line`.

@@ -2,13 +2,13 @@
 //! written by one verified by the other (both ways), the verify phase's read
 //! counts, and what a corrupted block prints, exits and dumps.
 //!
-//! The cross checks need real fio; without it they print a note and pass.
+//! The cross checks need real fio 3.33 and fail, never skip, without it.
 
 mod common;
 
 use std::process::Output;
 
-use common::{fio, run_in as run, stderr, stdout, TempDir, RFIO};
+use common::{real_fio, run_in as run, stderr, stdout, TempDir, RFIO};
 
 /// Terse v3 fields of the first line.
 fn terse(o: &Output) -> Vec<String> {
@@ -98,7 +98,7 @@ fn verify_phase_reads_back_what_was_written() {
 
 #[test]
 fn every_type_verifies_across_fio_and_rfio() {
-    let Some(fio) = fio() else { return };
+    let fio = real_fio();
     let d = TempDir::new("verify-cross");
     for t in [
         "md5", "crc64", "crc32", "crc32c", "crc16", "crc7", "sha1", "sha256", "sha512", "sha3-224",
@@ -234,20 +234,19 @@ fn a_corrupted_block_fails_as_in_fio() {
     );
 
     // The same file through fio prints the same lines.
-    if let Some(fio) = fio() {
-        for extra in [
-            &["--rw=read"][..],
-            &["--rw=read", "--ioengine=libaio", "--iodepth=4"][..],
-            &["--rw=write", "--verify_only"][..],
-            &["--rw=read", "--continue_on_error=verify"][..],
-        ] {
-            let f = read_back(fio, &d, extra);
-            let r = read_back(RFIO, &d, extra);
-            assert_eq!(messages(&f), messages(&r), "{extra:?}");
-            assert_eq!(terse(&f)[4..6], terse(&r)[4..6], "{extra:?}");
-            if !extra.contains(&"--continue_on_error=verify") {
-                assert_eq!(f.status.code(), r.status.code(), "{extra:?}");
-            }
+    let fio = real_fio();
+    for extra in [
+        &["--rw=read"][..],
+        &["--rw=read", "--ioengine=libaio", "--iodepth=4"][..],
+        &["--rw=write", "--verify_only"][..],
+        &["--rw=read", "--continue_on_error=verify"][..],
+    ] {
+        let f = read_back(fio, &d, extra);
+        let r = read_back(RFIO, &d, extra);
+        assert_eq!(messages(&f), messages(&r), "{extra:?}");
+        assert_eq!(terse(&f)[4..6], terse(&r)[4..6], "{extra:?}");
+        if !extra.contains(&"--continue_on_error=verify") {
+            assert_eq!(f.status.code(), r.status.code(), "{extra:?}");
         }
     }
 }

@@ -3,14 +3,14 @@
 //! per-I/O latency logs with `log_offset=1`), fio's refusals, and the
 //! corpus jobs under jobfiles/zones compared with real fio I/O by I/O.
 //!
-//! The comparisons need real fio; without it they print a note and pass.
+//! The comparisons need real fio 3.33 and fail, never skip, without it.
 
 mod common;
 
 use std::path::Path;
 use std::process::Output;
 
-use common::{fio, run_in as run, TempDir, RFIO};
+use common::{real_fio, run_in as run, TempDir, RFIO};
 
 /// (direction, length, offset) of every I/O in a per-I/O latency log.
 fn log_ios(path: &Path) -> Vec<(u64, u64, u64)> {
@@ -129,7 +129,7 @@ fn refusals_name_the_option() {
 /// Run `job` with both binaries in fresh directories; every latency log
 /// must list the same I/Os in the same order.
 fn same_ios_as_fio(job: &str) {
-    let Some(fio) = fio() else { return };
+    let fio = real_fio();
     let job = Path::new(env!("CARGO_MANIFEST_DIR")).join(job);
     let job = job.to_str().unwrap();
     let (a, b) = (TempDir::new("zones-fio"), TempDir::new("zones-rfio"));

@@ -141,6 +141,9 @@ pub struct Args {
     pub status_interval_ms: Option<u64>,
     pub warnings_fatal: bool,
     pub bandwidth_log: bool,
+    /// `--max-jobs`: read and ignored, as fio 3.33 ignores it; a run is
+    /// refused past fio's fixed 4,088 jobs (the runner's `MAX_RUN_JOBS`)
+    /// whatever this says.
     pub max_jobs: Option<u64>,
     pub aux_path: Option<PathBuf>,
     pub debug: Option<String>,

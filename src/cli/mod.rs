@@ -189,6 +189,11 @@ fn execute(
         }
         None => (out, status::Dest::Stdout),
     };
+    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
+    // line, the reports and the signal message come from a monitor thread
+    // writing beside the jobs. Installed before `Starting …` is printed (as
+    // fio does), so whoever sees that line may signal.
+    let _handlers = signals::Handlers::install();
     if formats.normal {
         write!(
             out,
@@ -198,10 +203,6 @@ fn execute(
         )?;
     }
     out.flush()?;
-    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
-    // line, the reports and the signal message come from a monitor thread
-    // writing beside the jobs.
-    let _handlers = signals::Handlers::install();
     let progress = workload::Progress::new(fe.plan.jobs.len());
     let settings = eta::Settings::new(args, formats.normal, eta::stdout_is_tty());
     let reports =

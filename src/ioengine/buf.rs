@@ -25,12 +25,17 @@ impl AlignedBuf {
     /// A buffer of `len` bytes whose start is aligned to `align` (a power
     /// of two; [`ALIGN`] at least).
     pub fn with_align(len: usize, align: usize) -> AlignedBuf {
-        let layout = Layout::from_size_align(len.max(1), align.max(ALIGN))
-            .expect("I/O buffer size overflows");
+        AlignedBuf::try_with_align(len, align).expect("I/O buffer memory")
+    }
+
+    /// As [`AlignedBuf::with_align`], `None` when the memory cannot be had
+    /// (or `len` is beyond what an allocation may be).
+    pub fn try_with_align(len: usize, align: usize) -> Option<AlignedBuf> {
+        let layout = Layout::from_size_align(len.max(1), align.max(ALIGN)).ok()?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, layout }
+        let ptr = NonNull::new(raw)?;
+        Some(AlignedBuf { ptr, layout })
     }
 
     /// The whole buffer.
@@ -79,6 +84,12 @@ mod tests {
         let s = b.as_mut_slice();
         assert_eq!(s.as_ptr() as usize % ALIGN, 0);
         assert!(s.iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn impossible_sizes_are_refused_not_aborted() {
+        assert!(AlignedBuf::try_with_align(usize::MAX - 4095, ALIGN).is_none());
+        assert!(AlignedBuf::try_with_align(1 << 60, ALIGN).is_none());
     }
 
     #[test]

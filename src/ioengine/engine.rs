@@ -314,12 +314,10 @@ impl EngineError {
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: {}",
-            self.func,
-            std::io::Error::from_raw_os_error(self.errno)
-        )?;
+        // strerror's text, without Rust's " (os error N)".
+        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+        let text = text.rfind(" (os error ").map_or(&*text, |i| &text[..i]);
+        write!(f, "{}: {text}", self.func)?;
         if let Some(d) = &self.detail {
             write!(f, " ({d})")?;
         }
@@ -409,4 +407,15 @@ pub trait IoEngine {
 
     /// Close every file opened so far.
     fn close_all(&mut self);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_strerror() {
+        let e = EngineError::open(std::path::Path::new("/x/y"), libc::EACCES);
+        assert_eq!(e.to_string(), "open(/x/y): Permission denied");
+    }
 }

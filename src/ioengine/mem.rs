@@ -172,13 +172,18 @@ impl IoMemory {
     /// total up to `hugepage-size` with fio's mask arithmetic).
     pub fn allocate(spec: &MemSpec, len: usize) -> Result<IoMemory, MemError> {
         let page = page_size();
+        // fio's own failure for buffer memory it cannot have.
+        let no_memory = || MemError::errno("memory.c:332", "iomem allocation", libc::ENOMEM);
         let mut total = len;
         if spec.align > 0 {
-            total += page - 1 + spec.align;
+            total = total
+                .checked_add(page - 1)
+                .and_then(|t| t.checked_add(spec.align))
+                .ok_or_else(no_memory)?;
         }
         let needed = total;
         if spec.kind.huge() {
-            total = round_huge(total, spec.hugepage_size);
+            total = round_huge(total, spec.hugepage_size).ok_or_else(no_memory)?;
         }
         if total < needed {
             // `hugepage-size=0`: fio asks for 0 bytes, which the kernel refuses.
@@ -195,7 +200,9 @@ impl IoMemory {
             return Err(MemError::errno(src, func, libc::EINVAL));
         }
         let backing = match spec.kind {
-            MemKind::Malloc => Backing::Heap(AlignedBuf::with_align(total, page)),
+            MemKind::Malloc => {
+                Backing::Heap(AlignedBuf::try_with_align(total, page).ok_or_else(no_memory)?)
+            }
             MemKind::Shm | MemKind::ShmHuge => shm(spec.kind, total)?,
             MemKind::Mmap | MemKind::MmapHuge | MemKind::MmapShared => map(spec, total)?,
         };
@@ -267,14 +274,15 @@ impl Drop for Backing {
 
 /// `total` rounded up for huge pages of `hp` bytes: fio's mask arithmetic
 /// for a power of two (0 gives 0), a whole number of pages otherwise.
-fn round_huge(total: usize, hp: u64) -> usize {
+/// `None` when the rounded size does not fit in memory's addresses.
+fn round_huge(total: usize, hp: u64) -> Option<usize> {
     let hp = usize::try_from(hp).unwrap_or(usize::MAX);
     if hp == 0 {
-        0
+        Some(0)
     } else if hp.is_power_of_two() {
-        (total + hp - 1) & !(hp - 1)
+        Some(total.checked_add(hp - 1)? & !(hp - 1))
     } else {
-        total.div_ceil(hp).saturating_mul(hp)
+        total.div_ceil(hp).checked_mul(hp)
     }
 }
 
@@ -437,6 +445,31 @@ mod tests {
             kind,
             ..MemSpec::default()
         }
+    }
+
+    #[test]
+    fn memory_that_cannot_be_had_is_enomem_not_an_abort() {
+        for (kind, len, align) in [
+            (MemKind::Malloc, 1usize << 60, 0),
+            (MemKind::Malloc, usize::MAX, 0),
+            (MemKind::Malloc, usize::MAX - 10, 4096),
+            (MemKind::Mmap, 1 << 60, 0),
+            (MemKind::MmapHuge, usize::MAX - 10, 0),
+        ] {
+            let spec = MemSpec {
+                kind,
+                align,
+                ..MemSpec::default()
+            };
+            let e = IoMemory::allocate(&spec, len)
+                .err()
+                .expect("no such memory");
+            assert_eq!(e.errno, libc::ENOMEM, "{kind:?} {len}");
+        }
+        let e = IoMemory::allocate(&MemSpec::default(), 1 << 60)
+            .err()
+            .unwrap();
+        assert_eq!((e.src, e.func), ("memory.c:332", "iomem allocation"));
     }
 
     #[test]

@@ -365,8 +365,9 @@ impl<'a> Expander<'a> {
                 self.count,
                 &mut self.diags,
             );
-            if let Some(job) = job {
-                check_job(&job, self.args, &mut self.diags);
+            if let Some(mut job) = job {
+                job.readonly = self.args.readonly;
+                check_job(&job, &mut self.diags);
                 self.total_files += job.files.len();
                 if self.waits && !self.first_named.contains_key(&job.name) {
                     self.first_named.insert(job.name.clone(), self.count);
@@ -434,7 +435,9 @@ fn job_spec(
         number_ios: int(o, "number_ios").unwrap_or(0).max(0) as u64,
         loops: int(o, "loops").unwrap_or(1).max(1) as u32,
         direct: flag(o, "direct") || matches!(o.value("buffered"), Some(Value::Bool(false))),
-        time_based: flag(o, "time_based"),
+        // fio's fixup_options: time_based without a runtime is dropped
+        // (the runner prints fio's warning), the job runs through its size.
+        time_based: flag(o, "time_based") && micros(o, "runtime") > 0,
         runtime_us: micros(o, "runtime"),
         ramp_time_us: micros(o, "ramp_time"),
         startdelay_us: match o.value("startdelay") {
@@ -447,24 +450,26 @@ fn job_spec(
             (None, None) => 50,
         },
         group_reporting: flag(o, "group_reporting"),
+        readonly: false,
     };
     files::draw_ranged_sizes(&mut job);
     Some(job)
 }
 
 /// Cross-option rules fio enforces when it adds a job.
-fn check_job(job: &JobSpec, args: &Args, diags: &mut Diagnostics) {
+fn check_job(job: &JobSpec, diags: &mut Diagnostics) {
     let mut fail = |msg: String| {
         diags.push(Diagnostic::at(
             job.span.clone(),
             format!("job '{}': {msg}", job.name),
         ))
     };
-    if args.readonly && job.pattern.writes() {
-        fail(format!(
-            "rw={} writes, and --readonly forbids every write",
-            job.pattern.name()
-        ));
+    // A clone has its original's options: one report for them all.
+    let first = job.subjob == 0;
+    if job.readonly && first {
+        for what in readonly_refusals(job) {
+            fail(format!("{what}, and --readonly forbids every write"));
+        }
     }
     let set = |n: &str| job.options.get(n).is_some();
     if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
@@ -478,6 +483,47 @@ fn check_job(job: &JobSpec, args: &Args, diags: &mut Diagnostics) {
             ));
         }
     }
+}
+
+/// Engines that change files whatever the I/O direction: `falloc`
+/// allocates (and creates), `ftruncate` truncates, `filecreate` creates,
+/// `filedelete` deletes.
+const FILE_CHANGING_ENGINES: &[&str] = &["falloc", "ftruncate", "filecreate", "filedelete"];
+
+/// What in `job` would write under `--readonly`, each as the reason given.
+///
+/// fio refuses only `rw=` patterns that write or trim; it runs the engines
+/// above, `unlink` and `mem=mmap:FILE` under `--readonly` (deleting files),
+/// and lays files out after a warning. rfio refuses every one before
+/// anything is opened.
+fn readonly_refusals(job: &JobSpec) -> Vec<String> {
+    let mut out = Vec::new();
+    if job.pattern.writes() {
+        out.push(format!("rw={} writes", job.pattern.name()));
+    }
+    if FILE_CHANGING_ENGINES.contains(&job.ioengine.as_str()) {
+        out.push(format!(
+            "ioengine={} changes files whatever it is asked to do",
+            job.ioengine
+        ));
+    }
+    let o = &job.options;
+    for opt in ["unlink", "unlink_each_loop"] {
+        if flag(o, opt) {
+            out.push(format!("{opt}=1 deletes the job's files"));
+        }
+    }
+    if flag(o, "fill_device") {
+        out.push("fill_device=1 lays out files to fill the device".to_string());
+    }
+    if let Some(Value::Choice {
+        modifier: Some(file),
+        ..
+    }) = o.value("mem")
+    {
+        out.push(format!("mem=...:{file} creates and sizes {file}"));
+    }
+    out
 }
 
 fn flag(o: &JobOptions, name: &str) -> bool {
@@ -571,4 +617,61 @@ fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
         }
     }
     bs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusals(argv: &[&str]) -> (Vec<bool>, String) {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let args = crate::cli::args::parse(&argv).unwrap();
+        let kw = Keywords {
+            pagesize: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        let fe = build(&args, &[], &kw);
+        let ro = fe.plan.jobs.iter().map(|j| j.readonly).collect();
+        (ro, fe.diags.to_string())
+    }
+
+    #[test]
+    fn readonly_is_in_every_job_and_refuses_what_writes() {
+        let (ro, diags) = refusals(&["--readonly", "--name=a", "--size=1m", "--numjobs=3"]);
+        assert_eq!(ro, [true, true, true]);
+        assert_eq!(diags, "");
+        let (ro, _) = refusals(&["--name=a", "--size=1m"]);
+        assert_eq!(ro, [false]);
+        for (opt, why) in [
+            ("--rw=randwrite", "rw=randwrite writes"),
+            ("--ioengine=falloc", "ioengine=falloc changes files"),
+            ("--ioengine=ftruncate", "ioengine=ftruncate changes files"),
+            ("--ioengine=filecreate", "ioengine=filecreate changes files"),
+            ("--ioengine=filedelete", "ioengine=filedelete changes files"),
+            ("--unlink=1", "unlink=1 deletes"),
+            ("--unlink_each_loop=1", "unlink_each_loop=1 deletes"),
+            ("--fill_device=1", "fill_device=1 lays out"),
+            ("--mem=mmap:f", "mem=...:f creates and sizes f"),
+        ] {
+            let (_, diags) = refusals(&["--readonly", "--name=a", "--size=1m", "--numjobs=2", opt]);
+            assert_eq!(
+                diags.matches("--readonly forbids every write").count(),
+                1,
+                "{opt}: once for a job and its clones: {diags}"
+            );
+            assert!(diags.contains(why), "{opt}: {diags}");
+            let (_, diags) = refusals(&["--name=a", "--size=1m", opt]);
+            assert!(!diags.contains("--readonly"), "{opt}: {diags}");
+        }
+        for fine in [
+            "--ioengine=filestat",
+            "--ioengine=mmap",
+            "--pre_read=1",
+            "--unlink=0",
+        ] {
+            let (_, diags) = refusals(&["--readonly", "--name=a", "--size=1m", fine]);
+            assert_eq!(diags, "", "{fine}");
+        }
+    }
 }

@@ -12,6 +12,13 @@ const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
 /// The files of job `section` (clone `jobnum`), with `size` (total bytes
 /// over all files) split between them unless `filesize` is given.
+///
+/// With `directory=`, every name goes under a directory, absolute or not,
+/// joined as fio joins them (`DIR/NAME`, plain concatenation: `/abs` under
+/// `D` is `D//abs`, that is `D/abs`): names from `filename=` under the first
+/// directory, generated names under directory `jobnum` (modulo their
+/// number), as fio's `add_file` and `set_name_idx`. `..` is not stopped,
+/// as fio does not stop it.
 pub fn files(
     o: &JobOptions,
     section: &str,
@@ -47,19 +54,34 @@ pub fn files(
                 .collect()
         }
     };
+    if names.is_empty() {
+        // fio runs such a job with no files: it does nothing, silently.
+        let given = match o.value("filename") {
+            Some(Value::Text(f)) => f.as_str(),
+            _ => "",
+        };
+        return Err(format!(
+            "filename='{given}' names no file (only separators and blanks)"
+        ));
+    }
     let per_file = match o.value("filesize") {
         Some(Value::Bytes(n)) => Some(*n),
         Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
         _ => size.map(|s| s / names.len() as u64),
     };
+    // fio adds `filename=` files once, as clone 0; generated names with the
+    // clone's number.
+    let dir_index = if matches!(o.value("filename"), Some(Value::Text(f)) if !f.is_empty()) {
+        0
+    } else {
+        jobnum as usize
+    };
     Ok(names
         .iter()
-        .enumerate()
-        .map(|(i, name)| {
+        .map(|name| {
             let path = match dirs.as_slice() {
                 [] => PathBuf::from(name),
-                _ if name.starts_with('/') => PathBuf::from(name),
-                _ => PathBuf::from(&dirs[i % dirs.len()]).join(name),
+                _ => under(&dirs[dir_index % dirs.len()], name),
             };
             FileSpec {
                 path,
@@ -68,6 +90,12 @@ pub fn files(
             }
         })
         .collect())
+}
+
+/// `name` under `dir`, as fio's `set_name_idx` then `add_file` join them:
+/// `DIR` `/` `NAME`, whatever `NAME` starts with.
+fn under(dir: &str, name: &str) -> PathBuf {
+    PathBuf::from(format!("{dir}/{name}"))
 }
 
 /// `filesize=lo-hi`: give each file of `job` its own size in the range,
@@ -166,5 +194,102 @@ mod tests {
             "f.fmt.0.0"
         );
         assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
+    }
+
+    fn plan_of(argv: &[&str]) -> crate::plan::build::Frontend {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let args = crate::cli::args::parse(&argv).unwrap();
+        let kw = crate::jobfile::subst::Keywords {
+            pagesize: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        crate::plan::build(&args, &[], &kw)
+    }
+
+    fn paths(argv: &[&str]) -> Vec<Vec<String>> {
+        let fe = plan_of(argv);
+        assert!(fe.diags.is_empty(), "{}", fe.diags);
+        fe.plan
+            .jobs
+            .iter()
+            .map(|j| {
+                j.files
+                    .iter()
+                    .map(|f| f.path.display().to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_name_goes_under_the_directory_as_fio_joins_it() {
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=/D",
+                "--filename=/t/x.dat"
+            ]),
+            [["/D//t/x.dat"]]
+        );
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D",
+                "--filename=/abs:../esc"
+            ]),
+            [["D//abs", "D/../esc"]]
+        );
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D",
+                "--filename_format=/f/$jobname"
+            ]),
+            [["D//f/a"]]
+        );
+        // filename= lists under the first directory, whatever the clone.
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D1:D2",
+                "--filename=p:q",
+                "--numjobs=2"
+            ]),
+            [["D1/p", "D1/q"], ["D1/p", "D1/q"]]
+        );
+        // Generated names under directory (clone number) modulo their count.
+        assert_eq!(
+            paths(&[
+                "--name=a",
+                "--size=1m",
+                "--directory=D1:D2",
+                "--nrfiles=2",
+                "--numjobs=3"
+            ]),
+            [
+                ["D1/a.0.0", "D1/a.0.1"],
+                ["D1/a.2.0", "D1/a.2.1"],
+                ["D2/a.1.0", "D2/a.1.1"]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_list_without_a_name_is_an_error() {
+        for list in [":", "::", " : "] {
+            let f = format!("--filename={list}");
+            let fe = plan_of(&["--name=a", "--size=1m", &f]);
+            assert!(fe.plan.jobs.is_empty());
+            assert!(
+                fe.diags.to_string().contains("names no file"),
+                "{list:?}: {}",
+                fe.diags
+            );
+        }
     }
 }

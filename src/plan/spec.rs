@@ -108,6 +108,10 @@ pub struct JobSpec {
     pub startdelay_us: (u64, u64),
     pub rwmixread: u32,
     pub group_reporting: bool,
+    /// `--readonly`: the job must never write, create, truncate or delete
+    /// a file (checked when the plan is built, and again by every part of
+    /// the run that could write).
+    pub readonly: bool,
 }
 
 impl JobSpec {

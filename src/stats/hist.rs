@@ -1,16 +1,21 @@
-//! Latency histograms: hdrhistogram at 3 significant digits for the
-//! percentiles rfio reports, and fio's log-linear bucket layout
+//! Latency histograms: hdrhistogram's layout at 3 significant digits for
+//! the percentiles rfio reports, and fio's log-linear bucket layout
 //! (`stat.h`: 29 groups of 64 buckets) for JSON+ `bins` and histogram logs.
 //!
 //! fio computes its percentiles from its own buckets, which are up to ~0.8%
-//! off the exact value. rfio reports the percentile from the hdrhistogram
-//! (the midpoint of a bucket at most 0.1% wide), with fio's rank rule: the
-//! p-th percentile is the smallest recorded value whose cumulative count is
-//! at least `p/100 * N`. Every hdrhistogram bucket of values below 2^40 ns
-//! lies inside one fio bucket, so fio's bucket counts are derived exactly
-//! from the hdrhistogram without a second per-I/O recording.
-
-use hdrhistogram::Histogram;
+//! off the exact value. rfio reports the percentile from a bucket at most
+//! 0.1% wide (its midpoint), with fio's rank rule: the p-th percentile is
+//! the smallest recorded value whose cumulative count is at least
+//! `p/100 * N`. Every bucket of values below 2^40 ns lies inside one fio
+//! bucket, so fio's bucket counts are derived exactly from it without a
+//! second per-I/O recording.
+//!
+//! The buckets are hdrhistogram's (`Histogram::new_with_bounds(1, 2^40, 3)`:
+//! 2048 sub-buckets, each power of two above the first holding 1024), but
+//! the counts are kept in chunks of [`CHUNK`] allocated the first time a
+//! latency falls in them: the whole range is 256 KiB of counters, and a
+//! job's latencies usually touch a few KiB of it. A job with a thousand
+//! clones pays for what its latencies use, not for the range.
 
 /// Bits of fio's bucket index within a group (`FIO_IO_U_PLAT_BITS`).
 const PLAT_BITS: u32 = 6;
@@ -19,10 +24,45 @@ const PLAT_VAL: u64 = 1 << PLAT_BITS;
 /// fio's bucket count (`FIO_IO_U_PLAT_NR` = 29 groups × 64).
 pub const PLAT_NR: usize = 29 * PLAT_VAL as usize;
 
-/// Largest latency tracked exactly (about 18 minutes); longer latencies are
-/// recorded as this value (min/max/mean stay exact, and percentiles are
-/// clamped to the exact maximum anyway).
+/// The histogram's upper bound (about 18 minutes): its buckets reach on to
+/// [`BEYOND_NS`], and a longer latency is recorded as this value (min/max/
+/// mean stay exact, and percentiles are clamped to the exact maximum
+/// anyway).
 const HIGHEST_NS: u64 = 1 << 40;
+/// The first value past the last bucket (hdrhistogram covers the whole
+/// power of two the upper bound starts).
+const BEYOND_NS: u64 = 1 << 41;
+
+/// log2 of the sub-buckets of the first power of two (3 significant
+/// digits: the smallest power of two above 2 × 10^3).
+const SUB_BITS: u32 = 11;
+/// Sub-buckets in the upper half of a power of two.
+const HALF: usize = 1 << (SUB_BITS - 1);
+/// Counters per lazily allocated chunk.
+const CHUNK: usize = 256;
+/// Buckets (counter indexes) of the values below [`BEYOND_NS`].
+const BUCKETS: usize = bucket_of(BEYOND_NS - 1) + 1;
+const CHUNKS: usize = BUCKETS.div_ceil(CHUNK);
+
+/// The counter of `ns` (below [`BEYOND_NS`]): hdrhistogram's
+/// `index_for` with a lowest discernible value of 1.
+const fn bucket_of(ns: u64) -> usize {
+    let mask = (1u64 << SUB_BITS) - 1;
+    let power = (64 - SUB_BITS) - (ns | mask).leading_zeros();
+    let sub = (ns >> power) as usize;
+    ((power as usize + 1) << (SUB_BITS - 1)) + sub - HALF
+}
+
+/// The lowest value of counter `idx` and the width of its range.
+fn bucket_range(idx: usize) -> (u64, u64) {
+    let power = (idx >> (SUB_BITS - 1)) as i64 - 1;
+    let sub = (idx & (HALF - 1)) as u64;
+    if power < 0 {
+        (sub, 1)
+    } else {
+        ((sub + HALF as u64) << power, 1 << power)
+    }
+}
 
 /// fio's `plat_val_to_idx`: the bucket of a value in nanoseconds.
 pub fn fio_bucket(ns: u64) -> usize {
@@ -50,9 +90,11 @@ pub fn fio_bucket_value(idx: usize) -> u64 {
 }
 
 /// A latency histogram in nanoseconds.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LatHist {
-    h: Histogram<u64>,
+    /// Counters, [`CHUNK`] to a chunk; a chunk no latency fell in is absent.
+    chunks: Box<[Option<Box<[u64; CHUNK]>>]>,
+    total: u64,
 }
 
 impl Default for LatHist {
@@ -61,61 +103,102 @@ impl Default for LatHist {
     }
 }
 
+impl std::fmt::Debug for LatHist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LatHist")
+            .field("total", &self.total)
+            .field("chunks", &self.chunks.iter().flatten().count())
+            .finish()
+    }
+}
+
 impl PartialEq for LatHist {
     fn eq(&self, other: &LatHist) -> bool {
-        self.h == other.h
+        self.total == other.total && self.recorded().eq(other.recorded())
     }
 }
 
 impl LatHist {
     /// An empty histogram covering 0 ns to about 18 minutes at 3
-    /// significant digits (allocates once; recording never allocates).
+    /// significant digits. Recording allocates a chunk of counters the
+    /// first time a latency falls in it (a bounded number of times over a
+    /// job, never more than [`CHUNKS`]).
     pub fn new() -> LatHist {
-        let mut h = Histogram::new_with_bounds(1, HIGHEST_NS, 3)
-            .expect("constant bounds are valid for hdrhistogram");
-        h.auto(false);
-        LatHist { h }
+        LatHist {
+            chunks: (0..CHUNKS).map(|_| None).collect(),
+            total: 0,
+        }
     }
 
     /// Record one latency.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.h.saturating_record(ns);
+        self.record_n(ns, 1);
     }
 
-    /// Record `n` latencies of the same value (hand-built reports).
+    /// Record `n` latencies of the same value.
+    #[inline]
     pub fn record_n(&mut self, ns: u64, n: u64) {
-        self.h.saturating_record_n(ns, n);
+        let idx = bucket_of(if ns < BEYOND_NS { ns } else { HIGHEST_NS });
+        let chunk = self.chunks[idx / CHUNK].get_or_insert_with(|| Box::new([0; CHUNK]));
+        let c = &mut chunk[idx % CHUNK];
+        *c = c.saturating_add(n);
+        self.total = self.total.saturating_add(n);
     }
 
     /// Number of recorded latencies.
     pub fn len(&self) -> u64 {
-        self.h.len()
+        self.total
     }
 
     pub fn is_empty(&self) -> bool {
-        self.h.is_empty()
+        self.total == 0
     }
 
     /// Add another histogram's counts (group_reporting, mixed directions).
     pub fn merge(&mut self, other: &LatHist) {
-        // Same bounds on both sides: adding cannot fail.
-        let _ = self.h.add(&other.h);
+        for (dst, src) in self.chunks.iter_mut().zip(other.chunks.iter()) {
+            let Some(src) = src else { continue };
+            let dst = dst.get_or_insert_with(|| Box::new([0; CHUNK]));
+            for (d, s) in dst.iter_mut().zip(src.iter()) {
+                *d = d.saturating_add(*s);
+            }
+        }
+        self.total = self.total.saturating_add(other.total);
+    }
+
+    /// Every counter with a count, in ascending order: `(the lowest value
+    /// of its range, the width of its range, count)`.
+    fn recorded(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, c)| c.as_ref().map(|c| (ci, c)))
+            .flat_map(|(ci, c)| {
+                c.iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(move |(i, &n)| {
+                        let (lo, width) = bucket_range(ci * CHUNK + i);
+                        (lo, width, n)
+                    })
+            })
     }
 
     /// The percentiles of `list` (each in (0, 100]) by fio's rank rule,
     /// clamped to `[min, max]`, the exact extremes. Empty without samples.
     pub fn percentiles(&self, list: &[f64], min: u64, max: u64) -> Vec<u64> {
-        let n = self.h.len();
+        let n = self.total;
         if n == 0 || list.is_empty() {
             return Vec::new();
         }
         let mut out = Vec::with_capacity(list.len());
         let mut want = list.iter().copied().peekable();
         let mut cum = 0u64;
-        for v in self.h.iter_recorded() {
-            cum += v.count_since_last_iteration();
-            let value = self.h.median_equivalent(v.value_iterated_to());
+        for (lo, width, count) in self.recorded() {
+            cum += count;
+            // The middle of the counter's range (rounded up).
+            let value = lo + (width >> 1);
             while let Some(&p) = want.peek() {
                 if cum as f64 >= p / 100.0 * n as f64 {
                     out.push(value.clamp(min, max.max(min)));
@@ -136,9 +219,8 @@ impl LatHist {
     /// Counts in fio's bucket layout, every bucket (for histogram logs).
     pub fn fio_buckets(&self, into: &mut [u64; PLAT_NR]) {
         into.fill(0);
-        for v in self.h.iter_recorded() {
-            let lo = self.h.lowest_equivalent(v.value_iterated_to());
-            into[fio_bucket(lo)] += v.count_at_value();
+        for (lo, _, count) in self.recorded() {
+            into[fio_bucket(lo)] += count;
         }
     }
 
@@ -147,14 +229,14 @@ impl LatHist {
     pub fn fio_bins(&self) -> Vec<(u64, u64)> {
         let mut bins: Vec<(u64, u64)> = Vec::new();
         let mut last_idx = usize::MAX;
-        for v in self.h.iter_recorded() {
-            let idx = fio_bucket(self.h.lowest_equivalent(v.value_iterated_to()));
+        for (lo, _, count) in self.recorded() {
+            let idx = fio_bucket(lo);
             if idx == last_idx {
                 if let Some(b) = bins.last_mut() {
-                    b.1 += v.count_at_value();
+                    b.1 += count;
                 }
             } else {
-                bins.push((fio_bucket_value(idx), v.count_at_value()));
+                bins.push((fio_bucket_value(idx), count));
                 last_idx = idx;
             }
         }
@@ -227,6 +309,80 @@ mod tests {
             let err = (got as f64 - exact as f64).abs() / exact as f64;
             assert!(err <= 0.001, "p{p}: {got} vs exact {exact}");
         }
+    }
+
+    /// The old histogram: hdrhistogram with the same bounds.
+    fn reference(vals: &[u64]) -> hdrhistogram::Histogram<u64> {
+        let mut h = hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, 3).unwrap();
+        h.auto(false);
+        for &v in vals {
+            h.saturating_record(v);
+        }
+        h
+    }
+
+    #[test]
+    fn buckets_are_hdrhistograms() {
+        // Every edge of every power of two, and values past the range.
+        let mut vals = vec![0u64, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096];
+        for p in 11..=41 {
+            vals.extend([(1u64 << p) - 1, 1 << p, (1 << p) + 1, (3 << p) / 2]);
+        }
+        vals.extend([u64::MAX, u64::MAX / 3, HIGHEST_NS + 12345]);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.push(x >> (x % 60));
+        }
+        let r = reference(&vals);
+        let mut h = LatHist::new();
+        for &v in &vals {
+            h.record(v);
+        }
+        assert_eq!(h.len(), r.len());
+        let mine: Vec<_> = h.recorded().map(|(lo, w, n)| (lo, lo + w - 1, n)).collect();
+        let theirs: Vec<_> = r
+            .iter_recorded()
+            .map(|v| {
+                let hi = v.value_iterated_to();
+                (r.lowest_equivalent(hi), hi, v.count_at_value())
+            })
+            .collect();
+        assert_eq!(mine.len(), theirs.len());
+        for (m, t) in mine.iter().zip(&theirs) {
+            assert_eq!(m, t);
+        }
+        for v in r.iter_recorded() {
+            let hi = v.value_iterated_to();
+            let (lo, w) = bucket_range(bucket_of(hi));
+            assert_eq!(lo + (w >> 1), r.median_equivalent(hi));
+        }
+        // A merge is the sum, whichever chunks each side has.
+        let mut a = LatHist::new();
+        let mut b = LatHist::new();
+        for (i, &v) in vals.iter().enumerate() {
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
+        }
+        a.merge(&b);
+        assert_eq!(a, h);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn only_the_chunks_latencies_fall_in_are_allocated() {
+        let mut h = LatHist::new();
+        for v in 100_000..101_000u64 {
+            h.record(v);
+        }
+        assert_eq!(h.chunks.iter().flatten().count(), 1);
+        assert_eq!(h.clone().chunks.iter().flatten().count(), 1);
+        assert_eq!(LatHist::new().chunks.len(), CHUNKS);
     }
 
     #[test]

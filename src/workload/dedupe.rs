@@ -121,8 +121,17 @@ impl WorkingSet {
             Some(Value::Bytes(c)) => min_write.min(*c),
             _ => min_write.min(512),
         };
+        let pages = size.saturating_mul(ws_perc) / 100 / min_write;
+        // fio's malloc of the set failing: an error, not an abort.
+        let fits = usize::try_from(pages)
+            .is_ok_and(|n| Vec::<FioRand>::new().try_reserve_exact(n).is_ok());
+        if !fits {
+            return Err(format!(
+                "could not allocate dedupe working set ({pages} pages)"
+            ));
+        }
         Ok(Some(WorkingSet {
-            pages: size.saturating_mul(ws_perc) / 100 / min_write,
+            pages,
             advance: min_write / chunk.max(1),
             global: matches!(spec.opt("dedupe_global"), Some(Value::Bool(true))),
         }))

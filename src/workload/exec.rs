@@ -268,7 +268,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             ids: vec![FileId(0); job.files.len()].into_boxed_slice(),
             op_ns: vec![0; job.files.len()].into_boxed_slice(),
             op_pending: vec![false; job.files.len()].into_boxed_slice(),
-            gen: job.gen.clone(),
+            gen: job.take_gen(),
             rate: job.rate.clone(),
             think: job.think.clone(),
             filler: job.filler.clone(),
@@ -362,10 +362,13 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         let mut pass = 0u64;
         loop {
+            // A pass's time includes opening its files (fio opens them in
+            // its I/O loop), and the first pass starts with the runtime
+            // clock: a job reports at least the runtime it was given.
+            let pass_start = if pass == 0 { 0 } else { self.now() };
             if self.stop == Stop::Failed || !self.open_files() {
                 break;
             }
-            let pass_start = self.now();
             self.pass_start = pass_start;
             let done_before = self.done_bytes;
             if let Some(v) = self.verify.as_mut() {
@@ -574,7 +577,10 @@ impl<'j, 'a> Exec<'j, 'a> {
             }
             let mut now = self.now();
             self.check_ramp(now);
-            if self.runtime_over(now) {
+            // Every job gets to issue an I/O, however long it waited for a
+            // CPU after its clock started (fio reads a cached clock that
+            // lags its first I/Os).
+            if self.issued_ios > 0 && self.runtime_over(now) {
                 break;
             }
             if self.progress.snapshot_due() {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::buffers::BufferFiller;
@@ -64,8 +65,10 @@ pub struct Prepared<'a> {
     /// The largest block size of any direction.
     pub(super) max_bs: u64,
     /// The pattern generators, rate limiter, think time and buffer filler,
-    /// set up once; each run starts from a copy.
-    pub(super) gen: IoGen,
+    /// set up once; each run starts from a copy. The generators (with the
+    /// random map, a bit per block) are handed to the job's run instead
+    /// ([`Prepared::take_gen`]): one map per job, gone when the job ends.
+    gen: Mutex<Option<IoGen>>,
     pub(super) rate: Option<RateLimiter>,
     pub(super) think: Option<ThinkTime>,
     pub(super) filler: BufferFiller,
@@ -124,7 +127,8 @@ impl<'a> Prepared<'a> {
         // fio checks `directory=` when it reads the option: it must exist.
         if let Some(crate::options::Value::Text(dirs)) = spec.opt("directory") {
             for dir in crate::plan::files::split_colons(dirs) {
-                if !std::path::Path::new(&dir).is_dir() {
+                // With lstat, as fio: a symbolic link is refused too.
+                if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     return Err(invalid(format!("{dir} is not a directory")));
                 }
             }
@@ -265,7 +269,7 @@ impl<'a> Prepared<'a> {
             total_ios,
             limit,
             max_bs,
-            gen,
+            gen: Mutex::new(Some(gen)),
             rate: RateLimiter::new(spec, &seeds),
             think: ThinkTime::new(spec),
             filler,
@@ -274,17 +278,59 @@ impl<'a> Prepared<'a> {
         })
     }
 
-    /// The files this job lays out before it starts: path and size, for
-    /// the free-space check.
+    /// The offset generators, for the job's one run.
+    pub(super) fn take_gen(&self) -> IoGen {
+        self.gen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("a prepared job runs once, with the generators it was prepared with")
+    }
+
+    /// Drop the generators of a job that is set up again before it runs
+    /// (a later group's job: its files may change before then).
+    pub(super) fn release_gen(&self) {
+        *self.gen.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The files this job lays out before it starts, for the free-space
+    /// check: path and the bytes the file will hold. A filled layout holds
+    /// the whole file; a file only written (created empty, fio's
+    /// `fallocate` failing quietly where there is no room) holds what the
+    /// job writes: its share of `io_size` (or `size`) times `loops`, at
+    /// most its region.
     pub fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
         if !self.caps.needs_files || self.set.create_on_open || self.fill {
             return Vec::new();
         }
+        let filled = self.mode().fill;
+        let share = if self.spec.time_based {
+            u64::MAX
+        } else {
+            self.total_bytes.div_ceil(self.files.len().max(1) as u64)
+        };
         self.files
             .iter()
             .filter(|f| layout::needs_layout(&f.path, f.end()))
-            .map(|f| (f.path.clone(), f.end()))
+            .map(|f| {
+                let bytes = if filled { f.end() } else { f.len.min(share) };
+                (f.path.clone(), bytes)
+            })
             .collect()
+    }
+
+    /// How this job lays its files out.
+    fn mode(&self) -> Mode {
+        let p = self.spec.pattern;
+        Mode::for_job(
+            p.read,
+            p.writes(),
+            self.set.overwrite,
+            self.caps.no_extend,
+            self.set.fallocate,
+            self.set.create_fsync,
+        )
+        .readonly(self.spec.readonly)
     }
 
     /// Whether the job may change the contents of its files (writes or
@@ -296,31 +342,29 @@ impl<'a> Prepared<'a> {
     /// Lay out the files that are too short (fio's `setup_files`, run for
     /// one job at a time before its group starts). Returns what was laid
     /// out, or the error that stops the job.
-    pub fn lay_out(&self) -> Result<Option<Layout>, (i32, String)> {
+    pub fn lay_out(&self) -> Result<Option<Layout>, layout::Failed> {
         if !self.caps.needs_files || self.set.create_on_open {
             return Ok(None);
         }
-        let p = self.spec.pattern;
-        let mode = Mode::for_job(
-            p.read,
-            p.writes(),
-            self.set.overwrite,
-            self.caps.no_extend,
-            self.set.fallocate,
-            self.set.create_fsync,
-        );
+        let mode = self.mode();
         if self.fill {
             // fio announces a layout of its -1 size and lets the writes
             // fill the filesystem.
             for f in &self.files {
+                if self.spec.readonly {
+                    return Err(layout::Failed::new(libc::EROFS, "open"));
+                }
+                layout::create_dirs(&f.path)?;
                 if let Err(e) = std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(false)
                     .open(&f.path)
                 {
-                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                    return Err((errno, verror("filesetup.c:283", "open", errno)));
+                    return Err(layout::Failed::new(
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        "open",
+                    ));
                 }
             }
             return Ok(Some(Layout {
@@ -334,12 +378,16 @@ impl<'a> Prepared<'a> {
             if !layout::needs_layout(&f.path, f.end()) {
                 continue;
             }
-            if let Err(e) = layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b)) {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                return Err((errno, verror("filesetup.c:283", "open", errno)));
-            }
+            let done = layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b));
             laid.files += 1;
             laid.bytes += f.end();
+            match done {
+                Ok(()) => {}
+                // SIGINT: the partial file is gone; as fio, the job is not
+                // failed, it is stopped (it starts terminated).
+                Err(e) if e.stopped() => return Ok(Some(laid)),
+                Err(e) => return Err(e),
+            }
         }
         Ok((laid.files > 0).then_some(laid))
     }
@@ -349,7 +397,7 @@ impl<'a> Prepared<'a> {
     /// `exitall` in another job.
     pub fn run(
         &self,
-        layout: Result<Option<Layout>, (i32, String)>,
+        layout: Result<Option<Layout>, layout::Failed>,
         terminate: &AtomicBool,
         log: &dyn Log,
     ) -> JobReport {
@@ -366,9 +414,12 @@ impl<'a> Prepared<'a> {
                 self.execute(&mut ts, terminate, log);
                 l
             }
-            Err((errno, msg)) => {
-                ts.error = errno;
-                ts.error_msg = Some(msg);
+            Err(e) => {
+                if let Some(note) = &e.note {
+                    log.err(note);
+                }
+                ts.error = e.errno;
+                ts.error_msg = Some(e.msg);
                 None
             }
         };
@@ -425,14 +476,18 @@ impl<'a> Prepared<'a> {
         } else {
             set.iodepth as usize
         };
-        let unit = (self.max_bs as usize).div_ceil(ALIGN) * ALIGN;
+        // Sizes past the address space ask for everything: ENOMEM below.
+        let unit = usize::try_from(self.max_bs)
+            .unwrap_or(usize::MAX)
+            .div_ceil(ALIGN)
+            .saturating_mul(ALIGN);
         // fio allocates no buffer memory for a job that moves no data.
         let mem_spec = if spec.pattern.read || spec.pattern.write {
             self.place.mem.clone()
         } else {
             MemSpec::default()
         };
-        let mut pool = match IoMemory::allocate(&mem_spec, unit * depth) {
+        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
             Ok(m) => m,
             Err(e) => {
                 for note in &e.notes {

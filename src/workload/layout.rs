@@ -14,6 +14,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
+use super::progress;
 use super::settings::Fallocate;
 
 /// Bytes written per `write(2)` while filling a file.
@@ -30,6 +31,9 @@ pub struct Mode {
     pub fallocate: Fallocate,
     /// `create_fsync=1`: fsync a filled file.
     pub fsync: bool,
+    /// `--readonly`: nothing may be written; a file that needs laying out
+    /// is refused before anything is touched.
+    pub readonly: bool,
 }
 
 impl Mode {
@@ -50,7 +54,64 @@ impl Mode {
             unlink_first,
             fallocate,
             fsync,
+            readonly: false,
         }
+    }
+
+    /// The same, under `--readonly` when `readonly` is set.
+    pub fn readonly(self, readonly: bool) -> Mode {
+        Mode { readonly, ..self }
+    }
+}
+
+/// Why a file could not be laid out: the job's error, in the shape of
+/// fio's `td_verror` text without fio's C source location
+/// (`func=open, error=Permission denied`), and a line fio logs before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failed {
+    pub errno: i32,
+    pub msg: String,
+    /// A whole line (newline included) for stderr, as fio's `log_err`.
+    pub note: Option<String>,
+}
+
+/// fio's line when `--readonly` keeps it from laying a file out.
+pub const READONLY_NOTE: &str = "fio: refusing extend of file due to read-only\n";
+
+impl Failed {
+    /// Error `errno` of `func`.
+    pub fn new(errno: i32, func: &str) -> Failed {
+        Failed {
+            errno,
+            msg: format!("func={func}, error={}", strerror(errno)),
+            note: None,
+        }
+    }
+
+    fn io(e: &io::Error, func: &str) -> Failed {
+        Failed::new(e.raw_os_error().unwrap_or(libc::EIO), func)
+    }
+
+    fn with_note(self, note: String) -> Failed {
+        Failed {
+            note: Some(note),
+            ..self
+        }
+    }
+
+    /// The layout was stopped by a stop request (SIGINT), its file
+    /// removed.
+    pub fn stopped(&self) -> bool {
+        self.errno == libc::EINTR && self.note.is_none()
+    }
+}
+
+/// `strerror(errno)`.
+fn strerror(errno: i32) -> String {
+    let s = io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }
 
@@ -64,21 +125,67 @@ pub fn needs_layout(path: &Path, size: u64) -> bool {
     }
 }
 
+/// Create the directories above `path` that do not exist yet, mode 0700,
+/// one at a time from the top, as fio's `create_work_dirs`; an existing
+/// one (even a file: the open finds out) is passed.
+pub fn create_dirs(path: &Path) -> Result<(), Failed> {
+    use std::os::unix::fs::DirBuilderExt;
+    let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    let mut missing: Vec<&Path> = parent
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+        .collect();
+    missing.reverse();
+    for dir in missing {
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                let failed = Failed::io(&e, &format!("mkdir({})", dir.display()));
+                let note = format!(
+                    "fio: failed to create dir ({}): {}\n",
+                    dir.display(),
+                    strerror(failed.errno)
+                );
+                return Err(failed.with_note(note));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Lay out `path` to `size` bytes with `mode`, the data made by `fill`
 /// (called for every chunk, as fio refills its layout buffer). Parent
 /// directories are created as fio does.
+///
+/// Under `--readonly` nothing is created or written: the file is refused
+/// (fio warns, then runs the job on what is there). A stop request
+/// ([`progress::request_stop`], SIGINT) ends the layout within a chunk
+/// and removes the partly laid out file, as fio's `extend_file` does.
 pub fn lay_out(
     path: &Path,
     size: u64,
     mode: Mode,
     fill: &mut dyn FnMut(&mut [u8]),
-) -> io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+) -> Result<(), Failed> {
+    if mode.readonly {
+        let note = READONLY_NOTE.to_string();
+        return Err(match std::fs::metadata(path) {
+            Err(e) => Failed::io(&e, &format!("open({})", path.display())).with_note(note),
+            Ok(_) => Failed::new(libc::EROFS, "extend").with_note(note),
+        });
+    }
+    create_dirs(path)?;
+    // fio stats the file first (`get_file_sizes`): a path through a
+    // regular file fails there.
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Failed::io(&e, "fstat")),
+        _ => {}
     }
     if mode.unlink_first {
         match std::fs::remove_file(path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Failed::io(&e, "unlink")),
             _ => {}
         }
     }
@@ -87,22 +194,40 @@ pub fn lay_out(
         .create(true)
         .truncate(mode.fill)
         .mode(0o644)
-        .open(path)?;
+        .open(path)
+        .map_err(|e| Failed::io(&e, "open"))?;
     fallocate(&f, size, mode.fallocate);
     if !mode.fill {
         return Ok(());
     }
-    f.set_len(size)?;
+    f.set_len(size).map_err(|e| Failed::io(&e, "ftruncate"))?;
     let mut chunk = vec![0u8; CHUNK.min(size as usize).max(1)];
     let mut left = size;
-    while left > 0 {
+    while left > 0 && !progress::stop_requested() {
         let n = left.min(chunk.len() as u64) as usize;
         fill(&mut chunk[..n]);
-        f.write_all(&chunk[..n])?;
+        if let Err(e) = f.write_all(&chunk[..n]) {
+            let failed = Failed::io(&e, "write");
+            return Err(match failed.errno {
+                libc::ENOSPC => {
+                    failed.with_note("fio: ENOSPC on laying out file, stopping\n".into())
+                }
+                libc::EDQUOT => {
+                    failed.with_note("fio: EDQUOT on laying out file, stopping\n".into())
+                }
+                _ => failed,
+            });
+        }
         left -= n as u64;
     }
+    if progress::stop_requested() {
+        // fio's extend_file: a terminated layout unlinks its file.
+        drop(f);
+        let _ = std::fs::remove_file(path);
+        return Err(Failed::new(libc::EINTR, "write"));
+    }
     if mode.fsync {
-        f.sync_all()?;
+        f.sync_all().map_err(|e| Failed::io(&e, "fsync"))?;
     }
     Ok(())
 }
@@ -133,13 +258,13 @@ fn fallocate(f: &std::fs::File, size: u64, how: Fallocate) {
 }
 
 /// Read `len` bytes of `path` once so that they are in the page cache
-/// (`pre_read=1`).
+/// (`pre_read=1`); a stop request (SIGINT) ends it at the next chunk.
 pub fn pre_read(path: &Path, len: u64) -> io::Result<()> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let mut left = len;
-    while left > 0 {
+    while left > 0 && !progress::stop_requested() {
         let n = f.read(&mut buf[..left.min(CHUNK as u64) as usize])?;
         if n == 0 {
             break;
@@ -186,5 +311,48 @@ mod tests {
         assert!(!needs_layout(&p, 10));
         std::fs::remove_file(&p).unwrap();
         assert!(!needs_layout(Path::new("/dev/null"), 1 << 30));
+    }
+
+    #[test]
+    fn readonly_touches_nothing() {
+        let dir = tmp("ro");
+        let p = dir.join("sub/f");
+        let m = Mode::for_job(true, false, false, false, Fallocate::Native, false).readonly(true);
+        let e = lay_out(&p, 4096, m, &mut |_| panic!("no data under --readonly")).unwrap_err();
+        assert_eq!(e.errno, libc::ENOENT);
+        assert_eq!(e.note.as_deref(), Some(READONLY_NOTE));
+        assert!(!dir.exists(), "nothing created");
+
+        let p = tmp("ro-short");
+        std::fs::write(&p, [7u8; 100]).unwrap();
+        let e = lay_out(&p, 4096, m, &mut |_| panic!()).unwrap_err();
+        assert_eq!(
+            (e.errno, e.msg.as_str()),
+            (libc::EROFS, "func=extend, error=Read-only file system")
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), [7u8; 100]);
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn errors_name_what_failed_without_c_locations() {
+        let file = tmp("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let m = Mode::for_job(true, false, false, false, Fallocate::None, false);
+        let e = lay_out(&file.join("x"), 4096, m, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            (e.errno, e.msg.as_str(), e.note),
+            (libc::ENOTDIR, "func=fstat, error=Not a directory", None)
+        );
+        std::fs::remove_file(&file).unwrap();
+
+        let under_proc = format!("/proc/rfio-layout-{}", std::process::id());
+        let e = lay_out(&Path::new(&under_proc).join("f"), 4096, m, &mut |_| {}).unwrap_err();
+        let note = e.note.unwrap();
+        assert!(
+            note.starts_with(&format!("fio: failed to create dir ({under_proc}): ")),
+            "{note}"
+        );
+        assert!(!e.msg.contains(".c:"), "{}", e.msg);
     }
 }

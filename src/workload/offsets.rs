@@ -146,19 +146,27 @@ pub struct Axmap {
 impl Axmap {
     /// A map of `nr_bits` free blocks.
     pub fn new(nr_bits: u64) -> Axmap {
+        Axmap::try_new(nr_bits).expect("random map memory")
+    }
+
+    /// A map of `nr_bits` free blocks, `None` when its memory cannot be had.
+    pub fn try_new(nr_bits: u64) -> Option<Axmap> {
         let mut levels = Vec::new();
         let mut n = nr_bits.max(1);
         loop {
-            let words = n.div_ceil(64);
-            levels.push(vec![0u64; words as usize]);
+            let words = usize::try_from(n.div_ceil(64)).ok()?;
+            let mut level = Vec::new();
+            level.try_reserve_exact(words).ok()?;
+            level.resize(words, 0u64);
+            levels.push(level);
             if words == 1 {
                 break;
             }
-            n = words;
+            n = words as u64;
         }
         let mut m = Axmap { levels, nr_bits };
         m.reset();
-        m
+        Some(m)
     }
 
     /// Every block free again (fio's `axmap_reset`). Bits past the end are
@@ -692,7 +700,14 @@ impl OffsetGen {
                 Some(Lfsr::new(blocks, self.seeds.get(Slot::Block)).ok_or(SetupError::Lfsr)?);
         } else if !self.norandommap && matches!(self.dist, DistKind::Random) {
             // fio sets norandommap for any distribution but `random`.
-            cursor.map = Some(Axmap::new(blocks));
+            cursor.map = Some(Axmap::try_new(blocks).ok_or_else(|| {
+                SetupError::Invalid(
+                    "failed allocating random map. If running a large number of jobs, \
+                     try the 'norandommap' option or set 'softrandommap'. Or give a \
+                     larger --alloc-size to fio."
+                        .into(),
+                )
+            })?);
         }
         Ok(cursor)
     }
@@ -1361,6 +1376,13 @@ impl IoGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_random_map_too_large_to_have_is_refused() {
+        assert!(Axmap::try_new(u64::MAX).is_none());
+        assert!(Axmap::try_new(1 << 62).is_none());
+        assert!(Axmap::try_new(1000).is_some());
+    }
 
     #[test]
     fn axmap_next_free_wraps_and_fills() {

@@ -23,6 +23,10 @@ pub enum RunError {
     NoFiles { job: String },
     #[error("fio: job {job}: {msg}")]
     Invalid { job: String, msg: String },
+    /// More jobs than fio 3.33 can hold ([`MAX_RUN_JOBS`]); fio's two
+    /// lines, word for word.
+    #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
+    TooManyJobs,
     #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
     Mounted { path: String },
     #[error(
@@ -49,6 +53,16 @@ impl From<safety::NoSpace> for RunError {
         }
     }
 }
+
+/// The most jobs a run may have, counted over all its groups: fio 3.33
+/// keeps its jobs in shared-memory segments of 8, at most 511 of them, and
+/// refuses the 4,089th job while it reads the job options (`--max-jobs` is
+/// accepted and ignored).
+pub const MAX_RUN_JOBS: usize = 4088;
+
+/// fio's warning for a `time_based` job without a runtime, which then runs
+/// through its size once (as if `time_based` were not set).
+pub const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
 
 /// Where the jobs' live messages go, as fio prints them while it runs:
 /// `info` is fio's `log_info` (stdout: notes, `fio: pid=…, err=…`), `err`
@@ -120,6 +134,19 @@ pub fn run_with_progress(
     progress: &Progress,
 ) -> Result<RunReport, RunError> {
     assert_eq!(progress.jobs().len(), plan.jobs.len());
+    if plan.jobs.len() > MAX_RUN_JOBS {
+        return Err(RunError::TooManyJobs);
+    }
+    // fio warns once per job section (its clones copy the fixed options).
+    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
+        if matches!(
+            spec.opt("time_based"),
+            Some(crate::options::Value::Bool(true))
+        ) && spec.runtime_us == 0
+        {
+            log.err(&format!("{NO_RUNTIME_WARNING}\n"));
+        }
+    }
     let started_ms = epoch_ms();
     // A job that fails its setup is reported failed and the others run
     // (fio's `setup_files` failing in `run_threads`); other problems stop
@@ -132,6 +159,13 @@ pub fn run_with_progress(
         match Prepared::new(spec) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
+                if spec.group_id > 0 {
+                    // Set up again when its group starts: its generators (a
+                    // random map is a bit per block) need not wait in memory
+                    // until then, and a group that never starts never needs
+                    // them.
+                    p.release_gen();
+                }
                 prepared.push(Some(p))
             }
             // A later group may create the file this job needs a size
@@ -208,12 +242,7 @@ pub fn run_with_progress(
         // and whoever waits for them (`wait_for`) may go on.
         members.retain(|&i| match setup_failed[i].take() {
             Some(report) => {
-                let (lock, cv) = &done[i];
-                *lock.lock().expect("no poisoning") = true;
-                cv.notify_all();
-                progress.jobs()[i].publish_final(&report);
-                progress.reap(i, true);
-                jobs[i] = Some(report);
+                jobs[i] = Some(settle(i, report, &done, progress));
                 false
             }
             None => true,
@@ -231,17 +260,31 @@ pub fn run_with_progress(
         let terminate =
             AtomicBool::new(stop_everything.load(Ordering::Relaxed) || progress::stop_requested());
         let group_over = AtomicBool::new(false);
+        let gate = StartGate::default();
         progress.mark_genesis();
         std::thread::scope(|s| {
             let watcher = s.spawn(|| watch_stop(&terminate, &stop_everything, &group_over));
-            let handles: Vec<_> = members
-                .iter()
-                .zip(layouts)
-                .map(|(&i, layout)| {
-                    let p = prepared[i].as_ref().expect("set up");
-                    let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
-                    let job = progress.jobs()[i].clone();
-                    let h = s.spawn(move || {
+            let mut handles = Vec::with_capacity(members.len());
+            // Opened below once every thread exists, or on the way out of a
+            // panic here (the scope would wait for threads at the gate).
+            let opener = OpenOnDrop(&gate);
+            for (&i, layout) in members.iter().zip(layouts) {
+                let Some(p) = prepared[i].as_ref() else {
+                    // Its size was to come from an earlier group, and a
+                    // stop kept it from being set up: it never started.
+                    let spec = &plan.jobs[i];
+                    let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+                    report.latency_depth = Some(0);
+                    jobs[i] = Some(settle(i, report, &done, progress));
+                    continue;
+                };
+                let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
+                let job = progress.jobs()[i].clone();
+                let gate = &gate;
+                let spawned = std::thread::Builder::new()
+                    .stack_size(JOB_STACK)
+                    .spawn_scoped(s, move || {
+                        gate.wait();
                         if let Some(w) = p.spec.wait_for {
                             let (lock, cv) = &done[w];
                             let mut finished = lock.lock().expect("no poisoning");
@@ -266,9 +309,18 @@ pub fn run_with_progress(
                         progress.reap(i, report.error != 0);
                         report
                     });
-                    (i, h)
-                })
-                .collect();
+                match spawned {
+                    Ok(h) => handles.push((i, h)),
+                    Err(e) => {
+                        // No thread for this job (out of threads or memory):
+                        // it is reported failed, the others run.
+                        let report = no_thread(&plan.jobs[i], &e, log);
+                        jobs[i] = Some(settle(i, report, done, progress));
+                    }
+                }
+            }
+            // Every thread of the group exists: they start together.
+            drop(opener);
             let joined: Vec<_> = handles.into_iter().map(|(i, h)| (i, h.join())).collect();
             // The watcher goes first: a panic below must not leave it waiting.
             group_over.store(true, Ordering::Relaxed);
@@ -280,6 +332,78 @@ pub fn run_with_progress(
     }
     let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
     Ok(RunReport::new(jobs, started_ms, epoch_ms(), disks.finish()))
+}
+
+/// The stack of a job thread. The I/O loop keeps its state on the heap: in
+/// a debug build the engine, verify, log and cmdprio tests all pass with
+/// 96 KiB (48 KiB overflows), so this leaves five times that. Below 2 MiB
+/// a stack is never backed by a transparent huge page, which would make
+/// each job's stack cost 2 MiB of memory.
+const JOB_STACK: usize = 512 * 1024;
+
+/// The start line of a group (fio's startup semaphores): its job threads
+/// wait here until every one of them has been created, then all go at
+/// once, so that the first jobs do not run while the last are still being
+/// started.
+#[derive(Default)]
+struct StartGate {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl StartGate {
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.cv.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.cv.notify_all();
+    }
+}
+
+/// Opens its gate when dropped.
+struct OpenOnDrop<'a>(&'a StartGate);
+
+impl Drop for OpenOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.open();
+    }
+}
+
+/// Job `i` is over without having run on a thread (its setup failed, or
+/// it never started): its report is final, whoever waits for it goes on.
+fn settle(
+    i: usize,
+    report: JobReport,
+    done: &[(Mutex<bool>, Condvar)],
+    progress: &Progress,
+) -> JobReport {
+    let (lock, cv) = &done[i];
+    *lock.lock().expect("no poisoning") = true;
+    cv.notify_all();
+    progress.jobs()[i].publish_final(&report);
+    progress.reap(i, report.error != 0);
+    report
+}
+
+/// The report of a job whose thread could not be created (fio logs
+/// `pthread_create: ...` and leaves the job unstarted).
+fn no_thread(spec: &JobSpec, e: &std::io::Error, log: &dyn Log) -> JobReport {
+    let errno = e.raw_os_error().unwrap_or(libc::EAGAIN);
+    let msg = super::job::strerror(errno);
+    log.err(&format!(
+        "rfio: job '{}': cannot create its thread: {msg}\n",
+        spec.name
+    ));
+    let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+    report.error = errno;
+    report.error_msg = Some(format!("pthread_create: {msg}"));
+    report.latency_depth = Some(0);
+    report
 }
 
 /// Until the group is over: once a stop is requested, raise the group's

@@ -150,7 +150,8 @@ pub fn check_space(files: &[(PathBuf, u64)]) -> Result<(), NoSpace> {
 }
 
 /// The nearest existing directory holding `path`, its filesystem id and
-/// the bytes available there to an unprivileged user.
+/// the bytes available there to an unprivileged user; `None` where that
+/// cannot be known (a filesystem without blocks).
 fn fs_of(path: &Path) -> Option<(PathBuf, u64, u64)> {
     let mut dir = path.parent().unwrap_or(Path::new("."));
     if dir.as_os_str().is_empty() {
@@ -164,6 +165,11 @@ fn fs_of(path: &Path) -> Option<(PathBuf, u64, u64)> {
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is NUL-terminated and `st` a valid out-pointer.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    if st.f_blocks == 0 {
+        // proc, sysfs and their kind count no blocks: there is nothing to
+        // measure, and the layout finds out what it may do there.
         return None;
     }
     let avail = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
@@ -207,5 +213,13 @@ mod tests {
         assert!(ok.is_ok());
         let huge = check_space(&[(dir.join("rfio-space-huge"), u64::MAX / 2)]);
         assert!(huge.is_err());
+    }
+
+    #[test]
+    fn filesystems_without_blocks_are_not_measured() {
+        // proc counts no blocks: it says nothing of the room there, and
+        // a layout under it fails with its own error.
+        let p = PathBuf::from(format!("/proc/rfio-space-{}/f", std::process::id()));
+        assert_eq!(check_space(&[(p, 1 << 20)]), Ok(()));
     }
 }

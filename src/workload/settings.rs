@@ -163,10 +163,13 @@ impl Settings {
             fsync_on_close: o.flag("fsync_on_close").unwrap_or(false),
             invalidate: o.flag("invalidate").unwrap_or(true),
             fadvise,
-            unlink: o.flag("unlink").unwrap_or(false),
-            unlink_each_loop: o.flag("unlink_each_loop").unwrap_or(false),
+            // --readonly: refused when the plan is built; never here either.
+            unlink: !spec.readonly && o.flag("unlink").unwrap_or(false),
+            unlink_each_loop: !spec.readonly && o.flag("unlink_each_loop").unwrap_or(false),
             overwrite: o.flag("overwrite").unwrap_or(false),
-            create_on_open: o.flag("create_on_open").unwrap_or(false),
+            // Under --readonly a missing file is never created: it goes to
+            // the layout, which refuses it.
+            create_on_open: !spec.readonly && o.flag("create_on_open").unwrap_or(false),
             create_fsync: o.flag("create_fsync").unwrap_or(true),
             pre_read: o.flag("pre_read").unwrap_or(false),
             fallocate,

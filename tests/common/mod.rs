@@ -1,9 +1,15 @@
-//! Helpers the integration tests share: a plan from a command line, and a
-//! temporary directory that cleans up after itself.
+//! Helpers the integration tests share: a plan from a command line, a temporary directory that
+//! cleans up after itself, running rfio or fio with a time limit, and real fio (required: the
+//! comparisons with it fail without it, never skip).
 #![allow(dead_code)] // each test file uses some of these
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use rfio::cli::args::Args;
 use rfio::plan::Plan;
@@ -77,13 +83,82 @@ impl Drop for TempDir {
 /// The rfio binary built for these tests.
 pub const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
 
-/// Run `bin` (rfio or fio) with `args` in `dir`.
+/// How long one run of rfio or fio may take before the tests call it hung: far more than any
+/// test job needs (they run for at most a few seconds), so only a hang reaches it.
+pub const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+/// Run `bin` (rfio or fio) with `args` in `dir`; panics if it runs past [`RUN_LIMIT`], after
+/// killing it and everything it started.
 pub fn run_in(bin: &str, dir: impl AsRef<Path>, args: &[&str]) -> Output {
-    Command::new(bin)
-        .current_dir(dir.as_ref())
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{bin} runs: {e}"))
+    run_limited(bin, dir, args, RUN_LIMIT)
+}
+
+/// Run `bin` with `args` in `dir` in a process group of its own (fio forks a process per job);
+/// past `limit` the whole group is killed and the test panics, showing what it printed so far.
+pub fn run_limited(bin: &str, dir: impl AsRef<Path>, args: &[&str], limit: Duration) -> Output {
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(dir.as_ref()).args(args);
+    let (out, timed_out) = output_within(&mut cmd, limit);
+    assert!(
+        !timed_out,
+        "{bin} {args:?} was still running after {limit:?}: killed its process group\n\
+         stdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
+/// The output of `cmd` (stdin closed, stdout and stderr captured), run in a new process group;
+/// `true` with it when the group had to be killed after `limit`.
+pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{:?} runs: {e}", cmd.get_program()));
+    let out = drain(child.stdout.take().expect("piped stdout"));
+    let err = drain(child.stderr.take().expect("piped stderr"));
+    let deadline = Instant::now() + limit;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            kill_group(&mut child);
+            timed_out = true;
+            break child.wait().expect("wait for the killed child");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let output = Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
+    (output, timed_out)
+}
+
+/// Kill the process group that `child` leads (it was spawned with `process_group(0)`).
+pub fn kill_group(child: &mut Child) {
+    let pgid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
+    // SAFETY: kill(2) takes no pointers; the negative id names the group this child leads, which
+    // holds only processes this test started.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = from.read_to_end(&mut buf);
+        buf
+    })
 }
 
 /// Run rfio with `args` in `dir`.
@@ -91,17 +166,35 @@ pub fn rfio(dir: impl AsRef<Path>, args: &[&str]) -> Output {
     run_in(RFIO, dir, args)
 }
 
-/// Real fio, when installed (else the comparisons with it are skipped,
-/// saying so).
-pub fn fio() -> Option<&'static str> {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("fio is not installed: skipping the comparison with fio");
+/// What to do when real fio is missing: the tests that compare with it fail, never skip.
+pub const NEED_FIO: &str = "real fio 3.33 is needed to compare with: apt-get install -y fio";
+
+/// Real fio 3.33 on PATH, as the program name to run; panics with the install hint
+/// ([`NEED_FIO`]) when it is missing or another version.
+pub fn real_fio() -> &'static str {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(|| {
+        let out = Command::new("fio")
+            .arg("--version")
+            .output()
+            .map_err(|e| format!("fio does not run: {e}"))?;
+        let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() && version == "fio-3.33" {
+            Ok(())
+        } else {
+            Err(format!("fio --version says {version:?}"))
+        }
+    });
+    if let Err(why) = checked {
+        panic!("{NEED_FIO} ({why})");
     }
-    ok.then_some("fio")
+    "fio"
+}
+
+/// Real fio: always `Some` (kept for the tests written as `let Some(fio) = fio() else ...`);
+/// panics with the install hint when fio is missing, as [`real_fio`] does.
+pub fn fio() -> Option<&'static str> {
+    Some(real_fio())
 }
 
 pub fn stdout(o: &Output) -> String {
@@ -110,4 +203,143 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A process running beside the test, in a process group of its own, its stdout and stderr
+/// collected as they come: the test waits for what it prints (a sign that it is ready) rather
+/// than for a guessed time. Dropping it kills the group.
+pub struct Running {
+    child: Child,
+    out: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    err: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Running {
+    /// Start `cmd` with stdin closed and stdout and stderr piped to the test.
+    pub fn start(cmd: &mut Command) -> Running {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{:?} starts: {e}", cmd.get_program()));
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let err = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let readers = vec![
+            collect(child.stdout.take().expect("piped stdout"), out.clone()),
+            collect(child.stderr.take().expect("piped stderr"), err.clone()),
+        ];
+        Running {
+            child,
+            out,
+            err,
+            readers,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> libc::pid_t {
+        libc::pid_t::try_from(self.child.id()).expect("a pid fits pid_t")
+    }
+
+    /// What it printed on stdout so far.
+    pub fn stdout_so_far(&self) -> String {
+        String::from_utf8_lossy(&self.out.lock().unwrap()).into_owned()
+    }
+
+    /// Wait until `ready` holds of its stdout so far; panics (showing what it printed) when it
+    /// exits first or `limit` passes.
+    pub fn wait_for_stdout(&mut self, what: &str, limit: Duration, ready: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + limit;
+        loop {
+            if ready(&self.stdout_so_far()) {
+                return;
+            }
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                // Let the readers take the last bytes before judging.
+                std::thread::sleep(Duration::from_millis(50));
+                assert!(
+                    ready(&self.stdout_so_far()),
+                    "exited ({status}) before {what}: stdout {:?}, stderr {:?}",
+                    self.stdout_so_far(),
+                    String::from_utf8_lossy(&self.err.lock().unwrap())
+                );
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {limit:?}: stdout {:?}",
+                self.stdout_so_far()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Send `sig` to the process.
+    pub fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill(2) takes no pointers; the pid is this test's own child, not yet reaped.
+        let rc = unsafe { libc::kill(self.pid(), sig) };
+        assert_eq!(rc, 0, "kill({}, {sig})", self.pid());
+    }
+
+    /// Whether it has exited (reaping it if so).
+    pub fn exited(&mut self) -> bool {
+        self.child.try_wait().expect("try_wait").is_some()
+    }
+
+    /// Its output once it exits; past `limit` the group is killed and the test panics with
+    /// `why` (what the test expected to end it) and what it printed.
+    pub fn finish(mut self, limit: Duration, why: &str) -> Output {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                kill_group(&mut self.child);
+                let _ = self.child.wait();
+                panic!(
+                    "still running {limit:?} after {why}: killed; stdout {:?}",
+                    self.stdout_so_far()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+        let stdout = std::mem::take(&mut *self.out.lock().unwrap());
+        let stderr = std::mem::take(&mut *self.err.lock().unwrap());
+        Output {
+            status,
+            stdout,
+            stderr,
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            kill_group(&mut self.child);
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn collect(
+    mut from: impl Read + Send + 'static,
+    into: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            into.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    })
 }

@@ -1,0 +1,90 @@
+//! The test helpers themselves (tests/common): a run that outlives its
+//! time limit is killed with everything it started, and says so.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{output_within, run_limited, TempDir};
+
+/// Whether process `pid` is gone (or a zombie waiting to be reaped).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // `pid (comm) S ...`: the state follows the command's `)`.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+/// A shell that starts a grandchild and waits on it, as fio waits on its
+/// job processes: at the limit both are killed, and what it printed comes
+/// back.
+#[test]
+fn a_hung_process_group_is_killed_with_its_children() {
+    let dir = TempDir::new("harness-hang");
+    let pidfile = dir.file("pid");
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; echo started; wait",
+        pidfile.display()
+    );
+    let start = Instant::now();
+    let (out, timed_out) = output_within(
+        Command::new("sh").args(["-c", &script]),
+        Duration::from_secs(2),
+    );
+    assert!(timed_out);
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(common::stdout(&out), "started\n");
+    let grandchild: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !gone(grandchild) {
+        assert!(
+            Instant::now() < deadline,
+            "the grandchild {grandchild} outlived the kill"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_run_past_its_limit_fails_the_test_naming_it() {
+    let dir = TempDir::new("harness-limit");
+    let err = std::panic::catch_unwind(|| {
+        run_limited("sleep", &dir, &["300"], Duration::from_millis(500))
+    })
+    .expect_err("the run is past its limit");
+    let msg = err
+        .downcast_ref::<String>()
+        .expect("a formatted panic message");
+    assert!(
+        msg.starts_with("sleep [\"300\"] was still running after 500ms: killed"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_run_within_its_limit_gives_its_output() {
+    let dir = TempDir::new("harness-ok");
+    let out = run_limited(
+        "sh",
+        &dir,
+        &["-c", "echo out; echo err >&2; exit 3"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        (common::stdout(&out), common::stderr(&out)),
+        ("out\n".into(), "err\n".into())
+    );
+}
