@@ -70,11 +70,11 @@ impl Entry {
     }
 }
 
-/// Split `key=value` the way fio does: at the first `=`, trimming blanks at
-/// the end of the key only.
+/// Split `key=value` the way fio does: at the first `=`, trimming blanks
+/// and control characters at the end of the key only (`bs\x7f=4k` is `bs`).
 pub fn split_entry(text: &str) -> (&str, Option<&str>) {
     match text.split_once('=') {
-        Some((k, v)) => (k.trim_end(), Some(v)),
+        Some((k, v)) => (k.trim_end_matches(super::parser::is_blank), Some(v)),
         None => (text, None),
     }
 }

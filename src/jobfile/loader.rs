@@ -1,20 +1,24 @@
 //! Reading job files from disk: decoding, the line grammar, and `include`.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
-use super::parser::{line, Line, LineError};
+use super::parser::{is_space, line, Line, LineError};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
 pub const MAX_LINE: usize = 8191;
 
-/// How deep includes may nest (a cycle is reported before this is reached).
-const MAX_INCLUDE_DEPTH: usize = 32;
+/// How deep includes may nest. A cycle is found by the files being read,
+/// whatever the depth; this only bounds the recursion (fio itself nests
+/// until it runs out of file descriptors, some ten thousand deep).
+pub const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// Read and parse the job file at `path` (`-` is standard input).
 pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
@@ -51,14 +55,22 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut cx = Context {
         diags: Diagnostics::default(),
         stack: Vec::new(),
+        read: HashMap::new(),
+        read_bytes: 0,
     };
-    let mut sections: Vec<Section> = Vec::new();
+    // Room for every section at once: growing the list as it fills would
+    // need half as much again, with many sections.
+    let headers = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| l.trim_ascii_start().starts_with(b"["))
+        .count();
+    let mut sections: Vec<Section> = Vec::with_capacity(headers);
     cx.stack.push(canonical(&path));
     // fio stops reading a job file at its first error: where that was.
     let mut stop: Option<Stop> = None;
     // After a bad section header its options are skipped, not reported again.
     let mut in_bad_section = false;
-    for (span, item) in cx.lines(&path, bytes) {
+    for (span, item) in lines(&path, bytes) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
@@ -71,6 +83,9 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
             Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
             Ok(Line::Section { name }) => {
                 in_bad_section = false;
+                if let Some(done) = sections.last_mut() {
+                    done.entries.shrink_to_fit();
+                }
                 sections.push(Section {
                     name: name.to_string(),
                     span,
@@ -127,37 +142,49 @@ pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     )
 }
 
+/// Decode `bytes` and classify each line, as they are read (a job file
+/// of many short lines would need much more memory for them all at once).
+fn lines<'a>(
+    path: &'a Arc<Path>,
+    bytes: &'a [u8],
+) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .map(move |(idx, raw)| {
+            let lineno = idx as u32 + 1;
+            match decode_line(raw) {
+                Ok(text) => {
+                    let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
+                    let span = Span::file(path, lineno, col);
+                    (span, line(text).map_err(BadLine::Syntax))
+                }
+                Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
+            }
+        })
+}
+
 struct Context {
     diags: Diagnostics,
     /// Canonical paths of the files being read, outermost first.
     stack: Vec<PathBuf>,
+    /// Regular files included so far, by the including file and the name
+    /// given: a file included many times is found and read once.
+    read: HashMap<(PathBuf, String), Rc<Included>>,
+    /// Bytes held in `read` (at most [`MAX_FILE_BYTES`]; past that files
+    /// are read again each time).
+    read_bytes: usize,
+}
+
+/// An included file, read.
+struct Included {
+    path: Arc<Path>,
+    canonical: PathBuf,
+    bytes: Vec<u8>,
 }
 
 impl Context {
-    /// Decode `bytes` and classify each line.
-    fn lines<'a>(
-        &mut self,
-        path: &Arc<Path>,
-        bytes: &'a [u8],
-    ) -> Vec<(Span, Result<Line<'a>, BadLine>)> {
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut out = Vec::new();
-        for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
-            let lineno = idx as u32 + 1;
-            let text = match decode_line(raw) {
-                Ok(text) => text,
-                Err(msg) => {
-                    out.push((Span::file(path, lineno, 1), Err(BadLine::NotText(msg))));
-                    continue;
-                }
-            };
-            let col = 1 + (text.len() - text.trim_start().len()) as u32;
-            let span = Span::file(path, lineno, col);
-            out.push((span, line(text).map_err(BadLine::Syntax)));
-        }
-        out
-    }
-
     fn outside_section(&mut self, span: Span, text: &str) {
         self.diags.push(Diagnostic::at(
             span,
@@ -174,33 +201,38 @@ impl Context {
         entries: &mut Vec<Entry>,
         depth: usize,
     ) {
-        let target = resolve_include(from, inc);
-        let bytes = match read_file(&target) {
-            Ok(b) => b,
+        let file = match self.read_include(from, inc) {
+            Ok(file) => file,
             Err(e) => {
                 self.diags
                     .push(Diagnostic::at(span, format!("cannot include '{inc}': {e}")));
                 return;
             }
         };
-        let canon = canonical(&target);
-        if self.stack.contains(&canon) || depth > MAX_INCLUDE_DEPTH {
+        if self.stack.contains(&file.canonical) {
             self.diags.push(Diagnostic::at(
                 span,
                 format!("include cycle: '{inc}' is already being read (it includes itself, directly or through other files)"),
             ));
             return;
         }
-        self.stack.push(canon);
-        let target: Arc<Path> = Arc::from(target.as_path());
-        for (span, item) in self.lines(&target, &bytes) {
+        if depth > MAX_INCLUDE_DEPTH {
+            self.diags.push(Diagnostic::at(
+                span,
+                format!("cannot include '{inc}': includes nest more than {MAX_INCLUDE_DEPTH} files deep"),
+            ));
+            return;
+        }
+        self.stack.push(file.canonical.clone());
+        let target = &file.path;
+        for (span, item) in lines(target, &file.bytes) {
             match item {
                 Err(bad) => self.diags.push(Diagnostic::at(span, bad.to_string())),
                 Ok(Line::Blank) => {}
                 Ok(Line::Option { text }) => entries.push(Entry { text: text.to_string(), span }),
                 Ok(Line::Include { path: inner }) => {
                     let inner = inner.to_string();
-                    self.include(&target, &inner, span, entries, depth + 1)
+                    self.include(target, &inner, span, entries, depth + 1)
                 }
                 Ok(Line::Section { name }) => self.diags.push(Diagnostic::at(
                     span,
@@ -209,6 +241,27 @@ impl Context {
             }
         }
         self.stack.pop();
+    }
+
+    /// Find and read `inc`, included from `from` (once per regular file).
+    fn read_include(&mut self, from: &Path, inc: &str) -> Result<Rc<Included>, String> {
+        let key = (from.to_path_buf(), inc.to_string());
+        if let Some(file) = self.read.get(&key) {
+            return Ok(Rc::clone(file));
+        }
+        let target = resolve_include(from, inc);
+        let (bytes, regular) = read_file_kind(&target)?;
+        let file = Rc::new(Included {
+            canonical: canonical(&target),
+            path: Arc::from(target.as_path()),
+            bytes,
+        });
+        // A pipe gives what it gives once; only regular files are kept.
+        if regular && self.read_bytes + file.bytes.len() <= MAX_FILE_BYTES as usize {
+            self.read_bytes += file.bytes.len();
+            self.read.insert(key, Rc::clone(&file));
+        }
+        Ok(file)
     }
 }
 
@@ -219,6 +272,11 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Read a job or include file: a regular file (or a pipe such as
 /// `/dev/stdin`), at most [`MAX_FILE_BYTES`].
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    read_file_kind(path).map(|(bytes, _)| bytes)
+}
+
+/// [`read_file`], and whether the file is a regular file.
+fn read_file_kind(path: &Path) -> Result<(Vec<u8>, bool), String> {
     let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
     let meta = file.metadata().map_err(|e| io_reason(&e))?;
     if meta.is_dir() {
@@ -227,7 +285,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     if meta.file_type().is_char_device() || meta.file_type().is_block_device() {
         return Err("it is a device, not a job file".into());
     }
-    read_limited(file)
+    Ok((read_limited(file)?, meta.is_file()))
 }
 
 fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {

@@ -41,6 +41,10 @@ pub enum LineError {
     IncludeWithoutPath,
     /// `=value` with no option name.
     MissingOptionName,
+    /// A control character (not a blank) starts the line: fio strips only
+    /// blanks at the start of a line, takes the character as part of the
+    /// option name and refuses the line ("Bad option").
+    ControlCharacter { byte: u8 },
 }
 
 impl std::fmt::Display for LineError {
@@ -61,13 +65,24 @@ impl std::fmt::Display for LineError {
             LineError::MissingOptionName => {
                 f.write_str("option line has no option name before '='")
             }
+            LineError::ControlCharacter { byte } => write!(
+                f,
+                "line starts with the control character 0x{byte:02x}: fio reads it as part of the option name and refuses the line"
+            ),
         }
     }
 }
 
-/// Characters fio strips at the ends of a line (`isspace` or `iscntrl`).
-fn is_blank(c: char) -> bool {
-    c.is_ascii_whitespace() || c.is_ascii_control()
+/// Characters fio strips at the start of a line (C's `isspace`: TAB, LF,
+/// VT, FF, CR and space).
+pub fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// Characters fio strips at the end of a line and of an option name
+/// (`isspace` or `iscntrl`). A line of nothing else is blank.
+pub fn is_blank(c: char) -> bool {
+    is_space(c) || c.is_ascii_control()
 }
 
 fn is_comment_start(c: char) -> bool {
@@ -118,11 +133,15 @@ pub fn option(input: &str) -> IResult<&str, &str> {
 
 /// Classify one physical line (without its line terminator).
 pub fn line(raw: &str) -> Result<Line<'_>, LineError> {
-    let trimmed = raw.trim_start_matches(|c: char| c.is_ascii_whitespace());
-    // A line that starts (after blanks) with a comment, or holds only blanks.
+    let trimmed = raw.trim_start_matches(is_space);
+    // A line that starts (after blanks) with a comment, or holds only blanks
+    // and control characters.
     let (_, text) = content(trimmed).expect("content never fails");
     if text.is_empty() {
         return Ok(Line::Blank);
+    }
+    if let Some(c) = trimmed.chars().next().filter(char::is_ascii_control) {
+        return Err(LineError::ControlCharacter { byte: c as u8 });
     }
     if text.starts_with('[') {
         return match section_header(text) {
@@ -193,5 +212,43 @@ mod tests {
         assert_eq!(line("[]"), Err(LineError::EmptySectionName));
         assert_eq!(line("include"), Err(LineError::IncludeWithoutPath));
         assert_eq!(line("=4k"), Err(LineError::MissingOptionName));
+    }
+
+    /// fio strips blanks only at the start of a line: a DEL, BS, ESC or
+    /// ^A there is part of the option name, and fio refuses the line.
+    #[test]
+    fn control_characters_at_the_start_are_refused() {
+        for (text, byte) in [
+            ("\x7fbs=4k", 0x7f),
+            ("\x08bs=4k", 0x08),
+            ("\x1bbs=4k", 0x1b),
+            ("\x01bs=4k", 0x01),
+            ("  \x01time_based", 0x01),
+            ("\t\x7f[job]", 0x7f),
+            ("\x01include a.inc", 0x01),
+            ("\x7f=4k", 0x7f),
+        ] {
+            assert_eq!(
+                line(text),
+                Err(LineError::ControlCharacter { byte }),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// TAB, VT, FF and CR are blanks at the start; control characters at
+    /// the end of a line are stripped; a line of blanks and control
+    /// characters (before any comment) is blank. All as fio reads them.
+    #[test]
+    fn blanks_and_trailing_control_characters() {
+        assert_eq!(line("\tbs=4k"), Ok(Line::Option { text: "bs=4k" }));
+        assert_eq!(line("\x0b\x0cbs=4k"), Ok(Line::Option { text: "bs=4k" }));
+        assert_eq!(line("\rbs=4k\r"), Ok(Line::Option { text: "bs=4k" }));
+        assert_eq!(line("bs=4k\x7f\x1b"), Ok(Line::Option { text: "bs=4k" }));
+        assert_eq!(line("bs=\t4k"), Ok(Line::Option { text: "bs=\t4k" }));
+        assert_eq!(line("[job]\x01"), Ok(Line::Section { name: "job" }));
+        assert_eq!(line("[\x01job]"), Ok(Line::Section { name: "\x01job" }));
+        assert_eq!(line("\x7f\x01"), Ok(Line::Blank));
+        assert_eq!(line("\x01 ; comment"), Ok(Line::Blank));
     }
 }

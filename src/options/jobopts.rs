@@ -8,6 +8,8 @@
 //! unsubstituted. The order settings are applied in is the order `--showcmd`
 //! prints them.
 
+use std::sync::Arc;
+
 use super::def::{OptionDef, ValueKind};
 use super::value::{parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup, suggest, table};
@@ -28,19 +30,178 @@ pub struct Setting {
 
 /// The settings of one scope (the globals in force, or one job), in the
 /// order they were applied. Later settings override earlier ones.
+///
+/// Settings are added only by [`apply`] and taken back only by
+/// [`JobOptions::truncate`]: the scope remembers where its `kb_base` and
+/// `ioengine` are, which every option read asks for (a scan of all the
+/// settings each time made long sections, and many `[global]` sections,
+/// quadratic).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobOptions {
-    pub settings: Vec<Setting>,
+    pub settings: Settings,
+    /// Index of the last `kb_base` setting.
+    kb_base_at: Option<usize>,
+    /// Index of the last `ioengine` setting.
+    ioengine_at: Option<usize>,
+}
+
+/// Settings in the order applied: a prefix shared with other scopes (the
+/// globals in force when the scope was made: a job does not copy them),
+/// then the scope's own.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    shared: Arc<Vec<Setting>>,
+    /// How much of `shared` belongs to this scope.
+    shared_len: usize,
+    own: Vec<Setting>,
+}
+
+impl Settings {
+    pub fn len(&self) -> usize {
+        self.shared_len + self.own.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(
+        &self,
+    ) -> std::iter::Chain<std::slice::Iter<'_, Setting>, std::slice::Iter<'_, Setting>> {
+        self.shared[..self.shared_len].iter().chain(self.own.iter())
+    }
+
+    /// Setting number `i`, in the order applied.
+    pub fn get(&self, i: usize) -> Option<&Setting> {
+        match i.checked_sub(self.shared_len) {
+            None => self.shared.get(i),
+            Some(j) => self.own.get(j),
+        }
+    }
+
+    fn push(&mut self, setting: Setting) {
+        // Into the shared list while no one else holds it (the globals
+        // being read), else after it.
+        if self.own.is_empty() && self.shared_len == self.shared.len() {
+            if let Some(list) = Arc::get_mut(&mut self.shared) {
+                list.push(setting);
+                self.shared_len += 1;
+                return;
+            }
+        }
+        self.own.push(setting);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match len.checked_sub(self.shared_len) {
+            Some(own) => self.own.truncate(own),
+            None => {
+                self.own.clear();
+                self.shared_len = len;
+            }
+        }
+    }
+
+    /// The settings as a list that other scopes can start from (copied
+    /// only when the list is shared already and has grown since).
+    fn share(&mut self) -> Settings {
+        if self.shared_len == 0 {
+            self.shared = Arc::new(std::mem::take(&mut self.own));
+            self.shared_len = self.shared.len();
+        } else if !self.own.is_empty() || self.shared_len != self.shared.len() {
+            let list = Arc::make_mut(&mut self.shared);
+            list.truncate(self.shared_len);
+            list.append(&mut self.own);
+            self.shared_len = list.len();
+            self.own = Vec::new();
+        }
+        Settings {
+            shared: Arc::clone(&self.shared),
+            shared_len: self.shared_len,
+            own: Vec::new(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Settings {
+    type Item = &'a Setting;
+    type IntoIter = std::iter::Chain<std::slice::Iter<'a, Setting>, std::slice::Iter<'a, Setting>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Settings {
+    fn eq(&self, other: &Settings) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
 }
 
 impl JobOptions {
     /// The setting in force for option `name` (canonical name).
     pub fn get(&self, name: &str) -> Option<&Setting> {
-        self.settings.iter().rev().find(|s| s.def.name == name)
+        match name {
+            "kb_base" => self.kb_base_at.and_then(|i| self.settings.get(i)),
+            "ioengine" => self.ioengine_at.and_then(|i| self.settings.get(i)),
+            _ => self.settings.iter().rev().find(|s| s.def.name == name),
+        }
     }
 
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
+    }
+
+    /// A scope that starts from these settings, sharing them.
+    pub fn share(&mut self) -> JobOptions {
+        JobOptions {
+            settings: self.settings.share(),
+            kb_base_at: self.kb_base_at,
+            ioengine_at: self.ioengine_at,
+        }
+    }
+
+    /// Room for `more` settings, so that the list need not grow step by
+    /// step (growing a long list needs half as much again for a while).
+    pub fn reserve(&mut self, more: usize) {
+        if self.settings.own.is_empty() && self.settings.shared_len == self.settings.shared.len() {
+            if let Some(list) = Arc::get_mut(&mut self.settings.shared) {
+                list.reserve_exact(more);
+                return;
+            }
+        }
+        self.settings.own.reserve_exact(more);
+    }
+
+    /// Give back the room kept for more settings (a job's, once read).
+    pub fn shrink_to_fit(&mut self) {
+        self.settings.own.shrink_to_fit();
+    }
+
+    /// Add a setting after the others.
+    fn push(&mut self, setting: Setting) {
+        match setting.def.name {
+            "kb_base" => self.kb_base_at = Some(self.settings.len()),
+            "ioengine" => self.ioengine_at = Some(self.settings.len()),
+            _ => {}
+        }
+        self.settings.push(setting);
+    }
+
+    /// Keep only the first `len` settings (the state before later ones
+    /// were applied).
+    pub fn truncate(&mut self, len: usize) {
+        self.settings.truncate(len);
+        let last = |name: &str| {
+            let found = self.settings.iter().rev().position(|s| s.def.name == name);
+            found.map(|back| self.settings.len() - 1 - back)
+        };
+        if self.kb_base_at.is_some_and(|i| i >= len) {
+            self.kb_base_at = last("kb_base");
+        }
+        if self.ioengine_at.is_some_and(|i| i >= len) {
+            self.ioengine_at = last("ioengine");
+        }
     }
 
     /// `kb_base` in force (1024 unless set to 1000).
@@ -112,33 +273,61 @@ pub fn apply(
             std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio))
         });
     }
-    // (3) core options; engine options wait
+    // (3) core options; engine options wait. `kb_base` is looked up once
+    // and again only when a setting changes it: a lookup scans the settings,
+    // and doing that per option made a long section quadratic.
+    let mut ctx = scope.parse_ctx();
     let mut deferred = Vec::new();
     for (text, r) in items {
         let (key, value) = split_entry(&text);
         match lookup(key) {
-            Some(def) if !def.is_engine_option() => {
-                if let Err(e) = apply_one(scope, def, value, r) {
-                    errors.push(e);
-                }
-            }
+            Some(def) if !def.is_engine_option() => match apply_one(scope, def, value, r, &ctx) {
+                Ok(()) if def.name == "kb_base" => ctx = scope.parse_ctx(),
+                Ok(()) => {}
+                Err(e) => errors.push(e),
+            },
             _ => deferred.push((text, r)),
         }
     }
-    // (4) engine options, for the ioengine now in force
+    // (4) engine options, for the ioengine now in force (engine options
+    // change neither it nor kb_base)
+    let engine = scope.ioengine().to_string();
     for (text, r) in deferred {
         let (key, value) = split_entry(&text);
-        let engine = scope.ioengine().to_string();
         match engine_option(&engine, key) {
             Ok(def) => {
-                if let Err(e) = apply_one(scope, def, value, r) {
+                if let Err(e) = apply_one(scope, def, value, r, &ctx) {
                     errors.push(e);
                 }
             }
             Err(msg) => errors.push(err(r, msg)),
         }
     }
+    // A control character in an option line (fio keeps them in values)
+    // would be invisible, or worse, on a terminal.
+    for e in &mut errors {
+        if e.diag.message.contains(is_hidden) {
+            e.diag.message = visible(&e.diag.message);
+        }
+    }
     errors
+}
+
+/// A control character other than TAB.
+fn is_hidden(c: char) -> bool {
+    c.is_ascii_control() && c != '\t'
+}
+
+/// `text` with each control character but TAB written as `\xNN`.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            c if is_hidden(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Find `key` among the options of `engine`, or say why it is not there.
@@ -191,17 +380,17 @@ fn apply_one(
     def: &'static OptionDef,
     value: Option<&str>,
     r: &RawOption,
+    ctx: &ParseCtx,
 ) -> Result<(), OptionError> {
-    let ctx = scope.parse_ctx();
     let parsed = match value {
         Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => {
-            parse_expression(def, v, &ctx)
+            parse_expression(def, v, ctx)
         }
-        _ => parse_value(def, value, &ctx),
+        _ => parse_value(def, value, ctx),
     };
     match parsed {
         Ok(v) => {
-            scope.settings.push(Setting {
+            scope.push(Setting {
                 def,
                 text: value.map(str::to_string),
                 value: v,
@@ -271,4 +460,45 @@ fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value
         n.to_string()
     };
     parse_value(def, Some(&plain), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn errors_of(text: &str) -> Vec<String> {
+        let path: Arc<Path> = Arc::from(Path::new("job.fio"));
+        let entry = RawOption {
+            text: text.to_string(),
+            span: Span::file(&path, 3, 1),
+        };
+        let mut scope = JobOptions::default();
+        apply(
+            &mut scope,
+            &[entry],
+            Origin::JobFile,
+            &Keywords::from_system(),
+        )
+        .into_iter()
+        .map(|e| e.diag.message)
+        .collect()
+    }
+
+    /// fio keeps control characters inside values and names; where rfio
+    /// refuses such a value the message shows them.
+    #[test]
+    fn control_characters_show_in_messages() {
+        assert_eq!(
+            errors_of("bs=4\x7fk"),
+            ["bad value for option 'bs' ('bs=4\\x7fk'): '4\\x7fk': unexpected '\\x7fk' after the number"]
+        );
+        assert_eq!(errors_of("xx\x01yy=1"), ["unknown option 'xx\\x01yy'"]);
+        // Blanks and control characters at the end of a name are dropped
+        // (fio: `bs<DEL>=4k` is `bs`).
+        assert!(errors_of("bs\x7f=4k").is_empty());
+        assert!(errors_of("bs\t=4k").is_empty());
+    }
 }

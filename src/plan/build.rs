@@ -6,6 +6,7 @@
 //! first job starts a new group (an implicit `stonewall`). Inside a file a
 //! `[global]` section changes the defaults of the jobs after it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::files;
@@ -26,19 +27,29 @@ pub struct SectionOutcome {
     pub file: Option<usize>,
     pub name: String,
     pub global: bool,
-    /// The options in force after this section, in the order applied.
+    /// The options in force after this section, in the order applied: the
+    /// first `dump_to` settings. Global sections of one file share one list
+    /// (each later global section only adds to it), so that many `[global]`
+    /// sections cost no copy of it each. Job-file sections keep them only
+    /// for `--showcmd`, which prints them; otherwise they are empty and
+    /// `dump` shows nothing (a job's options live on in its [`JobSpec`]).
     pub options: Arc<JobOptions>,
     /// Where this section's own options start in `options` (0 for a global
     /// section: fio prints every global option in force again).
     pub dump_from: usize,
+    /// Where the options in force after this section end in `options`.
+    pub dump_to: usize,
     pub errors: Vec<OptionError>,
 }
 
 impl SectionOutcome {
     /// `(option, value)` as `--showcmd` prints them.
     pub fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
-        self.options.settings[self.dump_from..]
+        self.options
+            .settings
             .iter()
+            .take(self.dump_to)
+            .skip(self.dump_from)
             .map(|s| (s.def.name, s.text.as_deref()))
     }
 }
@@ -60,74 +71,140 @@ pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
 pub const MAX_FILES: usize = 1 << 22;
 
 /// A section on its way to becoming jobs.
-struct Pending {
-    section_name: String,
+struct Pending<'a> {
+    section_name: &'a str,
     span: Span,
     options: Arc<JobOptions>,
     implicit_stonewall: bool,
 }
 
 /// Build the plan from the command line and the (already loaded) job files.
+///
+/// Each job section becomes jobs as soon as it is read (so that a file of
+/// many jobs never holds all their options at once under `--parse-only`);
+/// the problems found then are reported after those of every section's
+/// options, as before.
 pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Frontend {
     let mut fe = Frontend::default();
-    let mut pending: Vec<Pending> = Vec::new();
+    let sections = job_files.iter().map(|jf| jf.sections.len()).sum::<usize>();
+    fe.sections
+        .reserve_exact(args.cmd_sections.len() + sections);
+    let mut jobs = Expander::new(args, job_files);
     let mut globals = JobOptions::default();
     for cs in &args.cmd_sections {
-        command_line_section(&mut fe, &mut pending, &mut globals, cs, keywords);
+        command_line_section(&mut fe, &mut jobs, &mut globals, cs, keywords);
     }
     let cmdline_globals = globals.clone();
     for (idx, jf) in job_files.iter().enumerate() {
-        let mut globals = if idx == 0 {
+        let globals = if idx == 0 {
             cmdline_globals.clone()
         } else {
             JobOptions::default()
         };
-        let mut first_job = true;
-        for section in &jf.sections {
-            if !section.is_global()
-                && !args.sections.is_empty()
-                && !args.sections.contains(&section.name)
-            {
-                continue;
-            }
-            let global = section.is_global();
-            let mut scope = globals.clone();
-            let start = if global { 0 } else { scope.settings.len() };
-            let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
+        file_sections(&mut fe, &mut jobs, globals, idx, jf, args, keywords);
+    }
+    fe.plan = jobs.plan;
+    fe.diags.extend(jobs.diags);
+    fe
+}
+
+/// The sections of job file number `idx`, `globals` in force at its start.
+///
+/// A `[global]` section adds its options to `globals` in place (they are
+/// taken back off when the section fails), and every global section of the
+/// file shows a prefix of that one list, shared once the file is read.
+/// Each job section starts from the globals in force, sharing them.
+fn file_sections(
+    fe: &mut Frontend,
+    jobs: &mut Expander,
+    mut globals: JobOptions,
+    idx: usize,
+    jf: &JobFile,
+    args: &Args,
+    keywords: &Keywords,
+) {
+    let mut first_job = true;
+    // The outcomes of this file's global sections: they get `globals`.
+    let mut global_outcomes = Vec::new();
+    let global_entries = jf
+        .sections
+        .iter()
+        .filter(|s| s.is_global())
+        .map(|s| s.entries.len());
+    globals.reserve(global_entries.sum());
+    // What they hold until then, and what job sections hold without
+    // `--showcmd` (one for all: they are many).
+    let unset = Arc::new(JobOptions::default());
+    for section in &jf.sections {
+        if !section.is_global()
+            && !args.sections.is_empty()
+            && !args.sections.contains(&section.name)
+        {
+            continue;
+        }
+        if section.is_global() {
+            let before = globals.settings.len();
+            let errors = apply(&mut globals, &section.entries, Origin::JobFile, keywords);
             report(&mut fe.diags, &section.name, &errors);
-            let failed = !errors.is_empty();
-            let scope = Arc::new(scope);
+            if !errors.is_empty() {
+                // A failed section changes nothing; fio prints none of it.
+                globals.truncate(before);
+            }
+            global_outcomes.push(fe.sections.len());
             fe.sections.push(SectionOutcome {
                 file: Some(idx),
                 name: section.name.clone(),
-                global,
-                options: Arc::clone(&scope),
-                dump_from: start,
+                global: true,
+                options: Arc::clone(&unset),
+                dump_from: 0,
+                dump_to: globals.settings.len(),
                 errors,
             });
-            if failed {
-                continue;
-            }
-            if global {
-                globals = JobOptions::clone(&scope);
-            } else {
-                pending.push(Pending {
-                    section_name: section.name.clone(),
-                    span: section.span.clone(),
-                    options: scope,
-                    implicit_stonewall: idx > 0 && first_job,
-                });
-                first_job = false;
-            }
+            continue;
+        }
+        let mut scope = globals.share();
+        let start = scope.settings.len();
+        let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
+        report(&mut fe.diags, &section.name, &errors);
+        let failed = !errors.is_empty();
+        scope.shrink_to_fit();
+        let scope = Arc::new(scope);
+        let (options, dump_from, dump_to) = match args.showcmd {
+            true => (Arc::clone(&scope), start, scope.settings.len()),
+            false => (Arc::clone(&unset), 0, 0),
+        };
+        fe.sections.push(SectionOutcome {
+            file: Some(idx),
+            name: section.name.clone(),
+            global: false,
+            options,
+            dump_from,
+            dump_to,
+            errors,
+        });
+        if failed {
+            continue;
+        }
+        jobs.add(Pending {
+            section_name: &section.name,
+            span: section.span.clone(),
+            options: scope,
+            implicit_stonewall: idx > 0 && first_job,
+        });
+        first_job = false;
+    }
+    let globals = Arc::new(globals);
+    for i in global_outcomes {
+        match args.showcmd {
+            true => fe.sections[i].options = Arc::clone(&globals),
+            false => fe.sections[i].dump_to = 0,
         }
     }
-    fe.plan = expand(pending, &mut fe.diags, args);
-    fe
 }
 
 fn command_line_section(
     fe: &mut Frontend,
-    pending: &mut Vec<Pending>,
+    jobs: &mut Expander,
     globals: &mut JobOptions,
     cs: &CmdSection,
     keywords: &Keywords,
@@ -141,10 +218,11 @@ fn command_line_section(
     let scope = Arc::new(scope);
     fe.sections.push(SectionOutcome {
         file: None,
-        name: name.clone(),
+        name,
         global: cs.is_global(),
         options: Arc::clone(&scope),
         dump_from: start,
+        dump_to: scope.settings.len(),
         errors,
     });
     if failed {
@@ -153,8 +231,8 @@ fn command_line_section(
     if cs.is_global() {
         *globals = JobOptions::clone(&scope);
     } else {
-        pending.push(Pending {
-            section_name: name,
+        jobs.add(Pending {
+            section_name: cs.name.as_deref().unwrap_or("global"),
             span: cs.span.clone(),
             options: scope,
             implicit_stonewall: false,
@@ -170,36 +248,95 @@ fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
     }
 }
 
-/// Turn sections into jobs: numjobs clones, groups, wait_for, files.
-fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
-    let mut plan = Plan::default();
-    let mut group_id = 0u32;
-    let mut group_jobs = 0u32;
-    let mut total_files = 0usize;
-    for p in pending {
+/// Turns sections into jobs, one section at a time: numjobs clones, groups,
+/// wait_for, files.
+///
+/// With `--parse-only` nothing runs the plan: every job is checked and
+/// dropped (the plan stays empty, and fio's limit on the number of jobs,
+/// which fio does not apply there either, does not apply), and `numjobs`
+/// clones, which differ only in their number, are checked up to
+/// [`MAX_JOBS`] in all.
+struct Expander<'a> {
+    args: &'a Args,
+    keep: bool,
+    plan: Plan,
+    diags: Diagnostics,
+    group_id: u32,
+    group_jobs: u32,
+    total_files: usize,
+    /// Jobs made so far.
+    count: usize,
+    /// The first job of each name, kept when some option line may set
+    /// `wait_for`.
+    waits: bool,
+    first_named: HashMap<String, usize>,
+    /// Past a limit: later sections make no jobs.
+    stopped: bool,
+}
+
+impl<'a> Expander<'a> {
+    fn new(args: &'a Args, job_files: &[JobFile]) -> Expander<'a> {
+        let may_wait = |text: &str| text.contains("wait_for") || text.contains('$');
+        let waits = args
+            .cmd_sections
+            .iter()
+            .flat_map(|cs| &cs.options)
+            .chain(
+                job_files
+                    .iter()
+                    .flat_map(|jf| &jf.sections)
+                    .flat_map(|s| &s.entries),
+            )
+            .any(|e| may_wait(&e.text));
+        Expander {
+            args,
+            keep: !args.parse_only,
+            plan: Plan::default(),
+            diags: Diagnostics::default(),
+            group_id: 0,
+            group_jobs: 0,
+            total_files: 0,
+            count: 0,
+            waits,
+            first_named: HashMap::new(),
+            stopped: false,
+        }
+    }
+
+    /// The jobs of section `p`.
+    fn add(&mut self, p: Pending<'_>) {
+        if self.stopped {
+            return;
+        }
         let o = &p.options;
         let numjobs = int(o, "numjobs").unwrap_or(1).max(0) as u32;
-        if plan.jobs.len() + numjobs as usize > MAX_JOBS {
-            diags.push(Diagnostic::at(
+        if self.keep && self.count + numjobs as usize > MAX_JOBS {
+            self.diags.push(Diagnostic::at(
                 p.span.clone(),
                 format!(
                     "job '{}': numjobs={numjobs} makes more than {MAX_JOBS} jobs, one thread each",
                     p.section_name
                 ),
             ));
-            break;
+            self.stopped = true;
+            return;
         }
+        let made = if self.keep {
+            numjobs
+        } else {
+            numjobs.min(MAX_JOBS.saturating_sub(self.count).max(1) as u32)
+        };
         let stonewall = p.implicit_stonewall || flag(o, "stonewall");
         let new_group = flag(o, "new_group");
         let display = match o.value("name") {
             Some(Value::Text(n)) => n.clone(),
-            _ => p.section_name.clone(),
+            _ => p.section_name.to_string(),
         };
         let wait_for = match o.value("wait_for") {
-            Some(Value::Text(w)) => match plan.jobs.iter().position(|j: &JobSpec| &j.name == w) {
-                Some(i) => Some(i),
+            Some(Value::Text(w)) => match self.first_named.get(w) {
+                Some(i) => Some(*i),
                 None => {
-                    diags.push(Diagnostic::at(
+                    self.diags.push(Diagnostic::at(
                         p.span.clone(),
                         format!("job '{display}': wait_for='{w}': no job of that name is defined before this one"),
                     ));
@@ -208,13 +345,13 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
             },
             _ => None,
         };
-        if (stonewall || new_group) && group_jobs > 0 {
-            group_id += 1;
-            group_jobs = 0;
+        if (stonewall || new_group) && self.group_jobs > 0 {
+            self.group_id += 1;
+            self.group_jobs = 0;
         }
         // The original is jobnum 0; its clones follow it, numbered N-1 … 1.
         let subjobs = std::iter::once(0).chain((1..numjobs).rev());
-        for (k, subjob) in subjobs.take(numjobs.max(1) as usize).enumerate() {
+        for (k, subjob) in subjobs.take(made.max(1) as usize).enumerate() {
             if numjobs == 0 {
                 break;
             }
@@ -224,32 +361,38 @@ fn expand(pending: Vec<Pending>, diags: &mut Diagnostics, args: &Args) -> Plan {
                 subjob,
                 k == 0 && stonewall,
                 wait_for,
-                group_id,
-                plan.jobs.len(),
-                diags,
+                self.group_id,
+                self.count,
+                &mut self.diags,
             );
             if let Some(mut job) = job {
-                job.readonly = args.readonly;
-                check_job(&job, diags);
-                total_files += job.files.len();
-                plan.jobs.push(job);
+                job.readonly = self.args.readonly;
+                check_job(&job, &mut self.diags);
+                self.total_files += job.files.len();
+                if self.waits && !self.first_named.contains_key(&job.name) {
+                    self.first_named.insert(job.name.clone(), self.count);
+                }
+                self.count += 1;
+                if self.keep {
+                    self.plan.jobs.push(job);
+                }
             }
-            if total_files > MAX_FILES {
-                diags.push(Diagnostic::at(
+            if self.total_files > MAX_FILES {
+                self.diags.push(Diagnostic::at(
                     p.span.clone(),
                     format!("job '{display}': the jobs so far use more than {MAX_FILES} files"),
                 ));
-                return plan;
+                self.stopped = true;
+                return;
             }
-            group_jobs += 1;
+            self.group_jobs += 1;
         }
     }
-    plan
 }
 
 #[allow(clippy::too_many_arguments)]
 fn job_spec(
-    p: &Pending,
+    p: &Pending<'_>,
     display: &str,
     subjob: u32,
     stonewall: bool,
@@ -262,7 +405,7 @@ fn job_spec(
     let pattern = pattern(o);
     let bs = block_sizes(o);
     let size = bytes(o, "size");
-    let files = match files::files(o, &p.section_name, subjob, size) {
+    let files = match files::files(o, p.section_name, subjob, size) {
         Ok(f) => f,
         Err(msg) => {
             diags.push(Diagnostic::at(
