@@ -256,6 +256,35 @@ fn more_than_4088_jobs_are_refused_as_fio_refuses_them() {
             assert_eq!(stderr(&f), TOO_MANY, "fio {args:?}");
         }
     }
+    // Normal output: the description lines of the jobs fio added before
+    // the limit, no `fio-3.33` / `Starting` banner. (fio decides whether to
+    // print a description when it adds the job, so with
+    // `--output-format=json` after a `--name` whose job is added before the
+    // format is read, it prints some; rfio prints none with JSON.) A section whose clones
+    // all fit gets its `...`, the one that reaches the limit does not.
+    let normal = [
+        "--name=m",
+        "--ioengine=null",
+        "--size=4k",
+        "--numjobs=2000",
+        "--name=n",
+        "--ioengine=null",
+        "--size=4k",
+        "--numjobs=2089",
+        "--name=o",
+        "--ioengine=null",
+        "--size=4k",
+    ];
+    let o = common::rfio(&dir, &normal);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), TOO_MANY);
+    let out = stdout(&o);
+    assert!(out.starts_with("m: (g=0): rw=read"), "{out}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert_eq!(out.lines().nth(1), Some("..."), "{out}");
+    assert!(!out.contains("Starting"), "{out}");
+    let f = run_in(common::real_fio(), &dir, &normal);
+    assert_eq!(stdout(&f), out, "fio's stdout");
     // --parse-only reads the jobs without making them (fio too).
     let mut parse = one.to_vec();
     parse.push("--parse-only");

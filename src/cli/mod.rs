@@ -196,6 +196,20 @@ fn execute(
     // writing beside the jobs. Installed before `Starting N processes` is
     // printed (as fio), so a signal after that line never loses the report.
     let _handlers = signals::Handlers::install();
+    if fe.plan.jobs.len() > workload::MAX_RUN_JOBS {
+        // fio refuses the job past its limit while it reads the jobs: the
+        // description lines of what it added come out, no banner.
+        if formats.normal {
+            write!(
+                out,
+                "{}",
+                normal::banners_within(&fe.plan, workload::MAX_RUN_JOBS)
+            )?;
+            out.flush()?;
+        }
+        writeln!(err, "{}", workload::RunError::TooManyJobs)?;
+        return Ok(1);
+    }
     if formats.normal {
         write!(
             out,

@@ -5,6 +5,8 @@
 //! JSON+ adds, to every latency object that has percentiles, the `bins`
 //! of fio's log-linear histogram (bucket value in ns → count).
 
+use std::collections::HashSet;
+
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
 use crate::diag::Span;
@@ -91,12 +93,10 @@ pub fn job_options(job: &JobSpec) -> Vec<&Setting> {
 /// applied, each setting once.
 pub fn global_options(plan: &Plan) -> Vec<&Setting> {
     let mut out: Vec<&Setting> = Vec::new();
+    let mut seen: HashSet<(&Span, &str)> = HashSet::new();
     for job in &plan.jobs {
         for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
-            let seen = out
-                .iter()
-                .any(|o| o.span == s.span && o.def.name == s.def.name);
-            if !seen {
+            if seen.insert((&s.span, s.def.name)) {
                 out.push(s);
             }
         }

@@ -78,8 +78,17 @@ pub fn results(report: &RunReport, summary: &Summary) -> String {
 /// The per-job banners printed while jobs are added (`init.c` `add_job`);
 /// `numjobs` clones collapse into one `...` line.
 pub fn banners(plan: &Plan) -> String {
+    banners_within(plan, usize::MAX)
+}
+
+/// The description lines fio prints before it refuses a run of more than
+/// `max_jobs` jobs: fio prints a section's line as it adds the section's
+/// first job, and its `...` once every clone of it has been added, so the
+/// section that reaches the limit gets its line and no `...`, and the
+/// sections after it nothing.
+pub fn banners_within(plan: &Plan, max_jobs: usize) -> String {
     let mut out = String::new();
-    for (i, j) in plan.jobs.iter().enumerate() {
+    for (i, j) in plan.jobs.iter().enumerate().take(max_jobs) {
         if j.subjob != 0 {
             continue;
         }
@@ -104,7 +113,11 @@ pub fn banners(plan: &Plan) -> String {
             j.ioengine,
             j.iodepth
         );
-        if plan.jobs.get(i + 1).is_some_and(|n| n.subjob != 0) {
+        let end = plan.jobs[i + 1..]
+            .iter()
+            .position(|n| n.subjob == 0)
+            .map_or(plan.jobs.len(), |k| i + 1 + k);
+        if end > i + 1 && end <= max_jobs {
             out.push_str("...\n");
         }
     }
