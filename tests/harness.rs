@@ -88,3 +88,38 @@ fn a_run_within_its_limit_gives_its_output() {
         ("out\n".into(), "err\n".into())
     );
 }
+
+/// A process that leaves the group (fio 3.33's job processes call setsid,
+/// and some outlive a refused run) and keeps the output pipes open: the
+/// run ends in a panic naming the cause soon after the limit, never a
+/// hang.
+#[test]
+fn a_process_that_left_the_group_cannot_hang_the_suite() {
+    let dir = TempDir::new("harness-setsid");
+    let pidfile = dir.file("pid");
+    let script = format!(
+        "setsid sleep 60 & echo $! > '{}'; echo started",
+        pidfile.display()
+    );
+    let start = Instant::now();
+    let caught = std::panic::catch_unwind(|| {
+        output_within(
+            Command::new("sh").args(["-c", &script]),
+            Duration::from_secs(2),
+        )
+    });
+    let elapsed = start.elapsed();
+    if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+        if let Ok(pid) = pid.trim().parse::<i32>() {
+            // SAFETY: kill(2) takes no pointers; the pid is the sleep this
+            // test started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    let message = match caught {
+        Ok(_) => panic!("the run returned although its output was still open"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(message.contains("still holds its output open"), "{message}");
+    assert!(elapsed < Duration::from_secs(50), "{elapsed:?}");
+}

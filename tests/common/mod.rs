@@ -134,12 +134,32 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    // A process that left the group (fio's job processes call setsid) may
+    // still hold the pipes: wait for their end within what is left of the
+    // limit (at least a few seconds), not forever.
+    let drained = deadline.max(Instant::now() + Duration::from_secs(5));
     let output = Output {
         status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        stdout: out.recv_by(drained, cmd),
+        stderr: err.recv_by(drained, cmd),
     };
     (output, timed_out)
+}
+
+/// The bytes a [`drain`] thread read, once its pipe is closed.
+struct Drained(std::sync::mpsc::Receiver<Vec<u8>>);
+
+impl Drained {
+    /// The bytes, or a panic when the pipe is still open at `deadline`.
+    fn recv_by(&self, deadline: Instant, cmd: &Command) -> Vec<u8> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.0.recv_timeout(left).unwrap_or_else(|_| {
+            panic!(
+                "{:?} exited, but a process it started still holds its output open",
+                cmd.get_program()
+            )
+        })
+    }
 }
 
 /// Kill the process group that `child` leads (it was spawned with `process_group(0)`).
@@ -153,12 +173,14 @@ pub fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+fn drain(mut from: impl Read + Send + 'static) -> Drained {
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = from.read_to_end(&mut buf);
-        buf
-    })
+        let _ = tx.send(buf);
+    });
+    Drained(rx)
 }
 
 /// Run rfio with `args` in `dir`.
