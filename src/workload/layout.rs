@@ -64,9 +64,11 @@ impl Mode {
     }
 }
 
-/// Why a file could not be laid out: the job's error, in the shape of
-/// fio's `td_verror` text without fio's C source location
-/// (`func=open, error=Permission denied`), and a line fio logs before it.
+/// Why a file could not be laid out: the job's error, fio's `td_verror`
+/// text (`file:filesetup.c:174, func=open, error=Permission denied`; in
+/// fio's shape without the place where fio has no such failure:
+/// `func=extend, error=Read-only file system`), and a line fio logs before
+/// it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failed {
     pub errno: i32,
@@ -90,6 +92,24 @@ impl Failed {
 
     fn io(e: &io::Error, func: &str) -> Failed {
         Failed::new(e.raw_os_error().unwrap_or(libc::EIO), func)
+    }
+
+    /// Error `e` of `func`, a step of fio's `extend_file` that fio reports
+    /// from `filesetup.c` line `line` (`file:filesetup.c:150, func=unlink,
+    /// error=...`). An error without an errno (a short write) has no
+    /// place: fio's is another line.
+    fn extend(e: &io::Error, line: u32, func: &str) -> Failed {
+        let Some(errno) = e.raw_os_error() else {
+            return Failed::io(e, func);
+        };
+        Failed {
+            errno,
+            msg: format!(
+                "file:filesetup.c:{line}, func={func}, error={}",
+                strerror(errno)
+            ),
+            note: None,
+        }
     }
 
     fn with_note(self, note: String) -> Failed {
@@ -185,7 +205,9 @@ pub fn lay_out(
     }
     if mode.unlink_first {
         match std::fs::remove_file(path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Failed::io(&e, "unlink")),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(Failed::extend(&e, 150, "unlink"))
+            }
             _ => {}
         }
     }
@@ -195,19 +217,20 @@ pub fn lay_out(
         .truncate(mode.fill)
         .mode(0o644)
         .open(path)
-        .map_err(|e| Failed::io(&e, "open"))?;
+        .map_err(|e| Failed::extend(&e, 174, "open"))?;
     fallocate(&f, size, mode.fallocate);
     if !mode.fill {
         return Ok(());
     }
-    f.set_len(size).map_err(|e| Failed::io(&e, "ftruncate"))?;
+    f.set_len(size)
+        .map_err(|e| Failed::extend(&e, 195, "ftruncate"))?;
     let mut chunk = vec![0u8; CHUNK.min(size as usize).max(1)];
     let mut left = size;
     while left > 0 && !progress::stop_requested() {
         let n = left.min(chunk.len() as u64) as usize;
         fill(&mut chunk[..n]);
         if let Err(e) = f.write_all(&chunk[..n]) {
-            let failed = Failed::io(&e, "write");
+            let failed = Failed::extend(&e, 240, "write");
             return Err(match failed.errno {
                 libc::ENOSPC => {
                     failed.with_note("fio: ENOSPC on laying out file, stopping\n".into())
@@ -227,7 +250,7 @@ pub fn lay_out(
         return Err(Failed::new(libc::EINTR, "write"));
     }
     if mode.fsync {
-        f.sync_all().map_err(|e| Failed::io(&e, "fsync"))?;
+        f.sync_all().map_err(|e| Failed::extend(&e, 253, "fsync"))?;
     }
     Ok(())
 }
