@@ -378,32 +378,33 @@ impl<'a> Prepared<'a> {
         if self.fill {
             // fio announces a layout of its -1 size and lets the writes
             // fill the filesystem.
+            let announced = Layout {
+                files: self.files.len() as u32,
+                bytes: u64::MAX,
+            };
             log.layout(&layout_line(
                 &self.spec.name,
-                self.files.len() as u32,
-                u64::MAX,
+                announced.files,
+                announced.bytes,
             ));
             for f in &self.files {
                 if self.spec.readonly {
-                    return Err(layout::Failed::new(libc::EROFS, "open"));
+                    return Err(layout::Failed::new(libc::EROFS, "open").after(announced));
                 }
-                layout::create_dirs(&f.path)?;
+                layout::create_dirs(&f.path).map_err(|e| e.after(announced))?;
                 if let Err(e) = std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(false)
                     .open(&f.path)
                 {
-                    return Err(layout::Failed::new(
-                        e.raw_os_error().unwrap_or(libc::EIO),
-                        "open",
-                    ));
+                    return Err(
+                        layout::Failed::new(e.raw_os_error().unwrap_or(libc::EIO), "open")
+                            .after(announced),
+                    );
                 }
             }
-            return Ok(Some(Layout {
-                files: self.files.len() as u32,
-                bytes: u64::MAX,
-            }));
+            return Ok(Some(announced));
         }
         let todo: Vec<&FileRegion> = self
             .files
@@ -413,9 +414,17 @@ impl<'a> Prepared<'a> {
         if todo.is_empty() {
             return Ok(None);
         }
-        let total = todo.iter().map(|f| f.end()).sum();
-        log.layout(&layout_line(&self.spec.name, todo.len() as u32, total));
-        let mut laid = Layout { files: 0, bytes: 0 };
+        // fio announces the files and bytes it is about to lay out; its
+        // report repeats that, however the layout ends.
+        let announced = Layout {
+            files: todo.len() as u32,
+            bytes: todo.iter().map(|f| f.end()).sum(),
+        };
+        log.layout(&layout_line(
+            &self.spec.name,
+            announced.files,
+            announced.bytes,
+        ));
         let mut filler = self.filler.clone();
         for f in todo {
             if mode.readonly {
@@ -429,8 +438,6 @@ impl<'a> Prepared<'a> {
                         strerror(libc::EBADF)
                     ));
                 }
-                laid.files += 1;
-                laid.bytes += f.end();
                 if std::fs::symlink_metadata(&f.path).is_err() {
                     // Nothing there: opening it fails the job as in fio
                     // (`open(PATH)`, No such file or directory).
@@ -438,20 +445,17 @@ impl<'a> Prepared<'a> {
                 }
                 // A file too short for the job: rfio refuses to run on it
                 // (fio reads past its end).
-                return Err(layout::Failed::new(libc::EROFS, "extend"));
+                return Err(layout::Failed::new(libc::EROFS, "extend").after(announced));
             }
-            let done = layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b));
-            laid.files += 1;
-            laid.bytes += f.end();
-            match done {
+            match layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b)) {
                 Ok(()) => {}
                 // SIGINT: the partial file is gone; as fio, the job is not
                 // failed, it is stopped (it starts terminated).
-                Err(e) if e.stopped() => return Ok(Some(laid)),
-                Err(e) => return Err(e),
+                Err(e) if e.stopped() => return Ok(Some(announced)),
+                Err(e) => return Err(e.after(announced)),
             }
         }
-        Ok((laid.files > 0).then_some(laid))
+        Ok(Some(announced))
     }
 
     /// Run the job on the calling thread. `layout` is what the runner laid
@@ -485,7 +489,7 @@ impl<'a> Prepared<'a> {
                 // fio lays files out before it starts the job's process:
                 // the job has no pid yet.
                 pid = 0;
-                None
+                e.laid
             }
         };
         if ts.error != 0 {

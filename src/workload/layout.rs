@@ -75,6 +75,9 @@ pub struct Failed {
     pub msg: String,
     /// A whole line (newline included) for stderr, as fio's `log_err`.
     pub note: Option<String>,
+    /// The layout announced before it failed (fio's report prints its
+    /// `Laying out IO file` line all the same).
+    pub laid: Option<crate::stats::Layout>,
 }
 
 /// fio's line when `--readonly` keeps it from laying a file out.
@@ -87,6 +90,7 @@ impl Failed {
             errno,
             msg: format!("func={func}, error={}", strerror(errno)),
             note: None,
+            laid: None,
         }
     }
 
@@ -109,12 +113,21 @@ impl Failed {
                 strerror(errno)
             ),
             note: None,
+            laid: None,
         }
     }
 
     fn with_note(self, note: String) -> Failed {
         Failed {
             note: Some(note),
+            ..self
+        }
+    }
+
+    /// The same, after the layout `laid` was announced.
+    pub fn after(self, laid: crate::stats::Layout) -> Failed {
+        Failed {
+            laid: Some(laid),
             ..self
         }
     }
