@@ -283,7 +283,7 @@ fn a_fifo_is_never_laid_out_over() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "fio: job x: failed to get file size of ff: not a regular file or a device\n"
+        "rfio: job x: failed to get file size of ff: not a regular file or a device\n"
     );
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());

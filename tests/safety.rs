@@ -105,7 +105,9 @@ fn readonly_never_creates_a_missing_file_or_directory() {
             stderr(&o)
         );
         assert!(
-            stderr(&o).contains("err=2/func=open(sub/m.dat), error=No such file or directory"),
+            stderr(&o).contains(
+                "err=2/file:filesetup.c:805, func=open(sub/m.dat), error=No such file or directory"
+            ),
             "{}",
             stderr(&o)
         );

@@ -1,5 +1,12 @@
 //! An I/O buffer aligned for `O_DIRECT` (the heap memory of `mem=malloc`,
 //! see [`super::mem`]).
+//!
+//! Like fio's `malloc`ed buffers, a large buffer costs no memory until it
+//! is touched: from [`MAP_FROM`] bytes up it is an anonymous private
+//! mapping, which the kernel fills with zeros page by page as the pages are
+//! first used. (The allocator's aligned zeroed memory would be cleared byte
+//! by byte up front, making a read-only job's whole pool resident.) Smaller
+//! buffers come from the heap.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
@@ -7,10 +14,27 @@ use std::ptr::NonNull;
 /// The alignment of every I/O buffer: enough for `O_DIRECT` on 4 KiB sectors.
 pub const ALIGN: usize = 4096;
 
+/// Buffers of this many bytes or more are mapped rather than taken from
+/// the heap (glibc's own default threshold for mapping an allocation).
+pub const MAP_FROM: usize = 128 * 1024;
+
 /// A zero-initialised byte buffer whose start is aligned to [`ALIGN`].
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
-    layout: Layout,
+    len: usize,
+    memory: Memory,
+}
+
+/// Where the bytes of an [`AlignedBuf`] live.
+enum Memory {
+    /// `alloc_zeroed` with this layout.
+    Heap(Layout),
+    /// An anonymous mapping of `len` bytes at `base` (the buffer starts at
+    /// the first aligned address in it).
+    Map {
+        base: NonNull<libc::c_void>,
+        len: usize,
+    },
 }
 
 // SAFETY: the buffer owns its allocation exclusively, like a `Box<[u8]>`.
@@ -32,17 +56,63 @@ impl AlignedBuf {
     /// (or `len` is beyond what an allocation may be).
     pub fn try_with_align(len: usize, align: usize) -> Option<AlignedBuf> {
         let layout = Layout::from_size_align(len.max(1), align.max(ALIGN)).ok()?;
+        if layout.size() >= MAP_FROM {
+            return AlignedBuf::map(layout);
+        }
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw)?;
-        Some(AlignedBuf { ptr, layout })
+        Some(AlignedBuf {
+            ptr,
+            len: layout.size(),
+            memory: Memory::Heap(layout),
+        })
+    }
+
+    /// `layout` as an anonymous mapping, with room to move the start up to
+    /// an alignment wider than a page.
+    fn map(layout: Layout) -> Option<AlignedBuf> {
+        let page = super::mem::page_size();
+        let len = layout
+            .size()
+            .checked_add(layout.align().saturating_sub(page))?;
+        // SAFETY: a new private anonymous mapping at an address the kernel
+        // picks; nothing else is touched.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let base = NonNull::new(base)?;
+        let start: *mut u8 = base.as_ptr().cast();
+        // The mapping is page aligned; a wider alignment is found within
+        // the `align - page` spare bytes.
+        let skip = start.align_offset(layout.align());
+        debug_assert!(skip + layout.size() <= len);
+        Some(AlignedBuf {
+            // SAFETY: `skip + size <= len`: the start stays inside the
+            // mapping, which is not at address 0.
+            ptr: unsafe { NonNull::new_unchecked(start.add(skip)) },
+            len: layout.size(),
+            memory: Memory::Map { base, len },
+        })
     }
 
     /// The whole buffer.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: `ptr` points at `layout.size()` initialised (zeroed) bytes
-        // that we own, and `&mut self` makes this the only reference.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: `ptr` points at `len` initialised bytes that we own:
+        // zeroed by the allocator, or by the kernel for a mapping (an
+        // anonymous mapping reads as zeros until written). `&mut self`
+        // makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 
     /// The start of the buffer, for engines that hand it to the kernel.
@@ -57,7 +127,7 @@ impl AlignedBuf {
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -67,9 +137,16 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated in `new` with exactly this layout and
-        // is freed only here.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        match self.memory {
+            // SAFETY: `ptr` was allocated in `try_with_align` with exactly
+            // this layout and is freed only here.
+            Memory::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) },
+            // SAFETY: `base`, `len` are the mapping made in `map`, unmapped
+            // only here.
+            Memory::Map { base, len } => unsafe {
+                libc::munmap(base.as_ptr(), len);
+            },
+        }
     }
 }
 
@@ -79,11 +156,15 @@ mod tests {
 
     #[test]
     fn aligned_and_zeroed() {
-        let mut b = AlignedBuf::new(8192);
-        assert_eq!(b.len(), 8192);
-        let s = b.as_mut_slice();
-        assert_eq!(s.as_ptr() as usize % ALIGN, 0);
-        assert!(s.iter().all(|&x| x == 0));
+        for len in [8192, MAP_FROM, 3 * MAP_FROM + 100] {
+            let mut b = AlignedBuf::new(len);
+            assert_eq!(b.len(), len);
+            let s = b.as_mut_slice();
+            assert_eq!(s.as_ptr() as usize % ALIGN, 0);
+            assert!(s.iter().all(|&x| x == 0), "{len}");
+            s.fill(0x5a);
+            assert!(s.iter().all(|&x| x == 0x5a), "{len}");
+        }
     }
 
     #[test]
@@ -97,5 +178,35 @@ mod tests {
         let b = AlignedBuf::with_align(100, 1 << 16);
         assert_eq!(b.as_ptr() as usize % (1 << 16), 0);
         assert_eq!(b.len(), 100);
+        let mut b = AlignedBuf::with_align(MAP_FROM + 1, 1 << 21);
+        assert_eq!(b.as_ptr() as usize % (1 << 21), 0);
+        assert_eq!(b.len(), MAP_FROM + 1);
+        let s = b.as_mut_slice();
+        s[MAP_FROM] = 1;
+        assert_eq!(s.iter().map(|&x| u64::from(x)).sum::<u64>(), 1);
+    }
+
+    /// A large buffer is memory only where it was written.
+    #[test]
+    fn large_buffers_are_not_resident_until_touched() {
+        let len = 64 << 20;
+        let mut b = AlignedBuf::new(len);
+        let page = super::super::mem::page_size();
+        let resident = |b: &AlignedBuf| {
+            let pages = len.div_ceil(page);
+            let mut vec = vec![0u8; pages];
+            // SAFETY: the range is the buffer's own page-aligned mapping
+            // and `vec` holds one byte per page of it.
+            let r = unsafe { libc::mincore(b.as_ptr().cast(), len, vec.as_mut_ptr()) };
+            assert_eq!(r, 0);
+            vec.iter().filter(|&&v| v & 1 != 0).count()
+        };
+        assert_eq!(resident(&b), 0, "nothing touched yet");
+        b.as_mut_slice()[..1 << 20].fill(1);
+        let touched = resident(&b);
+        assert!(
+            touched >= (1 << 20) / page && touched < len / page / 2,
+            "{touched} pages resident"
+        );
     }
 }

@@ -426,7 +426,7 @@ fn open_map_file(path: &Path, kind: MemKind, total: usize) -> Result<MapFile, Me
         if is_file && size < total as u64 {
             let mut e = MemError::errno("memory.c:170", "mmap", libc::EINVAL);
             e.notes.push(format!(
-                "fio: {} holds {size} bytes, less than the {total} bytes of I/O memory mapped from it\n",
+                "rfio: {} holds {size} bytes, less than the {total} bytes of I/O memory mapped from it\n",
                 path.display()
             ));
             f.release();

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::buffers::BufferFiller;
 use super::clock::Clock;
-use super::job::{engine_verror, sleep_unless, strerror, verror, Prepared};
+use super::job::{sleep_unless, strerror, verror, Prepared};
 use super::lat_target::{too_slow, LatTarget, Step};
 use super::offsets::IoGen;
 use super::progress::{self, JobProgress, JobState};
@@ -327,8 +327,15 @@ impl<'j, 'a> Exec<'j, 'a> {
                 ),
         };
         if let Some(e) = verify_err {
-            exec.log.err(&format!("fio: {e}\n"));
-            exec.fail_with(libc::EINVAL, verror("init.c", "verify", libc::EINVAL));
+            // The verifier's errors carry their `fio: ` already. fio
+            // refuses these settings before any job starts, so it has no
+            // `td_verror` place for them: the job's error has fio's shape
+            // without one.
+            exec.log.err(&format!("{e}\n"));
+            exec.fail_with(
+                libc::EINVAL,
+                format!("func=verify, error={}", strerror(libc::EINVAL)),
+            );
         }
         exec
     }
@@ -470,9 +477,13 @@ impl<'j, 'a> Exec<'j, 'a> {
             match self.engine.open(&target) {
                 Ok(id) => self.ids[i] = id,
                 Err(e) => {
+                    // fio prints no line of its own for it (the job's
+                    // `err=` line says it).
                     self.engine.close_all();
-                    self.log.err(&format!("fio: {e}\n"));
-                    self.fail_with(e.errno, engine_verror(&e));
+                    if let Some(note) = job.open_failure_note(&f.path) {
+                        self.log.err(&note);
+                    }
+                    self.fail_with(e.errno, job.open_verror(&e));
                     return false;
                 }
             }
@@ -489,8 +500,8 @@ impl<'j, 'a> Exec<'j, 'a> {
         }
         if let Err(e) = self.engine.post_init() {
             self.engine.close_all();
-            self.log.err(&format!("fio: {e}\n"));
-            self.fail_with(e.errno, engine_verror(&e));
+            // io_uring opens its registered files here.
+            self.fail_with(e.errno, job.open_verror(&e));
             return false;
         }
         self.progress.set_files_open(job.files.len() as u32);

@@ -255,14 +255,20 @@ impl<'a> Prepared<'a> {
             .collect();
         // One seed table for the job, shared as fio shares td->rand_seeds.
         let seeds = Seeds::for_job(spec);
-        let gen = IoGen::new(spec, &seeds, &with_names).map_err(|e| invalid(e.to_string()))?;
+        // The generators' and the filler's errors are worded as fio's,
+        // `fio: ` included.
+        let refused = |e: offsets::SetupError| RunError::Refused {
+            job: spec.name.clone(),
+            msg: e.to_string(),
+        };
+        let gen = IoGen::new(spec, &seeds, &with_names).map_err(refused)?;
         if gen.zones.is_some() {
             // Strided zones wrap around the file: a pass ends when the job
             // has issued all it may, or when an I/O would pass the file's
             // end (fio's do_io), not after `size` bytes.
             pass_bytes = total_bytes;
         }
-        let filler = BufferFiller::new(spec, &seeds).map_err(|e| invalid(e.to_string()))?;
+        let filler = BufferFiller::new(spec, &seeds).map_err(refused)?;
         Ok(Prepared {
             spec,
             set,
@@ -280,6 +286,24 @@ impl<'a> Prepared<'a> {
             filler,
             fill,
             place,
+        })
+    }
+
+    /// fio's `td_verror` text for the engine's failure `e` to open a file.
+    pub(super) fn open_verror(&self, e: &crate::ioengine::EngineError) -> String {
+        engine_verror(e, open_place(self.engine.name, &e.func))
+    }
+
+    /// The line fio logs after the engine failed to open `path`, if any:
+    /// fio's falloc engine records its failed open but reports success, so
+    /// fio goes on to invalidate the cache of a file it never opened.
+    pub(super) fn open_failure_note(&self, path: &Path) -> Option<String> {
+        (self.engine.name == "falloc" && self.set.invalidate).then(|| {
+            format!(
+                "fio: cache invalidation of {} failed: {}\n",
+                path.display(),
+                strerror(libc::EBADF)
+            )
         })
     }
 
@@ -347,7 +371,11 @@ impl<'a> Prepared<'a> {
     /// Lay out the files that are too short (fio's `setup_files`, run for
     /// one job at a time before its group starts). Returns what was laid
     /// out, or the error that stops the job.
-    pub fn lay_out(&self) -> Result<Option<Layout>, layout::Failed> {
+    ///
+    /// As fio's `setup_files`, the layout is announced on `log`
+    /// ([`Log::layout`]) before it starts: the files to lay out and their
+    /// total size.
+    pub fn lay_out(&self, log: &dyn Log) -> Result<Option<Layout>, layout::Failed> {
         if !self.caps.needs_files || self.set.create_on_open {
             return Ok(None);
         }
@@ -355,46 +383,84 @@ impl<'a> Prepared<'a> {
         if self.fill {
             // fio announces a layout of its -1 size and lets the writes
             // fill the filesystem.
+            let announced = Layout {
+                files: self.files.len() as u32,
+                bytes: u64::MAX,
+            };
+            log.layout(&layout_line(
+                &self.spec.name,
+                announced.files,
+                announced.bytes,
+            ));
             for f in &self.files {
                 if self.spec.readonly {
-                    return Err(layout::Failed::new(libc::EROFS, "open"));
+                    return Err(layout::Failed::new(libc::EROFS, "open").after(announced));
                 }
-                layout::create_dirs(&f.path)?;
+                layout::create_dirs(&f.path).map_err(|e| e.after(announced))?;
                 if let Err(e) = std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(false)
                     .open(&f.path)
                 {
-                    return Err(layout::Failed::new(
-                        e.raw_os_error().unwrap_or(libc::EIO),
-                        "open",
-                    ));
+                    return Err(
+                        layout::Failed::new(e.raw_os_error().unwrap_or(libc::EIO), "open")
+                            .after(announced),
+                    );
                 }
             }
-            return Ok(Some(Layout {
-                files: self.files.len() as u32,
-                bytes: u64::MAX,
-            }));
+            return Ok(Some(announced));
         }
-        let mut laid = Layout { files: 0, bytes: 0 };
+        let todo: Vec<&FileRegion> = self
+            .files
+            .iter()
+            .filter(|f| layout::needs_layout(&f.path, f.end()))
+            .collect();
+        if todo.is_empty() {
+            return Ok(None);
+        }
+        // fio announces the files and bytes it is about to lay out; its
+        // report repeats that, however the layout ends.
+        let announced = Layout {
+            files: todo.len() as u32,
+            bytes: todo.iter().map(|f| f.end()).sum(),
+        };
+        log.layout(&layout_line(
+            &self.spec.name,
+            announced.files,
+            announced.bytes,
+        ));
         let mut filler = self.filler.clone();
-        for f in &self.files {
-            if !layout::needs_layout(&f.path, f.end()) {
-                continue;
+        for f in todo {
+            if mode.readonly {
+                // fio's extend_file refuses, and its cache invalidation
+                // then fails on the file it never opened; the job goes on.
+                log.err(layout::READONLY_NOTE);
+                if self.set.invalidate {
+                    log.err(&format!(
+                        "fio: cache invalidation of {} failed: {}\n",
+                        f.path.display(),
+                        strerror(libc::EBADF)
+                    ));
+                }
+                if std::fs::symlink_metadata(&f.path).is_err() {
+                    // Nothing there: opening it fails the job as in fio
+                    // (`open(PATH)`, No such file or directory).
+                    continue;
+                }
+                // A file too short for the job: rfio refuses to run on it
+                // (fio reads past its end).
+                return Err(layout::Failed::new(libc::EROFS, "extend").after(announced));
             }
-            let done = layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b));
-            laid.files += 1;
-            laid.bytes += f.end();
-            match done {
+            match layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b)) {
                 Ok(()) => {}
                 // SIGINT: the partial file is gone; as fio, the job is not
                 // failed, it is stopped (it starts terminated).
-                Err(e) if e.stopped() => return Ok(Some(laid)),
-                Err(e) => return Err(e),
+                Err(e) if e.stopped() => return Ok(Some(announced)),
+                Err(e) => return Err(e.after(announced)),
             }
         }
-        Ok((laid.files > 0).then_some(laid))
+        Ok(Some(announced))
     }
 
     /// Run the job on the calling thread. `layout` is what the runner laid
@@ -408,7 +474,7 @@ impl<'a> Prepared<'a> {
     ) -> JobReport {
         let spec = self.spec;
         // SAFETY: gettid has no preconditions.
-        let pid = unsafe { libc::gettid() } as u32;
+        let mut pid = unsafe { libc::gettid() } as u32;
         let mut ts = ThreadStats::new(spec);
         // A job that ends before its I/O loop has no queue depth to report
         // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
@@ -425,7 +491,10 @@ impl<'a> Prepared<'a> {
                 }
                 ts.error = e.errno;
                 ts.error_msg = Some(e.msg);
-                None
+                // fio lays files out before it starts the job's process:
+                // the job has no pid yet.
+                pid = 0;
+                e.laid
             }
         };
         if ts.error != 0 {
@@ -527,7 +596,7 @@ impl<'a> Prepared<'a> {
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
                 ts.error = e.errno;
-                ts.error_msg = Some(engine_verror(&e));
+                ts.error_msg = Some(engine_verror(&e, None));
                 return;
             }
         };
@@ -556,6 +625,15 @@ impl<'a> Prepared<'a> {
         // only now may the buffers go.
         drop(pool);
     }
+}
+
+/// fio's line announcing a layout of `files` files, `bytes` in all.
+pub fn layout_line(job: &str, files: u32, bytes: u64) -> String {
+    let (s, total) = if files > 1 { ("s", "total ") } else { ("", "") };
+    format!(
+        "{job}: Laying out IO file{s} ({files} file{s} / {total}{}MiB)\n",
+        bytes >> 20
+    )
 }
 
 /// A file's size: its length, or a block device's capacity.
@@ -596,10 +674,35 @@ pub(super) fn verror(src: &str, func: &str, errno: i32) -> String {
     format!("file:{src}, func={func}, error={}", strerror(errno))
 }
 
-pub(super) fn engine_verror(e: &crate::ioengine::EngineError) -> String {
-    let mut s = verror("ioengines.c:399", &e.func, e.errno);
+/// fio's `td_verror` text for an engine's error `e`: with fio's source
+/// place where rfio knows the one fio names for this failure, in fio's
+/// shape without it (`func=FUNC, error=STRERROR`) otherwise.
+pub(super) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str>) -> String {
+    let mut s = match place {
+        Some(src) => verror(src, &e.func, e.errno),
+        None => format!("func={}, error={}", e.func, strerror(e.errno)),
+    };
     if let Some(d) = &e.detail {
         s.push_str(&format!(" ({d})"));
     }
     s
+}
+
+/// Where fio 3.33 reports engine `engine` failing to open (or, for the
+/// file operations, to act on) a file, as measured: the engines that open
+/// through fio's `generic_open_file`, and the file operations' own opens.
+/// `func` is the failed call as the engine names it (`open(PATH)`).
+pub(super) fn open_place(engine: &str, func: &str) -> Option<&'static str> {
+    let call = func.split('(').next().unwrap_or(func);
+    match (engine, call) {
+        (
+            "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "libaio" | "posixaio" | "io_uring"
+            | "mmap" | "ftruncate",
+            "open",
+        ) => Some("filesetup.c:805"),
+        ("falloc", "open") => Some("engines/falloc.c:45"),
+        ("filecreate", "open") => Some("engines/fileoperations.c:91"),
+        ("filedelete", "delete") => Some("engines/fileoperations.c:205"),
+        _ => None,
+    }
 }

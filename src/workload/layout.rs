@@ -64,15 +64,20 @@ impl Mode {
     }
 }
 
-/// Why a file could not be laid out: the job's error, in the shape of
-/// fio's `td_verror` text without fio's C source location
-/// (`func=open, error=Permission denied`), and a line fio logs before it.
+/// Why a file could not be laid out: the job's error, fio's `td_verror`
+/// text (`file:filesetup.c:174, func=open, error=Permission denied`; in
+/// fio's shape without the place where fio has no such failure:
+/// `func=extend, error=Read-only file system`), and a line fio logs before
+/// it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failed {
     pub errno: i32,
     pub msg: String,
     /// A whole line (newline included) for stderr, as fio's `log_err`.
     pub note: Option<String>,
+    /// The layout announced before it failed (fio's report prints its
+    /// `Laying out IO file` line all the same).
+    pub laid: Option<crate::stats::Layout>,
 }
 
 /// fio's line when `--readonly` keeps it from laying a file out.
@@ -85,6 +90,7 @@ impl Failed {
             errno,
             msg: format!("func={func}, error={}", strerror(errno)),
             note: None,
+            laid: None,
         }
     }
 
@@ -92,9 +98,36 @@ impl Failed {
         Failed::new(e.raw_os_error().unwrap_or(libc::EIO), func)
     }
 
+    /// Error `e` of `func`, a step of fio's `extend_file` that fio reports
+    /// from `filesetup.c` line `line` (`file:filesetup.c:150, func=unlink,
+    /// error=...`). An error without an errno (a short write) has no
+    /// place: fio's is another line.
+    fn extend(e: &io::Error, line: u32, func: &str) -> Failed {
+        let Some(errno) = e.raw_os_error() else {
+            return Failed::io(e, func);
+        };
+        Failed {
+            errno,
+            msg: format!(
+                "file:filesetup.c:{line}, func={func}, error={}",
+                strerror(errno)
+            ),
+            note: None,
+            laid: None,
+        }
+    }
+
     fn with_note(self, note: String) -> Failed {
         Failed {
             note: Some(note),
+            ..self
+        }
+    }
+
+    /// The same, after the layout `laid` was announced.
+    pub fn after(self, laid: crate::stats::Layout) -> Failed {
+        Failed {
+            laid: Some(laid),
             ..self
         }
     }
@@ -185,7 +218,9 @@ pub fn lay_out(
     }
     if mode.unlink_first {
         match std::fs::remove_file(path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(Failed::io(&e, "unlink")),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(Failed::extend(&e, 150, "unlink"))
+            }
             _ => {}
         }
     }
@@ -195,19 +230,20 @@ pub fn lay_out(
         .truncate(mode.fill)
         .mode(0o644)
         .open(path)
-        .map_err(|e| Failed::io(&e, "open"))?;
+        .map_err(|e| Failed::extend(&e, 174, "open"))?;
     fallocate(&f, size, mode.fallocate);
     if !mode.fill {
         return Ok(());
     }
-    f.set_len(size).map_err(|e| Failed::io(&e, "ftruncate"))?;
+    f.set_len(size)
+        .map_err(|e| Failed::extend(&e, 195, "ftruncate"))?;
     let mut chunk = vec![0u8; CHUNK.min(size as usize).max(1)];
     let mut left = size;
     while left > 0 && !progress::stop_requested() {
         let n = left.min(chunk.len() as u64) as usize;
         fill(&mut chunk[..n]);
         if let Err(e) = f.write_all(&chunk[..n]) {
-            let failed = Failed::io(&e, "write");
+            let failed = Failed::extend(&e, 240, "write");
             return Err(match failed.errno {
                 libc::ENOSPC => {
                     failed.with_note("fio: ENOSPC on laying out file, stopping\n".into())
@@ -227,7 +263,7 @@ pub fn lay_out(
         return Err(Failed::new(libc::EINTR, "write"));
     }
     if mode.fsync {
-        f.sync_all().map_err(|e| Failed::io(&e, "fsync"))?;
+        f.sync_all().map_err(|e| Failed::extend(&e, 253, "fsync"))?;
     }
     Ok(())
 }

@@ -17,12 +17,18 @@ use crate::stats::{DiskWatch, JobReport, RunReport};
 pub enum RunError {
     #[error("fio: engine {engine} not loadable (job {job})")]
     UnknownEngine { job: String, engine: String },
-    #[error("fio: job {job}: no size given and no file size to use")]
+    #[error("rfio: job {job}: no size given and no file size to use")]
     NoSize { job: String },
-    #[error("fio: job {job}: no files to do I/O on")]
+    #[error("rfio: job {job}: no files to do I/O on")]
     NoFiles { job: String },
-    #[error("fio: job {job}: {msg}")]
+    /// A setting the job cannot run with, in rfio's own words.
+    #[error("rfio: job {job}: {msg}")]
     Invalid { job: String, msg: String },
+    /// A setting fio refuses too: `msg` is the whole message, in fio's
+    /// words and with fio's `fio: ` (`fio: --zonesize must be specified
+    /// when using --zonemode=strided.`).
+    #[error("{msg}")]
+    Refused { job: String, msg: String },
     /// More jobs than fio 3.33 can hold ([`MAX_RUN_JOBS`]); fio's two
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
@@ -34,7 +40,7 @@ pub enum RunError {
     )]
     Filesystem { path: String, fs: &'static str },
     #[error(
-        "fio: not enough free space to lay out the job files in {dir}: \
+        "rfio: not enough free space to lay out the job files in {dir}: \
          {needed} bytes needed, {available} available"
     )]
     NoSpace {
@@ -71,6 +77,17 @@ pub const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout
 pub trait Log: Sync {
     fn info(&self, text: &str);
     fn err(&self, text: &str);
+
+    /// fio's `NAME: Laying out IO file (1 file / 64MiB)` line (newline
+    /// included), given as a job's layout starts, before its first byte is
+    /// written: a caller sees a long layout in progress. fio prints it with
+    /// `log_info` only when the normal output format is selected, into the
+    /// `--output` file when there is one; so only the caller knows where it
+    /// goes. The default drops it (the report's
+    /// [`crate::stats::JobReport::layout`] still says what was laid out).
+    fn layout(&self, text: &str) {
+        let _ = text;
+    }
 }
 
 /// The process's stdout and stderr, written with `write(2)` on descriptors
@@ -253,7 +270,7 @@ pub fn run_with_progress(
                 if stop_everything.load(Ordering::Relaxed) || progress::stop_requested() {
                     Ok(None)
                 } else {
-                    prepared[i].as_ref().expect("set up").lay_out()
+                    prepared[i].as_ref().expect("set up").lay_out(log)
                 }
             })
             .collect();
@@ -478,4 +495,82 @@ fn check_devices<'a, 'p: 'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Records the layout lines, each with whether the job's file existed
+    /// when it came.
+    struct Seen {
+        file: PathBuf,
+        lines: Mutex<Vec<(String, bool)>>,
+    }
+
+    impl Log for Seen {
+        fn info(&self, _: &str) {}
+        fn err(&self, _: &str) {}
+        fn layout(&self, text: &str) {
+            let exists = self.file.exists();
+            self.lines.lock().unwrap().push((text.to_string(), exists));
+        }
+    }
+
+    fn plan(argv: &[String]) -> Plan {
+        let args = crate::cli::args::parse(argv).expect("command line parses");
+        let fe = crate::plan::build(&args, &[], &crate::jobfile::subst::Keywords::from_system());
+        assert!(fe.diags.is_empty(), "{}", fe.diags);
+        fe.plan
+    }
+
+    /// The line comes before the layout writes anything (fio's
+    /// `setup_files` logs it, then extends the files), and the report
+    /// still says what was laid out.
+    #[test]
+    fn the_layout_line_comes_as_the_layout_starts() {
+        let dir = std::env::temp_dir().join(format!("rfio-runner-layout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f");
+        let _ = std::fs::remove_file(&file);
+        let argv: Vec<String> = [
+            "--name=a".to_string(),
+            format!("--filename={}", file.display()),
+            "--rw=read".into(),
+            "--size=8m".into(),
+            "--bs=1m".into(),
+        ]
+        .into();
+        let log = Seen {
+            file: file.clone(),
+            lines: Mutex::new(Vec::new()),
+        };
+        let report = run_with_log(&plan(&argv), &log).unwrap();
+        assert_eq!(
+            *log.lines.lock().unwrap(),
+            [("a: Laying out IO file (1 file / 8MiB)\n".to_string(), false)]
+        );
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 8 << 20);
+        let laid = report.jobs[0].layout.expect("laid out");
+        assert_eq!((laid.files, laid.bytes), (1, 8 << 20));
+        // Laid out already: no line the second time.
+        log.lines.lock().unwrap().clear();
+        run_with_log(&plan(&argv), &log).unwrap();
+        assert!(log.lines.lock().unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn layout_lines_read_as_fios() {
+        use super::super::job::layout_line;
+        assert_eq!(
+            layout_line("j", 2, 3 << 20),
+            "j: Laying out IO files (2 files / total 3MiB)\n"
+        );
+        assert_eq!(
+            layout_line("fill", 1, u64::MAX),
+            "fill: Laying out IO file (1 file / 17592186044415MiB)\n"
+        );
+    }
 }
