@@ -168,10 +168,73 @@ fn no_jobs() {
     let dir = TempDir::new("nojobs");
     let o = rfio(&dir, &[]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stderr(&o), "No job(s) defined\n");
+    // fio's line ends in a blank line.
+    assert_eq!(stderr(&o), "No job(s) defined\n\n");
+    assert_eq!(
+        stderr(&common::run_in(common::real_fio(), &dir, &[])),
+        stderr(&o)
+    );
     assert!(stdout(&o).contains("--parse-only"));
     let o = rfio(&dir, &["--parse-only"]);
     assert_eq!(o.status.code(), Some(0));
+}
+
+/// A minimum rate above the rate is refused as fio refuses it while it
+/// adds the jobs: fio's line for each direction on stderr, the description
+/// lines of the jobs added before on stdout (or, with none, the usage and
+/// `No job(s) defined`), status 1; `--parse-only` accepts it.
+#[test]
+fn a_minimum_rate_above_the_rate_is_refused_when_jobs_are_added() {
+    let dir = TempDir::new("rate-min");
+    let ok = ["--name=c", "--ioengine=null", "--size=1m", "--numjobs=2"];
+    let bad = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+        "--rate=1k,2k",
+        "--rate_min=2k,1k",
+    ];
+    let bad_iops = [
+        "--name=b",
+        "--ioengine=null",
+        "--size=1m",
+        "--rate_iops=1",
+        "--rate_iops_min=2",
+    ];
+    // (A third section after the refused one changes fio's course in ways
+    // not reproduced: it may run the first job and still exit 1.)
+    let after_one: Vec<&str> = ok.iter().chain(&bad_iops).copied().collect();
+    let o = rfio(&dir, &after_one);
+    let f = common::run_in(common::real_fio(), &dir, &after_one);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "fio: minimum rate exceeds rate, ddir 0\n\
+         fio: minimum rate exceeds rate, ddir 1\n\
+         fio: minimum rate exceeds rate, ddir 2\n"
+    );
+    assert!(
+        stdout(&o).starts_with("c: (g=0): rw=read"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!((stdout(&o), stderr(&o)), (stdout(&f), stderr(&f)));
+    assert_eq!(f.status.code(), Some(1));
+    // The first job refused: only the read direction is above its rate.
+    let first: Vec<&str> = bad.iter().chain(&ok).copied().collect();
+    let o = rfio(&dir, &first);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "fio: minimum rate exceeds rate, ddir 0\nNo job(s) defined\n\n"
+    );
+    assert_eq!(
+        stderr(&o),
+        stderr(&common::run_in(common::real_fio(), &dir, &first))
+    );
+    let mut parse_only = first.clone();
+    parse_only.push("--parse-only");
+    assert_eq!(rfio(&dir, &parse_only).status.code(), Some(0));
 }
 
 #[test]

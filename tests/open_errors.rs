@@ -218,15 +218,15 @@ fn setup_errors_say_fio_once() {
         let fio = run_in(real_fio(), &dir.0, args);
         let rfio = run_in(common::RFIO, &dir.0, args);
         assert_eq!(rfio.status.code(), fio.status.code(), "{args:?}");
-    // The layout line too, announced before the layout failed.
-    let layout = |o: &Output| -> Vec<String> {
-        stdout(o)
-            .lines()
-            .filter(|l| l.contains(": Laying out IO file"))
-            .map(String::from)
-            .collect()
-    };
-    assert_eq!(layout(&rfio), layout(&fio), "{args:?}");
+        // The layout line too, announced before the layout failed.
+        let layout = |o: &Output| -> Vec<String> {
+            stdout(o)
+                .lines()
+                .filter(|l| l.contains(": Laying out IO file"))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(layout(&rfio), layout(&fio), "{args:?}");
         let err = stderr(&rfio);
         let first = stderr(&fio).lines().next().unwrap_or("").to_string();
         assert!(first.starts_with("fio: "), "{args:?}: fio says {first:?}");

@@ -479,9 +479,31 @@ fn sigint_during_layout_stops_and_removes_the_partial_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The layout is under way once the file has data (rfio prints its
-    // "Laying out IO file" line with the results, not as it starts).
+    // rfio says the layout starts as fio does, before the first byte; it
+    // is under way once the file has data.
+    let mut stdout_pipe = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = std::io::Read::read(&mut stdout_pipe, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+            let _ = tx.send(String::from_utf8_lossy(&all).into_owned());
+        }
+        all
+    });
     let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let seen = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("rfio printed no layout line");
+        if seen.contains("a: Laying out IO file (1 file / 4096MiB)\n") {
+            break;
+        }
+    }
     while !std::fs::metadata(&big).is_ok_and(|m| m.blocks() > 0) {
         assert!(Instant::now() < deadline, "no layout began");
         assert!(child.try_wait().unwrap().is_none(), "rfio ended early");
@@ -492,12 +514,10 @@ fn sigint_during_layout_stops_and_removes_the_partial_file() {
     let sent = Instant::now();
     let o = child.wait_with_output().unwrap();
     let took = sent.elapsed();
+    let out = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     assert_eq!(code(&o), Some(128), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("fio: terminating on signal 2"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(out.contains("fio: terminating on signal 2"), "{out}");
+    assert_eq!(out.matches("Laying out IO file").count(), 1, "{out}");
     assert!(!big.exists(), "the partial file was left");
     // fio stops within a chunk; a generous bound for a loaded machine
     // (the old layout ran to its end: 4 GiB).

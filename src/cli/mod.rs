@@ -138,7 +138,7 @@ fn run_inner(
             writeln!(err, "rfio: no job to run: every job section has numjobs=0")?;
         } else {
             write!(out, "{}", usage())?;
-            writeln!(err, "No job(s) defined")?;
+            writeln!(err, "No job(s) defined\n")?;
         }
         return Ok(1);
     }
@@ -159,6 +159,30 @@ pub fn formats(args: &Args) -> output::Formats {
         json: has(Format::Json) || has(Format::JsonPlus),
         json_plus: has(Format::JsonPlus),
         terse_version: args.terse_version,
+    }
+}
+
+/// The jobs' live messages: notes and errors on stdout and stderr, and
+/// fio's `Laying out IO file` lines where the normal output goes, as each
+/// layout starts (fio's `log_info`, printed only with the normal format).
+struct RunLog<'a> {
+    dest: status::Dest<'a>,
+    normal: bool,
+}
+
+impl workload::Log for RunLog<'_> {
+    fn info(&self, text: &str) {
+        workload::StdLog.info(text);
+    }
+
+    fn err(&self, text: &str) {
+        workload::StdLog.err(text);
+    }
+
+    fn layout(&self, text: &str) {
+        if self.normal {
+            self.dest.write(text);
+        }
     }
 }
 
@@ -196,18 +220,20 @@ fn execute(
     // writing beside the jobs. Installed before `Starting N processes` is
     // printed (as fio), so a signal after that line never loses the report.
     let _handlers = signals::Handlers::install();
-    if fe.plan.jobs.len() > workload::MAX_RUN_JOBS {
-        // fio refuses the job past its limit while it reads the jobs: the
-        // description lines of what it added come out, no banner.
-        if formats.normal {
-            write!(
-                out,
-                "{}",
-                normal::banners_within(&fe.plan, workload::MAX_RUN_JOBS)
-            )?;
-            out.flush()?;
+    if let Err((added, refusal)) = workload::refusal_when_added(&fe.plan) {
+        // fio refuses these while it adds the jobs: the description lines
+        // of the jobs it added before come out, no banner; with none added,
+        // its usage text.
+        if added == 0 {
+            write!(out, "{}", usage())?;
+        } else if formats.normal {
+            write!(out, "{}", normal::banners_within(&fe.plan, added))?;
         }
-        writeln!(err, "{}", workload::RunError::TooManyJobs)?;
+        out.flush()?;
+        writeln!(err, "{refusal}")?;
+        if added == 0 {
+            writeln!(err, "No job(s) defined\n")?;
+        }
         return Ok(1);
     }
     if formats.normal {
@@ -230,7 +256,11 @@ fn execute(
             s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
         let result = {
             let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
-            workload::run_with_progress(plan, &workload::StdLog, progress)
+            let log = RunLog {
+                dest,
+                normal: formats.normal,
+            };
+            workload::run_with_progress(plan, &log, progress)
         };
         (result, monitor.join().unwrap_or_default())
     });

@@ -40,14 +40,11 @@ impl Default for Formats {
 }
 
 /// Everything fio prints once the jobs have run, in the selected formats:
-/// the file layout lines (normal only), the terse lines, the JSON document,
-/// then the normal report.
+/// the terse lines, the JSON document, then the normal report. (The file
+/// layout lines of the normal format were printed as each layout started.)
 pub fn render_results(report: &RunReport, plan: &Plan, formats: &Formats) -> String {
     let summary = Summary::new(report, plan);
     let mut out = String::new();
-    if formats.normal {
-        out.push_str(&normal::layout_lines(report));
-    }
     if formats.terse {
         out.push_str(&terse::render_summary(
             report,

@@ -33,4 +33,6 @@ pub mod zones;
 
 pub use job::SYNC_DEPTH_NOTE;
 pub use progress::Progress;
-pub use runner::{run, run_with_log, run_with_progress, Log, RunError, StdLog, MAX_RUN_JOBS};
+pub use runner::{
+    refusal_when_added, run, run_with_log, run_with_progress, Log, RunError, StdLog, MAX_RUN_JOBS,
+};

@@ -83,7 +83,7 @@ fn per_dir(spec: &JobSpec, name: &str) -> [u64; 3] {
 /// `rate_iops`, of the same direction. fio 3.33 refuses such a job when the
 /// run starts, before any job runs: for each of them it prints
 /// [`min_above_rate_message`] on stderr, and exits 1 with nothing on
-/// stdout (`--parse-only` still exits 0). Not yet called by the runner.
+/// stdout (`--parse-only` still exits 0): see `runner::refusal_when_added`.
 pub fn min_above_rate(spec: &JobSpec) -> Vec<usize> {
     let (rate, min) = (per_dir(spec, "rate"), per_dir(spec, "rate_min"));
     let (iops, iops_min) = (per_dir(spec, "rate_iops"), per_dir(spec, "rate_iops_min"));

@@ -33,6 +33,10 @@ pub enum RunError {
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
     TooManyJobs,
+    /// A minimum rate above the rate, in each of `dirs` (0 read, 1 write,
+    /// 2 trim): fio's line for each.
+    #[error("{}", dirs.iter().map(|d| super::rate::min_above_rate_message(*d)).collect::<Vec<_>>().join("\n"))]
+    MinRateAboveRate { dirs: Vec<usize> },
     #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
     Mounted { path: String },
     #[error(
@@ -65,6 +69,24 @@ impl From<safety::NoSpace> for RunError {
 /// refuses the 4,089th job while it reads the job options (`--max-jobs` is
 /// accepted and ignored).
 pub const MAX_RUN_JOBS: usize = 4088;
+
+/// What fio 3.33 refuses while it adds the jobs of a run (after
+/// `--parse-only` would have stopped): the number of jobs added before the
+/// refused one, and the refusal. A job whose minimum rate is above its rate
+/// in some direction (the first such job, in order: fio stops adding jobs
+/// there), or more than [`MAX_RUN_JOBS`] jobs.
+pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
+    for (i, spec) in plan.jobs.iter().enumerate() {
+        if i == MAX_RUN_JOBS {
+            return Err((i, RunError::TooManyJobs));
+        }
+        let dirs = super::rate::min_above_rate(spec);
+        if !dirs.is_empty() {
+            return Err((i, RunError::MinRateAboveRate { dirs }));
+        }
+    }
+    Ok(())
+}
 
 /// fio's warning for a `time_based` job without a runtime, which then runs
 /// through its size once (as if `time_based` were not set).
