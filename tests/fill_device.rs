@@ -5,29 +5,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::TempDir;
-
-/// A tmpfs of `mib` MiB on `dir`, unmounted on drop.
-struct Tmpfs<'a>(&'a TempDir);
-
-impl<'a> Tmpfs<'a> {
-    fn mount(dir: &'a TempDir, mib: u32) -> Option<Tmpfs<'a>> {
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
-            .arg(&dir.0)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then_some(Tmpfs(dir))
-    }
-}
-
-impl Drop for Tmpfs<'_> {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0 .0).status();
-    }
-}
+use common::{TempDir, Tmpfs};
 
 /// Run rfio with `args` and `--directory` of `dir` (killed past the suite's
 /// time limit: a fill that never ends would fill the disk under it).

@@ -24,22 +24,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{run_in, stderr, TempDir, RFIO};
-
-/// Real fio; the comparisons cannot be made without it.
-fn real_fio() -> &'static str {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"fio-3.33"));
-    assert!(
-        ok,
-        "these tests compare with fio 3.33, which is not installed"
-    );
-    "fio"
-}
+use common::{logged_ios, real_fio, run_in, stderr, TempDir, RFIO};
 
 /// (direction as the log writes it: 0 read, 1 write, 2 trim; offset).
 type Io = (u8, u64);
@@ -47,28 +32,9 @@ type Io = (u8, u64);
 /// The I/Os of the first job `bin` issues for `line` (null engine), in
 /// issue order, from its per-I/O latency log.
 fn logged(bin: &str, line: &str) -> Vec<Io> {
-    let dir = TempDir::new("offsets_passes");
-    let mut argv = vec![
-        "--ioengine=null",
-        "--write_lat_log=p",
-        "--log_avg_msec=0",
-        "--log_offset=1",
-        "--minimal",
-    ];
-    argv.extend(line.split_whitespace());
-    let out = run_in(bin, &dir, &argv);
-    assert!(out.status.success(), "{bin} {line}: {}", stderr(&out));
-    let text = std::fs::read_to_string(dir.file("p_lat.1.log"))
-        .unwrap_or_else(|e| panic!("{bin} {line}: no latency log: {e}"));
-    text.lines()
-        .map(|l| {
-            let f: Vec<u64> = l
-                .split(", ")
-                .map(|v| v.parse().unwrap_or_else(|_| panic!("{bin} {line}: {l:?}")))
-                .collect();
-            assert_eq!(f.len(), 6, "{bin} {line}: {l:?}");
-            (f[2] as u8, f[4])
-        })
+    logged_ios(bin, line)[0]
+        .iter()
+        .map(|io| (io.ddir, io.offset))
         .collect()
 }
 

@@ -19,7 +19,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{real_fio, run_in, stderr, TempDir, RFIO};
+use common::{real_fio, RFIO};
 use rfio::cli::args;
 use rfio::jobfile::subst::Keywords;
 use rfio::plan::build;
@@ -78,45 +78,23 @@ struct Logged {
 /// The I/Os of every job `bin` (rfio or fio) runs for `line` with the null
 /// engine, from its per-I/O latency logs, job by job.
 fn logged_ios(bin: &str, line: &str) -> Vec<Vec<Logged>> {
-    let dir = TempDir::new("patterns");
-    let mut argv = vec![
-        "--ioengine=null",
-        "--write_lat_log=p",
-        "--log_avg_msec=0",
-        "--log_offset=1",
-        "--minimal",
-    ];
-    argv.extend(line.split_whitespace());
-    let out = run_in(bin, &dir, &argv);
-    assert!(out.status.success(), "{bin} {line}: {}", stderr(&out));
-    let mut jobs = Vec::new();
-    while let Ok(text) = std::fs::read_to_string(dir.file(&format!("p_lat.{}.log", jobs.len() + 1)))
-    {
-        let ios = text
-            .lines()
-            .map(|l| {
-                let f: Vec<u64> = l
-                    .split(", ")
-                    .map(|v| v.parse().unwrap_or_else(|_| panic!("{bin} {line}: {l:?}")))
-                    .collect();
-                assert_eq!(f.len(), 6, "{bin} {line}: {l:?}");
-                let dir = match f[2] {
-                    0 => Dir::Read,
-                    1 => Dir::Write,
-                    2 => Dir::Trim,
-                    d => panic!("{bin} {line}: direction {d}"),
-                };
-                Logged {
-                    dir,
-                    len: f[3],
-                    offset: f[4],
-                }
-            })
-            .collect();
-        jobs.push(ios);
-    }
-    assert!(!jobs.is_empty(), "{bin} {line}: no latency log");
-    jobs
+    common::logged_ios(bin, line)
+        .into_iter()
+        .map(|job| {
+            job.into_iter()
+                .map(|io| Logged {
+                    dir: match io.ddir {
+                        0 => Dir::Read,
+                        1 => Dir::Write,
+                        2 => Dir::Trim,
+                        d => panic!("{bin} {line}: direction {d}"),
+                    },
+                    len: io.len,
+                    offset: io.offset,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The I/Os the rfio binary issues for `line`, job by job, after checking

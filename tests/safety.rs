@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{rfio, stderr, stdout, TempDir};
+use common::{rfio, stderr, stdout, TempDir, Tmpfs};
 
 /// Bytes, length and modification time of a file, to show it untouched.
 #[derive(Debug, PartialEq)]
@@ -408,26 +408,6 @@ fn a_directory_that_cannot_be_created_says_so() {
     );
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
     assert!(!stderr(&o).contains("free space"), "{}", stderr(&o));
-}
-
-/// A tmpfs of `mib` MiB on `dir`, unmounted on drop.
-struct Tmpfs<'a>(&'a TempDir);
-
-impl<'a> Tmpfs<'a> {
-    fn mount(dir: &'a TempDir, mib: u32) -> Option<Tmpfs<'a>> {
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
-            .arg(&dir.0)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then_some(Tmpfs(dir))
-    }
-}
-
-impl Drop for Tmpfs<'_> {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0 .0).status();
-    }
 }
 
 /// A write job without `overwrite` writes `io_size`, not `size`: the free

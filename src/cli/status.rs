@@ -202,18 +202,7 @@ fn unix_ms() -> u64 {
 mod tests {
     use super::*;
 
-    fn plan(argv: &[&str]) -> Plan {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let keywords = crate::jobfile::subst::Keywords {
-            pagesize: 4096,
-            mb_memory: 1024,
-            ncpus: 2,
-        };
-        let fe = crate::plan::build(&args, &[], &keywords);
-        assert!(fe.diags.is_empty(), "{}", fe.diags);
-        fe.plan
-    }
+    use crate::plan::testing::plan;
 
     #[test]
     fn reports_come_every_interval_from_the_start() {

@@ -446,12 +446,7 @@ mod tests {
     fn spec(args: &[&str]) -> JobSpec {
         let mut a = vec!["--name=p", "--ioengine=libaio", "--size=1m"];
         a.extend_from_slice(args);
-        let argv: Vec<String> = a.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let keywords = crate::jobfile::subst::Keywords::from_system();
-        let fe = crate::plan::build(&args, &[], &keywords);
-        assert!(fe.diags.is_empty(), "{}", fe.diags);
-        fe.plan.jobs.into_iter().next().unwrap()
+        crate::plan::testing::job(&a)
     }
 
     fn cmdprio(args: &[&str]) -> Result<Option<CmdPrio>, CmdPrioError> {

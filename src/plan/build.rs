@@ -621,17 +621,8 @@ fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     fn refusals(argv: &[&str]) -> (Vec<bool>, String) {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let kw = Keywords {
-            pagesize: 4096,
-            mb_memory: 1024,
-            ncpus: 2,
-        };
-        let fe = build(&args, &[], &kw);
+        let fe = crate::plan::testing::frontend(argv);
         let ro = fe.plan.jobs.iter().map(|j| j.readonly).collect();
         (ro, fe.diags.to_string())
     }

@@ -196,16 +196,7 @@ mod tests {
         assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
     }
 
-    fn plan_of(argv: &[&str]) -> crate::plan::build::Frontend {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let kw = crate::jobfile::subst::Keywords {
-            pagesize: 4096,
-            mb_memory: 1024,
-            ncpus: 2,
-        };
-        crate::plan::build(&args, &[], &kw)
-    }
+    use crate::plan::testing::frontend as plan_of;
 
     fn paths(argv: &[&str]) -> Vec<Vec<String>> {
         let fe = plan_of(argv);

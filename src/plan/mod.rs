@@ -5,6 +5,8 @@
 pub mod build;
 pub mod files;
 pub mod spec;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use build::{build, Frontend, SectionOutcome};
 pub use spec::{Dir, FileSpec, JobSpec, Pattern, Plan};

@@ -368,16 +368,8 @@ fn mem_spec(spec: &JobSpec) -> Result<MemSpec, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::spec::Plan;
 
-    fn plan(args: &[&str]) -> Plan {
-        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let keywords = crate::jobfile::subst::Keywords::from_system();
-        let fe = crate::plan::build(&args, &[], &keywords);
-        assert!(fe.diags.is_empty(), "{}", fe.diags);
-        fe.plan
-    }
+    use crate::plan::testing::plan;
 
     fn place(args: &[&str]) -> Result<Placement, String> {
         let mut a = vec!["--name=j", "--ioengine=null", "--size=16k"];

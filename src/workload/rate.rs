@@ -321,12 +321,7 @@ mod tests {
     fn spec(args: &[&str]) -> JobSpec {
         let mut a = vec!["--name=r", "--ioengine=null", "--size=64k"];
         a.extend_from_slice(args);
-        let argv: Vec<String> = a.iter().map(|s| s.to_string()).collect();
-        let args = crate::cli::args::parse(&argv).unwrap();
-        let keywords = crate::jobfile::subst::Keywords::from_system();
-        let fe = crate::plan::build(&args, &[], &keywords);
-        assert!(fe.diags.is_empty(), "{}", fe.diags);
-        fe.plan.jobs.into_iter().next().unwrap()
+        crate::plan::testing::job(&a)
     }
 
     /// As fio 3.33 decides (measured: `fio --minimal` exit 1 and one

@@ -541,10 +541,8 @@ mod tests {
     }
 
     fn plan(argv: &[String]) -> Plan {
-        let args = crate::cli::args::parse(argv).expect("command line parses");
-        let fe = crate::plan::build(&args, &[], &crate::jobfile::subst::Keywords::from_system());
-        assert!(fe.diags.is_empty(), "{}", fe.diags);
-        fe.plan
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        crate::plan::testing::plan(&argv)
     }
 
     /// The line comes before the layout writes anything (fio's

@@ -365,3 +365,72 @@ fn collect(
         }
     })
 }
+
+/// One I/O as a per-I/O latency log (`log_offset=1`) shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoggedIo {
+    /// 0 read, 1 write, 2 trim.
+    pub ddir: u8,
+    pub len: u64,
+    pub offset: u64,
+}
+
+/// The I/Os of every job `bin` (rfio or fio) runs for the command line
+/// `line` with the null engine, in issue order, from its per-I/O latency
+/// logs (`write_lat_log`, `log_avg_msec=0`, `log_offset=1`), job by job.
+pub fn logged_ios(bin: &str, line: &str) -> Vec<Vec<LoggedIo>> {
+    let dir = TempDir::new("logged-ios");
+    let mut argv = vec![
+        "--ioengine=null",
+        "--write_lat_log=p",
+        "--log_avg_msec=0",
+        "--log_offset=1",
+        "--minimal",
+    ];
+    argv.extend(line.split_whitespace());
+    let out = run_in(bin, &dir, &argv);
+    assert!(out.status.success(), "{bin} {line}: {}", stderr(&out));
+    let mut jobs = Vec::new();
+    while let Ok(text) = std::fs::read_to_string(dir.file(&format!("p_lat.{}.log", jobs.len() + 1)))
+    {
+        let ios = text
+            .lines()
+            .map(|l| {
+                let f: Vec<u64> = l
+                    .split(", ")
+                    .map(|v| v.parse().unwrap_or_else(|_| panic!("{bin} {line}: {l:?}")))
+                    .collect();
+                assert_eq!(f.len(), 6, "{bin} {line}: {l:?}");
+                LoggedIo {
+                    ddir: u8::try_from(f[2]).expect("a direction"),
+                    len: f[3],
+                    offset: f[4],
+                }
+            })
+            .collect();
+        jobs.push(ios);
+    }
+    assert!(!jobs.is_empty(), "{bin} {line}: no latency log");
+    jobs
+}
+
+/// A tmpfs of `mib` MiB mounted on `dir` (root only; `None` where mounting
+/// is not allowed), unmounted on drop.
+pub struct Tmpfs<'a>(&'a TempDir);
+
+impl<'a> Tmpfs<'a> {
+    pub fn mount(dir: &'a TempDir, mib: u32) -> Option<Tmpfs<'a>> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(&dir.0)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        ok.then_some(Tmpfs(dir))
+    }
+}
+
+impl Drop for Tmpfs<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0 .0).status();
+    }
+}
