@@ -159,8 +159,6 @@ pub fn interim_report(
             let mut r = r.unwrap_or_else(|| JobReport::empty(&spec.name, spec.group_id, 0));
             r.name.clone_from(&spec.name);
             r.group_id = spec.group_id;
-            // "Laying out IO file" lines were printed when it happened.
-            r.layout = None;
             r
         })
         .collect();

@@ -33,32 +33,14 @@ pub fn render(report: &RunReport, plan: &Plan) -> String {
     out
 }
 
-/// What fio prints once the jobs have run: the file layout lines (printed
-/// while jobs start), then [`results`].
-pub fn render_results(report: &RunReport, plan: &Plan) -> String {
-    let mut out = layout_lines(report);
-    out.push_str(&results(report, &Summary::new(report, plan)));
-    out
-}
-
 /// `<job>: Laying out IO file (1 file / 8MiB)` for each job that created
-/// or extended files.
+/// or extended files (a run prints each as its layout starts).
 pub fn layout_lines(report: &RunReport) -> String {
-    let mut out = String::new();
-    for j in &report.jobs {
-        if let Some(l) = j.layout {
-            let s = if l.files > 1 { "s" } else { "" };
-            let total = if l.files > 1 { "total " } else { "" };
-            let _ = writeln!(
-                out,
-                "{}: Laying out IO file{s} ({} file{s} / {total}{}MiB)",
-                j.name,
-                l.files,
-                l.bytes >> 20
-            );
-        }
-    }
-    out
+    report
+        .jobs
+        .iter()
+        .filter_map(|j| j.layout.map(|l| l.line(&j.name)))
+        .collect()
 }
 
 /// The final report: a blank line, one block per entry, the group totals

@@ -16,6 +16,24 @@ pub struct Layout {
     pub bytes: u64,
 }
 
+impl Layout {
+    /// fio's line for job `job` laying these files out (`setup_files`),
+    /// newline included: `j: Laying out IO file (1 file / 8MiB)`, or
+    /// `j: Laying out IO files (2 files / total 3MiB)`.
+    pub fn line(&self, job: &str) -> String {
+        let (s, total) = if self.files > 1 {
+            ("s", "total ")
+        } else {
+            ("", "")
+        };
+        format!(
+            "{job}: Laying out IO file{s} ({} file{s} / {total}{}MiB)\n",
+            self.files,
+            self.bytes >> 20
+        )
+    }
+}
+
 /// One direction of one job.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirReport {
@@ -268,5 +286,30 @@ impl RunReport {
             disks,
             eta_sec: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Layout;
+
+    #[test]
+    fn layout_lines_read_as_fios() {
+        let two = Layout {
+            files: 2,
+            bytes: 3 << 20,
+        };
+        assert_eq!(
+            two.line("j"),
+            "j: Laying out IO files (2 files / total 3MiB)\n"
+        );
+        let fill = Layout {
+            files: 1,
+            bytes: u64::MAX,
+        };
+        assert_eq!(
+            fill.line("fill"),
+            "fill: Laying out IO file (1 file / 17592186044415MiB)\n"
+        );
     }
 }

@@ -298,13 +298,8 @@ impl<'a> Prepared<'a> {
     /// fio's falloc engine records its failed open but reports success, so
     /// fio goes on to invalidate the cache of a file it never opened.
     pub(super) fn open_failure_note(&self, path: &Path) -> Option<String> {
-        (self.engine.name == "falloc" && self.set.invalidate).then(|| {
-            format!(
-                "fio: cache invalidation of {} failed: {}\n",
-                path.display(),
-                strerror(libc::EBADF)
-            )
-        })
+        (self.engine.name == "falloc" && self.set.invalidate)
+            .then(|| cache_invalidation_failed(path))
     }
 
     /// The offset generators, for the job's one run.
@@ -387,11 +382,7 @@ impl<'a> Prepared<'a> {
                 files: self.files.len() as u32,
                 bytes: u64::MAX,
             };
-            log.layout(&layout_line(
-                &self.spec.name,
-                announced.files,
-                announced.bytes,
-            ));
+            log.layout(&announced.line(&self.spec.name));
             for f in &self.files {
                 if self.spec.readonly {
                     return Err(layout::Failed::new(libc::EROFS, "open").after(announced));
@@ -425,11 +416,7 @@ impl<'a> Prepared<'a> {
             files: todo.len() as u32,
             bytes: todo.iter().map(|f| f.end()).sum(),
         };
-        log.layout(&layout_line(
-            &self.spec.name,
-            announced.files,
-            announced.bytes,
-        ));
+        log.layout(&announced.line(&self.spec.name));
         let mut filler = self.filler.clone();
         for f in todo {
             if mode.readonly {
@@ -437,11 +424,7 @@ impl<'a> Prepared<'a> {
                 // then fails on the file it never opened; the job goes on.
                 log.err(layout::READONLY_NOTE);
                 if self.set.invalidate {
-                    log.err(&format!(
-                        "fio: cache invalidation of {} failed: {}\n",
-                        f.path.display(),
-                        strerror(libc::EBADF)
-                    ));
+                    log.err(&cache_invalidation_failed(&f.path));
                 }
                 if std::fs::symlink_metadata(&f.path).is_err() {
                     // Nothing there: opening it fails the job as in fio
@@ -627,12 +610,14 @@ impl<'a> Prepared<'a> {
     }
 }
 
-/// fio's line announcing a layout of `files` files, `bytes` in all.
-pub fn layout_line(job: &str, files: u32, bytes: u64) -> String {
-    let (s, total) = if files > 1 { ("s", "total ") } else { ("", "") };
+/// fio's line when it invalidates the cache of `path`, a file it never
+/// opened (its falloc engine's failed open, or a layout refused under
+/// `--readonly`).
+fn cache_invalidation_failed(path: &Path) -> String {
     format!(
-        "{job}: Laying out IO file{s} ({files} file{s} / {total}{}MiB)\n",
-        bytes >> 20
+        "fio: cache invalidation of {} failed: {}\n",
+        path.display(),
+        strerror(libc::EBADF)
     )
 }
 

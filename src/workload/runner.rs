@@ -580,17 +580,4 @@ mod tests {
         assert!(log.lines.lock().unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
-
-    #[test]
-    fn layout_lines_read_as_fios() {
-        use super::super::job::layout_line;
-        assert_eq!(
-            layout_line("j", 2, 3 << 20),
-            "j: Laying out IO files (2 files / total 3MiB)\n"
-        );
-        assert_eq!(
-            layout_line("fill", 1, u64::MAX),
-            "fill: Laying out IO file (1 file / 17592186044415MiB)\n"
-        );
-    }
 }
