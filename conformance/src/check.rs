@@ -1,334 +1,20 @@
-//! The checks: what each one runs, and how it judges the two outcomes.
-//!
-//! [`Check`] is the registry: one variant per check, [`Check::ALL`] lists them in report order.
-//! A check names the [`Mode`]s it runs each binary in (the same mode is run once per file and
-//! shared between the checks that need it), says which job files it [applies](Check::applies)
-//! to, and judges the outcomes in [`Check::judge`]. The `run` check's comparisons live in
-//! runcheck.rs (JSON, terse, files and logs), the `pipelines` check's in pipelines.rs.
+//! Checking one job file: every check's runs (each mode once per file, run again when only
+//! timing figures miss their tolerance), judged by the check ([`judge`]: the exit statuses and
+//! stdout for `showcmd` and `parse-only`, runcheck.rs for `run`, pipelines.rs for
+//! `pipelines`), then held against what the file's header states: `; expect-error:`,
+//! `; expect:`/`; expect-exit:` and `; known-diff:` lines.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::corpus::{Directives, Expect, JobFile, RunMode, RunSpec, Waiver};
-use crate::run::{self, Outcome, Status};
+use crate::corpus::{Applies, Expect, JobFile, Waiver};
+use crate::registry::{Check, Mode};
+use crate::run::{self, Status};
+use crate::show::head;
+use crate::spec::{Directives, RunMode, RunSpec};
+use crate::verdict::{capped, compare_exit_and_stdout, Difference, RunPair, Verdict};
 use crate::{pipelines, runcheck};
-
-/// One way of running a job file through both binaries and comparing the results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Check {
-    /// `BIN --showcmd FILE`: stdout byte-identical, same exit status.
-    Showcmd,
-    /// `BIN --parse-only FILE`: stdout byte-identical, same exit status.
-    ParseOnly,
-    /// A real run (`--output-format=json+`, then `--minimal` or the header's terse version):
-    /// same exit status, JSON and terse layout, deterministic values exact, timing values
-    /// plausible, same files and logs left behind. Only for `; conformance: run` files.
-    Run,
-    /// The seed scripts' pipelines (awk on the terse line, jq on the JSON, awk on the iops logs)
-    /// give numbers of the same shape on both outputs. Only for `; conformance: run` files.
-    Pipelines,
-}
-
-/// How a binary is run for a check. Each mode runs at most once per job file and binary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Mode {
-    /// `--showcmd FILE`
-    Showcmd,
-    /// `--parse-only FILE`
-    ParseOnly,
-    /// `--output-format=json+ FILE`, keeping the files the run leaves behind.
-    JsonPlus,
-    /// `--minimal FILE` (terse version 3).
-    Minimal,
-    /// `--output-format=terse --terse-version=N FILE`.
-    Terse(u8),
-}
-
-impl Mode {
-    /// The arguments both binaries get for `job` (an absolute path).
-    pub(crate) fn args(self, job: &Path) -> Vec<OsString> {
-        let mut args: Vec<OsString> = match self {
-            Mode::Showcmd => vec!["--showcmd".into()],
-            Mode::ParseOnly => vec!["--parse-only".into()],
-            Mode::JsonPlus => vec!["--output-format=json+".into()],
-            Mode::Minimal => vec!["--minimal".into()],
-            Mode::Terse(version) => vec![
-                "--output-format=terse".into(),
-                format!("--terse-version={version}").into(),
-            ],
-        };
-        args.push(job.as_os_str().to_owned());
-        args
-    }
-
-    /// How the report names this run.
-    pub(crate) fn name(self) -> String {
-        match self {
-            Mode::Showcmd => "showcmd".into(),
-            Mode::ParseOnly => "parse-only".into(),
-            Mode::JsonPlus => "json+".into(),
-            Mode::Minimal => "minimal".into(),
-            Mode::Terse(version) => format!("terse-v{version}"),
-        }
-    }
-
-    /// The terse version this mode prints, if it prints terse output.
-    pub(crate) fn terse_version(self) -> Option<u8> {
-        match self {
-            Mode::Minimal => Some(3),
-            Mode::Terse(version) => Some(version),
-            Mode::Showcmd | Mode::ParseOnly | Mode::JsonPlus => None,
-        }
-    }
-
-    fn keeps_files(self) -> bool {
-        self == Mode::JsonPlus
-    }
-}
-
-/// Whether a check applies to a job file.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Applies<'a> {
-    Yes(Option<&'a RunSpec>),
-    /// Not for this file (a parse-only file and a check that needs a real run).
-    No,
-    /// The file's header skips real runs, for this reason.
-    Skipped(&'a str),
-}
-
-impl Check {
-    /// Every check, in report order.
-    pub(crate) const ALL: [Check; 4] = [
-        Check::Showcmd,
-        Check::ParseOnly,
-        Check::Run,
-        Check::Pipelines,
-    ];
-
-    /// The name used in `--checks`, the table and the JSON report.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Check::Showcmd => "showcmd",
-            Check::ParseOnly => "parse-only",
-            Check::Run => "run",
-            Check::Pipelines => "pipelines",
-        }
-    }
-
-    pub(crate) fn from_name(name: &str) -> Option<Check> {
-        Check::ALL.into_iter().find(|check| check.name() == name)
-    }
-
-    /// Whether this check applies to `job`.
-    pub(crate) fn applies(self, job: &JobFile) -> Applies<'_> {
-        match (self, &job.run) {
-            (Check::Showcmd | Check::ParseOnly, _) => Applies::Yes(None),
-            (Check::Run | Check::Pipelines, RunMode::Run(spec)) => Applies::Yes(Some(spec)),
-            (Check::Run | Check::Pipelines, RunMode::Skipped(reason)) => Applies::Skipped(reason),
-            (Check::Run | Check::Pipelines, RunMode::ParseOnly) => Applies::No,
-        }
-    }
-
-    /// The runs this check needs, the first one being its main run.
-    pub(crate) fn modes(self, spec: Option<&RunSpec>) -> Vec<Mode> {
-        match self {
-            Check::Showcmd => vec![Mode::Showcmd],
-            Check::ParseOnly => vec![Mode::ParseOnly],
-            Check::Run => {
-                let terse = match spec.and_then(|spec| spec.terse_version) {
-                    None | Some(3) => Mode::Minimal,
-                    Some(version) => Mode::Terse(version),
-                };
-                vec![Mode::JsonPlus, terse]
-            }
-            // The seed pipelines read `--minimal` output (terse v3 field numbers).
-            Check::Pipelines => vec![Mode::JsonPlus, Mode::Minimal],
-        }
-    }
-
-    /// Judges the runs of this check (in the order of [`Check::modes`]). `deliberate` holds
-    /// the file's `; conformance:` directives about rfio's deliberate differences, when they
-    /// apply.
-    ///
-    /// stderr is never compared: rfio's error messages deliberately differ from fio's.
-    pub(crate) fn judge(
-        self,
-        runs: &[RunPair],
-        spec: Option<&RunSpec>,
-        deliberate: Directives,
-    ) -> Verdict {
-        match self {
-            Check::Showcmd | Check::ParseOnly => {
-                compare_exit_and_stdout(&runs[0].fio, &runs[0].rfio, deliberate)
-            }
-            Check::Run => runcheck::judge(runs, &spec.cloned().unwrap_or_default(), deliberate),
-            Check::Pipelines => {
-                pipelines::judge(runs, &spec.cloned().unwrap_or_default(), deliberate)
-            }
-        }
-    }
-}
-
-/// One side of a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Side {
-    Fio,
-    Rfio,
-}
-
-impl Side {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Side::Fio => "fio",
-            Side::Rfio => "rfio",
-        }
-    }
-}
-
-/// How one check of one job file came out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// fio and rfio agree.
-    Ok,
-    /// fio accepted the file, and rfio refused it as the file's header says it should.
-    Refused,
-    /// fio rejected the file, and rfio accepted it as the file's header says it should.
-    Accepted,
-    /// The check does not apply to this file (it is not a `; conformance: run` file).
-    NotApplicable,
-    /// The file's header skips this check (`skip-run=REASON`), for this reason.
-    Skipped(String),
-    /// They disagree, for these reasons (never empty).
-    Diff(Vec<Difference>),
-    /// They disagree only where the file's header names known differences
-    /// (`; known-diff: CHECK PLACE: REASON`), for these reasons: shown, not counted as a failure.
-    Known(String, Vec<Difference>),
-}
-
-impl Verdict {
-    /// What the table shows.
-    pub(crate) fn label(&self) -> &'static str {
-        match self {
-            Verdict::Ok => "ok",
-            Verdict::Refused => "refused",
-            Verdict::Accepted => "accepted",
-            Verdict::NotApplicable => "-",
-            Verdict::Skipped(_) => "skipped",
-            Verdict::Diff(_) => "DIFF",
-            Verdict::Known(..) => "KNOWN",
-        }
-    }
-
-    pub(crate) fn passed(&self) -> bool {
-        !matches!(self, Verdict::Diff(_))
-    }
-
-    /// Whether the cell counts in the summary (checks that did not run do not).
-    pub(crate) fn counted(&self) -> bool {
-        !matches!(self, Verdict::NotApplicable | Verdict::Skipped(_))
-    }
-
-    /// `Ok` when there are no differences, else `Diff`.
-    pub(crate) fn from_differences(differences: Vec<Difference>) -> Verdict {
-        if differences.is_empty() {
-            Verdict::Ok
-        } else {
-            Verdict::Diff(differences)
-        }
-    }
-}
-
-/// One reason for a `DIFF`. The values themselves are in the two outcomes, or in the
-/// [`Mismatch`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Difference {
-    /// This side did not finish its main run within the time limit and was killed.
-    Timeout(Side),
-    /// This side could not be started.
-    CannotRun(Side),
-    /// The exit statuses of the main run differ.
-    ExitStatus,
-    /// stdout differs, first at this byte offset.
-    Stdout { offset: usize },
-    /// The header says rfio refuses this file and fio exited 0, but rfio did not refuse it
-    /// cleanly: it exited 0, panicked (exit 101) or died from a signal.
-    NotRefused,
-    /// The header says rfio accepts this file and fio rejected it, but rfio did not exit 0.
-    NotAccepted,
-    /// A value, layout or file that differs, with both values.
-    Mismatch(Box<Mismatch>),
-    /// This many more differences were found and are not listed.
-    More(usize),
-}
-
-/// One difference found by the `run` or `pipelines` check (or an `; expect-error:` line).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Mismatch {
-    /// What kind of comparison failed, for the JSON report: `json-keys`, `json-type`, ...
-    pub(crate) kind: &'static str,
-    /// Where: `json+ jobs[0].read.total_ios`, `minimal line 1 $8`, `files a_iops.1.log`.
-    pub(crate) place: String,
-    pub(crate) fio: String,
-    pub(crate) rfio: String,
-    /// The rule that failed: `exact`, `same type`, `ratio 12.0 > tolerance 10`...
-    pub(crate) rule: String,
-}
-
-/// How many differences one cell lists before it only counts the rest.
-pub(crate) const MAX_LISTED: usize = 25;
-
-impl Difference {
-    /// A stable machine-readable name, for the JSON report.
-    pub(crate) fn kind(&self) -> &'static str {
-        match self {
-            Difference::Timeout(_) => "timeout",
-            Difference::CannotRun(_) => "cannot-run",
-            Difference::ExitStatus => "exit-status",
-            Difference::Stdout { .. } => "stdout",
-            Difference::NotRefused => "not-refused",
-            Difference::NotAccepted => "not-accepted",
-            Difference::Mismatch(mismatch) => mismatch.kind,
-            Difference::More(_) => "more",
-        }
-    }
-
-    /// A mismatch.
-    pub(crate) fn mismatch(
-        kind: &'static str,
-        place: impl Into<String>,
-        fio: impl Into<String>,
-        rfio: impl Into<String>,
-        rule: impl Into<String>,
-    ) -> Difference {
-        Difference::Mismatch(Box::new(Mismatch {
-            kind,
-            place: place.into(),
-            fio: fio.into(),
-            rfio: rfio.into(),
-            rule: rule.into(),
-        }))
-    }
-}
-
-/// Caps a list of differences at [`MAX_LISTED`], counting the rest in a final `More`.
-pub(crate) fn capped(mut differences: Vec<Difference>) -> Vec<Difference> {
-    if differences.len() > MAX_LISTED {
-        let more = differences.len() - MAX_LISTED;
-        differences.truncate(MAX_LISTED);
-        differences.push(Difference::More(more));
-    }
-    differences
-}
-
-/// Both binaries' outcomes of one run mode.
-#[derive(Clone, Debug)]
-pub(crate) struct RunPair {
-    pub(crate) mode: Mode,
-    pub(crate) fio: Outcome,
-    pub(crate) rfio: Outcome,
-}
 
 /// The outcome of one check of one job file.
 #[derive(Clone, Debug)]
@@ -401,15 +87,15 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
             } else {
                 Directives::default()
             };
-            let spec = match check.applies(job) {
+            let spec = match job.applies(check) {
                 Applies::Yes(spec) => spec,
                 Applies::No => return not_run(check, Verdict::NotApplicable),
                 Applies::Skipped(reason) => {
                     return not_run(check, Verdict::Skipped(reason.to_owned()))
                 }
             };
-            let judge = |runs: &[RunPair]| {
-                let mut verdict = check.judge(runs, spec, deliberate);
+            let verdict_of = |runs: &[RunPair]| {
+                let mut verdict = judge(check, runs, spec, deliberate);
                 if bins.directives_apply {
                     verdict = with_expected_errors(verdict, runs, &job.expect_errors);
                     if let Some(expect) = job.expect {
@@ -430,7 +116,7 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
                         .clone()
                 })
                 .collect();
-            let mut verdict = judge(&runs);
+            let mut verdict = verdict_of(&runs);
             // Timing figures that miss their tolerance may be the machine's load: both
             // binaries run again, and one attempt within the tolerances passes. Anything
             // else (a count, a value, a layout) fails at once.
@@ -444,7 +130,7 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
                 for run in &runs {
                     done.insert(run.mode, run.clone());
                 }
-                verdict = judge(&runs);
+                verdict = verdict_of(&runs);
             }
             CheckResult {
                 check,
@@ -457,6 +143,25 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
     FileResult {
         job: job.clone(),
         results,
+    }
+}
+
+/// Judges the runs of `check` (in the order of [`Check::modes`]). `deliberate` holds the file's
+/// `; conformance:` directives about rfio's deliberate differences, when they apply.
+///
+/// stderr is never compared: rfio's error messages deliberately differ from fio's.
+pub(crate) fn judge(
+    check: Check,
+    runs: &[RunPair],
+    spec: Option<&RunSpec>,
+    deliberate: Directives,
+) -> Verdict {
+    match check {
+        Check::Showcmd | Check::ParseOnly => {
+            compare_exit_and_stdout(&runs[0].fio, &runs[0].rfio, deliberate)
+        }
+        Check::Run => runcheck::judge(runs, &spec.cloned().unwrap_or_default(), deliberate),
+        Check::Pipelines => pipelines::judge(runs, &spec.cloned().unwrap_or_default(), deliberate),
     }
 }
 
@@ -627,7 +332,7 @@ fn with_expected_errors(verdict: Verdict, runs: &[RunPair], expected: &[String])
                 "expect-error",
                 format!("{} rfio stderr", run.mode.name()),
                 "(not compared)",
-                crate::report::head(&run.rfio.stderr, 300),
+                head(&run.rfio.stderr, 300),
                 format!("must contain {:?} (`; expect-error:`)", text),
             ));
         }
@@ -635,87 +340,11 @@ fn with_expected_errors(verdict: Verdict, runs: &[RunPair], expected: &[String])
     with_differences(verdict, missing)
 }
 
-/// Same exit status and byte-identical stdout; with `rfio-refuses`, rfio failing where fio
-/// exits 0 is agreement, and with `rfio-accepts`, rfio exiting 0 where fio fails.
-pub(crate) fn compare_exit_and_stdout(
-    fio: &Outcome,
-    rfio: &Outcome,
-    deliberate: Directives,
-) -> Verdict {
-    let mut differences = match exit_statuses(fio, rfio, deliberate) {
-        Ok(differences) => differences,
-        Err(verdict) => return verdict,
-    };
-    if let Some(offset) = first_difference(&fio.stdout, &rfio.stdout) {
-        differences.push(Difference::Stdout { offset });
-    }
-    Verdict::from_differences(differences)
-}
-
-/// The exit-status part of every comparison. `Err` is a final verdict (a timeout or failed
-/// start, which makes the rest meaningless, or a deliberate refusal or acceptance); `Ok` lists
-/// the differences so far (an exit status that differs), and the caller compares the rest.
-pub(crate) fn exit_statuses(
-    fio: &Outcome,
-    rfio: &Outcome,
-    deliberate: Directives,
-) -> Result<Vec<Difference>, Verdict> {
-    let mut differences = unfinished(fio, Side::Fio);
-    differences.extend(unfinished(rfio, Side::Rfio));
-    if !differences.is_empty() {
-        return Err(Verdict::Diff(differences));
-    }
-    if deliberate.rfio_accepts && fio.status != Status::Exited(0) {
-        return Err(if rfio.status == Status::Exited(0) {
-            Verdict::Accepted
-        } else {
-            Verdict::Diff(vec![Difference::NotAccepted])
-        });
-    }
-    if deliberate.rfio_refuses && fio.status == Status::Exited(0) {
-        return Err(if is_refusal(&rfio.status) {
-            Verdict::Refused
-        } else {
-            Verdict::Diff(vec![Difference::NotRefused])
-        });
-    }
-    if fio.status != rfio.status {
-        differences.push(Difference::ExitStatus);
-    }
-    Ok(differences)
-}
-
-/// A timeout or a failed start, which makes the rest of the comparison meaningless.
-pub(crate) fn unfinished(outcome: &Outcome, side: Side) -> Vec<Difference> {
-    match outcome.status {
-        Status::TimedOut(_) => vec![Difference::Timeout(side)],
-        Status::CannotRun(_) => vec![Difference::CannotRun(side)],
-        Status::Exited(_) | Status::Signaled(_) => Vec::new(),
-    }
-}
-
-/// A deliberate refusal is a normal non-zero exit; a Rust panic exits 101 and is a bug instead.
-fn is_refusal(status: &Status) -> bool {
-    matches!(status, Status::Exited(code) if *code != 0 && *code != 101)
-}
-
-/// The offset of the first byte where `a` and `b` differ (the shorter length if one is a prefix
-/// of the other), or `None` if they are equal.
-pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
-    if a == b {
-        return None;
-    }
-    Some(
-        a.iter()
-            .zip(b)
-            .position(|(x, y)| x != y)
-            .unwrap_or(a.len().min(b.len())),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::Outcome;
+    use crate::verdict::Side;
 
     fn outcome(status: Status, stdout: &str) -> Outcome {
         Outcome {
@@ -735,43 +364,8 @@ mod tests {
                 fio: fio.clone(),
                 rfio: rfio.clone(),
             }];
-            self.judge(&runs, None, deliberate)
+            judge(self, &runs, None, deliberate)
         }
-    }
-
-    #[test]
-    fn registry_names_round_trip() {
-        for check in Check::ALL {
-            assert_eq!(Check::from_name(check.name()), Some(check));
-        }
-        assert_eq!(Check::from_name("json"), None);
-    }
-
-    #[test]
-    fn modes_and_arguments() {
-        let job = Path::new("/j/a.fio");
-        assert_eq!(Check::Run.modes(None), [Mode::JsonPlus, Mode::Minimal]);
-        let v5 = RunSpec {
-            terse_version: Some(5),
-            ..RunSpec::default()
-        };
-        assert_eq!(
-            Check::Run.modes(Some(&v5)),
-            [Mode::JsonPlus, Mode::Terse(5)]
-        );
-        assert_eq!(
-            Check::Pipelines.modes(Some(&v5)),
-            [Mode::JsonPlus, Mode::Minimal]
-        );
-        assert_eq!(
-            Mode::Terse(5).args(job),
-            ["--output-format=terse", "--terse-version=5", "/j/a.fio"]
-        );
-        assert_eq!(
-            Mode::JsonPlus.args(job),
-            ["--output-format=json+", "/j/a.fio"]
-        );
-        assert_eq!(Mode::Minimal.terse_version(), Some(3));
     }
 
     #[test]
@@ -797,14 +391,6 @@ mod tests {
             with_expected_errors(Verdict::Ok, &ok, &["x".into()]),
             Verdict::Ok
         );
-    }
-
-    #[test]
-    fn first_difference_offsets() {
-        assert_eq!(first_difference(b"abc", b"abc"), None);
-        assert_eq!(first_difference(b"abc", b"abd"), Some(2));
-        assert_eq!(first_difference(b"ab", b"abc"), Some(2));
-        assert_eq!(first_difference(b"", b"x"), Some(0));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::check::Check;
+use crate::registry::Check;
 
 /// The `--help` text.
 pub(crate) const USAGE: &str = "\

@@ -13,7 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::check::Check;
+use crate::registry::Check;
+use crate::spec::{Directives, RunMode, RunSpec, TimingKey, RFIO_ACCEPTS, RFIO_REFUSES};
 
 /// Where the fio-examples package puts fio's own example job files.
 pub(crate) const EXAMPLES_DIR: &str = "/usr/share/doc/fio/examples";
@@ -40,6 +41,28 @@ pub(crate) struct JobFile {
     /// How long the job file needs to run at least, from its `runtime`, `ramp_time` and
     /// `startdelay` values: the time limit of its runs grows with it.
     pub(crate) needs: Duration,
+}
+
+impl JobFile {
+    /// Whether `check` applies to this file.
+    pub(crate) fn applies(&self, check: Check) -> Applies<'_> {
+        match (check, &self.run) {
+            (Check::Showcmd | Check::ParseOnly, _) => Applies::Yes(None),
+            (Check::Run | Check::Pipelines, RunMode::Run(spec)) => Applies::Yes(Some(spec)),
+            (Check::Run | Check::Pipelines, RunMode::Skipped(reason)) => Applies::Skipped(reason),
+            (Check::Run | Check::Pipelines, RunMode::ParseOnly) => Applies::No,
+        }
+    }
+}
+
+/// Whether a check applies to a job file.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Applies<'a> {
+    Yes(Option<&'a RunSpec>),
+    /// Not for this file (a parse-only file and a check that needs a real run).
+    No,
+    /// The file's header skips real runs, for this reason.
+    Skipped(&'a str),
 }
 
 /// One `; known-diff: CHECK PLACE: REASON` line: a known difference at one place of one check.
@@ -71,139 +94,6 @@ pub(crate) enum Expect {
     Exit(i32),
 }
 
-/// Whether a job file is really run (`run` and `pipelines` checks), and how it is judged.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) enum RunMode {
-    /// No `run` directive: only parsed (`showcmd`, `parse-only`).
-    #[default]
-    ParseOnly,
-    /// `; conformance: run`, with its options.
-    Run(RunSpec),
-    /// `; conformance: skip-run=REASON`: would be run, but is not, for this reason.
-    Skipped(String),
-}
-
-/// How the outcome of a real run is judged (`; conformance: run, ...`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct RunSpec {
-    /// `tolerance=N` and `tolerance.KEY=N`: how far apart fio's and rfio's timing figures may
-    /// be, per kind of figure.
-    pub(crate) tolerance: Tolerances,
-    /// `timed`: the job is bound by time (time_based, runtime, rate limits that end it): its I/O
-    /// counts and bytes are compared within the tolerance instead of exactly.
-    pub(crate) timed: bool,
-    /// `mixed`: a random read/write mix whose split is not reproducible: per direction, counts
-    /// are only checked for plausibility; the total bytes of all directions are exact.
-    pub(crate) mixed: bool,
-    /// `terse-version=N`: the terse run uses `--output-format=terse --terse-version=N` instead
-    /// of `--minimal`.
-    pub(crate) terse_version: Option<u8>,
-}
-
-/// Default `tolerance`: timing figures may differ by a factor of 10 either way.
-pub(crate) const DEFAULT_TOLERANCE: f64 = 10.0;
-
-/// The kinds of timing figure that have a tolerance of their own (`tolerance.KEY=N`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TimingKey {
-    /// I/O counts and bytes of `timed` jobs (`io_bytes`, `io_kbytes`, `total_ios`, `N`,
-    /// terse io KiB), and log line counts.
-    Counts,
-    /// Bandwidth: `bw_bytes`, `bw`, terse bandwidth.
-    Bw,
-    /// `iops`, terse IOPS.
-    Iops,
-    /// `runtime`, `job_runtime`, terse runtime.
-    Runtime,
-    /// The means of the bandwidth and IOPS samples (`bw_mean`, `iops_mean`): compared only
-    /// where the header sets `tolerance.samples`.
-    Samples,
-}
-
-impl TimingKey {
-    pub(crate) const ALL: [TimingKey; 5] = [
-        TimingKey::Counts,
-        TimingKey::Bw,
-        TimingKey::Iops,
-        TimingKey::Runtime,
-        TimingKey::Samples,
-    ];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            TimingKey::Counts => "counts",
-            TimingKey::Bw => "bw",
-            TimingKey::Iops => "iops",
-            TimingKey::Runtime => "runtime",
-            TimingKey::Samples => "samples",
-        }
-    }
-}
-
-/// The tolerance of each [`TimingKey`]: the larger value may be at most this factor times the
-/// smaller one. `samples` is `None` unless the header sets it (not compared).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Tolerances {
-    pub(crate) counts: f64,
-    pub(crate) bw: f64,
-    pub(crate) iops: f64,
-    pub(crate) runtime: f64,
-    pub(crate) samples: Option<f64>,
-}
-
-impl Tolerances {
-    /// Every kind of figure within `factor` (`samples` compared too).
-    #[cfg(test)]
-    pub(crate) fn all(factor: f64) -> Tolerances {
-        Tolerances {
-            counts: factor,
-            bw: factor,
-            iops: factor,
-            runtime: factor,
-            samples: Some(factor),
-        }
-    }
-
-    /// The tolerance for `key`, `None` where that kind is not compared.
-    pub(crate) fn get(&self, key: TimingKey) -> Option<f64> {
-        match key {
-            TimingKey::Counts => Some(self.counts),
-            TimingKey::Bw => Some(self.bw),
-            TimingKey::Iops => Some(self.iops),
-            TimingKey::Runtime => Some(self.runtime),
-            TimingKey::Samples => self.samples,
-        }
-    }
-
-    fn set(&mut self, key: Option<TimingKey>, factor: f64) {
-        match key {
-            None => {
-                self.counts = factor;
-                self.bw = factor;
-                self.iops = factor;
-                self.runtime = factor;
-            }
-            Some(TimingKey::Counts) => self.counts = factor,
-            Some(TimingKey::Bw) => self.bw = factor,
-            Some(TimingKey::Iops) => self.iops = factor,
-            Some(TimingKey::Runtime) => self.runtime = factor,
-            Some(TimingKey::Samples) => self.samples = Some(factor),
-        }
-    }
-}
-
-impl Default for Tolerances {
-    fn default() -> Tolerances {
-        Tolerances {
-            counts: DEFAULT_TOLERANCE,
-            bw: DEFAULT_TOLERANCE,
-            iops: DEFAULT_TOLERANCE,
-            runtime: DEFAULT_TOLERANCE,
-            samples: None,
-        }
-    }
-}
-
 /// A tolerance as written: a factor (`2`, `1.05`, at least 1) or a percentage (`5%`: 1.05).
 fn parse_tolerance(value: &str) -> Option<f64> {
     let factor = match value.strip_suffix('%') {
@@ -224,38 +114,6 @@ pub(crate) struct Header {
     pub(crate) refuses_in: Option<Vec<Check>>,
 }
 
-/// What `; conformance:` header lines say about rfio's deliberate differences from fio.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Directives {
-    /// `rfio-refuses`: fio accepts this file but rfio deliberately rejects it (for example a
-    /// silent misread such as `bs=4 k`). Where fio exits 0, rfio must exit non-zero.
-    pub(crate) rfio_refuses: bool,
-    /// `rfio-accepts`: fio rejects this file but rfio deliberately runs it (for example a UTF-8
-    /// byte order mark, which fio reads as part of the first line). Where fio exits non-zero,
-    /// rfio must exit 0.
-    pub(crate) rfio_accepts: bool,
-    /// Not a header directive: set for every file when "rfio" is really rfio (not fio compared
-    /// with itself). rfio's stdout must then hold nothing but the report: one JSON document, or
-    /// terse lines only, where fio also prints some errors on stdout.
-    pub(crate) pure_output: bool,
-}
-
-impl Directives {
-    /// The directive names that are set, as written in headers.
-    pub(crate) fn names(self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        if self.rfio_refuses {
-            names.push(RFIO_REFUSES);
-        }
-        if self.rfio_accepts {
-            names.push(RFIO_ACCEPTS);
-        }
-        names
-    }
-}
-
-const RFIO_REFUSES: &str = "rfio-refuses";
-const RFIO_ACCEPTS: &str = "rfio-accepts";
 const REFUSES_IN: &str = "rfio-refuses=";
 const RUN: &str = "run";
 const SKIP_RUN: &str = "skip-run=";
@@ -620,6 +478,7 @@ pub(crate) fn parse_directives(bytes: &[u8]) -> Result<Directives, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Tolerances;
 
     #[test]
     fn directives_come_from_the_header_only() {

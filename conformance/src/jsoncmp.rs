@@ -14,10 +14,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::check::RunPair;
-use crate::corpus::TimingKey;
-use crate::report::head;
-use crate::runcheck::{Judge, Role};
+use crate::judge::{Judge, Role};
+use crate::show::head;
+use crate::spec::TimingKey;
+use crate::verdict::RunPair;
 
 const KINDS: (&str, &str) = ("json-value", "json-plausible");
 
@@ -367,9 +367,10 @@ pub(crate) fn total_bytes(job: &Value) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Difference, Mode, RunPair};
-    use crate::corpus::RunSpec;
+    use crate::registry::Mode;
     use crate::run::{Outcome, Status};
+    use crate::spec::RunSpec;
+    use crate::verdict::Difference;
     use std::time::Duration;
 
     fn outcome(stdout: &str) -> Outcome {

@@ -12,8 +12,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::corpus::RunSpec;
-use crate::runcheck::{within, Judge};
+use crate::judge::{within, Judge};
+use crate::spec::RunSpec;
 
 /// How the line counts of fio's and rfio's copy of one log may differ.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -160,7 +160,7 @@ pub(crate) fn compare(judge: &mut Judge<'_>, name: &str, fio: Option<&[u8]>, rfi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Difference;
+    use crate::verdict::Difference;
 
     fn compare_logs(spec: &RunSpec, name: &str, fio: &str, rfio: &str) -> Vec<String> {
         let mut judge = Judge::new(spec);

@@ -6,10 +6,14 @@
 //! paths ─ corpus (job files + `; conformance:` headers) ─┐
 //! tools (locate fio, probe its version; locate rfio) ────┴─ pool (files in parallel)
 //!     └─ check (per file × check: run both via run, judge) ─ report (table, details, JSON)
-//!          ├─ showcmd, parse-only: exit status and stdout
+//!          ├─ showcmd, parse-only: exit status and stdout (verdict)
 //!          ├─ run: runcheck ─ jsoncmp (json+), terse (--minimal), logs (files left behind)
 //!          └─ pipelines: awk and jq on both outputs
 //! ```
+//!
+//! Imports go one way, from the leaves up: run, spec, show (leaves) ← registry (the checks and
+//! run modes) ← corpus, verdict (outcomes, differences, verdicts) ← judge (value roles and
+//! tolerances) ← logs, jsoncmp, terse ← runcheck, pipelines ← check ← report ← main.
 //!
 //! Exit status: 0 when everything agrees, 1 when anything differs, 2 on usage errors or when fio
 //! cannot be run.
@@ -18,14 +22,19 @@ mod check;
 mod cli;
 mod corpus;
 mod jsoncmp;
+mod judge;
 mod logs;
 mod pipelines;
 mod pool;
+mod registry;
 mod report;
 mod run;
 mod runcheck;
+mod show;
+mod spec;
 mod terse;
 mod tools;
+mod verdict;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -69,7 +78,7 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
         );
     }
     let rfio = tools::locate_rfio(args.rfio.as_deref())?;
-    if args.checks.contains(&check::Check::Pipelines) {
+    if args.checks.contains(&registry::Check::Pipelines) {
         tools::require_programs(&pipelines::PROGRAMS, "the pipelines check")?;
     }
     let jobs = corpus::collect(&args.paths, args.examples)?;

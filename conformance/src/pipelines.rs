@@ -17,11 +17,11 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::check::{capped, exit_statuses, unfinished, RunPair, Side, Verdict};
-use crate::corpus::{Directives, RunSpec};
+use crate::judge::Judge;
 use crate::logs::{LineRule, Log};
-use crate::report::head;
-use crate::runcheck::Judge;
+use crate::show::head;
+use crate::spec::{Directives, RunSpec};
+use crate::verdict::{capped, exit_statuses, unfinished, RunPair, Side, Verdict};
 
 /// One seed pipeline: how the report shows it and how it is run (input on stdin).
 pub(crate) struct Pipeline {
@@ -144,7 +144,11 @@ fn execute(pipeline: &Pipeline, input: &[u8]) -> Result<Printed, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|err| format!("cannot run {}: {err}", pipeline.program))?;
-    let mut stdin = child.stdin.take().expect("piped stdin");
+    let Some(mut stdin) = child.stdin.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("cannot write to the stdin of {}", pipeline.program));
+    };
     let input = input.to_vec();
     // A pipeline that stops reading early must not block us: write on a thread of its own.
     let writer = std::thread::spawn(move || {
@@ -253,7 +257,7 @@ fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Difference;
+    use crate::verdict::Difference;
 
     fn run(pipeline: &Pipeline, fio: &str, rfio: &str, rule: LineRule) -> Vec<String> {
         let spec = RunSpec::default();

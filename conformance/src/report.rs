@@ -3,14 +3,16 @@
 
 use std::fmt::Write;
 
-use crate::check::{Check, CheckResult, Difference, FileResult, RunPair, Side, Verdict};
-use crate::run::{self, Outcome, Status};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-/// How many bytes of context an excerpt shows before the first difference.
-const BEFORE: usize = 30;
-/// How many bytes an excerpt shows from the first difference on.
-const AFTER: usize = 50;
+use crate::check::{CheckResult, FileResult, LIMIT_FACTOR};
+use crate::judge::MIN_RATE_RUNTIME_MS;
+use crate::registry::Check;
+use crate::run::{self, Outcome, Status};
+use crate::show::{excerpt, fmt_number, head};
+use crate::spec::DEFAULT_TOLERANCE;
+use crate::verdict::{Difference, RunPair, Side, Verdict};
+
 /// How much of stderr the details show (it is not compared, but explains a failure).
 const STDERR_SHOWN: usize = 200;
 
@@ -249,51 +251,6 @@ fn stderr_lines(out: &mut String, fio: &Outcome, rfio: &Outcome) {
     let _ = writeln!(out, "    rfio: {}", head(&rfio.stderr, STDERR_SHOWN));
 }
 
-/// The bytes around `offset`, quoted and escaped, `...` marking what is cut off.
-pub(crate) fn excerpt(bytes: &[u8], offset: usize) -> String {
-    let start = offset.saturating_sub(BEFORE).min(bytes.len());
-    let end = offset.saturating_add(AFTER).min(bytes.len());
-    let mut text = String::new();
-    if start > 0 {
-        text.push_str("...");
-    }
-    text.push_str(&quote(&bytes[start..end]));
-    if end < bytes.len() {
-        text.push_str("...");
-    }
-    text
-}
-
-/// The first `limit` bytes, quoted and escaped.
-pub(crate) fn head(bytes: &[u8], limit: usize) -> String {
-    let mut text = quote(&bytes[..bytes.len().min(limit)]);
-    if bytes.len() > limit {
-        text.push_str("...");
-    }
-    text
-}
-
-/// Bytes as a double-quoted ASCII string: printable ASCII as is, `\n \r \t \\ \"` escaped, every
-/// other byte as `\xNN`, so that invisible differences (CR, NUL, non-UTF-8) show.
-pub(crate) fn quote(bytes: &[u8]) -> String {
-    let mut text = String::from("\"");
-    for &b in bytes {
-        match b {
-            b'\n' => text.push_str("\\n"),
-            b'\r' => text.push_str("\\r"),
-            b'\t' => text.push_str("\\t"),
-            b'\\' => text.push_str("\\\\"),
-            b'"' => text.push_str("\\\""),
-            b' '..=b'~' => text.push(char::from(b)),
-            _ => {
-                let _ = write!(text, "\\x{b:02x}");
-            }
-        }
-    }
-    text.push('"');
-    text
-}
-
 /// What the JSON report records about the setup.
 pub(crate) struct Setup<'a> {
     pub(crate) fio: &'a str,
@@ -359,12 +316,10 @@ fn result_json(result: &CheckResult) -> Value {
         Verdict::Diff(_) => "diff",
         Verdict::Known(..) => "known",
     };
-    let mut fields = json!({
-        "check": result.check.name(),
-        "status": status,
-        "attempts": result.attempts,
-    });
-    let object = fields.as_object_mut().expect("an object");
+    let mut object = Map::new();
+    object.insert("check".into(), json!(result.check.name()));
+    object.insert("status".into(), json!(status));
+    object.insert("attempts".into(), json!(result.attempts));
     if let Verdict::Skipped(reason) | Verdict::Known(reason, _) = &result.verdict {
         object.insert("reason".into(), json!(reason));
     }
@@ -387,12 +342,12 @@ fn result_json(result: &CheckResult) -> Value {
             .collect();
         object.insert("other_runs".into(), Value::Array(runs));
     }
-    fields
+    Value::Object(object)
 }
 
 fn difference_json(difference: &Difference) -> Value {
-    let mut fields = json!({ "kind": difference.kind() });
-    let object = fields.as_object_mut().expect("an object");
+    let mut object = Map::new();
+    object.insert("kind".into(), json!(difference.kind()));
     match difference {
         Difference::Timeout(side) | Difference::CannotRun(side) => {
             object.insert("side".into(), json!(side.name()));
@@ -415,7 +370,7 @@ fn difference_json(difference: &Difference) -> Value {
         }
         Difference::ExitStatus | Difference::NotRefused | Difference::NotAccepted => {}
     }
-    fields
+    Value::Object(object)
 }
 
 fn outcome_json(outcome: &Outcome) -> Value {
@@ -460,7 +415,7 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
         "each run: fresh empty temporary directory, timeout {} (or {} times what the file's \
          runtimes add up to)",
         run::seconds(setup.timeout),
-        crate::check::LIMIT_FACTOR
+        LIMIT_FACTOR
     );
     if setup.checks.contains(&Check::Run) {
         let _ = writeln!(
@@ -468,8 +423,8 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
             "run: counts exact for size-bound jobs; timing figures within each file's tolerance \
              (default {}x, rates and runtimes only where both ran >= {} ms; a check missing only \
              those runs again, up to {} times)",
-            crate::runcheck::fmt_number(crate::corpus::DEFAULT_TOLERANCE),
-            crate::runcheck::MIN_RATE_RUNTIME_MS,
+            fmt_number(DEFAULT_TOLERANCE),
+            MIN_RATE_RUNTIME_MS,
             setup.retries
         );
     }
@@ -480,7 +435,9 @@ pub(crate) fn setup_lines(setup: &Setup<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::{Directives, JobFile};
+    use crate::check::judge;
+    use crate::corpus::JobFile;
+    use crate::spec::{Directives, RunMode};
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -500,7 +457,7 @@ mod tests {
                 path: PathBuf::from("/abs").join(name),
                 display: name.into(),
                 directives: Directives::default(),
-                run: crate::corpus::RunMode::ParseOnly,
+                run: RunMode::ParseOnly,
                 expect_errors: Vec::new(),
                 known_diffs: Vec::new(),
                 expect: None,
@@ -519,7 +476,7 @@ mod tests {
         }];
         CheckResult {
             check,
-            verdict: check.judge(&runs, None, crate::corpus::Directives::default()),
+            verdict: judge(check, &runs, None, Directives::default()),
             attempts: 1,
             runs,
         }
@@ -580,17 +537,6 @@ mod tests {
              \x20   fio:  \"fio --name=a --bs=4k \\n\"\n\
              \x20   rfio: \"fio --name=a \\r\\n\"\n\n"
         );
-    }
-
-    #[test]
-    fn excerpts_cut_long_values() {
-        let long = [b'a'; 100];
-        assert_eq!(
-            excerpt(&long, 40),
-            format!("...\"{}\"...", "a".repeat(BEFORE + AFTER))
-        );
-        assert_eq!(quote(b"\x00\xff\"\\"), "\"\\x00\\xff\\\"\\\\\"");
-        assert_eq!(excerpt(b"ab", 2), "\"ab\"");
     }
 
     #[test]

@@ -10,14 +10,15 @@
 //!   `unified_rw_reporting` adds or replaces direction blocks): the header fields (terse
 //!   version, fio version, job name, group id, error) exact; each direction block's io KiB as an
 //!   I/O count, its bandwidth and IOPS as rates, its runtime as a runtime (see
-//!   runcheck::Role); text fields (disk names, the description) and percentile slot labels
+//!   judge::Role); text fields (disk names, the description) and percentile slot labels
 //!   exact; `nan` where fio prints `nan`; every other number plausible.
 
 use serde_json::Value;
 
-use crate::check::RunPair;
-use crate::corpus::TimingKey;
-use crate::runcheck::{fmt_number, Judge, Role};
+use crate::judge::{Judge, Role};
+use crate::show::fmt_number;
+use crate::spec::TimingKey;
+use crate::verdict::RunPair;
 
 const KINDS: (&str, &str) = ("terse-value", "terse-plausible");
 
@@ -334,9 +335,10 @@ fn compare_line(judge: &mut Judge<'_>, place: &str, fio: &str, rfio: &str, layou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Difference, Mode};
-    use crate::corpus::RunSpec;
+    use crate::registry::Mode;
     use crate::run::{Outcome, Status};
+    use crate::spec::RunSpec;
+    use crate::verdict::Difference;
     use std::time::Duration;
 
     #[test]
