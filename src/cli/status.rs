@@ -36,6 +36,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::eta::estimate::jobs_eta_sec;
 use crate::output::{self, Formats};
 use crate::plan::spec::Plan;
 use crate::stats::{DiskWatch, JobReport, RunReport};
@@ -134,7 +135,7 @@ impl<'a> StatusReports<'a> {
         });
         let mut report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
         report.eta_sec = Some(match progress.genesis() {
-            Some(g) => super::eta::jobs_eta_sec(self.plan, progress, g, Instant::now()),
+            Some(g) => jobs_eta_sec(self.plan, progress, g, Instant::now()),
             None => i32::MAX as u64,
         });
         self.dest

@@ -1,0 +1,415 @@
+//! The status line's numbers and text: fio's `calc_thread_status` (what
+//! runs, the rate limits, the bandwidth and IOPS since the last line, the
+//! ETA) and `display_thread_status` (the text, padded over the previous
+//! line, with a new line every `--eta-newline`).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use super::agg::AggState;
+use super::estimate::{eta_sec, eta_to_str, UNKNOWN};
+use super::jobs::{snapshots, JobInfo, JobSnap, Units};
+use super::states::{condense, state_letter};
+use crate::logs::agg::AggLog;
+use crate::output::num2str::{num2str, Unit};
+use crate::plan::spec::Plan;
+use crate::workload::progress::{JobState, Progress};
+
+/// The numbers of one line (fio's `struct jobs_eta`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JobsEta {
+    pub nr_running: u32,
+    pub nr_ramp: u32,
+    pub nr_pending: u32,
+    pub files_open: u32,
+    pub m_rate: [u64; 3],
+    pub t_rate: [u64; 3],
+    pub m_iops: [u64; 3],
+    pub t_iops: [u64; 3],
+    /// Bandwidth (KiB/s) and IOPS since the last line.
+    pub rate: [u64; 3],
+    pub iops: [u64; 3],
+    pub elapsed_sec: u64,
+    pub eta_sec: u64,
+    pub run_str: String,
+}
+
+/// The line's state between updates (fio's statics in `eta.c`).
+#[derive(Debug, Clone)]
+pub struct Status {
+    jobs: Vec<JobInfo>,
+    units: Units,
+    /// `--eta-interval` and `--eta-newline`, in ms.
+    interval_ms: u64,
+    newline_ms: Option<u64>,
+    /// Bytes and I/Os at the last line, and when it was (ms after the
+    /// start of the jobs).
+    disp_bytes: [u64; 3],
+    disp_ios: [u64; 3],
+    disp_at_ms: u64,
+    eta_good: bool,
+    linelen_last: usize,
+    newline_from_ms: Option<u64>,
+    newline_pending: bool,
+    /// `--bandwidth-log`: the aggregate samples taken with the line.
+    agg: Option<AggState>,
+}
+
+impl Status {
+    pub fn new(plan: &Plan, interval_ms: u64, newline: Option<Duration>) -> Status {
+        let jobs = plan.jobs.iter().map(JobInfo::from_spec).collect();
+        Status::with_jobs(jobs, Units::from_plan(plan), interval_ms, newline)
+    }
+
+    pub fn with_jobs(
+        jobs: Vec<JobInfo>,
+        units: Units,
+        interval_ms: u64,
+        newline: Option<Duration>,
+    ) -> Status {
+        Status {
+            jobs,
+            units,
+            interval_ms,
+            newline_ms: newline.map(|d| d.as_millis() as u64),
+            disp_bytes: [0; 3],
+            disp_ios: [0; 3],
+            disp_at_ms: 0,
+            eta_good: false,
+            linelen_last: 0,
+            newline_from_ms: None,
+            newline_pending: false,
+            agg: None,
+        }
+    }
+
+    /// Take the aggregate bandwidth samples of `--bandwidth-log` with the
+    /// line, every `bw_avg_ms` (the smallest `bwavgtime` of the jobs).
+    pub fn log_bandwidth(&mut self, bw_avg_ms: u64) {
+        self.agg = Some(AggState::new(bw_avg_ms));
+    }
+
+    /// The aggregate bandwidth samples taken so far.
+    pub fn agg_log(&self) -> Option<&AggLog> {
+        self.agg.as_ref().map(AggState::log)
+    }
+
+    /// The line for `now`, if one is due (some job runs or waits).
+    pub(super) fn update(
+        &mut self,
+        progress: &Progress,
+        genesis: Instant,
+        now: Instant,
+    ) -> Option<String> {
+        let snaps = snapshots(progress, now);
+        let at_ms = now.saturating_duration_since(genesis).as_millis() as u64;
+        let je = self.calc(&snaps, at_ms, progress.done_secs())?;
+        Some(self.display(&je, at_ms))
+    }
+
+    /// fio's `calc_thread_status` at `at_ms` after the start of the jobs;
+    /// `None` when no line is due: less than 95% of the interval since the
+    /// last line (since the start while nothing was counted yet, so fio
+    /// prints at each 250 ms wake-up then), or no job runs or waits.
+    ///
+    /// With `--bandwidth-log` the aggregate sample is taken first, at every
+    /// call.
+    pub fn calc(&mut self, snaps: &[JobSnap], at_ms: u64, done_secs: u64) -> Option<JobsEta> {
+        if self.disp_bytes.iter().sum::<u64>() == 0 {
+            self.disp_at_ms = 0;
+        }
+        let line_due = at_ms.saturating_sub(self.disp_at_ms) > self.interval_ms * 95 / 100;
+        if !line_due && self.agg.is_none() {
+            return None;
+        }
+        let mut je = JobsEta {
+            elapsed_sec: at_ms.div_ceil(1000),
+            ..JobsEta::default()
+        };
+        let mut io_bytes = [0u64; 3];
+        let mut io_ios = [0u64; 3];
+        let mut letters = String::with_capacity(snaps.len());
+        for (info, s) in self.jobs.iter().zip(snaps) {
+            match s.state {
+                JobState::Running | JobState::Finishing => {
+                    je.nr_running += 1;
+                    for d in (0..3).filter(|&d| info.dirs[d]) {
+                        je.t_rate[d] += info.rate[d];
+                        je.t_iops[d] += info.rate_iops[d];
+                        je.m_rate[d] += info.rate_min[d];
+                        je.m_iops[d] += info.rate_iops_min[d];
+                    }
+                    je.files_open += s.files_open;
+                }
+                JobState::Ramp => {
+                    je.nr_running += 1;
+                    je.nr_ramp += 1;
+                }
+                JobState::NotCreated | JobState::Initialized => je.nr_pending += 1,
+                _ => {}
+            }
+            letters.push(state_letter(info.letter, s.state));
+            if s.state >= JobState::Running {
+                for d in 0..3 {
+                    let to = if self.units.unified { 0 } else { d };
+                    io_bytes[to] += s.bytes[d];
+                    io_ios[to] += s.ios[d];
+                }
+            }
+        }
+        je.eta_sec = eta_sec(
+            &self.jobs,
+            self.units.exitall,
+            snaps,
+            je.elapsed_sec,
+            done_secs,
+        );
+        if let Some(agg) = self.agg.as_mut() {
+            let ramping = snaps.iter().any(|s| s.state == JobState::Ramp);
+            agg.wake(at_ms, io_bytes, ramping);
+        }
+        if !line_due {
+            return None;
+        }
+        let disp_ms = at_ms.saturating_sub(self.disp_at_ms);
+        for d in 0..3 {
+            let diff = io_bytes[d].saturating_sub(self.disp_bytes[d]);
+            let ios = io_ios[d].saturating_sub(self.disp_ios[d]);
+            (je.rate[d], je.iops[d]) = match disp_ms {
+                0 => (0, 0),
+                ms => ((1000 * diff / ms) / 1024, ios * 1000 / ms),
+            };
+        }
+        self.disp_bytes = io_bytes;
+        self.disp_ios = io_ios;
+        self.disp_at_ms = at_ms;
+        if je.nr_running == 0 && je.nr_pending == 0 {
+            return None;
+        }
+        je.run_str = condense(&letters);
+        Some(je)
+    }
+
+    /// fio's `display_thread_status`: the text to print, `\r` included,
+    /// at `at_ms` after the start of the jobs.
+    pub fn display(&mut self, je: &JobsEta, at_ms: u64) -> String {
+        let mut out = String::new();
+        let known = je.eta_sec != UNKNOWN;
+        let perc = if known && je.elapsed_sec > 0 {
+            je.elapsed_sec as f64 / je.elapsed_sec.wrapping_add(je.eta_sec) as f64
+        } else {
+            0.0
+        };
+        if self.newline_pending {
+            self.newline_pending = false;
+            self.linelen_last = 0;
+            out.push('\n');
+        }
+        let _ = write!(out, "Jobs: {} (f={})", je.nr_running, je.files_open);
+        let sum = |a: &[u64; 3]| a.iter().sum::<u64>();
+        if sum(&je.m_rate) > 0 || sum(&je.t_rate) > 0 {
+            let fmt = |n| num2str(n, self.units.sig_figs, self.units.pow2, Unit::BytePerSec);
+            let _ = write!(out, ", {}-{}", fmt(sum(&je.m_rate)), fmt(sum(&je.t_rate)));
+        } else if sum(&je.m_iops) > 0 || sum(&je.t_iops) > 0 {
+            let _ = write!(out, ", {}-{} IOPS", sum(&je.m_iops), sum(&je.t_iops));
+        }
+        if known && je.nr_running > 0 {
+            let perc_str = if (je.eta_sec == 0 && !self.eta_good) || je.nr_ramp == je.nr_running {
+                "-.-%".to_string()
+            } else {
+                self.eta_good = true;
+                format!("{:3.1}%", perc * 100.0)
+            };
+            let _ = write!(out, ": [{}][{perc_str}]", je.run_str);
+            out.push_str(&self.rates(je));
+            let _ = write!(out, "[eta {}]", eta_to_str(je.eta_sec));
+            let linelen = out.len();
+            if linelen < self.linelen_last {
+                out.push_str(&" ".repeat(self.linelen_last - linelen));
+            }
+            self.linelen_last = linelen;
+        }
+        out.push('\r');
+        match (self.newline_from_ms, self.newline_ms) {
+            (None, _) => self.newline_from_ms = Some(at_ms),
+            (Some(from), Some(every)) if every > 0 && at_ms.saturating_sub(from) > every => {
+                self.newline_from_ms = Some(at_ms);
+                self.newline_pending = true;
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// fio's `gen_eta_str`: `[r=…,w=…][r=…,w=… IOPS]` for the directions
+    /// that moved something.
+    fn rates(&self, je: &JobsEta) -> String {
+        const NAMES: [char; 3] = ['r', 'w', 't'];
+        let has: Vec<usize> = (0..3)
+            .filter(|&d| je.rate[d] > 0 || je.iops[d] > 0)
+            .collect();
+        if has.is_empty() {
+            return String::new();
+        }
+        let list = |f: &dyn Fn(usize) -> String| {
+            has.iter()
+                .map(|&d| format!("{}={}", NAMES[d], f(d)))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let bw = list(&|d| kib_per_sec(je.rate[d], self.units.pow2, self.units.bits));
+        let iops = list(&|d| num2str(je.iops[d], 4, false, Unit::None));
+        format!("[{bw}][{iops} IOPS]")
+    }
+}
+
+/// fio's `num2str(kib, 4, 1024, pow2, unit)`: a rate in KiB/s, printed
+/// from the `Ki` (or `k`) prefix up.
+fn kib_per_sec(kib: u64, pow2: bool, bits: bool) -> String {
+    let (unit, suffix, n) = if bits {
+        (Unit::BitPerSec, "bit/s", kib.wrapping_mul(8))
+    } else {
+        (Unit::BytePerSec, "B/s", kib)
+    };
+    if n < 10_000 {
+        let prefix = if pow2 { "Ki" } else { "k" };
+        return format!("{n}{prefix}{suffix}");
+    }
+    let thousand = if pow2 { 1024 } else { 1000 };
+    num2str(kib.wrapping_mul(thousand), 4, pow2, unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::eta::jobs::fixtures::{job, running};
+
+    #[test]
+    fn rates_print_from_kib() {
+        assert_eq!(kib_per_sec(0, true, false), "0KiB/s");
+        assert_eq!(kib_per_sec(4000, true, false), "4000KiB/s");
+        assert_eq!(kib_per_sec(507_904, true, false), "496MiB/s");
+        assert_eq!(kib_per_sec(23_173_530, true, false), "22.1GiB/s");
+        assert_eq!(kib_per_sec(43_725, true, false), "42.7MiB/s");
+        assert_eq!(kib_per_sec(500, false, false), "500kB/s");
+    }
+
+    /// `fio --name=x --ioengine=null --size=64g --rw=randread --runtime=6
+    /// --time_based` on a terminal (fio 3.33): two short lines, then
+    /// `[r(1)][50.0%]…[eta 00m:03s]` at the third second.
+    #[test]
+    fn a_time_based_job_counts_down() {
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        let mut line = |at_ms: u64, epoch_ms: u64, bytes: u64, ios: u64| {
+            let je = st
+                .calc(&[running(epoch_ms, bytes, ios)], at_ms, 0)
+                .expect("a job runs");
+            st.display(&je, at_ms)
+        };
+        assert_eq!(line(1000, 990, 1 << 30, 1 << 18), "Jobs: 1 (f=1)\r");
+        assert_eq!(line(2000, 1990, 2 << 30, 2 << 18), "Jobs: 1 (f=1)\r");
+        // 22.1 GiB/s and 5791k IOPS over the last second.
+        let (b, n) = ((2 << 30) + 23_173_530 * 1024, (2 << 18) + 5_791_000);
+        assert_eq!(
+            line(3000, 2990, b, n),
+            "Jobs: 1 (f=1): [r(1)][50.0%][r=22.1GiB/s][r=5791k IOPS][eta 00m:03s]\r"
+        );
+        let l = line(4000, 3990, b + (1 << 30), n + (1 << 18));
+        // Shorter than the line before: padded over it.
+        assert!(
+            l.contains("[66.7%]") && l.ends_with("[eta 00m:02s] \r"),
+            "{l:?}"
+        );
+    }
+
+    #[test]
+    fn the_first_known_zero_eta_shows_no_percent() {
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        let mut j = job('r');
+        j.runtime_us = 3_000_000;
+        st.jobs = vec![j];
+        let je = st.calc(&[running(2990, 1 << 30, 1000)], 3000, 0).unwrap();
+        let l = st.display(&je, 3000);
+        assert!(l.starts_with("Jobs: 1 (f=1): [r(1)][-.-%]"), "{l}");
+        assert!(l.ends_with("[eta 00m:00s]\r"), "{l}");
+    }
+
+    #[test]
+    fn rate_limits_and_pending_jobs_show_before_the_third_second() {
+        let mut a = job('r');
+        a.runtime_us = 5_000_000;
+        let mut b = job('W');
+        b.dirs = [false, true, false];
+        b.time_based = false;
+        b.runtime_us = 0;
+        b.rate = [524_288_000; 3];
+        let mut c = job('m');
+        c.dirs = [true, true, false];
+        c.ramp_us = 2_000_000;
+        c.rate_iops = [1000; 3];
+        let mut st = Status::with_jobs(vec![a, b, c], Units::default(), 1000, None);
+        let mut ramp = running(900, 0, 0);
+        ramp.state = JobState::Ramp;
+        let snaps = [
+            running(990, 1 << 30, 1000),
+            running(990, 1 << 29, 100),
+            ramp,
+        ];
+        let je = st.calc(&snaps, 1000, 0).unwrap();
+        assert_eq!(st.display(&je, 1000), "Jobs: 3 (f=2), 0B/s-500MiB/s\r");
+        assert_eq!(je.run_str, "r(1),W(1),/(1)");
+    }
+
+    #[test]
+    fn a_shorter_line_is_padded_and_newlines_come_every_period() {
+        let mut st = Status::with_jobs(
+            vec![job('r')],
+            Units::default(),
+            1000,
+            Some(Duration::from_millis(2000)),
+        );
+        let je = |eta: u64, run_str: &str| JobsEta {
+            nr_running: 1,
+            files_open: 1,
+            elapsed_sec: 3,
+            eta_sec: eta,
+            rate: [1024, 0, 0],
+            iops: [1000, 0, 0],
+            run_str: run_str.to_string(),
+            ..JobsEta::default()
+        };
+        let first = st.display(&je(3, "r(1),_(2)"), 1000);
+        let second = st.display(&je(3, "r(1)"), 2000);
+        assert_eq!(first.len(), second.len());
+        assert!(second.ends_with("]     \r"), "{second:?}");
+        assert!(!st.display(&je(3, "r(1)"), 3000).starts_with('\n'));
+        // More than 2 s since the first line: the next one starts anew.
+        let _ = st.display(&je(2, "r(1)"), 3001);
+        assert!(st.display(&je(1, "r(1)"), 4000).starts_with("\nJobs: 1"));
+    }
+
+    /// fio's cadence: a line once per interval, but at every 250 ms wake-up
+    /// while nothing was counted yet (a ramp, a job not started).
+    #[test]
+    fn lines_come_once_per_interval() {
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        let mut ramp = running(100, 0, 0);
+        ramp.state = JobState::Ramp;
+        assert!(st.calc(&[ramp], 750, 0).is_none());
+        assert!(st.calc(&[ramp], 1000, 0).is_some());
+        assert!(st.calc(&[ramp], 1250, 0).is_some(), "nothing counted yet");
+        let run = running(1400, 1 << 20, 256);
+        assert!(st.calc(&[run], 1500, 0).is_some());
+        assert!(st.calc(&[run], 1750, 0).is_none());
+        assert!(st.calc(&[run], 2250, 0).is_none());
+        assert!(st.calc(&[run], 2500, 0).is_some());
+    }
+
+    #[test]
+    fn no_line_once_nothing_runs_or_waits() {
+        let mut st = Status::with_jobs(vec![job('r')], Units::default(), 1000, None);
+        let mut done = running(5000, 1 << 30, 1000);
+        done.state = JobState::Reaped;
+        assert!(st.calc(&[done], 5000, 5).is_none());
+    }
+}
