@@ -7,8 +7,12 @@
 //! job files ─ jobfile (text → syntax tree with spans, includes, ${ENV}) ─┐
 //!             options (one static table: name, aliases, kind, default, help)
 //!               → JobOptions (what the user wrote, parsed and validated)
-//!             plan (global inheritance, numjobs, groups, files)
+//!             plan (global inheritance, numjobs, groups, files; every
+//!                   option resolved into typed parts of each JobSpec)
 //!               → immutable Plan   (--parse-only and --showcmd stop here)
+//!             workload (a thread per job, reading only the plan)
+//!               ↔ ioengine
+//!             stats → output, logs
 //! ```
 
 pub mod cli;
@@ -39,11 +43,11 @@ pub fn front_end_check(bytes: &[u8]) {
         ncpus: 2,
     };
     for readonly in [false, true] {
-        let args = cli::args::Args {
+        let input = plan::Input {
             readonly,
-            ..cli::args::Args::default()
+            ..plan::Input::default()
         };
-        let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
+        let fe = plan::build(input, std::slice::from_ref(&file), &keywords);
         let _ = cli::showcmd::render_file(&fe, 0, file.stop);
         check_plan(&fe.plan, readonly);
         let _ = output::normal::banners(&fe.plan);
