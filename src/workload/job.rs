@@ -91,8 +91,8 @@ impl<'a> Prepared<'a> {
             job: spec.name.clone(),
             msg,
         };
-        let set = Settings::of(spec).map_err(invalid)?;
-        let place = Placement::of(spec).map_err(invalid)?;
+        let set = Settings::of(spec);
+        let place = Placement::of(spec);
         let caps = (engine.caps)(&set.engine_config(spec.direct));
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
@@ -109,28 +109,15 @@ impl<'a> Prepared<'a> {
         let nfiles = spec.files.len() as u64;
         // fill_device: without a size, write until the filesystem is full
         // (fio's size of -1; an ENOSPC then ends the job without error).
-        let fill = matches!(
-            spec.opt("fill_device"),
-            Some(crate::options::Value::Bool(true))
-        ) && spec.size.is_none();
-        let norandommap = matches!(
-            spec.opt("norandommap"),
-            Some(crate::options::Value::Bool(true))
-        );
-        if fill && spec.pattern.random && !norandommap {
-            return Err(invalid(
-                "fill_device=1 without a size needs norandommap for a random pattern (fio fails to allocate its random map)".to_string(),
-            ));
-        }
+        // The plan refuses it for a random pattern with a random map.
+        let fill = spec.io.fill_device && spec.size.is_none();
         let mut files = Vec::with_capacity(spec.files.len());
         let mut regions = Vec::with_capacity(spec.files.len());
         // fio checks `directory=` when it reads the option: it must exist.
-        if let Some(crate::options::Value::Text(dirs)) = spec.opt("directory") {
-            for dir in crate::plan::files::split_colons(dirs) {
-                // With lstat, as fio: a symbolic link is refused too.
-                if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                    return Err(invalid(format!("{dir} is not a directory")));
-                }
+        for dir in &spec.directories {
+            // With lstat, as fio: a symbolic link is refused too.
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                return Err(invalid(format!("{dir} is not a directory")));
             }
         }
         // filesize=lo-hi: the next draw (in file order) for a file that
@@ -210,18 +197,15 @@ impl<'a> Prepared<'a> {
         // fio's do_io: random overwrites without a map may go past `size`
         // within one pass, up to io_size. (The pass limit only counts I/O
         // the engine queues; see the executor's run_pass.)
-        if let Some(io_size) = spec.io_size.filter(|_| p.write && p.random && norandommap) {
+        if let Some(io_size) = spec
+            .io_size
+            .filter(|_| p.write && p.random && spec.norandommap)
+        {
             pass_bytes = pass_bytes.max(io_size);
         }
         // ... and with verify_backlog a writing job's pass may also take
         // its verify reads, `size` more bytes.
-        let verifies = !matches!(super::rng::choice(spec, "verify"), None | Some("0"))
-            || matches!(spec.opt("verify_pattern"), Some(crate::options::Value::Text(t)) if !t.is_empty());
-        let backlog = matches!(
-            spec.opt("verify_backlog"),
-            Some(crate::options::Value::Int(n)) if *n > 0
-        );
-        if verifies && backlog && p.write {
+        if spec.io.backlog_verifies && p.write {
             pass_bytes = pass_bytes.saturating_add(size);
         }
         let limit = spec.io_size.unwrap_or(size);
@@ -540,7 +524,7 @@ impl<'a> Prepared<'a> {
             .saturating_mul(ALIGN);
         // fio allocates no buffer memory for a job that moves no data.
         let mem_spec = if spec.pattern.read || spec.pattern.write {
-            self.place.mem.clone()
+            spec.placement.mem.clone()
         } else {
             MemSpec::default()
         };

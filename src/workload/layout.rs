@@ -15,7 +15,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use super::progress;
-use super::settings::Fallocate;
+use crate::plan::resolve::io::Fallocate;
 
 /// Bytes written per `write(2)` while filling a file.
 const CHUNK: usize = 1 << 20;

@@ -1,9 +1,13 @@
 //! The workload: one OS thread per job, groups one after another.
 //!
+//! The options come resolved in each job's `JobSpec` (`plan::resolve`):
+//! nothing here looks an option up by name.
+//!
 //! `runner` runs the plan's groups and checks what must hold before
 //! anything is written (`safety`); `job` is one job's engine and I/O loop,
-//! `exec` its I/O loop, `settings` the options it reads, `layout` how its files are laid out,
-//! `clock` its time base. `progress` is what the jobs publish while they
+//! `exec` its I/O loop, `settings` what the loop reads beyond the spec's
+//! plain fields, `layout` how its files are laid out, `clock` its time
+//! base. `progress` is what the jobs publish while they
 //! run (the status line's numbers) and the request that stops them all.
 //! The generators the loop calls per I/O are public:
 //! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and

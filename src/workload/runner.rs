@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::job::Prepared;
 use super::progress::{self, JobState, Progress};
 use super::safety::{self, DeviceProblem};
-use super::settings::ExitWhat;
+use crate::plan::resolve::io::ExitWhat;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
 
@@ -80,7 +80,7 @@ pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
         if i == MAX_RUN_JOBS {
             return Err((i, RunError::TooManyJobs));
         }
-        let dirs = super::rate::min_above_rate(spec);
+        let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {
             return Err((i, RunError::MinRateAboveRate { dirs }));
         }
@@ -178,11 +178,7 @@ pub fn run_with_progress(
     }
     // fio warns once per job section (its clones copy the fixed options).
     for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
-        if matches!(
-            spec.opt("time_based"),
-            Some(crate::options::Value::Bool(true))
-        ) && spec.runtime_us == 0
-        {
+        if spec.time_based_dropped {
             log.err(&format!("{NO_RUNTIME_WARNING}\n"));
         }
     }
@@ -233,13 +229,7 @@ pub fn run_with_progress(
     let watched = prepared
         .iter()
         .flatten()
-        .filter(|p| {
-            p.caps.needs_files
-                && !matches!(
-                    p.spec.opt("disk_util"),
-                    Some(crate::options::Value::Bool(false))
-                )
-        })
+        .filter(|p| p.caps.needs_files && p.spec.io.disk_util)
         .flat_map(|p| p.files.iter().map(|f| f.path.as_path()));
     let disks = DiskWatch::start(watched);
     // fio's `exitall` is global: once set by any job, the first job to
