@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use super::files;
 use super::input::{CmdSection, Input};
+use super::resolve::job::{self as resolve, Resolved};
 use super::resolve::read::Opts;
-use super::resolve::{self, Resolved};
 use super::spec::{JobSpec, Plan};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;

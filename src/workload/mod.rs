@@ -19,10 +19,13 @@ pub mod buffers;
 mod clock;
 pub mod ddir;
 pub mod dedupe;
+mod errno;
+mod error;
 mod exec;
 mod job;
 mod lat_target;
 mod layout;
+mod log;
 pub mod offsets;
 mod placement;
 pub mod progress;
@@ -32,11 +35,12 @@ mod runner;
 mod safety;
 mod settings;
 pub mod think;
+mod thread;
 mod verify;
 pub mod zones;
 
+pub use error::RunError;
 pub use job::SYNC_DEPTH_NOTE;
+pub use log::{Log, StdLog};
 pub use progress::Progress;
-pub use runner::{
-    refusal_when_added, run, run_with_log, run_with_progress, Log, RunError, StdLog, MAX_RUN_JOBS,
-};
+pub use runner::{refusal_when_added, run, run_with_log, run_with_progress, MAX_RUN_JOBS};

@@ -22,8 +22,8 @@
 
 use std::process::Command;
 
-use super::job::verror;
-use super::runner::Log;
+use super::errno::{strerror, verror};
+use super::log::Log;
 use crate::plan::resolve::placement::PlacementOptions;
 use crate::plan::spec::JobSpec;
 /// `IOPRIO_WHO_PROCESS` (with id 0: the calling thread).
@@ -188,15 +188,12 @@ impl Pinned {
             )
         };
         if addr == libc::MAP_FAILED {
-            log.err(&format!(
-                "malloc locked mem: {}\n",
-                super::job::strerror(last_errno())
-            ));
+            log.err(&format!("malloc locked mem: {}\n", strerror(last_errno())));
             return Err(Failure::Quiet);
         }
         // SAFETY: `addr`, `len` are the mapping just made.
         if unsafe { libc::mlock(addr, len) } < 0 {
-            log.err(&format!("mlock: {}\n", super::job::strerror(last_errno())));
+            log.err(&format!("mlock: {}\n", strerror(last_errno())));
             // SAFETY: as above; unmapped once.
             unsafe { libc::munmap(addr, len) };
             return Err(Failure::Quiet);

@@ -53,6 +53,18 @@ pub fn pause(terminate: &AtomicBool, us: u64) {
     }
 }
 
+/// Sleep for `d`, waking early when `terminate` is raised.
+pub(super) fn sleep_unless(terminate: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while !terminate.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(10)));
+    }
+}
+
 /// The pause due after an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pause {
