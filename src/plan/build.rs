@@ -86,15 +86,14 @@ struct Pending<'a> {
 /// the problems found then are reported after those of every section's
 /// options, as before.
 pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords) -> Frontend {
-    let input = input.into();
-    let args = &input;
+    let input = &input.into();
     let mut fe = Frontend::default();
     let sections = job_files.iter().map(|jf| jf.sections.len()).sum::<usize>();
     fe.sections
-        .reserve_exact(args.cmd_sections.len() + sections);
-    let mut jobs = Expander::new(args, job_files);
+        .reserve_exact(input.cmd_sections.len() + sections);
+    let mut jobs = Expander::new(input, job_files);
     let mut globals = JobOptions::default();
-    for cs in &args.cmd_sections {
+    for cs in &input.cmd_sections {
         command_line_section(&mut fe, &mut jobs, &mut globals, cs, keywords);
     }
     let cmdline_globals = globals.clone();
@@ -104,7 +103,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
         } else {
             JobOptions::default()
         };
-        file_sections(&mut fe, &mut jobs, globals, idx, jf, args, keywords);
+        file_sections(&mut fe, &mut jobs, globals, idx, jf, input, keywords);
     }
     fe.plan = jobs.plan;
     fe.diags.extend(jobs.diags);
@@ -123,7 +122,7 @@ fn file_sections(
     mut globals: JobOptions,
     idx: usize,
     jf: &JobFile,
-    args: &Input,
+    input: &Input,
     keywords: &Keywords,
 ) {
     let mut first_job = true;
@@ -140,8 +139,8 @@ fn file_sections(
     let unset = Arc::new(JobOptions::default());
     for section in &jf.sections {
         if !section.is_global()
-            && !args.sections.is_empty()
-            && !args.sections.contains(&section.name)
+            && !input.sections.is_empty()
+            && !input.sections.contains(&section.name)
         {
             continue;
         }
@@ -172,7 +171,7 @@ fn file_sections(
         let failed = !errors.is_empty();
         scope.shrink_to_fit();
         let scope = Arc::new(scope);
-        let (options, dump_from, dump_to) = match args.showcmd {
+        let (options, dump_from, dump_to) = match input.showcmd {
             true => (Arc::clone(&scope), start, scope.settings.len()),
             false => (Arc::clone(&unset), 0, 0),
         };
@@ -198,7 +197,7 @@ fn file_sections(
     }
     let globals = Arc::new(globals);
     for i in global_outcomes {
-        match args.showcmd {
+        match input.showcmd {
             true => fe.sections[i].options = Arc::clone(&globals),
             false => fe.sections[i].dump_to = 0,
         }
@@ -260,7 +259,7 @@ fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
 /// clones, which differ only in their number, are checked up to
 /// [`MAX_JOBS`] in all.
 struct Expander<'a> {
-    args: &'a Input,
+    input: &'a Input,
     keep: bool,
     plan: Plan,
     diags: Diagnostics,
@@ -278,9 +277,9 @@ struct Expander<'a> {
 }
 
 impl<'a> Expander<'a> {
-    fn new(args: &'a Input, job_files: &[JobFile]) -> Expander<'a> {
+    fn new(input: &'a Input, job_files: &[JobFile]) -> Expander<'a> {
         let may_wait = |text: &str| text.contains("wait_for") || text.contains('$');
-        let waits = args
+        let waits = input
             .cmd_sections
             .iter()
             .flat_map(|cs| &cs.options)
@@ -292,8 +291,8 @@ impl<'a> Expander<'a> {
             )
             .any(|e| may_wait(&e.text));
         Expander {
-            args,
-            keep: !args.parse_only,
+            input,
+            keep: !input.parse_only,
             plan: Plan::default(),
             diags: Diagnostics::default(),
             group_id: 0,
@@ -348,8 +347,8 @@ impl<'a> Expander<'a> {
             },
             _ => None,
         };
-        let resolved = resolve::resolve(&p.options, self.args.readonly);
-        if self.args.runs() {
+        let resolved = resolve::resolve(&p.options, self.input.readonly);
+        if self.input.runs() {
             // Once for a job and its clones: they share their options.
             for msg in &resolved.invalid {
                 self.diags.push(Diagnostic::at(
@@ -380,8 +379,8 @@ impl<'a> Expander<'a> {
                 &mut self.diags,
             );
             if let Some(mut job) = job {
-                job.readonly = self.args.readonly;
-                check_job(&job, self.args.runs(), &mut self.diags);
+                job.readonly = self.input.readonly;
+                check_job(&job, self.input.runs(), &mut self.diags);
                 self.total_files += job.files.len();
                 if self.waits && !self.first_named.contains_key(&job.name) {
                     self.first_named.insert(job.name.clone(), self.count);
