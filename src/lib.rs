@@ -7,8 +7,12 @@
 //! job files ─ jobfile (text → syntax tree with spans, includes, ${ENV}) ─┐
 //!             options (one static table: name, aliases, kind, default, help)
 //!               → JobOptions (what the user wrote, parsed and validated)
-//!             plan (global inheritance, numjobs, groups, files)
+//!             plan (global inheritance, numjobs, groups, files; every
+//!                   option resolved into typed parts of each JobSpec)
 //!               → immutable Plan   (--parse-only and --showcmd stop here)
+//!             workload (a thread per job, reading only the plan)
+//!               ↔ ioengine
+//!             stats → output, logs
 //! ```
 
 pub mod cli;
@@ -25,8 +29,9 @@ pub mod workload;
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job
 /// banners) on `bytes` as if they were a job file, with and without
 /// `--readonly`, and check what every plan promises the run: each job has
-/// a file to work on, a queue depth, its place in creation order and in
-/// the groups. Used by the fuzz target and the replay of its corpus: it
+/// a file to work on, a queue depth (and batches within it), its place
+/// in creation order and in the groups, nothing that writes under
+/// `--readonly`. Used by the fuzz target and the replay of its corpus: it
 /// must return, never panic, for any input.
 #[doc(hidden)]
 pub fn front_end_check(bytes: &[u8]) {
@@ -39,11 +44,11 @@ pub fn front_end_check(bytes: &[u8]) {
         ncpus: 2,
     };
     for readonly in [false, true] {
-        let args = cli::args::Args {
+        let input = plan::Input {
             readonly,
-            ..cli::args::Args::default()
+            ..plan::Input::default()
         };
-        let fe = plan::build(&args, std::slice::from_ref(&file), &keywords);
+        let fe = plan::build(input, std::slice::from_ref(&file), &keywords);
         let _ = cli::showcmd::render_file(&fe, 0, file.stop);
         check_plan(&fe.plan, readonly);
         let _ = output::normal::banners(&fe.plan);
@@ -61,7 +66,21 @@ fn check_plan(plan: &plan::Plan, readonly: bool) {
         group = job.group_id;
         assert!(!job.files.is_empty(), "job {} has no file", job.name);
         assert!(job.iodepth >= 1);
+        let io = &job.io;
+        assert_eq!(io.iodepth, job.iodepth, "one queue depth");
+        assert!(
+            (1..=io.iodepth).contains(&io.batch_submit),
+            "batch within the depth"
+        );
+        assert!(
+            (1..=io.iodepth).contains(&io.iodepth_low),
+            "low mark within the depth"
+        );
+        assert!(io.batch_complete_min <= io.batch_complete_max);
         assert_eq!(job.readonly, readonly);
+        if readonly {
+            assert!(!io.unlink && !io.unlink_each_loop && !io.create_on_open);
+        }
         assert!(
             job.wait_for.is_none_or(|w| w < i),
             "wait_for an earlier job"

@@ -12,8 +12,9 @@
 use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::options::jobopts::RawOption;
 use crate::options::{suggest, table, FioType};
+pub use crate::plan::input::CmdSection;
+use crate::plan::input::{push_job_option, Input};
 
 /// Whether a long option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,22 +108,6 @@ pub enum Action {
     EngHelp(Option<String>),
 }
 
-/// A command-line job section: `--name=X` and the options after it (or the
-/// global options before the first `--name`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CmdSection {
-    /// `None` for the options before the first `--name`.
-    pub name: Option<String>,
-    pub span: Span,
-    pub options: Vec<RawOption>,
-}
-
-impl CmdSection {
-    pub fn is_global(&self) -> bool {
-        self.name.as_deref().is_none_or(|n| n.starts_with("global"))
-    }
-}
-
 /// The whole command line, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Args {
@@ -176,6 +161,20 @@ impl Default for Args {
             cmd_sections: Vec::new(),
             job_files: Vec::new(),
             unsupported: Vec::new(),
+        }
+    }
+}
+
+/// The plan's input: the command-line jobs and the flags that change the
+/// plan.
+impl From<&Args> for Input {
+    fn from(args: &Args) -> Input {
+        Input {
+            readonly: args.readonly,
+            parse_only: args.parse_only,
+            showcmd: args.showcmd,
+            sections: args.sections.clone(),
+            cmd_sections: args.cmd_sections.clone(),
         }
     }
 }
@@ -318,38 +317,12 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
             (_, v) => v,
         };
         if opt.job {
-            job_option(&mut args, opt.name, value, span);
+            push_job_option(&mut args.cmd_sections, opt.name, value, span);
         } else if let Err(msg) = flag(&mut args, opt.name, value) {
             diags.push(Diagnostic::at(span, msg));
         }
     }
     diags.into_result(args)
-}
-
-/// Record a job option: `--name` opens a section, others join the current one.
-fn job_option(args: &mut Args, name: &str, value: Option<String>, span: Span) {
-    if name == "name" {
-        args.cmd_sections.push(CmdSection {
-            name: value.clone(),
-            span: span.clone(),
-            options: Vec::new(),
-        });
-    } else if args.cmd_sections.is_empty() {
-        args.cmd_sections.push(CmdSection {
-            name: None,
-            span: span.clone(),
-            options: Vec::new(),
-        });
-    }
-    let text = match value {
-        Some(v) => format!("{name}={v}"),
-        None => name.to_string(),
-    };
-    let section = args
-        .cmd_sections
-        .last_mut()
-        .expect("a section was just ensured");
-    section.options.push(RawOption { text, span });
 }
 
 /// Apply one of fio's own flags.

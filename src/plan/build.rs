@@ -10,14 +10,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::files;
-use super::spec::{Dir, JobSpec, Pattern, Plan};
-use crate::cli::args::{Args, CmdSection};
+use super::input::{CmdSection, Input};
+use super::resolve::job::{self as resolve, Resolved};
+use super::resolve::read::Opts;
+use super::spec::{JobSpec, Plan};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;
 use crate::jobfile::JobFile;
 use crate::options::jobopts::{apply, JobOptions, OptionError, Origin};
-use crate::options::value::parse_signed_size;
-use crate::options::{lookup, Value};
+use crate::options::Value;
 
 /// What happened to one section: the options as `--showcmd` prints them,
 /// and what went wrong.
@@ -65,8 +66,7 @@ pub struct Frontend {
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
 /// (fio 3.33 itself starts to fail in its shared-memory setup).
 pub const MAX_JOBS: usize = 65_536;
-/// Files of one job (`nrfiles`, `filename` lists).
-pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
+pub use super::files::MAX_FILES_PER_JOB;
 /// Files of all jobs together.
 pub const MAX_FILES: usize = 1 << 22;
 
@@ -78,20 +78,22 @@ struct Pending<'a> {
     implicit_stonewall: bool,
 }
 
-/// Build the plan from the command line and the (already loaded) job files.
+/// Build the plan from `input` (the command line's job sections and
+/// flags) and the (already loaded) job files.
 ///
 /// Each job section becomes jobs as soon as it is read (so that a file of
 /// many jobs never holds all their options at once under `--parse-only`);
 /// the problems found then are reported after those of every section's
 /// options, as before.
-pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Frontend {
+pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords) -> Frontend {
+    let input = &input.into();
     let mut fe = Frontend::default();
     let sections = job_files.iter().map(|jf| jf.sections.len()).sum::<usize>();
     fe.sections
-        .reserve_exact(args.cmd_sections.len() + sections);
-    let mut jobs = Expander::new(args, job_files);
+        .reserve_exact(input.cmd_sections.len() + sections);
+    let mut jobs = Expander::new(input, job_files);
     let mut globals = JobOptions::default();
-    for cs in &args.cmd_sections {
+    for cs in &input.cmd_sections {
         command_line_section(&mut fe, &mut jobs, &mut globals, cs, keywords);
     }
     let cmdline_globals = globals.clone();
@@ -101,7 +103,7 @@ pub fn build(args: &Args, job_files: &[JobFile], keywords: &Keywords) -> Fronten
         } else {
             JobOptions::default()
         };
-        file_sections(&mut fe, &mut jobs, globals, idx, jf, args, keywords);
+        file_sections(&mut fe, &mut jobs, globals, idx, jf, input, keywords);
     }
     fe.plan = jobs.plan;
     fe.diags.extend(jobs.diags);
@@ -120,7 +122,7 @@ fn file_sections(
     mut globals: JobOptions,
     idx: usize,
     jf: &JobFile,
-    args: &Args,
+    input: &Input,
     keywords: &Keywords,
 ) {
     let mut first_job = true;
@@ -137,8 +139,8 @@ fn file_sections(
     let unset = Arc::new(JobOptions::default());
     for section in &jf.sections {
         if !section.is_global()
-            && !args.sections.is_empty()
-            && !args.sections.contains(&section.name)
+            && !input.sections.is_empty()
+            && !input.sections.contains(&section.name)
         {
             continue;
         }
@@ -169,7 +171,7 @@ fn file_sections(
         let failed = !errors.is_empty();
         scope.shrink_to_fit();
         let scope = Arc::new(scope);
-        let (options, dump_from, dump_to) = match args.showcmd {
+        let (options, dump_from, dump_to) = match input.showcmd {
             true => (Arc::clone(&scope), start, scope.settings.len()),
             false => (Arc::clone(&unset), 0, 0),
         };
@@ -195,7 +197,7 @@ fn file_sections(
     }
     let globals = Arc::new(globals);
     for i in global_outcomes {
-        match args.showcmd {
+        match input.showcmd {
             true => fe.sections[i].options = Arc::clone(&globals),
             false => fe.sections[i].dump_to = 0,
         }
@@ -257,7 +259,7 @@ fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
 /// clones, which differ only in their number, are checked up to
 /// [`MAX_JOBS`] in all.
 struct Expander<'a> {
-    args: &'a Args,
+    input: &'a Input,
     keep: bool,
     plan: Plan,
     diags: Diagnostics,
@@ -275,9 +277,9 @@ struct Expander<'a> {
 }
 
 impl<'a> Expander<'a> {
-    fn new(args: &'a Args, job_files: &[JobFile]) -> Expander<'a> {
+    fn new(input: &'a Input, job_files: &[JobFile]) -> Expander<'a> {
         let may_wait = |text: &str| text.contains("wait_for") || text.contains('$');
-        let waits = args
+        let waits = input
             .cmd_sections
             .iter()
             .flat_map(|cs| &cs.options)
@@ -289,8 +291,8 @@ impl<'a> Expander<'a> {
             )
             .any(|e| may_wait(&e.text));
         Expander {
-            args,
-            keep: !args.parse_only,
+            input,
+            keep: !input.parse_only,
             plan: Plan::default(),
             diags: Diagnostics::default(),
             group_id: 0,
@@ -308,8 +310,8 @@ impl<'a> Expander<'a> {
         if self.stopped {
             return;
         }
-        let o = &p.options;
-        let numjobs = int(o, "numjobs").unwrap_or(1).max(0) as u32;
+        let o = Opts(&p.options);
+        let numjobs = o.int("numjobs").unwrap_or(1).max(0) as u32;
         if self.keep && self.count + numjobs as usize > MAX_JOBS {
             self.diags.push(Diagnostic::at(
                 p.span.clone(),
@@ -326,8 +328,8 @@ impl<'a> Expander<'a> {
         } else {
             numjobs.min(MAX_JOBS.saturating_sub(self.count).max(1) as u32)
         };
-        let stonewall = p.implicit_stonewall || flag(o, "stonewall");
-        let new_group = flag(o, "new_group");
+        let stonewall = p.implicit_stonewall || o.is("stonewall");
+        let new_group = o.is("new_group");
         let display = match o.value("name") {
             Some(Value::Text(n)) => n.clone(),
             _ => p.section_name.to_string(),
@@ -345,6 +347,16 @@ impl<'a> Expander<'a> {
             },
             _ => None,
         };
+        let resolved = resolve::resolve(&p.options, self.input.readonly);
+        if self.input.runs() {
+            // Once for a job and its clones: they share their options.
+            for msg in &resolved.invalid {
+                self.diags.push(Diagnostic::at(
+                    p.span.clone(),
+                    format!("job '{display}': {msg}"),
+                ));
+            }
+        }
         if (stonewall || new_group) && self.group_jobs > 0 {
             self.group_id += 1;
             self.group_jobs = 0;
@@ -357,6 +369,7 @@ impl<'a> Expander<'a> {
             }
             let job = job_spec(
                 &p,
+                &resolved,
                 &display,
                 subjob,
                 k == 0 && stonewall,
@@ -366,8 +379,8 @@ impl<'a> Expander<'a> {
                 &mut self.diags,
             );
             if let Some(mut job) = job {
-                job.readonly = self.args.readonly;
-                check_job(&job, &mut self.diags);
+                job.readonly = self.input.readonly;
+                check_job(&job, self.input.runs(), &mut self.diags);
                 self.total_files += job.files.len();
                 if self.waits && !self.first_named.contains_key(&job.name) {
                     self.first_named.insert(job.name.clone(), self.count);
@@ -393,6 +406,7 @@ impl<'a> Expander<'a> {
 #[allow(clippy::too_many_arguments)]
 fn job_spec(
     p: &Pending<'_>,
+    r: &Resolved,
     display: &str,
     subjob: u32,
     stonewall: bool,
@@ -401,11 +415,10 @@ fn job_spec(
     index: usize,
     diags: &mut Diagnostics,
 ) -> Option<JobSpec> {
-    let o = &p.options;
-    let pattern = pattern(o);
-    let bs = block_sizes(o);
-    let size = bytes(o, "size");
-    let files = match files::files(o, p.section_name, subjob, size) {
+    let o = Opts(&p.options);
+    let (pattern, bs) = (r.pattern, r.bs);
+    let size = o.bytes("size");
+    let files = match files::files(&p.options, p.section_name, subjob, size) {
         Ok(f) => f,
         Err(msg) => {
             diags.push(Diagnostic::at(
@@ -423,41 +436,52 @@ fn job_spec(
         stonewall,
         wait_for,
         span: p.span.clone(),
-        options: Arc::clone(o),
+        options: Arc::clone(&p.options),
         pattern,
-        ioengine: o.ioengine().to_string(),
-        iodepth: int(o, "iodepth").unwrap_or(1).max(1) as u32,
+        ioengine: p.options.ioengine().to_string(),
+        iodepth: r.io.iodepth,
         bs,
-        files,
         size,
-        io_size: bytes(o, "io_size"),
-        offset: bytes(o, "offset").unwrap_or(0),
-        number_ios: int(o, "number_ios").unwrap_or(0).max(0) as u64,
-        loops: int(o, "loops").unwrap_or(1).max(1) as u32,
-        direct: flag(o, "direct") || matches!(o.value("buffered"), Some(Value::Bool(false))),
+        io_size: o.bytes("io_size"),
+        offset: o.bytes("offset").unwrap_or(0),
+        number_ios: o.int("number_ios").unwrap_or(0).max(0) as u64,
+        loops: o.int("loops").unwrap_or(1).max(1) as u32,
+        direct: o.is("direct") || o.flag("buffered") == Some(false),
         // fio's fixup_options: time_based without a runtime is dropped
         // (the runner prints fio's warning), the job runs through its size.
-        time_based: flag(o, "time_based") && micros(o, "runtime") > 0,
-        runtime_us: micros(o, "runtime"),
-        ramp_time_us: micros(o, "ramp_time"),
+        time_based: o.is("time_based") && o.micros("runtime") > 0,
+        time_based_dropped: o.is("time_based") && o.micros("runtime") == 0,
+        runtime_us: o.micros("runtime"),
+        ramp_time_us: o.micros("ramp_time"),
         startdelay_us: match o.value("startdelay") {
             Some(Value::Ranges(r)) => r.first().copied().flatten().unwrap_or((0, 0)),
-            _ => (micros(o, "startdelay"), micros(o, "startdelay")),
+            _ => (o.micros("startdelay"), o.micros("startdelay")),
         },
-        rwmixread: match (int(o, "rwmixread"), int(o, "rwmixwrite")) {
+        rwmixread: match (o.int("rwmixread"), o.int("rwmixwrite")) {
             (Some(r), _) => r.clamp(0, 100) as u32,
             (None, Some(w)) => 100 - w.clamp(0, 100) as u32,
             (None, None) => 50,
         },
-        group_reporting: flag(o, "group_reporting"),
+        group_reporting: o.is("group_reporting"),
         readonly: false,
+        io: r.io.clone(),
+        placement: r.placement.clone(),
+        rate: r.rate,
+        think: r.think,
+        block: r.block.clone(),
+        buffers: r.buffers(size, files.len(), bs[1].0),
+        zones: r.zones.clone(),
+        norandommap: r.norandommap,
+        directories: r.directories.clone(),
+        files,
     };
     files::draw_ranged_sizes(&mut job);
     Some(job)
 }
 
-/// Cross-option rules fio enforces when it adds a job.
-fn check_job(job: &JobSpec, diags: &mut Diagnostics) {
+/// Cross-option rules fio enforces when it adds a job; with `runs`, also
+/// those a dry run skips.
+fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
     let mut fail = |msg: String| {
         diags.push(Diagnostic::at(
             job.span.clone(),
@@ -474,6 +498,15 @@ fn check_job(job: &JobSpec, diags: &mut Diagnostics) {
     let set = |n: &str| job.options.get(n).is_some();
     if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
         fail("rate and rate_iops are mutually exclusive".into());
+    }
+    // fill_device without a size writes until ENOSPC (fio's size of -1).
+    let fills = job.io.fill_device && job.size.is_none();
+    if runs && first && fills && job.pattern.random && !job.norandommap {
+        fail(
+            "fill_device=1 without a size needs norandommap for a random pattern \
+             (fio fails to allocate its random map)"
+                .into(),
+        );
     }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
@@ -507,116 +540,19 @@ fn readonly_refusals(job: &JobSpec) -> Vec<String> {
             job.ioengine
         ));
     }
-    let o = &job.options;
+    let o = Opts(&job.options);
     for opt in ["unlink", "unlink_each_loop"] {
-        if flag(o, opt) {
+        if o.is(opt) {
             out.push(format!("{opt}=1 deletes the job's files"));
         }
     }
-    if flag(o, "fill_device") {
+    if job.io.fill_device {
         out.push("fill_device=1 lays out files to fill the device".to_string());
     }
-    if let Some(Value::Choice {
-        modifier: Some(file),
-        ..
-    }) = o.value("mem")
-    {
+    if let Some(file) = o.choice_modifier("mem") {
         out.push(format!("mem=...:{file} creates and sizes {file}"));
     }
     out
-}
-
-fn flag(o: &JobOptions, name: &str) -> bool {
-    matches!(o.value(name), Some(Value::Bool(true)))
-}
-
-fn int(o: &JobOptions, name: &str) -> Option<i64> {
-    match o.value(name)? {
-        Value::Int(n) => Some(*n),
-        Value::Bytes(n) => i64::try_from(*n).ok(),
-        _ => None,
-    }
-}
-
-fn bytes(o: &JobOptions, name: &str) -> Option<u64> {
-    match o.value(name)? {
-        Value::Bytes(n) => Some(*n),
-        Value::Int(n) => u64::try_from(*n).ok(),
-        _ => None,
-    }
-}
-
-fn micros(o: &JobOptions, name: &str) -> u64 {
-    match o.value(name) {
-        Some(Value::Micros(us)) => *us,
-        _ => 0,
-    }
-}
-
-/// `rw=` with its modifier.
-fn pattern(o: &JobOptions) -> Pattern {
-    let (choice, modifier) = match o.value("rw") {
-        Some(Value::Choice { index, modifier }) => {
-            let def = lookup("rw").expect("rw is in the option table");
-            (
-                def.posvals[*index].value,
-                // Validated as a size when the option was read.
-                modifier
-                    .as_deref()
-                    .and_then(|m| parse_signed_size(m.trim(), &o.parse_ctx()).ok()),
-            )
-        }
-        _ => ("read", None),
-    };
-    let (random, read, write, trim) = match choice {
-        "write" => (false, false, true, false),
-        "trim" => (false, false, false, true),
-        "randread" => (true, true, false, false),
-        "randwrite" => (true, false, true, false),
-        "randtrim" => (true, false, false, true),
-        "rw" | "readwrite" => (false, true, true, false),
-        "randrw" => (true, true, true, false),
-        "trimwrite" => (false, false, true, true),
-        "randtrimwrite" => (true, false, true, true),
-        _ => (false, true, false, false),
-    };
-    Pattern {
-        read,
-        write,
-        trim,
-        random,
-        modifier,
-    }
-}
-
-/// Per-direction (min, max) block sizes from `bs`, `bsrange`, `bssplit`.
-fn block_sizes(o: &JobOptions) -> [(u64, u64); 3] {
-    let mut bs = [(4096, 4096); 3];
-    if let Some(Value::PerDir(v)) = o.value("bs") {
-        for d in [Dir::Read, Dir::Write, Dir::Trim] {
-            if let Some(Some(Value::Bytes(n))) = v.get(d as usize) {
-                bs[d as usize] = (*n, *n);
-            }
-        }
-    }
-    if let Some(Value::Ranges(v)) = o.value("bsrange") {
-        for (i, r) in v.iter().enumerate().take(3) {
-            if let Some((lo, hi)) = r {
-                bs[i] = (*lo, *hi);
-            }
-        }
-    }
-    if let Some(Value::BsSplit(v)) = o.value("bssplit") {
-        for (i, entries) in v.iter().enumerate().take(3) {
-            if let (Some(lo), Some(hi)) = (
-                entries.iter().map(|e| e.bs).min(),
-                entries.iter().map(|e| e.bs).max(),
-            ) {
-                bs[i] = (lo, hi);
-            }
-        }
-    }
-    bs
 }
 
 #[cfg(test)]

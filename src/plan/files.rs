@@ -2,10 +2,14 @@
 
 use std::path::PathBuf;
 
+use super::resolve::read::Opts;
 use super::spec::{FileSpec, JobSpec};
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
 use crate::workload::rng::{Seeds, Slot};
+
+/// Files of one job (`nrfiles`, `filename` lists).
+pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
 
 /// fio's default `filename_format`.
 const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
@@ -39,10 +43,10 @@ pub fn files(
             if nrfiles < 1 {
                 return Err(format!("nrfiles={nrfiles}: a job needs at least one file"));
             }
-            if nrfiles > super::build::MAX_FILES_PER_JOB {
+            if nrfiles > MAX_FILES_PER_JOB {
                 return Err(format!(
                     "nrfiles={nrfiles}: rfio supports at most {} files per job",
-                    super::build::MAX_FILES_PER_JOB
+                    MAX_FILES_PER_JOB
                 ));
             }
             let format = match o.value("filename_format") {
@@ -110,7 +114,7 @@ fn under(dir: &str, name: &str) -> PathBuf {
 /// plan draws for every file, as for files the job creates, and marks each
 /// with the range (see [`FileSpec::range`]).
 pub fn draw_ranged_sizes(job: &mut JobSpec) {
-    let Some(Value::Ranges(r)) = job.opt("filesize") else {
+    let Some(Value::Ranges(r)) = Opts(&job.options).value("filesize") else {
         return;
     };
     let Some(Some((lo, hi))) = r.first().copied() else {

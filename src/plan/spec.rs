@@ -3,6 +3,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::resolve::bs::BlockOptions;
+use super::resolve::buffers::BufferOptions;
+use super::resolve::io::IoOptions;
+use super::resolve::placement::PlacementOptions;
+use super::resolve::rate::RateOptions;
+use super::resolve::think::ThinkOptions;
+use super::resolve::zones::ZoneOptions;
+use super::resolve::Refusal;
 use crate::diag::Span;
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
@@ -100,6 +108,9 @@ pub struct JobSpec {
     pub loops: u32,
     pub direct: bool,
     pub time_based: bool,
+    /// `time_based` was set without a runtime: fio drops it (and warns),
+    /// the job runs through its size.
+    pub time_based_dropped: bool,
     /// `runtime=` in microseconds (0: none).
     pub runtime_us: u64,
     pub ramp_time_us: u64,
@@ -112,6 +123,25 @@ pub struct JobSpec {
     /// a file (checked when the plan is built, and again by every part of
     /// the run that could write).
     pub readonly: bool,
+    // The options resolved into typed parts (`plan::resolve`).
+    /// Queue depth and batching, syncs, file handling, error policy.
+    pub io: IoOptions,
+    /// CPUs, priorities, locked and buffer memory, pre/post-run commands.
+    pub placement: PlacementOptions,
+    pub rate: RateOptions,
+    /// `None` without `thinktime`.
+    pub think: Option<ThinkOptions>,
+    /// How the block sizes of [`JobSpec::bs`] are drawn.
+    pub block: BlockOptions,
+    /// What write buffers hold.
+    pub buffers: BufferOptions,
+    /// Strided zones (`None`: none), or fio's refusal of the settings.
+    pub zones: Result<Option<ZoneOptions>, Refusal>,
+    /// `norandommap`.
+    pub norandommap: bool,
+    /// `directory=`, split at `:` (each must be a directory when the job
+    /// runs).
+    pub directories: Vec<String>,
 }
 
 impl JobSpec {

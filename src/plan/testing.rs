@@ -2,7 +2,9 @@
 //! stages that run it.
 
 use super::build::Frontend;
+use super::input::{push_job_option, Input};
 use super::spec::{JobSpec, Plan};
+use crate::diag::Span;
 use crate::jobfile::subst::Keywords;
 
 /// Fixed `$pagesize`, `$mb_memory` and `$ncpus`, so that a test does not
@@ -13,12 +15,36 @@ pub(crate) const KEYWORDS: Keywords = Keywords {
     ncpus: 2,
 };
 
-/// The front end's result for the command line `argv` (program name
-/// excluded), diagnostics included.
+/// The plan's input for the command line `argv` (program name excluded):
+/// `--readonly`, `--parse-only`, `--showcmd`, and job options written
+/// whole, as `--NAME=VALUE` or `--NAME`.
+pub(crate) fn input(argv: &[&str]) -> Input {
+    let mut input = Input::default();
+    for (i, arg) in argv.iter().enumerate() {
+        let body = arg.strip_prefix("--").unwrap_or(arg);
+        match body {
+            "readonly" => input.readonly = true,
+            "parse-only" => input.parse_only = true,
+            "showcmd" => input.showcmd = true,
+            _ => {
+                let (name, value) = match body.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_string())),
+                    None => (body, None),
+                };
+                let span = Span::Arg {
+                    index: i as u32 + 1,
+                };
+                push_job_option(&mut input.cmd_sections, name, value, span);
+            }
+        }
+    }
+    input
+}
+
+/// The front end's result for the command line `argv`, diagnostics
+/// included.
 pub(crate) fn frontend(argv: &[&str]) -> Frontend {
-    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-    let args = crate::cli::args::parse(&argv).expect("the command line parses");
-    super::build(&args, &[], &KEYWORDS)
+    super::build(input(argv), &[], &KEYWORDS)
 }
 
 /// The plan of `argv`, which the front end must accept.

@@ -7,7 +7,8 @@
 //!   `lo/hi` of the time more than a uniform draw would give. It draws again
 //!   until the I/O fits before the end of the file region.
 //! - `bssplit=`: entries sorted by ascending percentage (fio's `qsort`,
-//!   stable), empty percentages share what the others leave; a draw `r`
+//!   stable), empty percentages share what the others leave (the plan
+//!   fills them in: `plan::resolve::bs`); a draw `r`
 //!   takes the first entry whose cumulative percentage `p` satisfies
 //!   `r / p <= max / 100` and that fits.
 //! - `bs_is_seq_rand=1`: the read sizes serve sequential I/O and the write
@@ -17,19 +18,9 @@
 //! (write and trim share the read seed with `verify`, trim takes the write
 //! seed with trimwrite), so sizes match fio's draw for draw.
 
-use super::rng::{choice, FioRand, Seeds, Slot};
-use crate::options::Value;
+use super::rng::{FioRand, Seeds, Slot};
+pub use crate::plan::resolve::bs::Split;
 use crate::plan::spec::{Dir, JobSpec};
-
-/// Most entries of one direction's `bssplit` (fio's `BSSPLIT_MAX`).
-const SPLIT_MAX: usize = 64;
-
-/// One `bssplit` entry with its percentage filled in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Split {
-    pub bs: u64,
-    pub pct: u32,
-}
 
 /// The block size generator of one job.
 #[derive(Debug, Clone)]
@@ -49,24 +40,17 @@ pub struct BsGen {
 
 impl BsGen {
     pub fn new(spec: &JobSpec, seeds: &Seeds) -> BsGen {
-        let mut split: [Vec<Split>; 3] = Default::default();
-        if let Some(Value::BsSplit(dirs)) = spec.opt("bssplit") {
-            for (d, entries) in dirs.iter().enumerate().take(3) {
-                split[d] = fill_split(entries);
-            }
-        }
+        let split = spec.block.split.clone();
         let mut min = [0; 3];
         let mut max = [0; 3];
         for d in 0..3 {
             min[d] = spec.bs[d].0.max(1);
             max[d] = spec.bs[d].1.max(min[d]);
         }
-        let flag = |n: &str| matches!(spec.opt(n), Some(Value::Bool(true)));
-        let verify = !matches!(choice(spec, "verify"), None | Some("0"));
         let read_seed = seeds.get(Slot::BsRead);
         let mut write_seed = seeds.get(Slot::BsWrite);
         let mut trim_seed = seeds.get(Slot::BsTrim);
-        if verify {
+        if spec.block.verify_seeds {
             write_seed = read_seed;
         }
         if spec.pattern.write && spec.pattern.trim {
@@ -79,8 +63,8 @@ impl BsGen {
             max,
             split,
             state: all.map(|s| FioRand::new(s, use64)),
-            unaligned: flag("bs_unaligned"),
-            seq_rand: flag("bs_is_seq_rand"),
+            unaligned: spec.block.unaligned,
+            seq_rand: spec.block.seq_rand,
             seeds: all,
             use64,
         }
@@ -169,53 +153,5 @@ impl BsGen {
                 return buflen;
             }
         }
-    }
-}
-
-/// fio's `bssplit_ddir` after parsing: empty percentages share the rest
-/// (`(100 - given) / missing`, a lone entry without one gets nothing but
-/// is then the only size), sorted by ascending percentage.
-fn fill_split(entries: &[crate::options::value::SplitEntry]) -> Vec<Split> {
-    let entries = &entries[..entries.len().min(SPLIT_MAX)];
-    let given: u32 = entries.iter().filter_map(|e| e.pct).sum();
-    let missing = entries.iter().filter(|e| e.pct.is_none()).count() as u32;
-    let mut perc = given;
-    if missing == 1 && entries.len() == 1 {
-        perc = 100;
-    }
-    let share = 100u32
-        .saturating_sub(perc)
-        .checked_div(missing)
-        .unwrap_or(0);
-    let mut out: Vec<Split> = entries
-        .iter()
-        .map(|e| Split {
-            bs: e.bs,
-            pct: e.pct.map_or(share, |p| p.min(100)),
-        })
-        .collect();
-    out.sort_by_key(|e| e.pct);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::options::value::SplitEntry;
-
-    #[test]
-    fn split_fills_missing_and_sorts() {
-        let e = |bs, pct| SplitEntry { bs, pct };
-        let s = fill_split(&[e(4096, Some(50)), e(8192, None), e(16384, None)]);
-        assert_eq!(
-            s,
-            [
-                Split { bs: 8192, pct: 25 },
-                Split { bs: 16384, pct: 25 },
-                Split { bs: 4096, pct: 50 }
-            ]
-        );
-        let lone = fill_split(&[e(4096, None)]);
-        assert_eq!(lone, [Split { bs: 4096, pct: 0 }]);
     }
 }

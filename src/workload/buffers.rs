@@ -31,7 +31,6 @@
 use super::dedupe::{DedupePeers, WorkingSet};
 use super::offsets::SetupError;
 use super::rng::{hash_u64, FioRand, Seeds, Slot};
-use crate::options::Value;
 use crate::plan::spec::JobSpec;
 
 /// fio's `CONFIG_SEED_BUCKETS` as rfio uses it.
@@ -74,32 +73,7 @@ pub struct BufferFiller {
 impl BufferFiller {
     /// The buffer policy of `spec`, drawing from the job's `seeds`.
     pub fn new(spec: &JobSpec, seeds: &Seeds) -> Result<BufferFiller, SetupError> {
-        let set = |n: &str| spec.options.get(n).is_some();
-        let flag = |n: &str| matches!(spec.opt(n), Some(Value::Bool(true)));
-        let int = |n: &str| match spec.opt(n) {
-            Some(Value::Int(v)) => (*v).clamp(0, 100) as u32,
-            _ => 0,
-        };
-        let mut zero = flag("zero_buffers");
-        let mut refill = flag("refill_buffers");
-        let mut compress_perc = int("buffer_compress_percentage");
-        if compress_perc == 100 {
-            zero = true;
-            compress_perc = 0;
-        } else if compress_perc > 0 && !set("refill_buffers") {
-            refill = true;
-        }
-        let dedupe_perc = int("dedupe_percentage");
-        let scramble_val = !matches!(spec.opt("scramble_buffers"), Some(Value::Bool(false)));
-        let scramble = scramble_val && (set("scramble_buffers") || !(zero && set("zero_buffers")));
-        let compress_chunk = match spec.opt("buffer_compress_chunk") {
-            Some(Value::Bytes(b)) => *b,
-            _ => 512,
-        };
-        let pattern = match spec.opt("buffer_pattern") {
-            Some(Value::Text(t)) => parse_pattern(t)?,
-            _ => Vec::new(),
-        };
+        let b = &spec.buffers;
         let use64 = seeds.generator.use64();
         let buf_state = seeds.rand(Slot::Buf, use64);
         let min_write = spec.bs[1].0.max(1);
@@ -107,17 +81,17 @@ impl BufferFiller {
         let working_set =
             ws.map_or_else(Vec::new, |w| w.states(buf_state, spec.thread_number, None));
         Ok(BufferFiller {
-            zero,
-            pattern,
-            compress_perc,
-            compress_chunk,
-            dedupe_perc,
+            zero: b.zero,
+            pattern: b.pattern.clone(),
+            compress_perc: b.compress_perc,
+            compress_chunk: b.compress_chunk,
+            dedupe_perc: b.dedupe_perc,
             ws,
             working_set,
             thread_number: spec.thread_number,
             initial_buf_state: buf_state,
-            refill,
-            scramble,
+            refill: b.refill,
+            scramble: b.scramble,
             min_write,
             buf_state,
             buf_state_prev: buf_state,
@@ -340,30 +314,9 @@ pub fn scramble(buf: &mut [u8], offset: u64, (sec, nsec): (u64, u64)) {
     }
 }
 
-/// A `buffer_pattern`'s bytes, read with fio's pattern grammar (the
-/// option parser already accepted it: this fails only if a `'file'` piece
-/// went away since).
-pub fn parse_pattern(text: &str) -> Result<Vec<u8>, SetupError> {
-    crate::options::value::pattern::parse_pattern(text, false)
-        .map(|p| p.bytes)
-        .map_err(|e| SetupError::Invalid(format!("buffer_pattern {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn patterns_parse_as_fio_writes_them() {
-        assert_eq!(parse_pattern("12").unwrap(), [0x0c]);
-        assert_eq!(parse_pattern("1000").unwrap(), [0xe8, 0x03]);
-        assert_eq!(parse_pattern("0x123").unwrap(), [0x01, 0x23]);
-        assert_eq!(
-            parse_pattern("0xdeadbeef\"ab\"").unwrap(),
-            [0xde, 0xad, 0xbe, 0xef, b'a', b'b']
-        );
-        assert!(parse_pattern("zz").is_err());
-    }
 
     #[test]
     fn percentage_fill_leaves_zeros() {

@@ -12,18 +12,8 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// `clocksource=`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// fio's default: the CPU clock where it is reliable, else the system
-    /// clock.
-    Auto,
-    /// `clock_gettime` / `gettimeofday`.
-    System,
-    /// `cpu`: the TSC when it is usable (else the system clock, as fio
-    /// falls back).
-    Cpu,
-}
+/// `clocksource=`, as the plan resolves it.
+pub(crate) use crate::plan::resolve::io::ClockSource as Source;
 
 /// TSC to nanoseconds: `ns = (ticks * mult) >> 32`.
 #[derive(Debug, Clone, Copy)]

@@ -12,11 +12,11 @@
 //!   last write start offsets).
 //!
 //! How the I/O loop uses it, per I/O: `d = next_dir()`; if a rate limit is set,
-//! [`super::rate::RateLimiter::next_dir`] may pick the other direction
-//! (then `set_current(d)`); `d = for_file(d, file)`; after the I/O is
-//! issued, `issued(d)`. [`super::offsets::IoGen`] does all of this.
+//! the rate limiter's `next_dir` may pick the other direction (then
+//! `set_current(d)`); `d = for_file(d, last_write, last_trim)` with the
+//! file's last write and trim offsets; after the I/O is issued,
+//! `issued(d)`. The offset generator (`offsets::IoGen`) does all of this.
 
-use super::offsets::FileCursor;
 use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::{Dir, JobSpec};
 
@@ -131,15 +131,15 @@ impl DirGen {
         }
     }
 
-    /// fio's `set_rw_ddir` trimwrite rule: on `file`, a trim when its last
-    /// trim and last write started at the same offset (or neither ran),
-    /// else a write.
+    /// fio's `set_rw_ddir` trimwrite rule: on a file whose last write and
+    /// last trim started at `last_write` and `last_trim`, a trim when they
+    /// are the same offset (or neither ran), else a write.
     #[inline]
-    pub fn for_file(&self, dir: Dir, file: &FileCursor) -> Dir {
+    pub fn for_file(&self, dir: Dir, last_write: u64, last_trim: u64) -> Dir {
         if self.mode != Mode::TrimWrite {
             return dir;
         }
-        if file.last_start(Dir::Write) == file.last_start(Dir::Trim) {
+        if last_write == last_trim {
             Dir::Trim
         } else {
             Dir::Write

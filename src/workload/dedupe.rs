@@ -30,8 +30,7 @@
 //!   With `dedupe_mode=repeat`, `dedupe_global` changes nothing, as in
 //!   fio.
 
-use super::rng::{choice, FioRand, Seeds, Slot};
-use crate::options::Value;
+use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::JobSpec;
 
 /// The initial buffer generator (`td->buf_state`) of every job of the
@@ -87,41 +86,15 @@ pub struct WorkingSet {
 
 impl WorkingSet {
     /// The working set `spec` asks for, if any (`dedupe_percentage > 0`
-    /// with `dedupe_mode=working_set`); an error in fio's words when it has
-    /// no `size` to size it from.
+    /// with `dedupe_mode=working_set`, sized by the plan); an error in
+    /// fio's words when the plan refused it, or when it cannot be held.
     pub fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, String> {
-        let int = |name: &str, default: u64| match spec.opt(name) {
-            Some(Value::Int(v)) => (*v).clamp(0, 100) as u64,
-            _ => default,
+        let ws = match &spec.buffers.working_set {
+            Err(refusal) => return Err(refusal.0.clone()),
+            Ok(None) => return Ok(None),
+            Ok(Some(ws)) => ws,
         };
-        let perc = int("dedupe_percentage", 0);
-        if perc == 0 || choice(spec, "dedupe_mode") != Some("working_set") {
-            return Ok(None);
-        }
-        let Some(size) = spec.size.filter(|&s| s > 0) else {
-            return Err("pregenerated dedupe working set requires size to be set".into());
-        };
-        if spec.files.len() > 1 {
-            return Err(format!(
-                "dedupe working set mode supported with single file per job, but {} files provided",
-                spec.files.len()
-            ));
-        }
-        let ws_perc = int("dedupe_working_set_percentage", 5);
-        if perc + ws_perc > 100 {
-            return Err(format!(
-                "impossible to reach expected dedupe percentage {perc} since {ws_perc} percentage \
-                 of size is reserved to dedupe working set (those are unique pages)"
-            ));
-        }
-        let min_write = spec.bs[1].0.max(1);
-        // min_not_zero(bs, buffer_compress_chunk), the chunk 512 by default.
-        let chunk = match spec.opt("buffer_compress_chunk") {
-            Some(Value::Bytes(0)) => min_write,
-            Some(Value::Bytes(c)) => min_write.min(*c),
-            _ => min_write.min(512),
-        };
-        let pages = size.saturating_mul(ws_perc) / 100 / min_write;
+        let pages = ws.pages;
         // fio's malloc of the set failing: an error, not an abort.
         let fits = usize::try_from(pages)
             .is_ok_and(|n| Vec::<FioRand>::new().try_reserve_exact(n).is_ok());
@@ -132,8 +105,8 @@ impl WorkingSet {
         }
         Ok(Some(WorkingSet {
             pages,
-            advance: min_write / chunk.max(1),
-            global: matches!(spec.opt("dedupe_global"), Some(Value::Bool(true))),
+            advance: ws.advance,
+            global: ws.global,
         }))
     }
 

@@ -1,26 +1,28 @@
-//! One job as it runs (fio's `backend.c` `thread_main`): checked and
-//! resolved before any thread starts ([`Prepared::new`]), its files laid
-//! out by the runner ([`Prepared::lay_out`]), then on its own thread the
-//! engine and buffers are set up and the I/O loop ([`super::exec`]) runs.
+//! One job before it runs (fio's `backend.c` `thread_main` set-up and
+//! `filesetup.c`): checked and made ready before any thread starts
+//! ([`Prepared::new`]: its files' regions, its limits, its generators),
+//! its files laid out by the runner ([`Prepared::lay_out`]); then it runs
+//! on its own thread ([`super::thread`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use super::buffers::BufferFiller;
-use super::exec::Exec;
+use super::errno::{engine_verror, open_place};
+pub(super) use super::errno::{strerror, verror};
+use super::error::RunError;
 use super::layout::{self, Mode};
+use super::log::Log;
 use super::offsets::{self, IoGen};
-use super::placement::{Failure, Placement};
+use super::placement::Placement;
 use super::rate::RateLimiter;
-use super::rng::{Rng, Seeds};
-use super::runner::{Log, RunError};
+use super::rng::Seeds;
 use super::settings::Settings;
+pub(super) use super::think::sleep_unless;
 use super::think::ThinkTime;
-use crate::ioengine::{self, Caps, EngineConfig, EngineDef, IoMem, IoMemory, MemSpec, ALIGN};
+use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::spec::JobSpec;
-use crate::stats::{JobReport, Layout, ThreadStats};
+use crate::stats::Layout;
 
 /// fio's note for a synchronous engine asked for a deeper queue.
 pub const SYNC_DEPTH_NOTE: &str =
@@ -50,7 +52,7 @@ impl FileRegion {
 pub struct Prepared<'a> {
     pub spec: &'a JobSpec,
     pub set: Settings,
-    engine: &'static EngineDef,
+    pub(super) engine: &'static EngineDef,
     /// Capabilities with the job's settings (known before the engine runs).
     pub caps: Caps,
     pub files: Vec<FileRegion>,
@@ -73,7 +75,7 @@ pub struct Prepared<'a> {
     pub(super) think: Option<ThinkTime>,
     pub(super) filler: BufferFiller,
     /// Affinity, priorities, buffer memory, pre- and post-run commands.
-    place: Placement,
+    pub(super) place: Placement,
     /// `fill_device` without a size: the files are not laid out, the job
     /// writes until ENOSPC.
     pub(super) fill: bool,
@@ -91,8 +93,8 @@ impl<'a> Prepared<'a> {
             job: spec.name.clone(),
             msg,
         };
-        let set = Settings::of(spec).map_err(invalid)?;
-        let place = Placement::of(spec).map_err(invalid)?;
+        let set = Settings::of(spec);
+        let place = Placement::of(spec);
         let caps = (engine.caps)(&set.engine_config(spec.direct));
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
@@ -109,28 +111,15 @@ impl<'a> Prepared<'a> {
         let nfiles = spec.files.len() as u64;
         // fill_device: without a size, write until the filesystem is full
         // (fio's size of -1; an ENOSPC then ends the job without error).
-        let fill = matches!(
-            spec.opt("fill_device"),
-            Some(crate::options::Value::Bool(true))
-        ) && spec.size.is_none();
-        let norandommap = matches!(
-            spec.opt("norandommap"),
-            Some(crate::options::Value::Bool(true))
-        );
-        if fill && spec.pattern.random && !norandommap {
-            return Err(invalid(
-                "fill_device=1 without a size needs norandommap for a random pattern (fio fails to allocate its random map)".to_string(),
-            ));
-        }
+        // The plan refuses it for a random pattern with a random map.
+        let fill = spec.io.fill_device && spec.size.is_none();
         let mut files = Vec::with_capacity(spec.files.len());
         let mut regions = Vec::with_capacity(spec.files.len());
         // fio checks `directory=` when it reads the option: it must exist.
-        if let Some(crate::options::Value::Text(dirs)) = spec.opt("directory") {
-            for dir in crate::plan::files::split_colons(dirs) {
-                // With lstat, as fio: a symbolic link is refused too.
-                if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                    return Err(invalid(format!("{dir} is not a directory")));
-                }
+        for dir in &spec.directories {
+            // With lstat, as fio: a symbolic link is refused too.
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                return Err(invalid(format!("{dir} is not a directory")));
             }
         }
         // filesize=lo-hi: the next draw (in file order) for a file that
@@ -210,18 +199,15 @@ impl<'a> Prepared<'a> {
         // fio's do_io: random overwrites without a map may go past `size`
         // within one pass, up to io_size. (The pass limit only counts I/O
         // the engine queues; see the executor's run_pass.)
-        if let Some(io_size) = spec.io_size.filter(|_| p.write && p.random && norandommap) {
+        if let Some(io_size) = spec
+            .io_size
+            .filter(|_| p.write && p.random && spec.norandommap)
+        {
             pass_bytes = pass_bytes.max(io_size);
         }
         // ... and with verify_backlog a writing job's pass may also take
         // its verify reads, `size` more bytes.
-        let verifies = !matches!(super::rng::choice(spec, "verify"), None | Some("0"))
-            || matches!(spec.opt("verify_pattern"), Some(crate::options::Value::Text(t)) if !t.is_empty());
-        let backlog = matches!(
-            spec.opt("verify_backlog"),
-            Some(crate::options::Value::Int(n)) if *n > 0
-        );
-        if verifies && backlog && p.write {
+        if spec.io.backlog_verifies && p.write {
             pass_bytes = pass_bytes.saturating_add(size);
         }
         let limit = spec.io_size.unwrap_or(size);
@@ -445,169 +431,6 @@ impl<'a> Prepared<'a> {
         }
         Ok(Some(announced))
     }
-
-    /// Run the job on the calling thread. `layout` is what the runner laid
-    /// out for it (or the error that stops it); `terminate` is raised by
-    /// `exitall` in another job.
-    pub fn run(
-        &self,
-        layout: Result<Option<Layout>, layout::Failed>,
-        terminate: &AtomicBool,
-        log: &dyn Log,
-    ) -> JobReport {
-        let spec = self.spec;
-        // SAFETY: gettid has no preconditions.
-        let mut pid = unsafe { libc::gettid() } as u32;
-        let mut ts = ThreadStats::new(spec);
-        // A job that ends before its I/O loop has no queue depth to report
-        // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
-        // loop sets it.
-        ts.latency_depth = Some(0);
-        let laid = match layout {
-            Ok(l) => {
-                self.execute(&mut ts, terminate, log);
-                l
-            }
-            Err(e) => {
-                if let Some(note) = &e.note {
-                    log.err(note);
-                }
-                ts.error = e.errno;
-                ts.error_msg = Some(e.msg);
-                // fio lays files out before it starts the job's process:
-                // the job has no pid yet.
-                pid = 0;
-                e.laid
-            }
-        };
-        if ts.error != 0 {
-            // fio prints this on stdout, inside its JSON or terse output;
-            // rfio keeps stdout for the report (conformance/README.md).
-            log.err(&format!(
-                "fio: pid={pid}, err={}/{}\n",
-                ts.error,
-                ts.error_msg.as_deref().unwrap_or("")
-            ));
-        }
-        JobReport::new(spec.name.clone(), spec.group_id, pid, laid, &ts)
-    }
-
-    fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
-        self.work(ts, terminate, log);
-        if self.set.unlink {
-            for f in &self.files {
-                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
-                    let _ = std::fs::remove_file(&f.path);
-                }
-            }
-        }
-    }
-
-    /// Set the thread up (fio's order: placement, buffers and engine, nice,
-    /// exec_prerun) and run the I/O; a set-up failure ends the job here.
-    fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
-        let spec = self.spec;
-        let set = &self.set;
-        let (lo, hi) = spec.startdelay_us;
-        // A range picks a delay per job (fio's rand_between on its own seed).
-        let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
-        if delay > 0 {
-            sleep_unless(terminate, Duration::from_micros(delay));
-        }
-        if terminate.load(Ordering::Relaxed) {
-            return;
-        }
-        let failed = |ts: &mut ThreadStats, f: Failure| {
-            if let Failure::Error(errno, msg) = f {
-                ts.error = errno;
-                ts.error_msg = Some(msg);
-            }
-        };
-        let pinned = match self.place.enter(log) {
-            Ok(p) => p,
-            Err(f) => return failed(ts, f),
-        };
-        // The I/O units: one per possible I/O in flight.
-        let depth = if self.caps.is_sync {
-            1
-        } else {
-            set.iodepth as usize
-        };
-        // Sizes past the address space ask for everything: ENOMEM below.
-        let unit = usize::try_from(self.max_bs)
-            .unwrap_or(usize::MAX)
-            .div_ceil(ALIGN)
-            .saturating_mul(ALIGN);
-        // fio allocates no buffer memory for a job that moves no data.
-        let mem_spec = if spec.pattern.read || spec.pattern.write {
-            self.place.mem.clone()
-        } else {
-            MemSpec::default()
-        };
-        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
-            Ok(m) => m,
-            Err(e) => {
-                for note in &e.notes {
-                    log.err(note);
-                }
-                let msg = verror(e.src, e.func, e.errno);
-                // fio 3.33 goes on after a failed buffer allocation (and
-                // crashes later); its report of such a job has the
-                // latency_* keys.
-                ts.latency_depth = None;
-                return failed(ts, Failure::Error(e.errno, msg));
-            }
-        };
-        let mut filler = self.filler.clone();
-        if !self.caps.fake_io && spec.pattern.write {
-            for chunk in pool.as_mut_slice().chunks_mut(unit) {
-                filler.fill(&mut chunk[..self.max_bs as usize]);
-            }
-        }
-        let mem = IoMem {
-            base: pool.as_mut_ptr(),
-            unit,
-            units: depth,
-        };
-        let cfg = EngineConfig {
-            mem,
-            ioprio: self.place.ioprio(),
-            ..set.engine_config(spec.direct)
-        };
-        let engine = match (self.engine.new)(&cfg) {
-            Ok(e) => e,
-            Err(e) => {
-                log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
-                ts.error = e.errno;
-                ts.error_msg = Some(engine_verror(&e, None));
-                return;
-            }
-        };
-        if self.caps.is_sync && set.iodepth > 1 {
-            // On stderr: fio's stdout copy breaks terse and JSON parsers.
-            log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
-        }
-        if let Err(f) = self.place.renice() {
-            return failed(ts, f);
-        }
-        if !self.place.prerun(log) {
-            return;
-        }
-        if set.pre_read && !spec.direct && self.caps.needs_files {
-            for f in &self.files {
-                let _ = layout::pre_read(&f.path, f.end());
-            }
-        }
-        let mut exec = Exec::new(self, engine, mem, depth, ts, terminate, log);
-        exec.filler = filler;
-        exec.run_passes();
-        drop(exec);
-        drop(pinned);
-        self.place.postrun(log);
-        // The engine (and with it every registration of the pool) is gone:
-        // only now may the buffers go.
-        drop(pool);
-    }
 }
 
 /// fio's line when it invalidates the cache of `path`, a file it never
@@ -631,63 +454,4 @@ fn file_size(path: &Path, m: &std::fs::Metadata) -> u64 {
         }
     }
     m.len()
-}
-
-/// Sleep for `d`, waking early when `terminate` is raised.
-pub(super) fn sleep_unless(terminate: &AtomicBool, d: Duration) {
-    let end = Instant::now() + d;
-    while !terminate.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(10)));
-    }
-}
-
-/// `strerror(errno)`.
-pub(super) fn strerror(errno: i32) -> String {
-    let s = std::io::Error::from_raw_os_error(errno).to_string();
-    match s.rfind(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
-/// fio's `td_verror` text: `file:SRC, func=FUNC, error=STRERROR`.
-pub(super) fn verror(src: &str, func: &str, errno: i32) -> String {
-    format!("file:{src}, func={func}, error={}", strerror(errno))
-}
-
-/// fio's `td_verror` text for an engine's error `e`: with fio's source
-/// place where rfio knows the one fio names for this failure, in fio's
-/// shape without it (`func=FUNC, error=STRERROR`) otherwise.
-pub(super) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str>) -> String {
-    let mut s = match place {
-        Some(src) => verror(src, &e.func, e.errno),
-        None => format!("func={}, error={}", e.func, strerror(e.errno)),
-    };
-    if let Some(d) = &e.detail {
-        s.push_str(&format!(" ({d})"));
-    }
-    s
-}
-
-/// Where fio 3.33 reports engine `engine` failing to open (or, for the
-/// file operations, to act on) a file, as measured: the engines that open
-/// through fio's `generic_open_file`, and the file operations' own opens.
-/// `func` is the failed call as the engine names it (`open(PATH)`).
-pub(super) fn open_place(engine: &str, func: &str) -> Option<&'static str> {
-    let call = func.split('(').next().unwrap_or(func);
-    match (engine, call) {
-        (
-            "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "libaio" | "posixaio" | "io_uring"
-            | "mmap" | "ftruncate",
-            "open",
-        ) => Some("filesetup.c:805"),
-        ("falloc", "open") => Some("engines/falloc.c:45"),
-        ("filecreate", "open") => Some("engines/fileoperations.c:91"),
-        ("filedelete", "delete") => Some("engines/fileoperations.c:205"),
-        _ => None,
-    }
 }

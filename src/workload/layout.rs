@@ -14,8 +14,9 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
+use super::errno::strerror;
 use super::progress;
-use super::settings::Fallocate;
+use crate::plan::resolve::io::Fallocate;
 
 /// Bytes written per `write(2)` while filling a file.
 const CHUNK: usize = 1 << 20;
@@ -136,15 +137,6 @@ impl Failed {
     /// removed.
     pub fn stopped(&self) -> bool {
         self.errno == libc::EINTR && self.note.is_none()
-    }
-}
-
-/// `strerror(errno)`.
-fn strerror(errno: i32) -> String {
-    let s = io::Error::from_raw_os_error(errno).to_string();
-    match s.rfind(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
 

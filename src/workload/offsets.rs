@@ -1361,7 +1361,9 @@ impl IoGen {
             wait_ns = w;
         }
         let f = &mut self.files[fi];
-        dir = self.dirs.for_file(dir, f);
+        dir = self
+            .dirs
+            .for_file(dir, f.last_start(Dir::Write), f.last_start(Dir::Trim));
         if let Some(z) = &mut self.zones {
             z.before_io(f, dir, self.seeds.get(Slot::Block));
         }

@@ -17,19 +17,15 @@
 //! A failure ends the job before its I/O as fio's does: with fio's `err=`
 //! and `td_verror` text, or (a failed `lockmem` or `exec_prerun`, where
 //! fio leaves `td->error` unset) with no error at all, no I/O and exit
-//! status 0.
+//! status 0. The settings are the plan's ([`PlacementOptions`], checked
+//! there).
 
 use std::process::Command;
 
-use super::job::verror;
-use super::runner::Log;
-use crate::ioengine::{MemKind, MemSpec};
-use crate::options::Value;
+use super::errno::{strerror, verror};
+use super::log::Log;
+use crate::plan::resolve::placement::PlacementOptions;
 use crate::plan::spec::JobSpec;
-
-/// fio's `IOPRIO_CLASS_SHIFT` and `IOPRIO_CLASS_BE`.
-const IOPRIO_CLASS_SHIFT: u32 = 13;
-const IOPRIO_CLASS_BE: u32 = 2;
 /// `IOPRIO_WHO_PROCESS` (with id 0: the calling thread).
 const IOPRIO_WHO_PROCESS: libc::c_int = 1;
 
@@ -43,68 +39,23 @@ pub(super) enum Failure {
     Quiet,
 }
 
-/// A job's placement, resolved before its thread starts.
+/// A job's placement, ready before its thread starts.
 #[derive(Debug, Clone)]
 pub(super) struct Placement {
     name: String,
-    /// The CPUs of `cpus_allowed` or `cpumask` (whichever came last), if set.
-    cpus: Option<Vec<usize>>,
-    /// `cpus_allowed_policy=split`: the job takes one CPU of the set, by
-    /// its thread number.
-    split: bool,
     /// fio's `td->thread_number - 1`.
     index: usize,
-    lockmem: u64,
-    /// `prio`/`prioclass`: the `ioprio_set` value, when either is set.
-    ioprio: Option<u32>,
-    nice: i32,
-    pub mem: MemSpec,
-    prerun: Option<String>,
-    postrun: Option<String>,
+    opts: PlacementOptions,
 }
 
 impl Placement {
-    /// Read the job's options. Errors are what fio refuses when it parses
-    /// the job (a CPU the machine does not have) or what rfio refuses
-    /// (a `:FILE` after a `mem=` that maps none).
-    pub fn of(spec: &JobSpec) -> Result<Placement, String> {
-        let int = |name: &str| match spec.opt(name) {
-            Some(Value::Int(n)) => Some(*n),
-            _ => None,
-        };
-        let bytes = |name: &str| match spec.opt(name) {
-            Some(Value::Bytes(n)) => Some(*n),
-            _ => None,
-        };
-        let text = |name: &str| match spec.opt(name) {
-            Some(Value::Text(t)) => Some(t.clone()),
-            _ => None,
-        };
-        let cpus = cpu_set(spec)?;
-        let split = matches!(
-            (spec.options.get("cpus_allowed_policy"), spec.opt("cpus_allowed_policy")),
-            (Some(s), Some(Value::Choice { index, .. })) if s.def.posvals[*index].value == "split"
-        );
-        let (prio, class) = (int("prio"), int("prioclass"));
-        let ioprio = (prio.is_some() || class.is_some()).then(|| {
-            let class = match class.unwrap_or(0) as u32 {
-                0 => IOPRIO_CLASS_BE,
-                c => c,
-            };
-            class << IOPRIO_CLASS_SHIFT | prio.unwrap_or(0) as u32
-        });
-        Ok(Placement {
+    /// The placement of `spec`.
+    pub fn of(spec: &JobSpec) -> Placement {
+        Placement {
             name: spec.name.clone(),
-            cpus,
-            split,
             index: spec.thread_number.saturating_sub(1) as usize,
-            lockmem: bytes("lockmem").unwrap_or(0),
-            ioprio,
-            nice: int("nice").unwrap_or(0) as i32,
-            mem: mem_spec(spec)?,
-            prerun: text("exec_prerun"),
-            postrun: text("exec_postrun"),
-        })
+            opts: spec.placement.clone(),
+        }
     }
 
     /// Steps 1–3 on the calling (job) thread: affinity, locked memory,
@@ -114,13 +65,13 @@ impl Placement {
     /// (`sqe->ioprio = td->ioprio`): the `ioprio_set` value, 0 when neither
     /// `prio` nor `prioclass` is set.
     pub fn ioprio(&self) -> u16 {
-        self.ioprio.map_or(0, |v| v as u16)
+        self.opts.ioprio.map_or(0, |v| v as u16)
     }
 
     pub fn enter(&self, log: &dyn Log) -> Result<Pinned, Failure> {
-        if let Some(cpus) = &self.cpus {
+        if let Some(cpus) = &self.opts.cpus {
             let mut mask = cpus.clone();
-            if self.split {
+            if self.opts.split {
                 if mask.is_empty() {
                     log.err("fio: no CPUs set\nfio: Try increasing number of available CPUs\n");
                     return Err(error(libc::EINVAL, "backend.c:1710", "cpus_split"));
@@ -129,8 +80,8 @@ impl Placement {
             }
             set_affinity(&mask).map_err(|e| error(e, "backend.c:1716", "cpu_set_affinity"))?;
         }
-        let pinned = Pinned::lock(self.lockmem, log)?;
-        if let Some(value) = self.ioprio {
+        let pinned = Pinned::lock(self.opts.lockmem, log)?;
+        if let Some(value) = self.opts.ioprio {
             // SAFETY: ioprio_set takes plain integers.
             let r = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
             if r == -1 {
@@ -143,14 +94,14 @@ impl Placement {
     /// Step 5: `nice` (an increment, as fio's `nice(o->nice)`), for the
     /// calling thread.
     pub fn renice(&self) -> Result<(), Failure> {
-        if self.nice == 0 {
+        if self.opts.nice == 0 {
             return Ok(());
         }
         // nice(3) may return -1 on success: errno tells.
         // SAFETY: errno is this thread's; nice takes a plain integer.
         let r = unsafe {
             *libc::__errno_location() = 0;
-            libc::nice(self.nice)
+            libc::nice(self.opts.nice)
         };
         match last_errno() {
             e if r == -1 && e != 0 => Err(error(e, "backend.c:1817", "nice")),
@@ -161,7 +112,7 @@ impl Placement {
     /// Step 6a: `exec_prerun`. `false` when it failed, and the job must
     /// end without I/O (and without error, as fio).
     pub fn prerun(&self, log: &dyn Log) -> bool {
-        match &self.prerun {
+        match &self.opts.prerun {
             Some(cmd) => self.exec(cmd, "prerun", log),
             None => true,
         }
@@ -169,7 +120,7 @@ impl Placement {
 
     /// Step 6b: `exec_postrun`, whose result does not matter.
     pub fn postrun(&self, log: &dyn Log) {
-        if let Some(cmd) = &self.postrun {
+        if let Some(cmd) = &self.opts.postrun {
             self.exec(cmd, "postrun", log);
         }
     }
@@ -237,15 +188,12 @@ impl Pinned {
             )
         };
         if addr == libc::MAP_FAILED {
-            log.err(&format!(
-                "malloc locked mem: {}\n",
-                super::job::strerror(last_errno())
-            ));
+            log.err(&format!("malloc locked mem: {}\n", strerror(last_errno())));
             return Err(Failure::Quiet);
         }
         // SAFETY: `addr`, `len` are the mapping just made.
         if unsafe { libc::mlock(addr, len) } < 0 {
-            log.err(&format!("mlock: {}\n", super::job::strerror(last_errno())));
+            log.err(&format!("mlock: {}\n", strerror(last_errno())));
             // SAFETY: as above; unmapped once.
             unsafe { libc::munmap(addr, len) };
             return Err(Failure::Quiet);
@@ -286,13 +234,6 @@ fn phys_mem() -> u64 {
     (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
 }
 
-/// fio's `cpus_configured`.
-fn cpus_configured() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
-    usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(1)
-}
-
 /// Pin the calling thread to `cpus` (`sched_setaffinity(0, ...)`).
 fn set_affinity(cpus: &[usize]) -> Result<(), i32> {
     // SAFETY: an all-zero cpu_set_t is an empty set.
@@ -310,118 +251,4 @@ fn set_affinity(cpus: &[usize]) -> Result<(), i32> {
         return Err(last_errno());
     }
     Ok(())
-}
-
-/// The CPU set of `cpus_allowed` or `cpumask`, whichever the job set last
-/// (both fill fio's one `cpumask`), checked against the CPUs configured as
-/// fio checks them when parsing.
-fn cpu_set(spec: &JobSpec) -> Result<Option<Vec<usize>>, String> {
-    let last = spec
-        .options
-        .settings
-        .iter()
-        .rev()
-        .find(|s| matches!(s.def.name, "cpus_allowed" | "cpumask"));
-    let Some(setting) = last else {
-        return Ok(None);
-    };
-    let max = cpus_configured();
-    let cpus: Vec<usize> = match &setting.value {
-        Value::Cpus(c) => c.clone(),
-        // fio reads the low 32 bits of the mask.
-        Value::Int(mask) => (0..32).filter(|i| (*mask >> i) & 1 == 1).collect(),
-        _ => return Ok(None),
-    };
-    if let Some(&c) = cpus.iter().find(|&&c| c >= max) {
-        return Err(format!("CPU {c} too large (max={})", max - 1));
-    }
-    Ok(Some(cpus))
-}
-
-/// `mem=`/`iomem=` with its `:FILE`, `hugepage-size`, `iomem_align`.
-fn mem_spec(spec: &JobSpec) -> Result<MemSpec, String> {
-    let mut mem = MemSpec::default();
-    if let (Some(s), Some(Value::Choice { index, modifier })) =
-        (spec.options.get("mem"), spec.opt("mem"))
-    {
-        let name = s.def.posvals[*index].value;
-        mem.kind = MemKind::from_name(name).ok_or_else(|| format!("mem={name}: not supported"))?;
-        if let Some(file) = modifier {
-            if !mem.kind.takes_file() {
-                return Err(format!(
-                    "mem={name}:{file}: only mmap, mmaphuge and mmapshared map a file \
-                     (fio ignores the ':{file}')"
-                ));
-            }
-            mem.file = Some(file.into());
-        }
-    }
-    if let Some(Value::Bytes(n)) = spec.opt("hugepage-size") {
-        mem.hugepage_size = *n;
-    }
-    if let Some(Value::Bytes(n)) = spec.opt("iomem_align") {
-        mem.align = usize::try_from(*n).map_err(|_| format!("iomem_align={n}: too large"))?;
-    }
-    Ok(mem)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::plan::testing::plan;
-
-    fn place(args: &[&str]) -> Result<Placement, String> {
-        let mut a = vec!["--name=j", "--ioengine=null", "--size=16k"];
-        a.extend_from_slice(args);
-        Placement::of(&plan(&a).jobs[0])
-    }
-
-    #[test]
-    fn ioprio_value_as_fio() {
-        assert_eq!(place(&[]).unwrap().ioprio, None);
-        assert_eq!(place(&["--prio=5"]).unwrap().ioprio, Some(2 << 13 | 5));
-        assert_eq!(place(&["--prioclass=0"]).unwrap().ioprio, Some(2 << 13));
-        assert_eq!(
-            place(&["--prioclass=1", "--prio=3"]).unwrap().ioprio,
-            Some(1 << 13 | 3)
-        );
-        assert_eq!(place(&["--prioclass=3"]).unwrap().ioprio, Some(3 << 13));
-    }
-
-    #[test]
-    fn cpus_last_of_cpumask_and_cpus_allowed() {
-        assert_eq!(place(&["--cpumask=1"]).unwrap().cpus, Some(vec![0]));
-        assert_eq!(
-            place(&["--cpumask=1", "--cpus_allowed=0"]).unwrap().cpus,
-            Some(vec![0])
-        );
-        assert_eq!(place(&["--cpumask=0"]).unwrap().cpus, Some(vec![]));
-        let too_many = format!("--cpus_allowed={}", cpus_configured());
-        assert_eq!(
-            place(&[&too_many]).unwrap_err(),
-            format!(
-                "CPU {} too large (max={})",
-                cpus_configured(),
-                cpus_configured() - 1
-            )
-        );
-        assert!(
-            place(&["--cpus_allowed=0", "--cpus_allowed_policy=split"])
-                .unwrap()
-                .split
-        );
-    }
-
-    #[test]
-    fn mem_kinds_and_files() {
-        let m = place(&["--mem=mmap:buf", "--iomem_align=512", "--hugepage-size=4m"])
-            .unwrap()
-            .mem;
-        assert_eq!(m.kind, MemKind::Mmap);
-        assert_eq!(m.file.as_deref(), Some(std::path::Path::new("buf")));
-        assert_eq!((m.align, m.hugepage_size), (512, 4 << 20));
-        assert_eq!(place(&["--iomem=shm"]).unwrap().mem.kind, MemKind::Shm);
-        assert!(place(&["--mem=shm:x"]).unwrap_err().contains("map a file"));
-    }
 }

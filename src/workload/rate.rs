@@ -22,8 +22,7 @@
 //! the clock or sleeps.
 
 use super::ddir::DirGen;
-use super::rng::{choice, FioRand, Seeds, Slot};
-use crate::options::Value;
+use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::{Dir, JobSpec};
 
 /// The minimum rate was not met.
@@ -63,36 +62,10 @@ pub struct RateLimiter {
     ignore_think: bool,
 }
 
-/// Per-direction integers of a `rate*` option.
-fn per_dir(spec: &JobSpec, name: &str) -> [u64; 3] {
-    let mut out = [0u64; 3];
-    if let Some(Value::PerDir(v)) = spec.opt(name) {
-        for (d, val) in v.iter().enumerate().take(3) {
-            out[d] = match val {
-                Some(Value::Bytes(b)) => *b,
-                Some(Value::Int(n)) => (*n).max(0) as u64,
-                _ => 0,
-            };
-        }
-    }
-    out
-}
-
-/// The directions (0 read, 1 write, 2 trim) whose minimum rate is above
-/// the rate: `rate_min` above a `rate`, or `rate_iops_min` above a
-/// `rate_iops`, of the same direction. fio 3.33 refuses such a job when the
-/// run starts, before any job runs: for each of them it prints
-/// [`min_above_rate_message`] on stderr, and exits 1 with nothing on
-/// stdout (`--parse-only` still exits 0): see `runner::refusal_when_added`.
-pub fn min_above_rate(spec: &JobSpec) -> Vec<usize> {
-    let (rate, min) = (per_dir(spec, "rate"), per_dir(spec, "rate_min"));
-    let (iops, iops_min) = (per_dir(spec, "rate_iops"), per_dir(spec, "rate_iops_min"));
-    (0..3)
-        .filter(|&d| (rate[d] > 0 && rate[d] < min[d]) || (iops[d] > 0 && iops[d] < iops_min[d]))
-        .collect()
-}
-
-/// fio's line for a direction of [`min_above_rate`].
+/// fio's line for a direction whose minimum rate is above its rate
+/// (`RateOptions::min_above_rate`): fio 3.33 refuses such a job when the
+/// run starts, before any job runs, with this line for each, and exits 1
+/// with nothing on stdout (`runner::refusal_when_added`).
 pub fn min_above_rate_message(dir: usize) -> String {
     format!("fio: minimum rate exceeds rate, ddir {dir}")
 }
@@ -102,14 +75,11 @@ impl RateLimiter {
     /// then never reads the clock for rates). `seeds` is the job's seed
     /// table (the poisson process draws from it).
     pub fn new(spec: &JobSpec, seeds: &Seeds) -> Option<RateLimiter> {
-        let rate = per_dir(spec, "rate");
-        let rate_iops = per_dir(spec, "rate_iops");
-        let min_bytes = per_dir(spec, "rate_min");
-        let min_iops = per_dir(spec, "rate_iops_min");
-        let any = |a: &[u64; 3]| a.iter().any(|&v| v > 0);
-        if !any(&rate) && !any(&rate_iops) && !any(&min_bytes) && !any(&min_iops) {
+        let r = &spec.rate;
+        if !r.any() {
             return None;
         }
+        let (rate, rate_iops) = (r.bytes, r.iops);
         let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0.max(1));
         let bps = std::array::from_fn(|d| {
             if rate[d] > 0 {
@@ -118,14 +88,10 @@ impl RateLimiter {
                 rate_iops[d] * min_bs[d]
             }
         });
-        let cycle_ms = match spec.opt("rate_cycle") {
-            Some(Value::Int(n)) => (*n).max(0) as u64,
-            _ => 1000,
-        };
         Some(RateLimiter {
             job: spec.name.clone(),
             bps,
-            poisson: choice(spec, "rate_process") == Some("poisson"),
+            poisson: r.poisson,
             min_bs,
             next_io_us: [0; 3],
             issue_bytes: [0; 3],
@@ -135,13 +101,13 @@ impl RateLimiter {
                 seeds.rand(Slot::Poisson2, false),
                 seeds.rand(Slot::Poisson3, false),
             ],
-            min_bytes,
-            min_iops,
-            cycle_ms,
+            min_bytes: r.min_bytes,
+            min_iops: r.min_iops,
+            cycle_ms: r.cycle_ms,
             last_check_bytes: [0; 3],
             last_check_ios: [0; 3],
             last_check_ms: [0; 3],
-            ignore_think: matches!(spec.opt("rate_ignore_thinktime"), Some(Value::Bool(true))),
+            ignore_think: r.ignore_think,
         })
     }
 
@@ -324,22 +290,8 @@ mod tests {
         crate::plan::testing::job(&a)
     }
 
-    /// As fio 3.33 decides (measured: `fio --minimal` exit 1 and one
-    /// `minimum rate exceeds rate, ddir N` line per direction, or exit 0).
     #[test]
-    fn minimum_rates_above_the_rate() {
-        for (args, dirs) in [
-            (&["--rate=1m", "--rate_min=2m"][..], vec![0, 1, 2]),
-            (&["--rate=1m,", "--rate_min=2m"], vec![0]),
-            (&["--rate=1m,2m", "--rate_min=2m,1m"], vec![0]),
-            (&["--rate_iops=100", "--rate_iops_min=200"], vec![0, 1, 2]),
-            (&["--rate_min=2m"], vec![]),
-            (&["--rate=1m", "--rate_min=1m"], vec![]),
-            (&["--rate=1m", "--rate_iops_min=200000"], vec![]),
-            (&["--rate_iops=10", "--rate_min=1m"], vec![]),
-        ] {
-            assert_eq!(min_above_rate(&spec(args)), dirs, "{args:?}");
-        }
+    fn the_refusal_in_fios_words() {
         assert_eq!(
             min_above_rate_message(1),
             "fio: minimum rate exceeds rate, ddir 1"

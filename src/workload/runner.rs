@@ -4,65 +4,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use super::error::RunError;
 use super::job::Prepared;
+pub use super::log::{Log, StdLog};
 use super::progress::{self, JobState, Progress};
 use super::safety::{self, DeviceProblem};
-use super::settings::ExitWhat;
+use crate::plan::resolve::io::ExitWhat;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
-
-/// Why a run could not start. Nothing has been written when one of these
-/// is returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RunError {
-    #[error("fio: engine {engine} not loadable (job {job})")]
-    UnknownEngine { job: String, engine: String },
-    #[error("rfio: job {job}: no size given and no file size to use")]
-    NoSize { job: String },
-    #[error("rfio: job {job}: no files to do I/O on")]
-    NoFiles { job: String },
-    /// A setting the job cannot run with, in rfio's own words.
-    #[error("rfio: job {job}: {msg}")]
-    Invalid { job: String, msg: String },
-    /// A setting fio refuses too: `msg` is the whole message, in fio's
-    /// words and with fio's `fio: ` (`fio: --zonesize must be specified
-    /// when using --zonemode=strided.`).
-    #[error("{msg}")]
-    Refused { job: String, msg: String },
-    /// More jobs than fio 3.33 can hold ([`MAX_RUN_JOBS`]); fio's two
-    /// lines, word for word.
-    #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
-    TooManyJobs,
-    /// A minimum rate above the rate, in each of `dirs` (0 read, 1 write,
-    /// 2 trim): fio's line for each.
-    #[error("{}", dirs.iter().map(|d| super::rate::min_above_rate_message(*d)).collect::<Vec<_>>().join("\n"))]
-    MinRateAboveRate { dirs: Vec<usize> },
-    #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
-    Mounted { path: String },
-    #[error(
-        "fio: {path} holds an {fs} filesystem, and 'allow_mounted_write' isn't set. Aborting."
-    )]
-    Filesystem { path: String, fs: &'static str },
-    #[error(
-        "rfio: not enough free space to lay out the job files in {dir}: \
-         {needed} bytes needed, {available} available"
-    )]
-    NoSpace {
-        dir: String,
-        needed: u64,
-        available: u64,
-    },
-}
-
-impl From<safety::NoSpace> for RunError {
-    fn from(e: safety::NoSpace) -> RunError {
-        RunError::NoSpace {
-            dir: e.dir.display().to_string(),
-            needed: e.needed,
-            available: e.available,
-        }
-    }
-}
 
 /// The most jobs a run may have, counted over all its groups: fio 3.33
 /// keeps its jobs in shared-memory segments of 8, at most 511 of them, and
@@ -80,7 +29,7 @@ pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
         if i == MAX_RUN_JOBS {
             return Err((i, RunError::TooManyJobs));
         }
-        let dirs = super::rate::min_above_rate(spec);
+        let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {
             return Err((i, RunError::MinRateAboveRate { dirs }));
         }
@@ -91,56 +40,6 @@ pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
 /// fio's warning for a `time_based` job without a runtime, which then runs
 /// through its size once (as if `time_based` were not set).
 pub const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
-
-/// Where the jobs' live messages go, as fio prints them while it runs:
-/// `info` is fio's `log_info` (stdout: notes, `fio: pid=…, err=…`), `err`
-/// its `log_err` (stderr: `fio: io_u error on file …`). Each call is one
-/// or more whole lines, newline included.
-pub trait Log: Sync {
-    fn info(&self, text: &str);
-    fn err(&self, text: &str);
-
-    /// fio's `NAME: Laying out IO file (1 file / 64MiB)` line (newline
-    /// included), given as a job's layout starts, before its first byte is
-    /// written: a caller sees a long layout in progress. fio prints it with
-    /// `log_info` only when the normal output format is selected, into the
-    /// `--output` file when there is one; so only the caller knows where it
-    /// goes. The default drops it (the report's
-    /// [`crate::stats::JobReport::layout`] still says what was laid out).
-    fn layout(&self, text: &str) {
-        let _ = text;
-    }
-}
-
-/// The process's stdout and stderr, written with `write(2)` on descriptors
-/// 1 and 2: the caller may hold Rust's stdout/stderr locks while the jobs
-/// run (it flushes its own output first), so those are not taken.
-pub struct StdLog;
-
-fn write_fd(fd: libc::c_int, text: &str) {
-    let mut b = text.as_bytes();
-    while !b.is_empty() {
-        // SAFETY: `b` is a valid byte slice for the duration of the call.
-        let n = unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
-        if n <= 0 {
-            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
-        }
-        b = &b[n as usize..];
-    }
-}
-
-impl Log for StdLog {
-    fn info(&self, text: &str) {
-        write_fd(1, text);
-    }
-
-    fn err(&self, text: &str) {
-        write_fd(2, text);
-    }
-}
 
 /// Run every job of `plan` and collect the results; live messages go to
 /// stdout and stderr.
@@ -178,11 +77,7 @@ pub fn run_with_progress(
     }
     // fio warns once per job section (its clones copy the fixed options).
     for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
-        if matches!(
-            spec.opt("time_based"),
-            Some(crate::options::Value::Bool(true))
-        ) && spec.runtime_us == 0
-        {
+        if spec.time_based_dropped {
             log.err(&format!("{NO_RUNTIME_WARNING}\n"));
         }
     }
@@ -233,13 +128,7 @@ pub fn run_with_progress(
     let watched = prepared
         .iter()
         .flatten()
-        .filter(|p| {
-            p.caps.needs_files
-                && !matches!(
-                    p.spec.opt("disk_util"),
-                    Some(crate::options::Value::Bool(false))
-                )
-        })
+        .filter(|p| p.caps.needs_files && p.spec.io.disk_util)
         .flat_map(|p| p.files.iter().map(|f| f.path.as_path()));
     let disks = DiskWatch::start(watched);
     // fio's `exitall` is global: once set by any job, the first job to
@@ -433,7 +322,7 @@ fn settle(
 /// `pthread_create: ...` and leaves the job unstarted).
 fn no_thread(spec: &JobSpec, e: &std::io::Error, log: &dyn Log) -> JobReport {
     let errno = e.raw_os_error().unwrap_or(libc::EAGAIN);
-    let msg = super::job::strerror(errno);
+    let msg = super::errno::strerror(errno);
     log.err(&format!(
         "rfio: job '{}': cannot create its thread: {msg}\n",
         spec.name

@@ -18,8 +18,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::rng::choice;
-use crate::options::Value;
 use crate::plan::spec::JobSpec;
 
 /// The last µs of a pause are busy-waited rather than slept: a sleep ends
@@ -52,6 +50,18 @@ pub fn pause(terminate: &AtomicBool, us: u64) {
     }
     while Instant::now() < end && !terminate.load(Ordering::Relaxed) {
         std::hint::spin_loop();
+    }
+}
+
+/// Sleep for `d`, waking early when `terminate` is raised.
+pub(super) fn sleep_unless(terminate: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while !terminate.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(10)));
     }
 }
 
@@ -98,25 +108,14 @@ impl ThinkTime {
     /// The think time of `spec`, `None` without `thinktime` (fio checks
     /// `td->o.thinktime` before anything else).
     pub fn new(spec: &JobSpec) -> Option<ThinkTime> {
-        let micros = |n: &str| match spec.opt(n) {
-            Some(Value::Micros(us)) => *us,
-            _ => 0,
-        };
-        let think_us = micros("thinktime");
-        if think_us == 0 {
-            return None;
-        }
-        let blocks = match spec.opt("thinktime_blocks") {
-            Some(Value::Int(n)) => Some((*n).max(1) as u64),
-            _ => None,
-        };
+        let t = spec.think?;
         Some(ThinkTime {
-            think_us,
-            spin_us: micros("thinktime_spin"),
-            blocks: blocks.unwrap_or(1),
-            blocks_set: blocks.is_some(),
-            on_issue: choice(spec, "thinktime_blocks_type") == Some("issue"),
-            iotime_us: micros("thinktime_iotime"),
+            think_us: t.think_us,
+            spin_us: t.spin_us,
+            blocks: t.blocks.unwrap_or(1),
+            blocks_set: t.blocks.is_some(),
+            on_issue: t.on_issue,
+            iotime_us: t.iotime_us,
             last_blocks: 0,
             last_think_ns: 0,
         })

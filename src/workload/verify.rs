@@ -44,7 +44,7 @@
 
 use std::collections::VecDeque;
 
-use super::buffers::{fill_percentage, parse_pattern};
+use super::buffers::fill_percentage;
 use super::offsets::SetupError;
 use super::rng::{choice, FioRand, Generator, Seeds, Slot};
 use super::runner::Log;
@@ -569,10 +569,7 @@ impl Verifier {
             Some(Value::Int(v)) => (*v).clamp(0, 100) as u32,
             _ => 0,
         };
-        let buffer_pattern = match spec.opt("buffer_pattern") {
-            Some(Value::Text(t)) => parse_pattern(t)?,
-            _ => Vec::new(),
-        };
+        let buffer_pattern = spec.buffers.pattern.clone();
         let use64 = seeds.generator.use64() && seeds.generator != Generator::Lfsr;
         let seed = seeds.get(Slot::Verify);
         let plen = pattern.as_ref().map_or(0, |p| p.bytes.len());

@@ -17,19 +17,12 @@
 //!   files and directions, and cleared at the start of every loop, when
 //!   the zone start goes back to the start offset.
 //!
-//! fio 3.33's option rules, checked when the job is set up (before any
-//! I/O): `zonemode` defaults to `none`, and `zonesize` with `zonemode=none`
-//! is an error (`--zonemode=none and --zonesize are not compatible.`), as is
-//! `zonemode=strided` without `zonesize`; `zonerange` and `zoneskip` alone
-//! do nothing. `openfiles` above 1 turns strided mode off silently (not
-//! `nrfiles`: several files each get their own zone, with one byte count
-//! for the job). `zoneskip=Nz` is N zones of `zonesize` bytes.
-//! `zonemode=zbd` (zoned block devices, and fio's emulation of zones on
-//! regular files) is refused.
+//! fio 3.33's option rules are the plan's ([`ZoneOptions`]): settings fio
+//! refuses are refused when the job is set up (before any I/O), in fio's
+//! words (`--zonemode=none and --zonesize are not compatible.`).
 
 use super::offsets::{FileCursor, SetupError};
-use super::rng::choice;
-use crate::options::Value;
+use crate::plan::resolve::zones::ZoneOptions;
 use crate::plan::spec::{Dir, JobSpec};
 
 /// The strided zone state of one job.
@@ -46,47 +39,19 @@ pub struct StridedZones {
 }
 
 impl StridedZones {
-    /// The zone settings of `spec`: `None` without strided zones, an
-    /// error (in fio's words where fio has them) for settings fio refuses.
+    /// The zone state of `spec`: `None` without strided zones, fio's
+    /// refusal (in its words) for settings fio refuses.
     pub fn of(spec: &JobSpec) -> Result<Option<StridedZones>, SetupError> {
-        let mode = choice(spec, "zonemode").unwrap_or("none");
-        let size = bytes(spec, "zonesize", 0);
-        match mode {
-            "zbd" => {
-                return Err(SetupError::Invalid(
-                    "zonemode=zbd is not supported by rfio: it needs a zoned block device \
-                     (or fio's zone emulation on a regular file); use zonemode=strided or none"
-                        .into(),
-                ))
-            }
-            "none" if size != 0 => {
-                return Err(SetupError::Invalid(
-                    "--zonemode=none and --zonesize are not compatible.".into(),
-                ))
-            }
-            "strided" if size == 0 => {
-                return Err(SetupError::Invalid(
-                    "--zonesize must be specified when using --zonemode=strided.".into(),
-                ))
-            }
-            "strided" => {}
-            _ => return Ok(None),
+        match &spec.zones {
+            Err(refusal) => Err(SetupError::Invalid(refusal.0.clone())),
+            Ok(None) => Ok(None),
+            Ok(Some(ZoneOptions { size, range, skip })) => Ok(Some(StridedZones {
+                size: *size,
+                range: *range,
+                skip: *skip,
+                bytes: 0,
+            })),
         }
-        // fio: "Strided zone mode only really works with 1 file."; it
-        // looks at `openfiles` only.
-        if open_files(spec) > 1 {
-            return Ok(None);
-        }
-        let range = match bytes(spec, "zonerange", size) {
-            0 => size,
-            r => r,
-        };
-        Ok(Some(StridedZones {
-            size,
-            range,
-            skip: bytes(spec, "zoneskip", size),
-            bytes: 0,
-        }))
     }
 
     /// Before the offset of an I/O of `dir` on `f` is chosen (fio's
@@ -122,24 +87,5 @@ impl StridedZones {
     /// A new loop: no bytes done in the zone (fio's `reset_io_counters`).
     pub fn reset(&mut self) {
         self.bytes = 0;
-    }
-}
-
-/// A size option in bytes; `Nz` (`zoneskip`) is N zones of `zone` bytes.
-fn bytes(spec: &JobSpec, name: &str, zone: u64) -> u64 {
-    match spec.opt(name) {
-        Some(Value::Bytes(b)) => *b,
-        Some(Value::Int(n)) => (*n).max(0) as u64,
-        Some(Value::Zones(n)) => n.saturating_mul(zone),
-        _ => 0,
-    }
-}
-
-/// `openfiles` as fio knows it when it checks the zone mode: the option
-/// as written (fio fills in the default, `nrfiles`, only later).
-fn open_files(spec: &JobSpec) -> u64 {
-    match spec.opt("openfiles") {
-        Some(Value::Int(n)) => (*n).max(0) as u64,
-        _ => 0,
     }
 }

@@ -1,0 +1,70 @@
+//! What the plan is built from besides the job files: the command line's
+//! job sections and the flags that change the plan.
+
+use crate::diag::Span;
+use crate::options::jobopts::RawOption;
+
+/// A command-line job section: `--name=X` and the options after it (or the
+/// global options before the first `--name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CmdSection {
+    /// `None` for the options before the first `--name`.
+    pub name: Option<String>,
+    pub span: Span,
+    pub options: Vec<RawOption>,
+}
+
+impl CmdSection {
+    pub fn is_global(&self) -> bool {
+        self.name.as_deref().is_none_or(|n| n.starts_with("global"))
+    }
+}
+
+/// The plan's input besides the job files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    /// `--readonly`: no job may write.
+    pub readonly: bool,
+    /// `--parse-only`: the plan is checked, not kept.
+    pub parse_only: bool,
+    /// `--showcmd`: the sections keep their options, to be printed.
+    pub showcmd: bool,
+    /// `--section`: only these job sections of the job files (all when
+    /// empty).
+    pub sections: Vec<String>,
+    /// The command line's job sections, in order, read before the files.
+    pub cmd_sections: Vec<CmdSection>,
+}
+
+impl Input {
+    /// Whether the plan is to run (not a dry run: `--parse-only` and
+    /// `--showcmd` skip the checks fio makes in its option callbacks).
+    pub fn runs(&self) -> bool {
+        !self.parse_only && !self.showcmd
+    }
+}
+
+/// Record command-line job option `name` (`value` when given) at `span`:
+/// `--name` opens a section, others join the current one (a global
+/// section before the first `--name`).
+pub fn push_job_option(
+    sections: &mut Vec<CmdSection>,
+    name: &str,
+    value: Option<String>,
+    span: Span,
+) {
+    if name == "name" || sections.is_empty() {
+        sections.push(CmdSection {
+            name: if name == "name" { value.clone() } else { None },
+            span: span.clone(),
+            options: Vec::new(),
+        });
+    }
+    let text = match value {
+        Some(v) => format!("{name}={v}"),
+        None => name.to_string(),
+    };
+    if let Some(section) = sections.last_mut() {
+        section.options.push(RawOption { text, span });
+    }
+}

@@ -1,0 +1,114 @@
+//! A job's options resolved at once, in the order the parts need them.
+
+use super::buffers::{self, BufferOptions};
+use super::read::Opts;
+use super::{bs, io, placement, rate, think, zones};
+use super::{
+    BlockOptions, IoOptions, PlacementOptions, RateOptions, Refusal, ThinkOptions, ZoneOptions,
+};
+use crate::options::jobopts::JobOptions;
+use crate::options::value::parse_signed_size;
+use crate::options::{lookup, Value};
+use crate::plan::spec::Pattern;
+
+/// The parts of a job resolved from its options alone, once per section
+/// (its `numjobs` clones share them).
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub pattern: Pattern,
+    /// Minimum and maximum block size per direction.
+    pub bs: [(u64, u64); 3],
+    pub io: IoOptions,
+    pub placement: PlacementOptions,
+    pub rate: RateOptions,
+    pub think: Option<ThinkOptions>,
+    pub block: BlockOptions,
+    pub buffers: BufferOptions,
+    /// The dedupe working set asked for, sized once the job's size and
+    /// files are known ([`Resolved::working_set`]).
+    working_set: Option<buffers::WorkingSetAsk>,
+    pub zones: Result<Option<ZoneOptions>, Refusal>,
+    pub norandommap: bool,
+    /// `directory=`, split at `:`.
+    pub directories: Vec<String>,
+    /// Values rfio refuses, in its words.
+    pub invalid: Vec<String>,
+}
+
+/// Resolve the options `o` of a job, `--readonly` or not.
+pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
+    let pattern = pattern(options);
+    let o = Opts(options);
+    let mut invalid = Vec::new();
+    let io = io::resolve(o, pattern.random, readonly, &mut invalid);
+    let placement = placement::resolve(o, &mut invalid);
+    let (buffers, working_set) = buffers::resolve(o, &mut invalid);
+    Resolved {
+        pattern,
+        bs: bs::sizes(o),
+        io,
+        placement,
+        rate: rate::resolve(o),
+        think: think::resolve(o),
+        block: bs::resolve(o),
+        buffers,
+        working_set,
+        zones: zones::resolve(o),
+        norandommap: o.is("norandommap"),
+        directories: match o.text("directory") {
+            Some(d) => crate::plan::files::split_colons(d),
+            None => Vec::new(),
+        },
+        invalid,
+    }
+}
+
+impl Resolved {
+    /// The buffer options of a job of `size` bytes over `nfiles` files
+    /// whose smallest write is `min_write`.
+    pub(crate) fn buffers(
+        &self,
+        size: Option<u64>,
+        nfiles: usize,
+        min_write: u64,
+    ) -> BufferOptions {
+        let mut b = self.buffers.clone();
+        if let Some(ask) = &self.working_set {
+            b.working_set = ask.working_set(size, nfiles, min_write).map(Some);
+        }
+        b
+    }
+}
+
+/// `rw=` with its modifier.
+fn pattern(o: &JobOptions) -> Pattern {
+    let (choice, modifier) = match o.value("rw") {
+        Some(Value::Choice { index, modifier }) => (
+            lookup("rw").map_or("read", |def| def.posvals[*index].value),
+            // Validated as a size when the option was read.
+            modifier
+                .as_deref()
+                .and_then(|m| parse_signed_size(m.trim(), &o.parse_ctx()).ok()),
+        ),
+        _ => ("read", None),
+    };
+    let (random, read, write, trim) = match choice {
+        "write" => (false, false, true, false),
+        "trim" => (false, false, false, true),
+        "randread" => (true, true, false, false),
+        "randwrite" => (true, false, true, false),
+        "randtrim" => (true, false, false, true),
+        "rw" | "readwrite" => (false, true, true, false),
+        "randrw" => (true, true, true, false),
+        "trimwrite" => (false, false, true, true),
+        "randtrimwrite" => (true, false, true, true),
+        _ => (false, true, false, false),
+    };
+    Pattern {
+        read,
+        write,
+        trim,
+        random,
+        modifier,
+    }
+}

@@ -1,0 +1,45 @@
+//! Options resolved once, into the typed parts of a [`JobSpec`]: what the
+//! workload reads instead of looking options up by name. Each part has
+//! its file, with fio's defaults and fix-ups (`init.c` `fixup_options`):
+//!
+//! - `io`: queue depth and batching, syncs, file handling, error policy,
+//!   `exitall`, `clocksource` ([`IoOptions`]);
+//! - `placement`: CPUs, priorities, locked and buffer memory, pre- and
+//!   post-run commands ([`PlacementOptions`]);
+//! - `rate`, `think`: when the next I/O may go ([`RateOptions`],
+//!   [`ThinkOptions`]);
+//! - `bs`: how block sizes are drawn ([`BlockOptions`]);
+//! - `buffers`: what writes carry, dedupe working sets ([`BufferOptions`]);
+//! - `zones`: strided zones ([`ZoneOptions`]).
+//!
+//! A value rfio refuses in its own words is a plan error at the job's
+//! span, raised only when the plan is to run: fio's dry runs
+//! (`--parse-only`, `--showcmd`) skip the option callbacks that refuse
+//! such values. A setting fio refuses when the job is set up, in fio's
+//! words, is kept as a [`Refusal`] in its part, for the run to report as
+//! fio does.
+//!
+//! [`JobSpec`]: crate::plan::JobSpec
+
+pub mod bs;
+pub mod buffers;
+pub mod io;
+pub(crate) mod job;
+pub mod placement;
+pub mod rate;
+pub(crate) mod read;
+pub mod think;
+pub mod zones;
+
+pub use bs::{BlockOptions, Split};
+pub use buffers::{BufferOptions, WorkingSetOptions};
+pub use io::{ClockSource, ExitWhat, Fallocate, IoOptions};
+pub use placement::PlacementOptions;
+pub use rate::RateOptions;
+pub use think::ThinkOptions;
+pub use zones::ZoneOptions;
+
+/// A setting fio refuses when the job is set up: the message in fio's
+/// words, without fio's `fio: ` (the run adds it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);

@@ -1,0 +1,84 @@
+//! Rate limits: `rate`, `rate_iops`, `rate_min`, `rate_iops_min` per
+//! direction, `rate_cycle`, `rate_process`, `rate_ignore_thinktime`.
+
+use super::read::Opts;
+
+/// A job's rate options (`JobSpec::rate`); all zero when none is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateOptions {
+    /// `rate=` bytes/s per direction (0: none).
+    pub bytes: [u64; 3],
+    /// `rate_iops=` per direction (0: none).
+    pub iops: [u64; 3],
+    /// `rate_min=` bytes/s per direction.
+    pub min_bytes: [u64; 3],
+    /// `rate_iops_min=` per direction.
+    pub min_iops: [u64; 3],
+    /// `rate_cycle` in ms (default 1000).
+    pub cycle_ms: u64,
+    /// `rate_process=poisson`.
+    pub poisson: bool,
+    /// `rate_ignore_thinktime`.
+    pub ignore_think: bool,
+}
+
+impl RateOptions {
+    /// Whether any rate option limits or checks the job.
+    pub fn any(&self) -> bool {
+        let any = |a: &[u64; 3]| a.iter().any(|&v| v > 0);
+        any(&self.bytes) || any(&self.iops) || any(&self.min_bytes) || any(&self.min_iops)
+    }
+
+    /// The directions (0 read, 1 write, 2 trim) whose minimum rate is above
+    /// the rate: `rate_min` above a `rate`, or `rate_iops_min` above a
+    /// `rate_iops`, of the same direction. fio 3.33 refuses such a job
+    /// when the run starts, before any job runs (`--parse-only` still
+    /// exits 0): see `workload::refusal_when_added`.
+    pub fn min_above_rate(&self) -> Vec<usize> {
+        (0..3)
+            .filter(|&d| {
+                (self.bytes[d] > 0 && self.bytes[d] < self.min_bytes[d])
+                    || (self.iops[d] > 0 && self.iops[d] < self.min_iops[d])
+            })
+            .collect()
+    }
+}
+
+pub(super) fn resolve(o: Opts<'_>) -> RateOptions {
+    RateOptions {
+        bytes: o.per_dir("rate"),
+        iops: o.per_dir("rate_iops"),
+        min_bytes: o.per_dir("rate_min"),
+        min_iops: o.per_dir("rate_iops_min"),
+        cycle_ms: o.int("rate_cycle").map_or(1000, |n| n.max(0) as u64),
+        poisson: o.choice("rate_process") == Some("poisson"),
+        ignore_think: o.is("rate_ignore_thinktime"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn min_above_rate(args: &[&str]) -> Vec<usize> {
+        let mut a = vec!["--name=r", "--ioengine=null", "--size=64k"];
+        a.extend_from_slice(args);
+        crate::plan::testing::job(&a).rate.min_above_rate()
+    }
+
+    /// As fio 3.33 decides (measured: `fio --minimal` exit 1 and one
+    /// `minimum rate exceeds rate, ddir N` line per direction, or exit 0).
+    #[test]
+    fn minimum_rates_above_the_rate() {
+        for (args, dirs) in [
+            (&["--rate=1m", "--rate_min=2m"][..], vec![0, 1, 2]),
+            (&["--rate=1m,", "--rate_min=2m"], vec![0]),
+            (&["--rate=1m,2m", "--rate_min=2m,1m"], vec![0]),
+            (&["--rate_iops=100", "--rate_iops_min=200"], vec![0, 1, 2]),
+            (&["--rate_min=2m"], vec![]),
+            (&["--rate=1m", "--rate_min=1m"], vec![]),
+            (&["--rate=1m", "--rate_iops_min=200000"], vec![]),
+            (&["--rate_iops=10", "--rate_min=1m"], vec![]),
+        ] {
+            assert_eq!(min_above_rate(args), dirs, "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! Think time: `thinktime`, `thinktime_spin`, `thinktime_blocks`,
+//! `thinktime_blocks_type`, `thinktime_iotime` (fio 3.33's
+//! `handle_thinktime` reads them only with `thinktime` set).
+
+use super::read::Opts;
+
+/// A job's think time (`JobSpec::think`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThinkOptions {
+    /// `thinktime` in µs (never 0).
+    pub think_us: u64,
+    /// `thinktime_spin` in µs.
+    pub spin_us: u64,
+    /// `thinktime_blocks` (at least 1), if set.
+    pub blocks: Option<u64>,
+    /// `thinktime_blocks_type=issue`: count issued instead of completed.
+    pub on_issue: bool,
+    /// `thinktime_iotime` in µs.
+    pub iotime_us: u64,
+}
+
+/// `None` without `thinktime` (fio checks `td->o.thinktime` before
+/// anything else).
+pub(super) fn resolve(o: Opts<'_>) -> Option<ThinkOptions> {
+    let think_us = o.micros("thinktime");
+    if think_us == 0 {
+        return None;
+    }
+    Some(ThinkOptions {
+        think_us,
+        spin_us: o.micros("thinktime_spin"),
+        blocks: o.int("thinktime_blocks").map(|n| n.max(1) as u64),
+        on_issue: o.choice("thinktime_blocks_type") == Some("issue"),
+        iotime_us: o.micros("thinktime_iotime"),
+    })
+}

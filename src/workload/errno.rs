@@ -1,0 +1,50 @@
+//! fio's error texts: `strerror`, and `td_verror`'s `file:SRC, func=FUNC,
+//! error=STRERROR`, with the places in fio's source that fio 3.33 names
+//! for the failures rfio reproduces.
+
+/// `strerror(errno)`.
+pub(crate) fn strerror(errno: i32) -> String {
+    let s = std::io::Error::from_raw_os_error(errno).to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// fio's `td_verror` text: `file:SRC, func=FUNC, error=STRERROR`.
+pub(crate) fn verror(src: &str, func: &str, errno: i32) -> String {
+    format!("file:{src}, func={func}, error={}", strerror(errno))
+}
+
+/// fio's `td_verror` text for an engine's error `e`: with fio's source
+/// place where rfio knows the one fio names for this failure, in fio's
+/// shape without it (`func=FUNC, error=STRERROR`) otherwise.
+pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str>) -> String {
+    let mut s = match place {
+        Some(src) => verror(src, &e.func, e.errno),
+        None => format!("func={}, error={}", e.func, strerror(e.errno)),
+    };
+    if let Some(d) = &e.detail {
+        s.push_str(&format!(" ({d})"));
+    }
+    s
+}
+
+/// Where fio 3.33 reports engine `engine` failing to open (or, for the
+/// file operations, to act on) a file, as measured: the engines that open
+/// through fio's `generic_open_file`, and the file operations' own opens.
+/// `func` is the failed call as the engine names it (`open(PATH)`).
+pub(crate) fn open_place(engine: &str, func: &str) -> Option<&'static str> {
+    let call = func.split('(').next().unwrap_or(func);
+    match (engine, call) {
+        (
+            "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "libaio" | "posixaio" | "io_uring"
+            | "mmap" | "ftruncate",
+            "open",
+        ) => Some("filesetup.c:805"),
+        ("falloc", "open") => Some("engines/falloc.c:45"),
+        ("filecreate", "open") => Some("engines/fileoperations.c:91"),
+        ("filedelete", "delete") => Some("engines/fileoperations.c:205"),
+        _ => None,
+    }
+}

@@ -1,0 +1,56 @@
+//! Why a run could not start (nothing has been written then).
+
+use super::safety;
+
+/// Why a run could not start. Nothing has been written when one of these
+/// is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error("fio: engine {engine} not loadable (job {job})")]
+    UnknownEngine { job: String, engine: String },
+    #[error("rfio: job {job}: no size given and no file size to use")]
+    NoSize { job: String },
+    #[error("rfio: job {job}: no files to do I/O on")]
+    NoFiles { job: String },
+    /// A setting the job cannot run with, in rfio's own words.
+    #[error("rfio: job {job}: {msg}")]
+    Invalid { job: String, msg: String },
+    /// A setting fio refuses too: `msg` is the whole message, in fio's
+    /// words and with fio's `fio: ` (`fio: --zonesize must be specified
+    /// when using --zonemode=strided.`).
+    #[error("{msg}")]
+    Refused { job: String, msg: String },
+    /// More jobs than fio 3.33 can hold (the runner's `MAX_RUN_JOBS`); fio's two
+    /// lines, word for word.
+    #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]
+    TooManyJobs,
+    /// A minimum rate above the rate, in each of `dirs` (0 read, 1 write,
+    /// 2 trim): fio's line for each.
+    #[error("{}", dirs.iter().map(|d| super::rate::min_above_rate_message(*d)).collect::<Vec<_>>().join("\n"))]
+    MinRateAboveRate { dirs: Vec<usize> },
+    #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
+    Mounted { path: String },
+    #[error(
+        "fio: {path} holds an {fs} filesystem, and 'allow_mounted_write' isn't set. Aborting."
+    )]
+    Filesystem { path: String, fs: &'static str },
+    #[error(
+        "rfio: not enough free space to lay out the job files in {dir}: \
+         {needed} bytes needed, {available} available"
+    )]
+    NoSpace {
+        dir: String,
+        needed: u64,
+        available: u64,
+    },
+}
+
+impl From<safety::NoSpace> for RunError {
+    fn from(e: safety::NoSpace) -> RunError {
+        RunError::NoSpace {
+            dir: e.dir.display().to_string(),
+            needed: e.needed,
+            available: e.available,
+        }
+    }
+}

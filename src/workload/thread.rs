@@ -1,0 +1,184 @@
+//! One job on its own thread (fio's `backend.c` `thread_main`): the
+//! start delay, the placement, the buffers and the engine, `nice`,
+//! `exec_prerun`, the I/O loop ([`super::exec`]), `exec_postrun`, and the
+//! job's report. The job was checked and its files laid out before
+//! ([`super::job`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::errno::{engine_verror, verror};
+use super::exec::Exec;
+use super::job::{Prepared, SYNC_DEPTH_NOTE};
+use super::layout;
+use super::log::Log;
+use super::placement::Failure;
+use super::rng::Rng;
+use super::think::sleep_unless;
+use crate::ioengine::{EngineConfig, IoMem, IoMemory, MemSpec, ALIGN};
+use crate::stats::{JobReport, Layout, ThreadStats};
+
+impl Prepared<'_> {
+    /// Run the job on the calling thread. `layout` is what the runner laid
+    /// out for it (or the error that stops it); `terminate` is raised by
+    /// `exitall` in another job.
+    pub fn run(
+        &self,
+        layout: Result<Option<Layout>, layout::Failed>,
+        terminate: &AtomicBool,
+        log: &dyn Log,
+    ) -> JobReport {
+        let spec = self.spec;
+        // SAFETY: gettid has no preconditions.
+        let mut pid = unsafe { libc::gettid() } as u32;
+        let mut ts = ThreadStats::new(spec);
+        // A job that ends before its I/O loop has no queue depth to report
+        // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
+        // loop sets it.
+        ts.latency_depth = Some(0);
+        let laid = match layout {
+            Ok(l) => {
+                self.execute(&mut ts, terminate, log);
+                l
+            }
+            Err(e) => {
+                if let Some(note) = &e.note {
+                    log.err(note);
+                }
+                ts.error = e.errno;
+                ts.error_msg = Some(e.msg);
+                // fio lays files out before it starts the job's process:
+                // the job has no pid yet.
+                pid = 0;
+                e.laid
+            }
+        };
+        if ts.error != 0 {
+            // fio prints this on stdout, inside its JSON or terse output;
+            // rfio keeps stdout for the report (conformance/README.md).
+            log.err(&format!(
+                "fio: pid={pid}, err={}/{}\n",
+                ts.error,
+                ts.error_msg.as_deref().unwrap_or("")
+            ));
+        }
+        JobReport::new(spec.name.clone(), spec.group_id, pid, laid, &ts)
+    }
+
+    fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
+        self.work(ts, terminate, log);
+        if self.set.unlink {
+            for f in &self.files {
+                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
+                    let _ = std::fs::remove_file(&f.path);
+                }
+            }
+        }
+    }
+
+    /// Set the thread up (fio's order: placement, buffers and engine, nice,
+    /// exec_prerun) and run the I/O; a set-up failure ends the job here.
+    fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
+        let spec = self.spec;
+        let set = &self.set;
+        let (lo, hi) = spec.startdelay_us;
+        // A range picks a delay per job (fio's rand_between on its own seed).
+        let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
+        if delay > 0 {
+            sleep_unless(terminate, Duration::from_micros(delay));
+        }
+        if terminate.load(Ordering::Relaxed) {
+            return;
+        }
+        let failed = |ts: &mut ThreadStats, f: Failure| {
+            if let Failure::Error(errno, msg) = f {
+                ts.error = errno;
+                ts.error_msg = Some(msg);
+            }
+        };
+        let pinned = match self.place.enter(log) {
+            Ok(p) => p,
+            Err(f) => return failed(ts, f),
+        };
+        // The I/O units: one per possible I/O in flight.
+        let depth = if self.caps.is_sync {
+            1
+        } else {
+            set.iodepth as usize
+        };
+        // Sizes past the address space ask for everything: ENOMEM below.
+        let unit = usize::try_from(self.max_bs)
+            .unwrap_or(usize::MAX)
+            .div_ceil(ALIGN)
+            .saturating_mul(ALIGN);
+        // fio allocates no buffer memory for a job that moves no data.
+        let mem_spec = if spec.pattern.read || spec.pattern.write {
+            spec.placement.mem.clone()
+        } else {
+            MemSpec::default()
+        };
+        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
+            Ok(m) => m,
+            Err(e) => {
+                for note in &e.notes {
+                    log.err(note);
+                }
+                let msg = verror(e.src, e.func, e.errno);
+                // fio 3.33 goes on after a failed buffer allocation (and
+                // crashes later); its report of such a job has the
+                // latency_* keys.
+                ts.latency_depth = None;
+                return failed(ts, Failure::Error(e.errno, msg));
+            }
+        };
+        let mut filler = self.filler.clone();
+        if !self.caps.fake_io && spec.pattern.write {
+            for chunk in pool.as_mut_slice().chunks_mut(unit) {
+                filler.fill(&mut chunk[..self.max_bs as usize]);
+            }
+        }
+        let mem = IoMem {
+            base: pool.as_mut_ptr(),
+            unit,
+            units: depth,
+        };
+        let cfg = EngineConfig {
+            mem,
+            ioprio: self.place.ioprio(),
+            ..set.engine_config(spec.direct)
+        };
+        let engine = match (self.engine.new)(&cfg) {
+            Ok(e) => e,
+            Err(e) => {
+                log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
+                ts.error = e.errno;
+                ts.error_msg = Some(engine_verror(&e, None));
+                return;
+            }
+        };
+        if self.caps.is_sync && set.iodepth > 1 {
+            // On stderr: fio's stdout copy breaks terse and JSON parsers.
+            log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
+        }
+        if let Err(f) = self.place.renice() {
+            return failed(ts, f);
+        }
+        if !self.place.prerun(log) {
+            return;
+        }
+        if set.pre_read && !spec.direct && self.caps.needs_files {
+            for f in &self.files {
+                let _ = layout::pre_read(&f.path, f.end());
+            }
+        }
+        let mut exec = Exec::new(self, engine, mem, depth, ts, terminate, log);
+        exec.filler = filler;
+        exec.run_passes();
+        drop(exec);
+        drop(pinned);
+        self.place.postrun(log);
+        // The engine (and with it every registration of the pool) is gone:
+        // only now may the buffers go.
+        drop(pool);
+    }
+}
