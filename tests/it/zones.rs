@@ -5,7 +5,7 @@
 //!
 //! The comparisons need real fio 3.33 and fail, never skip, without it.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

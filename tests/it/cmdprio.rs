@@ -25,7 +25,7 @@ use rfio::stats::summary::{ClatPrio, Summary};
 use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT};
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{plan, TempDir};
 
 /// One latency object of fio's JSON+.

@@ -5,7 +5,7 @@
 //! Every expected string and number here was printed by fio 3.33 on the
 //! same job file.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -9,7 +9,7 @@ use rfio::ioengine::{self, EngineConfig};
 use rfio::stats::{JobReport, RunReport};
 use rfio::workload::{Log, RunError};
 
-mod common;
+use crate::common;
 use common::{plan, TempDir};
 
 /// The live messages of a run, kept for the test to read.

@@ -12,7 +12,7 @@ use rfio::plan::spec::Plan;
 use rfio::stats::{JobReport, RunReport, ThreadStats, Unified, NO_SLAT};
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::plan;
 
 /// A report for `plan` with 256 reads of 4 KiB per job.

@@ -1,7 +1,7 @@
 //! `latency_target` (fio's queue-depth search), `max_latency` and
 //! `serialize_overlap`, run through the binary as a user runs them.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 use std::time::Instant;

@@ -23,7 +23,7 @@
 //! so slat, clat and lat all have a spread (a few µs to ms), with slat and
 //! lat percentiles on; a psync job checks that a sync engine has no slat.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Output;

@@ -4,7 +4,7 @@
 //!
 //! The cross checks need real fio 3.33 and fail, never skip, without it.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

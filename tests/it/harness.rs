@@ -1,7 +1,7 @@
 //! The test helpers themselves (tests/common): a run that outlives its
 //! time limit is killed with everything it started, and says so.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

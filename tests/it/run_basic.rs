@@ -6,7 +6,7 @@ use std::time::Instant;
 use rfio::plan::spec::Plan;
 use rfio::stats::RunReport;
 
-mod common;
+use crate::common;
 use common::{plan, TempDir};
 
 fn run(args: &[&str]) -> (Plan, RunReport) {

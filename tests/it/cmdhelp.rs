@@ -3,7 +3,7 @@
 //!
 //! These tests run /usr/bin/fio and fail (never skip) without it.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rfio::plan::spec::Plan;
 use rfio::stats::{ThreadStats, NO_SLAT};
 
-mod common;
+use crate::common;
 use common::plan;
 
 /// A fresh directory under the system temp dir, removed on drop.

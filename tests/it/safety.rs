@@ -3,7 +3,7 @@
 //! (never a panic or an abort), errors say what failed, and SIGINT stops a
 //! layout and removes its partial file.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

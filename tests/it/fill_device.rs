@@ -3,7 +3,7 @@
 //! tmpfs mounted for the test (skipped, saying so, where mounting is not
 //! permitted).
 
-mod common;
+use crate::common;
 
 use common::{TempDir, Tmpfs};
 

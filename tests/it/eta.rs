@@ -12,7 +12,7 @@
 //!   printed where the results go, the results follow, exit status 128;
 //!   a second signal changes nothing: the report still comes out whole.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::os::fd::AsRawFd;

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::{rfio, stderr, stdout, TempDir};
 
 /// Parse `text` as job file `job.fio` with `--parse-only`; return the exit

@@ -5,7 +5,7 @@
 //! a job runs inherit its thread's settings, so their output files show
 //! them. Expected texts and errors are fio 3.33's, as observed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! Golden tests: deterministic run reports, built by feeding synthetic I/O
 //! completions through `ThreadStats` (no engine, no clock), rendered in
 //! every format and compared byte for byte with the snapshots in
-//! `tests/golden/`. `RFIO_BLESS=1 cargo test --test output_golden`
+//! `tests/golden/`. `RFIO_BLESS=1 cargo test --test it output_golden`
 //! rewrites the snapshots; review the diff before committing it.
 //!
 //! The layouts themselves are checked against real fio in
@@ -16,7 +16,7 @@ use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
 use rfio::stats::{JobReport, RunReport, ThreadStats, NO_SLAT};
 
-mod common;
+use crate::common;
 use common::plan;
 
 /// 2026-11-29 22:07:12.430 UTC, the date of the fio runs in the notes.

@@ -2,7 +2,7 @@
 //! (each expectation was measured from real fio run the same way), and
 //! reports that must stay machine-readable whatever the job is called.
 
-mod common;
+use crate::common;
 
 use common::{rfio, stdout, TempDir};
 

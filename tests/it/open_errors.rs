@@ -5,7 +5,7 @@
 //!
 //! Also: setup errors say `fio:` once.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! pool, so however large the pool, the job stays small. The peak resident
 //! size of the rfio process is read from `wait4`'s resource usage.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@
 //! `scripts/test` installs what these need (fio, gnuplot-nox, pandas); a
 //! machine without them fails here with the command that installs them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -22,7 +22,7 @@
 //! temporary directory and compares the sequences of (direction, offset).
 //! These tests need fio 3.33 and fail without it.
 
-mod common;
+use crate::common;
 
 use common::{logged_ios, real_fio, run_in, stderr, TempDir, RFIO};
 

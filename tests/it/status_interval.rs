@@ -16,7 +16,7 @@
 //!   line is shown (`--eta=always`), then `time, KiB/s, ddir, 0, 0` lines
 //!   every 500-750 ms.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -15,7 +15,7 @@
 //! The generators' parts (rate, think time, buffers, zipf) are checked
 //! directly, on a fake clock, below those.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -22,7 +22,7 @@ use rfio::stats::dist::{DepthMaps, LatBuckets};
 use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, SyncReport};
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/fio")

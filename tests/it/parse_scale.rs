@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::{rfio, stderr, stdout, TempDir, RFIO};
 
 const N: usize = 100_000;

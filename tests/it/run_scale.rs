@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::{fio, run_in, stderr, stdout, TempDir, RFIO};
 
 /// How a child run ended: exit status, its peak resident memory, and its

@@ -1,0 +1,40 @@
+//! The integration tests, in one binary (one link, one run; as ripgrep and
+//! nextest do). Each module is one area; `common` holds their shared helpers.
+
+mod common;
+
+mod buffer_memory;
+mod cli;
+mod cmdhelp;
+mod cmdprio;
+mod conformance;
+mod corpus_coverage;
+mod dedupe;
+mod engines;
+mod eta;
+mod fill_device;
+mod fio_tools;
+mod fuzz_corpus;
+mod grammar;
+mod harness;
+mod latency;
+mod latency_stats;
+mod offsets_passes;
+mod open_errors;
+mod output_golden;
+mod output_layout;
+mod output_logs;
+mod output_replay;
+mod parse_scale;
+mod patterns;
+mod placement;
+mod plan;
+mod report_entries;
+mod report_fields;
+mod run_basic;
+mod run_scale;
+mod safety;
+mod signals;
+mod status_interval;
+mod verify;
+mod zones;
