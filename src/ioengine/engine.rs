@@ -20,10 +20,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::plan::spec::JobSpec;
-
-use super::cmdprio::{self, CmdPrio, CmdPrioError};
-
 /// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IoDir {
@@ -168,15 +164,14 @@ pub struct IoMem {
     pub units: usize,
 }
 
-// SAFETY: an `IoMem` only names the pool (an address and sizes); nothing
-// safe reads or writes through it. The engines dereference the pointers
-// under the rules of the module documentation, on the job's thread. Being
-// `Send` and `Sync` lets a configuration that holds one (with a null pool
-// before the job starts) be shared with the job threads.
-unsafe impl Send for IoMem {}
-unsafe impl Sync for IoMem {}
-
 impl IoMem {
+    /// No pool (an engine started without buffers: tests, probes).
+    pub const NONE: IoMem = IoMem {
+        base: std::ptr::null_mut(),
+        unit: 0,
+        units: 0,
+    };
+
     pub fn unit_ptr(&self, i: usize) -> *mut u8 {
         debug_assert!(i < self.units);
         // SAFETY (of the arithmetic): the pool holds `units * unit` bytes.
@@ -184,96 +179,30 @@ impl IoMem {
     }
 }
 
-/// Engine options, resolved from the job (the engine's own options and the
-/// core options engines read).
-#[derive(Debug, Clone, Copy)]
-pub struct EngineConfig {
+/// The options every engine reads: core options of the job, resolved by
+/// the plan (`src/plan/engine.rs`) with fio's defaults. An engine's own
+/// options come in its own struct (see [`crate::ioengine::EngineOptions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommonOptions {
+    /// `iodepth`: at most this many I/Os in flight (1 at least).
     pub iodepth: u32,
+    /// `direct=1` (or `buffered=0`).
     pub direct: bool,
     /// `iodepth_batch_complete_min` (libaio waits for none when it is 0).
     pub batch_complete_min: u32,
-    /// pvsync2, io_uring: `hipri` (RWF_HIPRI / IORING_SETUP_IOPOLL).
-    pub hipri: bool,
-    /// io_uring: `nonvectored` (-1: whatever the kernel supports).
-    pub nonvectored: i32,
-    pub fixedbufs: bool,
-    pub registerfiles: bool,
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
-    /// libaio: `userspace_reap`.
-    pub userspace_reap: bool,
-    /// filestat: `stat_type` (stat, lstat, statx).
-    pub stat_type: StatType,
-    /// io_uring: the I/O priority each read and write carries (fio's
-    /// `td->ioprio` from `prio`/`prioclass`; 0: none).
+    /// The job's own I/O priority (fio's `td->ioprio` from
+    /// `prio`/`prioclass`; 0: none), which io_uring puts on each read and
+    /// write.
     pub ioprio: u16,
-    /// libaio, io_uring: the command priorities (`cmdprio_*`), `Ok(None)`
-    /// when the job sets none; an error fails the engine's start, as fio.
-    pub cmdprio: Result<Option<CmdPrio>, CmdPrioError>,
-    pub mem: IoMem,
 }
 
-impl EngineConfig {
-    /// This configuration with `spec`'s command priority options.
-    pub fn with_cmdprio(mut self, spec: &JobSpec) -> EngineConfig {
-        self.cmdprio = CmdPrio::from_spec(spec);
-        self
-    }
-
-    /// The priorities `spec`'s I/Os can carry: the job's own (`prio`,
-    /// `prioclass`; 0 when neither is set) and, for reads and writes, the
-    /// priority of each statistics slot an engine reports through
-    /// [`IoEngine::prio_slot`] (empty: the direction has no command
-    /// priorities, every I/O is the job's).
-    pub fn prio_slots(spec: &JobSpec) -> (u16, [Vec<u16>; 2]) {
-        let job = cmdprio::job_ioprio(spec);
-        let slots = match CmdPrio::from_spec(spec) {
-            Ok(Some(c)) => [c.slots(0).to_vec(), c.slots(1).to_vec()],
-            _ => Default::default(),
-        };
-        (job, slots)
-    }
-
-    /// The per-I/O priority decision of an engine instance, or the error
-    /// that stops the engine from starting (`func`: fio's function name).
-    pub(crate) fn prio_picker(&self, func: &str) -> Result<Option<cmdprio::Picker>, EngineError> {
-        match &self.cmdprio {
-            Ok(c) => Ok(c.as_ref().map(cmdprio::Picker::new)),
-            Err(e) => Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string())),
-        }
-    }
-}
-
-/// filestat's `stat_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StatType {
-    #[default]
-    Stat,
-    Lstat,
-    Statx,
-}
-
-impl Default for EngineConfig {
+impl Default for CommonOptions {
     fn default() -> Self {
-        EngineConfig {
+        CommonOptions {
             iodepth: 1,
             direct: false,
             batch_complete_min: 1,
-            hipri: false,
-            nonvectored: -1,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            userspace_reap: false,
-            stat_type: StatType::Stat,
             ioprio: 0,
-            cmdprio: Ok(None),
-            mem: IoMem {
-                base: std::ptr::null_mut(),
-                unit: 0,
-                units: 0,
-            },
         }
     }
 }
@@ -382,7 +311,8 @@ pub trait IoEngine {
     fn new_loop(&mut self) {}
 
     /// The statistics slot of the priority the I/O of `token` carries
-    /// (fio's `io_u->clat_prio_index`, see [`EngineConfig::prio_slots`]):
+    /// (fio's `io_u->clat_prio_index`, see
+    /// [`EngineSpec::prio_slots`](crate::ioengine::EngineSpec::prio_slots)):
     /// 0, the job's own priority, unless the engine gave it a command
     /// priority. Valid from the `queue` of that I/O until the token is
     /// queued again.

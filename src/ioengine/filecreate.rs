@@ -6,7 +6,7 @@
 use std::os::fd::OwnedFd;
 
 use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, OpenFlags, Queued,
+    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, OpenFlags, Queued,
 };
 use super::files::open_fd;
 
@@ -26,7 +26,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileCreate::default()))
 }
 

@@ -3,7 +3,7 @@
 //! first, so that there is something to delete.
 
 use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, Queued,
+    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, Queued,
 };
 use super::files::cpath;
 
@@ -23,7 +23,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileDelete::default()))
 }
 

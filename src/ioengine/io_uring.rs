@@ -19,9 +19,10 @@ use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
 
-use super::cmdprio::Picker;
+use super::cmdprio::{self, CmdPrioSetting, Picker};
 use super::engine::{
-    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
+    Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
+    Queued,
 };
 use super::files::{trim, Files};
 
@@ -57,32 +58,86 @@ fn missing(feature: &str, why: &str) -> EngineError {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::QUEUED_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
-    let prio = cfg.prio_picker("fio_ioring_init")?;
+/// io_uring's own options (fio's `options[]` of `engines/io_uring.c` that
+/// rfio runs with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UringOptions {
+    /// `hipri`: a polled (`IORING_SETUP_IOPOLL`) ring.
+    pub hipri: bool,
+    /// `fixedbufs`: the buffer pool is registered, reads and writes are
+    /// `READ_FIXED`/`WRITE_FIXED`.
+    pub fixedbufs: bool,
+    /// `registerfiles`: fixed file indices.
+    pub registerfiles: bool,
+    /// `sqthread_poll`: a kernel submission thread, pinned to
+    /// `sqthread_poll_cpu` when that is set.
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    /// `nonvectored`: 1 plain `READ`/`WRITE`, 0 `READV`/`WRITEV`, -1
+    /// (unset) whatever the kernel has.
+    pub nonvectored: i32,
+    /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
+    pub cmdprio: CmdPrioSetting,
+}
+
+impl Default for UringOptions {
+    fn default() -> Self {
+        UringOptions {
+            hipri: false,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            nonvectored: -1,
+            cmdprio: Ok(None),
+        }
+    }
+}
+
+/// The fio names of [`UringOptions`].
+pub const OPTIONS: &[&str] = &[
+    "hipri",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "nonvectored",
+];
+
+pub fn new(
+    common: &CommonOptions,
+    opts: &UringOptions,
+    mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
+    let prio = cmdprio::picker(&opts.cmdprio, "fio_ioring_init")?;
     let mut b = IoUring::builder();
-    if cfg.sqthread_poll {
+    if opts.sqthread_poll {
         b.setup_sqpoll(1000);
-        if let Some(cpu) = cfg.sqthread_poll_cpu {
+        if let Some(cpu) = opts.sqthread_poll_cpu {
             b.setup_sqpoll_cpu(cpu);
         }
     }
-    if cfg.hipri {
+    if opts.hipri {
         b.setup_iopoll();
     }
     let ring = b.build(depth.next_power_of_two() as u32).map_err(|e| {
         let errno = e.raw_os_error().unwrap_or(libc::EIO);
         let why = match errno {
             libc::ENOSYS => "the kernel has no io_uring".to_string(),
-            libc::EPERM if cfg.sqthread_poll => {
+            libc::EPERM if opts.sqthread_poll => {
                 "sqthread_poll needs privileges the process lacks".to_string()
             }
             libc::EPERM => {
                 "io_uring is disabled (see /proc/sys/kernel/io_uring_disabled)".to_string()
             }
-            libc::EINVAL if cfg.sqthread_poll || cfg.hipri => format!(
+            libc::EINVAL if opts.sqthread_poll || opts.hipri => format!(
                 "the kernel refused the ring setup ({})",
-                match (cfg.sqthread_poll, cfg.hipri) {
+                match (opts.sqthread_poll, opts.hipri) {
                     (true, true) => "sqthread_poll, hipri",
                     (true, false) => "sqthread_poll",
                     _ => "hipri",
@@ -110,7 +165,7 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         }
     };
     let plain = has(opcode::Read::CODE) && has(opcode::Write::CODE);
-    let vectored = match cfg.nonvectored {
+    let vectored = match opts.nonvectored {
         0 => true,
         n if n > 0 => {
             if !plain {
@@ -120,17 +175,17 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         }
         _ => !plain,
     };
-    if cfg.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
+    if opts.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
         return Err(missing("IORING_OP_READ_FIXED/WRITE_FIXED", "fixedbufs"));
     }
     if vectored && !(has(opcode::Readv::CODE) && has(opcode::Writev::CODE)) {
         return Err(missing("IORING_OP_READV/WRITEV", "io_uring"));
     }
-    if cfg.fixedbufs {
-        let iovecs: Vec<libc::iovec> = (0..cfg.mem.units)
+    if opts.fixedbufs {
+        let iovecs: Vec<libc::iovec> = (0..mem.units)
             .map(|i| libc::iovec {
-                iov_base: cfg.mem.unit_ptr(i).cast(),
-                iov_len: cfg.mem.unit,
+                iov_base: mem.unit_ptr(i).cast(),
+                iov_len: mem.unit,
             })
             .collect();
         // SAFETY: the buffers belong to the job's pool, which outlives the
@@ -148,9 +203,9 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         ring,
         files: Files::default(),
         // fio forces registered files with an SQ thread.
-        registered_files: cfg.registerfiles || cfg.sqthread_poll,
-        fixedbufs: cfg.fixedbufs,
-        ioprio: cfg.ioprio,
+        registered_files: opts.registerfiles || opts.sqthread_poll,
+        fixedbufs: opts.fixedbufs,
+        ioprio: common.ioprio,
         prio,
         slots: vec![0; depth].into_boxed_slice(),
         vectored,

@@ -16,10 +16,10 @@
 use std::ptr;
 use std::time::Duration;
 
-use super::cmdprio::Picker;
+use super::cmdprio::{self, CmdPrioSetting, Picker};
 use super::engine::{
-    errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    Queued,
+    errno, Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
+    IoMem, Queued,
 };
 use super::files::{non_data, Files};
 
@@ -96,14 +96,47 @@ pub struct Libaio {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::QUEUED_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
-    let prio = cfg.prio_picker("fio_libaio_init")?;
+/// libaio's own options (fio's `options[]` of `engines/libaio.c` that rfio
+/// runs with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LibaioOptions {
+    /// `userspace_reap`: read completions from the kernel's ring when the
+    /// caller does not wait.
+    pub userspace_reap: bool,
+    /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
+    pub cmdprio: CmdPrioSetting,
+}
+
+impl Default for LibaioOptions {
+    fn default() -> Self {
+        LibaioOptions {
+            userspace_reap: false,
+            cmdprio: Ok(None),
+        }
+    }
+}
+
+/// The fio names of [`LibaioOptions`].
+pub const OPTIONS: &[&str] = &[
+    "userspace_reap",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+];
+
+pub fn new(
+    common: &CommonOptions,
+    opts: &LibaioOptions,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
+    let prio = cmdprio::picker(&opts.cmdprio, "fio_libaio_init")?;
     let mut ctx: AioContext = 0;
     // fio first asks for a huge queue (it does not need the user ring),
     // then falls back to the iodepth; userspace_reap needs the ring sized.
     let mut r = -1;
-    if !cfg.userspace_reap {
+    if !opts.userspace_reap {
         // SAFETY: io_setup writes the context id to `ctx`.
         r = unsafe { libc::syscall(libc::SYS_io_setup, libc::c_int::MAX, &mut ctx) };
     }
@@ -127,8 +160,8 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         npending: 0,
         inflight: 0,
         events: vec![IoEvent::default(); depth].into_boxed_slice(),
-        batch_complete_min: cfg.batch_complete_min,
-        userspace_reap: cfg.userspace_reap,
+        batch_complete_min: common.batch_complete_min,
+        userspace_reap: opts.userspace_reap,
         prio,
         slots: vec![0; depth].into_boxed_slice(),
     }))

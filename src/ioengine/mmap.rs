@@ -7,8 +7,8 @@
 use std::os::fd::AsRawFd;
 
 use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
-    Queued,
+    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
+    IoResult, Queued,
 };
 use super::files::{open_fd, trim, OpenFile};
 
@@ -31,10 +31,10 @@ pub const CAPS: Caps = Caps {
     ..Caps::SYNC_FILES
 };
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Mmap {
         maps: Vec::new(),
-        direct: cfg.direct,
+        direct: common.direct,
     }))
 }
 

@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use super::engine::{
-    errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    IoResult, Queued,
+    errno, Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
+    IoMem, IoResult, Queued,
 };
 use super::files::{trim, Files};
 
@@ -31,8 +31,8 @@ pub const CAPS: Caps = Caps {
     ..Caps::QUEUED_FILES
 };
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
+pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
     // SAFETY: an all-zero aiocb is the documented initial state.
     let zero: libc::aiocb = unsafe { std::mem::zeroed() };
     Ok(Box::new(PosixAio {

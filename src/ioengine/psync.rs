@@ -1,7 +1,8 @@
 //! `ioengine=psync`: positioned `pread(2)`/`pwrite(2)` (fio's `engines/sync.c`).
 
 use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
+    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
+    Queued,
 };
 use super::files::{non_data, ret, Files};
 
@@ -13,7 +14,7 @@ pub struct Psync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Psync::default()))
 }
 

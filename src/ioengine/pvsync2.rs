@@ -3,7 +3,8 @@
 //! `engines/sync.c`).
 
 use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
+    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
+    Queued,
 };
 use super::files::{non_data, ret, Files};
 
@@ -16,10 +17,25 @@ pub struct Pvsync2 {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+/// pvsync2's own options (fio's `options[]` of `engines/sync.c` that rfio
+/// runs with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pvsync2Options {
+    /// `hipri`: `RWF_HIPRI` on every transfer.
+    pub hipri: bool,
+}
+
+/// The fio names of [`Pvsync2Options`].
+pub const OPTIONS: &[&str] = &["hipri"];
+
+pub fn new(
+    _common: &CommonOptions,
+    opts: &Pvsync2Options,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Pvsync2 {
         files: Files::default(),
-        rwf: if cfg.hipri { libc::RWF_HIPRI } else { 0 },
+        rwf: if opts.hipri { libc::RWF_HIPRI } else { 0 },
     }))
 }
 

@@ -2,8 +2,8 @@
 //! (fio's `engines/sync.c`).
 
 use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
-    Queued,
+    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
+    IoResult, Queued,
 };
 use super::files::{non_data, ret, Files};
 
@@ -15,7 +15,7 @@ pub struct Vsync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Vsync::default()))
 }
 

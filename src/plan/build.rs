@@ -426,6 +426,7 @@ fn job_spec(
         options: Arc::clone(o),
         pattern,
         ioengine: o.ioengine().to_string(),
+        engine: Default::default(),
         iodepth: int(o, "iodepth").unwrap_or(1).max(1) as u32,
         bs,
         files,
@@ -453,6 +454,7 @@ fn job_spec(
         readonly: false,
     };
     files::draw_ranged_sizes(&mut job);
+    job.engine = super::engine::resolve(&job, diags)?;
     Some(job)
 }
 

@@ -3,6 +3,7 @@
 //! here.
 
 pub mod build;
+pub(crate) mod engine;
 pub mod files;
 pub mod spec;
 #[cfg(test)]

@@ -316,10 +316,7 @@ impl<'j, 'a> Exec<'j, 'a> {
                 }),
                 _ => [0; 3],
             },
-            cmdprio: matches!(
-                crate::ioengine::cmdprio::CmdPrio::from_spec(spec),
-                Ok(Some(_))
-            ),
+            cmdprio: spec.engine.cmdprio().is_some(),
             serialize: depth > 1
                 && matches!(
                     spec.opt("serialize_overlap"),

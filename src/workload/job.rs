@@ -18,7 +18,7 @@ use super::rng::{Rng, Seeds};
 use super::runner::{Log, RunError};
 use super::settings::Settings;
 use super::think::ThinkTime;
-use crate::ioengine::{self, Caps, EngineConfig, EngineDef, IoMem, IoMemory, MemSpec, ALIGN};
+use crate::ioengine::{self, Caps, EngineDef, IoMem, IoMemory, MemSpec, ALIGN};
 use crate::plan::spec::JobSpec;
 use crate::stats::{JobReport, Layout, ThreadStats};
 
@@ -93,7 +93,7 @@ impl<'a> Prepared<'a> {
         };
         let set = Settings::of(spec).map_err(invalid)?;
         let place = Placement::of(spec).map_err(invalid)?;
-        let caps = (engine.caps)(&set.engine_config(spec.direct));
+        let caps = (engine.caps)(&spec.engine);
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
                 job: spec.name.clone(),
@@ -569,12 +569,7 @@ impl<'a> Prepared<'a> {
             unit,
             units: depth,
         };
-        let cfg = EngineConfig {
-            mem,
-            ioprio: self.place.ioprio(),
-            ..set.engine_config(spec.direct)
-        };
-        let engine = match (self.engine.new)(&cfg) {
+        let engine = match (self.engine.new)(&spec.engine, mem) {
             Ok(e) => e,
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));

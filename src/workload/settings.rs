@@ -3,7 +3,6 @@
 //! thread starts; the I/O loop only sees plain fields.
 
 use super::clock::Source;
-use crate::ioengine::{EngineConfig, StatType};
 use crate::options::Value;
 use crate::plan::spec::JobSpec;
 
@@ -71,20 +70,8 @@ pub struct Settings {
     pub exitall: bool,
     pub exitall_on_error: bool,
     pub exit_what: ExitWhat,
-    // Engine options.
-    pub hipri: bool,
-    pub nonvectored: i32,
-    pub fixedbufs: bool,
-    pub registerfiles: bool,
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
-    pub userspace_reap: bool,
-    pub stat_type: StatType,
     /// `clocksource`.
     pub clock: Source,
-    /// The engine options kept as the engine reads them (the command
-    /// priorities, `cmdprio_*`); [`Settings::engine_config`] starts from it.
-    pub engine_base: EngineConfig,
 }
 
 impl Settings {
@@ -98,7 +85,7 @@ impl Settings {
         if batch_submit == 0 || batch_submit > iodepth {
             batch_submit = iodepth;
         }
-        let batch_complete_min = o.int("iodepth_batch_complete_min").unwrap_or(1) as u32;
+        let batch_complete_min = spec.engine.common.batch_complete_min;
         let mut batch_complete_max = o.int("iodepth_batch_complete_max").unwrap_or(0) as u32;
         if batch_complete_min > batch_complete_max {
             batch_complete_max = batch_complete_min;
@@ -141,11 +128,6 @@ impl Settings {
             _ if spec.pattern.random => Some(libc::POSIX_FADV_RANDOM),
             _ => Some(libc::POSIX_FADV_SEQUENTIAL),
         };
-        let stat_type = match o.choice("stat_type").as_deref() {
-            Some("lstat") => StatType::Lstat,
-            Some("statx") => StatType::Statx,
-            _ => StatType::Stat,
-        };
         let clock = match o.choice("clocksource").as_deref() {
             Some("cpu") => Source::Cpu,
             Some(_) => Source::System,
@@ -181,36 +163,8 @@ impl Settings {
             exitall: o.flag("exitall").unwrap_or(false),
             exitall_on_error: o.flag("exitall_on_error").unwrap_or(false),
             exit_what,
-            hipri: o.flag("hipri").unwrap_or(false),
-            nonvectored: o.int("nonvectored").unwrap_or(-1) as i32,
-            fixedbufs: o.flag("fixedbufs").unwrap_or(false),
-            registerfiles: o.flag("registerfiles").unwrap_or(false),
-            sqthread_poll: o.flag("sqthread_poll").unwrap_or(false),
-            sqthread_poll_cpu: o.int("sqthread_poll_cpu").map(|c| c as u32),
-            userspace_reap: o.flag("userspace_reap").unwrap_or(false),
-            stat_type,
             clock,
-            engine_base: EngineConfig::default().with_cmdprio(spec),
         })
-    }
-
-    /// The engine's configuration (without the buffer pool, which exists
-    /// only in the job thread).
-    pub fn engine_config(&self, direct: bool) -> EngineConfig {
-        EngineConfig {
-            iodepth: self.iodepth,
-            direct,
-            batch_complete_min: self.batch_complete_min,
-            hipri: self.hipri,
-            nonvectored: self.nonvectored,
-            fixedbufs: self.fixedbufs,
-            registerfiles: self.registerfiles,
-            sqthread_poll: self.sqthread_poll,
-            sqthread_poll_cpu: self.sqthread_poll_cpu,
-            userspace_reap: self.userspace_reap,
-            stat_type: self.stat_type,
-            ..self.engine_base
-        }
     }
 
     /// Whether error `errno` of an I/O of error type `bit` lets the job go
