@@ -34,7 +34,7 @@
 //! entries per direction, fio's `BSSPLIT_MAX`): the decision allocates
 //! nothing.
 
-use super::engine::EngineError;
+use super::io::EngineError;
 // moves to crate::rand
 use crate::workload::rng::FioRand;
 
@@ -63,7 +63,7 @@ pub enum CmdPrioError {
     BadFormat,
     /// A block size that is not a size (fio reads `4q` as 4; rfio refuses).
     BadSize,
-    /// More than [`MAX_ENTRIES`] entries in one direction.
+    /// More than `MAX_ENTRIES` (64) entries in one direction.
     TooMany,
     /// The percentages of one block size add up to more than 100.
     OverHundred { bs: u64 },
@@ -321,13 +321,59 @@ impl CmdPrio {
     }
 }
 
-/// The per-I/O priority decision of an engine instance for `setting`, or
-/// the error that stops the engine from starting (`func`: fio's function
-/// name, `fio_libaio_init`, `fio_ioring_init`).
-pub(crate) fn picker(setting: &CmdPrioSetting, func: &str) -> Result<Option<Picker>, EngineError> {
-    match setting {
-        Ok(c) => Ok(c.as_deref().map(Picker::new)),
-        Err(e) => Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string())),
+/// The command priorities of one engine instance (libaio, io_uring): the
+/// per-I/O decision, and the statistics slot of each token's I/O (fio's
+/// `io_u->clat_prio_index`), which the engine reports through
+/// `IoEngine::prio_slot`.
+#[derive(Debug)]
+pub(crate) struct IoPrios {
+    picker: Option<Picker>,
+    slots: Box<[u8]>,
+}
+
+impl IoPrios {
+    /// The priorities of an engine of `depth` tokens for `setting`, or the
+    /// error that stops the engine from starting (`func`: fio's function
+    /// name, `fio_libaio_init`, `fio_ioring_init`).
+    pub(crate) fn start(
+        setting: &CmdPrioSetting,
+        depth: usize,
+        func: &str,
+    ) -> Result<IoPrios, EngineError> {
+        let picker = match setting {
+            Ok(c) => c.as_deref().map(Picker::new),
+            Err(e) => {
+                return Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string()));
+            }
+        };
+        Ok(IoPrios {
+            picker,
+            slots: vec![0; depth].into_boxed_slice(),
+        })
+    }
+
+    /// The command priority of the I/O of `token`, a read (`dir` 0) or
+    /// write (1) of `len` bytes, or `None`: it keeps the job's (slot 0).
+    /// Other directions draw nothing and keep the job's.
+    #[inline]
+    pub(crate) fn pick(&mut self, token: u32, dir: usize, len: u64) -> Option<u16> {
+        let picked = self.picker.as_mut().and_then(|p| p.pick(dir, len));
+        self.slots[token as usize] = picked.map_or(0, |(_, slot)| slot);
+        picked.map(|(prio, _)| prio)
+    }
+
+    /// The statistics slot of the I/O of `token` (valid from its `pick`
+    /// until the token is picked for again).
+    #[inline]
+    pub(crate) fn slot(&self, token: u32) -> u16 {
+        u16::from(self.slots[token as usize])
+    }
+
+    /// A new loop of the job (see [`Picker::new_loop`]).
+    pub(crate) fn new_loop(&mut self) {
+        if let Some(p) = self.picker.as_mut() {
+            p.new_loop();
+        }
     }
 }
 

@@ -3,11 +3,9 @@
 //! file grows), trims `FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE`. Files
 //! are opened read-write and created if missing.
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Falloc {
@@ -70,15 +68,7 @@ impl IoEngine for Falloc {
         Queued::Completed(self.op(io))
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }

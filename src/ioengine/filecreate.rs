@@ -5,10 +5,9 @@
 
 use std::os::fd::OwnedFd;
 
-use super::engine::{
-    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, OpenFlags, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::open_fd;
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, OpenFlags, Queued};
 
 #[derive(Default)]
 pub struct FileCreate {

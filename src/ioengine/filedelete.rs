@@ -2,10 +2,9 @@
 //! do nothing (fio's `engines/filedelete.c`). The files are laid out
 //! first, so that there is something to delete.
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 #[derive(Default)]
 pub struct FileDelete {

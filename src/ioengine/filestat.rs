@@ -2,10 +2,9 @@
 //! `statx`, by `stat_type`) of it; the I/Os do nothing (fio's
 //! `engines/filestat.c`). The files are laid out first.
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub struct FileStat {
     stat_type: StatType,

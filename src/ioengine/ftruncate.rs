@@ -2,11 +2,9 @@
 //! (`ftruncate(2)`); reads and trims fail with `EINVAL` (fio's
 //! `engines/ftruncate.c`). No data moves.
 
-use super::engine::{
-    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Ftruncate {
@@ -61,15 +59,7 @@ impl IoEngine for Ftruncate {
         Queued::Completed(self.op(io))
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }

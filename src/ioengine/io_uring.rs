@@ -19,12 +19,10 @@ use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
 
-use super::cmdprio::{self, CmdPrioSetting, Picker};
-use super::engine::{
-    Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    Queued,
-};
+use super::cmdprio::{CmdPrioSetting, IoPrios};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 pub struct Uring {
     ring: IoUring,
@@ -34,9 +32,7 @@ pub struct Uring {
     /// The priority every read and write carries (0: none), unless a
     /// command priority is picked for it.
     ioprio: u16,
-    prio: Option<Picker>,
-    /// The statistics slot of each token's I/O.
-    slots: Box<[u8]>,
+    prio: IoPrios,
     vectored: bool,
     /// One iovec per token, for the vectored opcodes.
     iovecs: Box<[libc::iovec]>,
@@ -114,7 +110,7 @@ pub fn new(
     mem: IoMem,
 ) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = common.iodepth.max(1) as usize;
-    let prio = cmdprio::picker(&opts.cmdprio, "fio_ioring_init")?;
+    let prio = IoPrios::start(&opts.cmdprio, depth, "fio_ioring_init")?;
     let mut b = IoUring::builder();
     if opts.sqthread_poll {
         b.setup_sqpoll(1000);
@@ -207,7 +203,6 @@ pub fn new(
         fixedbufs: opts.fixedbufs,
         ioprio: common.ioprio,
         prio,
-        slots: vec![0; depth].into_boxed_slice(),
         vectored,
         iovecs: vec![zero; depth].into_boxed_slice(),
         events: vec![(0, 0); depth].into_boxed_slice(),
@@ -291,19 +286,15 @@ impl IoEngine for Uring {
         if self.inflight >= self.depth {
             return Queued::Busy;
         }
-        self.slots[io.token as usize] = 0;
+        // Trims and syncs draw nothing and keep the job's priority.
+        let prio = (self.prio)
+            .pick(io.token, io.dir as usize, io.len as u64)
+            .unwrap_or(self.ioprio);
         if io.dir == IoDir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
             }
             return Queued::Completed(trim(self.files.get(io.file), io.offset, io.len));
-        }
-        let mut prio = self.ioprio;
-        if let Some(p) = self.prio.as_mut() {
-            if let Some((v, slot)) = p.pick(io.dir as usize, io.len as u64) {
-                prio = v;
-                self.slots[io.token as usize] = slot;
-            }
         }
         if self.vectored {
             self.iovecs[io.token as usize] = libc::iovec {
@@ -389,22 +380,16 @@ impl IoEngine for Uring {
     }
 
     fn new_loop(&mut self) {
-        if let Some(p) = self.prio.as_mut() {
-            p.new_loop();
-        }
+        self.prio.new_loop();
     }
 
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
-        u16::from(self.slots[token as usize])
+        self.prio.slot(token)
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 
     fn close_all(&mut self) {

@@ -16,12 +16,10 @@
 use std::ptr;
 use std::time::Duration;
 
-use super::cmdprio::{self, CmdPrioSetting, Picker};
-use super::engine::{
-    errno, Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    IoMem, Queued,
-};
+use super::cmdprio::{CmdPrioSetting, IoPrios};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
+use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
 
@@ -87,10 +85,8 @@ pub struct Libaio {
     /// Completions waited for at least: `iodepth_batch_complete_min`.
     batch_complete_min: u32,
     userspace_reap: bool,
-    /// Command priorities: the decision, and the statistics slot of each
-    /// token's I/O.
-    prio: Option<Picker>,
-    slots: Box<[u8]>,
+    /// Command priorities.
+    prio: IoPrios,
 }
 
 /// What this engine can do.
@@ -131,7 +127,7 @@ pub fn new(
     _mem: IoMem,
 ) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = common.iodepth.max(1) as usize;
-    let prio = cmdprio::picker(&opts.cmdprio, "fio_libaio_init")?;
+    let prio = IoPrios::start(&opts.cmdprio, depth, "fio_libaio_init")?;
     let mut ctx: AioContext = 0;
     // fio first asks for a huge queue (it does not need the user ring),
     // then falls back to the iodepth; userspace_reap needs the ring sized.
@@ -163,7 +159,6 @@ pub fn new(
         batch_complete_min: common.batch_complete_min,
         userspace_reap: opts.userspace_reap,
         prio,
-        slots: vec![0; depth].into_boxed_slice(),
     }))
 }
 
@@ -215,25 +210,20 @@ impl IoEngine for Libaio {
         if self.npending + self.inflight >= self.iocbs.len() {
             return Queued::Busy;
         }
-        self.slots[io.token as usize] = 0;
+        // Trims and syncs draw nothing and carry no priority.
+        let (reqprio, flags) = match self.prio.pick(io.token, io.dir as usize, io.len as u64) {
+            Some(prio) => (prio as i16, IOCB_FLAG_IOPRIO),
+            None => (0, 0),
+        };
         if !matches!(io.dir, IoDir::Read | IoDir::Write) {
             // Serialised with the other I/O, as fio: wait until none queued.
             if self.npending + self.inflight > 0 {
                 return Queued::Busy;
             }
-            let r = non_data(&self.files, io.file, io.dir, io.offset, io.len);
-            return Queued::Completed(r.expect("not a read or write"));
+            if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
+                return Queued::Completed(r);
+            }
         }
-        let (reqprio, flags) = match self.prio.as_mut() {
-            Some(p) => match p.pick(io.dir as usize, io.len as u64) {
-                Some((prio, slot)) => {
-                    self.slots[io.token as usize] = slot;
-                    (prio as i16, IOCB_FLAG_IOPRIO)
-                }
-                None => (0, 0),
-            },
-            None => (0, 0),
-        };
         let cb = &mut self.iocbs[io.token as usize];
         *cb = Iocb {
             aio_data: u64::from(io.token),
@@ -357,26 +347,16 @@ impl IoEngine for Libaio {
     }
 
     fn new_loop(&mut self) {
-        if let Some(p) = self.prio.as_mut() {
-            p.new_loop();
-        }
+        self.prio.new_loop();
     }
 
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
-        u16::from(self.slots[token as usize])
+        self.prio.slot(token)
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }
 

@@ -6,11 +6,9 @@
 
 use std::os::fd::AsRawFd;
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 struct Mapped {
     file: OpenFile,

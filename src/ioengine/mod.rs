@@ -1,8 +1,12 @@
 //! I/O engines: how one I/O reaches the file.
 //!
 //! The contract is fio's (`queue`, `commit`, `getevents`, `event`), in
-//! [`engine`]; each engine lives in its own small file, and the workload
-//! asks capabilities, never engine names.
+//! `engine.rs`, over the values of `io.rs`; each engine lives in its own
+//! small file, and the workload asks capabilities, never engine names.
+//! What engines share lives once: the table of open files (`files.rs`,
+//! fio's `generic_open_file`; an engine that keeps its files there hands
+//! it to the trait's `files`, whose default methods invalidate, advise and
+//! close them) and the command priorities (`cmdprio.rs`).
 //!
 //! # How an engine declares itself
 //! An engine's file holds, besides its code (fio's `struct ioengine_ops`):
@@ -31,6 +35,7 @@ mod buf;
 pub(crate) mod cmdprio;
 mod engine;
 mod files;
+mod io;
 mod mem;
 mod registry;
 
@@ -52,11 +57,11 @@ mod vsync;
 
 pub use buf::{AlignedBuf, ALIGN};
 pub use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
-pub use engine::{
-    Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    IoResult, OpenFlags, Queued,
-};
+pub use engine::{Caps, CommonOptions, IoEngine};
 pub use filestat::{FileStatOptions, StatType};
+pub use io::{
+    Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, OpenFlags, Queued,
+};
 pub use io_uring::UringOptions;
 pub use libaio::LibaioOptions;
 pub use mem::{page_size, IoMemory, MemError, MemKind, MemSpec};

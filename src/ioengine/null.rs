@@ -5,10 +5,8 @@
 
 use std::time::Duration;
 
-use super::engine::{
-    Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 pub struct Null {
     sync: bool,
@@ -112,6 +110,4 @@ impl IoEngine for Null {
             result: Ok(self.results[token as usize]),
         }
     }
-
-    fn close_all(&mut self) {}
 }

@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::engine::{
-    errno, Caps, CommonOptions, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    IoMem, IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::io::{
+    errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued,
+};
 
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
 const SUSPEND_ENTRIES: usize = 8;
@@ -172,16 +172,8 @@ impl IoEngine for PosixAio {
         Completion { token, result }
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }
 

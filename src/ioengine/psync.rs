@@ -1,10 +1,8 @@
 //! `ioengine=psync`: positioned `pread(2)`/`pwrite(2)` (fio's `engines/sync.c`).
 
-use super::engine::{
-    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Psync {

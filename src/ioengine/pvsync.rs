@@ -1,11 +1,9 @@
 //! `ioengine=pvsync`: `preadv(2)`/`pwritev(2)` of one vector (fio's
 //! `engines/sync.c`).
 
-use super::engine::{
-    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Pvsync {

@@ -2,11 +2,9 @@
 //! `RWF_HIPRI` (polled completion) when `hipri` is set (fio's
 //! `engines/sync.c`).
 
-use super::engine::{
-    Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 pub struct Pvsync2 {
     files: Files,

@@ -9,8 +9,9 @@
 //! has one variant in [`EngineOptions`].
 
 use super::cmdprio::CmdPrio;
-use super::engine::{Caps, CommonOptions, EngineError, IoEngine, IoMem};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::filestat::FileStatOptions;
+use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
 use super::pvsync2::Pvsync2Options;

@@ -1,10 +1,8 @@
 //! `ioengine=sync`: `lseek(2)` then `read(2)`/`write(2)` (fio's `engines/sync.c`).
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Sync {

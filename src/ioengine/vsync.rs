@@ -1,11 +1,9 @@
 //! `ioengine=vsync`: `lseek(2)` then `readv(2)`/`writev(2)` of one vector
 //! (fio's `engines/sync.c`).
 
-use super::engine::{
-    errno, Caps, CommonOptions, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoMem,
-    IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Vsync {
