@@ -8,14 +8,14 @@
 //! (after [`IoEngine::commit`]) and queue the same I/O again.
 //!
 //! # Memory
-//! An [`Io`] carries a raw pointer into the job's I/O buffer pool. The
-//! workload guarantees that the buffer stays valid and is not touched by
-//! anyone else from the `queue` call until the engine reports the I/O
-//! complete (returned `Completed`, or handed back by `event`), and that it
-//! never has more than `iodepth` I/Os in flight. Engines keep per-I/O state
-//! in arrays indexed by [`Io::token`] (`0..iodepth`), allocated when the
-//! engine is created: nothing in `queue`/`commit`/`getevents`/`event`
-//! allocates.
+//! An [`Io`] carries a raw pointer into the job's I/O buffer pool, which
+//! the engine (or the kernel, for an asynchronous one) reads or writes
+//! until the I/O completes. That is why [`IoEngine::queue`] is `unsafe`:
+//! its caller (the workload's I/O loop) guarantees what its `# Safety`
+//! section says, that the buffer stays valid and untouched until then and
+//! that tokens in flight are distinct. Engines keep per-I/O state in arrays
+//! indexed by [`Io::token`] (`0..iodepth`), allocated when the engine is
+//! created: nothing in `queue`/`commit`/`getevents`/`event` allocates.
 
 use std::time::Duration;
 
@@ -117,8 +117,21 @@ pub trait IoEngine {
         Ok(())
     }
 
-    /// Queue one I/O. See the module documentation for the buffer rules.
-    fn queue(&mut self, io: &Io) -> Queued;
+    /// Queue one I/O.
+    ///
+    /// # Safety
+    /// The caller guarantees, for the I/O from this call until the engine
+    /// reports it complete (`queue` returned [`Queued::Completed`], or
+    /// [`IoEngine::event`] handed its token back; for [`Queued::Busy`],
+    /// until `queue` returns):
+    ///
+    /// - `io.buf` is valid for `io.len` bytes (written to for a read, read
+    ///   for a write) and nothing else reads or writes those bytes: the
+    ///   engine, or the kernel for it, may do so at any time until then;
+    /// - `io.token` is below the engine's `iodepth` and no other I/O in
+    ///   flight has it (at most `iodepth` I/Os are in flight);
+    /// - `io.file` was returned by [`IoEngine::open`] and is not closed.
+    unsafe fn queue(&mut self, io: &Io) -> Queued;
 
     /// Submit everything queued since the last commit. Returns the errno of
     /// a failed submission.

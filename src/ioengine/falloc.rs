@@ -64,7 +64,7 @@ impl IoEngine for Falloc {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(self.op(io))
     }
 

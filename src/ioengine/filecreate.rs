@@ -49,7 +49,7 @@ impl IoEngine for FileCreate {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -47,7 +47,7 @@ impl IoEngine for FileDelete {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -240,8 +240,11 @@ macro_rules! sync_file_engine {
             }
 
             #[inline]
-            fn queue(&mut self, io: &Io) -> Queued {
-                Queued::Completed(self.xfer(io))
+            unsafe fn queue(&mut self, io: &Io) -> Queued {
+                // SAFETY: the caller guarantees the buffer until the I/O
+                // completes (`queue`'s contract), which is before `xfer`
+                // returns.
+                Queued::Completed(unsafe { self.xfer(io) })
             }
 
             fn files(&mut self) -> Option<&mut Files> {

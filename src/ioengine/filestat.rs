@@ -94,7 +94,7 @@ impl IoEngine for FileStat {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -55,7 +55,7 @@ impl IoEngine for Ftruncate {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(self.op(io))
     }
 

@@ -38,7 +38,9 @@ pub struct Io {
     pub offset: u64,
     /// Bytes to transfer; 0 for `Sync`/`DataSync`.
     pub len: usize,
-    /// Start of the data; valid for `len` bytes until the I/O completes.
+    /// Start of the data: valid for `len` bytes until the I/O completes,
+    /// which whoever queues the I/O guarantees (see the `# Safety` of
+    /// `IoEngine::queue`).
     pub buf: *mut u8,
 }
 

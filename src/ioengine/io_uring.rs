@@ -282,7 +282,7 @@ impl IoEngine for Uring {
         Ok(())
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.inflight >= self.depth {
             return Queued::Busy;
         }
@@ -307,8 +307,9 @@ impl IoEngine for Uring {
         } else {
             build_sqe!(self, io, types::Fd(self.files.fd(io.file)), prio)
         };
-        // SAFETY: the buffer (and iovec) stay valid until the completion is
-        // reaped (engine contract; the iovec lives in `self`).
+        // SAFETY: the buffer stays valid until the completion is reaped
+        // (`queue`'s contract); so does the iovec, which lives in `self` at
+        // this token's index, not reused while the token is in flight.
         match unsafe { self.ring.submission().push(&sqe) } {
             Ok(()) => {
                 self.inflight += 1;

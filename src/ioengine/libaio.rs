@@ -206,7 +206,7 @@ impl IoEngine for Libaio {
         self.files.open(target)
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.npending + self.inflight >= self.iocbs.len() {
             return Queued::Busy;
         }
@@ -250,7 +250,8 @@ impl IoEngine for Libaio {
         while done < self.npending {
             // SAFETY: `pending[done..npending]` point at iocbs we own that
             // stay put (boxed slice) until they complete; their buffers are
-            // valid until completion (the engine contract).
+            // valid until completion (guaranteed to `queue`, which queued
+            // them).
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_submit,

@@ -71,7 +71,7 @@ impl IoEngine for Null {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.sync {
             return Queued::Completed(Ok(done(io)));
         }

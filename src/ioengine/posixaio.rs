@@ -57,7 +57,7 @@ impl IoEngine for PosixAio {
         self.files.open(target)
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if io.dir == IoDir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
@@ -74,7 +74,7 @@ impl IoEngine for PosixAio {
         cb.aio_offset = io.offset as libc::off_t;
         // SAFETY: the control block lives in `self.cbs` (a boxed slice that
         // never moves) and the buffer stays valid until the request is
-        // reaped (engine contract).
+        // reaped (`queue`'s contract).
         let r = unsafe {
             match io.dir {
                 IoDir::Read => libc::aio_read(cb),

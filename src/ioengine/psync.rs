@@ -17,15 +17,18 @@ pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, En
 }
 
 impl Psync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
         let fd = self.files.fd(io.file);
         let off = io.offset as libc::off_t;
-        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
-        // (the engine contract), which is before this returns.
+        // SAFETY: `io.buf` is valid for `io.len` bytes until this returns
+        // (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::pread(fd, io.buf.cast(), io.len, off),

@@ -38,8 +38,11 @@ pub fn new(
 }
 
 impl Pvsync2 {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -50,7 +53,7 @@ impl Pvsync2 {
         };
         let off = io.offset as libc::off_t;
         // SAFETY: `iov` describes `io.buf`, valid for `io.len` bytes until
-        // completion (the engine contract), which is before this returns.
+        // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::preadv2(fd, &iov, 1, off, self.rwf),

@@ -17,8 +17,11 @@ pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, En
 }
 
 impl Sync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -27,8 +30,8 @@ impl Sync {
         if unsafe { libc::lseek(fd, io.offset as libc::off_t, libc::SEEK_SET) } < 0 {
             return Err(errno());
         }
-        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
-        // (the engine contract), which is before this returns.
+        // SAFETY: `io.buf` is valid for `io.len` bytes until this returns
+        // (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::read(fd, io.buf.cast(), io.len),

@@ -18,8 +18,11 @@ pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, En
 }
 
 impl Vsync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -33,7 +36,7 @@ impl Vsync {
             iov_len: io.len,
         };
         // SAFETY: `iov` describes `io.buf`, valid for `io.len` bytes until
-        // completion (the engine contract), which is before this returns.
+        // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::readv(fd, &iov, 1),
