@@ -55,7 +55,7 @@ mod pvsync2;
 mod sync;
 mod vsync;
 
-pub use buf::{AlignedBuf, ALIGN};
+pub use buf::{page_size, AlignedBuf, ALIGN};
 pub use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub use engine::{Caps, CommonOptions, IoEngine};
 pub use filestat::{FileStatOptions, StatType};
@@ -64,6 +64,6 @@ pub use io::{
 };
 pub use io_uring::UringOptions;
 pub use libaio::LibaioOptions;
-pub use mem::{page_size, IoMemory, MemError, MemKind, MemSpec};
+pub use mem::{IoMemory, MemError, MemKind, MemSpec};
 pub use pvsync2::Pvsync2Options;
 pub use registry::{lookup, EngineDef, EngineOptions, EngineSpec, ENGINES};
