@@ -3,6 +3,8 @@
 //! The contract is fio's (`queue`, `commit`, `getevents`, `event`), in
 //! `engine.rs`, over the values of `io.rs`; each engine lives in its own
 //! small file, and the workload asks capabilities, never engine names.
+//! [`IoEngine::queue`] is `unsafe`: its caller guarantees the I/O's buffer
+//! until the I/O completes (its `# Safety` section says what exactly).
 //! What engines share lives once: the table of open files (`files.rs`,
 //! fio's `generic_open_file`; an engine that keeps its files there hands
 //! it to the trait's `files`, whose default methods invalidate, advise and
@@ -28,7 +30,8 @@
 //! into an [`EngineSpec`]: the common options and the engine's variant of
 //! [`EngineOptions`]. A new engine touches its own file plus one line in
 //! [`ENGINES`] (and one variant of [`EngineOptions`] and its reading in the
-//! plan when it has options).
+//! plan when it has options); `plan::engine`'s tests check that each
+//! engine declares exactly the options of its fio table that rfio runs.
 
 mod buf;
 /// `cmdprio_*`: which I/Os of a job get which priority.
