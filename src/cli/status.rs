@@ -178,13 +178,8 @@ fn watched_files(plan: &Plan) -> Vec<std::path::PathBuf> {
             )
         })
         .filter(|spec| {
-            crate::ioengine::lookup(&spec.ioengine).is_some_and(|e| {
-                let cfg = crate::ioengine::EngineConfig {
-                    iodepth: spec.iodepth,
-                    ..Default::default()
-                };
-                (e.caps)(&cfg).needs_files
-            })
+            crate::ioengine::lookup(&spec.ioengine)
+                .is_some_and(|e| (e.caps)(&spec.engine).needs_files)
         })
         .flat_map(|spec| spec.files.iter().map(|f| f.path.clone()))
         .collect()

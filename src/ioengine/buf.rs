@@ -1,5 +1,5 @@
 //! An I/O buffer aligned for `O_DIRECT` (the heap memory of `mem=malloc`,
-//! see [`super::mem`]).
+//! which `mem.rs` builds on), and the system's page size.
 //!
 //! Like fio's `malloc`ed buffers, a large buffer costs no memory until it
 //! is touched: from [`MAP_FROM`] bytes up it is an anonymous private
@@ -17,6 +17,13 @@ pub const ALIGN: usize = 4096;
 /// Buffers of this many bytes or more are mapped rather than taken from
 /// the heap (glibc's own default threshold for mapping an allocation).
 pub const MAP_FROM: usize = 128 * 1024;
+
+/// The system page size.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
+}
 
 /// A zero-initialised byte buffer whose start is aligned to [`ALIGN`].
 pub struct AlignedBuf {
@@ -72,7 +79,7 @@ impl AlignedBuf {
     /// `layout` as an anonymous mapping, with room to move the start up to
     /// an alignment wider than a page.
     fn map(layout: Layout) -> Option<AlignedBuf> {
-        let page = super::mem::page_size();
+        let page = page_size();
         let len = layout
             .size()
             .checked_add(layout.align().saturating_sub(page))?;
@@ -191,7 +198,7 @@ mod tests {
     fn large_buffers_are_not_resident_until_touched() {
         let len = 64 << 20;
         let mut b = AlignedBuf::new(len);
-        let page = super::super::mem::page_size();
+        let page = page_size();
         let resident = |b: &AlignedBuf| {
             let pages = len.div_ceil(page);
             let mut vec = vec![0u8; pages];

@@ -15,8 +15,13 @@
 //! The draw is fio's `rand_between(&td->prio_state, 0, 99)`, one per read or
 //! write whose direction (and, for the split, size) has a nonzero
 //! percentage: a 32-bit Tausworthe generator seeded from the job's seed
-//! slot [`Slot::PrioCmds`] (`FIO_RAND_PRIO_CMDS`), so rfio picks the same
-//! I/Os as fio (checked against fio's `log_prio=1` latency logs).
+//! slot `FIO_RAND_PRIO_CMDS`, so rfio picks the same I/Os as fio (checked
+//! against fio's `log_prio=1` latency logs).
+//!
+//! The plan reads the options (`src/plan/engine.rs`: the texts of
+//! `cmdprio_bssplit`, the job's priority and seed) into [`CmdPrioOptions`];
+//! [`CmdPrio::new`] builds the tables from them once per job, and each
+//! engine instance decides with a [`Picker`].
 //!
 //! Each direction that uses command priorities has a table of the
 //! priorities its I/Os can carry, the job's own first (fio's
@@ -25,24 +30,19 @@
 //! keep latencies per slot. A direction without command priorities has no
 //! table; all its I/Os carry the job's priority.
 //!
-//! Everything here is `Copy` and fixed-size (at most [`MAX_ENTRIES`] split
+//! The tables are `Copy` and fixed-size (at most [`MAX_ENTRIES`] split
 //! entries per direction, fio's `BSSPLIT_MAX`): the decision allocates
 //! nothing.
 
-use crate::options::value::parse_size;
-use crate::options::Value;
-use crate::plan::spec::JobSpec;
-use crate::workload::rng::{FioRand, Seeds, Slot};
+use super::io::EngineError;
+// moves to crate::rand
+use crate::workload::rng::FioRand;
 
 /// `IOPRIO_CLASS_SHIFT`: the class is stored above the level.
 pub const CLASS_SHIFT: u16 = 13;
 /// `IOPRIO_CLASS_RT`, `IOPRIO_CLASS_BE`.
 pub const CLASS_RT: u16 = 1;
 pub const CLASS_BE: u16 = 2;
-/// Highest class (`IOPRIO_CLASS_IDLE`) and level fio accepts in a split
-/// entry (larger values are lowered to these, as fio does).
-const MAX_CLASS: u32 = 3;
-const MAX_LEVEL: u32 = 7;
 /// fio's `BSSPLIT_MAX`: entries per direction.
 pub const MAX_ENTRIES: usize = 64;
 /// Table slots per direction: the job's priority and one per entry.
@@ -51,24 +51,6 @@ pub const MAX_SLOTS: usize = MAX_ENTRIES + 1;
 /// fio's `ioprio_value(class, level)`.
 pub const fn ioprio_value(class: u16, level: u16) -> u16 {
     class << CLASS_SHIFT | level
-}
-
-/// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`
-/// when either option is set (class 0 or unset meaning best effort), else 0.
-pub fn job_ioprio(spec: &JobSpec) -> u16 {
-    let int = |name: &str| match spec.opt(name) {
-        Some(Value::Int(n)) => Some(*n),
-        _ => None,
-    };
-    let (prio, class) = (int("prio"), int("prioclass"));
-    if prio.is_none() && class.is_none() {
-        return 0;
-    }
-    let class = match class.unwrap_or(0) {
-        0 => CLASS_BE,
-        c => c as u16,
-    };
-    ioprio_value(class, prio.unwrap_or(0) as u16)
 }
 
 /// Why a job's command priority options cannot be used. fio notices these
@@ -81,7 +63,7 @@ pub enum CmdPrioError {
     BadFormat,
     /// A block size that is not a size (fio reads `4q` as 4; rfio refuses).
     BadSize,
-    /// More than [`MAX_ENTRIES`] entries in one direction.
+    /// More than `MAX_ENTRIES` (64) entries in one direction.
     TooMany,
     /// The percentages of one block size add up to more than 100.
     OverHundred { bs: u64 },
@@ -190,87 +172,110 @@ pub struct CmdPrio {
     repeatable: bool,
 }
 
-/// A split entry as written: block size, percentage, its own priority.
-#[derive(Debug, Clone, Copy)]
-struct Written {
-    bs: u64,
-    perc: u32,
-    prio: Option<u16>,
+/// A `cmdprio_bssplit` entry as written: I/Os of `bs` bytes, `perc`
+/// percent of them (1 to 100) at `prio`, or at the `cmdprio_class`/`cmdprio`
+/// priority when the entry gives none (fio's `split_parse_prio_ddir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitEntry {
+    pub bs: u64,
+    pub perc: u32,
+    pub prio: Option<u16>,
 }
 
+/// A job's command priority options as the plan read them (fio's
+/// `struct cmdprio_options`), with the job's facts the tables need.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CmdPrioOptions {
+    /// `cmdprio_percentage` (read, write).
+    pub percentage: [u32; 2],
+    /// `cmdprio_class`: 0 when unset, which is the real-time class.
+    pub class: [u32; 2],
+    /// `cmdprio` (the level).
+    pub level: [u32; 2],
+    /// `cmdprio_bssplit`, when it is set: each direction's entries with a
+    /// nonzero percentage (empty for a direction it leaves out), or why
+    /// they cannot be used.
+    pub bssplit: Option<[Result<Vec<SplitEntry>, CmdPrioError>; 2]>,
+    /// The job's own priority (fio's `td->ioprio`, 0: none): slot 0.
+    pub job_ioprio: u16,
+    /// Whether the job reads, writes: a direction it does not do gets no
+    /// table.
+    pub dirs: [bool; 2],
+}
+
+impl CmdPrioOptions {
+    /// Whether the job asks for command priorities at all (a percentage or
+    /// a split); otherwise it needs no generator seed.
+    pub fn used(&self) -> bool {
+        self.bssplit.is_some() || self.percentage.iter().any(|&p| p > 0)
+    }
+}
+
+/// A job's command priorities as its engine gets them: `Ok(None)` when the
+/// job uses none, an error that fails the engine's start as in fio.
+pub type CmdPrioSetting = Result<Option<Box<CmdPrio>>, CmdPrioError>;
+
 impl CmdPrio {
-    /// Read `spec`'s command priority options: `Ok(None)` when the job uses
-    /// none (no percentage and no split, or none for a direction it does).
-    pub fn from_spec(spec: &JobSpec) -> Result<Option<CmdPrio>, CmdPrioError> {
-        let per_dir = |name: &str| -> [u32; 2] {
-            match spec.opt(name) {
-                Some(Value::PerDir(v)) => std::array::from_fn(|d| match v.get(d) {
-                    Some(Some(Value::Int(n))) => (*n).max(0) as u32,
-                    _ => 0,
-                }),
-                Some(Value::Int(n)) => [(*n).max(0) as u32; 2],
-                _ => [0; 2],
-            }
-        };
-        let perc = per_dir("cmdprio_percentage");
-        let mut class = per_dir("cmdprio_class");
-        let level = per_dir("cmdprio");
-        let split = split_texts(spec.opt("cmdprio_bssplit"));
-        let has_split = split
-            .iter()
-            .any(|s| s.is_some_and(|s| !s.trim().is_empty()));
-        let has_perc = perc.iter().any(|&p| p > 0);
-        if has_split && has_perc {
+    /// The tables of `o` (fio's `fio_cmdprio_init`): `Ok(None)` when the job
+    /// uses none (no percentage and no split, or none for a direction it
+    /// does). `seed` starts the job's priority generator; with
+    /// `repeatable` (`randrepeat`) every loop starts it again.
+    pub fn new(
+        o: &CmdPrioOptions,
+        seed: u64,
+        repeatable: bool,
+    ) -> Result<Option<CmdPrio>, CmdPrioError> {
+        let has_perc = o.percentage.iter().any(|&p| p > 0);
+        if o.bssplit.is_some() && has_perc {
             return Err(CmdPrioError::Exclusive);
         }
-        if !has_split && !has_perc {
+        if !o.used() {
             return Ok(None);
         }
-        // An unset class is the real-time class.
-        for c in &mut class {
-            if *c == 0 {
-                *c = u32::from(CLASS_RT);
-            }
-        }
-        let job = job_ioprio(spec);
-        let seeds = Seeds::for_job(spec);
-        let enabled = [spec.pattern.read, spec.pattern.write];
         let mut c = CmdPrio {
-            mode: if has_split {
+            mode: if o.bssplit.is_some() {
                 Mode::Split
             } else {
                 Mode::Percentage
             },
             dirs: [DirPrio::default(); 2],
-            seed: seeds.get(Slot::PrioCmds),
-            repeatable: seeds.repeatable,
+            seed,
+            repeatable,
         };
-        let ctx = spec.options.parse_ctx();
         for d in 0..2 {
-            let implicit = ioprio_value(class[d] as u16, level[d] as u16);
-            if !has_split {
-                if perc[d] == 0 || !enabled[d] {
+            // An unset class is the real-time class.
+            let class = match o.class[d] {
+                0 => CLASS_RT,
+                c => c as u16,
+            };
+            let implicit = ioprio_value(class, o.level[d] as u16);
+            let Some(split) = &o.bssplit else {
+                if o.percentage[d] == 0 || !o.dirs[d] {
                     continue;
                 }
-                let mut dp = DirPrio::with_job(job);
-                dp.perc = perc[d].min(100) as u8;
+                let mut dp = DirPrio::with_job(o.job_ioprio);
+                dp.perc = o.percentage[d].min(100) as u8;
                 dp.prio = implicit;
                 dp.slot = dp.slot_of(implicit);
                 c.dirs[d] = dp;
                 continue;
+            };
+            let written = split[d].as_ref().map_err(|e| *e)?;
+            let n = written.len();
+            if n > MAX_ENTRIES {
+                return Err(CmdPrioError::TooMany);
             }
-            let Some(text) = split[d] else { continue };
-            let mut written = [Written {
+            if n == 0 || !o.dirs[d] {
+                continue;
+            }
+            let mut dp = DirPrio::with_job(o.job_ioprio);
+            let mut entries = [SplitEntry {
                 bs: 0,
                 perc: 0,
                 prio: None,
             }; MAX_ENTRIES];
-            let n = parse_split(text, |t| parse_size(t, &ctx).ok(), &mut written)?;
-            if n == 0 || !enabled[d] {
-                continue;
-            }
-            let mut dp = DirPrio::with_job(job);
-            let entries = &mut written[..n];
+            let entries = &mut entries[..n];
+            entries.copy_from_slice(written);
             // fio sorts by block size (stable: same sizes keep their order).
             entries.sort_by_key(|e| e.bs);
             let mut i = 0;
@@ -279,7 +284,7 @@ impl CmdPrio {
                 let end = i + entries[i..].iter().take_while(|e| e.bs == bs).count();
                 let mut total = 0u32;
                 for e in &entries[i..end] {
-                    total += e.perc;
+                    total += e.perc.min(100);
                     if total > 100 {
                         return Err(CmdPrioError::OverHundred { bs });
                     }
@@ -289,7 +294,7 @@ impl CmdPrio {
                     let slot = dp.slot_of(prio);
                     dp.entries[i + k] = Entry {
                         bs,
-                        perc: e.perc as u8,
+                        perc: e.perc.min(100) as u8,
                         total: total as u8,
                         prio,
                         slot,
@@ -316,63 +321,60 @@ impl CmdPrio {
     }
 }
 
-/// The per-direction texts of `cmdprio_bssplit` (read, write), split as
-/// fio's `str_split_parse`: one text is for both directions; `r,w` (and a
-/// trim part, which fio ignores).
-fn split_texts(v: Option<&Value>) -> [Option<&str>; 2] {
-    match v {
-        Some(Value::Text(t)) => {
-            let mut parts = t.trim().splitn(3, ',');
-            let first = parts.next();
-            match parts.next() {
-                Some(w) => [first, Some(w)],
-                None => [first, first],
-            }
-        }
-        Some(Value::PerDir(v)) => std::array::from_fn(|d| match v.get(d) {
-            Some(Some(Value::Text(t))) => Some(t.as_str()),
-            _ => None,
-        }),
-        _ => [None, None],
-    }
+/// The command priorities of one engine instance (libaio, io_uring): the
+/// per-I/O decision, and the statistics slot of each token's I/O (fio's
+/// `io_u->clat_prio_index`), which the engine reports through
+/// `IoEngine::prio_slot`.
+#[derive(Debug)]
+pub(crate) struct IoPrios {
+    picker: Option<Picker>,
+    slots: Box<[u8]>,
 }
 
-/// fio's `split_parse_prio_ddir`: the `:`-separated entries of one
-/// direction, entries of 0% left out. Returns how many were kept.
-fn parse_split(
-    text: &str,
-    size: impl Fn(&str) -> Option<u64>,
-    out: &mut [Written; MAX_ENTRIES],
-) -> Result<usize, CmdPrioError> {
-    let pieces = text.split(':').take_while(|p| !p.is_empty());
-    if pieces.clone().count() > MAX_ENTRIES {
-        return Err(CmdPrioError::TooMany);
-    }
-    let mut n = 0;
-    for piece in pieces {
-        let mut f = piece.split('/');
-        let bs = size(f.next().unwrap_or("")).ok_or(CmdPrioError::BadSize)?;
-        // sscanf("%u") fields: the rest must be numbers, 1, 3 or 4 of them
-        // in all (`bs/`, `bs/perc`, `bs/perc/class/level`).
-        let nums: Vec<&str> = f.collect();
-        let num = |s: &str| s.trim().parse::<u32>().map_err(|_| CmdPrioError::BadFormat);
-        let (perc, prio) = match nums.as_slice() {
-            [] | [""] => (0, None),
-            [p] => (num(p)?, None),
-            [p, c, l] => {
-                let class = num(c)?.min(MAX_CLASS) as u16;
-                let level = num(l)?.min(MAX_LEVEL) as u16;
-                (num(p)?, Some(ioprio_value(class, level)))
+impl IoPrios {
+    /// The priorities of an engine of `depth` tokens for `setting`, or the
+    /// error that stops the engine from starting (`func`: fio's function
+    /// name, `fio_libaio_init`, `fio_ioring_init`).
+    pub(crate) fn start(
+        setting: &CmdPrioSetting,
+        depth: usize,
+        func: &str,
+    ) -> Result<IoPrios, EngineError> {
+        let picker = match setting {
+            Ok(c) => c.as_deref().map(Picker::new),
+            Err(e) => {
+                return Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string()));
             }
-            _ => return Err(CmdPrioError::BadFormat),
         };
-        let perc = perc.min(100);
-        if perc > 0 {
-            out[n] = Written { bs, perc, prio };
-            n += 1;
+        Ok(IoPrios {
+            picker,
+            slots: vec![0; depth].into_boxed_slice(),
+        })
+    }
+
+    /// The command priority of the I/O of `token`, a read (`dir` 0) or
+    /// write (1) of `len` bytes, or `None`: it keeps the job's (slot 0).
+    /// Other directions draw nothing and keep the job's.
+    #[inline]
+    pub(crate) fn pick(&mut self, token: u32, dir: usize, len: u64) -> Option<u16> {
+        let picked = self.picker.as_mut().and_then(|p| p.pick(dir, len));
+        self.slots[token as usize] = picked.map_or(0, |(_, slot)| slot);
+        picked.map(|(prio, _)| prio)
+    }
+
+    /// The statistics slot of the I/O of `token` (valid from its `pick`
+    /// until the token is picked for again).
+    #[inline]
+    pub(crate) fn slot(&self, token: u32) -> u16 {
+        u16::from(self.slots[token as usize])
+    }
+
+    /// A new loop of the job (see [`Picker::new_loop`]).
+    pub(crate) fn new_loop(&mut self) {
+        if let Some(p) = self.picker.as_mut() {
+            p.new_loop();
         }
     }
-    Ok(n)
 }
 
 /// The per-I/O decision of one engine instance (fio's
@@ -443,176 +445,127 @@ impl Picker {
 mod tests {
     use super::*;
 
-    fn spec(args: &[&str]) -> JobSpec {
-        let mut a = vec!["--name=p", "--ioengine=libaio", "--size=1m"];
-        a.extend_from_slice(args);
-        crate::plan::testing::job(&a)
+    fn entry(bs: u64, perc: u32, prio: Option<u16>) -> SplitEntry {
+        SplitEntry { bs, perc, prio }
     }
 
-    fn cmdprio(args: &[&str]) -> Result<Option<CmdPrio>, CmdPrioError> {
-        CmdPrio::from_spec(&spec(args))
-    }
-
-    /// The first `n` decisions for reads of 4 KiB, as `0`/`1`.
-    fn draws(args: &[&str], n: usize) -> String {
-        let c = cmdprio(args).unwrap().unwrap();
-        let mut p = Picker::new(&c);
-        (0..n)
-            .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
-            .collect()
+    fn split(read: Vec<SplitEntry>, write: Vec<SplitEntry>) -> CmdPrioOptions {
+        CmdPrioOptions {
+            bssplit: Some([Ok(read), Ok(write)]),
+            dirs: [true, true],
+            ..CmdPrioOptions::default()
+        }
     }
 
     #[test]
-    fn picks_the_ios_fio_picks() {
-        // fio --name=p --ioengine=libaio --size=1M --rw=randread --iodepth=1
-        // --cmdprio_percentage=30 --cmdprio_class=1 --direct=1
-        // --write_lat_log=r --log_prio=1: the prio column of r_lat.1.log,
-        // 0x2000 as 1, 0x0000 as 0.
-        let fio = "1011000000000100001000111000100011011010000010000001010000001100";
-        assert_eq!(
-            draws(&["--rw=randread", "--cmdprio_percentage=30"], 64),
-            fio
-        );
-        // The same with --randseed=1234.
-        let fio = "1000110000110110010010010000100000000100001000011100100101010100";
-        assert_eq!(
-            draws(
-                &[
-                    "--rw=randread",
-                    "--cmdprio_percentage=30",
-                    "--randseed=1234"
-                ],
-                64
-            ),
-            fio
-        );
-    }
-
-    #[test]
-    fn each_loop_starts_again_with_randrepeat() {
-        // fio --loops=2 --size=256k (64 reads a loop): the log's prio
-        // column repeats the first 64 decisions.
-        let c = cmdprio(&["--rw=randread", "--cmdprio_percentage=30"])
-            .unwrap()
-            .unwrap();
-        let mut p = Picker::new(&c);
-        let loop_of = |p: &mut Picker| -> String {
-            (0..64)
-                .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
-                .collect()
+    fn no_options_no_tables() {
+        let o = CmdPrioOptions {
+            dirs: [true, true],
+            ..CmdPrioOptions::default()
         };
-        let first = loop_of(&mut p);
-        p.new_loop();
-        assert_eq!(loop_of(&mut p), first);
-        let c = cmdprio(&["--rw=randread", "--cmdprio_percentage=30", "--randrepeat=0"])
-            .unwrap()
-            .unwrap();
-        assert!(!c.repeatable);
+        assert!(!o.used());
+        assert_eq!(CmdPrio::new(&o, 1, true), Ok(None));
+        // A percentage for a direction the job does not do: none either.
+        let o = CmdPrioOptions {
+            percentage: [30, 0],
+            dirs: [false, true],
+            ..CmdPrioOptions::default()
+        };
+        assert_eq!(CmdPrio::new(&o, 1, true), Ok(None));
     }
 
     #[test]
-    fn job_priority_is_slot_zero() {
-        let c = cmdprio(&[
-            "--rw=randread",
-            "--cmdprio_percentage=20",
-            "--prioclass=2",
-            "--prio=7",
-        ])
-        .unwrap()
-        .unwrap();
-        assert_eq!(c.slots(0), &[0x4007, 0x2000]);
-        assert!(c.slots(1).is_empty(), "no writes, no table");
-        // A command priority equal to the job's shares its slot.
-        let c = cmdprio(&[
-            "--rw=randrw",
-            "--cmdprio_percentage=20,40",
-            "--cmdprio_class=2",
-            "--cmdprio=4",
-            "--prio=4",
-        ])
-        .unwrap()
-        .unwrap();
+    fn percentage_tables_share_the_jobs_slot() {
+        let o = CmdPrioOptions {
+            percentage: [20, 40],
+            class: [2, 2],
+            level: [4, 4],
+            job_ioprio: ioprio_value(CLASS_BE, 4),
+            dirs: [true, true],
+            ..CmdPrioOptions::default()
+        };
+        let c = CmdPrio::new(&o, 1, true).unwrap().unwrap();
         assert_eq!(c.slots(0), &[0x4004]);
         assert_eq!(c.slots(1), &[0x4004]);
-        assert_eq!(job_ioprio(&spec(&["--prioclass=3"])), 0x6000);
-        assert_eq!(job_ioprio(&spec(&["--prio=3"])), 0x4003);
-        assert_eq!(job_ioprio(&spec(&[])), 0);
+        // An unset class is the real-time one.
+        let o = CmdPrioOptions {
+            percentage: [20, 0],
+            job_ioprio: 0x4007,
+            dirs: [true, true],
+            ..CmdPrioOptions::default()
+        };
+        let c = CmdPrio::new(&o, 1, true).unwrap().unwrap();
+        assert_eq!(c.slots(0), &[0x4007, 0x2000]);
+        assert!(c.slots(1).is_empty());
     }
 
     #[test]
-    fn options_as_fio_reads_them() {
-        assert_eq!(cmdprio(&["--rw=randread"]), Ok(None));
+    fn refusals_as_fio() {
+        let mut o = split(vec![entry(4096, 50, None)], vec![]);
+        o.percentage = [30, 0];
+        assert_eq!(CmdPrio::new(&o, 1, true), Err(CmdPrioError::Exclusive));
+        let o = split(vec![entry(4096, 60, None), entry(4096, 50, None)], vec![]);
         assert_eq!(
-            cmdprio(&["--rw=randwrite", "--cmdprio_percentage=0,30"])
-                .unwrap()
-                .unwrap()
-                .slots(1),
-            &[0, 0x2000]
-        );
-        // Only for the direction the job does.
-        assert_eq!(
-            cmdprio(&["--rw=randwrite", "--cmdprio_percentage=30,0"]),
-            Ok(None)
-        );
-        assert_eq!(
-            cmdprio(&[
-                "--rw=randread",
-                "--cmdprio_percentage=30",
-                "--cmdprio_bssplit=4k/50"
-            ]),
-            Err(CmdPrioError::Exclusive)
-        );
-        assert_eq!(
-            cmdprio(&["--rw=randread", "--cmdprio_bssplit=4k/50/1"]),
-            Err(CmdPrioError::BadFormat)
-        );
-        assert_eq!(
-            cmdprio(&["--rw=randread", "--cmdprio_bssplit=4k/60:4k/50"]),
+            CmdPrio::new(&o, 1, true),
             Err(CmdPrioError::OverHundred { bs: 4096 })
         );
-        assert_eq!(
-            cmdprio(&["--rw=randread", "--cmdprio_bssplit=4q/50"]),
-            Err(CmdPrioError::BadSize)
-        );
+        let o = split(vec![entry(4096, 1, None); MAX_ENTRIES + 1], vec![]);
+        assert_eq!(CmdPrio::new(&o, 1, true), Err(CmdPrioError::TooMany));
+        let o = CmdPrioOptions {
+            bssplit: Some([Ok(vec![]), Err(CmdPrioError::BadFormat)]),
+            dirs: [true, true],
+            ..CmdPrioOptions::default()
+        };
+        assert_eq!(CmdPrio::new(&o, 1, true), Err(CmdPrioError::BadFormat));
     }
 
     #[test]
-    fn split_entries() {
-        // Debian's cmdprio-bssplit.fio, job cmdprio-adv-def.
-        let c = cmdprio(&[
-            "--rw=randrw",
-            "--bssplit=64k/40:1024k/60,1024k/100",
-            "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0",
-            "--prioclass=2",
-            "--prio=7",
-        ])
-        .unwrap()
-        .unwrap();
-        assert_eq!(c.slots(0), &[0x4007, 0x2001, 0x6002]);
-        assert!(c.slots(1).is_empty(), "writes: only 0% entries");
+    fn split_entries_pick_by_size() {
+        let mut o = split(
+            vec![
+                entry(65536, 25, Some(0x2001)),
+                entry(1 << 20, 10, None),
+                entry(65536, 75, Some(0x6002)),
+            ],
+            vec![],
+        );
+        o.class = [3, 3];
+        o.level = [5, 5];
+        o.job_ioprio = 0x4007;
+        let c = CmdPrio::new(&o, 1, true).unwrap().unwrap();
+        assert_eq!(c.slots(0), &[0x4007, 0x2001, 0x6002, 0x6005]);
+        assert!(c.slots(1).is_empty(), "no write entries");
         let mut p = Picker::new(&c);
-        let mut seen = [0u32; 3];
+        let mut seen = [0u32; 4];
         for _ in 0..1000 {
             let (_, slot) = p.pick(0, 65536).expect("100% of 64k reads");
             seen[slot as usize] += 1;
         }
         assert_eq!(seen[0], 0);
         assert!((200..300).contains(&seen[1]), "{seen:?}");
-        assert!(p.pick(0, 1 << 20).is_none(), "no entry for 1m");
-        assert!(p.pick(1, 1 << 20).is_none());
-        // The simple format takes cmdprio_class/cmdprio; one text is for
-        // both directions.
-        let c = cmdprio(&[
-            "--rw=randrw",
-            "--cmdprio_bssplit=8k/10:4k/100",
-            "--cmdprio_class=3",
-            "--cmdprio=5",
-        ])
-        .unwrap()
-        .unwrap();
-        assert_eq!(c.slots(0), &[0, 0x6005]);
-        assert_eq!(c.slots(1), &[0, 0x6005]);
+        assert!(p.pick(0, 4096).is_none(), "no entry for 4k");
+        assert!(p.pick(1, 65536).is_none(), "no table for writes");
+        assert!(p.pick(2, 65536).is_none(), "trims carry none");
+    }
+
+    #[test]
+    fn each_loop_starts_again_when_repeatable() {
+        let o = CmdPrioOptions {
+            percentage: [30, 0],
+            dirs: [true, false],
+            ..CmdPrioOptions::default()
+        };
+        let loop_of =
+            |p: &mut Picker| -> Vec<bool> { (0..64).map(|_| p.pick(0, 4096).is_some()).collect() };
+        let c = CmdPrio::new(&o, 12345, true).unwrap().unwrap();
         let mut p = Picker::new(&c);
-        assert_eq!(p.pick(1, 4096), Some((0x6005, 1)));
+        let first = loop_of(&mut p);
+        p.new_loop();
+        assert_eq!(loop_of(&mut p), first);
+        let c = CmdPrio::new(&o, 12345, false).unwrap().unwrap();
+        let mut p = Picker::new(&c);
+        assert_eq!(loop_of(&mut p), first, "the same seed");
+        p.new_loop();
+        assert_ne!(loop_of(&mut p), first, "goes on");
     }
 }

@@ -8,80 +8,19 @@
 //! (after [`IoEngine::commit`]) and queue the same I/O again.
 //!
 //! # Memory
-//! An [`Io`] carries a raw pointer into the job's I/O buffer pool. The
-//! workload guarantees that the buffer stays valid and is not touched by
-//! anyone else from the `queue` call until the engine reports the I/O
-//! complete (returned `Completed`, or handed back by `event`), and that it
-//! never has more than `iodepth` I/Os in flight. Engines keep per-I/O state
-//! in arrays indexed by [`Io::token`] (`0..iodepth`), allocated when the
-//! engine is created: nothing in `queue`/`commit`/`getevents`/`event`
-//! allocates.
+//! An [`Io`] carries a raw pointer into the job's I/O buffer pool, which
+//! the engine (or the kernel, for an asynchronous one) reads or writes
+//! until the I/O completes. That is why [`IoEngine::queue`] is `unsafe`:
+//! its caller (the workload's I/O loop) guarantees what its `# Safety`
+//! section says, that the buffer stays valid and untouched until then and
+//! that tokens in flight are distinct. Engines keep per-I/O state in arrays
+//! indexed by [`Io::token`] (`0..iodepth`), allocated when the engine is
+//! created: nothing in `queue`/`commit`/`getevents`/`event` allocates.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::plan::spec::JobSpec;
-
-use super::cmdprio::{self, CmdPrio, CmdPrioError};
-
-/// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IoDir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-    /// `fsync(2)` of the file (`fsync=N`, `end_fsync`).
-    Sync = 3,
-    /// `fdatasync(2)` of the file (`fdatasync=N`).
-    DataSync = 4,
-}
-
-impl IoDir {
-    /// Whether this moves (or discards) data, i.e. is counted as an I/O.
-    pub fn is_data(self) -> bool {
-        matches!(self, IoDir::Read | IoDir::Write | IoDir::Trim)
-    }
-}
-
-/// An opened file of an engine (index into the engine's own table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileId(pub u32);
-
-/// One I/O unit, as handed to [`IoEngine::queue`].
-#[derive(Debug, Clone, Copy)]
-pub struct Io {
-    /// Which unit of the pool this is: `0..iodepth`, unique among the I/Os
-    /// in flight. Engines index their per-I/O state with it.
-    pub token: u32,
-    pub file: FileId,
-    pub dir: IoDir,
-    pub offset: u64,
-    /// Bytes to transfer; 0 for `Sync`/`DataSync`.
-    pub len: usize,
-    /// Start of the data; valid for `len` bytes until the I/O completes.
-    pub buf: *mut u8,
-}
-
-/// The outcome of one I/O: bytes transferred, or the errno.
-pub type IoResult = Result<usize, i32>;
-
-/// What [`IoEngine::queue`] did with an I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Queued {
-    /// Done already (every I/O of a sync engine).
-    Completed(IoResult),
-    /// Accepted; it completes later through `getevents`/`event`.
-    Queued,
-    /// Not accepted now: commit, reap something, then queue it again.
-    Busy,
-}
-
-/// One completion read back with [`IoEngine::event`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Completion {
-    pub token: u32,
-    pub result: IoResult,
-}
+use super::files::Files;
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, Queued};
 
 /// What an engine can do; the workload asks these, never engine names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,203 +72,32 @@ impl Caps {
     };
 }
 
-/// How the workload wants a file opened (fio's `generic_open_file` flags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct OpenFlags {
-    /// `direct=1`: `O_DIRECT`, buffers and offsets must be aligned.
-    pub direct: bool,
-    /// The job writes or trims (open read-write rather than read-only).
-    pub write: bool,
-    /// `sync=sync`: `O_SYNC`.
-    pub sync: bool,
-    /// `sync=dsync`: `O_DSYNC`.
-    pub dsync: bool,
-    /// Create the file if it does not exist (`create_on_open`, or a write
-    /// job whose file was not laid out).
-    pub create: bool,
-}
-
-/// A file to open, as [`IoEngine::open`] receives it.
-#[derive(Debug, Clone)]
-pub struct FileTarget {
-    pub path: PathBuf,
-    pub flags: OpenFlags,
-    /// End of the job's I/O region in this file (`offset + size`): what the
-    /// mmap engine maps.
-    pub region_end: u64,
-}
-
-/// The job's I/O buffers, one unit per possible I/O in flight.
-#[derive(Debug, Clone, Copy)]
-pub struct IoMem {
-    pub base: *mut u8,
-    /// Bytes per unit (a multiple of the alignment).
-    pub unit: usize,
-    pub units: usize,
-}
-
-// SAFETY: an `IoMem` only names the pool (an address and sizes); nothing
-// safe reads or writes through it. The engines dereference the pointers
-// under the rules of the module documentation, on the job's thread. Being
-// `Send` and `Sync` lets a configuration that holds one (with a null pool
-// before the job starts) be shared with the job threads.
-unsafe impl Send for IoMem {}
-unsafe impl Sync for IoMem {}
-
-impl IoMem {
-    pub fn unit_ptr(&self, i: usize) -> *mut u8 {
-        debug_assert!(i < self.units);
-        // SAFETY (of the arithmetic): the pool holds `units * unit` bytes.
-        self.base.wrapping_add(i * self.unit)
-    }
-}
-
-/// Engine options, resolved from the job (the engine's own options and the
-/// core options engines read).
-#[derive(Debug, Clone, Copy)]
-pub struct EngineConfig {
+/// The options every engine reads: core options of the job, resolved by
+/// the plan (`src/plan/engine.rs`) with fio's defaults. An engine's own
+/// options come in its own struct (see [`crate::ioengine::EngineOptions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommonOptions {
+    /// `iodepth`: at most this many I/Os in flight (1 at least).
     pub iodepth: u32,
+    /// `direct=1` (or `buffered=0`).
     pub direct: bool,
     /// `iodepth_batch_complete_min` (libaio waits for none when it is 0).
     pub batch_complete_min: u32,
-    /// pvsync2, io_uring: `hipri` (RWF_HIPRI / IORING_SETUP_IOPOLL).
-    pub hipri: bool,
-    /// io_uring: `nonvectored` (-1: whatever the kernel supports).
-    pub nonvectored: i32,
-    pub fixedbufs: bool,
-    pub registerfiles: bool,
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
-    /// libaio: `userspace_reap`.
-    pub userspace_reap: bool,
-    /// filestat: `stat_type` (stat, lstat, statx).
-    pub stat_type: StatType,
-    /// io_uring: the I/O priority each read and write carries (fio's
-    /// `td->ioprio` from `prio`/`prioclass`; 0: none).
+    /// The job's own I/O priority (fio's `td->ioprio` from
+    /// `prio`/`prioclass`; 0: none), which io_uring puts on each read and
+    /// write.
     pub ioprio: u16,
-    /// libaio, io_uring: the command priorities (`cmdprio_*`), `Ok(None)`
-    /// when the job sets none; an error fails the engine's start, as fio.
-    pub cmdprio: Result<Option<CmdPrio>, CmdPrioError>,
-    pub mem: IoMem,
 }
 
-impl EngineConfig {
-    /// This configuration with `spec`'s command priority options.
-    pub fn with_cmdprio(mut self, spec: &JobSpec) -> EngineConfig {
-        self.cmdprio = CmdPrio::from_spec(spec);
-        self
-    }
-
-    /// The priorities `spec`'s I/Os can carry: the job's own (`prio`,
-    /// `prioclass`; 0 when neither is set) and, for reads and writes, the
-    /// priority of each statistics slot an engine reports through
-    /// [`IoEngine::prio_slot`] (empty: the direction has no command
-    /// priorities, every I/O is the job's).
-    pub fn prio_slots(spec: &JobSpec) -> (u16, [Vec<u16>; 2]) {
-        let job = cmdprio::job_ioprio(spec);
-        let slots = match CmdPrio::from_spec(spec) {
-            Ok(Some(c)) => [c.slots(0).to_vec(), c.slots(1).to_vec()],
-            _ => Default::default(),
-        };
-        (job, slots)
-    }
-
-    /// The per-I/O priority decision of an engine instance, or the error
-    /// that stops the engine from starting (`func`: fio's function name).
-    pub(crate) fn prio_picker(&self, func: &str) -> Result<Option<cmdprio::Picker>, EngineError> {
-        match &self.cmdprio {
-            Ok(c) => Ok(c.as_ref().map(cmdprio::Picker::new)),
-            Err(e) => Err(EngineError::new(libc::EINVAL, func).with_detail(e.to_string())),
-        }
-    }
-}
-
-/// filestat's `stat_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StatType {
-    #[default]
-    Stat,
-    Lstat,
-    Statx,
-}
-
-impl Default for EngineConfig {
+impl Default for CommonOptions {
     fn default() -> Self {
-        EngineConfig {
+        CommonOptions {
             iodepth: 1,
             direct: false,
             batch_complete_min: 1,
-            hipri: false,
-            nonvectored: -1,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            userspace_reap: false,
-            stat_type: StatType::Stat,
             ioprio: 0,
-            cmdprio: Ok(None),
-            mem: IoMem {
-                base: std::ptr::null_mut(),
-                unit: 0,
-                units: 0,
-            },
         }
     }
-}
-
-/// Why an engine could not start or open a file. `func` is what fio names
-/// in its message (`open(/path)`, `io_queue_init`, …).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EngineError {
-    pub errno: i32,
-    pub func: String,
-    /// Extra words for the user (a missing kernel feature, …).
-    pub detail: Option<String>,
-}
-
-impl EngineError {
-    pub fn new(errno: i32, func: impl Into<String>) -> EngineError {
-        EngineError {
-            errno,
-            func: func.into(),
-            detail: None,
-        }
-    }
-
-    pub fn last_os(func: impl Into<String>) -> EngineError {
-        EngineError::new(errno(), func)
-    }
-
-    pub fn with_detail(mut self, detail: impl Into<String>) -> EngineError {
-        self.detail = Some(detail.into());
-        self
-    }
-
-    /// For an `open` failure: fio's `open(PATH)`.
-    pub fn open(path: &Path, errno: i32) -> EngineError {
-        EngineError::new(errno, format!("open({})", path.display()))
-    }
-}
-
-impl std::fmt::Display for EngineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // strerror's text, without Rust's " (os error N)".
-        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
-        let text = text.rfind(" (os error ").map_or(&*text, |i| &text[..i]);
-        write!(f, "{}: {text}", self.func)?;
-        if let Some(d) = &self.detail {
-            write!(f, " ({d})")?;
-        }
-        Ok(())
-    }
-}
-
-/// The calling thread's `errno`.
-pub fn errno() -> i32 {
-    std::io::Error::last_os_error()
-        .raw_os_error()
-        .unwrap_or(libc::EIO)
 }
 
 /// One engine instance, owned by one job thread.
@@ -349,8 +117,21 @@ pub trait IoEngine {
         Ok(())
     }
 
-    /// Queue one I/O. See the module documentation for the buffer rules.
-    fn queue(&mut self, io: &Io) -> Queued;
+    /// Queue one I/O.
+    ///
+    /// # Safety
+    /// The caller guarantees, for the I/O from this call until the engine
+    /// reports it complete (`queue` returned [`Queued::Completed`], or
+    /// [`IoEngine::event`] handed its token back; for [`Queued::Busy`],
+    /// until `queue` returns):
+    ///
+    /// - `io.buf` is valid for `io.len` bytes (written to for a read, read
+    ///   for a write) and nothing else reads or writes those bytes: the
+    ///   engine, or the kernel for it, may do so at any time until then;
+    /// - `io.token` is below the engine's `iodepth` and no other I/O in
+    ///   flight has it (at most `iodepth` I/Os are in flight);
+    /// - `io.file` was returned by [`IoEngine::open`] and is not closed.
+    unsafe fn queue(&mut self, io: &Io) -> Queued;
 
     /// Submit everything queued since the last commit. Returns the errno of
     /// a failed submission.
@@ -382,7 +163,8 @@ pub trait IoEngine {
     fn new_loop(&mut self) {}
 
     /// The statistics slot of the priority the I/O of `token` carries
-    /// (fio's `io_u->clat_prio_index`, see [`EngineConfig::prio_slots`]):
+    /// (fio's `io_u->clat_prio_index`, see
+    /// [`EngineSpec::prio_slots`](crate::ioengine::EngineSpec::prio_slots)):
     /// 0, the job's own priority, unless the engine gave it a command
     /// priority. Valid from the `queue` of that I/O until the token is
     /// queued again.
@@ -392,30 +174,36 @@ pub trait IoEngine {
         0
     }
 
+    /// The engine's open files, when it keeps them in the shared table
+    /// (`Files`, fio's `generic_open_file` and friends): `invalidate`,
+    /// `fadvise` and `close_all` then work on it, with no code of the
+    /// engine's own. `None` for an engine that keeps its files otherwise
+    /// (or none at all); it overrides what it needs.
+    fn files(&mut self) -> Option<&mut Files> {
+        None
+    }
+
     /// Drop the file's cached pages before the job (`invalidate=1`).
     fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        let _ = file;
-        Ok(())
+        match self.files() {
+            Some(files) => files.invalidate(file),
+            None => Ok(()),
+        }
     }
 
     /// Tell the kernel how the region will be accessed (`fadvise_hint`):
     /// `advice` is `POSIX_FADV_RANDOM` or `POSIX_FADV_SEQUENTIAL`.
     fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        let _ = (file, offset, len, advice);
-        Ok(())
+        match self.files() {
+            Some(files) => files.fadvise(file, offset, len, advice),
+            None => Ok(()),
+        }
     }
 
     /// Close every file opened so far.
-    fn close_all(&mut self);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn errors_read_as_strerror() {
-        let e = EngineError::open(std::path::Path::new("/x/y"), libc::EACCES);
-        assert_eq!(e.to_string(), "open(/x/y): Permission denied");
+    fn close_all(&mut self) {
+        if let Some(files) = self.files() {
+            files.clear();
+        }
     }
 }

@@ -5,10 +5,9 @@
 
 use std::os::fd::OwnedFd;
 
-use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, OpenFlags, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::open_fd;
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, OpenFlags, Queued};
 
 #[derive(Default)]
 pub struct FileCreate {
@@ -26,7 +25,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileCreate::default()))
 }
 
@@ -50,7 +49,7 @@ impl IoEngine for FileCreate {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -2,10 +2,9 @@
 //! do nothing (fio's `engines/filedelete.c`). The files are laid out
 //! first, so that there is something to delete.
 
-use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 #[derive(Default)]
 pub struct FileDelete {
@@ -23,7 +22,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileDelete::default()))
 }
 
@@ -48,7 +47,7 @@ impl IoEngine for FileDelete {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::engine::{errno, EngineError, FileId, FileTarget, IoDir, IoResult, OpenFlags};
+use super::io::{errno, EngineError, FileId, FileTarget, IoDir, IoResult, OpenFlags};
 
 /// `BLKDISCARD`: `_IO(0x12, 119)`.
 const BLKDISCARD: libc::c_ulong = 0x1277;
@@ -222,8 +222,8 @@ pub fn non_data(
 
 /// The `IoEngine` impl every synchronous file engine shares (sync, psync,
 /// vsync, pvsync, pvsync2): each I/O completes inside `queue` through the
-/// engine's own `xfer`, files live in its `files` table, and it declares
-/// the `CAPS` of its module.
+/// engine's own `xfer`, files live in its `files` table (which the trait's
+/// default methods use), and it declares the `CAPS` of its module.
 macro_rules! sync_file_engine {
     ($ty:ident, $name:literal) => {
         impl IoEngine for $ty {
@@ -240,26 +240,15 @@ macro_rules! sync_file_engine {
             }
 
             #[inline]
-            fn queue(&mut self, io: &Io) -> Queued {
-                Queued::Completed(self.xfer(io))
+            unsafe fn queue(&mut self, io: &Io) -> Queued {
+                // SAFETY: the caller guarantees the buffer until the I/O
+                // completes (`queue`'s contract), which is before `xfer`
+                // returns.
+                Queued::Completed(unsafe { self.xfer(io) })
             }
 
-            fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-                self.files.invalidate(file)
-            }
-
-            fn fadvise(
-                &mut self,
-                file: FileId,
-                offset: u64,
-                len: u64,
-                advice: i32,
-            ) -> Result<(), i32> {
-                self.files.fadvise(file, offset, len, advice)
-            }
-
-            fn close_all(&mut self) {
-                self.files.clear();
+            fn files(&mut self) -> Option<&mut Files> {
+                Some(&mut self.files)
             }
         }
     };

@@ -2,10 +2,9 @@
 //! `statx`, by `stat_type`) of it; the I/Os do nothing (fio's
 //! `engines/filestat.c`). The files are laid out first.
 
-use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoEngine, Queued, StatType,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub struct FileStat {
     stat_type: StatType,
@@ -23,9 +22,31 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+/// filestat's `stat_type`: the call that "opens" a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StatType {
+    #[default]
+    Stat,
+    Lstat,
+    Statx,
+}
+
+/// filestat's own options (fio's `options[]` of `engines/filestat.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileStatOptions {
+    pub stat_type: StatType,
+}
+
+/// The fio names of [`FileStatOptions`].
+pub const OPTIONS: &[&str] = &["stat_type"];
+
+pub fn new(
+    _common: &CommonOptions,
+    opts: &FileStatOptions,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileStat {
-        stat_type: cfg.stat_type,
+        stat_type: opts.stat_type,
         opened: 0,
     }))
 }
@@ -73,7 +94,7 @@ impl IoEngine for FileStat {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
     }
 

@@ -19,11 +19,10 @@ use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
 
-use super::cmdprio::Picker;
-use super::engine::{
-    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
-};
+use super::cmdprio::{CmdPrioSetting, IoPrios};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 pub struct Uring {
     ring: IoUring,
@@ -33,9 +32,7 @@ pub struct Uring {
     /// The priority every read and write carries (0: none), unless a
     /// command priority is picked for it.
     ioprio: u16,
-    prio: Option<Picker>,
-    /// The statistics slot of each token's I/O.
-    slots: Box<[u8]>,
+    prio: IoPrios,
     vectored: bool,
     /// One iovec per token, for the vectored opcodes.
     iovecs: Box<[libc::iovec]>,
@@ -57,32 +54,86 @@ fn missing(feature: &str, why: &str) -> EngineError {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::QUEUED_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
-    let prio = cfg.prio_picker("fio_ioring_init")?;
+/// io_uring's own options (fio's `options[]` of `engines/io_uring.c` that
+/// rfio runs with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UringOptions {
+    /// `hipri`: a polled (`IORING_SETUP_IOPOLL`) ring.
+    pub hipri: bool,
+    /// `fixedbufs`: the buffer pool is registered, reads and writes are
+    /// `READ_FIXED`/`WRITE_FIXED`.
+    pub fixedbufs: bool,
+    /// `registerfiles`: fixed file indices.
+    pub registerfiles: bool,
+    /// `sqthread_poll`: a kernel submission thread, pinned to
+    /// `sqthread_poll_cpu` when that is set.
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    /// `nonvectored`: 1 plain `READ`/`WRITE`, 0 `READV`/`WRITEV`, -1
+    /// (unset) whatever the kernel has.
+    pub nonvectored: i32,
+    /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
+    pub cmdprio: CmdPrioSetting,
+}
+
+impl Default for UringOptions {
+    fn default() -> Self {
+        UringOptions {
+            hipri: false,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            nonvectored: -1,
+            cmdprio: Ok(None),
+        }
+    }
+}
+
+/// The fio names of [`UringOptions`].
+pub const OPTIONS: &[&str] = &[
+    "hipri",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "nonvectored",
+];
+
+pub fn new(
+    common: &CommonOptions,
+    opts: &UringOptions,
+    mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
+    let prio = IoPrios::start(&opts.cmdprio, depth, "fio_ioring_init")?;
     let mut b = IoUring::builder();
-    if cfg.sqthread_poll {
+    if opts.sqthread_poll {
         b.setup_sqpoll(1000);
-        if let Some(cpu) = cfg.sqthread_poll_cpu {
+        if let Some(cpu) = opts.sqthread_poll_cpu {
             b.setup_sqpoll_cpu(cpu);
         }
     }
-    if cfg.hipri {
+    if opts.hipri {
         b.setup_iopoll();
     }
     let ring = b.build(depth.next_power_of_two() as u32).map_err(|e| {
         let errno = e.raw_os_error().unwrap_or(libc::EIO);
         let why = match errno {
             libc::ENOSYS => "the kernel has no io_uring".to_string(),
-            libc::EPERM if cfg.sqthread_poll => {
+            libc::EPERM if opts.sqthread_poll => {
                 "sqthread_poll needs privileges the process lacks".to_string()
             }
             libc::EPERM => {
                 "io_uring is disabled (see /proc/sys/kernel/io_uring_disabled)".to_string()
             }
-            libc::EINVAL if cfg.sqthread_poll || cfg.hipri => format!(
+            libc::EINVAL if opts.sqthread_poll || opts.hipri => format!(
                 "the kernel refused the ring setup ({})",
-                match (cfg.sqthread_poll, cfg.hipri) {
+                match (opts.sqthread_poll, opts.hipri) {
                     (true, true) => "sqthread_poll, hipri",
                     (true, false) => "sqthread_poll",
                     _ => "hipri",
@@ -110,7 +161,7 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         }
     };
     let plain = has(opcode::Read::CODE) && has(opcode::Write::CODE);
-    let vectored = match cfg.nonvectored {
+    let vectored = match opts.nonvectored {
         0 => true,
         n if n > 0 => {
             if !plain {
@@ -120,17 +171,17 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         }
         _ => !plain,
     };
-    if cfg.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
+    if opts.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
         return Err(missing("IORING_OP_READ_FIXED/WRITE_FIXED", "fixedbufs"));
     }
     if vectored && !(has(opcode::Readv::CODE) && has(opcode::Writev::CODE)) {
         return Err(missing("IORING_OP_READV/WRITEV", "io_uring"));
     }
-    if cfg.fixedbufs {
-        let iovecs: Vec<libc::iovec> = (0..cfg.mem.units)
+    if opts.fixedbufs {
+        let iovecs: Vec<libc::iovec> = (0..mem.units)
             .map(|i| libc::iovec {
-                iov_base: cfg.mem.unit_ptr(i).cast(),
-                iov_len: cfg.mem.unit,
+                iov_base: mem.unit_ptr(i).cast(),
+                iov_len: mem.unit,
             })
             .collect();
         // SAFETY: the buffers belong to the job's pool, which outlives the
@@ -148,11 +199,10 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         ring,
         files: Files::default(),
         // fio forces registered files with an SQ thread.
-        registered_files: cfg.registerfiles || cfg.sqthread_poll,
-        fixedbufs: cfg.fixedbufs,
-        ioprio: cfg.ioprio,
+        registered_files: opts.registerfiles || opts.sqthread_poll,
+        fixedbufs: opts.fixedbufs,
+        ioprio: common.ioprio,
         prio,
-        slots: vec![0; depth].into_boxed_slice(),
         vectored,
         iovecs: vec![zero; depth].into_boxed_slice(),
         events: vec![(0, 0); depth].into_boxed_slice(),
@@ -232,23 +282,19 @@ impl IoEngine for Uring {
         Ok(())
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.inflight >= self.depth {
             return Queued::Busy;
         }
-        self.slots[io.token as usize] = 0;
+        // Trims and syncs draw nothing and keep the job's priority.
+        let prio = (self.prio)
+            .pick(io.token, io.dir as usize, io.len as u64)
+            .unwrap_or(self.ioprio);
         if io.dir == IoDir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
             }
             return Queued::Completed(trim(self.files.get(io.file), io.offset, io.len));
-        }
-        let mut prio = self.ioprio;
-        if let Some(p) = self.prio.as_mut() {
-            if let Some((v, slot)) = p.pick(io.dir as usize, io.len as u64) {
-                prio = v;
-                self.slots[io.token as usize] = slot;
-            }
         }
         if self.vectored {
             self.iovecs[io.token as usize] = libc::iovec {
@@ -261,8 +307,9 @@ impl IoEngine for Uring {
         } else {
             build_sqe!(self, io, types::Fd(self.files.fd(io.file)), prio)
         };
-        // SAFETY: the buffer (and iovec) stay valid until the completion is
-        // reaped (engine contract; the iovec lives in `self`).
+        // SAFETY: the buffer stays valid until the completion is reaped
+        // (`queue`'s contract); so does the iovec, which lives in `self` at
+        // this token's index, not reused while the token is in flight.
         match unsafe { self.ring.submission().push(&sqe) } {
             Ok(()) => {
                 self.inflight += 1;
@@ -334,22 +381,16 @@ impl IoEngine for Uring {
     }
 
     fn new_loop(&mut self) {
-        if let Some(p) = self.prio.as_mut() {
-            p.new_loop();
-        }
+        self.prio.new_loop();
     }
 
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
-        u16::from(self.slots[token as usize])
+        self.prio.slot(token)
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 
     fn close_all(&mut self) {

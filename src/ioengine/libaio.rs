@@ -16,12 +16,10 @@
 use std::ptr;
 use std::time::Duration;
 
-use super::cmdprio::Picker;
-use super::engine::{
-    errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    Queued,
-};
+use super::cmdprio::{CmdPrioSetting, IoPrios};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
+use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
 
@@ -87,23 +85,54 @@ pub struct Libaio {
     /// Completions waited for at least: `iodepth_batch_complete_min`.
     batch_complete_min: u32,
     userspace_reap: bool,
-    /// Command priorities: the decision, and the statistics slot of each
-    /// token's I/O.
-    prio: Option<Picker>,
-    slots: Box<[u8]>,
+    /// Command priorities.
+    prio: IoPrios,
 }
 
 /// What this engine can do.
 pub const CAPS: Caps = Caps::QUEUED_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
-    let prio = cfg.prio_picker("fio_libaio_init")?;
+/// libaio's own options (fio's `options[]` of `engines/libaio.c` that rfio
+/// runs with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LibaioOptions {
+    /// `userspace_reap`: read completions from the kernel's ring when the
+    /// caller does not wait.
+    pub userspace_reap: bool,
+    /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
+    pub cmdprio: CmdPrioSetting,
+}
+
+impl Default for LibaioOptions {
+    fn default() -> Self {
+        LibaioOptions {
+            userspace_reap: false,
+            cmdprio: Ok(None),
+        }
+    }
+}
+
+/// The fio names of [`LibaioOptions`].
+pub const OPTIONS: &[&str] = &[
+    "userspace_reap",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+];
+
+pub fn new(
+    common: &CommonOptions,
+    opts: &LibaioOptions,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
+    let prio = IoPrios::start(&opts.cmdprio, depth, "fio_libaio_init")?;
     let mut ctx: AioContext = 0;
     // fio first asks for a huge queue (it does not need the user ring),
     // then falls back to the iodepth; userspace_reap needs the ring sized.
     let mut r = -1;
-    if !cfg.userspace_reap {
+    if !opts.userspace_reap {
         // SAFETY: io_setup writes the context id to `ctx`.
         r = unsafe { libc::syscall(libc::SYS_io_setup, libc::c_int::MAX, &mut ctx) };
     }
@@ -127,10 +156,9 @@ pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         npending: 0,
         inflight: 0,
         events: vec![IoEvent::default(); depth].into_boxed_slice(),
-        batch_complete_min: cfg.batch_complete_min,
-        userspace_reap: cfg.userspace_reap,
+        batch_complete_min: common.batch_complete_min,
+        userspace_reap: opts.userspace_reap,
         prio,
-        slots: vec![0; depth].into_boxed_slice(),
     }))
 }
 
@@ -178,29 +206,24 @@ impl IoEngine for Libaio {
         self.files.open(target)
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.npending + self.inflight >= self.iocbs.len() {
             return Queued::Busy;
         }
-        self.slots[io.token as usize] = 0;
+        // Trims and syncs draw nothing and carry no priority.
+        let (reqprio, flags) = match self.prio.pick(io.token, io.dir as usize, io.len as u64) {
+            Some(prio) => (prio as i16, IOCB_FLAG_IOPRIO),
+            None => (0, 0),
+        };
         if !matches!(io.dir, IoDir::Read | IoDir::Write) {
             // Serialised with the other I/O, as fio: wait until none queued.
             if self.npending + self.inflight > 0 {
                 return Queued::Busy;
             }
-            let r = non_data(&self.files, io.file, io.dir, io.offset, io.len);
-            return Queued::Completed(r.expect("not a read or write"));
+            if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
+                return Queued::Completed(r);
+            }
         }
-        let (reqprio, flags) = match self.prio.as_mut() {
-            Some(p) => match p.pick(io.dir as usize, io.len as u64) {
-                Some((prio, slot)) => {
-                    self.slots[io.token as usize] = slot;
-                    (prio as i16, IOCB_FLAG_IOPRIO)
-                }
-                None => (0, 0),
-            },
-            None => (0, 0),
-        };
         let cb = &mut self.iocbs[io.token as usize];
         *cb = Iocb {
             aio_data: u64::from(io.token),
@@ -227,7 +250,8 @@ impl IoEngine for Libaio {
         while done < self.npending {
             // SAFETY: `pending[done..npending]` point at iocbs we own that
             // stay put (boxed slice) until they complete; their buffers are
-            // valid until completion (the engine contract).
+            // valid until completion (guaranteed to `queue`, which queued
+            // them).
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_submit,
@@ -324,26 +348,16 @@ impl IoEngine for Libaio {
     }
 
     fn new_loop(&mut self) {
-        if let Some(p) = self.prio.as_mut() {
-            p.new_loop();
-        }
+        self.prio.new_loop();
     }
 
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
-        u16::from(self.slots[token as usize])
+        self.prio.slot(token)
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }
 

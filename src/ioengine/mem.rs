@@ -19,7 +19,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
-use super::buf::AlignedBuf;
+use super::buf::{page_size, AlignedBuf};
 
 /// fio's memory types (`enum fio_memtype`), without `cudamalloc`, which a
 /// fio built without CUDA does not offer either.
@@ -114,13 +114,6 @@ impl MemError {
             .unwrap_or(libc::EIO);
         MemError::errno(src, func, errno)
     }
-}
-
-/// The system page size.
-pub fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
 }
 
 /// A job's I/O memory: `len` usable bytes from [`IoMemory::as_mut_ptr`],

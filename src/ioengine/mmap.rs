@@ -6,11 +6,9 @@
 
 use std::os::fd::AsRawFd;
 
-use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 struct Mapped {
     file: OpenFile,
@@ -31,10 +29,10 @@ pub const CAPS: Caps = Caps {
     ..Caps::SYNC_FILES
 };
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Mmap {
         maps: Vec::new(),
-        direct: cfg.direct,
+        direct: common.direct,
     }))
 }
 
@@ -48,8 +46,11 @@ impl Mmap {
         }
     }
 
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         let m = &self.maps[io.file.0 as usize];
         match io.dir {
             IoDir::Trim => return trim(&m.file, io.offset, io.len),
@@ -66,9 +67,9 @@ impl Mmap {
         }
         // SAFETY: `offset..offset+len` is inside the mapping (checked above).
         let at = unsafe { m.ptr.add(io.offset as usize) };
-        // SAFETY: `io.buf` is valid for `len` bytes (engine contract), the
-        // mapping range as above; the two never overlap (the buffer is the
-        // job's own memory).
+        // SAFETY: `io.buf` is valid for `len` bytes (this function's
+        // contract), the mapping range as above; the two never overlap (the
+        // buffer is the job's own memory).
         unsafe {
             if io.dir == IoDir::Read {
                 std::ptr::copy_nonoverlapping(at, io.buf, io.len);
@@ -116,12 +117,12 @@ impl IoEngine for Mmap {
                 return Err(EngineError::last_os("fstat"));
             }
             let is_file = (st.st_mode & libc::S_IFMT) == libc::S_IFREG;
-            // SAFETY: ftruncate only takes integers.
-            if is_file
-                && (st.st_size as u64) < target.region_end
-                && unsafe { libc::ftruncate(raw, target.region_end as libc::off_t) } < 0
-            {
-                return Err(EngineError::last_os("ftruncate"));
+            if is_file && (st.st_size as u64) < target.region_end {
+                // SAFETY: ftruncate only takes integers.
+                let r = unsafe { libc::ftruncate(raw, target.region_end as libc::off_t) };
+                if r < 0 {
+                    return Err(EngineError::last_os("ftruncate"));
+                }
             }
         }
         let prot = if flags.write {
@@ -150,8 +151,10 @@ impl IoEngine for Mmap {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
-        Queued::Completed(self.xfer(io))
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
+        // SAFETY: the caller guarantees the buffer until the I/O completes
+        // (`queue`'s contract), which is before `xfer` returns.
+        Queued::Completed(unsafe { self.xfer(io) })
     }
 
     fn invalidate(&mut self, file: FileId) -> Result<(), i32> {

@@ -5,9 +5,8 @@
 
 use std::time::Duration;
 
-use super::engine::{
-    Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
 pub struct Null {
     sync: bool,
@@ -22,8 +21,8 @@ pub struct Null {
 
 /// What the null engine can do: it is synchronous at iodepth 1 only
 /// (fio's `fio_null_init` sets `FIO_SYNCIO` then).
-pub fn caps(cfg: &EngineConfig) -> Caps {
-    caps_for(cfg.iodepth <= 1)
+pub fn caps(common: &CommonOptions) -> Caps {
+    caps_for(common.iodepth <= 1)
 }
 
 fn caps_for(sync: bool) -> Caps {
@@ -38,8 +37,8 @@ fn caps_for(sync: bool) -> Caps {
     }
 }
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
+pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
     Ok(Box::new(Null {
         sync: depth == 1,
         tokens: vec![0; depth].into_boxed_slice(),
@@ -72,7 +71,7 @@ impl IoEngine for Null {
     }
 
     #[inline]
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if self.sync {
             return Queued::Completed(Ok(done(io)));
         }
@@ -111,6 +110,4 @@ impl IoEngine for Null {
             result: Ok(self.results[token as usize]),
         }
     }
-
-    fn close_all(&mut self) {}
 }

@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::engine::{
-    errno, Caps, Completion, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine,
-    IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::io::{
+    errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued,
+};
 
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
 const SUSPEND_ENTRIES: usize = 8;
@@ -31,8 +31,8 @@ pub const CAPS: Caps = Caps {
     ..Caps::QUEUED_FILES
 };
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = cfg.iodepth.max(1) as usize;
+pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+    let depth = common.iodepth.max(1) as usize;
     // SAFETY: an all-zero aiocb is the documented initial state.
     let zero: libc::aiocb = unsafe { std::mem::zeroed() };
     Ok(Box::new(PosixAio {
@@ -57,7 +57,7 @@ impl IoEngine for PosixAio {
         self.files.open(target)
     }
 
-    fn queue(&mut self, io: &Io) -> Queued {
+    unsafe fn queue(&mut self, io: &Io) -> Queued {
         if io.dir == IoDir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
@@ -74,7 +74,7 @@ impl IoEngine for PosixAio {
         cb.aio_offset = io.offset as libc::off_t;
         // SAFETY: the control block lives in `self.cbs` (a boxed slice that
         // never moves) and the buffer stays valid until the request is
-        // reaped (engine contract).
+        // reaped (`queue`'s contract).
         let r = unsafe {
             match io.dir {
                 IoDir::Read => libc::aio_read(cb),
@@ -172,16 +172,8 @@ impl IoEngine for PosixAio {
         Completion { token, result }
     }
 
-    fn invalidate(&mut self, file: FileId) -> Result<(), i32> {
-        self.files.invalidate(file)
-    }
-
-    fn fadvise(&mut self, file: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
-        self.files.fadvise(file, offset, len, advice)
-    }
-
-    fn close_all(&mut self) {
-        self.files.clear();
+    fn files(&mut self) -> Option<&mut Files> {
+        Some(&mut self.files)
     }
 }
 

@@ -1,9 +1,8 @@
 //! `ioengine=psync`: positioned `pread(2)`/`pwrite(2)` (fio's `engines/sync.c`).
 
-use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Psync {
@@ -13,20 +12,23 @@ pub struct Psync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Psync::default()))
 }
 
 impl Psync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
         let fd = self.files.fd(io.file);
         let off = io.offset as libc::off_t;
-        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
-        // (the engine contract), which is before this returns.
+        // SAFETY: `io.buf` is valid for `io.len` bytes until this returns
+        // (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::pread(fd, io.buf.cast(), io.len, off),

@@ -1,10 +1,9 @@
 //! `ioengine=pvsync`: `preadv(2)`/`pwritev(2)` of one vector (fio's
 //! `engines/sync.c`).
 
-use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Pvsync {
@@ -14,13 +13,16 @@ pub struct Pvsync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Pvsync::default()))
 }
 
 impl Pvsync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -31,7 +33,7 @@ impl Pvsync {
         };
         let off = io.offset as libc::off_t;
         // SAFETY: `iov` describes `io.buf`, valid for `io.len` bytes until
-        // completion (the engine contract), which is before this returns.
+        // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::preadv(fd, &iov, 1, off),

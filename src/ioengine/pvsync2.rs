@@ -2,10 +2,9 @@
 //! `RWF_HIPRI` (polled completion) when `hipri` is set (fio's
 //! `engines/sync.c`).
 
-use super::engine::{
-    Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult, Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 pub struct Pvsync2 {
     files: Files,
@@ -16,16 +15,34 @@ pub struct Pvsync2 {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+/// pvsync2's own options (fio's `options[]` of `engines/sync.c` that rfio
+/// runs with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pvsync2Options {
+    /// `hipri`: `RWF_HIPRI` on every transfer.
+    pub hipri: bool,
+}
+
+/// The fio names of [`Pvsync2Options`].
+pub const OPTIONS: &[&str] = &["hipri"];
+
+pub fn new(
+    _common: &CommonOptions,
+    opts: &Pvsync2Options,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Pvsync2 {
         files: Files::default(),
-        rwf: if cfg.hipri { libc::RWF_HIPRI } else { 0 },
+        rwf: if opts.hipri { libc::RWF_HIPRI } else { 0 },
     }))
 }
 
 impl Pvsync2 {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -36,7 +53,7 @@ impl Pvsync2 {
         };
         let off = io.offset as libc::off_t;
         // SAFETY: `iov` describes `io.buf`, valid for `io.len` bytes until
-        // completion (the engine contract), which is before this returns.
+        // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::preadv2(fd, &iov, 1, off, self.rwf),

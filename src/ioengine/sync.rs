@@ -1,10 +1,8 @@
 //! `ioengine=sync`: `lseek(2)` then `read(2)`/`write(2)` (fio's `engines/sync.c`).
 
-use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Sync {
@@ -14,13 +12,16 @@ pub struct Sync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Sync::default()))
 }
 
 impl Sync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -29,8 +30,8 @@ impl Sync {
         if unsafe { libc::lseek(fd, io.offset as libc::off_t, libc::SEEK_SET) } < 0 {
             return Err(errno());
         }
-        // SAFETY: `io.buf` is valid for `io.len` bytes until completion
-        // (the engine contract), which is before this returns.
+        // SAFETY: `io.buf` is valid for `io.len` bytes until this returns
+        // (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::read(fd, io.buf.cast(), io.len),

@@ -1,11 +1,9 @@
 //! `ioengine=vsync`: `lseek(2)` then `readv(2)`/`writev(2)` of one vector
 //! (fio's `engines/sync.c`).
 
-use super::engine::{
-    errno, Caps, EngineConfig, EngineError, FileId, FileTarget, Io, IoDir, IoEngine, IoResult,
-    Queued,
-};
+use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
 pub struct Vsync {
@@ -15,13 +13,16 @@ pub struct Vsync {
 /// What this engine can do.
 pub const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
+pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Vsync::default()))
 }
 
 impl Vsync {
+    /// # Safety
+    /// As [`IoEngine::queue`]: `io.buf` is valid for `io.len` bytes, and
+    /// untouched by anyone else, until this returns.
     #[inline]
-    fn xfer(&mut self, io: &Io) -> IoResult {
+    unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         if let Some(r) = non_data(&self.files, io.file, io.dir, io.offset, io.len) {
             return r;
         }
@@ -35,7 +36,7 @@ impl Vsync {
             iov_len: io.len,
         };
         // SAFETY: `iov` describes `io.buf`, valid for `io.len` bytes until
-        // completion (the engine contract), which is before this returns.
+        // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
                 IoDir::Read => libc::readv(fd, &iov, 1),

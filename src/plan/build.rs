@@ -439,6 +439,7 @@ fn job_spec(
         options: Arc::clone(&p.options),
         pattern,
         ioengine: p.options.ioengine().to_string(),
+        engine: Default::default(),
         iodepth: r.io.iodepth,
         bs,
         size,
@@ -476,6 +477,7 @@ fn job_spec(
         files,
     };
     files::draw_ranged_sizes(&mut job);
+    job.engine = super::engine::resolve(&job, diags)?;
     Some(job)
 }
 

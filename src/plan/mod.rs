@@ -4,6 +4,7 @@
 //! and `--showcmd` stop here.
 
 pub mod build;
+pub(crate) mod engine;
 pub mod files;
 pub mod input;
 pub mod resolve;

@@ -12,6 +12,7 @@ use super::resolve::think::ThinkOptions;
 use super::resolve::zones::ZoneOptions;
 use super::resolve::Refusal;
 use crate::diag::Span;
+use crate::ioengine::EngineSpec;
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
 
@@ -96,6 +97,8 @@ pub struct JobSpec {
     pub options: Arc<JobOptions>,
     pub pattern: Pattern,
     pub ioengine: String,
+    /// The engine's options, common and its own (`plan::engine`).
+    pub engine: EngineSpec,
     pub iodepth: u32,
     /// Minimum and maximum block size per direction (read, write, trim).
     pub bs: [(u64, u64); 3],

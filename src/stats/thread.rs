@@ -10,7 +10,6 @@ use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::lat::LatAccum;
 use super::summary::ClatPrio;
-use crate::ioengine::EngineConfig;
 use crate::logs::{JobLogs, LogConfig, LogKind};
 use crate::plan::spec::JobSpec;
 
@@ -93,7 +92,7 @@ impl ThreadStats {
     /// Stats for `spec`: what it records and logs follows its options
     /// (`ThreadStats::default()` records with fio's defaults and no logs).
     pub fn new(spec: &JobSpec) -> ThreadStats {
-        let (ioprio, slots) = EngineConfig::prio_slots(spec);
+        let (ioprio, slots) = spec.engine.prio_slots();
         ThreadStats {
             cfg: StatsConfig::from_spec(spec),
             log_cfg: LogConfig::from_spec(spec),

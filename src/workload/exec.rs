@@ -29,7 +29,7 @@ use super::progress::{self, JobProgress, JobState};
 use super::rate::RateLimiter;
 use super::rng::{Generator, Seeds};
 use super::runner::Log;
-use super::settings::{ERR_READ, ERR_VERIFY, ERR_WRITE};
+use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 use super::think::ThinkTime;
 use super::verify::{History, Piece, ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST};
 use crate::ioengine::{
@@ -316,10 +316,7 @@ impl<'j, 'a> Exec<'j, 'a> {
                 }),
                 _ => [0; 3],
             },
-            cmdprio: matches!(
-                crate::ioengine::cmdprio::CmdPrio::from_spec(spec),
-                Ok(Some(_))
-            ),
+            cmdprio: spec.engine.cmdprio().is_some(),
             serialize: depth > 1
                 && matches!(
                     spec.opt("serialize_overlap"),
@@ -745,7 +742,11 @@ impl<'j, 'a> Exec<'j, 'a> {
         let status = if self.serialize && self.cur_depth > 0 && self.overlaps_in_flight(t) {
             Queued::Busy
         } else {
-            self.engine.queue(&self.units[t as usize].io)
+            // SAFETY: unit `t` was taken from the free list, so no I/O in
+            // flight has its token and nobody else touches its buffer (pool
+            // unit `t`, at least `io.len` bytes, which outlives the engine)
+            // until the engine reports it complete and it goes back there.
+            unsafe { self.engine.queue(&self.units[t as usize].io) }
         };
         let queued = status == Queued::Queued;
         match status {
@@ -1172,7 +1173,9 @@ impl<'j, 'a> Exec<'j, 'a> {
         u.len = 0;
         let t0 = self.now();
         let result = loop {
-            match self.engine.queue(&self.units[t as usize].io) {
+            // SAFETY: nothing is in flight (drained above) and unit `t`
+            // came from the free list; a sync moves no data (`len` 0).
+            match unsafe { self.engine.queue(&self.units[t as usize].io) } {
                 Queued::Completed(r) => break r,
                 Queued::Queued => {
                     if let Err(e) = self.engine.commit() {

@@ -17,7 +17,7 @@ use super::offsets::{self, IoGen};
 use super::placement::Placement;
 use super::rate::RateLimiter;
 use super::rng::Seeds;
-use super::settings::Settings;
+use crate::plan::resolve::io::IoOptions;
 pub(super) use super::think::sleep_unless;
 use super::think::ThinkTime;
 use crate::ioengine::{self, Caps, EngineDef};
@@ -51,7 +51,7 @@ impl FileRegion {
 /// A job checked before any thread starts.
 pub struct Prepared<'a> {
     pub spec: &'a JobSpec,
-    pub set: Settings,
+    pub set: IoOptions,
     pub(super) engine: &'static EngineDef,
     /// Capabilities with the job's settings (known before the engine runs).
     pub caps: Caps,
@@ -93,9 +93,9 @@ impl<'a> Prepared<'a> {
             job: spec.name.clone(),
             msg,
         };
-        let set = Settings::of(spec);
+        let set = spec.io.clone();
         let place = Placement::of(spec);
-        let caps = (engine.caps)(&set.engine_config(spec.direct));
+        let caps = (engine.caps)(&spec.engine);
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
                 job: spec.name.clone(),

@@ -33,7 +33,6 @@ pub mod rate;
 pub mod rng;
 mod runner;
 mod safety;
-mod settings;
 pub mod think;
 mod thread;
 mod verify;

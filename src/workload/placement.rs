@@ -61,13 +61,6 @@ impl Placement {
     /// Steps 1–3 on the calling (job) thread: affinity, locked memory,
     /// I/O priority. The locked memory stays locked until the returned
     /// value is dropped.
-    /// The priority fio's io_uring engine puts on each read and write
-    /// (`sqe->ioprio = td->ioprio`): the `ioprio_set` value, 0 when neither
-    /// `prio` nor `prioclass` is set.
-    pub fn ioprio(&self) -> u16 {
-        self.opts.ioprio.map_or(0, |v| v as u16)
-    }
-
     pub fn enter(&self, log: &dyn Log) -> Result<Pinned, Failure> {
         if let Some(cpus) = &self.opts.cpus {
             let mut mask = cpus.clone();

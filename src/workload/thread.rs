@@ -15,7 +15,7 @@ use super::log::Log;
 use super::placement::Failure;
 use super::rng::Rng;
 use super::think::sleep_unless;
-use crate::ioengine::{EngineConfig, IoMem, IoMemory, MemSpec, ALIGN};
+use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
 use crate::stats::{JobReport, Layout, ThreadStats};
 
 impl Prepared<'_> {
@@ -142,12 +142,7 @@ impl Prepared<'_> {
             unit,
             units: depth,
         };
-        let cfg = EngineConfig {
-            mem,
-            ioprio: self.place.ioprio(),
-            ..set.engine_config(spec.direct)
-        };
-        let engine = match (self.engine.new)(&cfg) {
+        let engine = match (self.engine.new)(&spec.engine, mem) {
             Ok(e) => e,
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));

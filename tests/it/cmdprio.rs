@@ -17,9 +17,7 @@
 
 use std::path::Path;
 
-use rfio::ioengine::{
-    self, AlignedBuf, EngineConfig, FileTarget, Io, IoDir, IoMem, OpenFlags, Queued,
-};
+use rfio::ioengine::{self, AlignedBuf, FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
 use rfio::plan::Plan;
 use rfio::stats::summary::{ClatPrio, Summary};
 use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT};
@@ -885,14 +883,10 @@ fn engines_pick_the_ios_fio_picks() {
             unit: 4096,
             units: 1,
         };
-        let cfg = EngineConfig {
-            iodepth: 1,
-            mem,
-            ..EngineConfig::default()
-        }
-        .with_cmdprio(&p.jobs[0]);
+        let spec = &p.jobs[0].engine;
+        assert_eq!(spec.common.iodepth, 1);
         let def = ioengine::lookup(engine).unwrap();
-        let mut e = match (def.new)(&cfg) {
+        let mut e = match (def.new)(spec, mem) {
             Ok(e) => e,
             Err(err) => {
                 println!("skipping {engine}: {err}");
@@ -916,7 +910,9 @@ fn engines_pick_the_ios_fio_picks() {
                 len: 4096,
                 buf: mem.base,
             };
-            match e.queue(&io) {
+            // SAFETY: `buf` (4096 bytes) outlives the I/O, which completes
+            // before the next is queued; token 0 is the only one.
+            match unsafe { e.queue(&io) } {
                 Queued::Queued => {
                     e.commit().unwrap();
                     assert_eq!(e.getevents(1, 1, None).unwrap(), 1);

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use rfio::ioengine::{self, EngineConfig};
+use rfio::ioengine::{self, CommonOptions, EngineSpec, IoMem};
 use rfio::stats::{JobReport, RunReport};
 use rfio::workload::{Log, RunError};
 
@@ -51,11 +51,14 @@ fn ok(j: &JobReport) {
 /// Whether the kernel lets `engine` start here; prints why not.
 fn available(engine: &str, depth: u32) -> bool {
     let def = ioengine::lookup(engine).expect("registered");
-    let cfg = EngineConfig {
-        iodepth: depth,
-        ..EngineConfig::default()
+    let spec = EngineSpec {
+        common: CommonOptions {
+            iodepth: depth,
+            ..CommonOptions::default()
+        },
+        ..EngineSpec::default()
     };
-    match (def.new)(&cfg) {
+    match (def.new)(&spec, IoMem::NONE) {
         Ok(_) => true,
         Err(e) => {
             println!("skipping {engine}: the kernel cannot start it here: {e}");

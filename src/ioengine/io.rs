@@ -1,0 +1,181 @@
+//! What crosses the engine contract (`engine.rs`): the I/O unit and
+//! its outcome, the files an engine opens, the job's buffer pool, and the
+//! errors an engine reports (fio's `io_u.h` and `td_verror` errnos).
+
+use std::path::{Path, PathBuf};
+
+/// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoDir {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+    /// `fsync(2)` of the file (`fsync=N`, `end_fsync`).
+    Sync = 3,
+    /// `fdatasync(2)` of the file (`fdatasync=N`).
+    DataSync = 4,
+}
+
+impl IoDir {
+    /// Whether this moves (or discards) data, i.e. is counted as an I/O.
+    pub fn is_data(self) -> bool {
+        matches!(self, IoDir::Read | IoDir::Write | IoDir::Trim)
+    }
+}
+
+/// An opened file of an engine (index into the engine's own table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId(pub u32);
+
+/// One I/O unit, as handed to [`IoEngine::queue`](crate::ioengine::IoEngine::queue).
+#[derive(Debug, Clone, Copy)]
+pub struct Io {
+    /// Which unit of the pool this is: `0..iodepth`, unique among the I/Os
+    /// in flight. Engines index their per-I/O state with it.
+    pub token: u32,
+    pub file: FileId,
+    pub dir: IoDir,
+    pub offset: u64,
+    /// Bytes to transfer; 0 for `Sync`/`DataSync`.
+    pub len: usize,
+    /// Start of the data: valid for `len` bytes until the I/O completes,
+    /// which whoever queues the I/O guarantees (see the `# Safety` of
+    /// `IoEngine::queue`).
+    pub buf: *mut u8,
+}
+
+/// The outcome of one I/O: bytes transferred, or the errno.
+pub type IoResult = Result<usize, i32>;
+
+/// What [`IoEngine::queue`](crate::ioengine::IoEngine::queue) did with an I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// Done already (every I/O of a sync engine).
+    Completed(IoResult),
+    /// Accepted; it completes later through `getevents`/`event`.
+    Queued,
+    /// Not accepted now: commit, reap something, then queue it again.
+    Busy,
+}
+
+/// One completion read back with [`IoEngine::event`](crate::ioengine::IoEngine::event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub token: u32,
+    pub result: IoResult,
+}
+
+/// How the workload wants a file opened (fio's `generic_open_file` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpenFlags {
+    /// `direct=1`: `O_DIRECT`, buffers and offsets must be aligned.
+    pub direct: bool,
+    /// The job writes or trims (open read-write rather than read-only).
+    pub write: bool,
+    /// `sync=sync`: `O_SYNC`.
+    pub sync: bool,
+    /// `sync=dsync`: `O_DSYNC`.
+    pub dsync: bool,
+    /// Create the file if it does not exist (`create_on_open`, or a write
+    /// job whose file was not laid out).
+    pub create: bool,
+}
+
+/// A file to open, as [`IoEngine::open`](crate::ioengine::IoEngine::open) receives it.
+#[derive(Debug, Clone)]
+pub struct FileTarget {
+    pub path: PathBuf,
+    pub flags: OpenFlags,
+    /// End of the job's I/O region in this file (`offset + size`): what the
+    /// mmap engine maps.
+    pub region_end: u64,
+}
+
+/// The job's I/O buffers, one unit per possible I/O in flight.
+#[derive(Debug, Clone, Copy)]
+pub struct IoMem {
+    pub base: *mut u8,
+    /// Bytes per unit (a multiple of the alignment).
+    pub unit: usize,
+    pub units: usize,
+}
+
+impl IoMem {
+    /// No pool (an engine started without buffers: tests, probes).
+    pub const NONE: IoMem = IoMem {
+        base: std::ptr::null_mut(),
+        unit: 0,
+        units: 0,
+    };
+
+    pub fn unit_ptr(&self, i: usize) -> *mut u8 {
+        debug_assert!(i < self.units);
+        // SAFETY (of the arithmetic): the pool holds `units * unit` bytes.
+        self.base.wrapping_add(i * self.unit)
+    }
+}
+
+/// Why an engine could not start or open a file. `func` is what fio names
+/// in its message (`open(/path)`, `io_queue_init`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineError {
+    pub errno: i32,
+    pub func: String,
+    /// Extra words for the user (a missing kernel feature, …).
+    pub detail: Option<String>,
+}
+
+impl EngineError {
+    pub fn new(errno: i32, func: impl Into<String>) -> EngineError {
+        EngineError {
+            errno,
+            func: func.into(),
+            detail: None,
+        }
+    }
+
+    pub fn last_os(func: impl Into<String>) -> EngineError {
+        EngineError::new(errno(), func)
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> EngineError {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// For an `open` failure: fio's `open(PATH)`.
+    pub fn open(path: &Path, errno: i32) -> EngineError {
+        EngineError::new(errno, format!("open({})", path.display()))
+    }
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // strerror's text, without Rust's " (os error N)".
+        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+        let text = text.rfind(" (os error ").map_or(&*text, |i| &text[..i]);
+        write!(f, "{}: {text}", self.func)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The calling thread's `errno`.
+pub fn errno() -> i32 {
+    std::io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_strerror() {
+        let e = EngineError::open(std::path::Path::new("/x/y"), libc::EACCES);
+        assert_eq!(e.to_string(), "open(/x/y): Permission denied");
+    }
+}

@@ -1,0 +1,205 @@
+//! The engines rfio runs (fio's `ioengines.c` list) and what a job starts
+//! one with.
+//!
+//! Each engine's file declares, next to its code, what it is: its
+//! capabilities (`CAPS`, or a `caps` function when they depend on the
+//! job), its own options (a struct, as fio's engine `.options` table, and
+//! `OPTIONS`, their fio names) and `new`, which starts an instance. The
+//! list here holds one line per engine; an engine with options of its own
+//! has one variant in [`EngineOptions`].
+
+use super::cmdprio::CmdPrio;
+use super::engine::{Caps, CommonOptions, IoEngine};
+use super::filestat::FileStatOptions;
+use super::io::{EngineError, IoMem};
+use super::io_uring::UringOptions;
+use super::libaio::LibaioOptions;
+use super::pvsync2::Pvsync2Options;
+use super::{
+    falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null, posixaio,
+    psync, pvsync, pvsync2, sync, vsync,
+};
+
+/// One engine rfio can run.
+pub struct EngineDef {
+    /// fio's name (`ioengine=`).
+    pub name: &'static str,
+    /// The engine's own options by fio's name (those of its `.options`
+    /// table that rfio runs with): the plan resolves them into the
+    /// engine's variant of [`EngineOptions`].
+    pub options: &'static [&'static str],
+    /// What it can do with a job's options, known without starting it.
+    pub caps: fn(&EngineSpec) -> Caps,
+    /// Start an instance for one job thread, on the job's buffer pool.
+    pub new: fn(&EngineSpec, IoMem) -> Started,
+}
+
+/// A started engine instance, or why it could not start.
+pub type Started = Result<Box<dyn IoEngine>, EngineError>;
+
+/// An engine's own options, by engine (fio's per-engine `.options`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum EngineOptions {
+    /// The engine has no options of its own, or takes its defaults.
+    #[default]
+    None,
+    IoUring(UringOptions),
+    Libaio(LibaioOptions),
+    Pvsync2(Pvsync2Options),
+    FileStat(FileStatOptions),
+}
+
+/// Everything a job's engine is configured with, resolved once per job by
+/// the plan (`JobSpec::engine`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EngineSpec {
+    pub common: CommonOptions,
+    pub options: EngineOptions,
+}
+
+impl EngineSpec {
+    /// The job's command priorities (`cmdprio_*`), when its engine takes
+    /// them and they are usable.
+    pub fn cmdprio(&self) -> Option<&CmdPrio> {
+        let setting = match &self.options {
+            EngineOptions::IoUring(o) => &o.cmdprio,
+            EngineOptions::Libaio(o) => &o.cmdprio,
+            _ => return None,
+        };
+        setting.as_ref().ok()?.as_deref()
+    }
+
+    /// The priorities the job's I/Os can carry: the job's own (`prio`,
+    /// `prioclass`; 0 when neither is set) and, for reads and writes, the
+    /// priority of each statistics slot an engine reports through
+    /// [`IoEngine::prio_slot`] (empty: the direction has no command
+    /// priorities, every I/O is the job's).
+    pub fn prio_slots(&self) -> (u16, [Vec<u16>; 2]) {
+        let slots = match self.cmdprio() {
+            Some(c) => [c.slots(0).to_vec(), c.slots(1).to_vec()],
+            None => Default::default(),
+        };
+        (self.common.ioprio, slots)
+    }
+}
+
+/// The definition of an engine of module `$module` (its `CAPS` and `new`),
+/// with the options of variant `$variant` of [`EngineOptions`] when it has
+/// any (a spec without them starts it with their defaults).
+macro_rules! engine {
+    ($name:literal, $module:ident) => {
+        EngineDef {
+            name: $name,
+            options: &[],
+            caps: |_| $module::CAPS,
+            new: |spec, mem| $module::new(&spec.common, mem),
+        }
+    };
+    ($name:literal, $module:ident, $variant:ident) => {
+        EngineDef {
+            name: $name,
+            options: $module::OPTIONS,
+            caps: |_| $module::CAPS,
+            new: |spec, mem| match &spec.options {
+                EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
+                _ => $module::new(&spec.common, &Default::default(), mem),
+            },
+        }
+    };
+}
+
+/// Every engine rfio runs, in fio's registration order.
+pub static ENGINES: &[EngineDef] = &[
+    engine!("mmap", mmap),
+    engine!("sync", sync),
+    engine!("psync", psync),
+    engine!("vsync", vsync),
+    engine!("pvsync", pvsync),
+    engine!("pvsync2", pvsync2, Pvsync2),
+    EngineDef {
+        name: "null",
+        options: &[],
+        caps: |spec| null::caps(&spec.common),
+        new: |spec, mem| null::new(&spec.common, mem),
+    },
+    engine!("ftruncate", ftruncate),
+    engine!("filecreate", filecreate),
+    engine!("filestat", filestat, FileStat),
+    engine!("filedelete", filedelete),
+    engine!("posixaio", posixaio),
+    engine!("falloc", falloc),
+    engine!("io_uring", io_uring, IoUring),
+    engine!("libaio", libaio, Libaio),
+];
+
+/// The engine called `name` (exact, as fio's `find_ioengine`).
+pub fn lookup(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().find(|e| e.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(iodepth: u32) -> EngineSpec {
+        EngineSpec {
+            common: CommonOptions {
+                iodepth,
+                ..CommonOptions::default()
+            },
+            options: EngineOptions::None,
+        }
+    }
+
+    #[test]
+    fn registry_names_match_instances() {
+        for def in ENGINES {
+            if matches!(def.name, "io_uring" | "libaio") {
+                continue; // may be unavailable in a sandbox
+            }
+            let e = (def.new)(&spec(1), IoMem::NONE).unwrap();
+            assert_eq!(e.name(), def.name);
+        }
+        assert!(lookup("nosuch").is_none());
+    }
+
+    #[test]
+    fn capabilities() {
+        let caps = |name: &str, iodepth: u32| (lookup(name).unwrap().caps)(&spec(iodepth));
+        assert!(!caps("null", 1).needs_files);
+        assert!(caps("null", 1).is_sync, "null at iodepth 1");
+        assert!(!caps("null", 8).is_sync, "null queues at iodepth 8");
+        assert!(caps("psync", 8).needs_files && caps("psync", 8).is_sync);
+        assert!(!caps("libaio", 1).is_sync);
+        assert!(!caps("filecreate", 1).needs_files);
+        assert!(caps("filestat", 1).file_op);
+        assert!(!caps("ftruncate", 1).can_trim);
+        assert!(caps("mmap", 1).no_extend);
+    }
+
+    #[test]
+    fn instances_report_their_declared_caps() {
+        for def in ENGINES {
+            if matches!(def.name, "io_uring" | "libaio") {
+                continue;
+            }
+            for depth in [1, 8] {
+                let e = (def.new)(&spec(depth), IoMem::NONE).unwrap();
+                assert_eq!(
+                    e.caps(),
+                    (def.caps)(&spec(depth)),
+                    "{} at {depth}",
+                    def.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_engines_with_options_declare_option_names() {
+        for def in ENGINES {
+            let has = matches!(def.name, "io_uring" | "libaio" | "pvsync2" | "filestat");
+            assert_eq!(!def.options.is_empty(), has, "{}", def.name);
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! A job's engine options, resolved once when the plan is built: the core
+//! options every engine reads ([`CommonOptions`]) and the engine's own
+//! (fio's engine `.options` tables: `engines/io_uring.c`, `libaio.c`,
+//! `sync.c`, `filestat.c`, `cmdprio.c`), into the job's [`EngineSpec`].
+//!
+//! This is the only place that reads these options by name; the engines
+//! get typed values. fio's defaults and fix-ups apply here.
+//!
+//! The command priorities (`cmdprio_*`) become their tables here, built
+//! once per job. Most bad values of them (`cmdprio_percentage` with
+//! `cmdprio_bssplit`, a split entry fio cannot read, more than 64 entries,
+//! percentages of one block size over 100) are what fio reports when the
+//! engine starts, failing that job with error 22 while the others run:
+//! they are kept in the [`CmdPrioSetting`] and reported then, as fio does.
+//! A block size that is not a size (fio reads `4q` as 4) is rfio's own
+//! refusal: a plan error naming the option, value, job and file:line.
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
+use crate::ioengine::{
+    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, EngineOptions,
+    EngineSpec, FileStatOptions, LibaioOptions, Pvsync2Options, SplitEntry, StatType, UringOptions,
+};
+use crate::options::value::parse_size;
+use crate::options::Value;
+// moves to crate::rand
+use crate::workload::rng::{Seeds, Slot};
+
+use super::spec::JobSpec;
+
+/// Highest class (`IOPRIO_CLASS_IDLE`) and level fio accepts in a split
+/// entry (larger values are lowered to these, as fio does).
+const MAX_CLASS: u32 = 3;
+const MAX_LEVEL: u32 = 7;
+
+/// The engine options of `job` (whose other fields are set). A bad value
+/// is reported in `diags` (once for a job and its `numjobs` clones) and
+/// gives `None`: the job is dropped.
+pub(crate) fn resolve(job: &JobSpec, diags: &mut Diagnostics) -> Option<EngineSpec> {
+    match engine_spec(job) {
+        Ok(spec) => Some(spec),
+        Err((span, msg)) => {
+            if job.subjob == 0 {
+                diags.push(Diagnostic::at(span, format!("job '{}': {msg}", job.name)));
+            }
+            None
+        }
+    }
+}
+
+/// A plan error: where, and what.
+type PlanError = (crate::diag::Span, String);
+
+fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
+    let o = Opts(job);
+    let common = CommonOptions {
+        iodepth: job.iodepth.max(1),
+        direct: job.direct,
+        batch_complete_min: o.int("iodepth_batch_complete_min").unwrap_or(1) as u32,
+        ioprio: job_ioprio(job),
+    };
+    let name = lookup(&job.ioengine).map(|def| def.name);
+    let options = match name {
+        Some("io_uring") => EngineOptions::IoUring(UringOptions {
+            hipri: o.flag("hipri").unwrap_or(false),
+            fixedbufs: o.flag("fixedbufs").unwrap_or(false),
+            registerfiles: o.flag("registerfiles").unwrap_or(false),
+            sqthread_poll: o.flag("sqthread_poll").unwrap_or(false),
+            sqthread_poll_cpu: o.int("sqthread_poll_cpu").map(|c| c as u32),
+            nonvectored: o.int("nonvectored").unwrap_or(-1) as i32,
+            cmdprio: cmdprio(job, common.ioprio)?,
+        }),
+        Some("libaio") => EngineOptions::Libaio(LibaioOptions {
+            userspace_reap: o.flag("userspace_reap").unwrap_or(false),
+            cmdprio: cmdprio(job, common.ioprio)?,
+        }),
+        Some("pvsync2") => EngineOptions::Pvsync2(Pvsync2Options {
+            hipri: o.flag("hipri").unwrap_or(false),
+        }),
+        Some("filestat") => EngineOptions::FileStat(FileStatOptions {
+            stat_type: match o.choice("stat_type") {
+                Some("lstat") => StatType::Lstat,
+                Some("statx") => StatType::Statx,
+                _ => StatType::Stat,
+            },
+        }),
+        _ => EngineOptions::None,
+    };
+    Ok(EngineSpec { common, options })
+}
+
+/// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`
+/// when either option is set (class 0 or unset meaning best effort), else 0.
+fn job_ioprio(job: &JobSpec) -> u16 {
+    let int = |name: &str| match job.opt(name) {
+        Some(Value::Int(n)) => Some(*n),
+        _ => None,
+    };
+    let (prio, class) = (int("prio"), int("prioclass"));
+    if prio.is_none() && class.is_none() {
+        return 0;
+    }
+    let class = match class.unwrap_or(0) {
+        0 => CLASS_BE,
+        c => c as u16,
+    };
+    ioprio_value(class, prio.unwrap_or(0) as u16)
+}
+
+/// The command priorities of `job` (`cmdprio_percentage`, `cmdprio_class`,
+/// `cmdprio`, `cmdprio_bssplit`), whose own priority is `job_ioprio`.
+fn cmdprio(job: &JobSpec, job_ioprio: u16) -> Result<CmdPrioSetting, PlanError> {
+    let per_dir = |name: &str| -> [u32; 2] {
+        match job.opt(name) {
+            Some(Value::PerDir(v)) => std::array::from_fn(|d| match v.get(d) {
+                Some(Some(Value::Int(n))) => (*n).max(0) as u32,
+                _ => 0,
+            }),
+            Some(Value::Int(n)) => [(*n).max(0) as u32; 2],
+            _ => [0; 2],
+        }
+    };
+    let texts = split_texts(job.opt("cmdprio_bssplit"));
+    let has_split = texts
+        .iter()
+        .any(|s| s.is_some_and(|s| !s.trim().is_empty()));
+    let ctx = job.options.parse_ctx();
+    let size = |t: &str| parse_size(t, &ctx);
+    let bssplit = if has_split {
+        let parsed = texts.map(|t| parse_split(t.unwrap_or(""), size));
+        for dir in &parsed {
+            if let Err(Refused::NotASize(e)) = dir {
+                let setting = job.options.get("cmdprio_bssplit");
+                let span = setting.map_or(job.span.clone(), |s| s.span.clone());
+                let text = setting.and_then(|s| s.text.as_deref()).unwrap_or("");
+                return Err((
+                    span,
+                    format!(
+                        "bad value for option 'cmdprio_bssplit' ('cmdprio_bssplit={text}'): {e}"
+                    ),
+                ));
+            }
+        }
+        Some(parsed.map(|dir| {
+            dir.map_err(|e| match e {
+                Refused::Fio(e) => e,
+                Refused::NotASize(_) => CmdPrioError::BadSize,
+            })
+        }))
+    } else {
+        None
+    };
+    let o = CmdPrioOptions {
+        percentage: per_dir("cmdprio_percentage"),
+        class: per_dir("cmdprio_class"),
+        level: per_dir("cmdprio"),
+        bssplit,
+        job_ioprio,
+        dirs: [job.pattern.read, job.pattern.write],
+    };
+    if !o.used() {
+        return Ok(Ok(None));
+    }
+    let seeds = Seeds::for_job(job);
+    Ok(CmdPrio::new(&o, seeds.get(Slot::PrioCmds), seeds.repeatable).map(|c| c.map(Box::new)))
+}
+
+/// Why a direction's split entries cannot be used: as fio says when the
+/// engine starts, or (a block size that is not a size) as rfio refuses
+/// when the plan is built.
+enum Refused<E> {
+    Fio(CmdPrioError),
+    NotASize(E),
+}
+
+/// The per-direction texts of `cmdprio_bssplit` (read, write), split as
+/// fio's `str_split_parse`: one text is for both directions; `r,w` (and a
+/// trim part, which fio ignores).
+fn split_texts(v: Option<&Value>) -> [Option<&str>; 2] {
+    match v {
+        Some(Value::Text(t)) => {
+            let mut parts = t.trim().splitn(3, ',');
+            let first = parts.next();
+            match parts.next() {
+                Some(w) => [first, Some(w)],
+                None => [first, first],
+            }
+        }
+        Some(Value::PerDir(v)) => std::array::from_fn(|d| match v.get(d) {
+            Some(Some(Value::Text(t))) => Some(t.as_str()),
+            _ => None,
+        }),
+        _ => [None, None],
+    }
+}
+
+/// fio's `split_parse_prio_ddir`: the `:`-separated entries of one
+/// direction, `bs/perc` or `bs/perc/class/level`, entries of 0% left out.
+fn parse_split<E>(
+    text: &str,
+    size: impl Fn(&str) -> Result<u64, E>,
+) -> Result<Vec<SplitEntry>, Refused<E>> {
+    let pieces = text.split(':').take_while(|p| !p.is_empty());
+    if pieces.clone().count() > MAX_ENTRIES {
+        return Err(Refused::Fio(CmdPrioError::TooMany));
+    }
+    let mut out = Vec::new();
+    for piece in pieces {
+        let mut f = piece.split('/');
+        let bs = size(f.next().unwrap_or("")).map_err(Refused::NotASize)?;
+        // sscanf("%u") fields: the rest must be numbers, 1, 3 or 4 of them
+        // in all (`bs/`, `bs/perc`, `bs/perc/class/level`).
+        let nums: Vec<&str> = f.collect();
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| Refused::Fio(CmdPrioError::BadFormat))
+        };
+        let (perc, prio) = match nums.as_slice() {
+            [] | [""] => (0, None),
+            [p] => (num(p)?, None),
+            [p, c, l] => {
+                let class = num(c)?.min(MAX_CLASS) as u16;
+                let level = num(l)?.min(MAX_LEVEL) as u16;
+                (num(p)?, Some(ioprio_value(class, level)))
+            }
+            _ => return Err(Refused::Fio(CmdPrioError::BadFormat)),
+        };
+        let perc = perc.min(100);
+        if perc > 0 {
+            out.push(SplitEntry { bs, perc, prio });
+        }
+    }
+    Ok(out)
+}
+
+/// Typed reads of a job's options, as the executor has always read them
+/// (a flag may be written as a number, a number as a size or a flag).
+struct Opts<'a>(&'a JobSpec);
+
+impl Opts<'_> {
+    fn int(&self, name: &str) -> Option<i64> {
+        match self.0.opt(name)? {
+            Value::Int(n) => Some(*n),
+            Value::Bytes(n) => i64::try_from(*n).ok(),
+            Value::Bool(b) => Some(i64::from(*b)),
+            _ => None,
+        }
+    }
+
+    fn flag(&self, name: &str) -> Option<bool> {
+        match self.0.opt(name)? {
+            Value::Bool(b) => Some(*b),
+            Value::Int(n) => Some(*n != 0),
+            _ => None,
+        }
+    }
+
+    /// The `posvals` value chosen for a choice option.
+    fn choice(&self, name: &str) -> Option<&'static str> {
+        let s = self.0.options.get(name)?;
+        match &s.value {
+            Value::Choice { index, .. } => s.def.posvals.get(*index).map(|p| p.value),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ioengine::cmdprio::Picker;
+    use crate::ioengine::ENGINES;
+    use crate::options::def::Support;
+    use crate::options::table::OPTIONS;
+
+    fn job(args: &[&str]) -> JobSpec {
+        crate::plan::testing::job(args)
+    }
+
+    fn spec(args: &[&str]) -> EngineSpec {
+        job(args).engine
+    }
+
+    #[test]
+    fn every_registered_engine_is_one_fio_knows() {
+        for def in ENGINES {
+            assert!(
+                crate::options::engines::is_available(def.name),
+                "{}",
+                def.name
+            );
+        }
+    }
+
+    /// An engine declares exactly the options of its fio table that rfio
+    /// runs (`Support::Yes`), and the plan resolves each.
+    #[test]
+    fn every_engine_declares_the_options_rfio_runs_for_it() {
+        for def in ENGINES {
+            let mut table: Vec<&str> = OPTIONS
+                .iter()
+                .filter(|o| o.engines.contains(&def.name) && o.support == Support::Yes)
+                .map(|o| o.name)
+                .collect();
+            let mut declared = def.options.to_vec();
+            table.sort_unstable();
+            declared.sort_unstable();
+            assert_eq!(declared, table, "{}", def.name);
+        }
+    }
+
+    #[test]
+    fn common_options_with_fios_defaults() {
+        let s = spec(&["--name=j", "--ioengine=psync", "--size=1m"]);
+        assert_eq!(s.common, CommonOptions::default());
+        assert_eq!(s.options, EngineOptions::None);
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=libaio",
+            "--size=1m",
+            "--iodepth=8",
+            "--direct=1",
+            "--iodepth_batch_complete_min=0",
+            "--prio=3",
+        ]);
+        assert_eq!(
+            s.common,
+            CommonOptions {
+                iodepth: 8,
+                direct: true,
+                batch_complete_min: 0,
+                ioprio: 0x4003,
+            }
+        );
+        assert!(
+            spec(&["--name=j", "--size=1m", "--buffered=0"])
+                .common
+                .direct
+        );
+    }
+
+    #[test]
+    fn each_engine_gets_its_own_options() {
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=io_uring",
+            "--size=1m",
+            "--hipri",
+            "--fixedbufs",
+            "--registerfiles=1",
+            "--sqthread_poll=1",
+            "--sqthread_poll_cpu=1",
+            "--nonvectored=1",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::IoUring(UringOptions {
+                hipri: true,
+                fixedbufs: true,
+                registerfiles: true,
+                sqthread_poll: true,
+                sqthread_poll_cpu: Some(1),
+                nonvectored: 1,
+                cmdprio: Ok(None),
+            })
+        );
+        let s = spec(&["--name=j", "--ioengine=io_uring", "--size=1m"]);
+        assert_eq!(s.options, EngineOptions::IoUring(UringOptions::default()));
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=libaio",
+            "--size=1m",
+            "--userspace_reap",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Libaio(LibaioOptions {
+                userspace_reap: true,
+                cmdprio: Ok(None),
+            })
+        );
+        let s = spec(&["--name=j", "--ioengine=pvsync2", "--size=1m", "--hipri"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Pvsync2(Pvsync2Options { hipri: true })
+        );
+        for (arg, t) in [
+            ("--stat_type=lstat", StatType::Lstat),
+            ("--stat_type=statx", StatType::Statx),
+            ("--stat_type=stat", StatType::Stat),
+        ] {
+            let s = spec(&["--name=j", "--ioengine=filestat", "--size=1m", arg]);
+            assert_eq!(
+                s.options,
+                EngineOptions::FileStat(FileStatOptions { stat_type: t })
+            );
+        }
+    }
+
+    fn cmdprio_of(args: &[&str]) -> CmdPrioSetting {
+        let mut a = vec!["--name=p", "--ioengine=libaio", "--size=1m"];
+        a.extend_from_slice(args);
+        match spec(&a).options {
+            EngineOptions::Libaio(o) => o.cmdprio,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn cmdprio(args: &[&str]) -> CmdPrio {
+        *cmdprio_of(args).unwrap().unwrap()
+    }
+
+    /// The first `n` decisions for reads of 4 KiB, as `0`/`1`.
+    fn draws(args: &[&str], n: usize) -> String {
+        let mut p = Picker::new(&cmdprio(args));
+        (0..n)
+            .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
+            .collect()
+    }
+
+    #[test]
+    fn picks_the_ios_fio_picks() {
+        // fio --name=p --ioengine=libaio --size=1M --rw=randread --iodepth=1
+        // --cmdprio_percentage=30 --cmdprio_class=1 --direct=1
+        // --write_lat_log=r --log_prio=1: the prio column of r_lat.1.log,
+        // 0x2000 as 1, 0x0000 as 0.
+        let fio = "1011000000000100001000111000100011011010000010000001010000001100";
+        assert_eq!(
+            draws(&["--rw=randread", "--cmdprio_percentage=30"], 64),
+            fio
+        );
+        // The same with --randseed=1234.
+        let fio = "1000110000110110010010010000100000000100001000011100100101010100";
+        assert_eq!(
+            draws(
+                &[
+                    "--rw=randread",
+                    "--cmdprio_percentage=30",
+                    "--randseed=1234"
+                ],
+                64
+            ),
+            fio
+        );
+    }
+
+    #[test]
+    fn each_loop_starts_again_with_randrepeat() {
+        // fio --loops=2 --size=256k (64 reads a loop): the log's prio
+        // column repeats the first 64 decisions.
+        let mut p = Picker::new(&cmdprio(&["--rw=randread", "--cmdprio_percentage=30"]));
+        let loop_of = |p: &mut Picker| -> String {
+            (0..64)
+                .map(|_| if p.pick(0, 4096).is_some() { '1' } else { '0' })
+                .collect()
+        };
+        let first = loop_of(&mut p);
+        p.new_loop();
+        assert_eq!(loop_of(&mut p), first);
+        // Without randrepeat the generator goes on (from a random seed).
+        let mut p = Picker::new(&cmdprio(&[
+            "--rw=randread",
+            "--cmdprio_percentage=30",
+            "--randrepeat=0",
+            "--randseed=7",
+        ]));
+        let first = loop_of(&mut p);
+        p.new_loop();
+        assert_ne!(loop_of(&mut p), first);
+    }
+
+    #[test]
+    fn job_priority_is_slot_zero() {
+        let c = cmdprio(&[
+            "--rw=randread",
+            "--cmdprio_percentage=20",
+            "--prioclass=2",
+            "--prio=7",
+        ]);
+        assert_eq!(c.slots(0), &[0x4007, 0x2000]);
+        assert!(c.slots(1).is_empty(), "no writes, no table");
+        // A command priority equal to the job's shares its slot.
+        let c = cmdprio(&[
+            "--rw=randrw",
+            "--cmdprio_percentage=20,40",
+            "--cmdprio_class=2",
+            "--cmdprio=4",
+            "--prio=4",
+        ]);
+        assert_eq!(c.slots(0), &[0x4004]);
+        assert_eq!(c.slots(1), &[0x4004]);
+        let ioprio = |a: &str| spec(&["--name=j", "--size=1m", a]).common.ioprio;
+        assert_eq!(ioprio("--prioclass=3"), 0x6000);
+        assert_eq!(ioprio("--prio=3"), 0x4003);
+        assert_eq!(ioprio("--size=1m"), 0);
+        // What the statistics keep per priority.
+        let s = spec(&[
+            "--name=p",
+            "--ioengine=io_uring",
+            "--size=1m",
+            "--rw=randread",
+            "--cmdprio_percentage=20",
+            "--prio=7",
+        ]);
+        assert_eq!(s.prio_slots(), (0x4007, [vec![0x4007, 0x2000], vec![]]));
+    }
+
+    #[test]
+    fn options_as_fio_reads_them() {
+        assert_eq!(cmdprio_of(&["--rw=randread"]), Ok(None));
+        assert_eq!(
+            cmdprio(&["--rw=randwrite", "--cmdprio_percentage=0,30"]).slots(1),
+            &[0, 0x2000]
+        );
+        // Only for the direction the job does.
+        assert_eq!(
+            cmdprio_of(&["--rw=randwrite", "--cmdprio_percentage=30,0"]),
+            Ok(None)
+        );
+        // What fio refuses when the engine starts stays for then.
+        assert_eq!(
+            cmdprio_of(&[
+                "--rw=randread",
+                "--cmdprio_percentage=30",
+                "--cmdprio_bssplit=4k/50"
+            ]),
+            Err(CmdPrioError::Exclusive)
+        );
+        assert_eq!(
+            cmdprio_of(&["--rw=randread", "--cmdprio_bssplit=4k/50/1"]),
+            Err(CmdPrioError::BadFormat)
+        );
+        assert_eq!(
+            cmdprio_of(&["--rw=randread", "--cmdprio_bssplit=4k/60:4k/50"]),
+            Err(CmdPrioError::OverHundred { bs: 4096 })
+        );
+        let many = vec!["4k/1"; MAX_ENTRIES + 1].join(":");
+        assert_eq!(
+            cmdprio_of(&["--rw=randread", &format!("--cmdprio_bssplit={many}")]),
+            Err(CmdPrioError::TooMany)
+        );
+    }
+
+    #[test]
+    fn a_block_size_that_is_no_size_is_a_plan_error() {
+        let fe = crate::plan::testing::frontend(&[
+            "--name=p",
+            "--ioengine=libaio",
+            "--size=1m",
+            "--numjobs=2",
+            "--cmdprio_bssplit=4q/50",
+        ]);
+        assert!(fe.plan.jobs.is_empty());
+        let d = fe.diags.to_string();
+        assert_eq!(
+            d.matches(
+                "job 'p': bad value for option 'cmdprio_bssplit' ('cmdprio_bssplit=4q/50'): '4q'"
+            )
+            .count(),
+            1,
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn split_entries() {
+        // Debian's cmdprio-bssplit.fio, job cmdprio-adv-def.
+        let c = cmdprio(&[
+            "--rw=randrw",
+            "--bssplit=64k/40:1024k/60,1024k/100",
+            "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0",
+            "--prioclass=2",
+            "--prio=7",
+        ]);
+        assert_eq!(c.slots(0), &[0x4007, 0x2001, 0x6002]);
+        assert!(c.slots(1).is_empty(), "writes: only 0% entries");
+        let mut p = Picker::new(&c);
+        let mut seen = [0u32; 3];
+        for _ in 0..1000 {
+            let (_, slot) = p.pick(0, 65536).expect("100% of 64k reads");
+            seen[slot as usize] += 1;
+        }
+        assert_eq!(seen[0], 0);
+        assert!((200..300).contains(&seen[1]), "{seen:?}");
+        assert!(p.pick(0, 1 << 20).is_none(), "no entry for 1m");
+        assert!(p.pick(1, 1 << 20).is_none());
+        // The simple format takes cmdprio_class/cmdprio; one text is for
+        // both directions; class and level above fio's are lowered.
+        let c = cmdprio(&[
+            "--rw=randrw",
+            "--cmdprio_bssplit=8k/10:4k/100:16k/5/9/9",
+            "--cmdprio_class=3",
+            "--cmdprio=5",
+        ]);
+        assert_eq!(c.slots(0), &[0, 0x6005, 0x6007]);
+        assert_eq!(c.slots(1), &[0, 0x6005, 0x6007]);
+        let mut p = Picker::new(&c);
+        assert_eq!(p.pick(1, 4096), Some((0x6005, 1)));
+    }
+}
