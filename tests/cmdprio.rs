@@ -22,7 +22,9 @@ use rfio::ioengine::{
 };
 use rfio::plan::Plan;
 use rfio::stats::summary::{ClatPrio, Summary};
-use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT};
+use rfio::stats::{
+    DirReport, JobInfo, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT,
+};
 use serde_json::Value;
 
 mod common;
@@ -409,8 +411,8 @@ fn dir_report(d: &D) -> DirReport {
 }
 
 /// The run report behind fio's JSON+ numbers.
-fn replay(dirs: &[D]) -> RunReport {
-    let mut j = JobReport::empty("p", 0, 4458);
+fn replay(dirs: &[D], plan: &Plan) -> RunReport {
+    let mut j = JobReport::empty(plan.jobs[0].report.clone(), 4458);
     for d in dirs {
         let i = ["read", "write", "trim"]
             .iter()
@@ -479,8 +481,8 @@ fn assert_blocks(rfio: &str, fio: &str) {
     }
 }
 
-fn normal(report: &RunReport, plan: &Plan) -> String {
-    rfio::output::normal::results(report, &Summary::new(report, plan))
+fn normal(report: &RunReport, _plan: &Plan) -> String {
+    rfio::output::normal::results(report, &Summary::new(&report.jobs))
 }
 
 fn json(report: &RunReport, plan: &Plan) -> Value {
@@ -491,7 +493,7 @@ fn json(report: &RunReport, plan: &Plan) -> Value {
 fn normal_output_per_priority_as_fio() {
     for (cmd, dirs, text) in [(S1_CMD, S1, S1_NORMAL), (S2_CMD, S2, S2_NORMAL)] {
         let p = plan(cmd);
-        assert_blocks(&normal(&replay(dirs), &p), text);
+        assert_blocks(&normal(&replay(dirs, &p), &p), text);
     }
 }
 
@@ -499,7 +501,7 @@ fn normal_output_per_priority_as_fio() {
 fn json_prios_as_fio() {
     for (cmd, dirs) in [(S1_CMD, S1), (S2_CMD, S2)] {
         let p = plan(cmd);
-        let doc = json(&replay(dirs), &p);
+        let doc = json(&replay(dirs, &p), &p);
         let job = &doc["jobs"][0];
         for d in dirs {
             let obj = job[d.name].as_object().unwrap();
@@ -560,12 +562,12 @@ fn json_prios_as_fio() {
 #[test]
 fn terse_is_unchanged() {
     let p = plan(S1_CMD);
-    let with = replay(S1);
+    let with = replay(S1, &p);
     let mut without = with.clone();
     without.jobs[0].prios = Default::default();
     for v in [2, 3, 4, 5] {
-        let a = rfio::output::terse::render(&with, &p, v);
-        let b = rfio::output::terse::render(&without, &p, v);
+        let a = rfio::output::terse::render(&with, v);
+        let b = rfio::output::terse::render(&without, v);
         assert_eq!(a, b, "terse v{v}");
     }
     // And without the tables there are no prio lines.
@@ -574,15 +576,20 @@ fn terse_is_unchanged() {
 
 /// A job's statistics fed one I/O at a time, as the I/O loop does.
 struct Feed {
+    info: JobInfo,
     ts: ThreadStats,
     t: u64,
 }
 
 impl Feed {
     fn new(spec: &rfio::plan::spec::JobSpec) -> Feed {
-        let mut ts = ThreadStats::new(spec);
+        let mut ts = common::thread_stats(spec);
         ts.job_started();
-        Feed { ts, t: 0 }
+        Feed {
+            info: spec.report.clone(),
+            ts,
+            t: 0,
+        }
     }
 
     /// `n` reads (`dir` 0) or writes of 4 KiB with completion latency
@@ -596,10 +603,10 @@ impl Feed {
         self
     }
 
-    fn report(&mut self, name: &str, group: u32) -> JobReport {
+    fn report(&mut self) -> JobReport {
         self.ts.elapsed_us = self.t / 1000 + 1;
         self.ts.job_finished();
-        JobReport::new(name.to_string(), group, 1, None, &self.ts)
+        JobReport::new(self.info.clone(), 1, None, &self.ts)
     }
 }
 
@@ -630,10 +637,10 @@ fn slots_follow_the_job_and_its_command_priorities() {
     f.io(0, 3, 1000, 50_000, 0)
         .io(0, 2, 1000, 90_000, 1)
         .io(1, 4, 1000, 70_000, 0);
-    let j = f.report("j", 0);
+    let j = f.report();
     assert_eq!(j.ioprio, 0x4007);
     assert_eq!(prio_n(&j.prios[0]), [(2, 7, 3), (3, 1, 2)]);
-    let s = Summary::new(&RunReport::new(vec![j], 0, 1, Vec::new()), &p);
+    let s = Summary::new(&RunReport::new(vec![j], 0, 1, Vec::new()).jobs);
     let e = &s.entries[0];
     assert_eq!(prio_n(&e.prios[0]), [(2, 7, 3), (3, 1, 2)]);
     // Writes have no table: all of them under the job's priority (one
@@ -655,7 +662,7 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let j = f.report("j", 0);
+    let j = f.report();
     let s = |i: usize| j.prios[0][i].lat.summary().unwrap();
     assert_eq!((s(0).min, s(0).max), (105_000, 105_000));
     assert_eq!((s(1).min, s(1).max), (45_000, 45_000));
@@ -685,7 +692,7 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let r = RunReport::new(vec![f.report("j", 0)], 0, 1, Vec::new());
+    let r = RunReport::new(vec![f.report()], 0, 1, Vec::new());
     let out = normal(&r, &p);
     assert!(
         out.contains("    clat prio 1/0 (nsec): min=40000, max=40000"),
@@ -715,8 +722,8 @@ fn groups_sum_by_priority() {
     a.io(0, 5, 1000, 30_000, 0).io(0, 3, 1000, 20_000, 1);
     let mut b = Feed::new(&p.jobs[1]);
     b.io(0, 2, 1000, 60_000, 1).io(0, 1, 1000, 10_000, 0);
-    let r = RunReport::new(vec![a.report("g", 0), b.report("g", 0)], 0, 1, Vec::new());
-    let s = Summary::new(&r, &p);
+    let r = RunReport::new(vec![a.report(), b.report()], 0, 1, Vec::new());
+    let s = Summary::new(&r.jobs);
     assert_eq!(s.entries.len(), 1);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(0, 0, 6), (1, 0, 5)]);
     let out = normal(&r, &p);
@@ -752,12 +759,12 @@ fn groups_of_different_job_priorities() {
         a.io(0, 4, NO_SLAT, 30_000, 0);
         let mut b = Feed::new(&p.jobs[1]);
         b.io(0, 4, NO_SLAT, 50_000, 0);
-        RunReport::new(vec![a.report("a", 0), b.report("b", 0)], 0, 1, Vec::new())
+        RunReport::new(vec![a.report(), b.report()], 0, 1, Vec::new())
     };
     let p = plan(&argv("--prio=5", true));
     assert!(p.jobs.iter().all(|j| j.group_reporting));
     let r = run(&p);
-    let s = Summary::new(&r, &p);
+    let s = Summary::new(&r.jobs);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(2, 3, 4), (2, 5, 4)]);
     let out = normal(&r, &p);
     assert!(
@@ -796,8 +803,8 @@ fn unified_reporting_sums_directions() {
             .io(0, 1, 1000, 20_000, 1)
             .io(1, 2, 1000, 40_000, 1)
             .io(1, 1, 1000, 40_000, 0);
-        let r = RunReport::new(vec![f.report("u", 0)], 0, 1, Vec::new());
-        let s = Summary::new(&r, &p);
+        let r = RunReport::new(vec![f.report()], 0, 1, Vec::new());
+        let s = Summary::new(&r.jobs);
         let e = &s.entries[0];
         let mixed = if mode == "mixed" {
             e.prios[0].clone()
@@ -843,7 +850,7 @@ fn logs_show_each_ios_priority() {
         ]);
         let mut f = Feed::new(&p.jobs[0]);
         f.io(0, 1, 1000, 30_000, 1).io(0, 1, 1000, 30_000, 0);
-        f.report("j", 0);
+        f.report();
         for kind in ["lat", "clat", "slat", "bw"] {
             let text = read(Path::new(&format!("{prefix}_{kind}.1.log")));
             let last: Vec<&str> = text

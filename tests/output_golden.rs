@@ -14,7 +14,7 @@ use rfio::output::{json, normal, terse};
 use rfio::plan::spec::Plan;
 use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
-use rfio::stats::{JobReport, RunReport, ThreadStats, NO_SLAT};
+use rfio::stats::{JobReport, RunReport, NO_SLAT};
 
 mod common;
 use common::plan;
@@ -60,7 +60,7 @@ impl Default for Synth {
 
 fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
     let spec = &plan.jobs[i];
-    let mut ts = ThreadStats::new(spec);
+    let mut ts = common::thread_stats(spec);
     ts.job_started();
     let mut rng = Lcg(0x5eed + i as u64);
     let p = spec.pattern;
@@ -103,7 +103,7 @@ fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
         majf: 0,
         minf: 17,
     };
-    JobReport::new(spec.name.clone(), spec.group_id, 4000 + i as u32, None, &ts)
+    JobReport::new(spec.report.clone(), 4000 + i as u32, None, &ts)
 }
 
 fn report(plan: &Plan, synth: &[Synth], disks: Vec<DiskUtil>) -> RunReport {
@@ -164,7 +164,7 @@ fn all_formats(case: &str, plan: &Plan, report: &RunReport) {
     std::env::set_var("TZ", "UTC");
     check(&format!("{case}.normal"), &normal::render(report, plan));
     for v in 2..=5u8 {
-        check(&format!("{case}.terse{v}"), &terse::render(report, plan, v));
+        check(&format!("{case}.terse{v}"), &terse::render(report, v));
     }
     check(&format!("{case}.json"), &json::render(report, plan, false));
     check(&format!("{case}.json+"), &json::render(report, plan, true));

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use rfio::output::{json, terse};
 use rfio::plan::spec::Plan;
-use rfio::stats::{JobReport, RunReport, ThreadStats, Unified, NO_SLAT};
+use rfio::stats::{JobReport, RunReport, Unified, NO_SLAT};
 use serde_json::Value;
 
 mod common;
@@ -21,7 +21,7 @@ fn report(plan: &Plan) -> RunReport {
         .jobs
         .iter()
         .map(|spec| {
-            let mut ts = ThreadStats::new(spec);
+            let mut ts = common::thread_stats(spec);
             ts.job_started();
             for k in 0..256u64 {
                 ts.io_submitted(1);
@@ -29,7 +29,7 @@ fn report(plan: &Plan) -> RunReport {
             }
             ts.elapsed_us = 900;
             ts.job_finished();
-            JobReport::new(spec.name.clone(), spec.group_id, 1, None, &ts)
+            JobReport::new(spec.report.clone(), 1, None, &ts)
         })
         .collect();
     RunReport::new(jobs, 0, 1_000, Vec::new())
@@ -137,7 +137,7 @@ fn rendered_lines_have_the_named_fields() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
     let r = report(&p);
     for v in 2..=5u8 {
-        let text = terse::render(&r, &p, v);
+        let text = terse::render(&r, v);
         let fields = text.trim_end().split(';').count();
         assert_eq!(
             fields,
@@ -145,7 +145,7 @@ fn rendered_lines_have_the_named_fields() {
             "v{v}: {text}"
         );
     }
-    let line = terse::render(&r, &p, 3);
+    let line = terse::render(&r, 3);
     let f: Vec<&str> = line.trim_end().split(';').collect();
     assert_eq!(f[0], "3");
     assert_eq!(f[2], "x");

@@ -46,7 +46,7 @@ fn args(list: &[&str], extra: &[String]) -> Vec<String> {
 /// Run job `i` of `plan`: `n` reads of 4 KiB, one every `step_ms`, clat
 /// 1000 + k ns; returns the finished stats.
 fn run(plan: &Plan, i: usize, n: u64, step_ms: u64, slat: bool) -> ThreadStats {
-    let mut ts = ThreadStats::new(&plan.jobs[i]);
+    let mut ts = common::thread_stats(&plan.jobs[i]);
     ts.job_started();
     for k in 1..=n {
         let s = if slat { 500 } else { NO_SLAT };

@@ -154,7 +154,7 @@ fn stonewall_groups_run_in_order() {
         "--stonewall",
     ]);
     assert_eq!(r.groups.len(), 2);
-    assert_eq!(r.jobs[1].group_id, 1);
+    assert_eq!(r.jobs[1].group_id(), 1);
     assert_eq!(r.groups[1].dirs[1].map(|g| g.bytes), Some(2 << 20));
     assert!(r.groups[1].dirs[0].is_none());
 }

@@ -42,7 +42,7 @@ use crate::logs::agg::{AggLog, AggSample};
 use crate::options::Value;
 use crate::output::num2str::{num2str, Unit};
 use crate::plan::spec::{JobSpec, Plan};
-use crate::stats::{StatsConfig, Unified};
+use crate::stats::Unified;
 use crate::workload::progress::{request_stop, stop_requested, JobState, Progress};
 use crate::workload::{Log, StdLog};
 
@@ -144,7 +144,7 @@ pub fn monitor(
         let bw_avg = plan
             .jobs
             .iter()
-            .map(|j| StatsConfig::from_spec(j).bw_avg_ms)
+            .map(|j| j.report.stats.bw_avg_ms)
             .min()
             .unwrap_or(500);
         status.log_bandwidth(bw_avg);
@@ -432,7 +432,7 @@ impl Status {
             ..Units::default()
         };
         for spec in &plan.jobs {
-            let c = StatsConfig::from_spec(spec);
+            let c = &spec.report.stats;
             units.pow2 |= c.kb_base == 1024;
             units.bits = c.unit_base == 1;
             units.sig_figs = c.sig_figs;

@@ -285,7 +285,7 @@ fn execute(
             return Ok(1);
         }
     };
-    for notice in output::notices(&report, &fe.plan) {
+    for notice in output::notices(&report) {
         writeln!(err, "{notice}")?;
     }
     write!(

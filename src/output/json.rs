@@ -5,20 +5,16 @@
 //! JSON+ adds, to every latency object that has percentiles, the `bins`
 //! of fio's log-linear histogram (bucket value in ns → count).
 
-use std::collections::HashSet;
-
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
-use crate::diag::Span;
-use crate::options::jobopts::Setting;
-use crate::plan::spec::{JobSpec, Plan};
+use crate::plan::spec::Plan;
 use crate::stats::dist::{dist_pct, lat_pct};
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
 use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
 
 /// The JSON document (`plus`: JSON+) of a run.
 pub fn render(report: &RunReport, plan: &Plan, plus: bool) -> String {
-    render_summary(report, plan, &Summary::new(report, plan), plus)
+    render_summary(report, plan, &Summary::new(&report.jobs), plus)
 }
 
 /// [`render`] from an already built summary.
@@ -28,7 +24,7 @@ pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: 
         .int("timestamp", report.finished_at)
         .int("timestamp_ms", report.finished_ms)
         .str("time", &ctime(report.finished_at));
-    let globals = global_options(plan);
+    let globals = crate::plan::report::global_options(plan);
     if !globals.is_empty() {
         root.obj("global options", options_obj(&globals));
     }
@@ -37,7 +33,7 @@ pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: 
         .iter()
         .map(|e| {
             let g = summary.group_of(e);
-            Json::Obj(job_obj(report, plan, e, g, plus))
+            Json::Obj(job_obj(report, e, g, plus))
         })
         .collect();
     root.arr("jobs", jobs);
@@ -54,54 +50,12 @@ pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: 
     root.to_document()
 }
 
-fn options_obj(opts: &[&Setting]) -> Obj {
+fn options_obj(opts: &[(String, String)]) -> Obj {
     let mut o = Obj::new();
-    for s in opts {
-        o.str(s.def.name, s.text.as_deref().unwrap_or(""));
+    for (name, value) in opts {
+        o.str(name, value);
     }
     o
-}
-
-/// Whether `setting` was written in `job`'s own section (not inherited
-/// from a `[global]` section or the command line's global options).
-fn is_own(job: &JobSpec, setting: &Setting) -> bool {
-    match (&job.span, &setting.span) {
-        (Span::Arg { index: j }, Span::Arg { index: s }) => s >= j,
-        (
-            Span::File {
-                path: jp, line: jl, ..
-            },
-            Span::File {
-                path: sp, line: sl, ..
-            },
-        ) => jp == sp && sl >= jl,
-        _ => false,
-    }
-}
-
-/// `job options`: the options set in the job's own section, in the order
-/// applied.
-pub fn job_options(job: &JobSpec) -> Vec<&Setting> {
-    job.options
-        .settings
-        .iter()
-        .filter(|s| is_own(job, s))
-        .collect()
-}
-
-/// `global options`: every global option the jobs inherited, in the order
-/// applied, each setting once.
-pub fn global_options(plan: &Plan) -> Vec<&Setting> {
-    let mut out: Vec<&Setting> = Vec::new();
-    let mut seen: HashSet<(&Span, &str)> = HashSet::new();
-    for job in &plan.jobs {
-        for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
-            if seen.insert((&s.span, s.def.name)) {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 /// The `eta` fio reports once every job has ended (a report taken while
@@ -117,7 +71,7 @@ fn eta_after_run(elapsed_sec: u64) -> i64 {
     }
 }
 
-fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
+fn job_obj(report: &RunReport, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
     let elapsed = report.elapsed_ms.div_ceil(1000);
     let mut o = Obj::new();
     o.str("jobname", &e.name)
@@ -130,10 +84,9 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
                 .map_or(i128::from(eta_after_run(elapsed)), i128::from),
         )
         .int("elapsed", elapsed);
-    if let Some(job) = plan.jobs.get(e.last_job) {
-        let own = job_options(job);
-        if !own.is_empty() {
-            o.obj("job options", options_obj(&own));
+    if let Some(job) = report.jobs.get(e.last_job) {
+        if !job.info.options.is_empty() {
+            o.obj("job options", options_obj(&job.info.options));
         }
     }
     let p = &e.cfg.percentiles;

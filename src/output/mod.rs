@@ -43,7 +43,7 @@ impl Default for Formats {
 /// the terse lines, the JSON document, then the normal report. (The file
 /// layout lines of the normal format were printed as each layout started.)
 pub fn render_results(report: &RunReport, plan: &Plan, formats: &Formats) -> String {
-    let summary = Summary::new(report, plan);
+    let summary = Summary::new(&report.jobs);
     let mut out = String::new();
     if formats.terse {
         out.push_str(&terse::render_summary(
@@ -69,6 +69,6 @@ pub fn render_results(report: &RunReport, plan: &Plan, formats: &Formats) -> Str
 /// Notices fio prints while summing the jobs (`fio: kb_base differs for
 /// jobs in group, ...`). fio writes them on stdout, in the middle of the
 /// results; print them on stderr so no output format is polluted.
-pub fn notices(report: &RunReport, plan: &Plan) -> Vec<String> {
-    Summary::new(report, plan).warnings
+pub fn notices(report: &RunReport) -> Vec<String> {
+    Summary::new(&report.jobs).warnings
 }

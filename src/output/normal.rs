@@ -29,7 +29,7 @@ pub fn render(report: &RunReport, plan: &Plan) -> String {
     out.push_str("fio-3.33\n");
     out.push_str(&starting(plan));
     out.push_str(&layout_lines(report));
-    out.push_str(&results(report, &Summary::new(report, plan)));
+    out.push_str(&results(report, &Summary::new(&report.jobs)));
     out
 }
 
@@ -39,7 +39,7 @@ pub fn layout_lines(report: &RunReport) -> String {
     report
         .jobs
         .iter()
-        .filter_map(|j| j.layout.map(|l| l.line(&j.name)))
+        .filter_map(|j| j.layout.map(|l| l.line(j.name())))
         .collect()
 }
 

@@ -21,7 +21,6 @@
 //! 162, v5 180 (plus disks for v4/v5).
 
 use super::cfmt::f;
-use crate::plan::spec::Plan;
 use crate::stats::config::MAX_PERCENTILES;
 use crate::stats::dist::{dist_pct, lat_pct, lat_pct_terse_us};
 use crate::stats::summary::{Entry, GroupRun, Summary};
@@ -177,8 +176,8 @@ pub fn field_names(
 }
 
 /// The terse lines of a run, `version` 2 to 5.
-pub fn render(report: &RunReport, plan: &Plan, version: u8) -> String {
-    render_summary(report, &Summary::new(report, plan), version)
+pub fn render(report: &RunReport, version: u8) -> String {
+    render_summary(report, &Summary::new(&report.jobs), version)
 }
 
 /// [`render`] from an already built summary.

@@ -451,8 +451,11 @@ fn job_spec(
         },
         group_reporting: flag(o, "group_reporting"),
         readonly: false,
+        report: Default::default(),
+        logs: None,
     };
     files::draw_ranged_sizes(&mut job);
+    super::report::resolve(&mut job);
     Some(job)
 }
 

@@ -1,9 +1,10 @@
 //! The execution plan: jobs with global options inherited, `numjobs`
-//! clones, groups and files resolved. `--parse-only` and `--showcmd` stop
-//! here.
+//! clones, groups and files resolved, and what each job records, logs and
+//! reports (`report`). `--parse-only` and `--showcmd` stop here.
 
 pub mod build;
 pub mod files;
+pub mod report;
 pub mod spec;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diag::Span;
+use crate::logs::LogConfig;
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
+use crate::stats::JobInfo;
 
 /// A data direction, in fio's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -112,6 +114,11 @@ pub struct JobSpec {
     /// a file (checked when the plan is built, and again by every part of
     /// the run that could write).
     pub readonly: bool,
+    /// What the job records (`report.stats`) and how it is reported,
+    /// resolved from its options (`super::report`).
+    pub report: JobInfo,
+    /// The per-job logs it writes, if any.
+    pub logs: Option<LogConfig>,
 }
 
 impl JobSpec {

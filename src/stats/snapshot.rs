@@ -3,18 +3,19 @@
 //! time it has run, the way the final report is built at its end.
 
 use super::cpu::RusageMark;
-use super::report::JobReport;
+use super::info::JobInfo;
+use super::job::JobReport;
 use super::thread::ThreadStats;
 
 /// The report of a job that has run `elapsed_us` microseconds with stats
 /// on, from what `ts` holds now. Called on the job's own thread: the CPU
 /// usage is the thread's since it started (fio's interim `usr_cpu` and
-/// `sys_cpu` count from the job's start too). Name and group are left
-/// empty for the caller, who knows them. Allocates (the histograms are
+/// `sys_cpu` count from the job's start too). The job's settings
+/// ([`JobReport::info`]) are left default for the caller, who knows them. Allocates (the histograms are
 /// copied).
 pub fn running_report(ts: &ThreadStats, elapsed_us: u64) -> JobReport {
     let pid = thread_id();
-    let mut r = JobReport::new(String::new(), 0, pid, None, ts);
+    let mut r = JobReport::new(JobInfo::default(), pid, None, ts);
     set_runtime(&mut r, elapsed_us);
     if r.cpu == Default::default() {
         r.cpu = RusageMark::default().until(&RusageMark::now());

@@ -1,23 +1,21 @@
 //! What one job thread accumulates while it runs: no locking, and no
 //! allocation per I/O (histograms and log buffers are set up when the job
 //! starts).
+//!
+//! A [`ThreadStats`] is made from the job's resolved [`StatsConfig`], its
+//! I/O priorities and, when it writes logs, an [`IoLog`] (from
+//! `crate::logs`) that it feeds each completed I/O and each closed
+//! bandwidth/IOPS window.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::completion::{IoLog, LoggedIo, Rate, NO_SLAT};
 use super::config::StatsConfig;
 use super::cpu::{CpuUsage, RusageMark};
 use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::lat::LatAccum;
-use super::summary::ClatPrio;
-use crate::ioengine::EngineConfig;
-use crate::logs::{JobLogs, LogConfig, LogKind};
-use crate::plan::spec::JobSpec;
-
-/// `slat_ns` for [`ThreadStats::io_done`] from an engine without a separate
-/// submission step (sync engines): no submission latency is recorded and
-/// the total latency is the completion latency, as fio reports them.
-pub const NO_SLAT: u64 = u64::MAX;
+use super::prio::ClatPrio;
 
 /// A periodic bandwidth or IOPS sampler (fio's `__add_samples`), run from
 /// the completions instead of a timer: when an I/O completes past the end
@@ -80,8 +78,8 @@ pub struct ThreadStats {
     /// priorities (fio's `td->ts.clat_prio[ddir]`).
     pub prios: [Vec<ClatPrio>; 2],
     cfg: StatsConfig,
-    log_cfg: Option<LogConfig>,
-    logs: Option<JobLogs>,
+    /// The job's logs, fed per I/O (`None`: it writes none).
+    log: Option<Box<dyn IoLog>>,
     bw_sampler: Sampler,
     iops_sampler: Sampler,
     rusage_start: Option<RusageMark>,
@@ -90,17 +88,28 @@ pub struct ThreadStats {
 }
 
 impl ThreadStats {
-    /// Stats for `spec`: what it records and logs follows its options
-    /// (`ThreadStats::default()` records with fio's defaults and no logs).
-    pub fn new(spec: &JobSpec) -> ThreadStats {
-        let (ioprio, slots) = EngineConfig::prio_slots(spec);
+    /// Stats recording as `cfg` says, without command priorities or logs
+    /// (`ThreadStats::default()` records with fio's defaults).
+    pub fn new(cfg: &StatsConfig) -> ThreadStats {
         ThreadStats {
-            cfg: StatsConfig::from_spec(spec),
-            log_cfg: LogConfig::from_spec(spec),
-            ioprio,
-            prios: slots.map(|s| s.into_iter().map(ClatPrio::new).collect()),
+            cfg: cfg.clone(),
             ..ThreadStats::default()
         }
+    }
+
+    /// The job's own I/O priority `ioprio` (fio's `td->ioprio`), and for
+    /// reads and writes with command priorities the priority of each slot
+    /// an engine reports (empty: none).
+    pub fn with_prios(mut self, ioprio: u16, slots: [Vec<u16>; 2]) -> ThreadStats {
+        self.ioprio = ioprio;
+        self.prios = slots.map(|s| s.into_iter().map(ClatPrio::new).collect());
+        self
+    }
+
+    /// Feed the job's logs `log` (opened when the job starts).
+    pub fn with_log(mut self, log: Option<Box<dyn IoLog>>) -> ThreadStats {
+        self.log = log;
+        self
     }
 
     /// The settings in force.
@@ -130,13 +139,12 @@ impl ThreadStats {
         }
         self.bw_sampler.interval_ms = self.cfg.bw_avg_ms.max(1);
         self.iops_sampler.interval_ms = self.cfg.iops_avg_ms.max(1);
-        if let Some(lc) = &self.log_cfg {
+        if let Some(l) = self.log.as_mut() {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
-            match JobLogs::open(lc, now_ms) {
-                Ok(l) => self.logs = Some(l),
-                Err(e) => self.log_error = Some(format!("fio: failed to open log file: {e}")),
+            if let Err(e) = l.start(now_ms) {
+                self.log_error = Some(format!("fio: failed to open log file: {e}"));
             }
         }
         self.rusage_start = Some(RusageMark::now());
@@ -291,8 +299,21 @@ impl ThreadStats {
         if let Some(h) = self.clat_hist[d].as_mut() {
             h.record(clat_ns);
         }
-        if let Some(l) = self.logs.as_mut() {
-            l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, 0, self.ioprio);
+        if let Some(l) = self.log.as_mut() {
+            l.io(&LoggedIo {
+                t_ms: now_ms,
+                dir: d,
+                bytes,
+                offset: 0,
+                ioprio: self.ioprio,
+                bw: None,
+                iops: false,
+                lat_ns: None,
+                slat: None,
+                clat_ns: Some(clat_ns),
+                hist: false,
+                clat_hist: None,
+            });
         }
     }
 
@@ -359,6 +380,7 @@ impl ThreadStats {
         }
         // A bw/iops log without log_avg_msec: one sample per I/O, which
         // also replaces the periodic summary samples (fio's quirk).
+        let mut bw = None;
         if self.cfg.bw_per_io && !self.cfg.disable_bw {
             let rate = if clat_ns > 0 {
                 (u128::from(bytes) * 1_000_000 / u128::from(clat_ns)) as u64
@@ -366,30 +388,29 @@ impl ThreadStats {
                 0
             };
             self.bw[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Bw, now_ms, rate, d, bytes, offset, ioprio);
-            }
+            bw = Some(rate);
         }
-        if self.cfg.iops_per_io && !self.cfg.gtod_reduce {
+        let iops = self.cfg.iops_per_io && !self.cfg.gtod_reduce;
+        if iops {
             self.iops[d].add(1);
-            if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Iops, now_ms, 1, d, bytes, offset, ioprio);
-            }
         }
-        if let Some(l) = self.logs.as_mut() {
-            if self.cfg.lat {
-                l.io(LogKind::Lat, now_ms, lat_ns, d, bytes, offset, ioprio);
-            }
-            if has_slat && self.cfg.slat {
-                let issued_ms = at_ns.saturating_sub(clat_ns) / 1_000_000;
-                l.io(LogKind::Slat, issued_ms, slat_ns, d, bytes, offset, ioprio);
-            }
-            if self.cfg.clat {
-                l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, offset, ioprio);
-                if l.hist_tick(now_ms, d, bytes) {
-                    l.hist_row(now_ms, d, self.clat_hist[d].as_deref());
-                }
-            }
+        if let Some(l) = self.log.as_mut() {
+            let slat = (has_slat && self.cfg.slat)
+                .then(|| (at_ns.saturating_sub(clat_ns) / 1_000_000, slat_ns));
+            l.io(&LoggedIo {
+                t_ms: now_ms,
+                dir: d,
+                bytes,
+                offset,
+                ioprio,
+                bw,
+                iops,
+                lat_ns: self.cfg.lat.then_some(lat_ns),
+                slat,
+                clat_ns: self.cfg.clat.then_some(clat_ns),
+                hist: self.cfg.clat,
+                clat_hist: self.clat_hist[d].as_deref(),
+            });
         }
     }
 
@@ -407,8 +428,8 @@ impl ThreadStats {
             }
             let rate = delta * 1000 / s.interval_ms / 1024;
             self.bw[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.sampled(LogKind::Bw, t, rate, d);
+            if let Some(l) = self.log.as_mut() {
+                l.sampled(Rate::Bw, t, rate, d);
             }
             s.last[d] = self.bytes[d];
         }
@@ -434,8 +455,8 @@ impl ThreadStats {
             }
             let rate = delta * 1000 / s.interval_ms;
             self.iops[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.sampled(LogKind::Iops, t, rate, d);
+            if let Some(l) = self.log.as_mut() {
+                l.sampled(Rate::Iops, t, rate, d);
             }
             s.last[d] = self.ios[d];
         }
@@ -463,8 +484,7 @@ impl ThreadStats {
         };
         // job_started without opening the logs again.
         self.job_started();
-        self.log_cfg = old.log_cfg;
-        self.logs = old.logs;
+        self.log = old.log;
     }
 
     /// The job thread has finished its I/O: read the CPU usage, write the
@@ -475,7 +495,7 @@ impl ThreadStats {
             self.cpu.merge(&u);
         }
         let end_ms = (self.elapsed_us / 1000).max(self.last_at_ns / 1_000_000);
-        if let Some(mut logs) = self.logs.take() {
+        if let Some(mut logs) = self.log.take() {
             // No last, partial bandwidth/IOPS window: fio's helper thread
             // takes those samples only while the job runs, so what moved
             // after the last window boundary is never logged (latency

@@ -182,7 +182,7 @@ struct LatCfg {
 
 impl LatCfg {
     fn of(spec: &crate::plan::spec::JobSpec) -> Option<LatCfg> {
-        let c = crate::stats::StatsConfig::from_spec(spec);
+        let c = &spec.report.stats;
         (c.latency_target_ns > 0).then(|| LatCfg {
             target_ns: c.latency_target_ns,
             window_us: c.latency_window_us,

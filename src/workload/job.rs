@@ -458,7 +458,10 @@ impl<'a> Prepared<'a> {
         let spec = self.spec;
         // SAFETY: gettid has no preconditions.
         let mut pid = unsafe { libc::gettid() } as u32;
-        let mut ts = ThreadStats::new(spec);
+        let (ioprio, slots) = crate::ioengine::EngineConfig::prio_slots(spec);
+        let mut ts = ThreadStats::new(&spec.report.stats)
+            .with_prios(ioprio, slots)
+            .with_log(spec.logs.as_ref().map(crate::logs::sink));
         // A job that ends before its I/O loop has no queue depth to report
         // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
         // loop sets it.
@@ -489,7 +492,7 @@ impl<'a> Prepared<'a> {
                 ts.error_msg.as_deref().unwrap_or("")
             ));
         }
-        JobReport::new(spec.name.clone(), spec.group_id, pid, laid, &ts)
+        JobReport::new(spec.report.clone(), pid, laid, &ts)
     }
 
     fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {

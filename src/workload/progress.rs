@@ -470,7 +470,7 @@ mod tests {
     fn a_finished_job_gives_its_final_report_once_reports_are_kept() {
         let p = Progress::new(1);
         let job = &p.jobs()[0];
-        let mut fin = JobReport::empty("a", 0, 1);
+        let mut fin = JobReport::empty(crate::stats::JobInfo::named("a", 0), 1);
         fin.run_ms = 1234;
         job.publish_final(&fin);
         assert!(job.last_report().is_none(), "not kept unless asked");
