@@ -20,6 +20,7 @@ use std::path::Path;
 use rfio::ioengine::{
     self, AlignedBuf, EngineConfig, FileTarget, Io, IoDir, IoMem, OpenFlags, Queued,
 };
+use rfio::plan::report::global_options;
 use rfio::plan::Plan;
 use rfio::stats::summary::{ClatPrio, Summary};
 use rfio::stats::{
@@ -430,7 +431,7 @@ fn replay(dirs: &[D], plan: &Plan) -> RunReport {
             .collect();
     }
     j.run_ms = 67;
-    RunReport::new(vec![j], 1_000, 2_000, Vec::new())
+    RunReport::new(vec![j], global_options(plan), 1_000, 2_000, Vec::new())
 }
 
 /// The direction blocks of a normal report: from the first `  read:` or
@@ -481,19 +482,19 @@ fn assert_blocks(rfio: &str, fio: &str) {
     }
 }
 
-fn normal(report: &RunReport, _plan: &Plan) -> String {
-    rfio::output::normal::results(report, &Summary::new(&report.jobs))
+fn normal(report: &RunReport) -> String {
+    rfio::output::normal::results(report)
 }
 
-fn json(report: &RunReport, plan: &Plan) -> Value {
-    serde_json::from_str(&rfio::output::json::render(report, plan, true)).unwrap()
+fn json(report: &RunReport) -> Value {
+    serde_json::from_str(&rfio::output::json::render(report, true)).unwrap()
 }
 
 #[test]
 fn normal_output_per_priority_as_fio() {
     for (cmd, dirs, text) in [(S1_CMD, S1, S1_NORMAL), (S2_CMD, S2, S2_NORMAL)] {
         let p = plan(cmd);
-        assert_blocks(&normal(&replay(dirs, &p), &p), text);
+        assert_blocks(&normal(&replay(dirs, &p)), text);
     }
 }
 
@@ -501,7 +502,7 @@ fn normal_output_per_priority_as_fio() {
 fn json_prios_as_fio() {
     for (cmd, dirs) in [(S1_CMD, S1), (S2_CMD, S2)] {
         let p = plan(cmd);
-        let doc = json(&replay(dirs, &p), &p);
+        let doc = json(&replay(dirs, &p));
         let job = &doc["jobs"][0];
         for d in dirs {
             let obj = job[d.name].as_object().unwrap();
@@ -563,15 +564,17 @@ fn json_prios_as_fio() {
 fn terse_is_unchanged() {
     let p = plan(S1_CMD);
     let with = replay(S1, &p);
-    let mut without = with.clone();
-    without.jobs[0].prios = Default::default();
+    // The report is built again: its summary is computed when it is built.
+    let mut jobs = with.jobs.clone();
+    jobs[0].prios = Default::default();
+    let without = RunReport::new(jobs, global_options(&p), 1_000, 2_000, Vec::new());
     for v in [2, 3, 4, 5] {
         let a = rfio::output::terse::render(&with, v);
         let b = rfio::output::terse::render(&without, v);
         assert_eq!(a, b, "terse v{v}");
     }
     // And without the tables there are no prio lines.
-    assert!(!normal(&without, &p).contains("prio"));
+    assert!(!normal(&without).contains("prio"));
 }
 
 /// A job's statistics fed one I/O at a time, as the I/O loop does.
@@ -640,13 +643,19 @@ fn slots_follow_the_job_and_its_command_priorities() {
     let j = f.report();
     assert_eq!(j.ioprio, 0x4007);
     assert_eq!(prio_n(&j.prios[0]), [(2, 7, 3), (3, 1, 2)]);
-    let s = Summary::new(&RunReport::new(vec![j], 0, 1, Vec::new()).jobs);
+    let s = Summary::new(&RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new()).jobs);
     let e = &s.entries[0];
     assert_eq!(prio_n(&e.prios[0]), [(2, 7, 3), (3, 1, 2)]);
     // Writes have no table: all of them under the job's priority (one
     // priority, not reported).
     assert_eq!(prio_n(&e.prios[1]), [(2, 7, 4)]);
-    let out = normal(&RunReport::new(vec![], 0, 1, Vec::new()), &p);
+    let out = normal(&RunReport::new(
+        vec![],
+        global_options(&p),
+        0,
+        1,
+        Vec::new(),
+    ));
     assert!(!out.contains("prio"));
 }
 
@@ -666,8 +675,8 @@ fn lat_percentiles_count_the_total_latency() {
     let s = |i: usize| j.prios[0][i].lat.summary().unwrap();
     assert_eq!((s(0).min, s(0).max), (105_000, 105_000));
     assert_eq!((s(1).min, s(1).max), (45_000, 45_000));
-    let r = RunReport::new(vec![j], 0, 1, Vec::new());
-    let out = normal(&r, &p);
+    let r = RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new());
+    let out = normal(&r);
     assert!(
         out.contains(
             "    lat prio 0/0 (nsec): min=105000, max=105000, avg=105000.00, stdev= 0.00\n"
@@ -678,7 +687,7 @@ fn lat_percentiles_count_the_total_latency() {
         out.contains("    lat prio 1/0 (nsec): min=45000, max=45000, avg=45000.00, stdev= 0.00\n")
     );
     assert!(out.contains("    lat prio 1/0 (50.00% of IOs) percentiles (nsec):\n"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     assert_eq!(doc["jobs"][0]["read"]["prios"][1]["lat_ns"]["min"], 45_000);
     // clat_percentiles=0 and lat_percentiles=0: the per-priority lines
     // stay, the tables go, and JSON has no percentiles for them.
@@ -692,14 +701,14 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let r = RunReport::new(vec![f.report()], 0, 1, Vec::new());
-    let out = normal(&r, &p);
+    let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new());
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 1/0 (nsec): min=40000, max=40000"),
         "{out}"
     );
     assert!(!out.contains("of IOs"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     assert!(doc["jobs"][0]["read"]["prios"][0]["clat_ns"]
         .get("percentile")
         .is_none());
@@ -722,11 +731,17 @@ fn groups_sum_by_priority() {
     a.io(0, 5, 1000, 30_000, 0).io(0, 3, 1000, 20_000, 1);
     let mut b = Feed::new(&p.jobs[1]);
     b.io(0, 2, 1000, 60_000, 1).io(0, 1, 1000, 10_000, 0);
-    let r = RunReport::new(vec![a.report(), b.report()], 0, 1, Vec::new());
+    let r = RunReport::new(
+        vec![a.report(), b.report()],
+        global_options(&p),
+        0,
+        1,
+        Vec::new(),
+    );
     let s = Summary::new(&r.jobs);
     assert_eq!(s.entries.len(), 1);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(0, 0, 6), (1, 0, 5)]);
-    let out = normal(&r, &p);
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 0/0 (54.55% of IOs) percentiles (nsec):\n"),
         "{out}"
@@ -759,27 +774,33 @@ fn groups_of_different_job_priorities() {
         a.io(0, 4, NO_SLAT, 30_000, 0);
         let mut b = Feed::new(&p.jobs[1]);
         b.io(0, 4, NO_SLAT, 50_000, 0);
-        RunReport::new(vec![a.report(), b.report()], 0, 1, Vec::new())
+        RunReport::new(
+            vec![a.report(), b.report()],
+            global_options(p),
+            0,
+            1,
+            Vec::new(),
+        )
     };
     let p = plan(&argv("--prio=5", true));
     assert!(p.jobs.iter().all(|j| j.group_reporting));
     let r = run(&p);
     let s = Summary::new(&r.jobs);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(2, 3, 4), (2, 5, 4)]);
-    let out = normal(&r, &p);
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 2/3 (nsec): min=30000, max=30000, avg=30000.00, stdev= 0.00\n"),
         "{out}"
     );
     assert!(out.contains("    clat prio 2/5 (50.00% of IOs) percentiles (nsec):\n"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     let prios = doc["jobs"][0]["read"]["prios"].as_array().unwrap();
     assert_eq!(prios.len(), 2);
     assert_eq!(prios[1]["prioclass"], 2);
     assert_eq!(prios[1]["prio"], 5);
     for (a, group) in [("--prio=3", true), ("--prio=5", false)] {
         let p = plan(&argv(a, group));
-        assert!(!normal(&run(&p), &p).contains("prio"), "{a} {group}");
+        assert!(!normal(&run(&p)).contains("prio"), "{a} {group}");
     }
 }
 
@@ -803,7 +824,7 @@ fn unified_reporting_sums_directions() {
             .io(0, 1, 1000, 20_000, 1)
             .io(1, 2, 1000, 40_000, 1)
             .io(1, 1, 1000, 40_000, 0);
-        let r = RunReport::new(vec![f.report()], 0, 1, Vec::new());
+        let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new());
         let s = Summary::new(&r.jobs);
         let e = &s.entries[0];
         let mixed = if mode == "mixed" {
@@ -812,11 +833,11 @@ fn unified_reporting_sums_directions() {
             e.mixed_prios()
         };
         assert_eq!(prio_n(&mixed), [(2, 7, 4), (1, 0, 3)], "{mode}");
-        let doc = json(&r, &p);
+        let doc = json(&r);
         let prios = doc["jobs"][0]["mixed"]["prios"].as_array().unwrap();
         assert_eq!(prios[0]["clat_ns"]["N"], 4);
         assert_eq!(prios[1]["clat_ns"]["N"], 3);
-        let out = normal(&r, &p);
+        let out = normal(&r);
         assert!(
             out.contains("    clat prio 1/0 (42.86% of IOs) percentiles (nsec):\n"),
             "{out}"

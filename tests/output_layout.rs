@@ -32,7 +32,13 @@ fn report(plan: &Plan) -> RunReport {
             JobReport::new(spec.report.clone(), 1, None, &ts)
         })
         .collect();
-    RunReport::new(jobs, 0, 1_000, Vec::new())
+    RunReport::new(
+        jobs,
+        rfio::plan::report::global_options(plan),
+        0,
+        1_000,
+        Vec::new(),
+    )
 }
 
 /// Names by awk position (`$N`) in v3 with one disk (terse.md §3).
@@ -190,7 +196,7 @@ fn json_plus_keys_and_order_match_fio() {
     .unwrap();
     let fio: Value = serde_json::from_str(&fio_text).unwrap();
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let ours_text = json::render(&report(&p), &p, true);
+    let ours_text = json::render(&report(&p), true);
     let ours: Value = serde_json::from_str(&ours_text).expect("rfio's JSON parses");
     let (mut a, mut b) = (Vec::new(), Vec::new());
     keys(&ours, "", &mut a);
@@ -203,7 +209,7 @@ fn json_plus_keys_and_order_match_fio() {
 #[test]
 fn json_without_plus_has_no_bins() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let text = json::render(&report(&p), &p, false);
+    let text = json::render(&report(&p), false);
     assert!(!text.contains("\"bins\""));
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);

@@ -196,8 +196,11 @@ fn run_report(json: &Value, plan: &Plan, pids: &[u32]) -> RunReport {
         .unwrap_or_default();
     let finished_ms = u(&json["timestamp_ms"]);
     let elapsed_ms = u(&entries[0]["elapsed"]) * 1000;
-    let mut r = RunReport::new(jobs, finished_ms - elapsed_ms, finished_ms, disks);
+    let globals = rfio::plan::report::global_options(plan);
+    let mut r = RunReport::new(jobs, globals, finished_ms - elapsed_ms, finished_ms, disks);
     r.finished_at = u(&json["timestamp"]) as i64;
+    // fio ran in UTC.
+    r.utc_offset = 0;
     r
 }
 
@@ -383,7 +386,6 @@ fn pids(normal: &str) -> Vec<u32> {
 }
 
 fn replay(case: &str) {
-    std::env::set_var("TZ", "UTC");
     let dir = golden_dir();
     let argv: Vec<String> = std::fs::read_to_string(dir.join(format!("{case}.cmd")))
         .unwrap()
@@ -398,9 +400,9 @@ fn replay(case: &str) {
     let report = run_report(&json, &plan, &pids(&fio.normal));
     let ours = split(&format!(
         "{}fio-3.33\n{}{}",
-        rfio::output::normal::banners(&plan),
-        rfio::output::normal::starting(&plan),
-        render_results(&report, &plan, &formats)
+        rfio::output::normal::banners(plan.jobs.iter().map(|j| &j.report)),
+        rfio::output::normal::starting(plan.jobs.iter().map(|j| &j.report)),
+        render_results(&report, &formats)
     ));
     if let Some(d) = std::env::var_os("RFIO_REPLAY_DUMP") {
         let d = PathBuf::from(d);

@@ -138,7 +138,7 @@ impl<'a> StatusReports<'a> {
             None => i32::MAX as u64,
         });
         self.dest
-            .write(&output::render_results(&report, self.plan, &self.formats));
+            .write(&output::render_results(&report, &self.formats));
     }
 }
 
@@ -161,7 +161,8 @@ pub fn interim_report(
             r
         })
         .collect();
-    RunReport::new(jobs, started_ms, now_ms, disks)
+    let globals = crate::plan::report::global_options(plan);
+    RunReport::new(jobs, globals, started_ms, now_ms, disks)
 }
 
 /// The files whose devices the final report's disk stats cover (fio's
@@ -239,7 +240,7 @@ mod tests {
         assert!(!r.jobs[1].did_io());
         assert_eq!(r.groups.len(), 2);
         assert_eq!(r.elapsed_ms, 2_500);
-        let normal = output::render_results(&r, &p, &Formats::default());
+        let normal = output::render_results(&r, &Formats::default());
         assert!(normal.starts_with("\na: (groupid=0, jobs=1): err= 0: pid=7: "));
         assert!(normal.contains("\nRun status group 1 (all jobs):\n"));
         assert!(!normal.contains("b: (groupid=1"));

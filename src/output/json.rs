@@ -4,29 +4,33 @@
 //!
 //! JSON+ adds, to every latency object that has percentiles, the `bins`
 //! of fio's log-linear histogram (bucket value in ns → count).
+//!
+//! A pure function of the [`RunReport`]: the `global options` and each
+//! job's `job options` are the `(name, value)` pairs the plan put in it.
+
+use std::io::{self, Write};
 
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
-use crate::plan::spec::Plan;
 use crate::stats::dist::{dist_pct, lat_pct};
-use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
+use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
 use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
 
-/// The JSON document (`plus`: JSON+) of a run.
-pub fn render(report: &RunReport, plan: &Plan, plus: bool) -> String {
-    render_summary(report, plan, &Summary::new(&report.jobs), plus)
+/// Write the JSON document (`plus`: JSON+) of a run.
+pub fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(render(report, plus).as_bytes())
 }
 
-/// [`render`] from an already built summary.
-pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: bool) -> String {
+/// The JSON document (`plus`: JSON+) of a run.
+pub fn render(report: &RunReport, plus: bool) -> String {
+    let summary = &report.summary;
     let mut root = Obj::new();
     root.str("fio version", "fio-3.33")
         .int("timestamp", report.finished_at)
         .int("timestamp_ms", report.finished_ms)
-        .str("time", &ctime(report.finished_at));
-    let globals = crate::plan::report::global_options(plan);
-    if !globals.is_empty() {
-        root.obj("global options", options_obj(&globals));
+        .str("time", &ctime(report.finished_at, report.utc_offset));
+    if !report.global_options.is_empty() {
+        root.obj("global options", options_obj(&report.global_options));
     }
     let jobs = summary
         .entries

@@ -1,8 +1,11 @@
 //! The immutable report of a run: every job's results and report settings,
-//! the run's timestamps and disks.
+//! the run's timestamps (with the time zone they are printed in) and disks,
+//! and the [`Summary`] the output formats print, computed once when the
+//! report is built.
 
 use super::disk::DiskUtil;
 use super::job::JobReport;
+use super::summary::Summary;
 
 /// One direction of a reporting group ("Run status group"), each job on
 /// its own (see `stats::summary` for group_reporting).
@@ -62,16 +65,28 @@ impl GroupReport {
     }
 }
 
-/// Everything a run produced; output formats are pure functions of it
-/// (and of the plan).
+/// Everything a run produced, and everything its outputs print: they are
+/// pure functions of it. Built once the jobs have run (or, for a report
+/// while they run, from their snapshots) and not changed after: the
+/// [`Summary`] and the groups are computed from the jobs when it is built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunReport {
-    /// In plan order (one per job of the plan).
+    /// In plan order (one per job of the plan), each with its report
+    /// settings ([`JobReport::info`]).
     pub jobs: Vec<JobReport>,
-    /// In group-id order, one per group of the plan.
+    /// JSON `global options`: the global options the jobs inherited, in
+    /// the order applied, as `(name, value as written)`.
+    pub global_options: Vec<(String, String)>,
+    /// In group-id order, one per group of the jobs, each job on its own.
     pub groups: Vec<GroupReport>,
+    /// What is printed: the jobs merged by `group_reporting`, the groups'
+    /// run totals, and the notices fio prints while merging.
+    pub summary: Summary,
     /// When the run ended, seconds since the epoch (the job header date).
     pub finished_at: i64,
+    /// The local time zone's offset from UTC at `finished_at`, seconds
+    /// east (the job header date is local time).
+    pub utc_offset: i64,
     /// The same instant in milliseconds (JSON `timestamp_ms`).
     pub finished_ms: u64,
     /// Milliseconds from rfio's start to the end of the run (JSON
@@ -85,10 +100,13 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The report of a run that started at `started_ms` and finished at
-    /// `finished_ms` (milliseconds since the Unix epoch).
+    /// The report of a run of `jobs` that inherited `global_options`,
+    /// started at `started_ms` and finished at `finished_ms` (milliseconds
+    /// since the Unix epoch). Merges the jobs into the summary, and takes
+    /// the local time zone's offset at `finished_ms`.
     pub fn new(
         jobs: Vec<JobReport>,
+        global_options: Vec<(String, String)>,
         started_ms: u64,
         finished_ms: u64,
         disks: Vec<DiskUtil>,
@@ -97,14 +115,33 @@ impl RunReport {
         let groups = (0..ngroups)
             .map(|g| GroupReport::from_jobs(g, jobs.iter().filter(move |j| j.info.group_id == g)))
             .collect();
+        let summary = Summary::new(&jobs);
+        let finished_at = (finished_ms / 1000) as i64;
         RunReport {
             jobs,
+            global_options,
             groups,
-            finished_at: (finished_ms / 1000) as i64,
+            summary,
+            finished_at,
+            utc_offset: local_utc_offset(finished_at),
             finished_ms,
             elapsed_ms: finished_ms.saturating_sub(started_ms),
             disks,
             eta_sec: None,
         }
     }
+}
+
+/// The local time zone's offset from UTC at `secs` since the epoch, in
+/// seconds east (`localtime_r`'s `tm_gmtoff`); 0 when unknown.
+fn local_utc_offset(secs: i64) -> i64 {
+    let t = secs as libc::time_t;
+    // SAFETY: an all-zero `tm` is a valid value (plain integers and a null
+    // zone pointer), and localtime_r only writes into the `tm` we pass.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the duration of the call.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return 0;
+    }
+    tm.tm_gmtoff as i64
 }

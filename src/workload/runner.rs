@@ -370,7 +370,13 @@ pub fn run_with_progress(
         });
     }
     let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
-    Ok(RunReport::new(jobs, started_ms, epoch_ms(), disks.finish()))
+    Ok(RunReport::new(
+        jobs,
+        crate::plan::report::global_options(plan),
+        started_ms,
+        epoch_ms(),
+        disks.finish(),
+    ))
 }
 
 /// The stack of a job thread. The I/O loop keeps its state on the heap: in
