@@ -3,6 +3,8 @@
 //! job's options (`plan::report::stats_config`); statistics and outputs read
 //! only this.
 
+use serde::{Deserialize, Serialize};
+
 /// fio's default `percentile_list`.
 pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
@@ -13,7 +15,7 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
 pub const MAX_PERCENTILES: usize = 20;
 
 /// `unified_rw_reporting`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Unified {
     #[default]
     None,
@@ -24,7 +26,7 @@ pub enum Unified {
 }
 
 /// Which latencies get percentiles, and which percentiles.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     pub slat: bool,
     pub clat: bool,
@@ -48,7 +50,7 @@ impl Default for Percentiles {
 }
 
 /// The statistics settings of one job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatsConfig {
     /// `stats=0` leaves the job out of every report.
     pub stats: bool,

@@ -4,10 +4,12 @@
 //! (`plan::report::job_info`); the report and every output read it instead
 //! of the plan.
 
+use serde::{Deserialize, Serialize};
+
 use super::config::StatsConfig;
 
 /// One job's resolved report settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobInfo {
     /// The reported name (`name=`, else the section name).
     pub name: String,

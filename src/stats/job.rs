@@ -2,6 +2,8 @@
 //! (or while it runs, `super::snapshot`), with the job's report settings
 //! ([`JobInfo`]) beside them.
 
+use serde::{Deserialize, Serialize};
+
 use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
@@ -11,7 +13,7 @@ use super::prio::ClatPrio;
 use super::thread::ThreadStats;
 
 /// Files laid out before a job started ("Laying out IO file").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
     pub files: u32,
     pub bytes: u64,
@@ -36,7 +38,7 @@ impl Layout {
 }
 
 /// One direction of one job.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct DirReport {
     pub bytes: u64,
     pub ios: u64,
@@ -68,7 +70,7 @@ impl DirReport {
 }
 
 /// Sync calls of one job.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SyncReport {
     pub ios: u64,
     pub lat: LatAccum,
@@ -76,7 +78,7 @@ pub struct SyncReport {
 }
 
 /// One job's results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Who the job is and how it is reported (from the plan).
     pub info: JobInfo,

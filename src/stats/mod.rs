@@ -5,6 +5,11 @@
 //! [`Summary`] the output formats print (jobs merged by `group_reporting`,
 //! group totals).
 //!
+//! The report and every type in it derive serde's `Serialize` and
+//! `Deserialize` (fio's client/server protocol ships a report; a latency
+//! histogram is written as its counters with a count): a report read back
+//! is equal to the one written, and prints the same.
+//!
 //! Statistics read no option and no plan: the plan hands them resolved
 //! settings ([`StatsConfig`], [`JobInfo`]). A job's per-I/O logs are fed
 //! through the [`IoLog`] trait, which `crate::logs` implements.

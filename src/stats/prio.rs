@@ -2,13 +2,15 @@
 //! job with command priorities (`cmdprio_*`) and by a group whose members'
 //! priorities differ.
 
+use serde::{Deserialize, Serialize};
+
 use super::hist::LatHist;
 use super::lat::LatAccum;
 
 /// The latencies of the I/Os of one priority: completion latencies, or
 /// total latencies when the job reports `lat_percentiles` (the report then
 /// says `lat prio`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClatPrio {
     /// The I/O priority: class << 13 | level.
     pub ioprio: u16,

@@ -3,13 +3,15 @@
 //! and the [`Summary`] the output formats print, computed once when the
 //! report is built.
 
+use serde::{Deserialize, Serialize};
+
 use super::disk::DiskUtil;
 use super::job::JobReport;
 use super::summary::Summary;
 
 /// One direction of a reporting group ("Run status group"), each job on
 /// its own (see `stats::summary` for group_reporting).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupDir {
     pub bytes: u64,
     /// Aggregate bandwidth: `1000 * bytes / max_run` B/s.
@@ -22,7 +24,7 @@ pub struct GroupDir {
 }
 
 /// One reporting group.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupReport {
     pub id: u32,
     /// Per direction; `None` when no member ran it.
@@ -69,7 +71,7 @@ impl GroupReport {
 /// pure functions of it. Built once the jobs have run (or, for a report
 /// while they run, from their snapshots) and not changed after: the
 /// [`Summary`] and the groups are computed from the jobs when it is built.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     /// In plan order (one per job of the plan), each with its report
     /// settings ([`JobReport::info`]).
@@ -144,4 +146,61 @@ fn local_utc_offset(secs: i64) -> i64 {
         return 0;
     }
     tm.tm_gmtoff as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{JobInfo, LatAccum, LatHist, ThreadStats, Unified, NO_SLAT};
+
+    /// Two jobs of one group, reported together, with percentiles and a
+    /// disk.
+    fn hand_built() -> RunReport {
+        let jobs = (0..2u32)
+            .map(|i| {
+                let mut info = JobInfo::named("j", 0);
+                info.group_reporting = true;
+                info.thread_number = i + 1;
+                info.stats.unified = Unified::Both;
+                info.stats.percentiles.lat = true;
+                info.options = vec![("rw".into(), "randrw".into())];
+                let mut ts = ThreadStats::new(&info.stats);
+                ts.job_started();
+                for k in 1..=500u64 {
+                    ts.io_done(
+                        (k % 2) as usize,
+                        4096,
+                        NO_SLAT,
+                        1_000 + k * 37,
+                        k * 3_000_000,
+                    );
+                }
+                ts.sync_done(12_345);
+                ts.elapsed_us = 1_500_123;
+                let mut j = JobReport::new(info, 100 + i, None, &ts);
+                j.dirs[2].bw_samples = LatAccum::from_parts(3, 1, 9, 4.2, 0.1);
+                j
+            })
+            .collect();
+        let disk = DiskUtil {
+            name: "vda".into(),
+            msec: 1_500,
+            ..DiskUtil::default()
+        };
+        let globals = vec![("ioengine".to_string(), "null".to_string())];
+        let mut r = RunReport::new(jobs, globals, 1_000, 2_600_000, vec![disk]);
+        r.eta_sec = Some(3);
+        r
+    }
+
+    #[test]
+    fn a_report_survives_serde() {
+        let r = hand_built();
+        assert_eq!(r.summary.entries.len(), 1);
+        let text = serde_json::to_string(&r).unwrap();
+        let back: RunReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        let hist: &LatHist = back.summary.entries[0].dirs[0].lat_hist.as_deref().unwrap();
+        assert_eq!(hist.len(), 250 * 2);
+    }
 }

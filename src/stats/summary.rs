@@ -3,6 +3,8 @@
 //! totals, as `__show_run_stats` builds them from the jobs' results and
 //! report settings ([`JobReport::info`]).
 
+use serde::{Deserialize, Serialize};
+
 use super::config::{StatsConfig, Unified};
 use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
@@ -84,7 +86,7 @@ fn prio_source(d: &DirReport, lat_percentiles: bool) -> (&LatAccum, Option<&LatH
 }
 
 /// One reported entry: a job, or the members of a group merged.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// The first member's name, group, pid and thread number.
     pub name: String,
@@ -319,7 +321,7 @@ fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
 }
 
 /// One direction of a group's run totals (fio's `group_run_stats`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GroupDirRun {
     pub bytes: u64,
     /// `bytes * 1000 / max_run` B/s.
@@ -332,7 +334,7 @@ pub struct GroupDirRun {
 }
 
 /// A reporting group's totals ("Run status group N").
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GroupRun {
     pub id: u32,
     /// Per direction; `None` when no entry of the group ran it.
@@ -353,7 +355,7 @@ impl GroupRun {
 }
 
 /// Everything printed after a run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub entries: Vec<Entry>,
     /// One per group id, 0 to the highest.
