@@ -12,7 +12,7 @@
 //! histogram is finer than fio's buckets, and rfio clamps percentiles to
 //! the exact min and max where fio prints a bucket's middle).
 //!
-//! loop to report each I/O's priority slot (`ThreadStats::io_done_prio`
+//! loop to report each I/O's priority slot (`ThreadStats::complete`
 //! with `IoEngine::prio_slot`, see `src/workload/exec.rs`).
 
 use std::path::Path;
@@ -24,7 +24,7 @@ use rfio::plan::report::global_options;
 use rfio::plan::Plan;
 use rfio::stats::summary::{ClatPrio, Summary};
 use rfio::stats::{
-    DirReport, JobInfo, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT,
+    Completion, DirReport, JobInfo, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT,
 };
 use serde_json::Value;
 
@@ -600,8 +600,16 @@ impl Feed {
     fn io(&mut self, dir: usize, n: u64, slat: u64, clat: u64, slot: u16) -> &mut Feed {
         for _ in 0..n {
             self.t += 1_000_000;
-            self.ts
-                .io_done_prio(dir, 4096, slat, clat, self.t, self.t, slot);
+            self.ts.complete(&Completion {
+                dir,
+                bytes: 4096,
+                slat_ns: slat,
+                clat_ns: clat,
+                at_ns: self.t,
+                offset: self.t,
+                prio_slot: slot,
+                ..Completion::default()
+            });
         }
         self
     }

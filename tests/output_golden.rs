@@ -14,7 +14,7 @@ use rfio::output::{json, normal, terse};
 use rfio::plan::spec::Plan;
 use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
-use rfio::stats::{JobReport, RunReport, NO_SLAT};
+use rfio::stats::{Completion, JobReport, RunReport, NO_SLAT};
 
 mod common;
 use common::plan;
@@ -84,7 +84,14 @@ fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
         ts.io_submitted(1 + (k % u64::from(depth)) as u32);
         ts.io_submit_batch(1);
         ts.io_complete_batch(if k % 7 == 0 { 5 } else { 1 });
-        ts.io_done(d, bs, slat, clat, (k + 1) * s.step_ns);
+        ts.complete(&Completion {
+            dir: d,
+            bytes: bs,
+            slat_ns: slat,
+            clat_ns: clat,
+            at_ns: (k + 1) * s.step_ns,
+            ..Completion::default()
+        });
         if s.fsync_every > 0 && (k + 1) % s.fsync_every == 0 {
             ts.sync_done(100_000 + rng.next() % 900_000);
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use rfio::output::{json, terse};
 use rfio::plan::spec::Plan;
-use rfio::stats::{JobReport, RunReport, Unified, NO_SLAT};
+use rfio::stats::{Completion, JobReport, RunReport, Unified, NO_SLAT};
 use serde_json::Value;
 
 mod common;
@@ -25,7 +25,13 @@ fn report(plan: &Plan) -> RunReport {
             ts.job_started();
             for k in 0..256u64 {
                 ts.io_submitted(1);
-                ts.io_done(0, 4096, NO_SLAT, 10 + k % 7, k * 1000);
+                ts.complete(&Completion {
+                    bytes: 4096,
+                    slat_ns: NO_SLAT,
+                    clat_ns: 10 + k % 7,
+                    at_ns: k * 1000,
+                    ..Completion::default()
+                });
             }
             ts.elapsed_us = 900;
             ts.job_finished();

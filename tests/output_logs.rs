@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rfio::plan::spec::Plan;
-use rfio::stats::{ThreadStats, NO_SLAT};
+use rfio::stats::{Completion, ThreadStats, NO_SLAT};
 
 mod common;
 use common::plan;
@@ -50,7 +50,14 @@ fn run(plan: &Plan, i: usize, n: u64, step_ms: u64, slat: bool) -> ThreadStats {
     ts.job_started();
     for k in 1..=n {
         let s = if slat { 500 } else { NO_SLAT };
-        ts.io_done_at(0, 4096, s, 1000 + k, k * step_ms * 1_000_000, k * 4096);
+        ts.complete(&Completion {
+            bytes: 4096,
+            slat_ns: s,
+            clat_ns: 1000 + k,
+            at_ns: k * step_ms * 1_000_000,
+            offset: k * 4096,
+            ..Completion::default()
+        });
     }
     ts.elapsed_us = n * step_ms * 1000 + 500;
     ts.job_finished();

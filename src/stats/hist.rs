@@ -189,13 +189,13 @@ impl LatHist {
     }
 
     /// Record one latency.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, ns: u64) {
         self.record_n(ns, 1);
     }
 
     /// Record `n` latencies of the same value.
-    #[inline]
+    #[inline(always)]
     pub fn record_n(&mut self, ns: u64, n: u64) {
         let idx = bucket_of(if ns < BEYOND_NS { ns } else { HIGHEST_NS });
         let chunk = self.chunks[idx / CHUNK].get_or_insert_with(|| Box::new([0; CHUNK]));

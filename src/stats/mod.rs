@@ -34,7 +34,7 @@ pub mod snapshot;
 pub mod summary;
 mod thread;
 
-pub use completion::{IoLog, LoggedIo, Rate, NO_SLAT};
+pub use completion::{Completion, IoLog, LoggedIo, Rate, Timing, NO_SLAT};
 pub use config::{Percentiles, StatsConfig, Unified};
 pub use disk::{DiskUtil, DiskWatch};
 pub use hist::LatHist;

@@ -151,7 +151,9 @@ fn local_utc_offset(secs: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{JobInfo, LatAccum, LatHist, ThreadStats, Unified, NO_SLAT};
+    use crate::stats::{
+        Completion, JobInfo, LatAccum, LatHist, ThreadStats, Timing, Unified, NO_SLAT,
+    };
 
     /// Two jobs of one group, reported together, with percentiles and a
     /// disk.
@@ -167,13 +169,16 @@ mod tests {
                 let mut ts = ThreadStats::new(&info.stats);
                 ts.job_started();
                 for k in 1..=500u64 {
-                    ts.io_done(
-                        (k % 2) as usize,
-                        4096,
-                        NO_SLAT,
-                        1_000 + k * 37,
-                        k * 3_000_000,
-                    );
+                    ts.complete(&Completion {
+                        dir: (k % 2) as usize,
+                        bytes: 4096,
+                        slat_ns: if k % 3 == 0 { NO_SLAT } else { 500 + k },
+                        clat_ns: 1_000 + k * 37,
+                        at_ns: k * 3_000_000,
+                        offset: k * 4096,
+                        prio_slot: 0,
+                        timing: Timing::Io,
+                    });
                 }
                 ts.sync_done(12_345);
                 ts.elapsed_us = 1_500_123;

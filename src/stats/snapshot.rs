@@ -54,14 +54,20 @@ fn thread_id() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::NO_SLAT;
+    use crate::stats::{Completion, NO_SLAT};
 
     #[test]
     fn rates_follow_the_time_run_so_far() {
         let mut ts = ThreadStats::default();
         ts.job_started();
         for i in 0..1000u64 {
-            ts.io_done(0, 4096, NO_SLAT, 1000, i * 1_000_000);
+            ts.complete(&Completion {
+                bytes: 4096,
+                slat_ns: NO_SLAT,
+                clat_ns: 1000,
+                at_ns: i * 1_000_000,
+                ..Completion::default()
+            });
         }
         let r = running_report(&ts, 999_500);
         assert_eq!(r.dirs[0].bytes, 4096 * 1000);

@@ -5,11 +5,12 @@
 //! A [`ThreadStats`] is made from the job's resolved [`StatsConfig`], its
 //! I/O priorities and, when it writes logs, an [`IoLog`] (from
 //! `crate::logs`) that it feeds each completed I/O and each closed
-//! bandwidth/IOPS window.
+//! bandwidth/IOPS window. Each finished I/O arrives as one [`Completion`]
+//! ([`ThreadStats::complete`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::completion::{IoLog, LoggedIo, Rate, NO_SLAT};
+use super::completion::{Completion, IoLog, LoggedIo, Rate, Timing, NO_SLAT};
 use super::config::StatsConfig;
 use super::cpu::{CpuUsage, RusageMark};
 use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
@@ -219,51 +220,16 @@ impl ThreadStats {
         self.cfg.slat = false;
     }
 
-    /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
-    /// write, 2 trim); `slat_ns` from issue to submission ([`NO_SLAT`] for
-    /// engines without one), `clat_ns` from submission to completion;
-    /// `at_ns` is when it completed, counted from the start of the job's
-    /// I/O (for bw/iops samples and logs). This is the one call the
-    /// workload makes per I/O: it does not allocate.
-    #[inline]
-    pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, 0, 0);
-    }
-
-    /// [`ThreadStats::io_done`] of an I/O at file offset `offset` (for
-    /// `log_offset=1` logs) that carried the priority of statistics slot
-    /// `prio_slot` (what the engine's
-    /// [`IoEngine::prio_slot`](crate::ioengine::IoEngine::prio_slot)
-    /// reports; 0 is the job's own priority). Its latency is also counted
-    /// for that priority when the direction has command priorities, and
-    /// its log lines show that priority.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn io_done_prio(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-        prio_slot: u16,
-    ) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, prio_slot);
-    }
-
-    /// [`ThreadStats::io_done`] with the I/O's file offset (for
-    /// `log_offset=1` logs).
-    pub fn io_done_at(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-    ) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, 0);
+    /// One I/O completed (see [`Completion`]). This is the one call the
+    /// workload makes per I/O: it does not allocate, and it is inlined
+    /// where it is called (the match on the constant `timing` of the
+    /// caller's `Completion` then folds away).
+    #[inline(always)]
+    pub fn complete(&mut self, c: &Completion) {
+        match c.timing {
+            Timing::Io => self.record(c),
+            Timing::FileOp { open_ns } => self.file_op(c, open_ns),
+        }
     }
 
     /// Count a completed I/O of `bytes` at `at_ns`, closing the bw/iops
@@ -290,8 +256,9 @@ impl ThreadStats {
     /// statistics and record the file operation's time as a completion
     /// latency once per file open (`open_ns`), without a total latency or
     /// the latency distribution.
-    pub fn op_done(&mut self, dir: usize, bytes: u64, at_ns: u64, open_ns: Option<u64>) {
-        let (d, now_ms) = self.count(dir, bytes, at_ns);
+    fn file_op(&mut self, c: &Completion, open_ns: Option<u64>) {
+        let bytes = c.bytes;
+        let (d, now_ms) = self.count(c.dir, bytes, c.at_ns);
         let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
             return;
         };
@@ -317,20 +284,19 @@ impl ThreadStats {
         }
     }
 
-    /// One completed I/O, with its offset and priority slot.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn record(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-        prio_slot: u16,
-    ) {
-        let (d, now_ms) = self.count(dir, bytes, at_ns);
+    /// One completed I/O, with its offset and priority slot (inlined into
+    /// [`ThreadStats::complete`], its only caller).
+    #[inline(always)]
+    fn record(&mut self, c: &Completion) {
+        let Completion {
+            bytes,
+            slat_ns,
+            clat_ns,
+            at_ns,
+            prio_slot,
+            ..
+        } = *c;
+        let (d, _) = self.count(c.dir, bytes, at_ns);
         let has_slat = slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             slat_ns.saturating_add(clat_ns)
@@ -394,23 +360,42 @@ impl ThreadStats {
         if iops {
             self.iops[d].add(1);
         }
+        if self.log.is_some() {
+            self.log_io(c, ioprio, bw, iops);
+        }
+    }
+
+    /// Feed completed I/O `c` to the job's logs: it carried priority
+    /// `ioprio`, gave per-I/O bandwidth sample `bw` and an IOPS sample if
+    /// `iops`. Out of line: the I/O loop of a job without logs stays as
+    /// small as it was, and one with logs spends its time formatting.
+    #[inline(never)]
+    fn log_io(&mut self, c: &Completion, ioprio: u16, bw: Option<u64>, iops: bool) {
+        let d = c.dir.min(2);
+        let has_slat = c.slat_ns != NO_SLAT;
+        let lat_ns = if has_slat {
+            c.slat_ns.saturating_add(c.clat_ns)
+        } else {
+            c.clat_ns
+        };
+        let slat = (has_slat && self.cfg.slat)
+            .then(|| (c.at_ns.saturating_sub(c.clat_ns) / 1_000_000, c.slat_ns));
+        let io = LoggedIo {
+            t_ms: c.at_ns / 1_000_000,
+            dir: d,
+            bytes: c.bytes,
+            offset: c.offset,
+            ioprio,
+            bw,
+            iops,
+            lat_ns: self.cfg.lat.then_some(lat_ns),
+            slat,
+            clat_ns: self.cfg.clat.then_some(c.clat_ns),
+            hist: self.cfg.clat,
+            clat_hist: self.clat_hist[d].as_deref(),
+        };
         if let Some(l) = self.log.as_mut() {
-            let slat = (has_slat && self.cfg.slat)
-                .then(|| (at_ns.saturating_sub(clat_ns) / 1_000_000, slat_ns));
-            l.io(&LoggedIo {
-                t_ms: now_ms,
-                dir: d,
-                bytes,
-                offset,
-                ioprio,
-                bw,
-                iops,
-                lat_ns: self.cfg.lat.then_some(lat_ns),
-                slat,
-                clat_ns: self.cfg.clat.then_some(clat_ns),
-                hist: self.cfg.clat,
-                clat_hist: self.clat_hist[d].as_deref(),
-            });
+            l.io(&io);
         }
     }
 
@@ -518,11 +503,23 @@ mod tests {
         ts
     }
 
+    /// A read or write of 4 KiB completing at `at_ns`.
+    fn io(dir: usize, slat_ns: u64, clat_ns: u64, at_ns: u64) -> Completion {
+        Completion {
+            dir,
+            bytes: 4096,
+            slat_ns,
+            clat_ns,
+            at_ns,
+            ..Completion::default()
+        }
+    }
+
     #[test]
     fn sync_engines_record_no_slat() {
         let mut ts = started();
-        ts.io_done(0, 4096, NO_SLAT, 1000, 10_000);
-        ts.io_done(1, 4096, 500, 1000, 20_000);
+        ts.complete(&io(0, NO_SLAT, 1000, 10_000));
+        ts.complete(&io(1, 500, 1000, 20_000));
         assert_eq!(ts.slat[0].samples(), 0);
         assert_eq!(ts.lat[0].summary().unwrap().min, 1000);
         assert_eq!(ts.slat[1].samples(), 1);
@@ -539,7 +536,7 @@ mod tests {
         let mut ts = started();
         // 4 KiB every ms for 1.2 s: two full 500 ms windows.
         for ms in 1..=1200u64 {
-            ts.io_done(0, 4096, NO_SLAT, 1000, ms * 1_000_000);
+            ts.complete(&io(0, NO_SLAT, 1000, ms * 1_000_000));
         }
         ts.elapsed_us = 1_200_000;
         ts.job_finished();
@@ -555,9 +552,9 @@ mod tests {
     #[test]
     fn gaps_skip_empty_windows() {
         let mut ts = started();
-        ts.io_done(0, 4096, NO_SLAT, 1000, 100_000_000);
-        ts.io_done(0, 4096, NO_SLAT, 1000, 5_100_000_000);
-        ts.io_done(0, 4096, NO_SLAT, 1000, 5_700_000_000);
+        ts.complete(&io(0, NO_SLAT, 1000, 100_000_000));
+        ts.complete(&io(0, NO_SLAT, 1000, 5_100_000_000));
+        ts.complete(&io(0, NO_SLAT, 1000, 5_700_000_000));
         // Windows ending at 500 ms (one I/O) and 5500 ms (one I/O).
         assert_eq!(ts.bw[0].samples(), 2);
     }

@@ -435,7 +435,12 @@ mod tests {
             let mut n = 0u64;
             while !stop2.load(Ordering::Relaxed) {
                 n += 1;
-                ts.io_done(0, 4096, crate::stats::NO_SLAT, 1000, n * 1_000_000);
+                ts.complete(&crate::stats::Completion {
+                    bytes: 4096,
+                    clat_ns: 1000,
+                    at_ns: n * 1_000_000,
+                    ..Default::default()
+                });
                 if job2.snapshot_due() {
                     job2.serve_snapshot(&ts, n * 1000);
                 }
