@@ -34,7 +34,7 @@ pub fn write(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     write_results(report, out)
 }
 
-/// [`write`] into a string.
+/// [`write()`] into a string.
 pub fn render(report: &RunReport) -> String {
     super::written(|out| write(report, out))
 }

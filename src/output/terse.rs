@@ -19,6 +19,9 @@
 //!
 //! So v3 has 121 fields plus 9 per disk (130 with one disk); v2 161, v4
 //! 162, v5 180 (plus disks for v4/v5).
+//!
+//! A pure function of the [`RunReport`]: its summary's entries, one line
+//! each ([`write`]).
 
 use std::io::{self, Write};
 

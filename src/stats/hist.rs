@@ -12,7 +12,7 @@
 //!
 //! The buckets are hdrhistogram's (`Histogram::new_with_bounds(1, 2^40, 3)`:
 //! 2048 sub-buckets, each power of two above the first holding 1024), but
-//! the counts are kept in chunks of [`CHUNK`] allocated the first time a
+//! the counts are kept in chunks of `CHUNK` allocated the first time a
 //! latency falls in them: the whole range is 256 KiB of counters, and a
 //! job's latencies usually touch a few KiB of it. A job with a thousand
 //! clones pays for what its latencies use, not for the range.
@@ -180,7 +180,7 @@ impl LatHist {
     /// An empty histogram covering 0 ns to about 18 minutes at 3
     /// significant digits. Recording allocates a chunk of counters the
     /// first time a latency falls in it (a bounded number of times over a
-    /// job, never more than [`CHUNKS`]).
+    /// job, never more than `CHUNKS`).
     pub fn new() -> LatHist {
         LatHist {
             chunks: (0..CHUNKS).map(|_| None).collect(),

@@ -100,7 +100,7 @@ pub struct Entry {
     /// Settings: units, reporting mode and description of the first
     /// member; percentile settings of the last (as fio).
     pub cfg: StatsConfig,
-    /// Read, write, trim (with `unified_rw_reporting=mixed` all in [0]).
+    /// Read, write, trim (with `unified_rw_reporting=mixed` all in `[0]`).
     pub dirs: [DirReport; 3],
     pub sync: SyncReport,
     pub lat_buckets: LatBuckets,
