@@ -14,7 +14,7 @@ use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
 use crate::stats::dist::{dist_pct, lat_pct};
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
-use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
+use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, OptionList, RunReport, Unified};
 
 /// Write the JSON document (`plus`: JSON+) of a run.
 pub fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -28,7 +28,7 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     root.str("fio version", "fio-3.33")
         .int("timestamp", report.finished_at)
         .int("timestamp_ms", report.finished_ms)
-        .str("time", &ctime(report.finished_at, report.utc_offset));
+        .str("time", ctime(report.finished_at, report.utc_offset));
     if !report.global_options.is_empty() {
         root.obj("global options", options_obj(&report.global_options));
     }
@@ -54,9 +54,9 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     root.to_document()
 }
 
-fn options_obj(opts: &[(String, String)]) -> Obj {
+fn options_obj(opts: &OptionList) -> Obj<'_> {
     let mut o = Obj::new();
-    for (name, value) in opts {
+    for (name, value) in opts.iter() {
         o.str(name, value);
     }
     o
@@ -75,7 +75,7 @@ fn eta_after_run(elapsed_sec: u64) -> i64 {
     }
 }
 
-fn job_obj(report: &RunReport, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
+fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) -> Obj<'a> {
     let elapsed = report.elapsed_ms.div_ceil(1000);
     let mut o = Obj::new();
     o.str("jobname", &e.name)
@@ -98,7 +98,7 @@ fn job_obj(report: &RunReport, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
         o.obj("mixed", dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus));
     } else {
         for (d, name) in ["read", "write", "trim"].iter().enumerate() {
-            o.obj(name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
+            o.obj(*name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
         }
         let mut sync = Obj::new();
         sync.int("total_ios", e.sync.ios).obj(
@@ -127,10 +127,10 @@ fn job_obj(report: &RunReport, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
         .int("majf", e.cpu.majf)
         .int("minf", e.cpu.minf);
     let total = e.total_ios();
-    let pct_obj = |keys: &[&str], vals: Vec<f64>| {
+    let pct_obj = |keys: &[&'static str], vals: Vec<f64>| {
         let mut m = Obj::new();
         for (k, v) in keys.iter().zip(vals) {
-            m.float(k, v);
+            m.float(*k, v);
         }
         m
     };
@@ -189,7 +189,7 @@ fn dir_obj(
     prios: &[ClatPrio],
     gd: usize,
     plus: bool,
-) -> Obj {
+) -> Obj<'static> {
     let bw_bytes = r
         .bytes
         .saturating_mul(1000)
@@ -269,7 +269,7 @@ fn dir_obj(
 
 /// `add_ddir_lat_json`: min, max, mean, stddev, N, and with percentiles
 /// enabled and samples present the `percentile` map (and JSON+ `bins`).
-fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: bool) -> Obj {
+fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: bool) -> Obj<'static> {
     let mut o = Obj::new();
     let s = a.summary();
     o.int("min", s.map_or(0, |s| s.min))
@@ -285,14 +285,14 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
         };
         let mut m = Obj::new();
         for (p, v) in list.iter().zip(vals) {
-            m.int(&format!("{p:.6}"), v);
+            m.int(format!("{p:.6}"), v);
         }
         o.obj("percentile", m);
         if plus {
             let mut b = Obj::new();
             if let Some(h) = hist {
                 for (value, count) in h.fio_bins() {
-                    b.int(&value.to_string(), count);
+                    b.int(value.to_string(), count);
                 }
             }
             o.obj("bins", b);
@@ -301,7 +301,7 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
     o
 }
 
-fn disk_obj(d: &DiskUtil) -> Obj {
+fn disk_obj(d: &DiskUtil) -> Obj<'_> {
     let s = &d.stats;
     let mut o = Obj::new();
     o.str("name", &d.name)

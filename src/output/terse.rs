@@ -21,7 +21,7 @@
 //! 162, v5 180 (plus disks for v4/v5).
 //!
 //! A pure function of the [`RunReport`]: its summary's entries, one line
-//! each ([`write`]).
+//! each ([`write()`]).
 
 use std::io::{self, Write};
 

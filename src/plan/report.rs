@@ -13,7 +13,7 @@ use crate::logs::{LogConfig, LogKind};
 use crate::options::jobopts::{JobOptions, Setting};
 use crate::options::Value;
 use crate::stats::config::MAX_PERCENTILES;
-use crate::stats::{JobInfo, StatsConfig, Unified};
+use crate::stats::{JobInfo, OptionList, StatsConfig, Unified};
 
 /// Resolve the report settings of `job` (built from its options) into
 /// `job.report` and `job.logs`. The plan calls this once per job.
@@ -41,7 +41,7 @@ pub fn job_info(spec: &JobSpec) -> JobInfo {
         bs: spec.bs,
         ioengine: spec.ioengine.clone(),
         options: job_options(spec)
-            .map(|s| (s.def.name.to_string(), s.text.clone().unwrap_or_default()))
+            .map(|s| (s.def.name, s.text.as_deref().unwrap_or("")))
             .collect(),
         stats,
     }
@@ -236,13 +236,13 @@ fn job_options(job: &JobSpec) -> impl Iterator<Item = &Setting> {
 /// JSON `global options` of a run of `plan`: every global option its jobs
 /// inherited, in the order applied, each setting once, as `(name, value
 /// as written)`.
-pub fn global_options(plan: &Plan) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+pub fn global_options(plan: &Plan) -> OptionList {
+    let mut out = OptionList::default();
     let mut seen: HashSet<(&Span, &str)> = HashSet::new();
     for job in &plan.jobs {
         for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
             if seen.insert((&s.span, s.def.name)) {
-                out.push((s.def.name.to_string(), s.text.clone().unwrap_or_default()));
+                out.push(s.def.name, s.text.as_deref().unwrap_or(""));
             }
         }
     }
@@ -343,11 +343,7 @@ mod tests {
             "--bs=8k",
             "--name=b",
         ]);
-        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
-            v.iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
-        };
+        let pairs = |v: &[(&str, &str)]| -> OptionList { v.iter().copied().collect() };
         assert_eq!(
             global_options(&p),
             pairs(&[("ioengine", "null"), ("size", "1m")])

@@ -38,7 +38,7 @@ pub use completion::{Completion, IoLog, LoggedIo, Rate, Timing, NO_SLAT};
 pub use config::{Percentiles, StatsConfig, Unified};
 pub use disk::{DiskUtil, DiskWatch};
 pub use hist::LatHist;
-pub use info::JobInfo;
+pub use info::{JobInfo, OptionList};
 pub use job::{DirReport, JobReport, Layout, SyncReport};
 pub use lat::{LatAccum, LatSummary};
 pub use prio::{reported_prios, ClatPrio};

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::disk::DiskUtil;
+use super::info::OptionList;
 use super::job::JobReport;
 use super::summary::Summary;
 
@@ -78,7 +79,7 @@ pub struct RunReport {
     pub jobs: Vec<JobReport>,
     /// JSON `global options`: the global options the jobs inherited, in
     /// the order applied, as `(name, value as written)`.
-    pub global_options: Vec<(String, String)>,
+    pub global_options: OptionList,
     /// In group-id order, one per group of the jobs, each job on its own.
     pub groups: Vec<GroupReport>,
     /// What is printed: the jobs merged by `group_reporting`, the groups'
@@ -108,7 +109,7 @@ impl RunReport {
     /// the local time zone's offset at `finished_ms`.
     pub fn new(
         jobs: Vec<JobReport>,
-        global_options: Vec<(String, String)>,
+        global_options: OptionList,
         started_ms: u64,
         finished_ms: u64,
         disks: Vec<DiskUtil>,
@@ -165,7 +166,7 @@ mod tests {
                 info.thread_number = i + 1;
                 info.stats.unified = Unified::Both;
                 info.stats.percentiles.lat = true;
-                info.options = vec![("rw".into(), "randrw".into())];
+                info.options = [("rw", "randrw")].into_iter().collect();
                 let mut ts = ThreadStats::new(&info.stats);
                 ts.job_started();
                 for k in 1..=500u64 {
@@ -192,7 +193,7 @@ mod tests {
             msec: 1_500,
             ..DiskUtil::default()
         };
-        let globals = vec![("ioengine".to_string(), "null".to_string())];
+        let globals = [("ioengine", "null")].into_iter().collect();
         let mut r = RunReport::new(jobs, globals, 1_000, 2_600_000, vec![disk]);
         r.eta_sec = Some(3);
         r
