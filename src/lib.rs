@@ -51,8 +51,8 @@ pub fn front_end_check(bytes: &[u8]) {
         let fe = plan::build(input, std::slice::from_ref(&file), &keywords);
         let _ = cli::showcmd::render_file(&fe, 0, file.stop);
         check_plan(&fe.plan, readonly);
-        let _ = output::normal::banners(&fe.plan);
-        let _ = output::normal::starting(&fe.plan);
+        let _ = output::normal::banners(fe.plan.jobs.iter().map(|j| &j.report));
+        let _ = output::normal::starting(fe.plan.jobs.iter().map(|j| &j.report));
     }
 }
 

@@ -227,7 +227,11 @@ fn execute(
         if added == 0 {
             write!(out, "{}", usage())?;
         } else if formats.normal {
-            write!(out, "{}", normal::banners_within(&fe.plan, added))?;
+            write!(
+                out,
+                "{}",
+                normal::banners_within(fe.plan.jobs.iter().map(|j| &j.report), added)
+            )?;
         }
         out.flush()?;
         writeln!(err, "{refusal}")?;
@@ -240,8 +244,8 @@ fn execute(
         write!(
             out,
             "{}{FIO_VERSION}\n{}",
-            normal::banners(&fe.plan),
-            normal::starting(&fe.plan)
+            normal::banners(fe.plan.jobs.iter().map(|j| &j.report)),
+            normal::starting(fe.plan.jobs.iter().map(|j| &j.report))
         )?;
     }
     out.flush()?;
@@ -285,14 +289,10 @@ fn execute(
             return Ok(1);
         }
     };
-    for notice in output::notices(&report, &fe.plan) {
+    for notice in output::notices(&report) {
         writeln!(err, "{notice}")?;
     }
-    write!(
-        out,
-        "{}",
-        output::render_results(&report, &fe.plan, &formats)
-    )?;
+    output::write_results(&report, &formats, out)?;
     out.flush()?;
     let failed = report.jobs.iter().filter(|j| j.error != 0).count();
     // A signal while the results were written counts too (fio's handler

@@ -139,7 +139,7 @@ impl<'a> StatusReports<'a> {
             None => i32::MAX as u64,
         });
         self.dest
-            .write(&output::render_results(&report, self.plan, &self.formats));
+            .write(&output::render_results(&report, &self.formats));
     }
 }
 
@@ -157,13 +157,13 @@ pub fn interim_report(
         .iter()
         .zip(jobs)
         .map(|(spec, r)| {
-            let mut r = r.unwrap_or_else(|| JobReport::empty(&spec.name, spec.group_id, 0));
-            r.name.clone_from(&spec.name);
-            r.group_id = spec.group_id;
+            let mut r = r.unwrap_or_else(|| JobReport::empty(spec.report.clone(), 0));
+            r.info.clone_from(&spec.report);
             r
         })
         .collect();
-    RunReport::new(jobs, started_ms, now_ms, disks)
+    let globals = crate::plan::report::global_options(plan);
+    RunReport::new(jobs, globals, started_ms, now_ms, disks)
 }
 
 /// The files whose devices the final report's disk stats cover (fio's
@@ -225,18 +225,18 @@ mod tests {
             "--name=b",
             "--stonewall",
         ]);
-        let mut done = JobReport::empty("", 0, 7);
+        let mut done = JobReport::empty(Default::default(), 7);
         done.dirs[0].bytes = 4096;
         done.dirs[0].ios = 1;
         done.dirs[0].runtime_ms = 1;
         let r = interim_report(&p, vec![Some(done), None], 1_000, 3_500, Vec::new());
         assert_eq!(r.jobs.len(), 2);
-        assert_eq!((r.jobs[0].name.as_str(), r.jobs[0].group_id), ("a", 0));
-        assert_eq!((r.jobs[1].name.as_str(), r.jobs[1].group_id), ("b", 1));
+        assert_eq!((r.jobs[0].name(), r.jobs[0].group_id()), ("a", 0));
+        assert_eq!((r.jobs[1].name(), r.jobs[1].group_id()), ("b", 1));
         assert!(!r.jobs[1].did_io());
         assert_eq!(r.groups.len(), 2);
         assert_eq!(r.elapsed_ms, 2_500);
-        let normal = output::render_results(&r, &p, &Formats::default());
+        let normal = output::render_results(&r, &Formats::default());
         assert!(normal.starts_with("\na: (groupid=0, jobs=1): err= 0: pid=7: "));
         assert!(normal.contains("\nRun status group 1 (all jobs):\n"));
         assert!(!normal.contains("b: (groupid=1"));

@@ -1,9 +1,7 @@
-//! Which logs a job writes, and their file names.
+//! Which logs a job writes, and their file names: resolved from the job's
+//! options by the plan (`plan::report::log_config`).
 
 use std::path::PathBuf;
-
-use crate::options::Value;
-use crate::plan::spec::JobSpec;
 
 /// The kinds of per-job log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,64 +61,6 @@ pub struct LogConfig {
 }
 
 impl LogConfig {
-    /// The logs `spec` asks for, or `None` when it writes none.
-    pub fn from_spec(spec: &JobSpec) -> Option<LogConfig> {
-        let o = &spec.options;
-        let prefix = |name: &str| -> Option<String> {
-            match o.value(name)? {
-                Value::Text(t) if !t.is_empty() => Some(t.clone()),
-                _ => Some(spec.name.clone()),
-            }
-        };
-        let flag = |name: &str, default: bool| match o.value(name) {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Int(n)) => *n != 0,
-            _ => default,
-        };
-        let int = |name: &str| match o.value(name) {
-            Some(Value::Int(n)) => u64::try_from(*n).unwrap_or(0),
-            _ => 0,
-        };
-        let gtod = flag("gtod_reduce", false);
-        let mut logs = Vec::new();
-        if let Some(p) = prefix("write_bw_log") {
-            logs.push((LogKind::Bw, p));
-        }
-        if let Some(p) = prefix("write_iops_log") {
-            logs.push((LogKind::Iops, p));
-        }
-        if let Some(p) = prefix("write_lat_log") {
-            // Each latency log is skipped when that latency is not measured.
-            if !flag("disable_lat", gtod) {
-                logs.push((LogKind::Lat, p.clone()));
-            }
-            if !flag("disable_slat", gtod) {
-                logs.push((LogKind::Slat, p.clone()));
-            }
-            if !flag("disable_clat", gtod) {
-                logs.push((LogKind::Clat, p));
-            }
-        }
-        if let Some(p) = prefix("write_hist_log") {
-            logs.push((LogKind::ClatHist, p));
-        }
-        if logs.is_empty() {
-            return None;
-        }
-        Some(LogConfig {
-            logs,
-            avg_msec: int("log_avg_msec"),
-            max_value: flag("log_max_value", false),
-            offset: flag("log_offset", false),
-            prio: flag("log_prio", false),
-            per_job: flag("per_job_logs", true),
-            hist_msec: int("log_hist_msec"),
-            hist_coarseness: int("log_hist_coarseness").min(6) as u32,
-            unix_epoch: flag("log_unix_epoch", false),
-            thread_number: spec.thread_number,
-        })
-    }
-
     /// Whether the job writes a log of `kind`.
     pub fn has(&self, kind: LogKind) -> bool {
         self.logs.iter().any(|(k, _)| *k == kind)

@@ -17,7 +17,9 @@
 //! `2^log_hist_coarseness`, counted since the previous row of that
 //! direction, one row per direction every `log_hist_msec`.
 //!
-//! rfio writes the lines while the job runs, through a buffer (no
+//! The plan resolves which logs a job writes ([`LogConfig`]); the job's
+//! statistics feed them through [`LogSink`], their `stats::IoLog`. rfio
+//! writes the lines while the job runs, through a buffer (no
 //! allocation per I/O). The final partial window of every windowed log
 //! (including bw/iops and histogram rows, which fio 3.33 drops) is written
 //! once when the job finishes.
@@ -27,4 +29,4 @@ mod config;
 mod writer;
 
 pub use config::{LogConfig, LogKind};
-pub use writer::JobLogs;
+pub use writer::{sink, JobLogs, LogSink};

@@ -1,15 +1,28 @@
-//! Writing one job's logs while it runs.
+//! Writing one job's logs while it runs: [`LogSink`] is the job's
+//! [`IoLog`], which its statistics feed; [`JobLogs`] the open files.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 
 use super::config::{LogConfig, LogKind};
 use crate::stats::hist::{LatHist, PLAT_NR};
+use crate::stats::{IoLog, LoggedIo, Rate};
 
 /// Bytes buffered per log file before a write.
 const BUF_BYTES: usize = 256 << 10;
 /// fio's `LOG_MSEC_SLACK`: sampled logs close a window up to 1 ms early.
 const MSEC_SLACK: u64 = 1;
+
+/// One line of a log (bs and offset 0 for an averaged window).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    t_ms: u64,
+    value: u64,
+    dir: usize,
+    bs: u64,
+    offset: u64,
+    prio: u16,
+}
 
 /// Samples of one direction inside the current window.
 #[derive(Debug, Clone, Copy, Default)]
@@ -113,28 +126,55 @@ impl JobLogs {
         self.cfg.avg_msec > 0
     }
 
-    /// One value of a per-I/O log (lat, clat, slat; bw and iops when not
-    /// windowed): a line per I/O, or into the averaging window. `prio` is
-    /// the I/O priority the I/O carried (fio's `io_u->ioprio`).
-    #[allow(clippy::too_many_arguments)]
+    /// One completed I/O: a value in each of the per-I/O logs it feeds
+    /// (lat, clat, slat; bw and iops when not windowed), and the clat
+    /// histogram row when one is due.
     #[inline]
-    pub fn io(
-        &mut self,
-        kind: LogKind,
-        t_ms: u64,
-        value: u64,
-        dir: usize,
-        bs: u64,
-        offset: u64,
-        prio: u16,
-    ) {
+    pub fn record(&mut self, e: &LoggedIo<'_>) {
+        let line = |value: u64| Line {
+            t_ms: e.t_ms,
+            value,
+            dir: e.dir,
+            bs: e.bytes,
+            offset: e.offset,
+            prio: e.ioprio,
+        };
+        if let Some(rate) = e.bw {
+            self.io(LogKind::Bw, &line(rate));
+        }
+        if e.iops {
+            self.io(LogKind::Iops, &line(1));
+        }
+        if let Some(v) = e.lat_ns {
+            self.io(LogKind::Lat, &line(v));
+        }
+        if let Some((issued_ms, v)) = e.slat {
+            let l = Line {
+                t_ms: issued_ms,
+                ..line(v)
+            };
+            self.io(LogKind::Slat, &l);
+        }
+        if let Some(v) = e.clat_ns {
+            self.io(LogKind::Clat, &line(v));
+            if e.hist && self.hist_tick(e.t_ms, e.dir, e.bytes) {
+                self.hist_row(e.t_ms, e.dir, e.clat_hist);
+            }
+        }
+    }
+
+    /// One value of a per-I/O log: a line per I/O, or into the averaging
+    /// window. `prio` is the I/O priority the I/O carried (fio's
+    /// `io_u->ioprio`).
+    #[inline]
+    fn io(&mut self, kind: LogKind, l: &Line) {
         if self.files[kind as usize].is_none() {
             return;
         }
         if self.cfg.avg_msec == 0 {
-            self.line(kind, t_ms, value, dir, bs, offset, prio);
+            self.line(kind, l);
         } else {
-            self.windowed_sample(kind, t_ms, value, dir);
+            self.windowed_sample(kind, l.t_ms, l.value, l.dir);
         }
     }
 
@@ -186,24 +226,30 @@ impl JobLogs {
         } else {
             (w.mean + 0.5) as u64
         };
-        self.line(kind, t_ms, value, dir, 0, 0, 0);
+        let l = Line {
+            t_ms,
+            value,
+            dir,
+            bs: 0,
+            offset: 0,
+            prio: 0,
+        };
+        self.line(kind, &l);
     }
 
     /// Write one line. The priority column is fio's: with `log_prio=1`
     /// the I/O priority value (`0x%04x`: class << 13 | level), else 1 for
     /// the real-time class and 0 for any other (`ioprio_value_is_class_rt`).
-    #[allow(clippy::too_many_arguments)]
-    fn line(
-        &mut self,
-        kind: LogKind,
-        t_ms: u64,
-        value: u64,
-        dir: usize,
-        bs: u64,
-        offset: u64,
-        prio: u16,
-    ) {
+    fn line(&mut self, kind: LogKind, l: &Line) {
         let (log_offset, log_prio, base) = (self.cfg.offset, self.cfg.prio, self.time_base);
+        let Line {
+            t_ms,
+            value,
+            dir,
+            bs,
+            offset,
+            prio,
+        } = *l;
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
         };
@@ -229,7 +275,7 @@ impl JobLogs {
     /// Whether the clat histogram of `dir` is due for a row at `t_ms`
     /// (fio's `add_clat_sample` histogram part); counts the sample.
     #[inline]
-    pub fn hist_tick(&mut self, t_ms: u64, dir: usize, bs: u64) -> bool {
+    fn hist_tick(&mut self, t_ms: u64, dir: usize, bs: u64) -> bool {
         let msec = self.cfg.hist_msec;
         let Some(h) = self.hist.as_mut() else {
             return false;
@@ -248,7 +294,7 @@ impl JobLogs {
 
     /// Write the histogram row of `dir` at `t_ms` from the clat histogram
     /// `clat` (cumulative), after [`JobLogs::hist_tick`] said it is due.
-    pub fn hist_row(&mut self, t_ms: u64, dir: usize, clat: Option<&LatHist>) {
+    fn hist_row(&mut self, t_ms: u64, dir: usize, clat: Option<&LatHist>) {
         let msec = self.cfg.hist_msec;
         self.write_hist_row(t_ms, dir, clat);
         if let Some(h) = self.hist.as_mut() {
@@ -331,6 +377,59 @@ impl JobLogs {
     fn note(&mut self, kind: LogKind, e: &io::Error) {
         if self.error.is_none() {
             self.error = Some(format!("fio: error writing {} log: {e}", kind.name()));
+        }
+    }
+}
+
+/// A job's logs as its statistics see them: opened when the job's I/O
+/// starts, fed each completed I/O, closed when the job ends.
+#[derive(Debug)]
+pub struct LogSink {
+    cfg: LogConfig,
+    open: Option<JobLogs>,
+}
+
+impl LogSink {
+    pub fn new(cfg: &LogConfig) -> LogSink {
+        LogSink {
+            cfg: cfg.clone(),
+            open: None,
+        }
+    }
+}
+
+/// The [`IoLog`] of a job with logs `cfg`, for its `ThreadStats`.
+pub fn sink(cfg: &LogConfig) -> Box<dyn IoLog> {
+    Box::new(LogSink::new(cfg))
+}
+
+impl IoLog for LogSink {
+    fn start(&mut self, start_unix_ms: u64) -> io::Result<()> {
+        self.open = Some(JobLogs::open(&self.cfg, start_unix_ms)?);
+        Ok(())
+    }
+
+    #[inline]
+    fn io(&mut self, io: &LoggedIo<'_>) {
+        if let Some(l) = self.open.as_mut() {
+            l.record(io);
+        }
+    }
+
+    fn sampled(&mut self, rate: Rate, t_ms: u64, value: u64, dir: usize) {
+        let kind = match rate {
+            Rate::Bw => LogKind::Bw,
+            Rate::Iops => LogKind::Iops,
+        };
+        if let Some(l) = self.open.as_mut() {
+            l.sampled(kind, t_ms, value, dir);
+        }
+    }
+
+    fn finish(&mut self, end_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
+        match self.open.take() {
+            Some(mut l) => l.finish(end_ms, clat),
+            None => Ok(()),
         }
     }
 }

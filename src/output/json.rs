@@ -4,40 +4,40 @@
 //!
 //! JSON+ adds, to every latency object that has percentiles, the `bins`
 //! of fio's log-linear histogram (bucket value in ns → count).
+//!
+//! A pure function of the [`RunReport`]: the `global options` and each
+//! job's `job options` are the `(name, value)` pairs the plan put in it.
 
-use std::collections::HashSet;
+use std::io::{self, Write};
 
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
-use crate::diag::Span;
-use crate::options::jobopts::Setting;
-use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::dist::{dist_pct, lat_pct};
-use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
-use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, RunReport, Unified};
+use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
+use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, OptionList, RunReport, Unified};
 
-/// The JSON document (`plus`: JSON+) of a run.
-pub fn render(report: &RunReport, plan: &Plan, plus: bool) -> String {
-    render_summary(report, plan, &Summary::new(report, plan), plus)
+/// Write the JSON document (`plus`: JSON+) of a run.
+pub fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(render(report, plus).as_bytes())
 }
 
-/// [`render`] from an already built summary.
-pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: bool) -> String {
+/// The JSON document (`plus`: JSON+) of a run.
+pub fn render(report: &RunReport, plus: bool) -> String {
+    let summary = &report.summary;
     let mut root = Obj::new();
     root.str("fio version", "fio-3.33")
         .int("timestamp", report.finished_at)
         .int("timestamp_ms", report.finished_ms)
-        .str("time", &ctime(report.finished_at));
-    let globals = global_options(plan);
-    if !globals.is_empty() {
-        root.obj("global options", options_obj(&globals));
+        .str("time", ctime(report.finished_at, report.utc_offset));
+    if !report.global_options.is_empty() {
+        root.obj("global options", options_obj(&report.global_options));
     }
     let jobs = summary
         .entries
         .iter()
         .map(|e| {
             let g = summary.group_of(e);
-            Json::Obj(job_obj(report, plan, e, g, plus))
+            Json::Obj(job_obj(report, e, g, plus))
         })
         .collect();
     root.arr("jobs", jobs);
@@ -54,54 +54,12 @@ pub fn render_summary(report: &RunReport, plan: &Plan, summary: &Summary, plus: 
     root.to_document()
 }
 
-fn options_obj(opts: &[&Setting]) -> Obj {
+fn options_obj(opts: &OptionList) -> Obj<'_> {
     let mut o = Obj::new();
-    for s in opts {
-        o.str(s.def.name, s.text.as_deref().unwrap_or(""));
+    for (name, value) in opts.iter() {
+        o.str(name, value);
     }
     o
-}
-
-/// Whether `setting` was written in `job`'s own section (not inherited
-/// from a `[global]` section or the command line's global options).
-fn is_own(job: &JobSpec, setting: &Setting) -> bool {
-    match (&job.span, &setting.span) {
-        (Span::Arg { index: j }, Span::Arg { index: s }) => s >= j,
-        (
-            Span::File {
-                path: jp, line: jl, ..
-            },
-            Span::File {
-                path: sp, line: sl, ..
-            },
-        ) => jp == sp && sl >= jl,
-        _ => false,
-    }
-}
-
-/// `job options`: the options set in the job's own section, in the order
-/// applied.
-pub fn job_options(job: &JobSpec) -> Vec<&Setting> {
-    job.options
-        .settings
-        .iter()
-        .filter(|s| is_own(job, s))
-        .collect()
-}
-
-/// `global options`: every global option the jobs inherited, in the order
-/// applied, each setting once.
-pub fn global_options(plan: &Plan) -> Vec<&Setting> {
-    let mut out: Vec<&Setting> = Vec::new();
-    let mut seen: HashSet<(&Span, &str)> = HashSet::new();
-    for job in &plan.jobs {
-        for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
-            if seen.insert((&s.span, s.def.name)) {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 /// The `eta` fio reports once every job has ended (a report taken while
@@ -117,7 +75,7 @@ fn eta_after_run(elapsed_sec: u64) -> i64 {
     }
 }
 
-fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool) -> Obj {
+fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) -> Obj<'a> {
     let elapsed = report.elapsed_ms.div_ceil(1000);
     let mut o = Obj::new();
     o.str("jobname", &e.name)
@@ -130,10 +88,9 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
                 .map_or(i128::from(eta_after_run(elapsed)), i128::from),
         )
         .int("elapsed", elapsed);
-    if let Some(job) = plan.jobs.get(e.last_job) {
-        let own = job_options(job);
-        if !own.is_empty() {
-            o.obj("job options", options_obj(&own));
+    if let Some(job) = report.jobs.get(e.last_job) {
+        if !job.info.options.is_empty() {
+            o.obj("job options", options_obj(&job.info.options));
         }
     }
     let p = &e.cfg.percentiles;
@@ -141,7 +98,7 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
         o.obj("mixed", dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus));
     } else {
         for (d, name) in ["read", "write", "trim"].iter().enumerate() {
-            o.obj(name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
+            o.obj(*name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
         }
         let mut sync = Obj::new();
         sync.int("total_ios", e.sync.ios).obj(
@@ -170,10 +127,10 @@ fn job_obj(report: &RunReport, plan: &Plan, e: &Entry, g: &GroupRun, plus: bool)
         .int("majf", e.cpu.majf)
         .int("minf", e.cpu.minf);
     let total = e.total_ios();
-    let pct_obj = |keys: &[&str], vals: Vec<f64>| {
+    let pct_obj = |keys: &[&'static str], vals: Vec<f64>| {
         let mut m = Obj::new();
         for (k, v) in keys.iter().zip(vals) {
-            m.float(k, v);
+            m.float(*k, v);
         }
         m
     };
@@ -232,7 +189,7 @@ fn dir_obj(
     prios: &[ClatPrio],
     gd: usize,
     plus: bool,
-) -> Obj {
+) -> Obj<'static> {
     let bw_bytes = r
         .bytes
         .saturating_mul(1000)
@@ -312,7 +269,7 @@ fn dir_obj(
 
 /// `add_ddir_lat_json`: min, max, mean, stddev, N, and with percentiles
 /// enabled and samples present the `percentile` map (and JSON+ `bins`).
-fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: bool) -> Obj {
+fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: bool) -> Obj<'static> {
     let mut o = Obj::new();
     let s = a.summary();
     o.int("min", s.map_or(0, |s| s.min))
@@ -328,14 +285,14 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
         };
         let mut m = Obj::new();
         for (p, v) in list.iter().zip(vals) {
-            m.int(&format!("{p:.6}"), v);
+            m.int(format!("{p:.6}"), v);
         }
         o.obj("percentile", m);
         if plus {
             let mut b = Obj::new();
             if let Some(h) = hist {
                 for (value, count) in h.fio_bins() {
-                    b.int(&value.to_string(), count);
+                    b.int(value.to_string(), count);
                 }
             }
             o.obj("bins", b);
@@ -344,7 +301,7 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
     o
 }
 
-fn disk_obj(d: &DiskUtil) -> Obj {
+fn disk_obj(d: &DiskUtil) -> Obj<'_> {
     let s = &d.stats;
     let mut o = Obj::new();
     o.str("name", &d.name)

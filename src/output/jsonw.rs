@@ -7,52 +7,56 @@
 //! as RFC 8259 requires (`\t`, `\n`, `\u001f`, ...), so the report always
 //! parses.
 
+use std::borrow::Cow;
+
 use super::cfmt;
 
-/// A JSON value as fio builds it.
+/// A JSON value as fio builds it; its strings borrow from the report when
+/// they can (a run with 100,000 global options copies none of them).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     Int(i128),
     Float(f64),
-    Str(String),
-    Obj(Obj),
-    Arr(Vec<Json>),
+    Str(Cow<'a, str>),
+    Obj(Obj<'a>),
+    Arr(Vec<Json<'a>>),
 }
 
 /// An object: pairs in insertion order (duplicates kept, as fio).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Obj(pub Vec<(String, Json)>);
+pub struct Obj<'a>(pub Vec<(Cow<'a, str>, Json<'a>)>);
 
-impl Obj {
-    pub fn new() -> Obj {
+impl<'a> Obj<'a> {
+    pub fn new() -> Obj<'a> {
         Obj(Vec::new())
     }
 
-    pub fn int(&mut self, k: &str, v: impl Into<i128>) -> &mut Obj {
-        self.0.push((k.to_string(), Json::Int(v.into())));
+    pub fn int(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<i128>) -> &mut Obj<'a> {
+        self.0.push((k.into(), Json::Int(v.into())));
         self
     }
 
-    pub fn float(&mut self, k: &str, v: f64) -> &mut Obj {
-        self.0.push((k.to_string(), Json::Float(v)));
+    pub fn float(&mut self, k: impl Into<Cow<'a, str>>, v: f64) -> &mut Obj<'a> {
+        self.0.push((k.into(), Json::Float(v)));
         self
     }
 
     /// A string value; an empty one is dropped with its key (fio).
-    pub fn str(&mut self, k: &str, v: &str) -> &mut Obj {
+    pub fn str(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<Cow<'a, str>>) -> &mut Obj<'a> {
+        let v = v.into();
         if !v.is_empty() {
-            self.0.push((k.to_string(), Json::Str(v.to_string())));
+            self.0.push((k.into(), Json::Str(v)));
         }
         self
     }
 
-    pub fn obj(&mut self, k: &str, v: Obj) -> &mut Obj {
-        self.0.push((k.to_string(), Json::Obj(v)));
+    pub fn obj(&mut self, k: impl Into<Cow<'a, str>>, v: Obj<'a>) -> &mut Obj<'a> {
+        self.0.push((k.into(), Json::Obj(v)));
         self
     }
 
-    pub fn arr(&mut self, k: &str, v: Vec<Json>) -> &mut Obj {
-        self.0.push((k.to_string(), Json::Arr(v)));
+    pub fn arr(&mut self, k: impl Into<Cow<'a, str>>, v: Vec<Json<'a>>) -> &mut Obj<'a> {
+        self.0.push((k.into(), Json::Arr(v)));
         self
     }
 
@@ -87,7 +91,7 @@ fn escape(s: &str, out: &mut String) {
     }
 }
 
-fn print_obj(o: &Obj, level: usize, out: &mut String) {
+fn print_obj(o: &Obj<'_>, level: usize, out: &mut String) {
     out.push_str("{\n");
     for (i, (k, v)) in o.0.iter().enumerate() {
         if i > 0 {
@@ -104,7 +108,7 @@ fn print_obj(o: &Obj, level: usize, out: &mut String) {
     out.push('}');
 }
 
-fn print_value(v: &Json, level: usize, out: &mut String) {
+fn print_value(v: &Json<'_>, level: usize, out: &mut String) {
     match v {
         Json::Int(n) => out.push_str(&n.to_string()),
         Json::Float(f) => out.push_str(&cfmt::f(*f, 6)),

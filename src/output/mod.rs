@@ -1,8 +1,10 @@
-//! Output formats: pure functions of a [`crate::stats::RunReport`] and the
-//! [`crate::plan::Plan`] it ran (no clock, no global state: the report
-//! carries the timestamps).
+//! Output formats: pure functions of a [`RunReport`], which carries
+//! everything they print (each job's results and report settings, the
+//! merged [`crate::stats::Summary`], the timestamps and their time zone):
+//! no clock, no global state, no plan or option. Each format writes into an
+//! [`std::io::Write`] (`write`), or returns its text (`render`).
 //!
-//! [`render_results`] prints what fio prints after a run in the selected
+//! [`write_results`] prints what fio prints after a run in the selected
 //! formats, in fio's fixed order: terse, then JSON, then normal.
 
 mod cfmt;
@@ -12,8 +14,9 @@ pub mod normal;
 pub mod num2str;
 pub mod terse;
 
-use crate::plan::spec::Plan;
-use crate::stats::{RunReport, Summary};
+use std::io::{self, Write};
+
+use crate::stats::RunReport;
 
 /// The formats selected with `--output-format` / `--minimal`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,33 +45,35 @@ impl Default for Formats {
 /// Everything fio prints once the jobs have run, in the selected formats:
 /// the terse lines, the JSON document, then the normal report. (The file
 /// layout lines of the normal format were printed as each layout started.)
-pub fn render_results(report: &RunReport, plan: &Plan, formats: &Formats) -> String {
-    let summary = Summary::new(report, plan);
-    let mut out = String::new();
+pub fn write_results(report: &RunReport, formats: &Formats, out: &mut dyn Write) -> io::Result<()> {
     if formats.terse {
-        out.push_str(&terse::render_summary(
-            report,
-            &summary,
-            formats.terse_version,
-        ));
+        terse::write(report, formats.terse_version, out)?;
     }
     if formats.json || formats.json_plus {
-        out.push_str(&json::render_summary(
-            report,
-            plan,
-            &summary,
-            formats.json_plus,
-        ));
+        json::write(report, formats.json_plus, out)?;
     }
     if formats.normal {
-        out.push_str(&normal::results(report, &summary));
+        normal::write_results(report, out)?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_results`] into a string.
+pub fn render_results(report: &RunReport, formats: &Formats) -> String {
+    written(|out| write_results(report, formats, out))
+}
+
+/// What `write` writes, as text (writing into memory cannot fail, and
+/// every format writes UTF-8).
+pub(crate) fn written(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+    let mut buf: Vec<u8> = Vec::new();
+    let _ = write(&mut buf);
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Notices fio prints while summing the jobs (`fio: kb_base differs for
 /// jobs in group, ...`). fio writes them on stdout, in the middle of the
 /// results; print them on stderr so no output format is polluted.
-pub fn notices(report: &RunReport, plan: &Plan) -> Vec<String> {
-    Summary::new(report, plan).warnings
+pub fn notices(report: &RunReport) -> &[String] {
+    &report.summary.warnings
 }

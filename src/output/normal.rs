@@ -1,16 +1,18 @@
 //! fio's normal (human) output, fio 3.33 layout (`stat.c`
 //! `show_thread_status_normal`, `show_ddir_status`, `show_group_stats`,
 //! `print_disk_util`; banner from `init.c`, `Starting` from `backend.c`).
+//!
+//! Every function is a pure function of the [`RunReport`] (or, for what is
+//! printed before the jobs run, of their [`JobInfo`]s): the date of the job
+//! headers is the report's, in the time zone it was taken in.
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
 use super::cfmt::{fw, to_c_int};
 use super::num2str::{num2str, Unit};
-use crate::options::Value;
-use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::dist::{dist_pct, lat_pct};
-use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun, Summary};
-use crate::stats::{DirReport, DiskUtil, LatHist, LatSummary, RunReport, Unified};
+use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupDirRun, GroupRun, Summary};
+use crate::stats::{DirReport, DiskUtil, JobInfo, LatHist, LatSummary, RunReport, Unified};
 
 /// fio's `significant_figures` default.
 const SIG_FIGS: usize = 4;
@@ -21,16 +23,20 @@ const LAT_LABELS: [&str; 12] = [
     "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000=",
 ];
 
-/// The whole normal output of a run of `plan` that produced `report`:
-/// banners, version, `Starting …` and the results.
-pub fn render(report: &RunReport, plan: &Plan) -> String {
-    let mut out = String::new();
-    out.push_str(&banners(plan));
-    out.push_str("fio-3.33\n");
-    out.push_str(&starting(plan));
-    out.push_str(&layout_lines(report));
-    out.push_str(&results(report, &Summary::new(report, plan)));
-    out
+/// The whole normal output of a run: banners, version, `Starting …`, the
+/// layout lines and the results.
+pub fn write(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let jobs = || report.jobs.iter().map(|j| &j.info);
+    out.write_all(banners(jobs()).as_bytes())?;
+    out.write_all(b"fio-3.33\n")?;
+    out.write_all(starting(jobs()).as_bytes())?;
+    out.write_all(layout_lines(report).as_bytes())?;
+    write_results(report, out)
+}
+
+/// [`write()`] into a string.
+pub fn render(report: &RunReport) -> String {
+    super::written(|out| write(report, out))
 }
 
 /// `<job>: Laying out IO file (1 file / 8MiB)` for each job that created
@@ -39,28 +45,33 @@ pub fn layout_lines(report: &RunReport) -> String {
     report
         .jobs
         .iter()
-        .filter_map(|j| j.layout.map(|l| l.line(&j.name)))
+        .filter_map(|j| j.layout.map(|l| l.line(j.name())))
         .collect()
 }
 
 /// The final report: a blank line, one block per entry, the group totals
 /// and the disk stats.
-pub fn results(report: &RunReport, summary: &Summary) -> String {
-    let mut out = String::from("\n");
+pub fn write_results(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let summary = &report.summary;
+    out.write_all(b"\n")?;
     for e in &summary.entries {
-        entry_block(&mut out, e, summary, report);
+        entry_block(out, e, summary, report)?;
     }
     for g in &summary.groups {
-        group_block(&mut out, g);
+        group_block(out, g)?;
     }
-    disk_block(&mut out, &report.disks);
-    out
+    disk_block(out, &report.disks)
+}
+
+/// [`write_results`] into a string.
+pub fn results(report: &RunReport) -> String {
+    super::written(|out| write_results(report, out))
 }
 
 /// The per-job banners printed while jobs are added (`init.c` `add_job`);
 /// `numjobs` clones collapse into one `...` line.
-pub fn banners(plan: &Plan) -> String {
-    banners_within(plan, usize::MAX)
+pub fn banners<'a>(jobs: impl IntoIterator<Item = &'a JobInfo>) -> String {
+    banners_within(jobs, usize::MAX)
 }
 
 /// The description lines fio prints before it refuses a run of more than
@@ -68,13 +79,14 @@ pub fn banners(plan: &Plan) -> String {
 /// first job, and its `...` once every clone of it has been added, so the
 /// section that reaches the limit gets its line and no `...`, and the
 /// sections after it nothing.
-pub fn banners_within(plan: &Plan, max_jobs: usize) -> String {
+pub fn banners_within<'a>(jobs: impl IntoIterator<Item = &'a JobInfo>, max_jobs: usize) -> String {
+    let jobs: Vec<&JobInfo> = jobs.into_iter().collect();
     let mut out = String::new();
-    for (i, j) in plan.jobs.iter().enumerate().take(max_jobs) {
+    for (i, j) in jobs.iter().enumerate().take(max_jobs) {
         if j.subjob != 0 {
             continue;
         }
-        let pow2 = kb_base(j) != 1000;
+        let pow2 = j.stats.kb_base != 1000;
         let bs = |d: usize| {
             let (lo, hi) = j.bs[d];
             format!(
@@ -83,22 +95,21 @@ pub fn banners_within(plan: &Plan, max_jobs: usize) -> String {
                 num2str(hi, SIG_FIGS, pow2, Unit::Byte)
             )
         };
-        let _ = writeln!(
-            out,
-            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
+        out.push_str(&format!(
+            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
             j.name,
             j.group_id,
-            j.pattern.name(),
+            j.rw,
             bs(0),
             bs(1),
             bs(2),
             j.ioengine,
             j.iodepth
-        );
-        let end = plan.jobs[i + 1..]
+        ));
+        let end = jobs[i + 1..]
             .iter()
             .position(|n| n.subjob == 0)
-            .map_or(plan.jobs.len(), |k| i + 1 + k);
+            .map_or(jobs.len(), |k| i + 1 + k);
         if end > i + 1 && end <= max_jobs {
             out.push_str("...\n");
         }
@@ -107,32 +118,33 @@ pub fn banners_within(plan: &Plan, max_jobs: usize) -> String {
 }
 
 /// `Starting N process(es)` / `N thread(s)` / both (`backend.c`).
-pub fn starting(plan: &Plan) -> String {
-    let threads = plan.jobs.iter().filter(|j| is_thread(j)).count();
-    let procs = plan.jobs.len() - threads;
+pub fn starting<'a>(jobs: impl IntoIterator<Item = &'a JobInfo>) -> String {
+    let (mut threads, mut procs) = (0usize, 0usize);
+    for j in jobs {
+        if j.thread {
+            threads += 1;
+        } else {
+            procs += 1;
+        }
+    }
     let mut s = String::from("Starting ");
     if threads > 0 {
-        let _ = write!(s, "{threads} thread{}", if threads > 1 { "s" } else { "" });
+        s.push_str(&format!(
+            "{threads} thread{}",
+            if threads > 1 { "s" } else { "" }
+        ));
     }
     if procs > 0 {
         if threads > 0 {
             s.push_str(" and ");
         }
-        let _ = write!(s, "{procs} process{}", if procs > 1 { "es" } else { "" });
+        s.push_str(&format!(
+            "{procs} process{}",
+            if procs > 1 { "es" } else { "" }
+        ));
     }
     s.push('\n');
     s
-}
-
-fn is_thread(j: &JobSpec) -> bool {
-    matches!(
-        j.opt("thread"),
-        Some(Value::Bool(true)) | Some(Value::Int(1..))
-    )
-}
-
-fn kb_base(j: &JobSpec) -> u32 {
-    j.options.parse_ctx().kb_base
 }
 
 /// The num2str unit of a bandwidth for `unit_base` (8 bytes, 1 bits, 0 the
@@ -146,21 +158,27 @@ fn rate_unit(unit_base: u32) -> Unit {
 }
 
 /// `show_thread_status_normal`.
-fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunReport) {
+fn entry_block(
+    out: &mut dyn Write,
+    e: &Entry,
+    summary: &Summary,
+    report: &RunReport,
+) -> io::Result<()> {
     if !e.did_io() {
-        return;
+        return Ok(());
     }
-    let _ = write!(
+    write!(
         out,
         "{}: (groupid={}, jobs={}): err={:2}",
         e.name, e.group_id, e.members, e.error
-    );
+    )?;
     if e.error != 0 {
-        let _ = write!(out, " ({})", e.verror);
+        write!(out, " ({})", e.verror)?;
     }
-    let _ = writeln!(out, ": pid={}: {}", e.pid, ctime(report.finished_at));
+    let date = ctime(report.finished_at, report.utc_offset);
+    writeln!(out, ": pid={}: {date}", e.pid)?;
     if let Some(d) = &e.cfg.description {
-        let _ = writeln!(out, "  Description  : [{d}]");
+        writeln!(out, "  Description  : [{d}]")?;
     }
     let g = summary.group_of(e);
     for (d, dir) in e.dirs.iter().enumerate() {
@@ -175,32 +193,39 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
             } else {
                 ""
             };
-            dir_block(out, e, g, d, dir, &e.prios[d], name, suffix, false);
+            let block = DirBlock {
+                d,
+                r: dir,
+                prios: &e.prios[d],
+                name,
+                suffix,
+                mixed: false,
+            };
+            dir_block(out, e, g, &block)?;
         }
     }
     if e.cfg.unified == Unified::Both {
-        dir_block(
-            out,
-            e,
-            g,
-            0,
-            &e.mixed(),
-            &e.mixed_prios(),
-            "mixed",
-            "",
-            true,
-        );
+        let (r, prios) = (e.mixed(), e.mixed_prios());
+        let block = DirBlock {
+            d: 0,
+            r: &r,
+            prios: &prios,
+            name: "mixed",
+            suffix: "",
+            mixed: true,
+        };
+        dir_block(out, e, g, &block)?;
     }
-    lat_buckets(out, e);
+    lat_buckets(out, e)?;
     if e.sync.lat.samples() > 0 {
-        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        out.write_all(b"  fsync/fdatasync/sync_file_range:\n")?;
         if let Some(s) = e.sync.lat.summary() {
-            out.push_str(&lat_line("    sync", &s));
+            out.write_all(lat_line("    sync", &s).as_bytes())?;
         }
-        percentiles(out, e, "sync", e.sync.hist.as_deref(), e.sync.lat.summary());
+        percentiles(out, e, "sync", e.sync.hist.as_deref(), e.sync.lat.summary())?;
     }
     let (usr, sys) = e.cpu_pct();
-    let _ = writeln!(
+    writeln!(
         out,
         "  cpu          : usr={}%, sys={}%, ctx={}, majf={}, minf={}",
         fw(usr, 3, 2),
@@ -208,10 +233,10 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
         e.cpu.ctx,
         e.cpu.majf,
         e.cpu.minf
-    );
+    )?;
     let total = e.total_ios();
     let d = dist_pct(&e.depth.depth, total);
-    let _ = writeln!(
+    writeln!(
         out,
         "  IO depths    : 1={}%, 2={}%, 4={}%, 8={}%, 16={}%, 32={}%, >=64={}%",
         p1(d[0]),
@@ -221,13 +246,13 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
         p1(d[4]),
         p1(d[5]),
         p1(d[6])
-    );
+    )?;
     for (label, map, n) in [
         ("submit  ", &e.depth.submit, e.depth.total_submit),
         ("complete", &e.depth.complete, e.depth.total_complete),
     ] {
         let d = dist_pct(map, n);
-        let _ = writeln!(
+        writeln!(
             out,
             "     {label}  : 0={}%, 4={}%, 8={}%, 16={}%, 32={}%, 64={}%, >=64={}%",
             p1(d[0]),
@@ -237,9 +262,9 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
             p1(d[4]),
             p1(d[5]),
             p1(d[6])
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
         e.dirs[0].ios,
@@ -252,26 +277,27 @@ fn entry_block(out: &mut String, e: &Entry, summary: &Summary, report: &RunRepor
         e.dirs[0].drop_ios,
         e.dirs[1].drop_ios,
         e.dirs[2].drop_ios
-    );
+    )?;
     if e.cfg.continue_on_error {
-        let _ = writeln!(
+        writeln!(
             out,
             "     errors    : total={}, first_error={}/<{}>",
             e.total_err,
             e.first_error,
             strerror(e.first_error)
-        );
+        )?;
     }
     if e.latency_depth != 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "     latency   : target={}, window={}, percentile={}%, depth={}",
             e.cfg.latency_target_ns,
             e.cfg.latency_window_us,
             fw(e.cfg.latency_percentile, 0, 2),
             e.latency_depth
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// `%3.1f`.
@@ -279,21 +305,30 @@ fn p1(v: f64) -> String {
     fw(v, 3, 1)
 }
 
-/// `show_ddir_status` for one direction (or the `mixed` sum, `mixed` set).
-#[allow(clippy::too_many_arguments)]
-fn dir_block(
-    out: &mut String,
-    e: &Entry,
-    g: &GroupRun,
+/// One direction block of an entry: direction `d` (of the group totals),
+/// its results `r` and per-priority latencies, its label and the suffix of
+/// its first line; `mixed` for the `unified_rw_reporting=both` sum.
+struct DirBlock<'a> {
     d: usize,
-    r: &DirReport,
-    prios: &[ClatPrio],
-    name: &str,
-    suffix: &str,
+    r: &'a DirReport,
+    prios: &'a [ClatPrio],
+    name: &'a str,
+    suffix: &'a str,
     mixed: bool,
-) {
+}
+
+/// `show_ddir_status` for one direction (or the `mixed` sum).
+fn dir_block(out: &mut dyn Write, e: &Entry, g: &GroupRun, b: &DirBlock<'_>) -> io::Result<()> {
+    let DirBlock {
+        d,
+        r,
+        prios,
+        name,
+        suffix,
+        mixed,
+    } = *b;
     if r.runtime_ms == 0 {
-        return;
+        return Ok(());
     }
     let sig = e.cfg.sig_figs;
     let pow2 = g.kb_base != 1000;
@@ -306,7 +341,7 @@ fn dir_block(
     };
     let bw = bytes.saturating_mul(1000) / r.runtime_ms;
     let iops = ios.saturating_mul(1000) / r.runtime_ms;
-    let _ = writeln!(
+    writeln!(
         out,
         "  {name}: IOPS={}, BW={} ({})({}/{}msec){suffix}",
         num2str(iops, sig, false, Unit::None),
@@ -314,14 +349,14 @@ fn dir_block(
         num2str(bw, sig, !pow2, unit),
         num2str(bytes, sig, pow2, Unit::Byte),
         r.runtime_ms
-    );
+    )?;
     for (label, acc) in [
         ("    slat", &r.slat),
         ("    clat", &r.clat),
         ("     lat", &r.lat),
     ] {
         if let Some(s) = acc.summary() {
-            out.push_str(&lat_line(label, &s));
+            out.write_all(lat_line(label, &s).as_bytes())?;
         }
     }
     let p = &e.cfg.percentiles;
@@ -331,17 +366,17 @@ fn dir_block(
     for prio in reported_prios(prios) {
         if let Some(s) = prio.lat.summary() {
             let label = format!("    {prio_type} prio {}/{}", prio.class(), prio.level());
-            out.push_str(&lat_line(&label, &s));
+            out.write_all(lat_line(&label, &s).as_bytes())?;
         }
     }
     if p.slat {
-        percentiles(out, e, "slat", r.slat_hist.as_deref(), r.slat.summary());
+        percentiles(out, e, "slat", r.slat_hist.as_deref(), r.slat.summary())?;
     }
     if p.clat {
-        percentiles(out, e, "clat", r.clat_hist.as_deref(), r.clat.summary());
+        percentiles(out, e, "clat", r.clat_hist.as_deref(), r.clat.summary())?;
     }
     if p.lat {
-        percentiles(out, e, "lat", r.lat_hist.as_deref(), r.lat.summary());
+        percentiles(out, e, "lat", r.lat_hist.as_deref(), r.lat.summary())?;
     }
     if p.clat || p.lat {
         let all = if p.lat {
@@ -357,14 +392,14 @@ fn dir_block(
                 prio.level(),
                 fw(share, 0, 2)
             );
-            percentiles(out, e, &pre, prio.hist.as_deref(), prio.lat.summary());
+            percentiles(out, e, &pre, prio.hist.as_deref(), prio.lat.summary())?;
         }
     }
     if let Some(s) = r.bw_samples.summary() {
-        bw_line(out, g, d, &s);
+        bw_line(out, g, d, &s)?;
     }
     if let Some(s) = r.iops_samples.summary() {
-        let _ = writeln!(
+        writeln!(
             out,
             "   iops        : min={:5}, max={:5}, avg={}, stdev={}, samples={}",
             s.min,
@@ -372,14 +407,15 @@ fn dir_block(
             fw(s.mean, 5, 2),
             fw(s.stddev, 5, 2),
             s.samples
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The `bw (KiB/s)` line. fio 3.33 labels it by kb_base only (`KiB` or
 /// `kB`; the samples are KiB/s either way, and `unit_base` is ignored
 /// here), and above kb_base² KiB/s divides by kb_base and says `MiB`.
-fn bw_line(out: &mut String, g: &GroupRun, d: usize, s: &LatSummary) {
+fn bw_line(out: &mut dyn Write, g: &GroupRun, d: usize, s: &LatSummary) -> io::Result<()> {
     let kb = f64::from(g.kb_base);
     let mut unit = if g.kb_base == 1000 { "kB" } else { "KiB" };
     let per = agg_percent(g, d, s.mean);
@@ -391,14 +427,14 @@ fn bw_line(out: &mut String, g: &GroupRun, d: usize, s: &LatSummary) {
         dev /= kb;
         unit = "MiB";
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "   bw ({unit:>5}/s): min={min:5}, max={max:5}, per={}%, avg={}, stdev={}, samples={}",
         fw(per, 3, 2),
         fw(mean, 5, 2),
         fw(dev, 5, 2),
         s.samples
-    );
+    )
 }
 
 /// fio's `convert_agg_kbytes_percent`: the mean (passed as a C `int`) as a
@@ -433,19 +469,19 @@ fn lat_line(name: &str, s: &LatSummary) -> String {
 
 /// `show_clat_percentiles`: a table of the percentiles of `hist`.
 fn percentiles(
-    out: &mut String,
+    out: &mut dyn Write,
     e: &Entry,
     pre: &str,
     hist: Option<&LatHist>,
     s: Option<LatSummary>,
-) {
+) -> io::Result<()> {
     let (Some(hist), Some(s)) = (hist, s) else {
-        return;
+        return Ok(());
     };
     let list = &e.cfg.percentiles.list;
     let vals = hist.percentiles(list, s.min, s.max);
     if vals.is_empty() {
-        return;
+        return Ok(());
     }
     let minv = *vals.iter().min().unwrap_or(&0);
     let maxv = *vals.iter().max().unwrap_or(&0);
@@ -456,7 +492,7 @@ fn percentiles(
     } else {
         ("nsec", 0, 1)
     };
-    let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
+    write!(out, "    {pre} percentiles ({unit}):\n     |")?;
     let prec = e.cfg.percentiles.precision;
     let q = maxv / divisor;
     let width = if q == 0 {
@@ -468,29 +504,30 @@ fn percentiles(
     let last = vals.len() - 1;
     for (j, (p, v)) in list.iter().zip(&vals).enumerate() {
         if j != 0 && j % per_line == 0 {
-            out.push_str("     |");
+            out.write_all(b"     |")?;
         }
         let mut v = *v;
         for _ in 0..scale {
             v = v.div_ceil(1000);
         }
-        let _ = write!(
+        write!(
             out,
             " {}th=[{v:>width$}]{}",
             fw(*p, prec + 3, prec),
             if j == last { '\n' } else { ',' }
-        );
+        )?;
         if j == last {
             break;
         }
         if j % per_line == per_line - 1 {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
     }
+    Ok(())
 }
 
 /// The `lat (nsec/usec/msec)` lines: completion latencies by class.
-fn lat_buckets(out: &mut String, e: &Entry) {
+fn lat_buckets(out: &mut dyn Write, e: &Entry) -> io::Result<()> {
     let total = e.total_ios();
     let b = &e.lat_buckets;
     for (unit, map) in [("nsec", &b.n[..]), ("usec", &b.u[..]), ("msec", &b.m[..])] {
@@ -503,45 +540,45 @@ fn lat_buckets(out: &mut String, e: &Entry) {
             }
             if in_line == 0 {
                 if shown {
-                    out.push('\n');
+                    out.write_all(b"\n")?;
                 }
-                let _ = write!(out, "  lat ({unit})   : ");
+                write!(out, "  lat ({unit})   : ")?;
             } else {
-                out.push_str(", ");
+                out.write_all(b", ")?;
             }
             shown = true;
-            let _ = write!(out, "{}{}%", LAT_LABELS[i], fw(*v, 3, 2));
+            write!(out, "{}{}%", LAT_LABELS[i], fw(*v, 3, 2))?;
             in_line = (in_line + 1) % 5;
         }
         if shown {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
     }
+    Ok(())
 }
 
 /// `show_group_stats`.
-fn group_block(out: &mut String, g: &GroupRun) {
-    let _ = writeln!(out, "\nRun status group {} (all jobs):", g.id);
+fn group_block(out: &mut dyn Write, g: &GroupRun) -> io::Result<()> {
+    writeln!(out, "\nRun status group {} (all jobs):", g.id)?;
     let pow2 = g.kb_base != 1000;
     let unit = rate_unit(g.unit_base);
     let sig = g.sig_figs;
-    let line =
-        |out: &mut String, label: &str, agg: u64, min: u64, max: u64, io: u64, r: (u64, u64)| {
-            let _ = writeln!(
-                out,
-                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-                num2str(agg, sig, pow2, unit),
-                num2str(agg, sig, !pow2, unit),
-                num2str(min, sig, pow2, unit),
-                num2str(max, sig, pow2, unit),
-                num2str(min, sig, !pow2, unit),
-                num2str(max, sig, !pow2, unit),
-                num2str(io, sig, pow2, Unit::Byte),
-                num2str(io, sig, !pow2, Unit::Byte),
-                r.0,
-                r.1
-            );
-        };
+    let line = |out: &mut dyn Write, label: &str, gd: &GroupDirRun| {
+        writeln!(
+            out,
+            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+            num2str(gd.agg, sig, pow2, unit),
+            num2str(gd.agg, sig, !pow2, unit),
+            num2str(gd.min_bw, sig, pow2, unit),
+            num2str(gd.max_bw, sig, pow2, unit),
+            num2str(gd.min_bw, sig, !pow2, unit),
+            num2str(gd.max_bw, sig, !pow2, unit),
+            num2str(gd.bytes, sig, pow2, Unit::Byte),
+            num2str(gd.bytes, sig, !pow2, Unit::Byte),
+            gd.min_run,
+            gd.max_run
+        )
+    };
     for (d, gd) in g.dirs.iter().enumerate() {
         let Some(gd) = gd else { continue };
         let label = if g.unified_bits == 1 {
@@ -549,44 +586,40 @@ fn group_block(out: &mut String, g: &GroupRun) {
         } else {
             GROUP_LABELS[d]
         };
-        line(
-            out,
-            label,
-            gd.agg,
-            gd.min_bw,
-            gd.max_bw,
-            gd.bytes,
-            (gd.min_run, gd.max_run),
-        );
+        line(out, label, gd)?;
     }
     if g.unified_bits == 2 {
-        let (mut io, mut agg, mut min, mut max) = (0u64, 0u64, u64::MAX, 0u64);
-        let (mut min_run, mut max_run) = (u64::MAX, 0u64);
+        let mut m = GroupDirRun {
+            min_bw: u64::MAX,
+            min_run: u64::MAX,
+            ..GroupDirRun::default()
+        };
         for gd in g.dirs.iter().flatten() {
-            io += gd.bytes;
-            agg += gd.agg;
-            min = min.min(gd.min_bw);
-            max = max.max(gd.max_bw);
-            min_run = min_run.min(gd.min_run);
-            max_run = max_run.max(gd.max_run);
+            m.bytes += gd.bytes;
+            m.agg += gd.agg;
+            m.min_bw = m.min_bw.min(gd.min_bw);
+            m.max_bw = m.max_bw.max(gd.max_bw);
+            m.min_run = m.min_run.min(gd.min_run);
+            m.max_run = m.max_run.max(gd.max_run);
         }
-        line(out, "  MIXED", agg, min, max, io, (min_run, max_run));
+        line(out, "  MIXED", &m)?;
     }
+    Ok(())
 }
 
 /// `Disk stats (read/write):`, one line per device.
-fn disk_block(out: &mut String, disks: &[DiskUtil]) {
+fn disk_block(out: &mut dyn Write, disks: &[DiskUtil]) -> io::Result<()> {
     if disks.is_empty() {
-        return;
+        return Ok(());
     }
-    out.push_str("\nDisk stats (read/write):\n");
+    out.write_all(b"\nDisk stats (read/write):\n")?;
     for d in disks {
         let agg = d.aggregate();
         if agg.is_some() {
-            out.push_str("  ");
+            out.write_all(b"  ")?;
         }
         let s = &d.stats;
-        let _ = write!(
+        write!(
             out,
             "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
             d.name,
@@ -598,10 +631,10 @@ fn disk_block(out: &mut String, disks: &[DiskUtil]) {
             s.ticks[1],
             s.time_in_queue,
             fw(d.util(), 3, 2)
-        );
+        )?;
         if let Some(a) = agg {
             let n = a.slaves;
-            let _ = write!(
+            write!(
                 out,
                 ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
                 a.ios[0] / n,
@@ -612,10 +645,11 @@ fn disk_block(out: &mut String, disks: &[DiskUtil]) {
                 a.ticks[1] / n,
                 a.time_in_queue / n,
                 fw(a.max_util, 3, 2)
-            );
+            )?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
+    Ok(())
 }
 
 /// `strerror(3)`.
@@ -628,30 +662,43 @@ pub fn strerror(errno: i32) -> String {
         .to_string()
 }
 
-/// `ctime(3)` without the newline, in local time: `Sun Nov 29 22:07:43 2026`.
-pub fn ctime(secs: i64) -> String {
+/// `ctime(3)` without the newline, of `secs` since the epoch in a time
+/// zone `utc_offset` seconds east of UTC: `Sun Nov 29 22:07:43 2026`.
+pub fn ctime(secs: i64, utc_offset: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let t = secs as libc::time_t;
-    // SAFETY: an all-zero `tm` is a valid value (plain integers and a null
-    // zone pointer), and localtime_r only writes into the `tm` we pass.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are valid for the duration of the call.
-    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
-        return String::new();
-    }
+    let local = secs.saturating_add(utc_offset);
+    let (days, sod) = (local.div_euclid(86_400), local.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    // 1970-01-01 was a Thursday.
+    let wday = (days + 4).rem_euclid(7) as usize;
     format!(
         "{} {} {:2} {:02}:{:02}:{:02} {}",
-        DAYS[tm.tm_wday.rem_euclid(7) as usize],
-        MONTHS[tm.tm_mon.rem_euclid(12) as usize],
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec,
-        tm.tm_year + 1900
+        DAYS[wday],
+        MONTHS[(month - 1) as usize],
+        day,
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60,
+        year
     )
+}
+
+/// The proleptic Gregorian date (year, month 1-12, day 1-31) of `days`
+/// since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -682,6 +729,31 @@ mod tests {
             lat_line("    clat", &s),
             "    clat (usec): min=10, max=234, avg=27.14, stdev=39.55\n"
         );
+    }
+
+    #[test]
+    fn ctime_reads_as_the_c_library_in_any_zone() {
+        // 2026-11-29 22:07:12 UTC, a Sunday.
+        assert_eq!(ctime(1_795_990_032, 0), "Sun Nov 29 22:07:12 2026");
+        assert_eq!(ctime(1_795_990_032, 3600), "Sun Nov 29 23:07:12 2026");
+        assert_eq!(ctime(1_795_990_032, 7200), "Mon Nov 30 00:07:12 2026");
+        assert_eq!(ctime(0, -5 * 3600), "Wed Dec 31 19:00:00 1969");
+        assert_eq!(ctime(951_782_400, 0), "Tue Feb 29 00:00:00 2000");
+        // What the C library says, in the zone it runs in.
+        for secs in [0i64, 951_782_400, 1_795_990_032, 4_102_444_800] {
+            let t = secs as libc::time_t;
+            // SAFETY: an all-zero `tm` is valid, localtime_r writes only it.
+            let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+            // SAFETY: both pointers are valid for the call.
+            assert!(!unsafe { libc::localtime_r(&t, &mut tm) }.is_null());
+            // SAFETY: ctime_r writes at most 26 bytes into the buffer.
+            let mut buf = [0 as libc::c_char; 64];
+            assert!(!unsafe { libc::ctime_r(&t, buf.as_mut_ptr()) }.is_null());
+            // SAFETY: ctime_r wrote a NUL-terminated string.
+            let c = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+            let c = c.to_string_lossy();
+            assert_eq!(ctime(secs, tm.tm_gmtoff as i64), c.trim_end());
+        }
     }
 
     #[test]

@@ -19,12 +19,16 @@
 //!
 //! So v3 has 121 fields plus 9 per disk (130 with one disk); v2 161, v4
 //! 162, v5 180 (plus disks for v4/v5).
+//!
+//! A pure function of the [`RunReport`]: its summary's entries, one line
+//! each ([`write()`]).
+
+use std::io::{self, Write};
 
 use super::cfmt::f;
-use crate::plan::spec::Plan;
 use crate::stats::config::MAX_PERCENTILES;
 use crate::stats::dist::{dist_pct, lat_pct, lat_pct_terse_us};
-use crate::stats::summary::{Entry, GroupRun, Summary};
+use crate::stats::summary::{Entry, GroupRun};
 use crate::stats::{DirReport, LatAccum, RunReport, Unified};
 
 /// Names of the fields of one direction block, in order (`dir_` prefix
@@ -176,14 +180,9 @@ pub fn field_names(
     v
 }
 
-/// The terse lines of a run, `version` 2 to 5.
-pub fn render(report: &RunReport, plan: &Plan, version: u8) -> String {
-    render_summary(report, &Summary::new(report, plan), version)
-}
-
-/// [`render`] from an already built summary.
-pub fn render_summary(report: &RunReport, summary: &Summary, version: u8) -> String {
-    let mut out = String::new();
+/// Write the terse lines of a run, `version` 2 to 5.
+pub fn write(report: &RunReport, version: u8, out: &mut dyn Write) -> io::Result<()> {
+    let summary = &report.summary;
     for e in &summary.entries {
         let g = summary.group_of(e);
         let fields = entry_fields(report, e, g, version);
@@ -192,15 +191,20 @@ pub fn render_summary(report: &RunReport, summary: &Summary, version: u8) -> Str
             if i > 0 {
                 // v2 puts the description on a line of its own.
                 if version == 2 && i == last && e.cfg.description.is_some() {
-                    out.push('\n');
+                    out.write_all(b"\n")?;
                 }
-                out.push(';');
+                out.write_all(b";")?;
             }
-            out.push_str(v);
+            out.write_all(v.as_bytes())?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    out
+    Ok(())
+}
+
+/// The terse lines of a run, `version` 2 to 5.
+pub fn render(report: &RunReport, version: u8) -> String {
+    super::written(|out| write(report, version, out))
 }
 
 /// The values of one entry's line, in field order (see [`field_names`]).

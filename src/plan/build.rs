@@ -475,9 +475,12 @@ fn job_spec(
         norandommap: r.norandommap,
         directories: r.directories.clone(),
         files,
+        report: Default::default(),
+        logs: None,
     };
     files::draw_ranged_sizes(&mut job);
     job.engine = super::engine::resolve(&job, diags)?;
+    super::report::resolve(&mut job);
     Some(job)
 }
 

@@ -1,13 +1,14 @@
 //! The execution plan: jobs with global options inherited, `numjobs`
 //! clones, groups and files resolved, and every option a job runs with
-//! resolved into typed parts of its [`JobSpec`] (`resolve`). `--parse-only`
-//! and `--showcmd` stop here.
+//! resolved into typed parts of its [`JobSpec`] (`resolve`, `engine`,
+//! `report`). `--parse-only` and `--showcmd` stop here.
 
 pub mod build;
 pub(crate) mod engine;
 pub mod files;
 pub mod input;
 pub mod resolve;
+pub mod report;
 pub mod spec;
 #[cfg(test)]
 pub(crate) mod testing;

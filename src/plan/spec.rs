@@ -13,8 +13,10 @@ use super::resolve::zones::ZoneOptions;
 use super::resolve::Refusal;
 use crate::diag::Span;
 use crate::ioengine::EngineSpec;
+use crate::logs::LogConfig;
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
+use crate::stats::JobInfo;
 
 /// A data direction, in fio's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,6 +147,11 @@ pub struct JobSpec {
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub directories: Vec<String>,
+    /// What the job records (`report.stats`) and how it is reported,
+    /// resolved from its options (`super::report`).
+    pub report: JobInfo,
+    /// The per-job logs it writes, if any.
+    pub logs: Option<LogConfig>,
 }
 
 impl JobSpec {

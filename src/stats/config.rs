@@ -1,8 +1,9 @@
-//! What a job records and how it is reported, read from its options once
-//! (fio's `thread_options` as `stat.c` and `io_u.c` consult them).
+//! What a job records and how it is reported (fio's `thread_options` as
+//! `stat.c` and `io_u.c` consult them). The plan resolves these from the
+//! job's options (`plan::report::stats_config`); statistics and outputs read
+//! only this.
 
-use crate::options::Value;
-use crate::plan::spec::JobSpec;
+use serde::{Deserialize, Serialize};
 
 /// fio's default `percentile_list`.
 pub const DEFAULT_PERCENTILES: [f64; 17] = [
@@ -14,7 +15,7 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
 pub const MAX_PERCENTILES: usize = 20;
 
 /// `unified_rw_reporting`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Unified {
     #[default]
     None,
@@ -25,7 +26,7 @@ pub enum Unified {
 }
 
 /// Which latencies get percentiles, and which percentiles.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     pub slat: bool,
     pub clat: bool,
@@ -49,7 +50,7 @@ impl Default for Percentiles {
 }
 
 /// The statistics settings of one job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatsConfig {
     /// `stats=0` leaves the job out of every report.
     pub stats: bool,
@@ -115,168 +116,5 @@ impl Default for StatsConfig {
             latency_window_us: 0,
             latency_percentile: 100.0,
         }
-    }
-}
-
-impl StatsConfig {
-    /// Read the job's options. Settings are applied in the order written,
-    /// so `gtod_reduce=1` followed by `clat_percentiles=1` turns the
-    /// percentiles back on, as in fio.
-    pub fn from_spec(spec: &JobSpec) -> StatsConfig {
-        let mut c = StatsConfig::default();
-        let p = spec.pattern;
-        c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
-        let (mut slat_pct, mut clat_pct, mut lat_pct) = (false, true, false);
-        let mut log_avg = 0u64;
-        for s in &spec.options.settings {
-            let v = &s.value;
-            match s.def.name {
-                "stats" => c.stats = truthy(v),
-                "gtod_reduce" if truthy(v) => {
-                    c.slat = false;
-                    c.clat = false;
-                    c.lat = false;
-                    c.disable_bw = true;
-                    c.gtod_reduce = true;
-                    slat_pct = false;
-                    clat_pct = false;
-                    lat_pct = false;
-                }
-                "gtod_reduce" => c.gtod_reduce = false,
-                "disable_slat" => c.slat = !truthy(v),
-                "disable_clat" => c.clat = !truthy(v),
-                "disable_lat" => c.lat = !truthy(v),
-                "disable_bw_measurement" => c.disable_bw = truthy(v),
-                "slat_percentiles" => slat_pct = truthy(v),
-                "clat_percentiles" => clat_pct = truthy(v),
-                "lat_percentiles" => lat_pct = truthy(v),
-                "percentile_list" => {
-                    if let Value::Floats(f) = v {
-                        let mut list: Vec<f64> = f
-                            .iter()
-                            .copied()
-                            .filter(|p| *p > 0.0 && *p <= 100.0)
-                            .take(MAX_PERCENTILES)
-                            .collect();
-                        list.sort_by(f64::total_cmp);
-                        c.percentiles.list = list;
-                        c.percentiles.precision = s.text.as_deref().map_or(2, precision_of);
-                    }
-                }
-                "bwavgtime" => c.bw_avg_ms = int(v).unwrap_or(500).max(1),
-                "iopsavgtime" => c.iops_avg_ms = int(v).unwrap_or(500).max(1),
-                "log_avg_msec" => log_avg = int(v).unwrap_or(0),
-                "unified_rw_reporting" => {
-                    c.unified = match choice(s) {
-                        Some("mixed" | "1") => Unified::Mixed,
-                        Some("both" | "2") => Unified::Both,
-                        _ => Unified::None,
-                    }
-                }
-                "kb_base" => {
-                    c.kb_base = if choice(s) == Some("1000") {
-                        1000
-                    } else {
-                        1024
-                    }
-                }
-                "unit_base" => c.unit_base = if choice(s) == Some("1") { 1 } else { 8 },
-                "significant_figures" => {
-                    c.sig_figs = int(v).unwrap_or(4).clamp(1, 10) as usize;
-                }
-                "description" => {
-                    c.description = match v {
-                        Value::Text(t) if !t.is_empty() => Some(t.clone()),
-                        _ => None,
-                    }
-                }
-                "continue_on_error" => {
-                    c.continue_on_error = !matches!(choice(s), None | Some("none" | "0"));
-                }
-                "latency_target" => c.latency_target_ns = micros(v).saturating_mul(1000),
-                "latency_window" => c.latency_window_us = micros(v),
-                "latency_percentile" => {
-                    if let Value::Floats(f) = v {
-                        c.latency_percentile = f.first().copied().unwrap_or(100.0);
-                    }
-                }
-                _ => {}
-            }
-        }
-        c.percentiles.slat = slat_pct && c.slat;
-        c.percentiles.clat = clat_pct && c.clat;
-        c.percentiles.lat = lat_pct && c.lat;
-        let has = |n: &str| spec.options.get(n).is_some();
-        if has("write_bw_log") {
-            if log_avg == 0 {
-                c.bw_per_io = true;
-            } else {
-                c.bw_avg_ms = c.bw_avg_ms.min(log_avg);
-            }
-        }
-        if has("write_iops_log") {
-            if log_avg == 0 {
-                c.iops_per_io = true;
-            } else {
-                c.iops_avg_ms = c.iops_avg_ms.min(log_avg);
-            }
-        }
-        c
-    }
-}
-
-/// fio's `percentile_precision`: the most digits after a `.` in the list.
-fn precision_of(text: &str) -> usize {
-    text.split(':')
-        .map(|e| {
-            e.split_once('.').map_or(0, |(_, frac)| {
-                frac.chars().take_while(char::is_ascii_digit).count()
-            })
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Int(n) => *n != 0,
-        _ => false,
-    }
-}
-
-fn int(v: &Value) -> Option<u64> {
-    match v {
-        Value::Int(n) => u64::try_from(*n).ok(),
-        Value::Bytes(n) => Some(*n),
-        Value::Micros(n) => Some(*n),
-        _ => None,
-    }
-}
-
-fn micros(v: &Value) -> u64 {
-    match v {
-        Value::Micros(n) | Value::Bytes(n) => *n,
-        Value::Int(n) => u64::try_from(*n).unwrap_or(0),
-        _ => 0,
-    }
-}
-
-fn choice(s: &crate::options::jobopts::Setting) -> Option<&'static str> {
-    match &s.value {
-        Value::Choice { index, .. } => s.def.posvals.get(*index).map(|p| p.value),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn precision_counts_decimals_as_fio() {
-        assert_eq!(precision_of("1:5:10:99.5:99.99"), 2);
-        assert_eq!(precision_of("50:99.999:25.5"), 3);
-        assert_eq!(precision_of("90:50"), 0);
     }
 }

@@ -1,8 +1,10 @@
 //! CPU usage of a job thread (`getrusage(RUSAGE_THREAD)`, as fio's
 //! `update_rusage_stat`).
 
+use serde::{Deserialize, Serialize};
+
 /// What a job used between its start and end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CpuUsage {
     /// User and system time, ms.
     pub usr_ms: u64,

@@ -7,8 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 /// Counters of `/sys/block/<dev>/stat` (fio's `disk_util_stats`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DiskCounters {
     pub ios: [u64; 2],
     pub merges: [u64; 2],
@@ -61,7 +63,7 @@ impl DiskCounters {
 }
 
 /// One device's activity over the run, as reported.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct DiskUtil {
     /// The sysfs name (`vda`, `dm-0`, `nvme0n1`).
     pub name: String,

@@ -3,6 +3,8 @@
 //! coarse completion-latency buckets (`io_u_mark_latency`), with the
 //! percentage rule of `stat_calc_dist` / `stat_calc_lat`.
 
+use serde::{Deserialize, Serialize};
+
 /// Number of depth / batch classes (`FIO_IO_U_MAP_NR`).
 pub const MAP_NR: usize = 7;
 /// Nanosecond, microsecond and millisecond latency classes.
@@ -61,7 +63,7 @@ fn ladder(v: u64) -> usize {
 }
 
 /// Completion latencies counted in fio's coarse classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct LatBuckets {
     pub n: [u64; LAT_N_NR],
     pub u: [u64; LAT_U_NR],
@@ -95,7 +97,7 @@ impl LatBuckets {
 }
 
 /// Depth, submission and completion distributions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DepthMaps {
     /// I/Os by queue depth at submission.
     pub depth: [u64; MAP_NR],

@@ -12,10 +12,12 @@
 //!
 //! The buckets are hdrhistogram's (`Histogram::new_with_bounds(1, 2^40, 3)`:
 //! 2048 sub-buckets, each power of two above the first holding 1024), but
-//! the counts are kept in chunks of [`CHUNK`] allocated the first time a
+//! the counts are kept in chunks of `CHUNK` allocated the first time a
 //! latency falls in them: the whole range is 256 KiB of counters, and a
 //! job's latencies usually touch a few KiB of it. A job with a thousand
 //! clones pays for what its latencies use, not for the range.
+
+use serde::{Deserialize, Serialize};
 
 /// Bits of fio's bucket index within a group (`FIO_IO_U_PLAT_BITS`).
 const PLAT_BITS: u32 = 6;
@@ -89,8 +91,10 @@ pub fn fio_bucket_value(idx: usize) -> u64 {
     base + ((k as f64 + 0.5) * (1u64 << error_bits) as f64) as u64
 }
 
-/// A latency histogram in nanoseconds.
-#[derive(Clone)]
+/// A latency histogram in nanoseconds. Serialized as its total and the
+/// counters that have a count (`(index, count)`, ascending).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "HistWire", try_from = "HistWire")]
 pub struct LatHist {
     /// Counters, [`CHUNK`] to a chunk; a chunk no latency fell in is absent.
     chunks: Box<[Option<Box<[u64; CHUNK]>>]>,
@@ -118,11 +122,65 @@ impl PartialEq for LatHist {
     }
 }
 
+/// [`LatHist`] as serialized.
+#[derive(Serialize, Deserialize)]
+struct HistWire {
+    total: u64,
+    counts: Vec<(u32, u64)>,
+}
+
+impl From<LatHist> for HistWire {
+    fn from(h: LatHist) -> HistWire {
+        let counts = h
+            .chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, c)| c.as_ref().map(|c| (ci, c)))
+            .flat_map(|(ci, c)| {
+                c.iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(move |(i, &n)| ((ci * CHUNK + i) as u32, n))
+            })
+            .collect();
+        HistWire {
+            total: h.total,
+            counts,
+        }
+    }
+}
+
+impl TryFrom<HistWire> for LatHist {
+    type Error = String;
+
+    fn try_from(w: HistWire) -> Result<LatHist, String> {
+        let mut h = LatHist::new();
+        let mut sum = 0u64;
+        for (idx, n) in w.counts {
+            let idx = idx as usize;
+            let Some(slot) = h.chunks.get_mut(idx / CHUNK) else {
+                return Err(format!("latency histogram: no counter {idx}"));
+            };
+            let chunk = slot.get_or_insert_with(|| Box::new([0; CHUNK]));
+            chunk[idx % CHUNK] = chunk[idx % CHUNK].saturating_add(n);
+            sum = sum.saturating_add(n);
+        }
+        if sum != w.total {
+            return Err(format!(
+                "latency histogram: counters sum to {sum}, total {}",
+                w.total
+            ));
+        }
+        h.total = w.total;
+        Ok(h)
+    }
+}
+
 impl LatHist {
     /// An empty histogram covering 0 ns to about 18 minutes at 3
     /// significant digits. Recording allocates a chunk of counters the
     /// first time a latency falls in it (a bounded number of times over a
-    /// job, never more than [`CHUNKS`]).
+    /// job, never more than `CHUNKS`).
     pub fn new() -> LatHist {
         LatHist {
             chunks: (0..CHUNKS).map(|_| None).collect(),
@@ -131,13 +189,13 @@ impl LatHist {
     }
 
     /// Record one latency.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, ns: u64) {
         self.record_n(ns, 1);
     }
 
     /// Record `n` latencies of the same value.
-    #[inline]
+    #[inline(always)]
     pub fn record_n(&mut self, ns: u64, n: u64) {
         let idx = bucket_of(if ns < BEYOND_NS { ns } else { HIGHEST_NS });
         let chunk = self.chunks[idx / CHUNK].get_or_insert_with(|| Box::new([0; CHUNK]));
@@ -247,6 +305,23 @@ impl LatHist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serialized_as_the_counters_with_a_count() {
+        let mut h = LatHist::new();
+        for ns in [0, 1, 999, 1_000, 123_456, 7_000_000_000, u64::MAX] {
+            h.record_n(ns, ns % 5 + 1);
+        }
+        let text = serde_json::to_string(&h).unwrap();
+        let back: LatHist = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(back.fio_bins(), h.fio_bins());
+        assert_eq!(back.len(), h.len());
+        let bad = r#"{"total":3,"counts":[[1,1]]}"#;
+        assert!(serde_json::from_str::<LatHist>(bad).is_err());
+        let beyond = format!(r#"{{"total":1,"counts":[[{},1]]}}"#, u32::MAX);
+        assert!(serde_json::from_str::<LatHist>(&beyond).is_err());
+    }
 
     #[test]
     fn fio_bucket_math_matches_stat_c() {

@@ -1,8 +1,10 @@
 //! A latency accumulator: exact min/max, and mean/variance by Welford's
 //! method (as fio's `add_stat_sample`), without allocation.
 
+use serde::{Deserialize, Serialize};
+
 /// Latency samples in nanoseconds, accumulated one at a time.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LatAccum {
     samples: u64,
     min: u64,

@@ -1,192 +1,18 @@
-//! The immutable per-job results built from a thread's [`ThreadStats`], and
-//! the run report the output formats read.
+//! The immutable report of a run: every job's results and report settings,
+//! the run's timestamps (with the time zone they are printed in) and disks,
+//! and the [`Summary`] the output formats print, computed once when the
+//! report is built.
 
-use super::cpu::CpuUsage;
+use serde::{Deserialize, Serialize};
+
 use super::disk::DiskUtil;
-use super::dist::{DepthMaps, LatBuckets};
-use super::hist::LatHist;
-use super::lat::{LatAccum, LatSummary};
-use super::summary::ClatPrio;
-use super::thread::ThreadStats;
-
-/// Files laid out before a job started ("Laying out IO file").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
-    pub files: u32,
-    pub bytes: u64,
-}
-
-impl Layout {
-    /// fio's line for job `job` laying these files out (`setup_files`),
-    /// newline included: `j: Laying out IO file (1 file / 8MiB)`, or
-    /// `j: Laying out IO files (2 files / total 3MiB)`.
-    pub fn line(&self, job: &str) -> String {
-        let (s, total) = if self.files > 1 {
-            ("s", "total ")
-        } else {
-            ("", "")
-        };
-        format!(
-            "{job}: Laying out IO file{s} ({} file{s} / {total}{}MiB)\n",
-            self.files,
-            self.bytes >> 20
-        )
-    }
-}
-
-/// One direction of one job.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct DirReport {
-    pub bytes: u64,
-    pub ios: u64,
-    pub short_ios: u64,
-    pub drop_ios: u64,
-    /// fio's runtime: elapsed microseconds rounded up to milliseconds; 0
-    /// when the direction moved nothing.
-    pub runtime_ms: u64,
-    /// Bytes per second, `1000 * bytes / runtime_ms` (integer, as fio).
-    pub bw: u64,
-    /// I/Os per second, `1000 * ios / runtime_ms`.
-    pub iops: u64,
-    pub slat: LatAccum,
-    pub clat: LatAccum,
-    pub lat: LatAccum,
-    pub slat_hist: Option<Box<LatHist>>,
-    pub clat_hist: Option<Box<LatHist>>,
-    pub lat_hist: Option<Box<LatHist>>,
-    /// Bandwidth samples (KiB/s) and IOPS samples.
-    pub bw_samples: LatAccum,
-    pub iops_samples: LatAccum,
-}
-
-impl DirReport {
-    /// The completion latency summary, if any I/O was timed.
-    pub fn clat_summary(&self) -> Option<LatSummary> {
-        self.clat.summary()
-    }
-}
-
-/// Sync calls of one job.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SyncReport {
-    pub ios: u64,
-    pub lat: LatAccum,
-    pub hist: Option<Box<LatHist>>,
-}
-
-/// One job's results.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobReport {
-    pub name: String,
-    pub group_id: u32,
-    /// The job's thread id (fio prints it as `pid=`).
-    pub pid: u32,
-    /// Per direction (read, write, trim).
-    pub dirs: [DirReport; 3],
-    pub sync: SyncReport,
-    pub lat_buckets: LatBuckets,
-    pub depth: DepthMaps,
-    pub cpu: CpuUsage,
-    /// fio's `total_run_time`: whole milliseconds the job ran.
-    pub run_ms: u64,
-    /// errno of the first error, 0 if none.
-    pub error: i32,
-    pub error_msg: Option<String>,
-    /// Errors `continue_on_error` let through, and the first one.
-    pub total_err: u64,
-    pub first_error: i32,
-    /// The depth `latency_target` found; `None`: the job's iodepth.
-    pub latency_depth: Option<u32>,
-    pub layout: Option<Layout>,
-    /// The job's own I/O priority (fio's `td->ioprio`, 0: none).
-    pub ioprio: u16,
-    /// Reads and writes with command priorities: latencies per priority
-    /// (see [`ThreadStats::prios`]); empty for a direction without them.
-    pub prios: [Vec<ClatPrio>; 2],
-}
-
-impl JobReport {
-    /// Build from what the thread accumulated.
-    pub fn new(
-        name: String,
-        group_id: u32,
-        pid: u32,
-        layout: Option<Layout>,
-        ts: &ThreadStats,
-    ) -> JobReport {
-        let dirs = std::array::from_fn(|d| {
-            let (bytes, ios) = (ts.bytes[d], ts.ios[d]);
-            // fio's update_runtime: only directions that moved data, ms
-            // rounded up (at least 1 here, so a direction never vanishes).
-            let runtime_ms = if bytes > 0 {
-                ts.elapsed_us.div_ceil(1000).max(1)
-            } else {
-                0
-            };
-            let per_sec = |n: u64| n.saturating_mul(1000).checked_div(runtime_ms).unwrap_or(0);
-            DirReport {
-                bytes,
-                ios,
-                short_ios: ts.short_ios[d],
-                drop_ios: ts.drop_ios[d],
-                runtime_ms,
-                bw: per_sec(bytes),
-                iops: per_sec(ios),
-                slat: ts.slat[d],
-                clat: ts.clat[d],
-                lat: ts.lat[d],
-                slat_hist: ts.slat_hist[d].clone(),
-                clat_hist: ts.clat_hist[d].clone(),
-                lat_hist: ts.lat_hist[d].clone(),
-                bw_samples: ts.bw[d],
-                iops_samples: ts.iops[d],
-            }
-        });
-        JobReport {
-            name,
-            group_id,
-            pid,
-            dirs,
-            sync: SyncReport {
-                ios: ts.sync_ios,
-                lat: ts.sync,
-                hist: ts.sync_hist.clone(),
-            },
-            lat_buckets: ts.lat_buckets,
-            depth: ts.depth,
-            cpu: ts.cpu,
-            run_ms: ts.elapsed_us / 1000,
-            error: ts.error,
-            error_msg: ts.error_msg.clone(),
-            total_err: ts.total_err,
-            first_error: ts.first_error,
-            latency_depth: ts.latency_depth,
-            layout,
-            ioprio: ts.ioprio,
-            prios: ts.prios.clone(),
-        }
-    }
-
-    /// An empty report (a job that did nothing), to fill in by hand.
-    pub fn empty(name: &str, group_id: u32, pid: u32) -> JobReport {
-        JobReport::new(
-            name.to_string(),
-            group_id,
-            pid,
-            None,
-            &ThreadStats::default(),
-        )
-    }
-
-    /// Whether the job moved any data (fio skips the job block otherwise).
-    pub fn did_io(&self) -> bool {
-        self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
-    }
-}
+use super::info::OptionList;
+use super::job::JobReport;
+use super::summary::Summary;
 
 /// One direction of a reporting group ("Run status group"), each job on
 /// its own (see `stats::summary` for group_reporting).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupDir {
     pub bytes: u64,
     /// Aggregate bandwidth: `1000 * bytes / max_run` B/s.
@@ -199,7 +25,7 @@ pub struct GroupDir {
 }
 
 /// One reporting group.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupReport {
     pub id: u32,
     /// Per direction; `None` when no member ran it.
@@ -242,16 +68,28 @@ impl GroupReport {
     }
 }
 
-/// Everything a run produced; output formats are pure functions of it
-/// (and of the plan).
-#[derive(Debug, Clone, PartialEq)]
+/// Everything a run produced, and everything its outputs print: they are
+/// pure functions of it. Built once the jobs have run (or, for a report
+/// while they run, from their snapshots) and not changed after: the
+/// [`Summary`] and the groups are computed from the jobs when it is built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
-    /// In plan order (one per job of the plan).
+    /// In plan order (one per job of the plan), each with its report
+    /// settings ([`JobReport::info`]).
     pub jobs: Vec<JobReport>,
-    /// In group-id order, one per group of the plan.
+    /// JSON `global options`: the global options the jobs inherited, in
+    /// the order applied, as `(name, value as written)`.
+    pub global_options: OptionList,
+    /// In group-id order, one per group of the jobs, each job on its own.
     pub groups: Vec<GroupReport>,
+    /// What is printed: the jobs merged by `group_reporting`, the groups'
+    /// run totals, and the notices fio prints while merging.
+    pub summary: Summary,
     /// When the run ended, seconds since the epoch (the job header date).
     pub finished_at: i64,
+    /// The local time zone's offset from UTC at `finished_at`, seconds
+    /// east (the job header date is local time).
+    pub utc_offset: i64,
     /// The same instant in milliseconds (JSON `timestamp_ms`).
     pub finished_ms: u64,
     /// Milliseconds from rfio's start to the end of the run (JSON
@@ -265,22 +103,30 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The report of a run that started at `started_ms` and finished at
-    /// `finished_ms` (milliseconds since the Unix epoch).
+    /// The report of a run of `jobs` that inherited `global_options`,
+    /// started at `started_ms` and finished at `finished_ms` (milliseconds
+    /// since the Unix epoch). Merges the jobs into the summary, and takes
+    /// the local time zone's offset at `finished_ms`.
     pub fn new(
         jobs: Vec<JobReport>,
+        global_options: OptionList,
         started_ms: u64,
         finished_ms: u64,
         disks: Vec<DiskUtil>,
     ) -> RunReport {
-        let ngroups = jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0);
+        let ngroups = jobs.iter().map(|j| j.info.group_id + 1).max().unwrap_or(0);
         let groups = (0..ngroups)
-            .map(|g| GroupReport::from_jobs(g, jobs.iter().filter(move |j| j.group_id == g)))
+            .map(|g| GroupReport::from_jobs(g, jobs.iter().filter(move |j| j.info.group_id == g)))
             .collect();
+        let summary = Summary::new(&jobs);
+        let finished_at = (finished_ms / 1000) as i64;
         RunReport {
             jobs,
+            global_options,
             groups,
-            finished_at: (finished_ms / 1000) as i64,
+            summary,
+            finished_at,
+            utc_offset: local_utc_offset(finished_at),
             finished_ms,
             elapsed_ms: finished_ms.saturating_sub(started_ms),
             disks,
@@ -289,27 +135,78 @@ impl RunReport {
     }
 }
 
+/// The local time zone's offset from UTC at `secs` since the epoch, in
+/// seconds east (`localtime_r`'s `tm_gmtoff`); 0 when unknown.
+fn local_utc_offset(secs: i64) -> i64 {
+    let t = secs as libc::time_t;
+    // SAFETY: an all-zero `tm` is a valid value (plain integers and a null
+    // zone pointer), and localtime_r only writes into the `tm` we pass.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the duration of the call.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return 0;
+    }
+    tm.tm_gmtoff as i64
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Layout;
+    use super::*;
+    use crate::stats::{
+        Completion, JobInfo, LatAccum, LatHist, ThreadStats, Timing, Unified, NO_SLAT,
+    };
+
+    /// Two jobs of one group, reported together, with percentiles and a
+    /// disk.
+    fn hand_built() -> RunReport {
+        let jobs = (0..2u32)
+            .map(|i| {
+                let mut info = JobInfo::named("j", 0);
+                info.group_reporting = true;
+                info.thread_number = i + 1;
+                info.stats.unified = Unified::Both;
+                info.stats.percentiles.lat = true;
+                info.options = [("rw", "randrw")].into_iter().collect();
+                let mut ts = ThreadStats::new(&info.stats);
+                ts.job_started();
+                for k in 1..=500u64 {
+                    ts.complete(&Completion {
+                        dir: (k % 2) as usize,
+                        bytes: 4096,
+                        slat_ns: if k % 3 == 0 { NO_SLAT } else { 500 + k },
+                        clat_ns: 1_000 + k * 37,
+                        at_ns: k * 3_000_000,
+                        offset: k * 4096,
+                        prio_slot: 0,
+                        timing: Timing::Io,
+                    });
+                }
+                ts.sync_done(12_345);
+                ts.elapsed_us = 1_500_123;
+                let mut j = JobReport::new(info, 100 + i, None, &ts);
+                j.dirs[2].bw_samples = LatAccum::from_parts(3, 1, 9, 4.2, 0.1);
+                j
+            })
+            .collect();
+        let disk = DiskUtil {
+            name: "vda".into(),
+            msec: 1_500,
+            ..DiskUtil::default()
+        };
+        let globals = [("ioengine", "null")].into_iter().collect();
+        let mut r = RunReport::new(jobs, globals, 1_000, 2_600_000, vec![disk]);
+        r.eta_sec = Some(3);
+        r
+    }
 
     #[test]
-    fn layout_lines_read_as_fios() {
-        let two = Layout {
-            files: 2,
-            bytes: 3 << 20,
-        };
-        assert_eq!(
-            two.line("j"),
-            "j: Laying out IO files (2 files / total 3MiB)\n"
-        );
-        let fill = Layout {
-            files: 1,
-            bytes: u64::MAX,
-        };
-        assert_eq!(
-            fill.line("fill"),
-            "fill: Laying out IO file (1 file / 17592186044415MiB)\n"
-        );
+    fn a_report_survives_serde() {
+        let r = hand_built();
+        assert_eq!(r.summary.entries.len(), 1);
+        let text = serde_json::to_string(&r).unwrap();
+        let back: RunReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        let hist: &LatHist = back.summary.entries[0].dirs[0].lat_hist.as_deref().unwrap();
+        assert_eq!(hist.len(), 250 * 2);
     }
 }

@@ -3,18 +3,19 @@
 //! time it has run, the way the final report is built at its end.
 
 use super::cpu::RusageMark;
-use super::report::JobReport;
+use super::info::JobInfo;
+use super::job::JobReport;
 use super::thread::ThreadStats;
 
 /// The report of a job that has run `elapsed_us` microseconds with stats
 /// on, from what `ts` holds now. Called on the job's own thread: the CPU
 /// usage is the thread's since it started (fio's interim `usr_cpu` and
-/// `sys_cpu` count from the job's start too). Name and group are left
-/// empty for the caller, who knows them. Allocates (the histograms are
+/// `sys_cpu` count from the job's start too). The job's settings
+/// ([`JobReport::info`]) are left default for the caller, who knows them. Allocates (the histograms are
 /// copied).
 pub fn running_report(ts: &ThreadStats, elapsed_us: u64) -> JobReport {
     let pid = thread_id();
-    let mut r = JobReport::new(String::new(), 0, pid, None, ts);
+    let mut r = JobReport::new(JobInfo::default(), pid, None, ts);
     set_runtime(&mut r, elapsed_us);
     if r.cpu == Default::default() {
         r.cpu = RusageMark::default().until(&RusageMark::now());
@@ -53,14 +54,20 @@ fn thread_id() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::NO_SLAT;
+    use crate::stats::{Completion, NO_SLAT};
 
     #[test]
     fn rates_follow_the_time_run_so_far() {
         let mut ts = ThreadStats::default();
         ts.job_started();
         for i in 0..1000u64 {
-            ts.io_done(0, 4096, NO_SLAT, 1000, i * 1_000_000);
+            ts.complete(&Completion {
+                bytes: 4096,
+                slat_ns: NO_SLAT,
+                clat_ns: 1000,
+                at_ns: i * 1_000_000,
+                ..Completion::default()
+            });
         }
         let r = running_report(&ts, 999_500);
         assert_eq!(r.dirs[0].bytes, 4096 * 1000);

@@ -1,14 +1,17 @@
 //! What the output formats print: fio's "thread stats" (one per job, or one
 //! per reporting group with `group_reporting`) and its per-group run
-//! totals, as `__show_run_stats` builds them.
+//! totals, as `__show_run_stats` builds them from the jobs' results and
+//! report settings ([`JobReport::info`]).
+
+use serde::{Deserialize, Serialize};
 
 use super::config::{StatsConfig, Unified};
 use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
+use super::job::{DirReport, JobReport, SyncReport};
 use super::lat::LatAccum;
-use super::report::{DirReport, JobReport, RunReport, SyncReport};
-use crate::plan::spec::{JobSpec, Plan};
+pub use super::prio::{reported_prios, ClatPrio};
 
 /// The group id of an entry fio counts but never fills (its `-1`).
 pub const PLACEHOLDER_GROUP: u32 = u32::MAX;
@@ -23,49 +26,6 @@ static NO_GROUP: GroupRun = GroupRun {
     sig_figs: 4,
     unified_bits: 0,
 };
-
-/// The latencies of the I/Os of one priority (fio's `struct
-/// clat_prio_stat`): completion latencies, or total latencies when the job
-/// reports `lat_percentiles` (the report then says `lat prio`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClatPrio {
-    /// The I/O priority: class << 13 | level.
-    pub ioprio: u16,
-    pub lat: LatAccum,
-    /// For the percentiles (when the job reports clat or lat ones).
-    pub hist: Option<Box<LatHist>>,
-}
-
-impl ClatPrio {
-    /// No samples yet of priority `ioprio`.
-    pub fn new(ioprio: u16) -> ClatPrio {
-        ClatPrio {
-            ioprio,
-            lat: LatAccum::default(),
-            hist: None,
-        }
-    }
-
-    /// The priority class (fio's `ioprio_class`): 0 none, 1 real-time, 2
-    /// best-effort, 3 idle.
-    pub fn class(&self) -> u16 {
-        self.ioprio >> 13
-    }
-
-    /// The level within the class (fio's `ioprio`).
-    pub fn level(&self) -> u16 {
-        self.ioprio & 7
-    }
-}
-
-/// The priorities of `prios` that fio reports: those with samples, when
-/// there are at least two of them (fio's `get_nr_prios_with_samples(..) >=
-/// 2`); none otherwise.
-pub fn reported_prios(prios: &[ClatPrio]) -> impl Iterator<Item = &ClatPrio> {
-    let with_samples = prios.iter().filter(|p| p.lat.samples() > 0);
-    let shown = with_samples.clone().count() >= 2;
-    with_samples.filter(move |_| shown)
-}
 
 /// fio's `clat_prio_stat_add_samples`: add samples of priority `ioprio`
 /// to `dst`, in the entry of that priority (appended when new); nothing
@@ -126,7 +86,7 @@ fn prio_source(d: &DirReport, lat_percentiles: bool) -> (&LatAccum, Option<&LatH
 }
 
 /// One reported entry: a job, or the members of a group merged.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// The first member's name, group, pid and thread number.
     pub name: String,
@@ -140,7 +100,7 @@ pub struct Entry {
     /// Settings: units, reporting mode and description of the first
     /// member; percentile settings of the last (as fio).
     pub cfg: StatsConfig,
-    /// Read, write, trim (with `unified_rw_reporting=mixed` all in [0]).
+    /// Read, write, trim (with `unified_rw_reporting=mixed` all in `[0]`).
     pub dirs: [DirReport; 3],
     pub sync: SyncReport,
     pub lat_buckets: LatBuckets,
@@ -152,8 +112,8 @@ pub struct Entry {
     pub first_error: i32,
     /// The last member's latency target settings and depth.
     pub latency_depth: u32,
-    /// Index in the plan of the last member (its `job options` in JSON);
-    /// `usize::MAX` for a placeholder, which has none.
+    /// Index in the report's jobs of the last member (its `job options`
+    /// in JSON); `usize::MAX` for a placeholder, which has none.
     pub last_job: usize,
     /// The first member's own I/O priority (fio's `ts->ioprio`).
     pub ioprio: u16,
@@ -166,16 +126,16 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn start(j: &JobReport, spec: Option<&JobSpec>, index: usize) -> Entry {
+    fn start(j: &JobReport, index: usize) -> Entry {
         Entry {
-            name: j.name.clone(),
-            group_id: j.group_id,
+            name: j.info.name.clone(),
+            group_id: j.info.group_id,
             pid: j.pid,
-            thread_number: spec.map_or(index as u32 + 1, |s| s.thread_number),
+            thread_number: j.info.thread_number,
             members: 0,
             error: 0,
             verror: String::new(),
-            cfg: spec.map(StatsConfig::from_spec).unwrap_or_default(),
+            cfg: j.info.stats.clone(),
             dirs: Default::default(),
             sync: SyncReport::default(),
             lat_buckets: LatBuckets::default(),
@@ -193,8 +153,8 @@ impl Entry {
 
     /// Add one member (fio's loop body of `__show_run_stats` and
     /// `sum_thread_stats`).
-    fn add(&mut self, j: &JobReport, spec: Option<&JobSpec>, index: usize) {
-        let cfg = spec.map(StatsConfig::from_spec).unwrap_or_default();
+    fn add(&mut self, j: &JobReport, index: usize) {
+        let cfg = &j.info.stats;
         self.cfg.percentiles = cfg.percentiles.clone();
         self.cfg.continue_on_error = cfg.continue_on_error;
         self.cfg.latency_target_ns = cfg.latency_target_ns;
@@ -212,9 +172,7 @@ impl Entry {
                 self.verror = j.error_msg.clone().unwrap_or_default();
             }
         }
-        self.latency_depth = j
-            .latency_depth
-            .unwrap_or_else(|| spec.map_or(1, |s| s.iodepth));
+        self.latency_depth = j.latency_depth.unwrap_or(j.info.iodepth);
         let mixed = self.cfg.unified == Unified::Mixed;
         for (l, src) in j.dirs.iter().enumerate() {
             let dst = &mut self.dirs[if mixed { 0 } else { l }];
@@ -363,7 +321,7 @@ fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
 }
 
 /// One direction of a group's run totals (fio's `group_run_stats`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GroupDirRun {
     pub bytes: u64,
     /// `bytes * 1000 / max_run` B/s.
@@ -376,7 +334,7 @@ pub struct GroupDirRun {
 }
 
 /// A reporting group's totals ("Run status group N").
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GroupRun {
     pub id: u32,
     /// Per direction; `None` when no entry of the group ran it.
@@ -397,7 +355,7 @@ impl GroupRun {
 }
 
 /// Everything printed after a run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub entries: Vec<Entry>,
     /// One per group id, 0 to the highest.
@@ -408,10 +366,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Merge `report`'s jobs as fio does: a job with `group_reporting`
-    /// joins the previous entry when that one is of the same group; jobs
-    /// with `stats=0` are left out. `plan` gives each job's settings (its
-    /// jobs are matched to the report's by position).
+    /// Merge `jobs` (a run's, in plan order) as fio does: a job with
+    /// `group_reporting` joins the previous entry when that one is of the
+    /// same group; jobs with `stats=0` are left out. Each job's settings
+    /// are its [`JobReport::info`].
     ///
     /// fio sizes its array of entries before merging, by a count that
     /// disagrees with the merge: it counts every job without
@@ -419,33 +377,32 @@ impl Summary {
     /// joining a job without it. The entries it never fills are printed
     /// anyway, empty, after the others (terse and JSON show them; the normal
     /// output skips them, as every entry without I/O); so does rfio.
-    pub fn new(report: &RunReport, plan: &Plan) -> Summary {
-        let spec_of = |i: usize| -> Option<&JobSpec> {
-            (plan.jobs.len() == report.jobs.len()).then(|| &plan.jobs[i])
-        };
+    pub fn new(jobs: &[JobReport]) -> Summary {
         let mut entries: Vec<Entry> = Vec::new();
-        // The report indices of each entry's members.
+        // The indices of each entry's members.
         let mut members: Vec<Vec<usize>> = Vec::new();
         let mut warnings: Vec<String> = Vec::new();
         let mut last_group: Option<u32> = None;
-        for (i, j) in report.jobs.iter().enumerate() {
-            let spec = spec_of(i);
-            if spec.is_some_and(|s| !StatsConfig::from_spec(s).stats) {
+        for (i, j) in jobs.iter().enumerate() {
+            if !j.info.stats.stats {
                 continue;
             }
-            let gr = spec.is_some_and(|s| s.group_reporting);
-            let join = !entries.is_empty() && gr && last_group == Some(j.group_id);
-            last_group = Some(j.group_id);
+            let group_id = j.info.group_id;
+            let join =
+                !entries.is_empty() && j.info.group_reporting && last_group == Some(group_id);
+            last_group = Some(group_id);
             if !join {
-                entries.push(Entry::start(j, spec, i));
+                entries.push(Entry::start(j, i));
                 members.push(Vec::new());
             }
             if let Some(m) = members.last_mut() {
                 m.push(i);
             }
-            let e = entries.last_mut().expect("an entry was just pushed");
+            let Some(e) = entries.last_mut() else {
+                continue;
+            };
             if join {
-                let c = spec.map(StatsConfig::from_spec).unwrap_or_default();
+                let c = &j.info.stats;
                 for (what, ours, theirs) in [
                     ("kb_base", e.cfg.kb_base, c.kb_base),
                     ("unit_base", e.cfg.unit_base, c.unit_base),
@@ -457,32 +414,23 @@ impl Summary {
                     }
                 }
             }
-            e.add(j, spec, i);
+            e.add(j, i);
         }
         // fio's init_per_prio_stats, then sum_clat_prio_stats per member.
         for (e, m) in entries.iter_mut().zip(&members) {
-            let jobs = || m.iter().map(|&i| &report.jobs[i]);
-            let keep = jobs().any(|j| j.ioprio != e.ioprio)
-                || jobs().any(|j| j.prios.iter().any(|p| !p.is_empty()));
+            let members = || m.iter().map(|&i| &jobs[i]);
+            let keep = members().any(|j| j.ioprio != e.ioprio)
+                || members().any(|j| j.prios.iter().any(|p| !p.is_empty()));
             if !keep {
                 continue;
             }
-            for &i in m {
-                let lat = spec_of(i).is_some_and(|s| StatsConfig::from_spec(s).percentiles.lat);
-                e.add_prios(&report.jobs[i], lat);
+            for j in members() {
+                e.add_prios(j, j.info.stats.percentiles.lat);
             }
         }
-        if plan.jobs.len() == report.jobs.len() {
-            let unfilled = fio_entry_count(plan).saturating_sub(entries.len());
-            entries.extend((0..unfilled).map(|_| Entry::placeholder()));
-        }
-        let ngroups = report
-            .jobs
-            .iter()
-            .map(|j| j.group_id + 1)
-            .chain(plan.jobs.iter().map(|j| j.group_id + 1))
-            .max()
-            .unwrap_or(0);
+        let unfilled = fio_entry_count(jobs).saturating_sub(entries.len());
+        entries.extend((0..unfilled).map(|_| Entry::placeholder()));
+        let ngroups = jobs.iter().map(|j| j.info.group_id + 1).max().unwrap_or(0);
         let mut groups: Vec<GroupRun> = (0..ngroups)
             .map(|id| GroupRun {
                 id,
@@ -541,13 +489,13 @@ impl Summary {
 /// per job without `group_reporting`, whatever its `stats`; one per group
 /// for its `group_reporting` jobs with `stats=1`, whatever jobs without
 /// `group_reporting` come between them.
-fn fio_entry_count(plan: &Plan) -> usize {
+fn fio_entry_count(jobs: &[JobReport]) -> usize {
     let mut n = 0;
     let mut last_group: Option<u32> = None;
-    for job in &plan.jobs {
+    for job in jobs.iter().map(|j| &j.info) {
         if !job.group_reporting {
             n += 1;
-        } else if last_group != Some(job.group_id) && StatsConfig::from_spec(job).stats {
+        } else if last_group != Some(job.group_id) && job.stats.stats {
             last_group = Some(job.group_id);
             n += 1;
         }

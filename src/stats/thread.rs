@@ -1,22 +1,22 @@
 //! What one job thread accumulates while it runs: no locking, and no
 //! allocation per I/O (histograms and log buffers are set up when the job
 //! starts).
+//!
+//! A [`ThreadStats`] is made from the job's resolved [`StatsConfig`], its
+//! I/O priorities and, when it writes logs, an [`IoLog`] (from
+//! `crate::logs`) that it feeds each completed I/O and each closed
+//! bandwidth/IOPS window. Each finished I/O arrives as one [`Completion`]
+//! ([`ThreadStats::complete`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::completion::{Completion, IoLog, LoggedIo, Rate, Timing, NO_SLAT};
 use super::config::StatsConfig;
 use super::cpu::{CpuUsage, RusageMark};
 use super::dist::{batch_class, depth_class, DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::lat::LatAccum;
-use super::summary::ClatPrio;
-use crate::logs::{JobLogs, LogConfig, LogKind};
-use crate::plan::spec::JobSpec;
-
-/// `slat_ns` for [`ThreadStats::io_done`] from an engine without a separate
-/// submission step (sync engines): no submission latency is recorded and
-/// the total latency is the completion latency, as fio reports them.
-pub const NO_SLAT: u64 = u64::MAX;
+use super::prio::ClatPrio;
 
 /// A periodic bandwidth or IOPS sampler (fio's `__add_samples`), run from
 /// the completions instead of a timer: when an I/O completes past the end
@@ -79,8 +79,8 @@ pub struct ThreadStats {
     /// priorities (fio's `td->ts.clat_prio[ddir]`).
     pub prios: [Vec<ClatPrio>; 2],
     cfg: StatsConfig,
-    log_cfg: Option<LogConfig>,
-    logs: Option<JobLogs>,
+    /// The job's logs, fed per I/O (`None`: it writes none).
+    log: Option<Box<dyn IoLog>>,
     bw_sampler: Sampler,
     iops_sampler: Sampler,
     rusage_start: Option<RusageMark>,
@@ -89,17 +89,28 @@ pub struct ThreadStats {
 }
 
 impl ThreadStats {
-    /// Stats for `spec`: what it records and logs follows its options
-    /// (`ThreadStats::default()` records with fio's defaults and no logs).
-    pub fn new(spec: &JobSpec) -> ThreadStats {
-        let (ioprio, slots) = spec.engine.prio_slots();
+    /// Stats recording as `cfg` says, without command priorities or logs
+    /// (`ThreadStats::default()` records with fio's defaults).
+    pub fn new(cfg: &StatsConfig) -> ThreadStats {
         ThreadStats {
-            cfg: StatsConfig::from_spec(spec),
-            log_cfg: LogConfig::from_spec(spec),
-            ioprio,
-            prios: slots.map(|s| s.into_iter().map(ClatPrio::new).collect()),
+            cfg: cfg.clone(),
             ..ThreadStats::default()
         }
+    }
+
+    /// The job's own I/O priority `ioprio` (fio's `td->ioprio`), and for
+    /// reads and writes with command priorities the priority of each slot
+    /// an engine reports (empty: none).
+    pub fn with_prios(mut self, ioprio: u16, slots: [Vec<u16>; 2]) -> ThreadStats {
+        self.ioprio = ioprio;
+        self.prios = slots.map(|s| s.into_iter().map(ClatPrio::new).collect());
+        self
+    }
+
+    /// Feed the job's logs `log` (opened when the job starts).
+    pub fn with_log(mut self, log: Option<Box<dyn IoLog>>) -> ThreadStats {
+        self.log = log;
+        self
     }
 
     /// The settings in force.
@@ -129,13 +140,12 @@ impl ThreadStats {
         }
         self.bw_sampler.interval_ms = self.cfg.bw_avg_ms.max(1);
         self.iops_sampler.interval_ms = self.cfg.iops_avg_ms.max(1);
-        if let Some(lc) = &self.log_cfg {
+        if let Some(l) = self.log.as_mut() {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
-            match JobLogs::open(lc, now_ms) {
-                Ok(l) => self.logs = Some(l),
-                Err(e) => self.log_error = Some(format!("fio: failed to open log file: {e}")),
+            if let Err(e) = l.start(now_ms) {
+                self.log_error = Some(format!("fio: failed to open log file: {e}"));
             }
         }
         self.rusage_start = Some(RusageMark::now());
@@ -210,51 +220,16 @@ impl ThreadStats {
         self.cfg.slat = false;
     }
 
-    /// One I/O completed: `bytes` moved in direction `dir` (0 read, 1
-    /// write, 2 trim); `slat_ns` from issue to submission ([`NO_SLAT`] for
-    /// engines without one), `clat_ns` from submission to completion;
-    /// `at_ns` is when it completed, counted from the start of the job's
-    /// I/O (for bw/iops samples and logs). This is the one call the
-    /// workload makes per I/O: it does not allocate.
-    #[inline]
-    pub fn io_done(&mut self, dir: usize, bytes: u64, slat_ns: u64, clat_ns: u64, at_ns: u64) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, 0, 0);
-    }
-
-    /// [`ThreadStats::io_done`] of an I/O at file offset `offset` (for
-    /// `log_offset=1` logs) that carried the priority of statistics slot
-    /// `prio_slot` (what the engine's
-    /// [`IoEngine::prio_slot`](crate::ioengine::IoEngine::prio_slot)
-    /// reports; 0 is the job's own priority). Its latency is also counted
-    /// for that priority when the direction has command priorities, and
-    /// its log lines show that priority.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn io_done_prio(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-        prio_slot: u16,
-    ) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, prio_slot);
-    }
-
-    /// [`ThreadStats::io_done`] with the I/O's file offset (for
-    /// `log_offset=1` logs).
-    pub fn io_done_at(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-    ) {
-        self.record(dir, bytes, slat_ns, clat_ns, at_ns, offset, 0);
+    /// One I/O completed (see [`Completion`]). This is the one call the
+    /// workload makes per I/O: it does not allocate, and it is inlined
+    /// where it is called (the match on the constant `timing` of the
+    /// caller's `Completion` then folds away).
+    #[inline(always)]
+    pub fn complete(&mut self, c: &Completion) {
+        match c.timing {
+            Timing::Io => self.record(c),
+            Timing::FileOp { open_ns } => self.file_op(c, open_ns),
+        }
     }
 
     /// Count a completed I/O of `bytes` at `at_ns`, closing the bw/iops
@@ -281,8 +256,9 @@ impl ThreadStats {
     /// statistics and record the file operation's time as a completion
     /// latency once per file open (`open_ns`), without a total latency or
     /// the latency distribution.
-    pub fn op_done(&mut self, dir: usize, bytes: u64, at_ns: u64, open_ns: Option<u64>) {
-        let (d, now_ms) = self.count(dir, bytes, at_ns);
+    fn file_op(&mut self, c: &Completion, open_ns: Option<u64>) {
+        let bytes = c.bytes;
+        let (d, now_ms) = self.count(c.dir, bytes, c.at_ns);
         let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
             return;
         };
@@ -290,25 +266,37 @@ impl ThreadStats {
         if let Some(h) = self.clat_hist[d].as_mut() {
             h.record(clat_ns);
         }
-        if let Some(l) = self.logs.as_mut() {
-            l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, 0, self.ioprio);
+        if let Some(l) = self.log.as_mut() {
+            l.io(&LoggedIo {
+                t_ms: now_ms,
+                dir: d,
+                bytes,
+                offset: 0,
+                ioprio: self.ioprio,
+                bw: None,
+                iops: false,
+                lat_ns: None,
+                slat: None,
+                clat_ns: Some(clat_ns),
+                hist: false,
+                clat_hist: None,
+            });
         }
     }
 
-    /// One completed I/O, with its offset and priority slot.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn record(
-        &mut self,
-        dir: usize,
-        bytes: u64,
-        slat_ns: u64,
-        clat_ns: u64,
-        at_ns: u64,
-        offset: u64,
-        prio_slot: u16,
-    ) {
-        let (d, now_ms) = self.count(dir, bytes, at_ns);
+    /// One completed I/O, with its offset and priority slot (inlined into
+    /// [`ThreadStats::complete`], its only caller).
+    #[inline(always)]
+    fn record(&mut self, c: &Completion) {
+        let Completion {
+            bytes,
+            slat_ns,
+            clat_ns,
+            at_ns,
+            prio_slot,
+            ..
+        } = *c;
+        let (d, _) = self.count(c.dir, bytes, at_ns);
         let has_slat = slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             slat_ns.saturating_add(clat_ns)
@@ -358,6 +346,7 @@ impl ThreadStats {
         }
         // A bw/iops log without log_avg_msec: one sample per I/O, which
         // also replaces the periodic summary samples (fio's quirk).
+        let mut bw = None;
         if self.cfg.bw_per_io && !self.cfg.disable_bw {
             let rate = if clat_ns > 0 {
                 (u128::from(bytes) * 1_000_000 / u128::from(clat_ns)) as u64
@@ -365,30 +354,48 @@ impl ThreadStats {
                 0
             };
             self.bw[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Bw, now_ms, rate, d, bytes, offset, ioprio);
-            }
+            bw = Some(rate);
         }
-        if self.cfg.iops_per_io && !self.cfg.gtod_reduce {
+        let iops = self.cfg.iops_per_io && !self.cfg.gtod_reduce;
+        if iops {
             self.iops[d].add(1);
-            if let Some(l) = self.logs.as_mut() {
-                l.io(LogKind::Iops, now_ms, 1, d, bytes, offset, ioprio);
-            }
         }
-        if let Some(l) = self.logs.as_mut() {
-            if self.cfg.lat {
-                l.io(LogKind::Lat, now_ms, lat_ns, d, bytes, offset, ioprio);
-            }
-            if has_slat && self.cfg.slat {
-                let issued_ms = at_ns.saturating_sub(clat_ns) / 1_000_000;
-                l.io(LogKind::Slat, issued_ms, slat_ns, d, bytes, offset, ioprio);
-            }
-            if self.cfg.clat {
-                l.io(LogKind::Clat, now_ms, clat_ns, d, bytes, offset, ioprio);
-                if l.hist_tick(now_ms, d, bytes) {
-                    l.hist_row(now_ms, d, self.clat_hist[d].as_deref());
-                }
-            }
+        if self.log.is_some() {
+            self.log_io(c, ioprio, bw, iops);
+        }
+    }
+
+    /// Feed completed I/O `c` to the job's logs: it carried priority
+    /// `ioprio`, gave per-I/O bandwidth sample `bw` and an IOPS sample if
+    /// `iops`. Out of line: the I/O loop of a job without logs stays as
+    /// small as it was, and one with logs spends its time formatting.
+    #[inline(never)]
+    fn log_io(&mut self, c: &Completion, ioprio: u16, bw: Option<u64>, iops: bool) {
+        let d = c.dir.min(2);
+        let has_slat = c.slat_ns != NO_SLAT;
+        let lat_ns = if has_slat {
+            c.slat_ns.saturating_add(c.clat_ns)
+        } else {
+            c.clat_ns
+        };
+        let slat = (has_slat && self.cfg.slat)
+            .then(|| (c.at_ns.saturating_sub(c.clat_ns) / 1_000_000, c.slat_ns));
+        let io = LoggedIo {
+            t_ms: c.at_ns / 1_000_000,
+            dir: d,
+            bytes: c.bytes,
+            offset: c.offset,
+            ioprio,
+            bw,
+            iops,
+            lat_ns: self.cfg.lat.then_some(lat_ns),
+            slat,
+            clat_ns: self.cfg.clat.then_some(c.clat_ns),
+            hist: self.cfg.clat,
+            clat_hist: self.clat_hist[d].as_deref(),
+        };
+        if let Some(l) = self.log.as_mut() {
+            l.io(&io);
         }
     }
 
@@ -406,8 +413,8 @@ impl ThreadStats {
             }
             let rate = delta * 1000 / s.interval_ms / 1024;
             self.bw[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.sampled(LogKind::Bw, t, rate, d);
+            if let Some(l) = self.log.as_mut() {
+                l.sampled(Rate::Bw, t, rate, d);
             }
             s.last[d] = self.bytes[d];
         }
@@ -433,8 +440,8 @@ impl ThreadStats {
             }
             let rate = delta * 1000 / s.interval_ms;
             self.iops[d].add(rate);
-            if let Some(l) = self.logs.as_mut() {
-                l.sampled(LogKind::Iops, t, rate, d);
+            if let Some(l) = self.log.as_mut() {
+                l.sampled(Rate::Iops, t, rate, d);
             }
             s.last[d] = self.ios[d];
         }
@@ -462,8 +469,7 @@ impl ThreadStats {
         };
         // job_started without opening the logs again.
         self.job_started();
-        self.log_cfg = old.log_cfg;
-        self.logs = old.logs;
+        self.log = old.log;
     }
 
     /// The job thread has finished its I/O: read the CPU usage, write the
@@ -474,7 +480,7 @@ impl ThreadStats {
             self.cpu.merge(&u);
         }
         let end_ms = (self.elapsed_us / 1000).max(self.last_at_ns / 1_000_000);
-        if let Some(mut logs) = self.logs.take() {
+        if let Some(mut logs) = self.log.take() {
             // No last, partial bandwidth/IOPS window: fio's helper thread
             // takes those samples only while the job runs, so what moved
             // after the last window boundary is never logged (latency
@@ -497,11 +503,23 @@ mod tests {
         ts
     }
 
+    /// A read or write of 4 KiB completing at `at_ns`.
+    fn io(dir: usize, slat_ns: u64, clat_ns: u64, at_ns: u64) -> Completion {
+        Completion {
+            dir,
+            bytes: 4096,
+            slat_ns,
+            clat_ns,
+            at_ns,
+            ..Completion::default()
+        }
+    }
+
     #[test]
     fn sync_engines_record_no_slat() {
         let mut ts = started();
-        ts.io_done(0, 4096, NO_SLAT, 1000, 10_000);
-        ts.io_done(1, 4096, 500, 1000, 20_000);
+        ts.complete(&io(0, NO_SLAT, 1000, 10_000));
+        ts.complete(&io(1, 500, 1000, 20_000));
         assert_eq!(ts.slat[0].samples(), 0);
         assert_eq!(ts.lat[0].summary().unwrap().min, 1000);
         assert_eq!(ts.slat[1].samples(), 1);
@@ -518,7 +536,7 @@ mod tests {
         let mut ts = started();
         // 4 KiB every ms for 1.2 s: two full 500 ms windows.
         for ms in 1..=1200u64 {
-            ts.io_done(0, 4096, NO_SLAT, 1000, ms * 1_000_000);
+            ts.complete(&io(0, NO_SLAT, 1000, ms * 1_000_000));
         }
         ts.elapsed_us = 1_200_000;
         ts.job_finished();
@@ -534,9 +552,9 @@ mod tests {
     #[test]
     fn gaps_skip_empty_windows() {
         let mut ts = started();
-        ts.io_done(0, 4096, NO_SLAT, 1000, 100_000_000);
-        ts.io_done(0, 4096, NO_SLAT, 1000, 5_100_000_000);
-        ts.io_done(0, 4096, NO_SLAT, 1000, 5_700_000_000);
+        ts.complete(&io(0, NO_SLAT, 1000, 100_000_000));
+        ts.complete(&io(0, NO_SLAT, 1000, 5_100_000_000));
+        ts.complete(&io(0, NO_SLAT, 1000, 5_700_000_000));
         // Windows ending at 500 ms (one I/O) and 5500 ms (one I/O).
         assert_eq!(ts.bw[0].samples(), 2);
     }

@@ -36,7 +36,7 @@ use crate::ioengine::{
     Caps, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult, OpenFlags, Queued,
 };
 use crate::plan::spec::Dir;
-use crate::stats::{ThreadStats, NO_SLAT};
+use crate::stats::{Completion, ThreadStats, Timing, NO_SLAT};
 
 fn io_dir(d: Dir) -> IoDir {
     match d {
@@ -182,7 +182,7 @@ struct LatCfg {
 
 impl LatCfg {
     fn of(spec: &crate::plan::spec::JobSpec) -> Option<LatCfg> {
-        let c = crate::stats::StatsConfig::from_spec(spec);
+        let c = &spec.report.stats;
         (c.latency_target_ns > 0).then(|| LatCfg {
             target_ns: c.latency_target_ns,
             window_us: c.latency_window_us,
@@ -965,14 +965,15 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.done_bytes += next.len;
             if let Some(from) = self.stats_from {
                 self.ts.io_submitted(1);
-                self.ts.io_done_at(
-                    next.dir as usize,
-                    next.len,
-                    NO_SLAT,
-                    0,
-                    now.saturating_sub(from),
-                    next.offset,
-                );
+                self.ts.complete(&Completion {
+                    dir: next.dir as usize,
+                    bytes: next.len,
+                    slat_ns: NO_SLAT,
+                    clat_ns: 0,
+                    at_ns: now.saturating_sub(from),
+                    offset: next.offset,
+                    ..Completion::default()
+                });
             }
             if next.dir == Dir::Write {
                 let numberio = self.write_issues as u16;
@@ -1362,8 +1363,13 @@ impl<'j, 'a> Exec<'j, 'a> {
         if let (Some(from), true) = (self.stats_from, self.caps.file_op) {
             // The file operation's time, once per open.
             let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
-            self.ts
-                .op_done(u.io.dir as usize, u.len, now.saturating_sub(from), open_ns);
+            self.ts.complete(&Completion {
+                dir: u.io.dir as usize,
+                bytes: u.len,
+                at_ns: now.saturating_sub(from),
+                timing: Timing::FileOp { open_ns },
+                ..Completion::default()
+            });
         } else if let Some(from) = self.stats_from {
             // A synchronous engine's slat is not recorded (see
             // `ThreadStats::engine_is_sync`), but counts in its lat.
@@ -1371,19 +1377,20 @@ impl<'j, 'a> Exec<'j, 'a> {
                 u.issue_ns.saturating_sub(u.start_ns),
                 now.saturating_sub(u.issue_ns),
             );
-            self.ts.io_done_prio(
-                u.io.dir as usize,
-                u.len,
-                slat,
-                clat,
-                now.saturating_sub(from),
-                u.offset0,
-                if self.cmdprio {
+            self.ts.complete(&Completion {
+                dir: u.io.dir as usize,
+                bytes: u.len,
+                slat_ns: slat,
+                clat_ns: clat,
+                at_ns: now.saturating_sub(from),
+                offset: u.offset0,
+                prio_slot: if self.cmdprio {
                     self.engine.prio_slot(t)
                 } else {
                     0
                 },
-            );
+                timing: Timing::Io,
+            });
             if u.io.dir != IoDir::Trim {
                 self.lat_ios += 1;
             }

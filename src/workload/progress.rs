@@ -435,7 +435,12 @@ mod tests {
             let mut n = 0u64;
             while !stop2.load(Ordering::Relaxed) {
                 n += 1;
-                ts.io_done(0, 4096, crate::stats::NO_SLAT, 1000, n * 1_000_000);
+                ts.complete(&crate::stats::Completion {
+                    bytes: 4096,
+                    clat_ns: 1000,
+                    at_ns: n * 1_000_000,
+                    ..Default::default()
+                });
                 if job2.snapshot_due() {
                     job2.serve_snapshot(&ts, n * 1000);
                 }
@@ -470,7 +475,7 @@ mod tests {
     fn a_finished_job_gives_its_final_report_once_reports_are_kept() {
         let p = Progress::new(1);
         let job = &p.jobs()[0];
-        let mut fin = JobReport::empty("a", 0, 1);
+        let mut fin = JobReport::empty(crate::stats::JobInfo::named("a", 0), 1);
         fin.run_ms = 1234;
         job.publish_final(&fin);
         assert!(job.last_report().is_none(), "not kept unless asked");

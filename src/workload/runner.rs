@@ -201,7 +201,7 @@ pub fn run_with_progress(
                     // Its size was to come from an earlier group, and a
                     // stop kept it from being set up: it never started.
                     let spec = &plan.jobs[i];
-                    let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+                    let mut report = JobReport::empty(spec.report.clone(), 0);
                     report.latency_depth = Some(0);
                     jobs[i] = Some(settle(i, report, &done, progress));
                     continue;
@@ -259,7 +259,13 @@ pub fn run_with_progress(
         });
     }
     let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
-    Ok(RunReport::new(jobs, started_ms, epoch_ms(), disks.finish()))
+    Ok(RunReport::new(
+        jobs,
+        crate::plan::report::global_options(plan),
+        started_ms,
+        epoch_ms(),
+        disks.finish(),
+    ))
 }
 
 /// The stack of a job thread. The I/O loop keeps its state on the heap: in
@@ -327,7 +333,7 @@ fn no_thread(spec: &JobSpec, e: &std::io::Error, log: &dyn Log) -> JobReport {
         "rfio: job '{}': cannot create its thread: {msg}\n",
         spec.name
     ));
-    let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+    let mut report = JobReport::empty(spec.report.clone(), 0);
     report.error = errno;
     report.error_msg = Some(format!("pthread_create: {msg}"));
     report.latency_depth = Some(0);
@@ -373,7 +379,7 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
                 spec.name,
                 libc::EINVAL
             ));
-            let mut report = JobReport::empty(&spec.name, spec.group_id, 0);
+            let mut report = JobReport::empty(spec.report.clone(), 0);
             report.error = libc::EINVAL;
             report.error_msg = Some(NO_SIZE_VERROR.to_string());
             // The job never got to its latency target setup: fio's JSON

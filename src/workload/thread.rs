@@ -31,7 +31,10 @@ impl Prepared<'_> {
         let spec = self.spec;
         // SAFETY: gettid has no preconditions.
         let mut pid = unsafe { libc::gettid() } as u32;
-        let mut ts = ThreadStats::new(spec);
+        let (ioprio, slots) = spec.engine.prio_slots();
+        let mut ts = ThreadStats::new(&spec.report.stats)
+            .with_prios(ioprio, slots)
+            .with_log(spec.logs.as_ref().map(crate::logs::sink));
         // A job that ends before its I/O loop has no queue depth to report
         // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
         // loop sets it.
@@ -62,7 +65,7 @@ impl Prepared<'_> {
                 ts.error_msg.as_deref().unwrap_or("")
             ));
         }
-        JobReport::new(spec.name.clone(), spec.group_id, pid, laid, &ts)
+        JobReport::new(spec.report.clone(), pid, laid, &ts)
     }
 
     fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {

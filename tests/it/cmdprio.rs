@@ -12,15 +12,18 @@
 //! histogram is finer than fio's buckets, and rfio clamps percentiles to
 //! the exact min and max where fio prints a bucket's middle).
 //!
-//! loop to report each I/O's priority slot (`ThreadStats::io_done_prio`
+//! loop to report each I/O's priority slot (`ThreadStats::complete`
 //! with `IoEngine::prio_slot`, see `src/workload/exec.rs`).
 
 use std::path::Path;
 
 use rfio::ioengine::{self, AlignedBuf, FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
+use rfio::plan::report::global_options;
 use rfio::plan::Plan;
 use rfio::stats::summary::{ClatPrio, Summary};
-use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT};
+use rfio::stats::{
+    Completion, DirReport, JobInfo, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT,
+};
 use serde_json::Value;
 
 use crate::common;
@@ -407,8 +410,8 @@ fn dir_report(d: &D) -> DirReport {
 }
 
 /// The run report behind fio's JSON+ numbers.
-fn replay(dirs: &[D]) -> RunReport {
-    let mut j = JobReport::empty("p", 0, 4458);
+fn replay(dirs: &[D], plan: &Plan) -> RunReport {
+    let mut j = JobReport::empty(plan.jobs[0].report.clone(), 4458);
     for d in dirs {
         let i = ["read", "write", "trim"]
             .iter()
@@ -426,7 +429,7 @@ fn replay(dirs: &[D]) -> RunReport {
             .collect();
     }
     j.run_ms = 67;
-    RunReport::new(vec![j], 1_000, 2_000, Vec::new())
+    RunReport::new(vec![j], global_options(plan), 1_000, 2_000, Vec::new())
 }
 
 /// The direction blocks of a normal report: from the first `  read:` or
@@ -477,19 +480,19 @@ fn assert_blocks(rfio: &str, fio: &str) {
     }
 }
 
-fn normal(report: &RunReport, plan: &Plan) -> String {
-    rfio::output::normal::results(report, &Summary::new(report, plan))
+fn normal(report: &RunReport) -> String {
+    rfio::output::normal::results(report)
 }
 
-fn json(report: &RunReport, plan: &Plan) -> Value {
-    serde_json::from_str(&rfio::output::json::render(report, plan, true)).unwrap()
+fn json(report: &RunReport) -> Value {
+    serde_json::from_str(&rfio::output::json::render(report, true)).unwrap()
 }
 
 #[test]
 fn normal_output_per_priority_as_fio() {
     for (cmd, dirs, text) in [(S1_CMD, S1, S1_NORMAL), (S2_CMD, S2, S2_NORMAL)] {
         let p = plan(cmd);
-        assert_blocks(&normal(&replay(dirs), &p), text);
+        assert_blocks(&normal(&replay(dirs, &p)), text);
     }
 }
 
@@ -497,7 +500,7 @@ fn normal_output_per_priority_as_fio() {
 fn json_prios_as_fio() {
     for (cmd, dirs) in [(S1_CMD, S1), (S2_CMD, S2)] {
         let p = plan(cmd);
-        let doc = json(&replay(dirs), &p);
+        let doc = json(&replay(dirs, &p));
         let job = &doc["jobs"][0];
         for d in dirs {
             let obj = job[d.name].as_object().unwrap();
@@ -558,29 +561,36 @@ fn json_prios_as_fio() {
 #[test]
 fn terse_is_unchanged() {
     let p = plan(S1_CMD);
-    let with = replay(S1);
-    let mut without = with.clone();
-    without.jobs[0].prios = Default::default();
+    let with = replay(S1, &p);
+    // The report is built again: its summary is computed when it is built.
+    let mut jobs = with.jobs.clone();
+    jobs[0].prios = Default::default();
+    let without = RunReport::new(jobs, global_options(&p), 1_000, 2_000, Vec::new());
     for v in [2, 3, 4, 5] {
-        let a = rfio::output::terse::render(&with, &p, v);
-        let b = rfio::output::terse::render(&without, &p, v);
+        let a = rfio::output::terse::render(&with, v);
+        let b = rfio::output::terse::render(&without, v);
         assert_eq!(a, b, "terse v{v}");
     }
     // And without the tables there are no prio lines.
-    assert!(!normal(&without, &p).contains("prio"));
+    assert!(!normal(&without).contains("prio"));
 }
 
 /// A job's statistics fed one I/O at a time, as the I/O loop does.
 struct Feed {
+    info: JobInfo,
     ts: ThreadStats,
     t: u64,
 }
 
 impl Feed {
     fn new(spec: &rfio::plan::spec::JobSpec) -> Feed {
-        let mut ts = ThreadStats::new(spec);
+        let mut ts = common::thread_stats(spec);
         ts.job_started();
-        Feed { ts, t: 0 }
+        Feed {
+            info: spec.report.clone(),
+            ts,
+            t: 0,
+        }
     }
 
     /// `n` reads (`dir` 0) or writes of 4 KiB with completion latency
@@ -588,16 +598,24 @@ impl Feed {
     fn io(&mut self, dir: usize, n: u64, slat: u64, clat: u64, slot: u16) -> &mut Feed {
         for _ in 0..n {
             self.t += 1_000_000;
-            self.ts
-                .io_done_prio(dir, 4096, slat, clat, self.t, self.t, slot);
+            self.ts.complete(&Completion {
+                dir,
+                bytes: 4096,
+                slat_ns: slat,
+                clat_ns: clat,
+                at_ns: self.t,
+                offset: self.t,
+                prio_slot: slot,
+                ..Completion::default()
+            });
         }
         self
     }
 
-    fn report(&mut self, name: &str, group: u32) -> JobReport {
+    fn report(&mut self) -> JobReport {
         self.ts.elapsed_us = self.t / 1000 + 1;
         self.ts.job_finished();
-        JobReport::new(name.to_string(), group, 1, None, &self.ts)
+        JobReport::new(self.info.clone(), 1, None, &self.ts)
     }
 }
 
@@ -628,16 +646,22 @@ fn slots_follow_the_job_and_its_command_priorities() {
     f.io(0, 3, 1000, 50_000, 0)
         .io(0, 2, 1000, 90_000, 1)
         .io(1, 4, 1000, 70_000, 0);
-    let j = f.report("j", 0);
+    let j = f.report();
     assert_eq!(j.ioprio, 0x4007);
     assert_eq!(prio_n(&j.prios[0]), [(2, 7, 3), (3, 1, 2)]);
-    let s = Summary::new(&RunReport::new(vec![j], 0, 1, Vec::new()), &p);
+    let s = Summary::new(&RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new()).jobs);
     let e = &s.entries[0];
     assert_eq!(prio_n(&e.prios[0]), [(2, 7, 3), (3, 1, 2)]);
     // Writes have no table: all of them under the job's priority (one
     // priority, not reported).
     assert_eq!(prio_n(&e.prios[1]), [(2, 7, 4)]);
-    let out = normal(&RunReport::new(vec![], 0, 1, Vec::new()), &p);
+    let out = normal(&RunReport::new(
+        vec![],
+        global_options(&p),
+        0,
+        1,
+        Vec::new(),
+    ));
     assert!(!out.contains("prio"));
 }
 
@@ -653,12 +677,12 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let j = f.report("j", 0);
+    let j = f.report();
     let s = |i: usize| j.prios[0][i].lat.summary().unwrap();
     assert_eq!((s(0).min, s(0).max), (105_000, 105_000));
     assert_eq!((s(1).min, s(1).max), (45_000, 45_000));
-    let r = RunReport::new(vec![j], 0, 1, Vec::new());
-    let out = normal(&r, &p);
+    let r = RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new());
+    let out = normal(&r);
     assert!(
         out.contains(
             "    lat prio 0/0 (nsec): min=105000, max=105000, avg=105000.00, stdev= 0.00\n"
@@ -669,7 +693,7 @@ fn lat_percentiles_count_the_total_latency() {
         out.contains("    lat prio 1/0 (nsec): min=45000, max=45000, avg=45000.00, stdev= 0.00\n")
     );
     assert!(out.contains("    lat prio 1/0 (50.00% of IOs) percentiles (nsec):\n"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     assert_eq!(doc["jobs"][0]["read"]["prios"][1]["lat_ns"]["min"], 45_000);
     // clat_percentiles=0 and lat_percentiles=0: the per-priority lines
     // stay, the tables go, and JSON has no percentiles for them.
@@ -683,14 +707,14 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let r = RunReport::new(vec![f.report("j", 0)], 0, 1, Vec::new());
-    let out = normal(&r, &p);
+    let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new());
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 1/0 (nsec): min=40000, max=40000"),
         "{out}"
     );
     assert!(!out.contains("of IOs"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     assert!(doc["jobs"][0]["read"]["prios"][0]["clat_ns"]
         .get("percentile")
         .is_none());
@@ -713,11 +737,17 @@ fn groups_sum_by_priority() {
     a.io(0, 5, 1000, 30_000, 0).io(0, 3, 1000, 20_000, 1);
     let mut b = Feed::new(&p.jobs[1]);
     b.io(0, 2, 1000, 60_000, 1).io(0, 1, 1000, 10_000, 0);
-    let r = RunReport::new(vec![a.report("g", 0), b.report("g", 0)], 0, 1, Vec::new());
-    let s = Summary::new(&r, &p);
+    let r = RunReport::new(
+        vec![a.report(), b.report()],
+        global_options(&p),
+        0,
+        1,
+        Vec::new(),
+    );
+    let s = Summary::new(&r.jobs);
     assert_eq!(s.entries.len(), 1);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(0, 0, 6), (1, 0, 5)]);
-    let out = normal(&r, &p);
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 0/0 (54.55% of IOs) percentiles (nsec):\n"),
         "{out}"
@@ -750,27 +780,33 @@ fn groups_of_different_job_priorities() {
         a.io(0, 4, NO_SLAT, 30_000, 0);
         let mut b = Feed::new(&p.jobs[1]);
         b.io(0, 4, NO_SLAT, 50_000, 0);
-        RunReport::new(vec![a.report("a", 0), b.report("b", 0)], 0, 1, Vec::new())
+        RunReport::new(
+            vec![a.report(), b.report()],
+            global_options(p),
+            0,
+            1,
+            Vec::new(),
+        )
     };
     let p = plan(&argv("--prio=5", true));
     assert!(p.jobs.iter().all(|j| j.group_reporting));
     let r = run(&p);
-    let s = Summary::new(&r, &p);
+    let s = Summary::new(&r.jobs);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(2, 3, 4), (2, 5, 4)]);
-    let out = normal(&r, &p);
+    let out = normal(&r);
     assert!(
         out.contains("    clat prio 2/3 (nsec): min=30000, max=30000, avg=30000.00, stdev= 0.00\n"),
         "{out}"
     );
     assert!(out.contains("    clat prio 2/5 (50.00% of IOs) percentiles (nsec):\n"));
-    let doc = json(&r, &p);
+    let doc = json(&r);
     let prios = doc["jobs"][0]["read"]["prios"].as_array().unwrap();
     assert_eq!(prios.len(), 2);
     assert_eq!(prios[1]["prioclass"], 2);
     assert_eq!(prios[1]["prio"], 5);
     for (a, group) in [("--prio=3", true), ("--prio=5", false)] {
         let p = plan(&argv(a, group));
-        assert!(!normal(&run(&p), &p).contains("prio"), "{a} {group}");
+        assert!(!normal(&run(&p)).contains("prio"), "{a} {group}");
     }
 }
 
@@ -794,8 +830,8 @@ fn unified_reporting_sums_directions() {
             .io(0, 1, 1000, 20_000, 1)
             .io(1, 2, 1000, 40_000, 1)
             .io(1, 1, 1000, 40_000, 0);
-        let r = RunReport::new(vec![f.report("u", 0)], 0, 1, Vec::new());
-        let s = Summary::new(&r, &p);
+        let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new());
+        let s = Summary::new(&r.jobs);
         let e = &s.entries[0];
         let mixed = if mode == "mixed" {
             e.prios[0].clone()
@@ -803,11 +839,11 @@ fn unified_reporting_sums_directions() {
             e.mixed_prios()
         };
         assert_eq!(prio_n(&mixed), [(2, 7, 4), (1, 0, 3)], "{mode}");
-        let doc = json(&r, &p);
+        let doc = json(&r);
         let prios = doc["jobs"][0]["mixed"]["prios"].as_array().unwrap();
         assert_eq!(prios[0]["clat_ns"]["N"], 4);
         assert_eq!(prios[1]["clat_ns"]["N"], 3);
-        let out = normal(&r, &p);
+        let out = normal(&r);
         assert!(
             out.contains("    clat prio 1/0 (42.86% of IOs) percentiles (nsec):\n"),
             "{out}"
@@ -841,7 +877,7 @@ fn logs_show_each_ios_priority() {
         ]);
         let mut f = Feed::new(&p.jobs[0]);
         f.io(0, 1, 1000, 30_000, 1).io(0, 1, 1000, 30_000, 0);
-        f.report("j", 0);
+        f.report();
         for kind in ["lat", "clat", "slat", "bw"] {
             let text = read(Path::new(&format!("{prefix}_{kind}.1.log")));
             let last: Vec<&str> = text

@@ -45,7 +45,7 @@ fn run(a: &[&str]) -> (RunReport, Captured) {
 }
 
 fn ok(j: &JobReport) {
-    assert_eq!(j.error, 0, "job {}: {:?}", j.name, j.error_msg);
+    assert_eq!(j.error, 0, "job {}: {:?}", j.name(), j.error_msg);
 }
 
 /// Whether the kernel lets `engine` start here; prints why not.
@@ -685,7 +685,7 @@ fn wait_for_orders_jobs_in_a_group() {
         "--wait_for=first",
     ]);
     assert!(t0.elapsed().as_millis() >= 300);
-    assert_eq!(r.jobs[1].group_id, 0, "same group");
+    assert_eq!(r.jobs[1].group_id(), 0, "same group");
     assert_eq!(r.jobs[1].dirs[0].ios, 16);
 }
 

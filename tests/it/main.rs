@@ -31,6 +31,7 @@ mod placement;
 mod plan;
 mod report_entries;
 mod report_fields;
+mod report_serde;
 mod run_basic;
 mod run_scale;
 mod safety;

@@ -14,7 +14,7 @@ use rfio::output::{json, normal, terse};
 use rfio::plan::spec::Plan;
 use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
-use rfio::stats::{JobReport, RunReport, ThreadStats, NO_SLAT};
+use rfio::stats::{Completion, JobReport, RunReport, NO_SLAT};
 
 use crate::common;
 use common::plan;
@@ -60,7 +60,7 @@ impl Default for Synth {
 
 fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
     let spec = &plan.jobs[i];
-    let mut ts = ThreadStats::new(spec);
+    let mut ts = common::thread_stats(spec);
     ts.job_started();
     let mut rng = Lcg(0x5eed + i as u64);
     let p = spec.pattern;
@@ -84,7 +84,14 @@ fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
         ts.io_submitted(1 + (k % u64::from(depth)) as u32);
         ts.io_submit_batch(1);
         ts.io_complete_batch(if k % 7 == 0 { 5 } else { 1 });
-        ts.io_done(d, bs, slat, clat, (k + 1) * s.step_ns);
+        ts.complete(&Completion {
+            dir: d,
+            bytes: bs,
+            slat_ns: slat,
+            clat_ns: clat,
+            at_ns: (k + 1) * s.step_ns,
+            ..Completion::default()
+        });
         if s.fsync_every > 0 && (k + 1) % s.fsync_every == 0 {
             ts.sync_done(100_000 + rng.next() % 900_000);
         }
@@ -103,14 +110,18 @@ fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
         majf: 0,
         minf: 17,
     };
-    JobReport::new(spec.name.clone(), spec.group_id, 4000 + i as u32, None, &ts)
+    JobReport::new(spec.report.clone(), 4000 + i as u32, None, &ts)
 }
 
 fn report(plan: &Plan, synth: &[Synth], disks: Vec<DiskUtil>) -> RunReport {
     let jobs = (0..plan.jobs.len())
         .map(|i| job(plan, i, &synth[i.min(synth.len() - 1)]))
         .collect();
-    RunReport::new(jobs, FINISHED_MS - 2_600, FINISHED_MS, disks)
+    let globals = rfio::plan::report::global_options(plan);
+    let mut r = RunReport::new(jobs, globals, FINISHED_MS - 2_600, FINISHED_MS, disks);
+    // The snapshots' dates are in UTC, wherever they are rendered.
+    r.utc_offset = 0;
+    r
 }
 
 fn vda() -> Vec<DiskUtil> {
@@ -160,14 +171,13 @@ fn check(name: &str, text: &str) {
 }
 
 /// Every format of one case.
-fn all_formats(case: &str, plan: &Plan, report: &RunReport) {
-    std::env::set_var("TZ", "UTC");
-    check(&format!("{case}.normal"), &normal::render(report, plan));
+fn all_formats(case: &str, report: &RunReport) {
+    check(&format!("{case}.normal"), &normal::render(report));
     for v in 2..=5u8 {
-        check(&format!("{case}.terse{v}"), &terse::render(report, plan, v));
+        check(&format!("{case}.terse{v}"), &terse::render(report, v));
     }
-    check(&format!("{case}.json"), &json::render(report, plan, false));
-    check(&format!("{case}.json+"), &json::render(report, plan, true));
+    check(&format!("{case}.json"), &json::render(report, false));
+    check(&format!("{case}.json+"), &json::render(report, true));
 }
 
 #[test]
@@ -214,7 +224,7 @@ fn three_jobs_two_groups() {
         ],
         vda(),
     );
-    all_formats("three_jobs", &p, &r);
+    all_formats("three_jobs", &r);
 }
 
 #[test]
@@ -240,7 +250,7 @@ fn group_reporting_with_percentile_options() {
         }],
         vda(),
     );
-    all_formats("group_reporting", &p, &r);
+    all_formats("group_reporting", &r);
 }
 
 #[test]
@@ -260,7 +270,7 @@ fn unified_rw_reporting_both_and_mixed() {
         "--stonewall",
     ]);
     let r = report(&p, &[Synth::default()], Vec::new());
-    all_formats("unified", &p, &r);
+    all_formats("unified", &r);
 }
 
 #[test]
@@ -295,5 +305,5 @@ fn gtod_reduce_and_errors() {
         ],
         Vec::new(),
     );
-    all_formats("gtod_errors", &p, &r);
+    all_formats("gtod_errors", &r);
 }

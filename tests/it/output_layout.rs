@@ -9,7 +9,7 @@ use std::path::Path;
 
 use rfio::output::{json, terse};
 use rfio::plan::spec::Plan;
-use rfio::stats::{JobReport, RunReport, ThreadStats, Unified, NO_SLAT};
+use rfio::stats::{Completion, JobReport, RunReport, Unified, NO_SLAT};
 use serde_json::Value;
 
 use crate::common;
@@ -21,18 +21,30 @@ fn report(plan: &Plan) -> RunReport {
         .jobs
         .iter()
         .map(|spec| {
-            let mut ts = ThreadStats::new(spec);
+            let mut ts = common::thread_stats(spec);
             ts.job_started();
             for k in 0..256u64 {
                 ts.io_submitted(1);
-                ts.io_done(0, 4096, NO_SLAT, 10 + k % 7, k * 1000);
+                ts.complete(&Completion {
+                    bytes: 4096,
+                    slat_ns: NO_SLAT,
+                    clat_ns: 10 + k % 7,
+                    at_ns: k * 1000,
+                    ..Completion::default()
+                });
             }
             ts.elapsed_us = 900;
             ts.job_finished();
-            JobReport::new(spec.name.clone(), spec.group_id, 1, None, &ts)
+            JobReport::new(spec.report.clone(), 1, None, &ts)
         })
         .collect();
-    RunReport::new(jobs, 0, 1_000, Vec::new())
+    RunReport::new(
+        jobs,
+        rfio::plan::report::global_options(plan),
+        0,
+        1_000,
+        Vec::new(),
+    )
 }
 
 /// Names by awk position (`$N`) in v3 with one disk (terse.md §3).
@@ -137,7 +149,7 @@ fn rendered_lines_have_the_named_fields() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
     let r = report(&p);
     for v in 2..=5u8 {
-        let text = terse::render(&r, &p, v);
+        let text = terse::render(&r, v);
         let fields = text.trim_end().split(';').count();
         assert_eq!(
             fields,
@@ -145,7 +157,7 @@ fn rendered_lines_have_the_named_fields() {
             "v{v}: {text}"
         );
     }
-    let line = terse::render(&r, &p, 3);
+    let line = terse::render(&r, 3);
     let f: Vec<&str> = line.trim_end().split(';').collect();
     assert_eq!(f[0], "3");
     assert_eq!(f[2], "x");
@@ -190,7 +202,7 @@ fn json_plus_keys_and_order_match_fio() {
     .unwrap();
     let fio: Value = serde_json::from_str(&fio_text).unwrap();
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let ours_text = json::render(&report(&p), &p, true);
+    let ours_text = json::render(&report(&p), true);
     let ours: Value = serde_json::from_str(&ours_text).expect("rfio's JSON parses");
     let (mut a, mut b) = (Vec::new(), Vec::new());
     keys(&ours, "", &mut a);
@@ -203,7 +215,7 @@ fn json_plus_keys_and_order_match_fio() {
 #[test]
 fn json_without_plus_has_no_bins() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let text = json::render(&report(&p), &p, false);
+    let text = json::render(&report(&p), false);
     assert!(!text.contains("\"bins\""));
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rfio::plan::spec::Plan;
-use rfio::stats::{ThreadStats, NO_SLAT};
+use rfio::stats::{Completion, ThreadStats, NO_SLAT};
 
 use crate::common;
 use common::plan;
@@ -46,11 +46,18 @@ fn args(list: &[&str], extra: &[String]) -> Vec<String> {
 /// Run job `i` of `plan`: `n` reads of 4 KiB, one every `step_ms`, clat
 /// 1000 + k ns; returns the finished stats.
 fn run(plan: &Plan, i: usize, n: u64, step_ms: u64, slat: bool) -> ThreadStats {
-    let mut ts = ThreadStats::new(&plan.jobs[i]);
+    let mut ts = common::thread_stats(&plan.jobs[i]);
     ts.job_started();
     for k in 1..=n {
         let s = if slat { 500 } else { NO_SLAT };
-        ts.io_done_at(0, 4096, s, 1000 + k, k * step_ms * 1_000_000, k * 4096);
+        ts.complete(&Completion {
+            bytes: 4096,
+            slat_ns: s,
+            clat_ns: 1000 + k,
+            at_ns: k * step_ms * 1_000_000,
+            offset: k * 4096,
+            ..Completion::default()
+        });
     }
     ts.elapsed_us = n * step_ms * 1000 + 500;
     ts.job_finished();

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use rfio::output::{render_results, Formats};
-use rfio::plan::spec::Plan;
+use rfio::plan::spec::{JobSpec, Plan};
 use rfio::stats::cpu::CpuUsage;
 use rfio::stats::disk::{DiskCounters, DiskUtil};
 use rfio::stats::dist::{DepthMaps, LatBuckets};
@@ -102,8 +102,10 @@ fn counts<const N: usize>(v: &Value, keys: &[&str], total: u64) -> [u64; N] {
 }
 
 /// The job report of one JSON job object.
-fn job_report(j: &Value, pid: u32) -> JobReport {
-    let mut r = JobReport::empty(j["jobname"].as_str().unwrap(), u(&j["groupid"]) as u32, pid);
+fn job_report(j: &Value, spec: &JobSpec, pid: u32) -> JobReport {
+    assert_eq!(j["jobname"].as_str(), Some(spec.name.as_str()));
+    assert_eq!(u(&j["groupid"]), u64::from(spec.group_id));
+    let mut r = JobReport::empty(spec.report.clone(), pid);
     r.error = u(&j["error"]) as i32;
     if j.get("mixed").is_some() && j.get("read").is_none() {
         r.dirs[0] = dir(&j["mixed"]);
@@ -162,9 +164,13 @@ fn run_report(json: &Value, plan: &Plan, pids: &[u32]) -> RunReport {
         let join = !jobs.is_empty() && spec.group_reporting && last_group == Some(spec.group_id);
         last_group = Some(spec.group_id);
         if join {
-            jobs.push(JobReport::empty(&spec.name, spec.group_id, 0));
+            jobs.push(JobReport::empty(spec.report.clone(), 0));
         } else {
-            jobs.push(job_report(&entries[k], pids.get(k).copied().unwrap_or(0)));
+            jobs.push(job_report(
+                &entries[k],
+                spec,
+                pids.get(k).copied().unwrap_or(0),
+            ));
             k += 1;
         }
     }
@@ -190,8 +196,11 @@ fn run_report(json: &Value, plan: &Plan, pids: &[u32]) -> RunReport {
         .unwrap_or_default();
     let finished_ms = u(&json["timestamp_ms"]);
     let elapsed_ms = u(&entries[0]["elapsed"]) * 1000;
-    let mut r = RunReport::new(jobs, finished_ms - elapsed_ms, finished_ms, disks);
+    let globals = rfio::plan::report::global_options(plan);
+    let mut r = RunReport::new(jobs, globals, finished_ms - elapsed_ms, finished_ms, disks);
     r.finished_at = u(&json["timestamp"]) as i64;
+    // fio ran in UTC.
+    r.utc_offset = 0;
     r
 }
 
@@ -377,7 +386,6 @@ fn pids(normal: &str) -> Vec<u32> {
 }
 
 fn replay(case: &str) {
-    std::env::set_var("TZ", "UTC");
     let dir = golden_dir();
     let argv: Vec<String> = std::fs::read_to_string(dir.join(format!("{case}.cmd")))
         .unwrap()
@@ -392,9 +400,9 @@ fn replay(case: &str) {
     let report = run_report(&json, &plan, &pids(&fio.normal));
     let ours = split(&format!(
         "{}fio-3.33\n{}{}",
-        rfio::output::normal::banners(&plan),
-        rfio::output::normal::starting(&plan),
-        render_results(&report, &plan, &formats)
+        rfio::output::normal::banners(plan.jobs.iter().map(|j| &j.report)),
+        rfio::output::normal::starting(plan.jobs.iter().map(|j| &j.report)),
+        render_results(&report, &formats)
     ));
     if let Some(d) = std::env::var_os("RFIO_REPLAY_DUMP") {
         let d = PathBuf::from(d);

@@ -65,7 +65,7 @@ fn psync_write_creates_the_file() {
 fn sync_read_lays_out_and_reads() {
     let dir = TempDir::new("sync");
     let d = format!("--directory={}", dir.0.display());
-    let (p, r) = run(&[
+    let (_p, r) = run(&[
         "--name=s",
         "--ioengine=sync",
         "--size=1m",
@@ -77,7 +77,7 @@ fn sync_read_lays_out_and_reads() {
     assert_eq!(j.error, 0, "{:?}", j.error_msg);
     assert_eq!(j.dirs[0].ios, 256);
     assert_eq!(j.layout.map(|l| (l.files, l.bytes)), Some((1, 1 << 20)));
-    let text = rfio::output::normal::render(&r, &p);
+    let text = rfio::output::normal::render(&r);
     assert!(
         text.contains("s: Laying out IO file (1 file / 1MiB)\n"),
         "{text}"
@@ -154,15 +154,15 @@ fn stonewall_groups_run_in_order() {
         "--stonewall",
     ]);
     assert_eq!(r.groups.len(), 2);
-    assert_eq!(r.jobs[1].group_id, 1);
+    assert_eq!(r.jobs[1].group_id(), 1);
     assert_eq!(r.groups[1].dirs[1].map(|g| g.bytes), Some(2 << 20));
     assert!(r.groups[1].dirs[0].is_none());
 }
 
 #[test]
 fn normal_output_has_fio_wording() {
-    let (p, r) = run(&READ_4M);
-    let text = rfio::output::normal::render(&r, &p);
+    let (_p, r) = run(&READ_4M);
+    let text = rfio::output::normal::render(&r);
     assert!(
         text.starts_with(
             "x: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1\n\

@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::states::running_letter;
 use crate::options::Value;
 use crate::plan::spec::{JobSpec, Plan};
-use crate::stats::{StatsConfig, Unified};
+use crate::stats::Unified;
 use crate::workload::progress::{JobState, Progress};
 
 /// What the line needs to know of a job, from its options.
@@ -114,7 +114,7 @@ impl Units {
             ..Units::default()
         };
         for spec in &plan.jobs {
-            let c = StatsConfig::from_spec(spec);
+            let c = &spec.report.stats;
             units.pow2 |= c.kb_base == 1024;
             units.bits = c.unit_base == 1;
             units.sig_figs = c.sig_figs;

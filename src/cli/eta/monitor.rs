@@ -13,7 +13,6 @@ use crate::cli::signals;
 use crate::cli::status::StatusReports;
 use crate::logs::agg::AggLog;
 use crate::plan::spec::Plan;
-use crate::stats::StatsConfig;
 use crate::workload::progress::{request_stop, stop_requested, Progress};
 use crate::workload::{Log, StdLog};
 
@@ -112,7 +111,7 @@ pub fn monitor(
         let bw_avg = plan
             .jobs
             .iter()
-            .map(|j| StatsConfig::from_spec(j).bw_avg_ms)
+            .map(|j| j.report.stats.bw_avg_ms)
             .min()
             .unwrap_or(500);
         status.log_bandwidth(bw_avg);

@@ -31,6 +31,15 @@ pub fn plan<S: AsRef<str>>(argv: &[S]) -> Plan {
     fe.plan
 }
 
+/// The statistics of job `spec` as its thread starts them: its resolved
+/// settings, I/O priorities and logs.
+pub fn thread_stats(spec: &rfio::plan::JobSpec) -> rfio::stats::ThreadStats {
+    let (ioprio, slots) = spec.engine.prio_slots();
+    rfio::stats::ThreadStats::new(&spec.report.stats)
+        .with_prios(ioprio, slots)
+        .with_log(spec.logs.as_ref().map(rfio::logs::sink))
+}
+
 /// A fresh directory under the system temp dir, removed on drop.
 pub struct TempDir(pub PathBuf);
 

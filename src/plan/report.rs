@@ -1,0 +1,357 @@
+//! What a job records, logs and reports, resolved from its options once
+//! while the plan is built (fio's `thread_options` as `stat.c`, `io_u.c`
+//! and `iolog.c` consult them): the [`StatsConfig`] of its statistics, the
+//! [`LogConfig`] of its per-job logs and the [`JobInfo`] its report carries
+//! (name, group, units, the options the JSON output lists). Statistics,
+//! logs and output formats read these, never an option.
+
+use std::collections::HashSet;
+
+use super::spec::{JobSpec, Plan};
+use crate::diag::Span;
+use crate::logs::{LogConfig, LogKind};
+use crate::options::jobopts::{JobOptions, Setting};
+use crate::options::Value;
+use crate::stats::config::MAX_PERCENTILES;
+use crate::stats::{JobInfo, OptionList, StatsConfig, Unified};
+
+/// Resolve the report settings of `job` (built from its options) into
+/// `job.report` and `job.logs`. The plan calls this once per job.
+pub fn resolve(job: &mut JobSpec) {
+    job.report = job_info(job);
+    job.logs = log_config(job);
+}
+
+/// The report settings of `spec`: its identity, its statistics settings
+/// ([`stats_config`]) and the options the JSON output lists for it.
+pub fn job_info(spec: &JobSpec) -> JobInfo {
+    let stats = stats_config(spec);
+    JobInfo {
+        name: spec.name.clone(),
+        group_id: spec.group_id,
+        thread_number: spec.thread_number,
+        subjob: spec.subjob,
+        group_reporting: spec.group_reporting,
+        iodepth: spec.iodepth,
+        thread: matches!(
+            spec.opt("thread"),
+            Some(Value::Bool(true)) | Some(Value::Int(1..))
+        ),
+        rw: spec.pattern.name().to_string(),
+        bs: spec.bs,
+        ioengine: spec.ioengine.clone(),
+        options: job_options(spec)
+            .map(|s| (s.def.name, s.text.as_deref().unwrap_or("")))
+            .collect(),
+        stats,
+    }
+}
+
+/// The statistics settings of `spec`. Settings are applied in the order
+/// written, so `gtod_reduce=1` followed by `clat_percentiles=1` turns the
+/// percentiles back on, as in fio.
+pub fn stats_config(spec: &JobSpec) -> StatsConfig {
+    let mut c = StatsConfig::default();
+    let p = spec.pattern;
+    c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
+    let (mut slat_pct, mut clat_pct, mut lat_pct) = (false, true, false);
+    let mut log_avg = 0u64;
+    for s in &spec.options.settings {
+        let v = &s.value;
+        match s.def.name {
+            "stats" => c.stats = truthy(v),
+            "gtod_reduce" if truthy(v) => {
+                c.slat = false;
+                c.clat = false;
+                c.lat = false;
+                c.disable_bw = true;
+                c.gtod_reduce = true;
+                slat_pct = false;
+                clat_pct = false;
+                lat_pct = false;
+            }
+            "gtod_reduce" => c.gtod_reduce = false,
+            "disable_slat" => c.slat = !truthy(v),
+            "disable_clat" => c.clat = !truthy(v),
+            "disable_lat" => c.lat = !truthy(v),
+            "disable_bw_measurement" => c.disable_bw = truthy(v),
+            "slat_percentiles" => slat_pct = truthy(v),
+            "clat_percentiles" => clat_pct = truthy(v),
+            "lat_percentiles" => lat_pct = truthy(v),
+            "percentile_list" => {
+                if let Value::Floats(f) = v {
+                    let mut list: Vec<f64> = f
+                        .iter()
+                        .copied()
+                        .filter(|p| *p > 0.0 && *p <= 100.0)
+                        .take(MAX_PERCENTILES)
+                        .collect();
+                    list.sort_by(f64::total_cmp);
+                    c.percentiles.list = list;
+                    c.percentiles.precision = s.text.as_deref().map_or(2, precision_of);
+                }
+            }
+            "bwavgtime" => c.bw_avg_ms = int(v).unwrap_or(500).max(1),
+            "iopsavgtime" => c.iops_avg_ms = int(v).unwrap_or(500).max(1),
+            "log_avg_msec" => log_avg = int(v).unwrap_or(0),
+            "unified_rw_reporting" => {
+                c.unified = match choice(s) {
+                    Some("mixed" | "1") => Unified::Mixed,
+                    Some("both" | "2") => Unified::Both,
+                    _ => Unified::None,
+                }
+            }
+            "kb_base" => {
+                c.kb_base = if choice(s) == Some("1000") {
+                    1000
+                } else {
+                    1024
+                }
+            }
+            "unit_base" => c.unit_base = if choice(s) == Some("1") { 1 } else { 8 },
+            "significant_figures" => {
+                c.sig_figs = int(v).unwrap_or(4).clamp(1, 10) as usize;
+            }
+            "description" => {
+                c.description = match v {
+                    Value::Text(t) if !t.is_empty() => Some(t.clone()),
+                    _ => None,
+                }
+            }
+            "continue_on_error" => {
+                c.continue_on_error = !matches!(choice(s), None | Some("none" | "0"));
+            }
+            "latency_target" => c.latency_target_ns = micros(v).saturating_mul(1000),
+            "latency_window" => c.latency_window_us = micros(v),
+            "latency_percentile" => {
+                if let Value::Floats(f) = v {
+                    c.latency_percentile = f.first().copied().unwrap_or(100.0);
+                }
+            }
+            _ => {}
+        }
+    }
+    c.percentiles.slat = slat_pct && c.slat;
+    c.percentiles.clat = clat_pct && c.clat;
+    c.percentiles.lat = lat_pct && c.lat;
+    let has = |n: &str| spec.options.get(n).is_some();
+    if has("write_bw_log") {
+        if log_avg == 0 {
+            c.bw_per_io = true;
+        } else {
+            c.bw_avg_ms = c.bw_avg_ms.min(log_avg);
+        }
+    }
+    if has("write_iops_log") {
+        if log_avg == 0 {
+            c.iops_per_io = true;
+        } else {
+            c.iops_avg_ms = c.iops_avg_ms.min(log_avg);
+        }
+    }
+    c
+}
+
+/// The logs `spec` asks for, or `None` when it writes none.
+pub fn log_config(spec: &JobSpec) -> Option<LogConfig> {
+    let o: &JobOptions = &spec.options;
+    let prefix = |name: &str| -> Option<String> {
+        match o.value(name)? {
+            Value::Text(t) if !t.is_empty() => Some(t.clone()),
+            _ => Some(spec.name.clone()),
+        }
+    };
+    let flag = |name: &str, default: bool| match o.value(name) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Int(n)) => *n != 0,
+        _ => default,
+    };
+    let int = |name: &str| match o.value(name) {
+        Some(Value::Int(n)) => u64::try_from(*n).unwrap_or(0),
+        _ => 0,
+    };
+    let gtod = flag("gtod_reduce", false);
+    let mut logs = Vec::new();
+    if let Some(p) = prefix("write_bw_log") {
+        logs.push((LogKind::Bw, p));
+    }
+    if let Some(p) = prefix("write_iops_log") {
+        logs.push((LogKind::Iops, p));
+    }
+    if let Some(p) = prefix("write_lat_log") {
+        // Each latency log is skipped when that latency is not measured.
+        if !flag("disable_lat", gtod) {
+            logs.push((LogKind::Lat, p.clone()));
+        }
+        if !flag("disable_slat", gtod) {
+            logs.push((LogKind::Slat, p.clone()));
+        }
+        if !flag("disable_clat", gtod) {
+            logs.push((LogKind::Clat, p));
+        }
+    }
+    if let Some(p) = prefix("write_hist_log") {
+        logs.push((LogKind::ClatHist, p));
+    }
+    if logs.is_empty() {
+        return None;
+    }
+    Some(LogConfig {
+        logs,
+        avg_msec: int("log_avg_msec"),
+        max_value: flag("log_max_value", false),
+        offset: flag("log_offset", false),
+        prio: flag("log_prio", false),
+        per_job: flag("per_job_logs", true),
+        hist_msec: int("log_hist_msec"),
+        hist_coarseness: int("log_hist_coarseness").min(6) as u32,
+        unix_epoch: flag("log_unix_epoch", false),
+        thread_number: spec.thread_number,
+    })
+}
+
+/// Whether `setting` was written in `job`'s own section (not inherited
+/// from a `[global]` section or the command line's global options).
+fn is_own(job: &JobSpec, setting: &Setting) -> bool {
+    match (&job.span, &setting.span) {
+        (Span::Arg { index: j }, Span::Arg { index: s }) => s >= j,
+        (
+            Span::File {
+                path: jp, line: jl, ..
+            },
+            Span::File {
+                path: sp, line: sl, ..
+            },
+        ) => jp == sp && sl >= jl,
+        _ => false,
+    }
+}
+
+/// JSON `job options`: the options set in the job's own section, in the
+/// order applied.
+fn job_options(job: &JobSpec) -> impl Iterator<Item = &Setting> {
+    job.options.settings.iter().filter(|s| is_own(job, s))
+}
+
+/// JSON `global options` of a run of `plan`: every global option its jobs
+/// inherited, in the order applied, each setting once, as `(name, value
+/// as written)`.
+pub fn global_options(plan: &Plan) -> OptionList {
+    let mut out = OptionList::default();
+    let mut seen: HashSet<(&Span, &str)> = HashSet::new();
+    for job in &plan.jobs {
+        for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
+            if seen.insert((&s.span, s.def.name)) {
+                out.push(s.def.name, s.text.as_deref().unwrap_or(""));
+            }
+        }
+    }
+    out
+}
+
+/// fio's `percentile_precision`: the most digits after a `.` in the list.
+fn precision_of(text: &str) -> usize {
+    text.split(':')
+        .map(|e| {
+            e.split_once('.').map_or(0, |(_, frac)| {
+                frac.chars().take_while(char::is_ascii_digit).count()
+            })
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        Value::Int(n) => *n != 0,
+        _ => false,
+    }
+}
+
+fn int(v: &Value) -> Option<u64> {
+    match v {
+        Value::Int(n) => u64::try_from(*n).ok(),
+        Value::Bytes(n) => Some(*n),
+        Value::Micros(n) => Some(*n),
+        _ => None,
+    }
+}
+
+fn micros(v: &Value) -> u64 {
+    match v {
+        Value::Micros(n) | Value::Bytes(n) => *n,
+        Value::Int(n) => u64::try_from(*n).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn choice(s: &Setting) -> Option<&'static str> {
+    match &s.value {
+        Value::Choice { index, .. } => s.def.posvals.get(*index).map(|p| p.value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::testing::{job, plan};
+
+    #[test]
+    fn precision_counts_decimals_as_fio() {
+        assert_eq!(precision_of("1:5:10:99.5:99.99"), 2);
+        assert_eq!(precision_of("50:99.999:25.5"), 3);
+        assert_eq!(precision_of("90:50"), 0);
+    }
+
+    #[test]
+    fn the_plan_resolves_each_job_once() {
+        let j = job(&[
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--gtod_reduce=1",
+            "--clat_percentiles=1",
+            "--write_bw_log=b",
+            "--log_avg_msec=100",
+            "--kb_base=1000",
+            "--thread",
+        ]);
+        assert_eq!(j.report, job_info(&j));
+        let c = &j.report.stats;
+        assert!(
+            !c.clat && !c.percentiles.clat,
+            "the latency is not measured"
+        );
+        assert_eq!((c.bw_avg_ms, c.bw_per_io, c.kb_base), (100, false, 1000));
+        assert!(j.report.thread);
+        let logs = j.logs.as_ref().expect("a bandwidth log");
+        assert_eq!(logs.logs, [(LogKind::Bw, "b".to_string())]);
+        assert_eq!(logs.avg_msec, 100);
+        assert!(job(&["--name=a", "--ioengine=null", "--size=1m"])
+            .logs
+            .is_none());
+    }
+
+    #[test]
+    fn job_options_are_the_jobs_own_globals_the_rest() {
+        let p = plan(&[
+            "--ioengine=null",
+            "--size=1m",
+            "--name=a",
+            "--bs=8k",
+            "--name=b",
+        ]);
+        let pairs = |v: &[(&str, &str)]| -> OptionList { v.iter().copied().collect() };
+        assert_eq!(
+            global_options(&p),
+            pairs(&[("ioengine", "null"), ("size", "1m")])
+        );
+        assert_eq!(
+            p.jobs[0].report.options,
+            pairs(&[("name", "a"), ("bs", "8k")])
+        );
+        assert_eq!(p.jobs[1].report.options, pairs(&[("name", "b")]));
+    }
+}
