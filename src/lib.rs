@@ -23,6 +23,7 @@ pub mod logs;
 pub mod options;
 pub mod output;
 pub mod plan;
+pub mod rand;
 pub mod stats;
 pub mod workload;
 

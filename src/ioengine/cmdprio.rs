@@ -36,7 +36,7 @@
 
 use super::io::EngineError;
 // moves to crate::rand
-use crate::workload::rng::FioRand;
+use crate::rand::FioRand;
 
 /// `IOPRIO_CLASS_SHIFT`: the class is stored above the level.
 pub const CLASS_SHIFT: u16 = 13;

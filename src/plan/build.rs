@@ -473,6 +473,7 @@ fn job_spec(
         buffers: r.buffers(size, files.len(), bs[1].0),
         zones: r.zones.clone(),
         norandommap: r.norandommap,
+        seeds: r.seeds.seeds(index as u32 + 1),
         directories: r.directories.clone(),
         files,
         report: Default::default(),

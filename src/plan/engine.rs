@@ -24,7 +24,7 @@ use crate::ioengine::{
 use crate::options::value::parse_size;
 use crate::options::Value;
 // moves to crate::rand
-use crate::workload::rng::{Seeds, Slot};
+use crate::rand::Slot;
 
 use super::spec::JobSpec;
 
@@ -161,7 +161,7 @@ fn cmdprio(job: &JobSpec, job_ioprio: u16) -> Result<CmdPrioSetting, PlanError> 
     if !o.used() {
         return Ok(Ok(None));
     }
-    let seeds = Seeds::for_job(job);
+    let seeds = &job.seeds;
     Ok(CmdPrio::new(&o, seeds.get(Slot::PrioCmds), seeds.repeatable).map(|c| c.map(Box::new)))
 }
 

@@ -6,7 +6,7 @@ use super::resolve::read::Opts;
 use super::spec::{FileSpec, JobSpec};
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
-use crate::workload::rng::{Seeds, Slot};
+use crate::rand::Slot;
 
 /// Files of one job (`nrfiles`, `filename` lists).
 pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
@@ -124,7 +124,7 @@ pub fn draw_ranged_sizes(job: &mut JobSpec) {
         return;
     }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
-    let mut state = Seeds::for_job(job).rand_job(Slot::FileSize);
+    let mut state = job.seeds.rand_job(Slot::FileSize);
     for f in &mut job.files {
         let size = lo + ((hi - lo) as f64 * state.frac()) as u64;
         f.size = Some(size - size % min_bs);

@@ -7,8 +7,8 @@ pub mod build;
 pub(crate) mod engine;
 pub mod files;
 pub mod input;
-pub mod resolve;
 pub mod report;
+pub mod resolve;
 pub mod spec;
 #[cfg(test)]
 pub(crate) mod testing;

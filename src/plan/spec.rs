@@ -16,6 +16,7 @@ use crate::ioengine::EngineSpec;
 use crate::logs::LogConfig;
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
+use crate::rand::Seeds;
 use crate::stats::JobInfo;
 
 /// A data direction, in fio's order.
@@ -144,6 +145,9 @@ pub struct JobSpec {
     pub zones: Result<Option<ZoneOptions>, Refusal>,
     /// `norandommap`.
     pub norandommap: bool,
+    /// The job's seed table and random generator (`plan::resolve::random`):
+    /// every generator of the job is seeded from it.
+    pub seeds: Seeds,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub directories: Vec<String>,

@@ -18,9 +18,9 @@
 //! (write and trim share the read seed with `verify`, trim takes the write
 //! seed with trimwrite), so sizes match fio's draw for draw.
 
-use super::rng::{FioRand, Seeds, Slot};
 pub use crate::plan::resolve::bs::Split;
 use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{FioRand, Seeds, Slot};
 
 /// The block size generator of one job.
 #[derive(Debug, Clone)]

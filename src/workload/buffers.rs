@@ -30,8 +30,8 @@
 
 use super::dedupe::{DedupePeers, WorkingSet};
 use super::offsets::SetupError;
-use super::rng::{hash_u64, FioRand, Seeds, Slot};
 use crate::plan::spec::JobSpec;
+use crate::rand::{hash_u64, FioRand, Seeds, Slot};
 
 /// fio's `CONFIG_SEED_BUCKETS` as rfio uses it.
 const SEED_BUCKETS: usize = 4;

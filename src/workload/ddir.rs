@@ -17,8 +17,8 @@
 //! file's last write and trim offsets; after the I/O is issued,
 //! `issued(d)`. The offset generator (`offsets::IoGen`) does all of this.
 
-use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{FioRand, Seeds, Slot};
 
 /// What kind of direction sequence a job has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

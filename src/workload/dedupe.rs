@@ -30,8 +30,8 @@
 //!   With `dedupe_mode=repeat`, `dedupe_global` changes nothing, as in
 //!   fio.
 
-use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::JobSpec;
+use crate::rand::{FioRand, Slot};
 
 /// The initial buffer generator (`td->buf_state`) of every job of the
 /// plan, in thread order (`thread_number - 1`): what a `dedupe_global`
@@ -48,15 +48,13 @@ impl DedupePeers {
     }
 
     /// The initial buffer generators of `jobs` (the plan's jobs, in
-    /// order), from their seeds as [`Seeds::for_job`] draws them. Jobs with
-    /// `randrepeat=0` and no `randseed` draw new seeds at every call, so
-    /// their entries are not the generators the jobs will use: fio's
-    /// files would differ from run to run anyway.
+    /// order), from the seeds the plan drew for each job
+    /// ([`JobSpec::seeds`]).
     pub fn of(jobs: &[JobSpec]) -> DedupePeers {
         DedupePeers::new(
             jobs.iter()
                 .map(|spec| {
-                    let seeds = Seeds::for_job(spec);
+                    let seeds = &spec.seeds;
                     seeds.rand(Slot::Buf, seeds.generator.use64())
                 })
                 .collect(),

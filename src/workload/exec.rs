@@ -27,15 +27,15 @@ use super::lat_target::{too_slow, LatTarget, Step};
 use super::offsets::IoGen;
 use super::progress::{self, JobProgress, JobState};
 use super::rate::RateLimiter;
-use super::rng::{Generator, Seeds};
 use super::runner::Log;
-use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 use super::think::ThinkTime;
 use super::verify::{History, Piece, ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST};
 use crate::ioengine::{
     Caps, FileId, FileTarget, Io, IoDir, IoEngine, IoMem, IoResult, OpenFlags, Queued,
 };
+use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 use crate::plan::spec::Dir;
+use crate::rand::Generator;
 use crate::stats::{Completion, ThreadStats, Timing, NO_SLAT};
 
 fn io_dir(d: Dir) -> IoDir {
@@ -231,7 +231,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             .collect();
         let spec = job.spec;
         let p = spec.pattern;
-        let verify = Verifier::new(spec, &Seeds::for_job(spec));
+        let verify = Verifier::new(spec, &spec.seeds);
         let verify_err = verify.as_ref().err().map(|e| e.to_string());
         let verify = verify.ok().flatten();
         // fio logs a written block when the job writes and reads back
@@ -247,7 +247,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             spec.opt("norandommap"),
             Some(crate::options::Value::Bool(true))
         );
-        let randommap = p.random && !norandommap && Generator::of(spec) != Generator::Lfsr;
+        let randommap = p.random && !norandommap && spec.seeds.generator != Generator::Lfsr;
         let min_write = spec.bs[1].0.max(1);
         let capacity = if log_pieces {
             let mut n = job.pass_bytes / min_write + 1;

@@ -16,11 +16,10 @@ use super::log::Log;
 use super::offsets::{self, IoGen};
 use super::placement::Placement;
 use super::rate::RateLimiter;
-use super::rng::Seeds;
-use crate::plan::resolve::io::IoOptions;
 pub(super) use super::think::sleep_unless;
 use super::think::ThinkTime;
 use crate::ioengine::{self, Caps, EngineDef};
+use crate::plan::resolve::io::IoOptions;
 use crate::plan::spec::JobSpec;
 use crate::stats::Layout;
 
@@ -240,7 +239,7 @@ impl<'a> Prepared<'a> {
             .map(|(r, n)| (*r, n.as_str()))
             .collect();
         // One seed table for the job, shared as fio shares td->rand_seeds.
-        let seeds = Seeds::for_job(spec);
+        let seeds = spec.seeds.clone();
         // The generators' and the filler's errors are worded as fio's,
         // `fio: ` included.
         let refused = |e: offsets::SetupError| RunError::Refused {

@@ -11,8 +11,8 @@
 //! run (the status line's numbers) and the request that stops them all.
 //! The generators the loop calls per I/O are public:
 //! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and
-//! `think` when, `buffers` what a write carries, `rng` is fio's random
-//! number generators.
+//! `think` when, `buffers` what a write carries; they draw from fio's
+//! random number generators ([`crate::rand`]).
 
 pub mod bs;
 pub mod buffers;
@@ -30,7 +30,6 @@ pub mod offsets;
 mod placement;
 pub mod progress;
 pub mod rate;
-pub mod rng;
 mod runner;
 mod safety;
 pub mod think;

@@ -12,7 +12,7 @@
 //!   ([`Axmap`]) makes every block come up once per pass: a busy block is
 //!   replaced by the next free block after it (wrapping to the first free
 //!   one). `norandommap` drops the map; `random_generator=lfsr` uses an
-//!   [`Lfsr`](super::rng::Lfsr) instead, which needs no map.
+//!   [`Lfsr`] instead, which needs no map.
 //!   `rw=randread:N` draws a new random offset every N I/Os and continues
 //!   sequentially (or, with `rw_sequencer=identical`, repeats the offset) in
 //!   between. `percentage_random` mixes sequential I/O in.
@@ -30,11 +30,19 @@
 use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
-use super::rng::{choice, jhash, FioRand, Generator, Lfsr, Seeds, Slot};
 use super::zones::StridedZones;
 use crate::options::value::{parse_signed_size, Distribution};
-use crate::options::Value;
+use crate::options::{lookup, Value};
 use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zipf};
+
+/// The text of a choice option in force, if set (`posvals[index]`).
+fn choice(spec: &JobSpec, name: &str) -> Option<&'static str> {
+    match spec.opt(name)? {
+        Value::Choice { index, .. } => lookup(name)?.posvals.get(*index).map(|p| p.value),
+        _ => None,
+    }
+}
 
 /// Why the I/O pattern of a job cannot be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -131,306 +139,6 @@ fn percent_of(p: f64, n: u64) -> u64 {
         (u128::from(n) * p as u128 / 100) as u64
     } else {
         (n as f64 * p / 100.0) as u64
-    }
-}
-
-/// The random map: one bit per block, with a summary bit per full word on
-/// the level above (fio's `axmap`). Finding the next free block is a walk
-/// up and down the levels.
-#[derive(Debug, Clone)]
-pub struct Axmap {
-    levels: Vec<Vec<u64>>,
-    nr_bits: u64,
-}
-
-impl Axmap {
-    /// A map of `nr_bits` free blocks.
-    pub fn new(nr_bits: u64) -> Axmap {
-        Axmap::try_new(nr_bits).expect("random map memory")
-    }
-
-    /// A map of `nr_bits` free blocks, `None` when its memory cannot be had.
-    pub fn try_new(nr_bits: u64) -> Option<Axmap> {
-        let mut levels = Vec::new();
-        let mut n = nr_bits.max(1);
-        loop {
-            let words = usize::try_from(n.div_ceil(64)).ok()?;
-            let mut level = Vec::new();
-            level.try_reserve_exact(words).ok()?;
-            level.resize(words, 0u64);
-            levels.push(level);
-            if words == 1 {
-                break;
-            }
-            n = words as u64;
-        }
-        let mut m = Axmap { levels, nr_bits };
-        m.reset();
-        Some(m)
-    }
-
-    /// Every block free again (fio's `axmap_reset`). Bits past the end are
-    /// kept set so that a partial last word can count as full.
-    pub fn reset(&mut self) {
-        let mut n = self.nr_bits;
-        for level in 0..self.levels.len() {
-            let words = &mut self.levels[level];
-            words.iter_mut().for_each(|w| *w = 0);
-            let len = words.len() as u64;
-            for bit in n..len * 64 {
-                words[(bit / 64) as usize] |= 1 << (bit % 64);
-            }
-            n = len;
-        }
-        // A padded word may already be full: propagate.
-        for level in 0..self.levels.len().saturating_sub(1) {
-            for w in 0..self.levels[level].len() {
-                if self.levels[level][w] == u64::MAX {
-                    self.levels[level + 1][w / 64] |= 1 << (w % 64);
-                }
-            }
-        }
-    }
-
-    /// Number of blocks.
-    pub fn len(&self) -> u64 {
-        self.nr_bits
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nr_bits == 0
-    }
-
-    /// Whether block `bit` is used (blocks past the end are free, as fio).
-    #[inline]
-    pub fn is_set(&self, bit: u64) -> bool {
-        bit < self.nr_bits && self.levels[0][(bit / 64) as usize] & (1 << (bit % 64)) != 0
-    }
-
-    #[inline]
-    fn set(&mut self, bit: u64) {
-        let mut idx = bit;
-        for level in 0..self.levels.len() {
-            let w = (idx / 64) as usize;
-            self.levels[level][w] |= 1 << (idx % 64);
-            if self.levels[level][w] != u64::MAX {
-                break;
-            }
-            idx = w as u64;
-        }
-    }
-
-    /// Mark up to `nr` blocks from `bit` used, stopping at the first one
-    /// already used or at the end; returns how many were marked (fio's
-    /// `axmap_set_nr` for contiguous runs).
-    #[inline]
-    pub fn set_nr(&mut self, bit: u64, nr: u64) -> u64 {
-        let mut done = 0;
-        while done < nr {
-            let b = bit + done;
-            if b >= self.nr_bits || self.is_set(b) {
-                break;
-            }
-            self.set(b);
-            done += 1;
-        }
-        done
-    }
-
-    /// First free bit at `level` at or after `start`.
-    fn find(&self, level: usize, start: u64) -> Option<u64> {
-        let words = &self.levels[level];
-        let w = (start / 64) as usize;
-        if w >= words.len() {
-            return None;
-        }
-        let free = !words[w] & (u64::MAX << (start % 64));
-        if free != 0 {
-            return Some(w as u64 * 64 + u64::from(free.trailing_zeros()));
-        }
-        let next = if level + 1 < self.levels.len() {
-            self.find(level + 1, w as u64 + 1)?
-        } else {
-            // Top level: one word, nothing after it.
-            return None;
-        };
-        let free = !words[next as usize];
-        (free != 0).then(|| next * 64 + u64::from(free.trailing_zeros()))
-    }
-
-    /// The next free block after `bit`, else the first free one (what fio
-    /// 3.33's `axmap_next_free` returns); `None` when the map is full.
-    #[inline]
-    pub fn next_free(&self, bit: u64) -> Option<u64> {
-        self.find(0, bit + 1)
-            .or_else(|| self.find(0, 0))
-            .filter(|&b| b < self.nr_bits)
-    }
-}
-
-/// `zetan` is summed over at most this many terms (fio's `ZIPF_MAX_GEN`).
-const ZIPF_MAX_GEN: u64 = 10_000_000;
-
-/// fio's `struct zipf_state`, for zipf and pareto.
-#[derive(Debug, Clone)]
-pub struct Zipf {
-    nranges: u64,
-    theta: f64,
-    zeta2: f64,
-    zetan: f64,
-    pareto_pow: f64,
-    rand: FioRand,
-    rand_off: u64,
-    disable_hash: bool,
-    pareto: bool,
-}
-
-impl Zipf {
-    /// fio's `shared_rand_init`: `center` in `[0, 1]`, or `-1` for a
-    /// random offset.
-    fn shared(nranges: u64, center: f64, seed: u32) -> Zipf {
-        let mut rand = FioRand::new(u64::from(seed), false);
-        let mut rand_off = rand.next_u64();
-        if center != -1.0 {
-            rand_off = (nranges as f64 * center) as u64;
-        }
-        Zipf {
-            nranges,
-            theta: 0.0,
-            zeta2: 0.0,
-            zetan: 0.0,
-            pareto_pow: 0.0,
-            rand,
-            rand_off,
-            disable_hash: false,
-            pareto: false,
-        }
-    }
-
-    /// fio's `zipf_init`.
-    pub fn new(nranges: u64, theta: f64, center: f64, seed: u32) -> Zipf {
-        let mut z = Zipf::shared(nranges, center, seed);
-        z.theta = theta;
-        z.zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
-        for i in 0..nranges.min(ZIPF_MAX_GEN) {
-            z.zetan += (1.0 / (i + 1) as f64).powf(theta);
-        }
-        z
-    }
-
-    /// fio's `pareto_init`.
-    pub fn pareto(nranges: u64, h: f64, center: f64, seed: u32) -> Zipf {
-        let mut z = Zipf::shared(nranges, center, seed);
-        z.pareto_pow = h.ln() / (1.0 - h).ln();
-        z.pareto = true;
-        z
-    }
-
-    /// fio's `zipf_disable_hash` (file selection uses unhashed values).
-    pub fn disable_hash(mut self) -> Zipf {
-        self.disable_hash = true;
-        self
-    }
-
-    /// The next value in `0..nranges` (fio's `zipf_next`/`pareto_next`).
-    #[inline]
-    pub fn next_value(&mut self) -> u64 {
-        if self.pareto {
-            return self.next_pareto();
-        }
-        let n = self.nranges;
-        let alpha = 1.0 / (1.0 - self.theta);
-        let eta = (1.0 - (2.0 / n as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan);
-        let rand_uni = self.rand.next_u64() as f64 / f64::from(u32::MAX);
-        let rand_z = rand_uni * self.zetan;
-        let val = if rand_z < 1.0 {
-            1
-        } else if rand_z < 1.0 + 0.5f64.powf(self.theta) {
-            2
-        } else {
-            1 + (n as f64 * (eta * rand_uni - eta + 1.0).powf(alpha)) as u64
-        };
-        let mut val = val.wrapping_sub(1);
-        if !self.disable_hash {
-            val = super::rng::hash_u64(val);
-        }
-        val.wrapping_add(self.rand_off) % n
-    }
-
-    fn next_pareto(&mut self) -> u64 {
-        let rand = self.rand.next_u64() as f64 / f64::from(u32::MAX);
-        let mut n = ((self.nranges - 1) as f64 * rand.powf(self.pareto_pow)) as u64;
-        if !self.disable_hash {
-            n = super::rng::hash_u64(n);
-        }
-        n.wrapping_add(self.rand_off) % self.nranges
-    }
-}
-
-/// fio's `struct gauss_state` (`random_distribution=normal`).
-#[derive(Debug, Clone)]
-pub struct Gauss {
-    rand: FioRand,
-    nranges: u64,
-    stddev: u32,
-    rand_off: u32,
-    disable_hash: bool,
-}
-
-/// fio's `GAUSS_ITERS`.
-const GAUSS_ITERS: u64 = 12;
-
-impl Gauss {
-    /// fio's `gauss_init`: `dev` is the deviation in percent of the range.
-    pub fn new(nranges: u64, dev: f64, center: f64, seed: u32) -> Gauss {
-        let mut stddev = 0u32;
-        if dev != 0.0 {
-            stddev = ((nranges as f64 * dev) / 100.0).ceil() as u32;
-            if u64::from(stddev) > nranges / 2 {
-                stddev = (nranges / 2) as u32;
-            }
-        }
-        let rand_off = if center == -1.0 {
-            0
-        } else {
-            // A negative double converted to unsigned int wraps on x86.
-            (nranges as f64 * (center - 0.5)) as i64 as u32
-        };
-        Gauss {
-            rand: FioRand::new(u64::from(seed), false),
-            nranges,
-            stddev,
-            rand_off,
-            disable_hash: false,
-        }
-    }
-
-    pub fn disable_hash(mut self) -> Gauss {
-        self.disable_hash = true;
-        self
-    }
-
-    /// fio's `gauss_next`.
-    #[inline]
-    pub fn next_value(&mut self) -> u64 {
-        let mut sum = 0u64;
-        for _ in 0..GAUSS_ITERS {
-            sum = sum.wrapping_add(self.rand.next_u64() % (self.nranges + 1));
-        }
-        sum = sum.div_ceil(GAUSS_ITERS);
-        if self.stddev != 0 {
-            let r = self.rand.next_u64();
-            let vr = (f64::from(self.stddev) * (r as f64 / 4_294_967_296.0)) as i32;
-            let mut dev = vr.wrapping_sub((self.stddev / 2) as i32);
-            while (dev as i64 as u64).wrapping_add(sum) >= self.nranges {
-                dev /= 2;
-            }
-            sum = sum.wrapping_add(dev as i64 as u64);
-        }
-        if !self.disable_hash {
-            sum = super::rng::hash_u64(sum);
-        }
-        sum.wrapping_add(u64::from(self.rand_off)) % self.nranges
     }
 }
 
@@ -1396,44 +1104,6 @@ impl IoGen {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_random_map_too_large_to_have_is_refused() {
-        assert!(Axmap::try_new(u64::MAX).is_none());
-        assert!(Axmap::try_new(1 << 62).is_none());
-        assert!(Axmap::try_new(1000).is_some());
-    }
-
-    #[test]
-    fn axmap_next_free_wraps_and_fills() {
-        let mut m = Axmap::new(200);
-        assert_eq!(m.next_free(5), Some(6));
-        for b in 0..200 {
-            assert_eq!(m.set_nr(b, 1), 1);
-        }
-        assert_eq!(m.next_free(0), None);
-        m.reset();
-        m.set_nr(10, 5);
-        assert_eq!(m.next_free(10), Some(15));
-        for b in 15..200 {
-            m.set_nr(b, 1);
-        }
-        assert_eq!(m.next_free(150), Some(0));
-        assert_eq!(m.set_nr(8, 4), 2);
-    }
-
-    #[test]
-    fn axmap_multi_level_skips_full_words() {
-        let mut m = Axmap::new(64 * 64 * 3 + 7);
-        let n = m.len();
-        for b in 0..n - 1 {
-            m.set_nr(b, 1);
-        }
-        assert_eq!(m.next_free(3), Some(n - 1));
-        assert!(!m.is_set(n - 1));
-        m.set_nr(n - 1, 1);
-        assert_eq!(m.next_free(0), None);
-    }
 
     #[test]
     fn zones_index_like_fio() {

@@ -22,8 +22,8 @@
 //! the clock or sleeps.
 
 use super::ddir::DirGen;
-use super::rng::{FioRand, Seeds, Slot};
 use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{FioRand, Seeds, Slot};
 
 /// The minimum rate was not met.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -303,7 +303,7 @@ mod tests {
     #[test]
     fn linear_schedule() {
         let job = spec(&["--rate=1m", "--bs=4k"]);
-        let mut r = RateLimiter::new(&job, &Seeds::for_job(&job)).expect("a limiter");
+        let mut r = RateLimiter::new(&job, &job.seeds).expect("a limiter");
         assert_eq!(r.bps(Dir::Read), 1 << 20);
         let mut last = 0;
         for _ in 0..256 {

@@ -13,9 +13,9 @@ use super::job::{Prepared, SYNC_DEPTH_NOTE};
 use super::layout;
 use super::log::Log;
 use super::placement::Failure;
-use super::rng::Rng;
 use super::think::sleep_unless;
 use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
+use crate::rand::Rng;
 use crate::stats::{JobReport, Layout, ThreadStats};
 
 impl Prepared<'_> {

@@ -46,10 +46,18 @@ use std::collections::VecDeque;
 
 use super::buffers::fill_percentage;
 use super::offsets::SetupError;
-use super::rng::{choice, FioRand, Generator, Seeds, Slot};
 use super::runner::Log;
-use crate::options::Value;
+use crate::options::{lookup, Value};
 use crate::plan::spec::JobSpec;
+use crate::rand::{FioRand, Generator, Seeds, Slot};
+
+/// The text of a choice option in force, if set (`posvals[index]`).
+fn choice(spec: &JobSpec, name: &str) -> Option<&'static str> {
+    match spec.opt(name)? {
+        Value::Choice { index, .. } => lookup(name)?.posvals.get(*index).map(|p| p.value),
+        _ => None,
+    }
+}
 
 /// fio's `FIO_HDR_MAGIC`.
 pub const MAGIC: u16 = 0xacca;

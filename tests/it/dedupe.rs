@@ -12,7 +12,6 @@ use std::path::Path;
 use common::{real_fio, run_in as run, TempDir, RFIO};
 use rfio::workload::buffers::BufferFiller;
 use rfio::workload::dedupe::DedupePeers;
-use rfio::workload::rng::Seeds;
 
 fn corpus(job: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +99,7 @@ fn global_working_set_matches_fio() {
         .jobs
         .iter()
         .map(|spec| {
-            let mut filler = BufferFiller::new(spec, &Seeds::for_job(spec)).unwrap();
+            let mut filler = BufferFiller::new(spec, &spec.seeds).unwrap();
             filler.share_working_set(&peers);
             psync_writes(&mut filler, 4096, 1 << 20)
         })

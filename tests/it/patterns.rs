@@ -24,11 +24,11 @@ use rfio::cli::args;
 use rfio::jobfile::subst::Keywords;
 use rfio::plan::build;
 use rfio::plan::spec::{Dir, JobSpec};
+use rfio::rand::Zipf;
 use rfio::workload::bs::BsGen;
 use rfio::workload::buffers::BufferFiller;
-use rfio::workload::offsets::{start_offset, FileRegion, IoGen, Zipf};
+use rfio::workload::offsets::{start_offset, FileRegion, IoGen};
 use rfio::workload::rate::RateLimiter;
-use rfio::workload::rng::Seeds;
 use rfio::workload::think::ThinkTime;
 
 const KW: Keywords = Keywords {
@@ -64,7 +64,7 @@ fn iogen(spec: &JobSpec) -> IoGen {
         .iter()
         .map(|n| (FileRegion::new(start_offset(spec, per), per), n.as_str()))
         .collect();
-    IoGen::new(spec, &Seeds::for_job(spec), &regions).expect("generators")
+    IoGen::new(spec, &spec.seeds, &regions).expect("generators")
 }
 
 /// One I/O as a per-I/O log shows it.
@@ -345,7 +345,7 @@ fn bssplit_sizes_match_fio_and_its_proportions() {
     );
     // Many draws: within a point of the percentages.
     let spec = job("--name=x --size=1m --bssplit=4k/50:8k/30:16k/20 --rw=randread");
-    let mut bs = BsGen::new(&spec, &Seeds::for_job(&spec));
+    let mut bs = BsGen::new(&spec, &spec.seeds);
     let mut count = [0u32; 3];
     let n = 200_000;
     for _ in 0..n {
@@ -362,7 +362,7 @@ fn bssplit_sizes_match_fio_and_its_proportions() {
     }
     // Empty percentages share the rest.
     let spec = job("--name=x --size=1m --bssplit=4k/50:8k:16k --rw=randread");
-    let bs = BsGen::new(&spec, &Seeds::for_job(&spec));
+    let bs = BsGen::new(&spec, &spec.seeds);
     let pcts: Vec<(u64, u32)> = bs.split(Dir::Read).iter().map(|s| (s.bs, s.pct)).collect();
     assert_eq!(pcts, [(8192, 25), (16384, 25), (4096, 50)]);
 }
@@ -426,7 +426,7 @@ fn hot_share(ios: &[Logged]) -> f64 {
 #[test]
 fn zipf_generator_matches_fios_math() {
     // fio's zipf_next for 256 ranges, theta 1.2, file x.0.0 of job 1.
-    let seed = rfio::workload::rng::jhash(b"x.0.0", 0);
+    let seed = rfio::rand::jhash(b"x.0.0", 0);
     let mut z = Zipf::new(256, 1.2, -1.0, seed);
     let got: Vec<u64> = (0..8).map(|_| z.next_value()).collect();
     assert_eq!(got, [227, 105, 54, 248, 13, 13, 227, 17]);
@@ -496,7 +496,7 @@ fn offsets_start_where_fio_starts_them() {
 fn rate_limits_space_ios_on_a_fake_clock() {
     // rate=1m with 4k blocks: one I/O per 3906 µs (4096 * 1e6 / 1048576).
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate=1m");
-    let mut r = RateLimiter::new(&spec, &Seeds::for_job(&spec)).expect("rate set");
+    let mut r = RateLimiter::new(&spec, &spec.seeds).expect("rate set");
     let mut now = 0u64;
     let mut starts = Vec::new();
     for _ in 0..5 {
@@ -509,13 +509,13 @@ fn rate_limits_space_ios_on_a_fake_clock() {
 
     // rate_iops=100 is 100 * 4k bytes/s: one I/O per 10 ms.
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate_iops=100");
-    let mut r = RateLimiter::new(&spec, &Seeds::for_job(&spec)).unwrap();
+    let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
     assert_eq!(r.delay_before(Dir::Read, 4096, 0), 0);
     assert_eq!(r.delay_before(Dir::Read, 4096, 2_000_000), 8_000_000);
 
     // Poisson: exponential gaps with mean 1/iops.
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate_iops=1000 --rate_process=poisson");
-    let mut r = RateLimiter::new(&spec, &Seeds::for_job(&spec)).unwrap();
+    let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
     let n = 20_000;
     for _ in 0..n {
         r.issued(Dir::Read, 4096);
@@ -525,14 +525,14 @@ fn rate_limits_space_ios_on_a_fake_clock() {
 
     // No rate options: no limiter at all.
     let plain = job("--name=x --size=1m --rw=read");
-    assert!(RateLimiter::new(&plain, &Seeds::for_job(&plain)).is_none());
+    assert!(RateLimiter::new(&plain, &plain.seeds).is_none());
 }
 
 #[test]
 fn rate_hands_the_io_to_the_direction_that_is_behind() {
     let spec = job("--name=x --size=1m --bs=4k --rw=randrw --rate=1m,1m");
     let mut g = iogen(&spec);
-    let mut r = RateLimiter::new(&spec, &Seeds::for_job(&spec)).unwrap();
+    let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
     // Both directions start due; after one read the read is ahead, so a
     // proposed read goes to the write side.
     let first = g.next_io(Some(&mut r), 0).unwrap();
@@ -549,7 +549,7 @@ fn rate_hands_the_io_to_the_direction_that_is_behind() {
 #[test]
 fn min_rate_fails_after_the_settle_time() {
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate_min=1m --rate_cycle=500");
-    let mut r = RateLimiter::new(&spec, &Seeds::for_job(&spec)).unwrap();
+    let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
     let ms = 1_000_000u64;
     // Nothing is checked in the first 2 s.
     assert!(r.check_min(1000 * ms, &[4096, 0, 0], &[1, 0, 0]).is_ok());
@@ -608,7 +608,7 @@ fn shape(buf: &[u8]) -> (usize, usize) {
 fn buffer_contents_follow_the_options() {
     let fill = |line: &str, len: usize, n: usize| -> Vec<Vec<u8>> {
         let spec = job(line);
-        let mut f = BufferFiller::new(&spec, &Seeds::for_job(&spec)).unwrap();
+        let mut f = BufferFiller::new(&spec, &spec.seeds).unwrap();
         (0..n)
             .map(|_| {
                 let mut b = vec![0xaau8; len];
@@ -654,7 +654,7 @@ fn buffer_contents_follow_the_options() {
     assert!((0.45..0.55).contains(&dup), "{dup}");
     // compress 100 means zeros; refill is implied by compression.
     let spec = job("--name=x --size=1m --rw=write --buffer_compress_percentage=50");
-    let f = BufferFiller::new(&spec, &Seeds::for_job(&spec)).unwrap();
+    let f = BufferFiller::new(&spec, &spec.seeds).unwrap();
     assert!(f.refills());
 }
 
@@ -662,7 +662,7 @@ fn buffer_contents_follow_the_options() {
 fn scramble_changes_blocks_unless_zero_buffers() {
     let filler = |line: &str| {
         let spec = job(line);
-        BufferFiller::new(&spec, &Seeds::for_job(&spec)).unwrap()
+        BufferFiller::new(&spec, &spec.seeds).unwrap()
     };
     let mut f = filler("--name=x --size=1m --rw=write");
     let mut a = vec![0u8; 4096];

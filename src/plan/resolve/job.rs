@@ -2,9 +2,10 @@
 
 use super::buffers::{self, BufferOptions};
 use super::read::Opts;
-use super::{bs, io, placement, rate, think, zones};
+use super::{bs, io, placement, random, rate, think, zones};
 use super::{
-    BlockOptions, IoOptions, PlacementOptions, RateOptions, Refusal, ThinkOptions, ZoneOptions,
+    BlockOptions, IoOptions, PlacementOptions, RateOptions, Refusal, SeedOptions, ThinkOptions,
+    ZoneOptions,
 };
 use crate::options::jobopts::JobOptions;
 use crate::options::value::parse_signed_size;
@@ -29,6 +30,7 @@ pub(crate) struct Resolved {
     working_set: Option<buffers::WorkingSetAsk>,
     pub zones: Result<Option<ZoneOptions>, Refusal>,
     pub norandommap: bool,
+    pub seeds: SeedOptions,
     /// `directory=`, split at `:`.
     pub directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -55,6 +57,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         working_set,
         zones: zones::resolve(o),
         norandommap: o.is("norandommap"),
+        seeds: random::resolve(o),
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

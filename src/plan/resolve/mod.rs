@@ -10,7 +10,9 @@
 //!   [`ThinkOptions`]);
 //! - `bs`: how block sizes are drawn ([`BlockOptions`]);
 //! - `buffers`: what writes carry, dedupe working sets ([`BufferOptions`]);
-//! - `zones`: strided zones ([`ZoneOptions`]).
+//! - `zones`: strided zones ([`ZoneOptions`]);
+//! - `random`: how the job's generators are seeded ([`SeedOptions`]; each
+//!   job's seed table is `JobSpec::seeds`).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -26,6 +28,7 @@ pub mod buffers;
 pub mod io;
 pub(crate) mod job;
 pub mod placement;
+pub mod random;
 pub mod rate;
 pub(crate) mod read;
 pub mod think;
@@ -35,6 +38,7 @@ pub use bs::{BlockOptions, Split};
 pub use buffers::{BufferOptions, WorkingSetOptions};
 pub use io::{ClockSource, ExitWhat, Fallocate, IoOptions};
 pub use placement::PlacementOptions;
+pub use random::SeedOptions;
 pub use rate::RateOptions;
 pub use think::ThinkOptions;
 pub use zones::ZoneOptions;

@@ -1,0 +1,190 @@
+//! A job's seed table, as fio 3.33 fills it (`init.c`
+//! `setup_random_seeds`, `td_fill_rand_seeds`), from the values the plan
+//! resolved for `randrepeat`, `randseed`, `allrandrepeat` and
+//! `random_generator`.
+
+use super::tausworthe::FioRand;
+use super::xorshift::Rng;
+
+/// fio's `FIO_RANDSEED`: with `randrepeat=1` (the default) the offset
+/// generator of job *n* is seeded with `FIO_RANDSEED * n`, whatever
+/// `randseed` says (fio 3.33 behaviour).
+pub const FIO_RANDSEED: u64 = 0xb189_9bed;
+
+/// The multiplier fio's `setup_random_seeds` steps the seed with.
+const SEED_STEP: u64 = 0x9e37_0001;
+
+/// `random_generator=`: which generator draws random offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generator {
+    /// The 32-bit combined Tausworthe generator (fio's default).
+    Tausworthe,
+    /// A maximal-length LFSR: every block once per pass, no random map.
+    Lfsr,
+    /// The 64-bit combined Tausworthe generator.
+    Tausworthe64,
+}
+
+impl Generator {
+    /// Whether fio seeds its generators in 64-bit mode (`use64`).
+    pub fn use64(self) -> bool {
+        self == Generator::Tausworthe64
+    }
+}
+
+/// The slots of fio 3.33's `td->rand_seeds[]` (`FIO_RAND_*_OFF`), in fio's
+/// order: the slot index is part of the seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    BsRead = 0,
+    BsWrite,
+    BsTrim,
+    Verify,
+    Mix,
+    File,
+    Block,
+    FileSize,
+    Trim,
+    Buf,
+    SeqRandRead,
+    SeqRandWrite,
+    SeqRandTrim,
+    StartDelay,
+    Dedupe,
+    Poisson,
+    Zone,
+    Poisson2,
+    Poisson3,
+    PrioCmds,
+    DedupeWorkingSet,
+}
+
+/// Number of seed slots in fio 3.33 (`FIO_RAND_NR_OFFS`).
+pub const NR_SLOTS: usize = 21;
+
+/// A job's seed table (`td->rand_seeds[]` after `td_fill_rand_seeds`).
+///
+/// fio 3.33 rules, all checked against fio's iolog:
+/// - `randrepeat=1` (default) or `randseed=` set: slot *i* is
+///   `s_i * thread_number + i`, where `s_0 = randseed * 0x9e370001^4` and
+///   each slot multiplies `s` by `0x9e370001` again (`randseed` defaults to
+///   `0x89`);
+/// - otherwise the slots come from the system's random source;
+/// - `allrandrepeat=1` then sets slot *i* to `FIO_RANDSEED * thread_number + i`;
+/// - finally, with `randrepeat=1` the offset slot ([`Slot::Block`]) is
+///   `FIO_RANDSEED * thread_number`, so `randseed` does not change random
+///   offsets unless `randrepeat=0` (a fio 3.33 quirk kept for identical
+///   offsets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seeds {
+    slots: [u64; NR_SLOTS],
+    /// `randrepeat`: re-seed every generator at the start of each loop.
+    pub repeatable: bool,
+    pub generator: Generator,
+    pub thread_number: u32,
+}
+
+impl Seeds {
+    /// fio's seeding for job number `thread_number` (1-based), from the
+    /// job's `randrepeat`, `randseed` (when set), `allrandrepeat` and
+    /// `random_generator`.
+    pub fn new(
+        thread_number: u32,
+        randrepeat: bool,
+        randseed: Option<u64>,
+        allrandrepeat: bool,
+        generator: Generator,
+    ) -> Seeds {
+        let tn = u64::from(thread_number);
+        let mut slots = [0u64; NR_SLOTS];
+        if !randrepeat && randseed.is_none() {
+            os_random(&mut slots);
+        } else {
+            let mut seed = randseed.unwrap_or(0x89);
+            for _ in 0..4 {
+                seed = seed.wrapping_mul(SEED_STEP);
+            }
+            for (i, slot) in slots.iter_mut().enumerate() {
+                *slot = seed.wrapping_mul(tn).wrapping_add(i as u64);
+                seed = seed.wrapping_mul(SEED_STEP);
+            }
+        }
+        if allrandrepeat {
+            for (i, slot) in slots.iter_mut().enumerate() {
+                *slot = FIO_RANDSEED.wrapping_mul(tn).wrapping_add(i as u64);
+            }
+        }
+        if randrepeat {
+            slots[Slot::Block as usize] = FIO_RANDSEED.wrapping_mul(tn);
+        }
+        Seeds {
+            slots,
+            repeatable: randrepeat,
+            generator,
+            thread_number,
+        }
+    }
+
+    /// The seed in `slot`.
+    pub fn get(&self, slot: Slot) -> u64 {
+        self.slots[slot as usize]
+    }
+
+    /// A generator seeded from `slot`, 64-bit when `use64`.
+    pub fn rand(&self, slot: Slot, use64: bool) -> FioRand {
+        FioRand::new(self.get(slot), use64)
+    }
+
+    /// A generator seeded from `slot`, 64-bit when the job uses
+    /// `random_generator=tausworthe64` (fio's `use64` states).
+    pub fn rand_job(&self, slot: Slot) -> FioRand {
+        self.rand(slot, self.generator.use64())
+    }
+}
+
+/// Fill `slots` from the system's random source (fio's
+/// `init_random_seeds`); falls back to the clock if it cannot be read.
+fn os_random(slots: &mut [u64; NR_SLOTS]) {
+    use std::io::Read;
+    let mut bytes = [0u8; NR_SLOTS * 8];
+    let ok = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok();
+    if ok {
+        for (slot, chunk) in slots.iter_mut().zip(bytes.chunks_exact(8)) {
+            *slot = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        }
+    } else {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mut r = Rng::new(t ^ u64::from(std::process::id()));
+        for slot in slots.iter_mut() {
+            *slot = r.next_u64();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_follow_fio_rules() {
+        let s = Seeds::new(1, true, None, false, Generator::Tausworthe);
+        assert_eq!(s.get(Slot::Block), FIO_RANDSEED);
+        let s2 = Seeds::new(2, true, Some(1234), false, Generator::Tausworthe);
+        assert_eq!(s2.get(Slot::Block), FIO_RANDSEED * 2);
+        let s3 = Seeds::new(1, false, Some(1234), false, Generator::Tausworthe);
+        let mut seed = 1234u64;
+        for _ in 0..4 {
+            seed = seed.wrapping_mul(SEED_STEP);
+        }
+        for _ in 0..6 {
+            seed = seed.wrapping_mul(SEED_STEP);
+        }
+        assert_eq!(s3.get(Slot::Block), seed + 6);
+        let s4 = Seeds::new(3, false, None, true, Generator::Tausworthe);
+        assert_eq!(s4.get(Slot::Mix), FIO_RANDSEED * 3 + 4);
+    }
+}
