@@ -5,10 +5,13 @@ use std::sync::Arc;
 
 use super::resolve::bs::BlockOptions;
 use super::resolve::buffers::BufferOptions;
+use super::resolve::exec::ExecOptions;
 use super::resolve::io::IoOptions;
+use super::resolve::offsets::OffsetOptions;
 use super::resolve::placement::PlacementOptions;
 use super::resolve::rate::RateOptions;
 use super::resolve::think::ThinkOptions;
+use super::resolve::verify::VerifyOptions;
 use super::resolve::zones::ZoneOptions;
 use super::resolve::Refusal;
 use crate::diag::Span;
@@ -148,6 +151,13 @@ pub struct JobSpec {
     /// The job's seed table and random generator (`plan::resolve::random`):
     /// every generator of the job is seeded from it.
     pub seeds: Seeds,
+    /// Where the I/O goes (offsets, distribution, the next file).
+    pub offsets: OffsetOptions,
+    /// What a verifying job writes and checks; `None` when it does not
+    /// verify.
+    pub verify: Option<VerifyOptions>,
+    /// What the I/O loop does besides issuing the pattern.
+    pub exec: ExecOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub directories: Vec<String>,

@@ -183,14 +183,11 @@ struct LatCfg {
 impl LatCfg {
     fn of(spec: &crate::plan::spec::JobSpec) -> Option<LatCfg> {
         let c = &spec.report.stats;
-        (c.latency_target_ns > 0).then(|| LatCfg {
+        (c.latency_target_ns > 0).then_some(LatCfg {
             target_ns: c.latency_target_ns,
             window_us: c.latency_window_us,
             percentile: c.latency_percentile,
-            keep_running: matches!(
-                spec.opt("latency_run"),
-                Some(crate::options::Value::Bool(true))
-            ),
+            keep_running: spec.exec.latency_run,
         })
     }
 }
@@ -231,9 +228,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             .collect();
         let spec = job.spec;
         let p = spec.pattern;
-        let verify = Verifier::new(spec, &spec.seeds);
-        let verify_err = verify.as_ref().err().map(|e| e.to_string());
-        let verify = verify.ok().flatten();
+        let verify = Verifier::new(spec);
         // fio logs a written block when the job writes and reads back
         // (`do_verify`); a time-based job on a synchronous engine never
         // reaches its verify phase (its pass counts no bytes), so only
@@ -243,11 +238,7 @@ impl<'j, 'a> Exec<'j, 'a> {
         });
         // fio keeps the blocks in write order when the job has a random
         // map, else sorted by offset with overwritten blocks dropped.
-        let norandommap = matches!(
-            spec.opt("norandommap"),
-            Some(crate::options::Value::Bool(true))
-        );
-        let randommap = p.random && !norandommap && spec.seeds.generator != Generator::Lfsr;
+        let randommap = p.random && !spec.norandommap && spec.seeds.generator != Generator::Lfsr;
         let min_write = spec.bs[1].0.max(1);
         let capacity = if log_pieces {
             let mut n = job.pass_bytes / min_write + 1;
@@ -260,7 +251,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             0
         };
         let state_save = verify.as_ref().is_some_and(|v| v.state_save) && p.write;
-        let mut exec = Exec {
+        Exec {
             job,
             engine,
             caps,
@@ -309,32 +300,10 @@ impl<'j, 'a> Exec<'j, 'a> {
             lat_cfg: LatCfg::of(spec),
             lat_ios: 0,
             lat_quiesce: false,
-            max_latency_ns: match spec.opt("max_latency") {
-                Some(crate::options::Value::PerDir(d)) => std::array::from_fn(|i| match d.get(i) {
-                    Some(Some(crate::options::Value::Micros(us))) => us.saturating_mul(1000),
-                    _ => 0,
-                }),
-                _ => [0; 3],
-            },
+            max_latency_ns: spec.exec.max_latency_ns,
             cmdprio: spec.engine.cmdprio().is_some(),
-            serialize: depth > 1
-                && matches!(
-                    spec.opt("serialize_overlap"),
-                    Some(crate::options::Value::Bool(true))
-                ),
-        };
-        if let Some(e) = verify_err {
-            // The verifier's errors carry their `fio: ` already. fio
-            // refuses these settings before any job starts, so it has no
-            // `td_verror` place for them: the job's error has fio's shape
-            // without one.
-            exec.log.err(&format!("{e}\n"));
-            exec.fail_with(
-                libc::EINVAL,
-                format!("func=verify, error={}", strerror(libc::EINVAL)),
-            );
+            serialize: depth > 1 && spec.exec.serialize_overlap,
         }
-        exec
     }
 
     #[inline]

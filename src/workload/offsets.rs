@@ -31,25 +31,13 @@ use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
 use super::zones::StridedZones;
-use crate::options::value::{parse_signed_size, Distribution};
-use crate::options::{lookup, Value};
+use crate::plan::resolve::offsets::{Distribution, FileService, Share};
 use crate::plan::spec::{Dir, JobSpec};
 use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zipf};
-
-/// The text of a choice option in force, if set (`posvals[index]`).
-fn choice(spec: &JobSpec, name: &str) -> Option<&'static str> {
-    match spec.opt(name)? {
-        Value::Choice { index, .. } => lookup(name)?.posvals.get(*index).map(|p| p.value),
-        _ => None,
-    }
-}
 
 /// Why the I/O pattern of a job cannot be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    /// The `:N` after `rw=` cannot be read.
-    #[error("fio: rw postfix parsing failed ('{0}')")]
-    RwModifier(String),
     /// fio's LFSR cannot cover this many blocks.
     #[error("fio: failed initializing LFSR")]
     Lfsr,
@@ -63,8 +51,7 @@ pub enum SetupError {
 /// in fio's wording.
 pub fn setup_notes(spec: &JobSpec) -> Vec<&'static str> {
     let mut notes = Vec::new();
-    let norandommap = matches!(spec.opt("norandommap"), Some(Value::Bool(true)));
-    if spec.pattern.random && spec.opt("ba").is_some() && !norandommap {
+    if spec.pattern.random && spec.offsets.blockalign.is_some() && !spec.norandommap {
         notes.push("fio: Any use of blockalign= turns off randommap");
     }
     notes
@@ -106,27 +93,21 @@ impl FileRegion {
 /// are rounded up to `offset_align` or, without it, the smallest block
 /// size.
 pub fn start_offset(spec: &JobSpec, real_file_size: u64) -> u64 {
+    let o = &spec.offsets;
     let mut align = false;
-    let increment = match spec.opt("offset_increment") {
-        Some(Value::Percent(p)) => {
+    let mut bytes = |share: Share| match share {
+        Share::Percent(p) => {
             align = true;
-            percent_of(*p, real_file_size)
+            percent_of(p, real_file_size)
         }
-        Some(Value::Bytes(b)) => *b,
-        _ => 0,
+        Share::Bytes(b) => b,
     };
-    let sub = u64::from(spec.subjob).wrapping_mul(increment);
-    let mut offset = match spec.opt("offset") {
-        Some(Value::Percent(p)) => {
-            align = true;
-            percent_of(*p, real_file_size) + sub
-        }
-        _ => spec.offset + sub,
-    };
+    let sub = u64::from(spec.subjob).wrapping_mul(bytes(o.offset_increment));
+    let mut offset = bytes(o.offset) + sub;
     if align {
-        let align_bs = match spec.opt("offset_align") {
-            Some(Value::Bytes(b)) if *b > 0 => *b,
-            _ => spec.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1),
+        let align_bs = match o.offset_align {
+            Some(b) => b,
+            None => spec.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1),
         };
         offset = offset.div_ceil(align_bs) * align_bs;
     }
@@ -293,65 +274,38 @@ pub struct OffsetGen {
 }
 
 impl OffsetGen {
-    pub fn new(spec: &JobSpec, seeds: &Seeds) -> Result<OffsetGen, SetupError> {
+    /// The offset generator of `spec`; `zone_range` is the size of a
+    /// strided zone (`zonerange`), random blocks are drawn in it.
+    pub fn new(spec: &JobSpec, seeds: &Seeds, zone_range: Option<u64>) -> OffsetGen {
         let p = spec.pattern;
-        let (seq_nr, seq_add) = rw_modifier(spec)?;
-        let dist = match spec.opt("random_distribution") {
-            Some(Value::Distribution(d)) => dist_kind(d),
-            _ => DistKind::Random,
-        };
-        let mut ba = [0u64; 3];
-        let mut min_bs = [0u64; 3];
-        for d in 0..3 {
-            min_bs[d] = spec.bs[d].0.max(1);
-            ba[d] = min_bs[d];
-        }
-        if let Some(Value::PerDir(v)) = spec.opt("ba") {
-            for (d, val) in v.iter().enumerate().take(3) {
-                if let Some(Value::Bytes(b)) = val {
-                    ba[d] = (*b).max(1);
-                }
-            }
-        }
-        let mut perc_rand = [100u32; 3];
-        if let Some(Value::PerDir(v)) = spec.opt("percentage_random") {
-            for (d, val) in v.iter().enumerate().take(3) {
-                if let Some(Value::Int(n)) = val {
-                    perc_rand[d] = (*n).clamp(0, 100) as u32;
-                }
-            }
-        }
-        let nonuniform_files = matches!(
-            choice(spec, "file_service_type"),
-            Some("zipf" | "pareto" | "normal" | "gauss")
-        );
+        let o = &spec.offsets;
+        let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0.max(1));
+        let ba = std::array::from_fn(|d| o.blockalign.and_then(|ba| ba[d]).unwrap_or(min_bs[d]));
         let generator = seeds.generator;
-        let zone_range = StridedZones::of(spec)?.map(|z| z.range);
-        Ok(OffsetGen {
+        OffsetGen {
             random: p.random,
             generator,
-            dist,
+            dist: dist_kind(&o.distribution),
             random_state: seeds.rand_job(Slot::Block),
             seq_rand: seq_rand_states(seeds),
             zone_state: seeds.rand(Slot::Zone, false),
-            perc_rand,
-            seq_nr,
+            perc_rand: o.percentage_random,
+            seq_nr: o.seq_nr,
             seq_nr_left: 1,
-            seq_add,
-            identical: choice(spec, "rw_sequencer") == Some("identical"),
+            seq_add: o.seq_add,
+            identical: o.identical,
             ba,
             min_bs,
             rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
             time_based: spec.time_based,
             nr_files: spec.files.len().max(1),
-            nonuniform_files,
+            nonuniform_files: o.file_service.as_ref().is_ok_and(|s| s.nonuniform()),
             randtrimwrite: p.random && p.write && p.trim,
             // fio: "Any use of blockalign= turns off randommap".
-            norandommap: matches!(spec.opt("norandommap"), Some(Value::Bool(true)))
-                || spec.opt("ba").is_some(),
+            norandommap: spec.norandommap || o.blockalign.is_some(),
             zone_range,
             seeds: seeds.clone(),
-        })
+        }
     }
 
     /// The offset state of a file with `region`, named `name` as fio names
@@ -678,27 +632,10 @@ fn seq_rand_states(seeds: &Seeds) -> [FioRand; 3] {
     [r, r, r]
 }
 
-/// `rw=`'s `:N`: (`ddir_seq_nr`, `ddir_seq_add`).
-fn rw_modifier(spec: &JobSpec) -> Result<(u32, i64), SetupError> {
-    let Some(Value::Choice {
-        modifier: Some(m), ..
-    }) = spec.opt("rw")
-    else {
-        return Ok((1, 0));
-    };
-    if spec.pattern.random {
-        match m.trim().parse::<u32>() {
-            Ok(n) if n >= 1 => Ok((n, 0)),
-            _ => Err(SetupError::RwModifier(m.clone())),
-        }
-    } else {
-        parse_signed_size(m.trim(), &spec.options.parse_ctx())
-            .map(|add| (1, add))
-            .map_err(|_| SetupError::RwModifier(m.clone()))
-    }
-}
-
+/// `random_distribution` as the generator uses it (fio's
+/// `__td_zone_gen_index` for the zoned ones).
 fn dist_kind(d: &Distribution) -> DistKind {
+    // fio's center -1: a random offset.
     let c = |c: Option<f64>| c.unwrap_or(-1.0);
     match d {
         Distribution::Random => DistKind::Random,
@@ -779,78 +716,35 @@ pub struct FileSelector {
 }
 
 impl FileSelector {
+    /// The file choice of `spec` over `nr_files` files, drawing from the
+    /// job's `seeds`. fio's refusal of the `file_service_type` value comes
+    /// out here, in fio's words.
     pub fn new(spec: &JobSpec, seeds: &Seeds, nr_files: usize) -> Result<FileSelector, SetupError> {
-        let modifier = match spec.opt("file_service_type") {
-            Some(Value::Choice { modifier, .. }) => modifier.as_deref(),
-            _ => None,
-        };
-        let kind = choice(spec, "file_service_type").unwrap_or("roundrobin");
+        let service = spec
+            .offsets
+            .file_service
+            .as_ref()
+            .map_err(|refusal| SetupError::Invalid(refusal.0.clone()))?;
         let nr = nr_files.max(1);
-        let mut service_nr = 1u32;
-        // `kind:value[:center]` (fio's split_parse_distr); the center is
-        // -1 (a random offset) unless given.
-        let float = |default: f64| -> Result<(f64, f64), SetupError> {
-            let Some(m) = modifier else {
-                return Ok((default, -1.0));
-            };
-            let num = |t: &str| {
-                t.trim().parse::<f64>().map_err(|_| {
-                    SetupError::Invalid(format!("file_service_type={kind}:{m}: not a number"))
-                })
-            };
-            let (value, center) = match m.split_once(':') {
-                Some((v, c)) => (num(v)?, num(c)?),
-                None => (num(m)?, -1.0),
-            };
-            if center != -1.0 && !(0.0..=1.0).contains(&center) {
-                return Err(SetupError::Invalid(
-                    "distribution center out of range (0 <= center <= 1.0)".into(),
-                ));
-            }
-            Ok((value, center))
-        };
         let nranges = (nr as u64) << FSERVICE_SHIFT;
         let seed = seeds.get(Slot::File) as u32;
-        let service = match kind {
-            "random" | "roundrobin" | "sequential" => {
-                if let Some(m) = modifier {
-                    service_nr = m.trim().parse::<u32>().map_err(|_| {
-                        SetupError::Invalid(format!("file_service_type={kind}:{m}: not a count"))
-                    })?;
-                }
-                match kind {
-                    "random" => Service::Random(seeds.rand_job(Slot::File)),
-                    "sequential" => Service::Sequential,
-                    _ => Service::RoundRobin,
-                }
-            }
-            "zipf" => {
-                let (theta, center) = float(1.1)?;
-                if theta == 1.0 {
-                    return Err(SetupError::Invalid(
-                        "zipf theta must be different than 1.0".into(),
-                    ));
-                }
-                Service::Zipf(Zipf::new(nranges, theta, center, seed).disable_hash())
-            }
-            "pareto" => {
-                let (h, center) = float(0.2)?;
-                if h <= 0.0 || h >= 1.0 {
-                    return Err(SetupError::Invalid(
-                        "pareto input out of range (0 < input < 1.0)".into(),
-                    ));
-                }
-                Service::Zipf(Zipf::pareto(nranges, h, center, seed).disable_hash())
-            }
-            _ => {
-                let (dev, center) = float(0.0)?;
-                if !(0.0..100.0).contains(&dev) {
-                    return Err(SetupError::Invalid(
-                        "normal deviation out of range (0 <= input < 100.0)".into(),
-                    ));
-                }
-                Service::Gauss(Gauss::new(nranges, dev, center, seed).disable_hash())
-            }
+        let c = |c: Option<f64>| c.unwrap_or(-1.0);
+        let (service, service_nr) = match *service {
+            FileService::RoundRobin { nr } => (Service::RoundRobin, nr),
+            FileService::Sequential { nr } => (Service::Sequential, nr),
+            FileService::Random { nr } => (Service::Random(seeds.rand_job(Slot::File)), nr),
+            FileService::Zipf { theta, center } => (
+                Service::Zipf(Zipf::new(nranges, theta, c(center), seed).disable_hash()),
+                1,
+            ),
+            FileService::Pareto { h, center } => (
+                Service::Zipf(Zipf::pareto(nranges, h, c(center), seed).disable_hash()),
+                1,
+            ),
+            FileService::Normal { dev, center } => (
+                Service::Gauss(Gauss::new(nranges, dev, c(center), seed).disable_hash()),
+                1,
+            ),
         };
         Ok(FileSelector {
             initial: service.clone(),
@@ -994,7 +888,8 @@ impl IoGen {
         files: &[(FileRegion, &str)],
     ) -> Result<IoGen, SetupError> {
         let seeds = seeds.clone();
-        let mut offsets = OffsetGen::new(spec, &seeds)?;
+        let zones = StridedZones::of(spec)?;
+        let mut offsets = OffsetGen::new(spec, &seeds, zones.as_ref().map(|z| z.range));
         let cursors = files
             .iter()
             .map(|(r, name)| offsets.file(*r, name))
@@ -1003,7 +898,7 @@ impl IoGen {
             dirs: DirGen::new(spec, &seeds),
             bs: BsGen::new(spec, &seeds),
             select: FileSelector::new(spec, &seeds, files.len())?,
-            zones: StridedZones::of(spec)?,
+            zones,
             offsets,
             files: cursors,
             seeds,
@@ -1107,14 +1002,15 @@ mod tests {
 
     #[test]
     fn zones_index_like_fio() {
+        use crate::plan::resolve::offsets::Zone;
         let d = Distribution::Zoned {
             absolute: false,
             zones: vec![
-                crate::options::value::Zone {
+                Zone {
                     io_pct: 60,
                     size: 10,
                 },
-                crate::options::value::Zone {
+                Zone {
                     io_pct: 40,
                     size: 90,
                 },

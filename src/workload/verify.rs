@@ -45,135 +45,16 @@
 use std::collections::VecDeque;
 
 use super::buffers::fill_percentage;
-use super::offsets::SetupError;
 use super::runner::Log;
-use crate::options::{lookup, Value};
+use crate::plan::resolve::verify::VerifyPattern;
+pub(crate) use crate::plan::resolve::verify::{Kind, HDR_LEN};
 use crate::plan::spec::JobSpec;
-use crate::rand::{FioRand, Generator, Seeds, Slot};
-
-/// The text of a choice option in force, if set (`posvals[index]`).
-fn choice(spec: &JobSpec, name: &str) -> Option<&'static str> {
-    match spec.opt(name)? {
-        Value::Choice { index, .. } => lookup(name)?.posvals.get(*index).map(|p| p.value),
-        _ => None,
-    }
-}
+use crate::rand::{FioRand, Generator, Slot};
 
 /// fio's `FIO_HDR_MAGIC`.
 pub const MAGIC: u16 = 0xacca;
-/// `sizeof(struct verify_header)`.
-pub const HDR_LEN: usize = 40;
 /// The errno of a failed check (`EILSEQ`).
 pub const EILSEQ: i32 = libc::EILSEQ;
-
-/// fio 3.33's verify types (`enum { VERIFY_NONE, ... }`): the number is
-/// what the header's type field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u16)]
-pub enum Kind {
-    /// `verify=meta`: the header only.
-    HdrOnly = 1,
-    Md5 = 2,
-    Crc64 = 3,
-    Crc32 = 4,
-    Crc32c = 5,
-    /// Never written by fio 3.33 (`crc32c-intel` writes type 5).
-    #[allow(dead_code)]
-    Crc32cIntel = 6,
-    Crc16 = 7,
-    Crc7 = 8,
-    Sha256 = 9,
-    Sha512 = 10,
-    Sha3_224 = 11,
-    Sha3_256 = 12,
-    Sha3_384 = 13,
-    Sha3_512 = 14,
-    Xxhash = 15,
-    Sha1 = 16,
-    /// `verify_pattern` without `verify`: a header, then the pattern.
-    Pattern = 17,
-    /// `verify=pattern`: the pattern alone, no header.
-    PatternNoHdr = 18,
-    /// `verify=null`: nothing written, nothing checked.
-    Null = 19,
-}
-
-impl Kind {
-    /// The type `verify=NAME` selects (fio's option values; `crc32c-intel`
-    /// writes plain crc32c headers, as fio does).
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Some(match name {
-            "md5" => Kind::Md5,
-            "crc64" => Kind::Crc64,
-            "crc32" => Kind::Crc32,
-            "crc32c" | "crc32c-intel" => Kind::Crc32c,
-            "crc16" => Kind::Crc16,
-            "crc7" => Kind::Crc7,
-            "sha1" => Kind::Sha1,
-            "sha256" => Kind::Sha256,
-            "sha512" => Kind::Sha512,
-            "sha3-224" => Kind::Sha3_224,
-            "sha3-256" => Kind::Sha3_256,
-            "sha3-384" => Kind::Sha3_384,
-            "sha3-512" => Kind::Sha3_512,
-            "xxhash" => Kind::Xxhash,
-            "meta" => Kind::HdrOnly,
-            "pattern" => Kind::PatternNoHdr,
-            "null" => Kind::Null,
-            _ => return None,
-        })
-    }
-
-    /// Size of the checksum area after the header (fio's `struct vhdr_*`).
-    pub fn csum_len(self) -> usize {
-        match self {
-            Kind::Md5 => 16,
-            Kind::Crc64 => 8,
-            Kind::Crc32 | Kind::Crc32c | Kind::Crc32cIntel | Kind::Xxhash => 4,
-            Kind::Crc16 => 2,
-            Kind::Crc7 => 1,
-            Kind::Sha256 => 64,
-            Kind::Sha512 => 128,
-            Kind::Sha3_224 => 28,
-            Kind::Sha3_256 => 32,
-            Kind::Sha3_384 => 48,
-            Kind::Sha3_512 => 64,
-            Kind::Sha1 => 20,
-            Kind::HdrOnly | Kind::Pattern | Kind::PatternNoHdr | Kind::Null => 0,
-        }
-    }
-
-    /// Header plus checksum (fio's `hdr_size`); 0 without a header.
-    pub fn hdr_size(self) -> usize {
-        match self {
-            Kind::PatternNoHdr | Kind::Null => 0,
-            k => HDR_LEN + k.csum_len(),
-        }
-    }
-
-    /// The name fio prints in a checksum failure.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::HdrOnly => "meta",
-            Kind::Md5 => "md5",
-            Kind::Crc64 => "crc64",
-            Kind::Crc32 => "crc32",
-            Kind::Crc32c | Kind::Crc32cIntel => "crc32c",
-            Kind::Crc16 => "crc16",
-            Kind::Crc7 => "crc7",
-            Kind::Sha256 => "sha256",
-            Kind::Sha512 => "sha512",
-            Kind::Sha3_224 => "sha3-224",
-            Kind::Sha3_256 => "sha3-256",
-            Kind::Sha3_384 => "sha3-384",
-            Kind::Sha3_512 => "sha3-512",
-            Kind::Xxhash => "xxhash",
-            Kind::Sha1 => "sha1",
-            Kind::Pattern | Kind::PatternNoHdr => "pattern",
-            Kind::Null => "null",
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Checksums, as fio 3.33 computes and stores them.
@@ -439,35 +320,13 @@ impl History {
 // ---------------------------------------------------------------------------
 // The job's verify settings.
 
-/// `verify_pattern`, parsed as fio's `parse_and_fill_pattern` reads it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pattern {
-    pub bytes: Vec<u8>,
-    /// Where `%o` (the I/O's offset, 8 bytes little-endian) goes.
-    pub offsets: Vec<usize>,
-}
-
-impl Pattern {
-    /// Parse `text`: `0x` hex, decimal numbers, `"strings"`, `'files'` and
-    /// `%o`, concatenated (fio's `parse_and_fill_pattern`, the option
-    /// parser's grammar).
-    pub fn parse(text: &str) -> Result<Pattern, SetupError> {
-        let p = crate::options::value::pattern::parse_pattern(text, true)
-            .map_err(|e| SetupError::Invalid(format!("verify_pattern {e}")))?;
-        Ok(Pattern {
-            bytes: p.bytes,
-            offsets: p.offsets,
-        })
-    }
-
-    /// The pattern with `offset` pasted at its `%o`s, into `out`
-    /// (allocation free: `out` has the pattern's length).
-    fn pasted(&self, offset: u64, out: &mut [u8]) {
-        out.copy_from_slice(&self.bytes);
-        for &at in &self.offsets {
-            let n = 8.min(out.len() - at);
-            out[at..at + n].copy_from_slice(&offset.to_le_bytes()[..n]);
-        }
+/// `pattern` with `offset` pasted at its `%o`s, into `out` (allocation
+/// free: `out` has the pattern's length).
+fn paste(pattern: &VerifyPattern, offset: u64, out: &mut [u8]) {
+    out.copy_from_slice(&pattern.bytes);
+    for &at in &pattern.offsets {
+        let n = 8.min(out.len() - at);
+        out[at..at + n].copy_from_slice(&offset.to_le_bytes()[..n]);
     }
 }
 
@@ -501,7 +360,7 @@ pub struct Verifier {
     /// `verify_interval` (default: the smallest write size).
     pub interval: u64,
     pub offset: usize,
-    pub pattern: Option<Pattern>,
+    pub pattern: Option<VerifyPattern>,
     /// Scratch for the pattern with its `%o` pasted.
     pasted: Vec<u8>,
     pub fatal: bool,
@@ -525,85 +384,37 @@ pub struct Verifier {
 }
 
 impl Verifier {
-    /// The verify settings of `spec`, `None` when it does not verify.
-    pub fn new(spec: &JobSpec, seeds: &Seeds) -> Result<Option<Verifier>, SetupError> {
-        let flag = |n: &str| matches!(spec.opt(n), Some(Value::Bool(true)));
-        let unset_false = |n: &str| !matches!(spec.opt(n), Some(Value::Bool(false)));
-        let int = |n: &str| match spec.opt(n) {
-            Some(Value::Int(v)) => (*v).max(0) as u64,
-            Some(Value::Bytes(v)) => *v,
-            _ => 0,
-        };
-        let pattern = match spec.opt("verify_pattern") {
-            Some(Value::Text(t)) if !t.is_empty() => Some(Pattern::parse(t)?),
-            _ => None,
-        };
-        let kind = match choice(spec, "verify") {
-            None | Some("0") => {
-                if pattern.is_some() {
-                    Kind::Pattern
-                } else {
-                    return Ok(None);
-                }
-            }
-            Some(name) => Kind::from_name(name).ok_or_else(|| {
-                SetupError::Invalid(format!("verify={name}: unknown verify type"))
-            })?,
-        };
-        if kind == Kind::PatternNoHdr && pattern.is_none() {
-            return Err(SetupError::Invalid(
-                "verify=pattern needs a verify_pattern".to_string(),
-            ));
-        }
-        let min_write = spec.bs[1].0.max(1);
-        let mut interval = int("verify_interval");
-        if interval == 0 {
-            interval = min_write;
-        }
-        let offset = int("verify_offset") as usize;
-        let hs = kind.hdr_size();
-        if hs > 0 && offset > 0 && offset as u64 + hs as u64 > interval {
-            return Err(SetupError::Invalid(format!(
-                "verify_offset={offset}: the header ({hs} bytes) must fit in verify_interval={interval}"
-            )));
-        }
-        if hs > 0 && hs as u64 >= interval {
-            return Err(SetupError::Invalid(format!(
-                "verify={}: verify_interval={interval} is too small for its {hs}-byte header",
-                kind.name()
-            )));
-        }
-        let compress_perc = match spec.opt("buffer_compress_percentage") {
-            Some(Value::Int(v)) => (*v).clamp(0, 100) as u32,
-            _ => 0,
-        };
-        let buffer_pattern = spec.buffers.pattern.clone();
+    /// The verifier of job `spec` (its verify options, buffer pattern and
+    /// seed table), `None` when it does not verify.
+    pub fn new(spec: &JobSpec) -> Option<Verifier> {
+        let o = spec.verify.as_ref()?;
+        let seeds = &spec.seeds;
         let use64 = seeds.generator.use64() && seeds.generator != Generator::Lfsr;
         let seed = seeds.get(Slot::Verify);
-        let plen = pattern.as_ref().map_or(0, |p| p.bytes.len());
-        Ok(Some(Verifier {
-            kind,
-            do_verify: unset_false("do_verify"),
-            interval,
-            offset,
-            pattern,
+        let plen = o.pattern.as_ref().map_or(0, |p| p.bytes.len());
+        Some(Verifier {
+            kind: o.kind,
+            do_verify: o.do_verify,
+            interval: o.interval,
+            offset: o.offset,
+            pattern: o.pattern.clone(),
             pasted: vec![0; plen],
-            fatal: flag("verify_fatal"),
-            dump: flag("verify_dump"),
-            backlog: int("verify_backlog"),
-            backlog_batch: int("verify_backlog_batch"),
-            only: flag("verify_only"),
-            state_save: unset_false("verify_state_save"),
-            bs_unaligned: flag("bs_unaligned"),
+            fatal: o.fatal,
+            dump: o.dump,
+            backlog: o.backlog,
+            backlog_batch: o.backlog_batch,
+            only: o.only,
+            state_save: o.state_save,
+            bs_unaligned: o.bs_unaligned,
             thread: spec.thread_number as u16,
-            compress_perc,
-            buffer_pattern,
+            compress_perc: o.compress_perc,
+            buffer_pattern: spec.buffers.pattern.clone(),
             state: FioRand::new(seed, use64),
             seed,
             use64,
             repeatable: seeds.repeatable,
             csum: [0; 128],
-        }))
+        })
     }
 
     /// Start of a loop: fio re-seeds the verify generator with `randrepeat`.
@@ -675,7 +486,7 @@ impl Verifier {
                 &self.buffer_pattern,
             ),
             Some(p) => {
-                p.pasted(offset, &mut self.pasted);
+                paste(p, offset, &mut self.pasted);
                 for chunk in buf.chunks_mut(self.pasted.len()) {
                     chunk.copy_from_slice(&self.pasted[..chunk.len()]);
                 }
@@ -858,7 +669,7 @@ impl Verifier {
             return 0;
         };
         let hs = self.kind.hdr_size();
-        p.pasted(rb.offset, &mut self.pasted);
+        paste(p, rb.offset, &mut self.pasted);
         let size = self.pasted.len();
         let data = &buf[(start + hs).min(end)..end];
         let mut m = (inc * n + hs) % size;

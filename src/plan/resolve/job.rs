@@ -2,10 +2,10 @@
 
 use super::buffers::{self, BufferOptions};
 use super::read::Opts;
-use super::{bs, io, placement, random, rate, think, zones};
+use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones};
 use super::{
-    BlockOptions, IoOptions, PlacementOptions, RateOptions, Refusal, SeedOptions, ThinkOptions,
-    ZoneOptions,
+    BlockOptions, ExecOptions, IoOptions, OffsetOptions, PlacementOptions, RateOptions, Refusal,
+    SeedOptions, ThinkOptions, VerifyOptions, ZoneOptions,
 };
 use crate::options::jobopts::JobOptions;
 use crate::options::value::parse_signed_size;
@@ -31,6 +31,9 @@ pub(crate) struct Resolved {
     pub zones: Result<Option<ZoneOptions>, Refusal>,
     pub norandommap: bool,
     pub seeds: SeedOptions,
+    pub offsets: OffsetOptions,
+    pub verify: Option<VerifyOptions>,
+    pub exec: ExecOptions,
     /// `directory=`, split at `:`.
     pub directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -45,9 +48,12 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
     let io = io::resolve(o, pattern.random, readonly, &mut invalid);
     let placement = placement::resolve(o, &mut invalid);
     let (buffers, working_set) = buffers::resolve(o, &mut invalid);
+    let bs = bs::sizes(o);
+    let offsets = offsets::resolve(o, pattern.random, &mut invalid);
+    let verify = verify::resolve(o, bs[1].0, &mut invalid);
     Resolved {
         pattern,
-        bs: bs::sizes(o),
+        bs,
         io,
         placement,
         rate: rate::resolve(o),
@@ -58,6 +64,9 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         zones: zones::resolve(o),
         norandommap: o.is("norandommap"),
         seeds: random::resolve(o),
+        offsets,
+        verify,
+        exec: exec::resolve(o),
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

@@ -12,7 +12,11 @@
 //! - `buffers`: what writes carry, dedupe working sets ([`BufferOptions`]);
 //! - `zones`: strided zones ([`ZoneOptions`]);
 //! - `random`: how the job's generators are seeded ([`SeedOptions`]; each
-//!   job's seed table is `JobSpec::seeds`).
+//!   job's seed table is `JobSpec::seeds`);
+//! - `offsets`: where the I/O goes, the random distribution, the next
+//!   file ([`OffsetOptions`]);
+//! - `verify`: what a verifying job writes and checks ([`VerifyOptions`]);
+//! - `exec`: what the I/O loop does besides the pattern ([`ExecOptions`]).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -25,22 +29,28 @@
 
 pub mod bs;
 pub mod buffers;
+pub mod exec;
 pub mod io;
 pub(crate) mod job;
+pub mod offsets;
 pub mod placement;
 pub mod random;
 pub mod rate;
 pub(crate) mod read;
 pub mod think;
+pub mod verify;
 pub mod zones;
 
 pub use bs::{BlockOptions, Split};
 pub use buffers::{BufferOptions, WorkingSetOptions};
+pub use exec::ExecOptions;
 pub use io::{ClockSource, ExitWhat, Fallocate, IoOptions};
+pub use offsets::OffsetOptions;
 pub use placement::PlacementOptions;
 pub use random::SeedOptions;
 pub use rate::RateOptions;
 pub use think::ThinkOptions;
+pub use verify::VerifyOptions;
 pub use zones::ZoneOptions;
 
 /// A setting fio refuses when the job is set up: the message in fio's

@@ -1,0 +1,306 @@
+//! What a verifying job writes and checks: `verify`, `verify_pattern`,
+//! `do_verify`, `verify_interval`, `verify_offset`, `verify_fatal`,
+//! `verify_dump`, `verify_backlog` and `verify_backlog_batch`,
+//! `verify_only`, `verify_state_save`, with fio 3.33's defaults, and the
+//! verify types fio writes (their numbers and sizes are fio's on-disk
+//! format). The verifier (`workload::verify`) reads only these, the
+//! job's buffer pattern and its seed table.
+
+use super::read::Opts;
+use crate::options::value::pattern::parse_pattern;
+
+/// `sizeof(struct verify_header)`: the header before each interval's
+/// checksum.
+pub const HDR_LEN: usize = 40;
+
+/// fio 3.33's verify types (`enum { VERIFY_NONE, ... }`): the number is
+/// what the header's type field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u16)]
+pub enum Kind {
+    /// `verify=meta`: the header only.
+    HdrOnly = 1,
+    Md5 = 2,
+    Crc64 = 3,
+    Crc32 = 4,
+    Crc32c = 5,
+    /// Never written by fio 3.33 (`crc32c-intel` writes type 5).
+    #[allow(dead_code)]
+    Crc32cIntel = 6,
+    Crc16 = 7,
+    Crc7 = 8,
+    Sha256 = 9,
+    Sha512 = 10,
+    Sha3_224 = 11,
+    Sha3_256 = 12,
+    Sha3_384 = 13,
+    Sha3_512 = 14,
+    Xxhash = 15,
+    Sha1 = 16,
+    /// `verify_pattern` without `verify`: a header, then the pattern.
+    Pattern = 17,
+    /// `verify=pattern`: the pattern alone, no header.
+    PatternNoHdr = 18,
+    /// `verify=null`: nothing written, nothing checked.
+    Null = 19,
+}
+
+impl Kind {
+    /// The type `verify=NAME` selects (fio's option values; `crc32c-intel`
+    /// writes plain crc32c headers, as fio does).
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Some(match name {
+            "md5" => Kind::Md5,
+            "crc64" => Kind::Crc64,
+            "crc32" => Kind::Crc32,
+            "crc32c" | "crc32c-intel" => Kind::Crc32c,
+            "crc16" => Kind::Crc16,
+            "crc7" => Kind::Crc7,
+            "sha1" => Kind::Sha1,
+            "sha256" => Kind::Sha256,
+            "sha512" => Kind::Sha512,
+            "sha3-224" => Kind::Sha3_224,
+            "sha3-256" => Kind::Sha3_256,
+            "sha3-384" => Kind::Sha3_384,
+            "sha3-512" => Kind::Sha3_512,
+            "xxhash" => Kind::Xxhash,
+            "meta" => Kind::HdrOnly,
+            "pattern" => Kind::PatternNoHdr,
+            "null" => Kind::Null,
+            _ => return None,
+        })
+    }
+
+    /// Size of the checksum area after the header (fio's `struct vhdr_*`).
+    pub fn csum_len(self) -> usize {
+        match self {
+            Kind::Md5 => 16,
+            Kind::Crc64 => 8,
+            Kind::Crc32 | Kind::Crc32c | Kind::Crc32cIntel | Kind::Xxhash => 4,
+            Kind::Crc16 => 2,
+            Kind::Crc7 => 1,
+            Kind::Sha256 => 64,
+            Kind::Sha512 => 128,
+            Kind::Sha3_224 => 28,
+            Kind::Sha3_256 => 32,
+            Kind::Sha3_384 => 48,
+            Kind::Sha3_512 => 64,
+            Kind::Sha1 => 20,
+            Kind::HdrOnly | Kind::Pattern | Kind::PatternNoHdr | Kind::Null => 0,
+        }
+    }
+
+    /// Header plus checksum (fio's `hdr_size`); 0 without a header.
+    pub fn hdr_size(self) -> usize {
+        match self {
+            Kind::PatternNoHdr | Kind::Null => 0,
+            k => HDR_LEN + k.csum_len(),
+        }
+    }
+
+    /// The name fio prints in a checksum failure.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::HdrOnly => "meta",
+            Kind::Md5 => "md5",
+            Kind::Crc64 => "crc64",
+            Kind::Crc32 => "crc32",
+            Kind::Crc32c | Kind::Crc32cIntel => "crc32c",
+            Kind::Crc16 => "crc16",
+            Kind::Crc7 => "crc7",
+            Kind::Sha256 => "sha256",
+            Kind::Sha512 => "sha512",
+            Kind::Sha3_224 => "sha3-224",
+            Kind::Sha3_256 => "sha3-256",
+            Kind::Sha3_384 => "sha3-384",
+            Kind::Sha3_512 => "sha3-512",
+            Kind::Xxhash => "xxhash",
+            Kind::Sha1 => "sha1",
+            Kind::Pattern | Kind::PatternNoHdr => "pattern",
+            Kind::Null => "null",
+        }
+    }
+}
+
+/// `verify_pattern`, as fio's `parse_and_fill_pattern` reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyPattern {
+    pub bytes: Vec<u8>,
+    /// Where `%o` (the I/O's offset, 8 bytes little-endian) goes.
+    pub offsets: Vec<usize>,
+}
+
+/// What a verifying job writes and checks (`JobSpec::verify`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyOptions {
+    pub kind: Kind,
+    /// `do_verify` (default 1): read back what was written.
+    pub do_verify: bool,
+    /// `verify_interval` (default: the smallest write size).
+    pub interval: u64,
+    /// `verify_offset`: where the header goes in each interval.
+    pub offset: usize,
+    pub pattern: Option<VerifyPattern>,
+    /// `verify_fatal`, `verify_dump`.
+    pub fatal: bool,
+    pub dump: bool,
+    /// `verify_backlog`, `verify_backlog_batch`.
+    pub backlog: u64,
+    pub backlog_batch: u64,
+    /// `verify_only`.
+    pub only: bool,
+    /// `verify_state_save` (default 1).
+    pub state_save: bool,
+    /// `bs_unaligned`: a header per write, whatever the interval.
+    pub bs_unaligned: bool,
+    /// `buffer_compress_percentage` as written (0 to 100): the random data
+    /// of a verified write is filled with it, without the buffers'
+    /// fix-ups (`JobSpec::buffers`).
+    pub compress_perc: u32,
+}
+
+/// The verify options of a job whose smallest write is `min_write`
+/// bytes: `None` when it does not verify. A setting it cannot run with
+/// goes to `bad` (the job does not verify then).
+pub(super) fn resolve(o: Opts<'_>, min_write: u64, bad: &mut Vec<String>) -> Option<VerifyOptions> {
+    resolve_checked(o, min_write)
+        .map_err(|msg| bad.push(msg))
+        .ok()
+        .flatten()
+}
+
+fn resolve_checked(o: Opts<'_>, min_write: u64) -> Result<Option<VerifyOptions>, String> {
+    let int = |n: &str| o.bytes(n).unwrap_or(0);
+    let pattern = match o.text("verify_pattern") {
+        Some(t) if !t.is_empty() => {
+            let p = parse_pattern(t, true).map_err(|e| format!("verify_pattern {e}"))?;
+            Some(VerifyPattern {
+                bytes: p.bytes,
+                offsets: p.offsets,
+            })
+        }
+        _ => None,
+    };
+    let kind = match o.choice("verify") {
+        None | Some("0") => {
+            if pattern.is_some() {
+                Kind::Pattern
+            } else {
+                return Ok(None);
+            }
+        }
+        Some(name) => {
+            Kind::from_name(name).ok_or_else(|| format!("verify={name}: unknown verify type"))?
+        }
+    };
+    if kind == Kind::PatternNoHdr && pattern.is_none() {
+        return Err("verify=pattern needs a verify_pattern".to_string());
+    }
+    let mut interval = int("verify_interval");
+    if interval == 0 {
+        interval = min_write.max(1);
+    }
+    let offset = int("verify_offset") as usize;
+    let hs = kind.hdr_size();
+    if hs > 0 && offset > 0 && offset as u64 + hs as u64 > interval {
+        return Err(format!(
+            "verify_offset={offset}: the header ({hs} bytes) must fit in verify_interval={interval}"
+        ));
+    }
+    if hs > 0 && hs as u64 >= interval {
+        return Err(format!(
+            "verify={}: verify_interval={interval} is too small for its {hs}-byte header",
+            kind.name()
+        ));
+    }
+    Ok(Some(VerifyOptions {
+        kind,
+        do_verify: o.flag("do_verify") != Some(false),
+        interval,
+        offset,
+        pattern,
+        fatal: o.is("verify_fatal"),
+        dump: o.is("verify_dump"),
+        backlog: int("verify_backlog"),
+        backlog_batch: int("verify_backlog_batch"),
+        only: o.is("verify_only"),
+        state_save: o.flag("verify_state_save") != Some(false),
+        bs_unaligned: o.is("bs_unaligned"),
+        compress_perc: o
+            .int("buffer_compress_percentage")
+            .map_or(0, |v| v.clamp(0, 100) as u32),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::testing::{frontend, job};
+
+    use super::*;
+
+    #[test]
+    fn no_verify_without_a_type_or_pattern() {
+        assert_eq!(job(&["--name=x", "--size=1m"]).verify, None);
+        let v = job(&["--name=x", "--size=1m", "--verify_pattern=0xab"]).verify;
+        assert_eq!(v.map(|v| v.kind), Some(Kind::Pattern));
+    }
+
+    #[test]
+    fn defaults_follow_fio() {
+        let v = job(&["--name=x", "--size=1m", "--bs=8k", "--verify=crc32c"])
+            .verify
+            .expect("verifies");
+        assert_eq!(v.kind, Kind::Crc32c);
+        assert_eq!(v.interval, 8192);
+        assert!(v.do_verify && v.state_save && !v.fatal && !v.only);
+        let v = job(&[
+            "--name=x",
+            "--size=1m",
+            "--verify=crc32c-intel",
+            "--verify_interval=1k",
+            "--verify_offset=200",
+            "--verify_backlog=4",
+            "--do_verify=0",
+        ])
+        .verify
+        .expect("verifies");
+        assert_eq!((v.kind, v.interval, v.offset), (Kind::Crc32c, 1024, 200));
+        assert_eq!(v.backlog, 4);
+        assert!(!v.do_verify);
+    }
+
+    /// Plan errors when the job is to run (fio's dry runs skip the
+    /// checks).
+    #[test]
+    fn settings_that_cannot_run_are_plan_errors() {
+        for (opts, msg) in [
+            (
+                &["--verify=pattern"][..],
+                "verify=pattern needs a verify_pattern",
+            ),
+            (
+                &[
+                    "--verify=md5",
+                    "--verify_interval=4096",
+                    "--verify_offset=4050",
+                ][..],
+                "verify_offset=4050: the header (56 bytes) must fit in verify_interval=4096",
+            ),
+            (
+                &["--verify=sha512", "--bs=128"][..],
+                "verify=sha512: verify_interval=128 is too small for its 168-byte header",
+            ),
+        ] {
+            let mut argv = vec!["--name=x", "--size=1m", "--numjobs=2"];
+            argv.extend(opts);
+            let diags = frontend(&argv).diags.to_string();
+            assert_eq!(
+                diags,
+                format!("rfio: command line argument 1: job 'x': {msg}\n"),
+                "{opts:?}"
+            );
+            argv.insert(0, "--parse-only");
+            assert!(frontend(&argv).diags.is_empty(), "{opts:?}");
+        }
+    }
+}
