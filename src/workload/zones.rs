@@ -21,7 +21,8 @@
 //! refuses are refused when the job is set up (before any I/O), in fio's
 //! words (`--zonemode=none and --zonesize are not compatible.`).
 
-use super::offsets::{FileCursor, SetupError};
+use super::offsets::cursor::FileCursor;
+use super::offsets::error::SetupError;
 use crate::plan::resolve::zones::ZoneOptions;
 use crate::plan::spec::{Dir, JobSpec};
 

@@ -1,0 +1,93 @@
+//! The offset state of one file (fio's `fio_file`: positions, random map
+//! or LFSR, distribution state), and what the generator decides for one
+//! I/O.
+
+use super::region::FileRegion;
+use crate::plan::spec::Dir;
+use crate::rand::{Axmap, Gauss, Lfsr, Zipf};
+
+/// A file's own distribution generator.
+#[derive(Debug, Clone)]
+pub(super) enum FileDist {
+    None,
+    Zipf(Zipf),
+    Gauss(Gauss),
+}
+
+/// The offset state of one file (fio's `fio_file`: `last_pos`,
+/// `last_start`, random map or LFSR, distribution).
+#[derive(Debug, Clone)]
+pub struct FileCursor {
+    pub region: FileRegion,
+    /// fio's `f->file_offset`: where the region starts now. It is
+    /// `region.file_offset` (fio's `get_start_offset`) except while strided
+    /// zones move it ([`super::zones`]).
+    pub(super) file_offset: u64,
+    pub(super) last_pos: [u64; 3],
+    pub(super) last_start: [u64; 3],
+    pub(super) map: Option<Axmap>,
+    pub(super) lfsr: Option<Lfsr>,
+    pub(super) dist: FileDist,
+    /// The file just started over inside a pass (fio's
+    /// `loop_cache_invalidate` points): its page cache is to be dropped.
+    pub(super) wrapped: bool,
+}
+
+impl FileCursor {
+    /// Where the last I/O of `dir` on this file started (`u64::MAX`
+    /// before the first).
+    pub fn last_start(&self, dir: Dir) -> u64 {
+        self.last_start[dir as usize]
+    }
+
+    /// Where the last I/O of `dir` on this file ended.
+    pub fn last_pos(&self, dir: Dir) -> u64 {
+        self.last_pos[dir as usize]
+    }
+
+    /// The random map, when the file has one.
+    pub fn map(&self) -> Option<&Axmap> {
+        self.map.as_ref()
+    }
+
+    /// Where the region starts now (fio's `f->file_offset`): the start
+    /// offset, or the current zone's start with strided zones.
+    pub fn file_offset(&self) -> u64 {
+        self.file_offset
+    }
+
+    /// Move the region's start (a strided zone switch).
+    pub(crate) fn set_file_offset(&mut self, offset: u64) {
+        self.file_offset = offset;
+    }
+
+    /// Set where the last I/O of `dir` ended (a strided zone switch).
+    pub(crate) fn set_last_pos(&mut self, dir: Dir, pos: u64) {
+        self.last_pos[dir as usize] = pos;
+    }
+
+    /// fio's `fio_file_reset`: positions back to the region's start,
+    /// random map cleared, LFSR re-seeded with `block_seed`.
+    pub fn reset(&mut self, block_seed: u64) {
+        self.last_pos = [self.file_offset; 3];
+        self.last_start = [u64::MAX; 3];
+        if let Some(m) = &mut self.map {
+            m.reset();
+        } else if let Some(l) = &mut self.lfsr {
+            l.reset(block_seed);
+        }
+    }
+}
+
+/// What the offset generator decided for one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextOffset {
+    /// Absolute offset in the file.
+    pub offset: u64,
+    /// Whether this I/O counts as random (`bs_is_seq_rand` reads it).
+    pub is_random: bool,
+    /// Whether the random map must not be marked (fio's `IO_U_F_BUSY_OK`).
+    pub busy_ok: bool,
+    /// The length fio imposes (a `randtrimwrite` write repeats its trim).
+    pub len: Option<u64>,
+}

@@ -1,0 +1,314 @@
+//! The offset generator of one job (fio's `get_next_offset`,
+//! `get_next_block`, `get_next_seq_offset`): sequential offsets here,
+//! random ones (the distributions, the random map) in `random`.
+
+mod random;
+
+use random::{dist_kind, DistKind};
+
+use super::cursor::{FileCursor, FileDist, NextOffset};
+use super::error::SetupError;
+use super::region::FileRegion;
+use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zipf};
+
+/// The offset generator of one job.
+#[derive(Debug, Clone)]
+pub struct OffsetGen {
+    random: bool,
+    generator: Generator,
+    dist: DistKind,
+    /// fio's `random_state` (offsets), seeded from [`Slot::Block`].
+    random_state: FioRand,
+    /// fio's `seq_rand_state[dir]` (`percentage_random`).
+    seq_rand: [FioRand; 3],
+    /// fio's `zone_state` (zoned distributions).
+    zone_state: FioRand,
+    perc_rand: [u32; 3],
+    /// `rw=randread:N`: N (1 when not given).
+    seq_nr: u32,
+    seq_nr_left: u32,
+    /// `rw=read:N`: N bytes after each I/O (negative: backwards).
+    seq_add: i64,
+    /// `rw_sequencer=identical`.
+    identical: bool,
+    ba: [u64; 3],
+    min_bs: [u64; 3],
+    rw_min_bs: u64,
+    time_based: bool,
+    nr_files: usize,
+    nonuniform_files: bool,
+    randtrimwrite: bool,
+    norandommap: bool,
+    /// `zonerange` with strided zones: random blocks are drawn in it.
+    zone_range: Option<u64>,
+    seeds: Seeds,
+}
+
+impl OffsetGen {
+    /// The offset generator of `spec`; `zone_range` is the size of a
+    /// strided zone (`zonerange`), random blocks are drawn in it.
+    pub fn new(spec: &JobSpec, seeds: &Seeds, zone_range: Option<u64>) -> OffsetGen {
+        let p = spec.pattern;
+        let o = &spec.offsets;
+        let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0.max(1));
+        let ba = std::array::from_fn(|d| o.blockalign.and_then(|ba| ba[d]).unwrap_or(min_bs[d]));
+        let generator = seeds.generator;
+        OffsetGen {
+            random: p.random,
+            generator,
+            dist: dist_kind(&o.distribution),
+            random_state: seeds.rand_job(Slot::Block),
+            seq_rand: seq_rand_states(seeds),
+            zone_state: seeds.rand(Slot::Zone, false),
+            perc_rand: o.percentage_random,
+            seq_nr: o.seq_nr,
+            seq_nr_left: 1,
+            seq_add: o.seq_add,
+            identical: o.identical,
+            ba,
+            min_bs,
+            rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
+            time_based: spec.time_based,
+            nr_files: spec.files.len().max(1),
+            nonuniform_files: o.file_service.as_ref().is_ok_and(|s| s.nonuniform()),
+            randtrimwrite: p.random && p.write && p.trim,
+            // fio: "Any use of blockalign= turns off randommap".
+            norandommap: spec.norandommap || o.blockalign.is_some(),
+            zone_range,
+            seeds: seeds.clone(),
+        }
+    }
+
+    /// The offset state of a file with `region`, named `name` as fio names
+    /// it (the zipf/pareto/normal seed hashes it). Allocates its random map.
+    pub fn file(&mut self, region: FileRegion, name: &str) -> Result<FileCursor, SetupError> {
+        let fsize = region.real_file_size.min(region.io_size);
+        let mut cursor = FileCursor {
+            region,
+            file_offset: region.file_offset,
+            last_pos: [region.file_offset; 3],
+            last_start: [u64::MAX; 3],
+            map: None,
+            lfsr: None,
+            dist: FileDist::None,
+            wrapped: false,
+        };
+        if !self.random {
+            return Ok(cursor);
+        }
+        // init_rand_distribution: zipf, pareto, normal have no random map.
+        let range = self.min_bs[0].min(self.min_bs[1]).max(1);
+        let nranges = fsize.div_ceil(range);
+        if nranges == 0 {
+            return Ok(cursor);
+        }
+        let mut seed = jhash(name.as_bytes(), 0).wrapping_mul(self.seeds.thread_number);
+        if !self.seeds.repeatable {
+            seed = self.seeds.get(Slot::Mix) as u32;
+        }
+        match self.dist {
+            DistKind::Zipf { theta, center } => {
+                cursor.dist = FileDist::Zipf(Zipf::new(nranges, theta, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Pareto { h, center } => {
+                cursor.dist = FileDist::Zipf(Zipf::pareto(nranges, h, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Normal { dev, center } => {
+                cursor.dist = FileDist::Gauss(Gauss::new(nranges, dev, center, seed));
+                return Ok(cursor);
+            }
+            DistKind::Random | DistKind::Zoned { .. } => {}
+        }
+        // init_random_map: with strided zones the map covers one zone.
+        let blocks = self.zone_range.unwrap_or(fsize) / self.rw_min_bs;
+        if blocks > u64::from(u32::MAX) && self.generator == Generator::Tausworthe {
+            // check_rand_gen_limits: fio switches to tausworthe64.
+            self.generator = Generator::Tausworthe64;
+            self.random_state = FioRand::new(self.seeds.get(Slot::Block), true);
+        }
+        if self.generator == Generator::Lfsr {
+            cursor.lfsr =
+                Some(Lfsr::new(blocks, self.seeds.get(Slot::Block)).ok_or(SetupError::Lfsr)?);
+        } else if !self.norandommap && matches!(self.dist, DistKind::Random) {
+            // fio sets norandommap for any distribution but `random`.
+            cursor.map = Some(Axmap::try_new(blocks).ok_or_else(|| {
+                SetupError::Invalid(
+                    "failed allocating random map. If running a large number of jobs, \
+                     try the 'norandommap' option or set 'softrandommap'. Or give a \
+                     larger --alloc-size to fio."
+                        .into(),
+                )
+            })?);
+        }
+        Ok(cursor)
+    }
+
+    /// Start a new loop: re-seed (with `randrepeat`) and reset `files`.
+    pub fn reset(&mut self, files: &mut [FileCursor]) {
+        if self.seeds.repeatable {
+            self.random_state = FioRand::new(self.seeds.get(Slot::Block), self.generator.use64());
+            self.seq_rand = seq_rand_states(&self.seeds);
+            self.zone_state = self.seeds.rand(Slot::Zone, false);
+        }
+        self.seq_nr_left = 1;
+        let seed = self.seeds.get(Slot::Block);
+        for f in files {
+            // clear_io_state: back to the start offset (zones moved it).
+            f.file_offset = f.region.file_offset;
+            f.reset(seed);
+        }
+    }
+
+    /// Whether the job's files keep a random map (fio's `file_randommap`).
+    pub fn uses_map(&self) -> bool {
+        self.random
+            && !self.norandommap
+            && self.generator != Generator::Lfsr
+            && matches!(self.dist, DistKind::Random)
+    }
+
+    /// The offset of the next I/O of `dir` on `f` (fio's
+    /// `get_next_offset`); `None` when the file has no more I/O for this
+    /// pass (fio then marks it done). Allocation free.
+    #[inline]
+    pub fn next_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<NextOffset> {
+        let mut hit = false;
+        self.seq_nr_left -= 1;
+        if self.seq_nr_left == 0 {
+            hit = true;
+            self.seq_nr_left = self.seq_nr;
+        }
+        let mut next = self.next_block(f, dir, hit)?;
+        if next.offset >= f.region.io_size {
+            return None;
+        }
+        next.offset += f.file_offset;
+        if next.offset >= f.region.real_file_size {
+            return None;
+        }
+        if self.randtrimwrite && dir == Dir::Trim && f.last_start[Dir::Trim as usize] == next.offset
+        {
+            let w = &mut f.last_start[Dir::Write as usize];
+            *w = w.wrapping_sub(1);
+        }
+        Some(next)
+    }
+
+    /// fio's `get_next_block`; the offset returned is relative.
+    fn next_block(&mut self, f: &mut FileCursor, dir: Dir, hit: bool) -> Option<NextOffset> {
+        let d = dir as usize;
+        let mut out = NextOffset {
+            offset: 0,
+            is_random: false,
+            busy_ok: false,
+            len: None,
+        };
+        let mut block = None;
+        if self.randtrimwrite && dir == Dir::Write {
+            let t = Dir::Trim as usize;
+            out.busy_ok = true;
+            out.is_random = true;
+            out.offset = f.last_start[t].wrapping_sub(f.file_offset);
+            out.len = Some(f.last_pos[t].wrapping_sub(f.last_start[t]));
+            return Some(out);
+        } else if hit {
+            if self.random {
+                if self.should_do_random(dir) {
+                    block = Some(self.rand_block(f, dir)?);
+                    out.is_random = true;
+                } else {
+                    out.busy_ok = true;
+                    match self.seq_offset(f, dir) {
+                        Some(o) => out.offset = o,
+                        None => block = Some(self.rand_block(f, dir)?),
+                    }
+                }
+            } else {
+                out.offset = self.seq_offset(f, dir)?;
+            }
+        } else {
+            out.busy_ok = true;
+            if !self.identical {
+                match self.seq_offset(f, dir) {
+                    Some(o) => out.offset = o,
+                    None => block = Some(self.rand_block(f, dir)?),
+                }
+            } else if f.last_start[d] != u64::MAX {
+                out.offset = f.last_start[d] - f.file_offset;
+            }
+        }
+        if let Some(b) = block {
+            out.offset = b.wrapping_mul(self.ba[d]);
+        }
+        Some(out)
+    }
+
+    /// fio's `get_next_seq_offset`: the relative offset after the last I/O
+    /// of `dir`, with `rw=…:N` holes; `None` at the end of the file.
+    fn seq_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+        let d = dir as usize;
+        let r = f.region;
+        let fo = f.file_offset;
+        // fio compares with the start offset, not the (zone) file offset.
+        if f.last_pos[d] >= r.end() && self.time_based && self.nr_files == 1 {
+            f.last_pos[d] = fo;
+            f.wrapped = true;
+        }
+        if f.last_pos[d] >= r.real_file_size {
+            return None;
+        }
+        let add = self.seq_add;
+        let end = if r.real_file_size > r.io_size {
+            r.io_size
+        } else {
+            r.real_file_size
+        };
+        if f.last_pos[d] == fo && fo != 0 && add < 0 {
+            f.last_pos[d] = end;
+        }
+        let mut pos = f.last_pos[d].wrapping_sub(fo);
+        if pos != 0 && add != 0 {
+            pos = pos.wrapping_add(add as u64);
+            if pos >= r.real_file_size {
+                pos = if add > 0 {
+                    fo
+                } else {
+                    end.wrapping_add(add as u64)
+                };
+            }
+        }
+        Some(pos)
+    }
+
+    /// Record an I/O of `len` bytes at absolute `offset` on `f`: mark the
+    /// random map (which may shorten `len` to the free blocks, as fio's
+    /// `mark_random_map`) and remember where it started and ended. Returns
+    /// the length to issue.
+    #[inline]
+    pub fn commit(&mut self, f: &mut FileCursor, dir: Dir, next: &NextOffset, len: u64) -> u64 {
+        let d = dir as usize;
+        let mut len = len;
+        if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {
+            let min_bs = self.min_bs[d];
+            let block = (next.offset - f.file_offset) / min_bs;
+            let nr = len.div_ceil(min_bs);
+            let set = map.set_nr(block, nr);
+            if set > 0 && set * min_bs < len {
+                len = set * min_bs;
+            }
+        }
+        f.last_start[d] = next.offset;
+        f.last_pos[d] = next.offset + len;
+        len
+    }
+}
+
+/// fio's `seq_rand_state[]`: every direction seeded from the read slot
+/// (fio 3.33 `td_fill_rand_seeds`), 32-bit.
+fn seq_rand_states(seeds: &Seeds) -> [FioRand; 3] {
+    let r = seeds.rand(Slot::SeqRandRead, false);
+    [r, r, r]
+}

@@ -1,0 +1,224 @@
+//! Where each I/O goes: the file, and the offset in it (fio's `io_u.c`
+//! `get_next_file`, `get_next_offset`, `get_next_block`,
+//! `get_next_seq_offset`, `get_next_rand_offset`, with the random map
+//! and the distributions of [`crate::rand`]).
+//!
+//! - Sequential (`rw=read|write|trim|rw|trimwrite`): each I/O starts where
+//!   the file's previous I/O of that direction ended. `rw=read:N` adds N
+//!   bytes after each I/O (a hole); a negative N walks backwards, wrapping
+//!   at the ends as fio does.
+//! - Random (`rw=rand*`): with `random_distribution=random` (the default)
+//!   block `b = lastb * u` from the job's offset generator; the random map
+//!   ([`Axmap`]) makes every block come up once per pass: a busy block is
+//!   replaced by the next free block after it (wrapping to the first free
+//!   one). `norandommap` drops the map; `random_generator=lfsr` uses an
+//!   [`Lfsr`] instead, which needs no map.
+//!   `rw=randread:N` draws a new random offset every N I/Os and continues
+//!   sequentially (or, with `rw_sequencer=identical`, repeats the offset) in
+//!   between. `percentage_random` mixes sequential I/O in.
+//! - `zipf`, `pareto`, `normal` follow fio's generators (seeded from the
+//!   hash of the file name, hashed block numbers) and use no random map;
+//!   `zoned`/`zoned_abs` pick a zone with fio's `zone_state` and a block in
+//!   it with the offset generator (fio turns the random map off for every
+//!   distribution but `random`).
+//! - [`FileSelector`] is `file_service_type`: which file serves the next I/O.
+//!
+//! [`IoGen`] puts the generators together in fio's order and is what the
+//! I/O loop calls: one [`IoGen::next_io`] per I/O gives file, direction,
+//! offset and length; with the same options it gives fio's sequence.
+//!
+//! The files: `region` (where a job's region of a file starts),
+//! `cursor` (a file's position, map and distribution state), `generator`
+//! (the offset of the next I/O: sequential there, random in
+//! `generator/random`), `files` ([`FileSelector`]), `error`. The options
+//! come resolved by the plan ([`crate::plan::resolve::offsets`]).
+//!
+//! [`Axmap`]: crate::rand::Axmap
+//! [`Lfsr`]: crate::rand::Lfsr
+
+pub(crate) mod cursor;
+pub(crate) mod error;
+mod files;
+mod generator;
+mod region;
+
+pub use cursor::{FileCursor, NextOffset};
+pub use error::SetupError;
+pub use files::FileSelector;
+pub use generator::OffsetGen;
+pub use region::{start_offset, FileRegion};
+
+use super::bs::BsGen;
+use super::ddir::DirGen;
+use super::rate::RateLimiter;
+use super::zones::StridedZones;
+use crate::plan::spec::{Dir, JobSpec};
+use crate::rand::{Seeds, Slot};
+
+/// The notes fio prints while setting up the I/O pattern of `spec`
+/// (`log_info`, on stdout, once per job, before the job's `(g=N)` line),
+/// in fio's wording.
+pub fn setup_notes(spec: &JobSpec) -> Vec<&'static str> {
+    let mut notes = Vec::new();
+    if spec.pattern.random && spec.offsets.blockalign.is_some() && !spec.norandommap {
+        notes.push("fio: Any use of blockalign= turns off randommap");
+    }
+    notes
+}
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// Index into the job's files.
+    pub file: usize,
+    pub dir: Dir,
+    /// Absolute offset in the file.
+    pub offset: u64,
+    pub len: u64,
+    /// Whether it counts as random (for `bs_is_seq_rand` and logs).
+    pub is_random: bool,
+    /// Nanoseconds to wait before issuing it, from the rate limiter (0
+    /// without one). fio completes what is in flight first.
+    pub wait_ns: u64,
+    /// The file started over before this I/O (a time-based job wrapping
+    /// around): fio drops its page cache there (`invalidate`, buffered).
+    pub wrapped: bool,
+}
+
+/// Everything that decides what the next I/O is, in fio's order
+/// (`get_io_u` → `set_io_u_file` → `fill_io_u`).
+///
+/// Per I/O the loop calls [`IoGen::next_io`] and issues what it returns, after
+/// waiting `wait_ns`; at the start of each further loop it calls
+/// [`IoGen::reset`]. The job ends (for this loop) when `next_io` returns
+/// `None`: every file ran out, as in fio.
+#[derive(Debug, Clone)]
+pub struct IoGen {
+    pub dirs: DirGen,
+    pub offsets: OffsetGen,
+    pub bs: BsGen,
+    pub files: Vec<FileCursor>,
+    pub select: FileSelector,
+    /// `zonemode=strided`: the zone state of the job.
+    pub zones: Option<StridedZones>,
+    seeds: Seeds,
+}
+
+impl IoGen {
+    /// The generators of `spec` over `files`: each file's region and the
+    /// name fio gives it (`jobname.N.M`, with its directory if any).
+    /// `seeds` is the job's seed table ([`JobSpec::seeds`]), shared with
+    /// the rate limiter and the buffer filler as fio shares it.
+    pub fn new(
+        spec: &JobSpec,
+        seeds: &Seeds,
+        files: &[(FileRegion, &str)],
+    ) -> Result<IoGen, SetupError> {
+        let seeds = seeds.clone();
+        let zones = StridedZones::of(spec)?;
+        let mut offsets = OffsetGen::new(spec, &seeds, zones.as_ref().map(|z| z.range));
+        let cursors = files
+            .iter()
+            .map(|(r, name)| offsets.file(*r, name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(IoGen {
+            dirs: DirGen::new(spec, &seeds),
+            bs: BsGen::new(spec, &seeds),
+            select: FileSelector::new(spec, &seeds, files.len())?,
+            zones,
+            offsets,
+            files: cursors,
+            seeds,
+        })
+    }
+
+    /// The seeds everything was drawn from.
+    pub fn seeds(&self) -> &Seeds {
+        &self.seeds
+    }
+
+    /// Start a new loop (fio's `clear_io_state`): files back to their
+    /// start and every file available, generators re-seeded with
+    /// `randrepeat`.
+    pub fn reset(&mut self) {
+        self.dirs.reset(&self.seeds);
+        self.bs.reset(&self.seeds);
+        self.offsets.reset(&mut self.files);
+        self.select.reset();
+        if let Some(z) = &mut self.zones {
+            z.reset();
+        }
+    }
+
+    /// The next I/O; `None` when every file is done. With a rate limiter,
+    /// `now_ns` (since the job's I/O started) decides the wait, and the
+    /// I/O is counted as issued for the rate. Allocation free.
+    #[inline]
+    pub fn next_io(&mut self, mut rate: Option<&mut RateLimiter>, now_ns: u64) -> Option<Io> {
+        // Files that fail in a row; bounded so a file that can never hold
+        // an I/O (reset forever by a non-uniform service) ends the job.
+        let mut failures = 0usize;
+        loop {
+            let file = self.select.next_file()?;
+            if let Some(io) = self.fill(file, rate.as_deref_mut(), now_ns) {
+                self.dirs.issued(io.dir);
+                if let Some(r) = rate {
+                    r.issued(io.dir, io.len);
+                }
+                return Some(io);
+            }
+            if self.select.nonuniform() {
+                self.files[file].reset(self.seeds.get(Slot::Block));
+                failures += 1;
+                if failures > 2 * self.files.len() {
+                    return None;
+                }
+            } else {
+                self.select.mark_done(file);
+            }
+        }
+    }
+
+    /// fio's `fill_io_u` for file `fi`.
+    #[inline]
+    fn fill(&mut self, fi: usize, rate: Option<&mut RateLimiter>, now_ns: u64) -> Option<Io> {
+        let mut dir = self.dirs.next_dir();
+        let mut wait_ns = 0;
+        if let Some(r) = rate {
+            let (d, w) = r.next_dir(dir, now_ns, &self.dirs);
+            self.dirs.set_current(d);
+            dir = d;
+            wait_ns = w;
+        }
+        let f = &mut self.files[fi];
+        dir = self
+            .dirs
+            .for_file(dir, f.last_start(Dir::Write), f.last_start(Dir::Trim));
+        if let Some(z) = &mut self.zones {
+            z.before_io(f, dir, self.seeds.get(Slot::Block));
+        }
+        let next = self.offsets.next_offset(f, dir)?;
+        let len = match next.len {
+            Some(l) => l,
+            None => self
+                .bs
+                .next_len(dir, next.is_random, next.offset, f.region.end()),
+        };
+        if len == 0 || next.offset + len > f.region.real_file_size {
+            return None;
+        }
+        let len = self.offsets.commit(f, dir, &next, len);
+        if let Some(z) = &mut self.zones {
+            z.done(len);
+        }
+        Some(Io {
+            file: fi,
+            dir,
+            offset: next.offset,
+            len,
+            is_random: next.is_random,
+            wait_ns,
+            wrapped: std::mem::take(&mut f.wrapped),
+        })
+    }
+}
