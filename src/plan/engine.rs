@@ -23,7 +23,6 @@ use crate::ioengine::{
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
-// moves to crate::rand
 use crate::rand::Slot;
 
 use super::spec::JobSpec;
