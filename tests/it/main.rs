@@ -1,9 +1,10 @@
 //! The integration tests, in one binary (one link, one run; as ripgrep and
 //! nextest do). Each module is one area; `common` holds their shared helpers.
+//! The tests that measure an rfio process's peak memory live in
+//! `tests/memory` (a child inherits its parent's RSS high-water mark).
 
 mod common;
 
-mod buffer_memory;
 mod cli;
 mod cmdhelp;
 mod cmdprio;
@@ -25,7 +26,6 @@ mod output_golden;
 mod output_layout;
 mod output_logs;
 mod output_replay;
-mod parse_scale;
 mod patterns;
 mod placement;
 mod plan;
@@ -33,7 +33,6 @@ mod report_entries;
 mod report_fields;
 mod report_serde;
 mod run_basic;
-mod run_scale;
 mod safety;
 mod signals;
 mod status_interval;
