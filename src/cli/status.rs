@@ -171,12 +171,7 @@ pub fn interim_report(
 fn watched_files(plan: &Plan) -> Vec<std::path::PathBuf> {
     plan.jobs
         .iter()
-        .filter(|spec| {
-            !matches!(
-                spec.opt("disk_util"),
-                Some(crate::options::Value::Bool(false))
-            )
-        })
+        .filter(|spec| spec.io.disk_util)
         .filter(|spec| {
             crate::ioengine::lookup(&spec.ioengine)
                 .is_some_and(|e| (e.caps)(&spec.engine).needs_files)

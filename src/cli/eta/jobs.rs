@@ -6,7 +6,6 @@
 use std::time::Instant;
 
 use super::states::running_letter;
-use crate::options::Value;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::Unified;
 use crate::workload::progress::{JobState, Progress};
@@ -41,28 +40,13 @@ impl JobInfo {
             runtime_us: spec.runtime_us,
             ramp_us: spec.ramp_time_us,
             start_delay_us: spec.startdelay_us.0,
-            rate: per_dir(spec, "rate"),
-            rate_min: per_dir(spec, "rate_min"),
-            rate_iops: per_dir(spec, "rate_iops"),
-            rate_iops_min: per_dir(spec, "rate_iops_min"),
+            rate: spec.rate.bytes,
+            rate_min: spec.rate.min_bytes,
+            rate_iops: spec.rate.iops,
+            rate_iops_min: spec.rate.min_iops,
             stonewall: spec.stonewall,
         }
     }
-}
-
-/// A per-direction option (`rate=1m,2m`) as three numbers.
-fn per_dir(spec: &JobSpec, name: &str) -> [u64; 3] {
-    let mut out = [0u64; 3];
-    if let Some(Value::PerDir(v)) = spec.opt(name) {
-        for (d, val) in v.iter().enumerate().take(3) {
-            out[d] = match val {
-                Some(Value::Bytes(b)) => *b,
-                Some(Value::Int(n)) => (*n).max(0) as u64,
-                _ => 0,
-            };
-        }
-    }
-    out
 }
 
 /// One job's published numbers at one moment.
@@ -119,7 +103,7 @@ impl Units {
             units.bits = c.unit_base == 1;
             units.sig_figs = c.sig_figs;
             units.unified |= c.unified != Unified::None;
-            units.exitall |= matches!(spec.opt("exitall"), Some(Value::Bool(true)));
+            units.exitall |= spec.io.exitall;
         }
         units
     }
