@@ -7,7 +7,7 @@
 //! generator, seeded from one slot of a per-job seed table, exactly as fio
 //! 3.33 does it. With the same options and the same job number rfio draws
 //! the same numbers as fio, so a `randread` job visits its blocks in fio's
-//! order (checked against fio's `--write_iolog` in `tests/patterns.rs`).
+//! order (checked against fio's `--write_iolog` in `tests/it/patterns.rs`).
 //!
 //! - [`FioRand`] (`tausworthe`) is fio's `struct frand_state`
 //!   (`lib/rand.[ch]`): the 32-bit combined Tausworthe generator (taus88,

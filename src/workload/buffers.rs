@@ -24,7 +24,7 @@
 //! The random bytes follow fio's algorithm and seeding. fio's build
 //! chooses the number of seed buckets (`CONFIG_SEED_BUCKETS`); rfio uses 4,
 //! as Debian's fio 3.33 on x86-64 does: with fixed seeds the files rfio
-//! writes are byte for byte those fio writes (tests/dedupe.rs compares
+//! writes are byte for byte those fio writes (tests/it/dedupe.rs compares
 //! them), on another build the properties (random, compressible by P%, D%
 //! duplicates) still hold.
 
