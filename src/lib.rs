@@ -14,18 +14,23 @@
 //!               ↔ ioengine
 //!             stats → output, logs
 //! ```
+//!
+//! The public surface is [`api`] (what the integration tests and the
+//! benchmarks drive), [`cli::main`] (the binary) and [`front_end_check`]
+//! (the fuzz target); everything else is `pub(crate)`.
 
+pub mod api;
 pub mod cli;
-pub mod diag;
-pub mod ioengine;
-pub mod jobfile;
-pub mod logs;
-pub mod options;
-pub mod output;
-pub mod plan;
-pub mod rand;
-pub mod stats;
-pub mod workload;
+mod diag;
+mod ioengine;
+mod jobfile;
+mod logs;
+mod options;
+mod output;
+mod plan;
+mod rand;
+mod stats;
+mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job
 /// banners) on `bytes` as if they were a job file, with and without

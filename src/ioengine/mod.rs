@@ -58,15 +58,23 @@ mod pvsync2;
 mod sync;
 mod vsync;
 
-pub use buf::{page_size, AlignedBuf, ALIGN};
-pub use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
-pub use engine::{Caps, CommonOptions, IoEngine};
-pub use filestat::{FileStatOptions, StatType};
-pub use io::{
-    Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, OpenFlags, Queued,
-};
-pub use io_uring::UringOptions;
-pub use libaio::LibaioOptions;
-pub use mem::{IoMemory, MemError, MemKind, MemSpec};
-pub use pvsync2::Pvsync2Options;
-pub use registry::{lookup, EngineDef, EngineOptions, EngineSpec, ENGINES};
+pub use buf::AlignedBuf;
+pub(crate) use buf::{page_size, ALIGN};
+pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
+pub use engine::CommonOptions;
+pub(crate) use engine::{Caps, IoEngine};
+pub(crate) use filestat::{FileStatOptions, StatType};
+pub use io::FileTarget;
+pub use io::Io;
+pub use io::IoDir;
+pub use io::IoMem;
+pub use io::OpenFlags;
+pub use io::Queued;
+pub(crate) use io::{Completion, EngineError, FileId, IoResult};
+pub(crate) use io_uring::UringOptions;
+pub(crate) use libaio::LibaioOptions;
+pub(crate) use mem::{IoMemory, MemError, MemKind, MemSpec};
+pub(crate) use pvsync2::Pvsync2Options;
+pub use registry::lookup;
+pub use registry::EngineSpec;
+pub(crate) use registry::{EngineDef, EngineOptions, ENGINES};

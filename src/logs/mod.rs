@@ -24,9 +24,10 @@
 //! (including bw/iops and histogram rows, which fio 3.33 drops) is written
 //! once when the job finishes.
 
-pub mod agg;
+pub(crate) mod agg;
 mod config;
 mod writer;
 
-pub use config::{LogConfig, LogKind};
-pub use writer::{sink, JobLogs, LogSink};
+pub(crate) use config::{LogConfig, LogKind};
+pub use writer::sink;
+pub(crate) use writer::{JobLogs, LogSink};

@@ -35,7 +35,7 @@ use super::table::OPTIONS;
 
 /// fio's built-in command-line options, in the order of `l_opts` in fio
 /// 3.33's init.c (before the job options are appended).
-pub static FIO_COMMAND_LINE_OPTIONS: &[&str] = &[
+pub(crate) static FIO_COMMAND_LINE_OPTIONS: &[&str] = &[
     "output",
     "latency-log",
     "bandwidth-log",
@@ -81,7 +81,7 @@ pub static FIO_COMMAND_LINE_OPTIONS: &[&str] = &[
 /// its option table at start-up: tiobench's, then act's. rfio does not
 /// implement profiles (`fio --cmdhelp=NAME` does not know these without
 /// `--profile=`), but they take part in fio's suggestions.
-pub static PROFILE_OPTIONS: &[&str] = &[
+pub(crate) static PROFILE_OPTIONS: &[&str] = &[
     // --profile=tiobench
     "size",
     "block",
@@ -100,7 +100,7 @@ pub static PROFILE_OPTIONS: &[&str] = &[
 
 /// fio's `string_distance`: the Levenshtein distance between `s1` and `s2`,
 /// counted in bytes.
-pub fn string_distance(s1: &str, s2: &str) -> usize {
+pub(crate) fn string_distance(s1: &str, s2: &str) -> usize {
     let (a, b) = (s1.as_bytes(), s2.as_bytes());
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
@@ -117,14 +117,17 @@ pub fn string_distance(s1: &str, s2: &str) -> usize {
 
 /// fio's `string_distance_ok`: whether a candidate at `distance` from the
 /// typed `opt` is close enough to suggest (`distance <= (len + 1) / 2`).
-pub fn string_distance_ok(opt: &str, distance: usize) -> bool {
+pub(crate) fn string_distance_ok(opt: &str, distance: usize) -> bool {
     distance <= opt.len().div_ceil(2)
 }
 
 /// The candidate fio would suggest for `name`: the first of the closest
 /// `candidates`, if [`string_distance_ok`]. `name` is measured as given; see
 /// [`jobfile_suggestion`] and [`cmdline_suggestion`] for what fio measures.
-pub fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {
         let d = string_distance(name, c);
@@ -138,7 +141,7 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -
 
 /// What fio compares a misspelt job-file option with: the table's core
 /// option names (deprecated ones too, no aliases), then [`PROFILE_OPTIONS`].
-pub fn jobfile_candidates() -> impl Iterator<Item = &'static str> {
+pub(crate) fn jobfile_candidates() -> impl Iterator<Item = &'static str> {
     let core = OPTIONS
         .iter()
         .filter(|o| !o.is_engine_option())
@@ -149,7 +152,7 @@ pub fn jobfile_candidates() -> impl Iterator<Item = &'static str> {
 /// fio's suggestion for an unknown job-file option: `option_text` is the
 /// line as written (`blocksiz=4k`); fio measures the part before the first
 /// `=`, trailing blanks included.
-pub fn jobfile_suggestion(option_text: &str) -> Option<&'static str> {
+pub(crate) fn jobfile_suggestion(option_text: &str) -> Option<&'static str> {
     let name = option_text.split('=').next().unwrap_or_default();
     if name.is_empty() {
         return None;
@@ -160,7 +163,7 @@ pub fn jobfile_suggestion(option_text: &str) -> Option<&'static str> {
 /// What fio compares an unknown command-line argument with: getopt's long
 /// options (see the module documentation). `engine` is the ioengine of the
 /// last `--ioengine=` seen so far, if any.
-pub fn cmdline_candidates(engine: Option<&str>) -> impl Iterator<Item = &'static str> + '_ {
+pub(crate) fn cmdline_candidates(engine: Option<&str>) -> impl Iterator<Item = &'static str> + '_ {
     let with_aliases = |o: &'static super::def::OptionDef| {
         std::iter::once(o.name).chain(o.aliases.iter().copied())
     };
@@ -183,7 +186,7 @@ pub fn cmdline_candidates(engine: Option<&str>) -> impl Iterator<Item = &'static
 /// fio's suggestion for an unrecognized command-line argument `arg` (as in
 /// argv: `--bocd=1`); fio measures it without its leading dashes, value
 /// included.
-pub fn cmdline_suggestion(arg: &str, engine: Option<&str>) -> Option<&'static str> {
+pub(crate) fn cmdline_suggestion(arg: &str, engine: Option<&str>) -> Option<&'static str> {
     did_you_mean(arg.trim_start_matches('-'), cmdline_candidates(engine))
 }
 

@@ -23,7 +23,7 @@ impl Layout {
     /// fio's line for job `job` laying these files out (`setup_files`),
     /// newline included: `j: Laying out IO file (1 file / 8MiB)`, or
     /// `j: Laying out IO files (2 files / total 3MiB)`.
-    pub fn line(&self, job: &str) -> String {
+    pub(crate) fn line(&self, job: &str) -> String {
         let (s, total) = if self.files > 1 {
             ("s", "total ")
         } else {
@@ -64,7 +64,7 @@ pub struct DirReport {
 
 impl DirReport {
     /// The completion latency summary, if any I/O was timed.
-    pub fn clat_summary(&self) -> Option<LatSummary> {
+    pub(crate) fn clat_summary(&self) -> Option<LatSummary> {
         self.clat.summary()
     }
 }
@@ -81,9 +81,9 @@ pub struct SyncReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Who the job is and how it is reported (from the plan).
-    pub info: JobInfo,
+    pub(crate) info: JobInfo,
     /// The job's thread id (fio prints it as `pid=`).
-    pub pid: u32,
+    pub(crate) pid: u32,
     /// Per direction (read, write, trim).
     pub dirs: [DirReport; 3],
     pub sync: SyncReport,
@@ -110,7 +110,12 @@ pub struct JobReport {
 
 impl JobReport {
     /// Build from what the thread of job `info` accumulated.
-    pub fn new(info: JobInfo, pid: u32, layout: Option<Layout>, ts: &ThreadStats) -> JobReport {
+    pub fn new(
+        info: JobInfo,
+        pid: u32,
+        layout: Option<Layout>,
+        ts: &ThreadStats,
+    ) -> JobReport {
         let dirs = std::array::from_fn(|d| {
             let (bytes, ios) = (ts.bytes[d], ts.ios[d]);
             // fio's update_runtime: only directions that moved data, ms
@@ -180,7 +185,7 @@ impl JobReport {
     }
 
     /// Whether the job moved any data (fio skips the job block otherwise).
-    pub fn did_io(&self) -> bool {
+    pub(crate) fn did_io(&self) -> bool {
         self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
     }
 }

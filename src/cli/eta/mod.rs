@@ -56,7 +56,9 @@ mod line;
 mod monitor;
 mod states;
 
-pub use estimate::{eta_to_str, jobs_eta_sec};
-pub use jobs::{JobInfo, JobSnap, Units};
-pub use line::{JobsEta, Status};
-pub use monitor::{monitor, stdout_is_tty, stdout_reader_gone, Outcome, Settings, StopOnDrop};
+pub(crate) use estimate::{eta_to_str, jobs_eta_sec};
+pub(crate) use jobs::{JobInfo, JobSnap, Units};
+pub(crate) use line::{JobsEta, Status};
+pub(crate) use monitor::{
+    monitor, stdout_is_tty, stdout_reader_gone, Outcome, Settings, StopOnDrop,
+};
