@@ -1,17 +1,19 @@
-//! The library's public surface, for the integration tests (`tests/it`),
-//! the benchmarks (`benches/compare.rs`) and nothing else: rfio is a
-//! program, not a library with users to keep compatible. Besides this
-//! module, the crate exports only [`crate::cli::main`] (the binary's whole
-//! body) and [`crate::front_end_check`] (the fuzz target's, and the replay
-//! of its corpus). Every other item is `pub(crate)`.
+//! The library's public surface, for the integration tests (`tests/it`)
+//! and the benchmarks (`benches/compare.rs`): rfio is a program, not a
+//! library with users to keep compatible. Besides this module the crate
+//! exports only [`crate::cli::main`] (the binary's whole body) and
+//! [`crate::front_end_check`] (the fuzz target's, and the replay of its
+//! corpus). Every module but `cli` (for `main`) is private, and its items
+//! are `pub(crate)` by default.
 //!
 //! Each re-export is here because a test or a benchmark drives that stage
-//! of the pipeline directly (see the crate doc), so that its result can be
-//! checked against fio without running the whole binary. Names that would
-//! clash are prefixed with their stage (`render_json`, `lookup_engine`).
-//! Types reached only through a field or a method of these (a job's
-//! engine settings, its report settings) are public too, but not named
-//! here.
+//! of the pipeline directly (see the crate doc), to check its result
+//! against fio without running the whole binary. Names that would clash
+//! carry their stage (`render_json`, `lookup_engine`). The fields and
+//! methods the tests use on these types are `pub`, and so are the types
+//! those reach (a job's engine settings, its option settings, a report's
+//! entries): public, but named nowhere outside the crate. Add to this
+//! module only what a test or a benchmark needs.
 
 // Command line (`crate::cli`): a plan from an argv, and the output formats
 // it asks for.

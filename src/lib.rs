@@ -17,7 +17,7 @@
 //!
 //! The public surface is [`api`] (what the integration tests and the
 //! benchmarks drive), [`cli::main`] (the binary) and [`front_end_check`]
-//! (the fuzz target); everything else is `pub(crate)`.
+//! (the fuzz target); the modules are private, their items `pub(crate)`.
 
 pub mod api;
 pub mod cli;
@@ -30,6 +30,11 @@ mod output;
 mod plan;
 mod rand;
 mod stats;
+// The workload is being rewritten on another branch; until it lands, its
+// leftover unused items (`offsets::setup_notes`; the re-exports
+// `SYNC_DEPTH_NOTE`, `MAX_RUN_JOBS`, `offsets::NextOffset`) are not
+// reported here. Remove this `allow` with that rewrite.
+#[allow(dead_code, unused_imports)]
 mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job

@@ -77,18 +77,6 @@ pub(crate) enum Format {
     JsonPlus,
 }
 
-impl Format {
-    /// The name `--output-format` takes.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Format::Normal => "normal",
-            Format::Terse => "terse",
-            Format::Json => "json",
-            Format::JsonPlus => "json+",
-        }
-    }
-}
-
 /// When the ETA line is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Eta {

@@ -28,6 +28,8 @@ pub(crate) fn page_size() -> usize {
 /// A zero-initialised byte buffer whose start is aligned to [`ALIGN`].
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
+    /// The usable length (only the unit tests look at the bytes).
+    #[cfg(test)]
     len: usize,
     memory: Memory,
 }
@@ -71,6 +73,7 @@ impl AlignedBuf {
         let ptr = NonNull::new(raw)?;
         Some(AlignedBuf {
             ptr,
+            #[cfg(test)]
             len: layout.size(),
             memory: Memory::Heap(layout),
         })
@@ -108,12 +111,14 @@ impl AlignedBuf {
             // SAFETY: `skip + size <= len`: the start stays inside the
             // mapping, which is not at address 0.
             ptr: unsafe { NonNull::new_unchecked(start.add(skip)) },
+            #[cfg(test)]
             len: layout.size(),
             memory: Memory::Map { base, len },
         })
     }
 
     /// The whole buffer.
+    #[cfg(test)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` points at `len` initialised bytes that we own:
         // zeroed by the allocator, or by the kernel for a mapping (an
@@ -133,12 +138,9 @@ impl AlignedBuf {
         self.ptr.as_ptr()
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        false
     }
 }
 

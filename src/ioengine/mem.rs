@@ -235,12 +235,9 @@ impl IoMemory {
         self.start.as_ptr()
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 

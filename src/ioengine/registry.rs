@@ -26,7 +26,9 @@ pub struct EngineDef {
     pub(crate) name: &'static str,
     /// The engine's own options by fio's name (those of its `.options`
     /// table that rfio runs with): the plan resolves them into the
-    /// engine's variant of [`EngineOptions`].
+    /// engine's variant of [`EngineOptions`]. Only the tests read it: they
+    /// hold each engine's declaration to the option table.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) options: &'static [&'static str],
     /// What it can do with a job's options, known without starting it.
     pub(crate) caps: fn(&EngineSpec) -> Caps,

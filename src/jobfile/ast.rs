@@ -57,19 +57,6 @@ pub struct Entry {
     pub(crate) span: Span,
 }
 
-impl Entry {
-    /// The option name: the text before the first `=`, trailing blanks removed.
-    pub(crate) fn key(&self) -> &str {
-        split_entry(&self.text).0
-    }
-
-    /// The value: everything after the first `=`, leading blanks kept (fio
-    /// keeps them), or `None` for a bare option.
-    pub(crate) fn value(&self) -> Option<&str> {
-        split_entry(&self.text).1
-    }
-}
-
 /// Split `key=value` the way fio does: at the first `=`, trimming blanks
 /// and control characters at the end of the key only (`bs\x7f=4k` is `bs`).
 pub(crate) fn split_entry(text: &str) -> (&str, Option<&str>) {

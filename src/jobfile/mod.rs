@@ -9,7 +9,5 @@ pub(crate) mod parser;
 pub(crate) mod subst;
 
 pub use ast::JobFile;
-pub(crate) use ast::{Entry, Section};
-pub use loader::load;
-pub use loader::parse_bytes;
+pub use loader::{load, parse_bytes};
 pub(crate) use loader::{load_partial, parse_partial};

@@ -43,6 +43,7 @@ impl AggLog {
         self.samples.push(s);
     }
 
+    #[cfg(test)]
     pub(crate) fn samples(&self) -> &[AggSample] {
         &self.samples
     }

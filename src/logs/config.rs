@@ -78,11 +78,6 @@ impl LogConfig {
             PathBuf::from(format!("{prefix}_{}.log", kind.name()))
         }
     }
-
-    /// Every file this job writes, in the order of [`LogConfig::logs`].
-    pub(crate) fn paths(&self) -> Vec<PathBuf> {
-        self.logs.iter().map(|(k, p)| self.path(*k, p)).collect()
-    }
 }
 
 #[cfg(test)]

@@ -30,4 +30,3 @@ mod writer;
 
 pub(crate) use config::{LogConfig, LogKind};
 pub use writer::sink;
-pub(crate) use writer::{JobLogs, LogSink};

@@ -114,18 +114,6 @@ impl JobLogs {
         })
     }
 
-    /// Whether a log of `kind` is open.
-    #[inline]
-    pub(crate) fn has(&self, kind: LogKind) -> bool {
-        self.files[kind as usize].is_some()
-    }
-
-    /// Whether logs are averaged over `log_avg_msec` windows.
-    #[inline]
-    pub(crate) fn windowed(&self) -> bool {
-        self.cfg.avg_msec > 0
-    }
-
     /// One completed I/O: a value in each of the per-I/O logs it feeds
     /// (lat, clat, slat; bw and iops when not windowed), and the clat
     /// histogram row when one is due.

@@ -85,11 +85,6 @@ pub(crate) fn engine_options(engine: &str) -> impl Iterator<Item = &'static Opti
     OPTIONS.iter().filter(move |o| o.engines.contains(&engine))
 }
 
-/// The option `name` (name or alias, exact) of `engine`.
-pub(crate) fn lookup_engine_option(engine: &str, name: &str) -> Option<&'static OptionDef> {
-    engine_options(engine).find(|o| o.answers_to(name))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,7 +131,5 @@ mod tests {
             ]
         );
         assert_eq!(engine_options("sync").count(), 0);
-        let proto = lookup_engine_option("netsplice", "proto").expect("alias of protocol");
-        assert_eq!(proto.name, "protocol");
     }
 }

@@ -61,10 +61,6 @@ impl Settings {
         self.shared_len + self.own.len()
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub(crate) fn iter(
         &self,
     ) -> std::iter::Chain<std::slice::Iter<'_, Setting>, std::slice::Iter<'_, Setting>> {

@@ -12,10 +12,9 @@ pub(crate) mod suggest;
 pub(crate) mod table;
 pub(crate) mod value;
 
-pub use def::FioType;
-pub use def::Support;
-pub(crate) use def::{OptionDef, PosVal, Split, TimeUnit, ValueKind};
-pub(crate) use value::{parse_value, ParseCtx, Value, ValueError};
+pub(crate) use def::OptionDef;
+pub use def::{FioType, Support};
+pub(crate) use value::{parse_value, Value};
 
 /// Find an option by its exact name or alias (core and engine options of
 /// the table, then the profile options fio 3.33 also accepts); the first

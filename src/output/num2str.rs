@@ -6,7 +6,6 @@ pub(crate) enum Unit {
     None,
     Byte,
     BytePerSec,
-    Bit,
     BitPerSec,
 }
 
@@ -16,7 +15,6 @@ impl Unit {
             Unit::None => "",
             Unit::Byte => "B",
             Unit::BytePerSec => "B/s",
-            Unit::Bit => "bit",
             Unit::BitPerSec => "bit/s",
         }
     }
@@ -31,7 +29,7 @@ pub(crate) fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
     let mut num = match unit {
-        Unit::Bit | Unit::BitPerSec => num.wrapping_mul(8),
+        Unit::BitPerSec => num.wrapping_mul(8),
         _ => num,
     };
     let mut post = 0usize;

@@ -66,7 +66,6 @@ pub struct Frontend {
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
 /// (fio 3.33 itself starts to fail in its shared-memory setup).
 pub(crate) const MAX_JOBS: usize = 65_536;
-pub(crate) use super::files::MAX_FILES_PER_JOB;
 /// Files of all jobs together.
 pub(crate) const MAX_FILES: usize = 1 << 22;
 

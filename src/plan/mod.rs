@@ -13,11 +13,7 @@ pub(crate) mod spec;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use build::build;
-pub use build::Frontend;
 pub(crate) use build::SectionOutcome;
-pub(crate) use input::{CmdSection, Input};
-pub(crate) use resolve::Refusal;
-pub use spec::JobSpec;
-pub use spec::Plan;
-pub(crate) use spec::{Dir, FileSpec, Pattern};
+pub use build::{build, Frontend};
+pub(crate) use input::Input;
+pub use spec::{JobSpec, Plan};

@@ -12,6 +12,7 @@ pub struct Axmap {
 
 impl Axmap {
     /// A map of `nr_bits` free blocks.
+    #[cfg(test)]
     pub(crate) fn new(nr_bits: u64) -> Axmap {
         Axmap::try_new(nr_bits).expect("random map memory")
     }
@@ -60,12 +61,9 @@ impl Axmap {
     }
 
     /// Number of blocks.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> u64 {
         self.nr_bits
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.nr_bits == 0
     }
 
     /// Whether block `bit` is used (blocks past the end are free, as fio).

@@ -126,7 +126,7 @@ impl Lfsr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rand::FIO_RANDSEED;
+    use crate::rand::seeds::FIO_RANDSEED;
 
     /// fio 3.33 `--random_generator=lfsr`, 16 blocks, job 1.
     #[test]

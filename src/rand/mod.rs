@@ -38,10 +38,10 @@ mod zipf;
 
 pub(crate) use axmap::Axmap;
 pub(crate) use gauss::Gauss;
+pub(crate) use hash::hash_u64;
 pub use hash::jhash;
-pub(crate) use hash::{hash_u64, GOLDEN_RATIO_32, GOLDEN_RATIO_64};
 pub(crate) use lfsr::Lfsr;
-pub(crate) use seeds::{Generator, Seeds, Slot, FIO_RANDSEED, NR_SLOTS};
-pub(crate) use tausworthe::{FioRand, Taus258, Taus88};
+pub(crate) use seeds::{Generator, Seeds, Slot};
+pub(crate) use tausworthe::FioRand;
 pub(crate) use xorshift::Rng;
 pub use zipf::Zipf;

@@ -186,7 +186,7 @@ impl FioRand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rand::FIO_RANDSEED;
+    use crate::rand::seeds::FIO_RANDSEED;
 
     /// fio 3.33 `--rw=randread --size=64k --bs=4k --ioengine=null`, job 1:
     /// its first five blocks need no random map, so they are the raw draws.

@@ -152,11 +152,6 @@ impl DiskWatch {
         w
     }
 
-    /// Whether any device is watched (fio prints no disk section otherwise).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.disks.is_empty()
-    }
-
     fn add(&mut self, dir: PathBuf) -> Option<usize> {
         if let Some(i) = self.disks.iter().position(|d| d.dir == dir) {
             return Some(i);

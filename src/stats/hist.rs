@@ -205,6 +205,7 @@ impl LatHist {
     }
 
     /// Number of recorded latencies.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> u64 {
         self.total
     }

@@ -85,6 +85,7 @@ impl OptionList {
         self.ends.push((name_end, self.text.len() as u32));
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }

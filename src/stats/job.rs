@@ -8,7 +8,7 @@ use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::info::JobInfo;
-use super::lat::{LatAccum, LatSummary};
+use super::lat::LatAccum;
 use super::prio::ClatPrio;
 use super::thread::ThreadStats;
 
@@ -62,13 +62,6 @@ pub struct DirReport {
     pub iops_samples: LatAccum,
 }
 
-impl DirReport {
-    /// The completion latency summary, if any I/O was timed.
-    pub(crate) fn clat_summary(&self) -> Option<LatSummary> {
-        self.clat.summary()
-    }
-}
-
 /// Sync calls of one job.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SyncReport {
@@ -110,12 +103,7 @@ pub struct JobReport {
 
 impl JobReport {
     /// Build from what the thread of job `info` accumulated.
-    pub fn new(
-        info: JobInfo,
-        pid: u32,
-        layout: Option<Layout>,
-        ts: &ThreadStats,
-    ) -> JobReport {
+    pub fn new(info: JobInfo, pid: u32, layout: Option<Layout>, ts: &ThreadStats) -> JobReport {
         let dirs = std::array::from_fn(|d| {
             let (bytes, ios) = (ts.bytes[d], ts.ios[d]);
             // fio's update_runtime: only directions that moved data, ms
@@ -185,6 +173,7 @@ impl JobReport {
     }
 
     /// Whether the job moved any data (fio skips the job block otherwise).
+    #[cfg(test)]
     pub(crate) fn did_io(&self) -> bool {
         self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
     }

@@ -113,11 +113,6 @@ impl ThreadStats {
         self
     }
 
-    /// The settings in force.
-    pub(crate) fn config(&self) -> &StatsConfig {
-        &self.cfg
-    }
-
     /// The job thread starts its I/O (after layout and startdelay): set up
     /// histograms and log files, read the CPU usage. Allocates.
     pub fn job_started(&mut self) {
@@ -185,12 +180,6 @@ impl ThreadStats {
     #[cold]
     pub(crate) fn io_failed(&mut self, dir: usize) {
         self.ios[dir.min(2)] += 1;
-    }
-
-    /// An I/O of direction `dir` was dropped.
-    #[inline]
-    pub(crate) fn io_dropped(&mut self, dir: usize) {
-        self.drop_ios[dir.min(2)] += 1;
     }
 
     /// An error let through by `continue_on_error`.

@@ -56,9 +56,4 @@ mod line;
 mod monitor;
 mod states;
 
-pub(crate) use estimate::{eta_to_str, jobs_eta_sec};
-pub(crate) use jobs::{JobInfo, JobSnap, Units};
-pub(crate) use line::{JobsEta, Status};
-pub(crate) use monitor::{
-    monitor, stdout_is_tty, stdout_reader_gone, Outcome, Settings, StopOnDrop,
-};
+pub(crate) use monitor::{monitor, stdout_is_tty, Settings, StopOnDrop};

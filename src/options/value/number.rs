@@ -237,7 +237,6 @@ fn time_mult(suffix: &str) -> Option<u128> {
 fn default_time_mult(unit: TimeUnit) -> u128 {
     match unit {
         TimeUnit::Seconds => 1_000_000,
-        TimeUnit::Millis => 1_000,
         TimeUnit::Micros => 1,
     }
 }

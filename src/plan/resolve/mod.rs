@@ -41,10 +41,9 @@ pub(crate) mod think;
 pub(crate) mod verify;
 pub(crate) mod zones;
 
-pub(crate) use bs::{BlockOptions, Split};
-pub(crate) use buffers::{BufferOptions, WorkingSetOptions};
+pub(crate) use bs::BlockOptions;
 pub(crate) use exec::ExecOptions;
-pub(crate) use io::{ClockSource, ExitWhat, Fallocate, IoOptions};
+pub(crate) use io::IoOptions;
 pub(crate) use offsets::OffsetOptions;
 pub(crate) use placement::PlacementOptions;
 pub(crate) use random::SeedOptions;
