@@ -18,6 +18,11 @@
 //! The public surface is [`api`] (what the integration tests and the
 //! benchmarks drive), [`cli::main`] (the binary) and [`front_end_check`]
 //! (the fuzz target); the modules are private, their items `pub(crate)`.
+//! These docs are for rfio's own developers: read them with
+//! `cargo doc --document-private-items` (the public items link to private
+//! ones freely).
+
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod api;
 pub mod cli;

@@ -29,8 +29,8 @@
 //! The plan reads the option values once per job (`src/plan/engine.rs`)
 //! into an [`EngineSpec`]: the common options and the engine's variant of
 //! [`EngineOptions`]. A new engine touches its own file plus one line in
-//! [`ENGINES`] (and one variant of [`EngineOptions`] and its reading in the
-//! plan when it has options); `plan::engine`'s tests check that each
+//! [`ENGINES`](registry::ENGINES) (and one variant of [`EngineOptions`]
+//! and its reading in the plan when it has options); `plan::engine`'s tests check that each
 //! engine declares exactly the options of its fio table that rfio runs.
 
 mod buf;

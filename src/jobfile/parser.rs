@@ -91,7 +91,7 @@ fn is_comment_start(c: char) -> bool {
 
 /// `comment = ( ";" | "#" ), { any } ;`
 ///
-/// [`line`] drops a comment without parsing it (everything after
+/// [`line()`] drops a comment without parsing it (everything after
 /// [`content`]); the rule keeps its function, as every rule here has one.
 #[allow(dead_code)]
 pub(crate) fn comment(input: &str) -> IResult<&str, &str> {

@@ -9,7 +9,8 @@
 //! - `rate`, `think`: when the next I/O may go ([`RateOptions`],
 //!   [`ThinkOptions`]);
 //! - `bs`: how block sizes are drawn ([`BlockOptions`]);
-//! - `buffers`: what writes carry, dedupe working sets ([`BufferOptions`]);
+//! - `buffers`: what writes carry, dedupe working sets
+//!   ([`BufferOptions`](buffers::BufferOptions));
 //! - `zones`: strided zones ([`ZoneOptions`]);
 //! - `random`: how the job's generators are seeded ([`SeedOptions`]; each
 //!   job's seed table is `JobSpec::seeds`);
