@@ -19,7 +19,7 @@ pub enum Span {
 }
 
 impl Span {
-    pub fn file(path: &Arc<Path>, line: u32, col: u32) -> Span {
+    pub(crate) fn file(path: &Arc<Path>, line: u32, col: u32) -> Span {
         Span::File {
             path: Arc::clone(path),
             line,
@@ -45,14 +45,14 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn at(span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn at(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             span: Some(span),
             message: message.into(),
         }
     }
 
-    pub fn bare(message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn bare(message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             span: None,
             message: message.into(),
@@ -74,7 +74,7 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
-    pub fn push(&mut self, d: Diagnostic) {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
 
@@ -82,12 +82,12 @@ impl Diagnostics {
         self.0.is_empty()
     }
 
-    pub fn extend(&mut self, other: Diagnostics) {
+    pub(crate) fn extend(&mut self, other: Diagnostics) {
         self.0.extend(other.0);
     }
 
     /// `Ok(v)` when nothing was reported, else all the diagnostics.
-    pub fn into_result<T>(self, v: T) -> Result<T, Diagnostics> {
+    pub(crate) fn into_result<T>(self, v: T) -> Result<T, Diagnostics> {
         if self.0.is_empty() {
             Ok(v)
         } else {

@@ -14,18 +14,33 @@
 //!               ↔ ioengine
 //!             stats → output, logs
 //! ```
+//!
+//! The public surface is [`api`] (what the integration tests and the
+//! benchmarks drive), [`cli::main`] (the binary) and [`front_end_check`]
+//! (the fuzz target); the modules are private, their items `pub(crate)`.
+//! These docs are for rfio's own developers: read them with
+//! `cargo doc --document-private-items` (the public items link to private
+//! ones freely).
 
+#![allow(rustdoc::private_intra_doc_links)]
+
+pub mod api;
 pub mod cli;
-pub mod diag;
-pub mod ioengine;
-pub mod jobfile;
-pub mod logs;
-pub mod options;
-pub mod output;
-pub mod plan;
-pub mod rand;
-pub mod stats;
-pub mod workload;
+mod diag;
+mod ioengine;
+mod jobfile;
+mod logs;
+mod options;
+mod output;
+mod plan;
+mod rand;
+mod stats;
+// The workload is being rewritten on another branch; until it lands, its
+// leftover unused items (`offsets::setup_notes`; the re-exports
+// `SYNC_DEPTH_NOTE`, `MAX_RUN_JOBS`, `offsets::NextOffset`) are not
+// reported here. Remove this `allow` with that rewrite.
+#[allow(dead_code, unused_imports)]
+mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job
 /// banners) on `bytes` as if they were a job file, with and without

@@ -8,9 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rfio::cli::args;
-use rfio::jobfile::subst::Keywords;
-use rfio::stats::LatHist;
+use rfio::api::{parse_args, Args, Keywords, LatHist};
 
 /// One measured micro case.
 pub(crate) struct Micro {
@@ -42,12 +40,12 @@ fn parser(reps: usize) -> Micro {
     const JOBS: usize = 10_000;
     let text = jobs_text(JOBS);
     let keywords = Keywords::from_system();
-    let args = args::Args::default();
+    let args = Args::default();
     let t = median(reps, || {
         let start = Instant::now();
-        let file = rfio::jobfile::parse_bytes(Arc::from(Path::new("bench.fio")), text.as_bytes())
+        let file = rfio::api::parse_bytes(Arc::from(Path::new("bench.fio")), text.as_bytes())
             .expect("the generated job file parses");
-        let fe = rfio::plan::build(&args, std::slice::from_ref(&file), &keywords);
+        let fe = rfio::api::build_plan(&args, std::slice::from_ref(&file), &keywords);
         assert_eq!(fe.plan.jobs.len(), JOBS);
         black_box(fe);
         start.elapsed()
@@ -150,13 +148,13 @@ fn null_loop(reps: usize, iodepth: u32) -> Micro {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let args = args::parse(&argv).expect("valid command line");
-    let fe = rfio::plan::build(&args, &[], &Keywords::from_system());
+    let args = parse_args(&argv).expect("valid command line");
+    let fe = rfio::api::build_plan(&args, &[], &Keywords::from_system());
     assert!(fe.diags.is_empty(), "{}", fe.diags);
     let mut ios = 0;
     let t = median(reps, || {
         let start = Instant::now();
-        let report = rfio::workload::run(&fe.plan).expect("the null job runs");
+        let report = rfio::api::run(&fe.plan).expect("the null job runs");
         let t = start.elapsed();
         ios = report.jobs[0].dirs[0].ios;
         t

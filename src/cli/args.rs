@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::options::{suggest, table, FioType};
-pub use crate::plan::input::CmdSection;
+pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
 
 /// Whether a long option takes a value.
@@ -70,28 +70,16 @@ const FLAGS: &[(&str, HasArg)] = &[
 
 /// An output format of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Normal,
     Terse,
     Json,
     JsonPlus,
 }
 
-impl Format {
-    /// The name `--output-format` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Normal => "normal",
-            Format::Terse => "terse",
-            Format::Json => "json",
-            Format::JsonPlus => "json+",
-        }
-    }
-}
-
 /// When the ETA line is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Eta {
+pub(crate) enum Eta {
     #[default]
     Auto,
     Always,
@@ -100,7 +88,7 @@ pub enum Eta {
 
 /// What rfio was asked to do besides running jobs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Run,
     Version,
     Help,
@@ -111,31 +99,31 @@ pub enum Action {
 /// The whole command line, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Args {
-    pub action: Action,
-    pub output: Option<PathBuf>,
+    pub(crate) action: Action,
+    pub(crate) output: Option<PathBuf>,
     /// Formats in the order given; empty means normal.
-    pub formats: Vec<Format>,
-    pub terse_version: u8,
-    pub parse_only: bool,
-    pub showcmd: bool,
-    pub sections: Vec<String>,
-    pub readonly: bool,
-    pub eta: Eta,
-    pub eta_newline_ms: Option<u64>,
-    pub eta_interval_ms: Option<u64>,
-    pub status_interval_ms: Option<u64>,
-    pub warnings_fatal: bool,
-    pub bandwidth_log: bool,
+    pub(crate) formats: Vec<Format>,
+    pub(crate) terse_version: u8,
+    pub(crate) parse_only: bool,
+    pub(crate) showcmd: bool,
+    pub(crate) sections: Vec<String>,
+    pub(crate) readonly: bool,
+    pub(crate) eta: Eta,
+    pub(crate) eta_newline_ms: Option<u64>,
+    pub(crate) eta_interval_ms: Option<u64>,
+    pub(crate) status_interval_ms: Option<u64>,
+    pub(crate) warnings_fatal: bool,
+    pub(crate) bandwidth_log: bool,
     /// `--max-jobs`: read and ignored, as fio 3.33 ignores it; a run is
     /// refused past fio's fixed 4,088 jobs (the runner's `MAX_RUN_JOBS`)
     /// whatever this says.
-    pub max_jobs: Option<u64>,
-    pub aux_path: Option<PathBuf>,
-    pub debug: Option<String>,
-    pub cmd_sections: Vec<CmdSection>,
-    pub job_files: Vec<PathBuf>,
+    pub(crate) max_jobs: Option<u64>,
+    pub(crate) aux_path: Option<PathBuf>,
+    pub(crate) debug: Option<String>,
+    pub(crate) cmd_sections: Vec<CmdSection>,
+    pub(crate) job_files: Vec<PathBuf>,
     /// Flags accepted but not implemented by rfio (`--server`, ...).
-    pub unsupported: Vec<String>,
+    pub(crate) unsupported: Vec<String>,
 }
 
 impl Default for Args {

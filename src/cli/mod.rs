@@ -1,11 +1,11 @@
 //! The `rfio` command: read the command line and the job files, build the
 //! plan, then print, check or run it.
 
-pub mod args;
-pub mod eta;
-pub mod showcmd;
-pub mod signals;
-pub mod status;
+pub(crate) mod args;
+pub(crate) mod eta;
+pub(crate) mod showcmd;
+pub(crate) mod signals;
+pub(crate) mod status;
 
 use std::io::Write;
 use std::path::Path;
@@ -21,7 +21,7 @@ use crate::workload;
 use args::{Action, Args, Format};
 
 /// The fio release whose behaviour rfio reproduces.
-pub const FIO_VERSION: &str = "fio-3.33";
+pub(crate) const FIO_VERSION: &str = "fio-3.33";
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
@@ -44,7 +44,12 @@ pub fn main() -> i32 {
 }
 
 /// Everything `main` does, with the output streams passed in.
-pub fn run(argv: &[String], called_fio: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub(crate) fn run(
+    argv: &[String],
+    called_fio: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     match run_inner(argv, called_fio, out, err) {
         Ok(status) => status,
         // A closed stdout (`rfio ... | head`) is not an error for callers
@@ -374,7 +379,7 @@ fn is_default(s: &crate::options::jobopts::Setting) -> bool {
 }
 
 /// `--help`.
-pub fn usage() -> String {
+pub(crate) fn usage() -> String {
     format!(
         "{FIO_VERSION} compatible (rfio {})\n\
 rfio [options] [job options] <job file(s)>\n\

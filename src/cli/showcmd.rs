@@ -14,7 +14,7 @@ use crate::plan::{Frontend, SectionOutcome};
 
 /// The text fio prints on stdout for the valid values of every choice
 /// option that failed in `section` (empty when none did).
-pub fn valid_values_tables(section: &SectionOutcome) -> String {
+pub(crate) fn valid_values_tables(section: &SectionOutcome) -> String {
     section
         .errors
         .iter()
@@ -34,7 +34,7 @@ fn option(name: &str, value: Option<&str>) -> String {
 
 /// The `--showcmd` output for job file `file` (up to `stop`, where fio
 /// stopped reading it), and whether it failed.
-pub fn render_file(fe: &Frontend, file: usize, stop: Option<Stop>) -> (String, bool) {
+pub(crate) fn render_file(fe: &Frontend, file: usize, stop: Option<Stop>) -> (String, bool) {
     let mut out = String::new();
     let mut failed = stop.is_some();
     let sections = fe.sections.iter().filter(|s| s.file == Some(file));

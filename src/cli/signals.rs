@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use crate::workload::progress;
 
 /// The exit status of a run a signal stopped (fio's `exit_value = 128`).
-pub const SIGNALED_STATUS: i32 = 128;
+pub(crate) const SIGNALED_STATUS: i32 = 128;
 
 /// The first signal received, 0 for none.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
@@ -38,12 +38,12 @@ extern "C" fn on_usr1(_sig: libc::c_int) {
 }
 
 /// Whether a SIGUSR1 came since the last call (several count as one).
-pub fn take_status_request() -> bool {
+pub(crate) fn take_status_request() -> bool {
     STATUS_ASKED.swap(0, Ordering::SeqCst) > 0
 }
 
 /// The signal that stopped the run, if one did.
-pub fn received() -> Option<i32> {
+pub(crate) fn received() -> Option<i32> {
     match RECEIVED.load(Ordering::SeqCst) {
         0 => None,
         sig => Some(sig),
@@ -51,7 +51,7 @@ pub fn received() -> Option<i32> {
 }
 
 /// fio's message for signal `sig` (printed where the results go).
-pub fn message(sig: i32) -> String {
+pub(crate) fn message(sig: i32) -> String {
     format!("\nfio: terminating on signal {sig}\n")
 }
 
@@ -59,7 +59,7 @@ pub fn message(sig: i32) -> String {
 /// ignore before `main`: like fio, rfio then dies of SIGPIPE (status 141 in
 /// a shell) on its first write to a pipe nobody reads, instead of running
 /// on and exiting 0. For the `rfio` binary only, before anything is written.
-pub fn default_sigpipe() {
+pub(crate) fn default_sigpipe() {
     // SAFETY: setting a standard signal's disposition to SIG_DFL has no
     // memory preconditions.
     unsafe {
@@ -69,13 +69,13 @@ pub fn default_sigpipe() {
 
 /// rfio's handlers for SIGINT, SIGTERM and SIGUSR1; the ones before come
 /// back on drop.
-pub struct Handlers {
+pub(crate) struct Handlers {
     old: Vec<(libc::c_int, libc::sigaction)>,
 }
 
 impl Handlers {
     /// Install the handlers and forget any earlier signal or stop request.
-    pub fn install() -> Handlers {
+    pub(crate) fn install() -> Handlers {
         RECEIVED.store(0, Ordering::SeqCst);
         STATUS_ASKED.store(0, Ordering::SeqCst);
         progress::clear_stop();

@@ -43,11 +43,11 @@ use crate::stats::{DiskWatch, JobReport, RunReport};
 use crate::workload::{Log, Progress, StdLog};
 
 /// The longest a report waits for the running jobs' own reports.
-pub const SNAPSHOT_WAIT: Duration = Duration::from_millis(200);
+pub(crate) const SNAPSHOT_WAIT: Duration = Duration::from_millis(200);
 
 /// Where the reports go.
 #[derive(Debug, Clone, Copy)]
-pub enum Dest<'a> {
+pub(crate) enum Dest<'a> {
     /// Descriptor 1 (the main thread may hold Rust's stdout lock; it has
     /// flushed what it wrote).
     Stdout,
@@ -56,7 +56,7 @@ pub enum Dest<'a> {
 }
 
 impl Dest<'_> {
-    pub fn write(&self, text: &str) {
+    pub(crate) fn write(&self, text: &str) {
         match self {
             Dest::Stdout => StdLog.info(text),
             Dest::File(f) => {
@@ -68,7 +68,7 @@ impl Dest<'_> {
 }
 
 /// The reports of one run: when they are due and how they are made.
-pub struct StatusReports<'a> {
+pub(crate) struct StatusReports<'a> {
     plan: &'a Plan,
     formats: Formats,
     dest: Dest<'a>,
@@ -86,7 +86,7 @@ pub struct StatusReports<'a> {
 impl<'a> StatusReports<'a> {
     /// Reports of the run of `plan` that `progress` follows, in `formats`,
     /// to `dest`, every `interval_ms` if given (else only on SIGUSR1).
-    pub fn new(
+    pub(crate) fn new(
         plan: &'a Plan,
         progress: &Progress,
         formats: Formats,
@@ -110,7 +110,7 @@ impl<'a> StatusReports<'a> {
     /// Whether a periodic report is due `tick_ms` after the progress
     /// origin; the schedule moves on to the next multiple of the interval
     /// (reports missed while one was printed are skipped, not queued).
-    pub fn due(&mut self, tick_ms: u64) -> bool {
+    pub(crate) fn due(&mut self, tick_ms: u64) -> bool {
         let Some(every) = self.interval_ms else {
             return false;
         };
@@ -122,12 +122,12 @@ impl<'a> StatusReports<'a> {
     }
 
     /// When the next periodic report is due, ms after the progress origin.
-    pub fn next_ms(&self) -> Option<u64> {
+    pub(crate) fn next_ms(&self) -> Option<u64> {
         self.interval_ms.map(|_| self.next_ms)
     }
 
     /// Collect the jobs' reports and print them.
-    pub fn print(&self, progress: &Progress) {
+    pub(crate) fn print(&self, progress: &Progress) {
         let jobs = progress.collect(SNAPSHOT_WAIT);
         let now_ms = unix_ms();
         let started_ms = progress.genesis().map_or(self.started_ms, |g| {
@@ -145,7 +145,7 @@ impl<'a> StatusReports<'a> {
 
 /// The run report of the moment: the jobs' reports as collected (`None`,
 /// a job not started: zeros), named and grouped as in `plan`.
-pub fn interim_report(
+pub(crate) fn interim_report(
     plan: &Plan,
     jobs: Vec<Option<JobReport>>,
     started_ms: u64,

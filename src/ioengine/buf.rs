@@ -12,14 +12,14 @@ use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 /// The alignment of every I/O buffer: enough for `O_DIRECT` on 4 KiB sectors.
-pub const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 
 /// Buffers of this many bytes or more are mapped rather than taken from
 /// the heap (glibc's own default threshold for mapping an allocation).
-pub const MAP_FROM: usize = 128 * 1024;
+pub(crate) const MAP_FROM: usize = 128 * 1024;
 
 /// The system page size.
-pub fn page_size() -> usize {
+pub(crate) fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
@@ -28,6 +28,8 @@ pub fn page_size() -> usize {
 /// A zero-initialised byte buffer whose start is aligned to [`ALIGN`].
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
+    /// The usable length (only the unit tests look at the bytes).
+    #[cfg(test)]
     len: usize,
     memory: Memory,
 }
@@ -55,13 +57,13 @@ impl AlignedBuf {
 
     /// A buffer of `len` bytes whose start is aligned to `align` (a power
     /// of two; [`ALIGN`] at least).
-    pub fn with_align(len: usize, align: usize) -> AlignedBuf {
+    pub(crate) fn with_align(len: usize, align: usize) -> AlignedBuf {
         AlignedBuf::try_with_align(len, align).expect("I/O buffer memory")
     }
 
     /// As [`AlignedBuf::with_align`], `None` when the memory cannot be had
     /// (or `len` is beyond what an allocation may be).
-    pub fn try_with_align(len: usize, align: usize) -> Option<AlignedBuf> {
+    pub(crate) fn try_with_align(len: usize, align: usize) -> Option<AlignedBuf> {
         let layout = Layout::from_size_align(len.max(1), align.max(ALIGN)).ok()?;
         if layout.size() >= MAP_FROM {
             return AlignedBuf::map(layout);
@@ -71,6 +73,7 @@ impl AlignedBuf {
         let ptr = NonNull::new(raw)?;
         Some(AlignedBuf {
             ptr,
+            #[cfg(test)]
             len: layout.size(),
             memory: Memory::Heap(layout),
         })
@@ -108,13 +111,15 @@ impl AlignedBuf {
             // SAFETY: `skip + size <= len`: the start stays inside the
             // mapping, which is not at address 0.
             ptr: unsafe { NonNull::new_unchecked(start.add(skip)) },
+            #[cfg(test)]
             len: layout.size(),
             memory: Memory::Map { base, len },
         })
     }
 
     /// The whole buffer.
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    #[cfg(test)]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` points at `len` initialised bytes that we own:
         // zeroed by the allocator, or by the kernel for a mapping (an
         // anonymous mapping reads as zeros until written). `&mut self`
@@ -133,12 +138,9 @@ impl AlignedBuf {
         self.ptr.as_ptr()
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 

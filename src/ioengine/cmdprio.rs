@@ -39,24 +39,24 @@ use super::io::EngineError;
 use crate::rand::FioRand;
 
 /// `IOPRIO_CLASS_SHIFT`: the class is stored above the level.
-pub const CLASS_SHIFT: u16 = 13;
+pub(crate) const CLASS_SHIFT: u16 = 13;
 /// `IOPRIO_CLASS_RT`, `IOPRIO_CLASS_BE`.
-pub const CLASS_RT: u16 = 1;
-pub const CLASS_BE: u16 = 2;
+pub(crate) const CLASS_RT: u16 = 1;
+pub(crate) const CLASS_BE: u16 = 2;
 /// fio's `BSSPLIT_MAX`: entries per direction.
-pub const MAX_ENTRIES: usize = 64;
+pub(crate) const MAX_ENTRIES: usize = 64;
 /// Table slots per direction: the job's priority and one per entry.
-pub const MAX_SLOTS: usize = MAX_ENTRIES + 1;
+pub(crate) const MAX_SLOTS: usize = MAX_ENTRIES + 1;
 
 /// fio's `ioprio_value(class, level)`.
-pub const fn ioprio_value(class: u16, level: u16) -> u16 {
+pub(crate) const fn ioprio_value(class: u16, level: u16) -> u16 {
     class << CLASS_SHIFT | level
 }
 
 /// Why a job's command priority options cannot be used. fio notices these
 /// when the engine starts (the job fails with error 22); so does rfio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmdPrioError {
+pub(crate) enum CmdPrioError {
     /// Both `cmdprio_percentage` and `cmdprio_bssplit` are set.
     Exclusive,
     /// A split entry that is not `bs/perc` or `bs/perc/class/level`.
@@ -162,7 +162,7 @@ enum Mode {
 
 /// A job's command priority settings, resolved (fio's `struct cmdprio`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CmdPrio {
+pub(crate) struct CmdPrio {
     mode: Mode,
     /// Read, write.
     dirs: [DirPrio; 2],
@@ -176,51 +176,51 @@ pub struct CmdPrio {
 /// percent of them (1 to 100) at `prio`, or at the `cmdprio_class`/`cmdprio`
 /// priority when the entry gives none (fio's `split_parse_prio_ddir`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitEntry {
-    pub bs: u64,
-    pub perc: u32,
-    pub prio: Option<u16>,
+pub(crate) struct SplitEntry {
+    pub(crate) bs: u64,
+    pub(crate) perc: u32,
+    pub(crate) prio: Option<u16>,
 }
 
 /// A job's command priority options as the plan read them (fio's
 /// `struct cmdprio_options`), with the job's facts the tables need.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CmdPrioOptions {
+pub(crate) struct CmdPrioOptions {
     /// `cmdprio_percentage` (read, write).
-    pub percentage: [u32; 2],
+    pub(crate) percentage: [u32; 2],
     /// `cmdprio_class`: 0 when unset, which is the real-time class.
-    pub class: [u32; 2],
+    pub(crate) class: [u32; 2],
     /// `cmdprio` (the level).
-    pub level: [u32; 2],
+    pub(crate) level: [u32; 2],
     /// `cmdprio_bssplit`, when it is set: each direction's entries with a
     /// nonzero percentage (empty for a direction it leaves out), or why
     /// they cannot be used.
-    pub bssplit: Option<[Result<Vec<SplitEntry>, CmdPrioError>; 2]>,
+    pub(crate) bssplit: Option<[Result<Vec<SplitEntry>, CmdPrioError>; 2]>,
     /// The job's own priority (fio's `td->ioprio`, 0: none): slot 0.
-    pub job_ioprio: u16,
+    pub(crate) job_ioprio: u16,
     /// Whether the job reads, writes: a direction it does not do gets no
     /// table.
-    pub dirs: [bool; 2],
+    pub(crate) dirs: [bool; 2],
 }
 
 impl CmdPrioOptions {
     /// Whether the job asks for command priorities at all (a percentage or
     /// a split); otherwise it needs no generator seed.
-    pub fn used(&self) -> bool {
+    pub(crate) fn used(&self) -> bool {
         self.bssplit.is_some() || self.percentage.iter().any(|&p| p > 0)
     }
 }
 
 /// A job's command priorities as its engine gets them: `Ok(None)` when the
 /// job uses none, an error that fails the engine's start as in fio.
-pub type CmdPrioSetting = Result<Option<Box<CmdPrio>>, CmdPrioError>;
+pub(crate) type CmdPrioSetting = Result<Option<Box<CmdPrio>>, CmdPrioError>;
 
 impl CmdPrio {
     /// The tables of `o` (fio's `fio_cmdprio_init`): `Ok(None)` when the job
     /// uses none (no percentage and no split, or none for a direction it
     /// does). `seed` starts the job's priority generator; with
     /// `repeatable` (`randrepeat`) every loop starts it again.
-    pub fn new(
+    pub(crate) fn new(
         o: &CmdPrioOptions,
         seed: u64,
         repeatable: bool,
@@ -313,7 +313,7 @@ impl CmdPrio {
 
     /// The priority of each statistics slot of `dir` (0 read, 1 write);
     /// empty when the direction uses no command priorities.
-    pub fn slots(&self, dir: usize) -> &[u16] {
+    pub(crate) fn slots(&self, dir: usize) -> &[u16] {
         match self.dirs.get(dir) {
             Some(d) => &d.slots[..d.nslots as usize],
             None => &[],
@@ -380,13 +380,13 @@ impl IoPrios {
 /// The per-I/O decision of one engine instance (fio's
 /// `fio_cmdprio_set_ioprio` with the job's `prio_state`).
 #[derive(Debug, Clone)]
-pub struct Picker {
+pub(crate) struct Picker {
     cfg: CmdPrio,
     rng: FioRand,
 }
 
 impl Picker {
-    pub fn new(cfg: &CmdPrio) -> Picker {
+    pub(crate) fn new(cfg: &CmdPrio) -> Picker {
         Picker {
             cfg: *cfg,
             rng: FioRand::new(cfg.seed, false),
@@ -396,7 +396,7 @@ impl Picker {
     /// A new loop of the job: with `randrepeat` the generator starts
     /// again from its seed (fio re-seeds `prio_state` in
     /// `td_fill_rand_seeds`), so every loop picks the same I/Os.
-    pub fn new_loop(&mut self) {
+    pub(crate) fn new_loop(&mut self) {
         if self.cfg.repeatable {
             self.rng = FioRand::new(self.cfg.seed, false);
         }
@@ -407,7 +407,7 @@ impl Picker {
     /// (slot 0). Draws a random number only when the direction (and, for
     /// the split, the size) has a nonzero percentage.
     #[inline]
-    pub fn pick(&mut self, dir: usize, len: u64) -> Option<(u16, u8)> {
+    pub(crate) fn pick(&mut self, dir: usize, len: u64) -> Option<(u16, u8)> {
         let d = self.cfg.dirs.get(dir)?;
         match self.cfg.mode {
             Mode::Percentage => {

@@ -27,29 +27,29 @@ use super::io::{Completion, EngineError, FileId, FileTarget, Io, Queued};
 pub struct Caps {
     /// Every I/O completes inside `queue` (fio's `FIO_SYNCIO`): iodepth is
     /// capped at 1, with fio's note when the job asked for more.
-    pub is_sync: bool,
+    pub(crate) is_sync: bool,
     /// The engine does I/O to real files, which are laid out before the job
     /// (fio engines without `FIO_DISKLESSIO`).
-    pub needs_files: bool,
+    pub(crate) needs_files: bool,
     /// The engine accepts `IoDir::Trim`.
-    pub can_trim: bool,
+    pub(crate) can_trim: bool,
     /// Queued I/Os are submitted to the kernel in `commit` (submission
     /// latency is measured up to it); otherwise `queue` submits.
-    pub has_commit: bool,
+    pub(crate) has_commit: bool,
     /// No data moves (fio's `FIO_FAKEIO`): buffers are never read or
     /// written, and are not filled.
-    pub fake_io: bool,
+    pub(crate) fake_io: bool,
     /// The work is a file operation done when the file is opened (fio's
     /// `FIO_NOSTATS`: filecreate, filestat, filedelete).
-    pub file_op: bool,
+    pub(crate) file_op: bool,
     /// The engine cannot grow a file (fio's `FIO_NOEXTEND`): a writing
     /// job's files are laid out with data, as for a reading job.
-    pub no_extend: bool,
+    pub(crate) no_extend: bool,
 }
 
 impl Caps {
     /// A plain synchronous engine on files that can trim.
-    pub const SYNC_FILES: Caps = Caps {
+    pub(crate) const SYNC_FILES: Caps = Caps {
         is_sync: true,
         needs_files: true,
         can_trim: true,
@@ -61,7 +61,7 @@ impl Caps {
 
     /// An engine on files that queues I/O and submits it in `commit`
     /// (libaio, io_uring).
-    pub const QUEUED_FILES: Caps = Caps {
+    pub(crate) const QUEUED_FILES: Caps = Caps {
         is_sync: false,
         needs_files: true,
         can_trim: true,

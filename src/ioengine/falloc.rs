@@ -8,12 +8,12 @@ use super::files::{sync, Files};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
-pub struct Falloc {
+pub(crate) struct Falloc {
     files: Files,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
     needs_files: true,
     can_trim: true,
@@ -23,7 +23,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Falloc::default()))
 }
 

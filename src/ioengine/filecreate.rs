@@ -10,12 +10,12 @@ use super::files::open_fd;
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, OpenFlags, Queued};
 
 #[derive(Default)]
-pub struct FileCreate {
+pub(crate) struct FileCreate {
     fds: Vec<OwnedFd>,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
     needs_files: false,
     can_trim: true,
@@ -25,7 +25,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileCreate::default()))
 }
 

@@ -7,12 +7,12 @@ use super::files::cpath;
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 #[derive(Default)]
-pub struct FileDelete {
+pub(crate) struct FileDelete {
     opened: u32,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
     needs_files: true,
     can_trim: true,
@@ -22,7 +22,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(FileDelete::default()))
 }
 

@@ -16,10 +16,10 @@ const BLKFLSBUF: libc::c_ulong = 0x1261;
 
 /// One open file.
 #[derive(Debug)]
-pub struct OpenFile {
-    pub fd: OwnedFd,
+pub(crate) struct OpenFile {
+    pub(crate) fd: OwnedFd,
     /// A block device (trim is a discard, invalidation a buffer flush).
-    pub is_block: bool,
+    pub(crate) is_block: bool,
 }
 
 /// The files an engine has open, indexed by [`FileId`].
@@ -30,44 +30,50 @@ pub struct Files {
 
 impl Files {
     /// Open `target` as fio's `generic_open_file` does and remember it.
-    pub fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
+    pub(crate) fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
         let fd = open_fd(&target.path, target.flags, 0o644)?;
         self.push(fd)
     }
 
     /// Remember an already open descriptor.
-    pub fn push(&mut self, fd: OwnedFd) -> Result<FileId, EngineError> {
+    pub(crate) fn push(&mut self, fd: OwnedFd) -> Result<FileId, EngineError> {
         let is_block = is_block_fd(fd.as_raw_fd());
         self.files.push(OpenFile { fd, is_block });
         Ok(FileId(self.files.len() as u32 - 1))
     }
 
     #[inline]
-    pub fn get(&self, id: FileId) -> &OpenFile {
+    pub(crate) fn get(&self, id: FileId) -> &OpenFile {
         &self.files[id.0 as usize]
     }
 
     #[inline]
-    pub fn fd(&self, id: FileId) -> RawFd {
+    pub(crate) fn fd(&self, id: FileId) -> RawFd {
         self.files[id.0 as usize].fd.as_raw_fd()
     }
 
-    pub fn raw_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
+    pub(crate) fn raw_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
         self.files.iter().map(|f| f.fd.as_raw_fd())
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
     /// `posix_fadvise(DONTNEED)` on a file, `BLKFLSBUF` on a block device.
-    pub fn invalidate(&self, id: FileId) -> Result<(), i32> {
+    pub(crate) fn invalidate(&self, id: FileId) -> Result<(), i32> {
         let f = self.get(id);
         invalidate_fd(f.fd.as_raw_fd(), f.is_block)
     }
 
     /// `posix_fadvise(2)` of a region.
-    pub fn fadvise(&self, id: FileId, offset: u64, len: u64, advice: i32) -> Result<(), i32> {
+    pub(crate) fn fadvise(
+        &self,
+        id: FileId,
+        offset: u64,
+        len: u64,
+        advice: i32,
+    ) -> Result<(), i32> {
         // SAFETY: posix_fadvise only reads its integer arguments.
         let r = unsafe {
             libc::posix_fadvise(
@@ -85,14 +91,18 @@ impl Files {
     }
 
     /// Close everything.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.files.clear();
     }
 }
 
 /// Open `path` with `flags` (read-only or read-write, `O_DIRECT`, `O_SYNC`,
 /// `O_DSYNC`, `O_CREAT`), as fio's `generic_open_file`.
-pub fn open_fd(path: &Path, flags: OpenFlags, mode: libc::mode_t) -> Result<OwnedFd, EngineError> {
+pub(crate) fn open_fd(
+    path: &Path,
+    flags: OpenFlags,
+    mode: libc::mode_t,
+) -> Result<OwnedFd, EngineError> {
     let c = cpath(path).map_err(|e| EngineError::open(path, e))?;
     let mut oflags = libc::O_CLOEXEC;
     oflags |= if flags.write {
@@ -122,7 +132,7 @@ pub fn open_fd(path: &Path, flags: OpenFlags, mode: libc::mode_t) -> Result<Owne
 }
 
 /// `path` as a C string (errno `EINVAL` for an inner NUL).
-pub fn cpath(path: &Path) -> Result<CString, i32> {
+pub(crate) fn cpath(path: &Path) -> Result<CString, i32> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| libc::EINVAL)
 }
 
@@ -135,7 +145,7 @@ fn is_block_fd(fd: RawFd) -> bool {
 }
 
 /// Drop cached pages of `fd`.
-pub fn invalidate_fd(fd: RawFd, is_block: bool) -> Result<(), i32> {
+pub(crate) fn invalidate_fd(fd: RawFd, is_block: bool) -> Result<(), i32> {
     if is_block {
         // SAFETY: BLKFLSBUF takes no argument besides the descriptor.
         let r = unsafe { libc::ioctl(fd, BLKFLSBUF, 0) };
@@ -152,7 +162,7 @@ pub fn invalidate_fd(fd: RawFd, is_block: bool) -> Result<(), i32> {
 
 /// Trim `len` bytes at `offset`: a discard on a block device, a punched
 /// hole in a regular file (the file keeps its size).
-pub fn trim(file: &OpenFile, offset: u64, len: usize) -> IoResult {
+pub(crate) fn trim(file: &OpenFile, offset: u64, len: usize) -> IoResult {
     let fd = file.fd.as_raw_fd();
     if file.is_block {
         let range: [u64; 2] = [offset, len as u64];
@@ -177,7 +187,7 @@ pub fn trim(file: &OpenFile, offset: u64, len: usize) -> IoResult {
 }
 
 /// `fsync(2)` or `fdatasync(2)`.
-pub fn sync(fd: RawFd, dir: IoDir) -> IoResult {
+pub(crate) fn sync(fd: RawFd, dir: IoDir) -> IoResult {
     // SAFETY: both calls only take the descriptor.
     let r = unsafe {
         if dir == IoDir::DataSync {
@@ -195,7 +205,7 @@ pub fn sync(fd: RawFd, dir: IoDir) -> IoResult {
 
 /// A `read`/`write`-style return value as an [`IoResult`].
 #[inline]
-pub fn ret(r: isize) -> IoResult {
+pub(crate) fn ret(r: isize) -> IoResult {
     if r < 0 {
         Err(errno())
     } else {
@@ -206,7 +216,7 @@ pub fn ret(r: isize) -> IoResult {
 /// The non-data directions every sync engine handles the same way; `None`
 /// for reads and writes.
 #[inline]
-pub fn non_data(
+pub(crate) fn non_data(
     files: &Files,
     file: FileId,
     dir: IoDir,

@@ -6,13 +6,13 @@ use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
-pub struct FileStat {
+pub(crate) struct FileStat {
     stat_type: StatType,
     opened: u32,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
     needs_files: true,
     can_trim: true,
@@ -24,7 +24,7 @@ pub const CAPS: Caps = Caps {
 
 /// filestat's `stat_type`: the call that "opens" a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StatType {
+pub(crate) enum StatType {
     #[default]
     Stat,
     Lstat,
@@ -33,14 +33,14 @@ pub enum StatType {
 
 /// filestat's own options (fio's `options[]` of `engines/filestat.c`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FileStatOptions {
-    pub stat_type: StatType,
+pub(crate) struct FileStatOptions {
+    pub(crate) stat_type: StatType,
 }
 
 /// The fio names of [`FileStatOptions`].
-pub const OPTIONS: &[&str] = &["stat_type"];
+pub(crate) const OPTIONS: &[&str] = &["stat_type"];
 
-pub fn new(
+pub(crate) fn new(
     _common: &CommonOptions,
     opts: &FileStatOptions,
     _mem: IoMem,

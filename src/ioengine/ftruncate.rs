@@ -7,12 +7,12 @@ use super::files::{sync, Files};
 use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
-pub struct Ftruncate {
+pub(crate) struct Ftruncate {
     files: Files,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
     needs_files: true,
     can_trim: false,
@@ -22,7 +22,7 @@ pub const CAPS: Caps = Caps {
     no_extend: false,
 };
 
-pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Ftruncate::default()))
 }
 

@@ -18,14 +18,14 @@ pub enum IoDir {
 
 impl IoDir {
     /// Whether this moves (or discards) data, i.e. is counted as an I/O.
-    pub fn is_data(self) -> bool {
+    pub(crate) fn is_data(self) -> bool {
         matches!(self, IoDir::Read | IoDir::Write | IoDir::Trim)
     }
 }
 
 /// An opened file of an engine (index into the engine's own table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileId(pub u32);
+pub struct FileId(pub(crate) u32);
 
 /// One I/O unit, as handed to [`IoEngine::queue`](crate::ioengine::IoEngine::queue).
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +45,7 @@ pub struct Io {
 }
 
 /// The outcome of one I/O: bytes transferred, or the errno.
-pub type IoResult = Result<usize, i32>;
+pub(crate) type IoResult = Result<usize, i32>;
 
 /// What [`IoEngine::queue`](crate::ioengine::IoEngine::queue) did with an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub enum Queued {
 /// One completion read back with [`IoEngine::event`](crate::ioengine::IoEngine::event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {
-    pub token: u32,
+    pub(crate) token: u32,
     pub result: IoResult,
 }
 
@@ -69,16 +69,16 @@ pub struct Completion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct OpenFlags {
     /// `direct=1`: `O_DIRECT`, buffers and offsets must be aligned.
-    pub direct: bool,
+    pub(crate) direct: bool,
     /// The job writes or trims (open read-write rather than read-only).
-    pub write: bool,
+    pub(crate) write: bool,
     /// `sync=sync`: `O_SYNC`.
-    pub sync: bool,
+    pub(crate) sync: bool,
     /// `sync=dsync`: `O_DSYNC`.
-    pub dsync: bool,
+    pub(crate) dsync: bool,
     /// Create the file if it does not exist (`create_on_open`, or a write
     /// job whose file was not laid out).
-    pub create: bool,
+    pub(crate) create: bool,
 }
 
 /// A file to open, as [`IoEngine::open`](crate::ioengine::IoEngine::open) receives it.
@@ -108,7 +108,7 @@ impl IoMem {
         units: 0,
     };
 
-    pub fn unit_ptr(&self, i: usize) -> *mut u8 {
+    pub(crate) fn unit_ptr(&self, i: usize) -> *mut u8 {
         debug_assert!(i < self.units);
         // SAFETY (of the arithmetic): the pool holds `units * unit` bytes.
         self.base.wrapping_add(i * self.unit)
@@ -119,14 +119,14 @@ impl IoMem {
 /// in its message (`open(/path)`, `io_queue_init`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineError {
-    pub errno: i32,
-    pub func: String,
+    pub(crate) errno: i32,
+    pub(crate) func: String,
     /// Extra words for the user (a missing kernel feature, …).
-    pub detail: Option<String>,
+    pub(crate) detail: Option<String>,
 }
 
 impl EngineError {
-    pub fn new(errno: i32, func: impl Into<String>) -> EngineError {
+    pub(crate) fn new(errno: i32, func: impl Into<String>) -> EngineError {
         EngineError {
             errno,
             func: func.into(),
@@ -134,17 +134,17 @@ impl EngineError {
         }
     }
 
-    pub fn last_os(func: impl Into<String>) -> EngineError {
+    pub(crate) fn last_os(func: impl Into<String>) -> EngineError {
         EngineError::new(errno(), func)
     }
 
-    pub fn with_detail(mut self, detail: impl Into<String>) -> EngineError {
+    pub(crate) fn with_detail(mut self, detail: impl Into<String>) -> EngineError {
         self.detail = Some(detail.into());
         self
     }
 
     /// For an `open` failure: fio's `open(PATH)`.
-    pub fn open(path: &Path, errno: i32) -> EngineError {
+    pub(crate) fn open(path: &Path, errno: i32) -> EngineError {
         EngineError::new(errno, format!("open({})", path.display()))
     }
 }
@@ -163,7 +163,7 @@ impl std::fmt::Display for EngineError {
 }
 
 /// The calling thread's `errno`.
-pub fn errno() -> i32 {
+pub(crate) fn errno() -> i32 {
     std::io::Error::last_os_error()
         .raw_os_error()
         .unwrap_or(libc::EIO)

@@ -24,7 +24,7 @@ use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
-pub struct Uring {
+pub(crate) struct Uring {
     ring: IoUring,
     files: Files,
     registered_files: bool,
@@ -52,28 +52,28 @@ fn missing(feature: &str, why: &str) -> EngineError {
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps::QUEUED_FILES;
+pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;
 
 /// io_uring's own options (fio's `options[]` of `engines/io_uring.c` that
 /// rfio runs with).
 #[derive(Debug, Clone, PartialEq)]
-pub struct UringOptions {
+pub(crate) struct UringOptions {
     /// `hipri`: a polled (`IORING_SETUP_IOPOLL`) ring.
-    pub hipri: bool,
+    pub(crate) hipri: bool,
     /// `fixedbufs`: the buffer pool is registered, reads and writes are
     /// `READ_FIXED`/`WRITE_FIXED`.
-    pub fixedbufs: bool,
+    pub(crate) fixedbufs: bool,
     /// `registerfiles`: fixed file indices.
-    pub registerfiles: bool,
+    pub(crate) registerfiles: bool,
     /// `sqthread_poll`: a kernel submission thread, pinned to
     /// `sqthread_poll_cpu` when that is set.
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
+    pub(crate) sqthread_poll: bool,
+    pub(crate) sqthread_poll_cpu: Option<u32>,
     /// `nonvectored`: 1 plain `READ`/`WRITE`, 0 `READV`/`WRITEV`, -1
     /// (unset) whatever the kernel has.
-    pub nonvectored: i32,
+    pub(crate) nonvectored: i32,
     /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
-    pub cmdprio: CmdPrioSetting,
+    pub(crate) cmdprio: CmdPrioSetting,
 }
 
 impl Default for UringOptions {
@@ -91,7 +91,7 @@ impl Default for UringOptions {
 }
 
 /// The fio names of [`UringOptions`].
-pub const OPTIONS: &[&str] = &[
+pub(crate) const OPTIONS: &[&str] = &[
     "hipri",
     "cmdprio_percentage",
     "cmdprio_class",
@@ -104,7 +104,7 @@ pub const OPTIONS: &[&str] = &[
     "nonvectored",
 ];
 
-pub fn new(
+pub(crate) fn new(
     common: &CommonOptions,
     opts: &UringOptions,
     mem: IoMem,

@@ -71,7 +71,7 @@ struct AioRing {
 
 const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
 
-pub struct Libaio {
+pub(crate) struct Libaio {
     ctx: AioContext,
     files: Files,
     /// One iocb per token; the kernel reads it during `io_submit`.
@@ -90,17 +90,17 @@ pub struct Libaio {
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps::QUEUED_FILES;
+pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;
 
 /// libaio's own options (fio's `options[]` of `engines/libaio.c` that rfio
 /// runs with).
 #[derive(Debug, Clone, PartialEq)]
-pub struct LibaioOptions {
+pub(crate) struct LibaioOptions {
     /// `userspace_reap`: read completions from the kernel's ring when the
     /// caller does not wait.
-    pub userspace_reap: bool,
+    pub(crate) userspace_reap: bool,
     /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
-    pub cmdprio: CmdPrioSetting,
+    pub(crate) cmdprio: CmdPrioSetting,
 }
 
 impl Default for LibaioOptions {
@@ -113,7 +113,7 @@ impl Default for LibaioOptions {
 }
 
 /// The fio names of [`LibaioOptions`].
-pub const OPTIONS: &[&str] = &[
+pub(crate) const OPTIONS: &[&str] = &[
     "userspace_reap",
     "cmdprio_percentage",
     "cmdprio_class",
@@ -121,7 +121,7 @@ pub const OPTIONS: &[&str] = &[
     "cmdprio_bssplit",
 ];
 
-pub fn new(
+pub(crate) fn new(
     common: &CommonOptions,
     opts: &LibaioOptions,
     _mem: IoMem,

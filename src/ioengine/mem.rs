@@ -24,7 +24,7 @@ use super::buf::{page_size, AlignedBuf};
 /// fio's memory types (`enum fio_memtype`), without `cudamalloc`, which a
 /// fio built without CUDA does not offer either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemKind {
+pub(crate) enum MemKind {
     Malloc,
     Shm,
     ShmHuge,
@@ -35,7 +35,7 @@ pub enum MemKind {
 
 impl MemKind {
     /// The kind called `name` in `mem=`.
-    pub fn from_name(name: &str) -> Option<MemKind> {
+    pub(crate) fn from_name(name: &str) -> Option<MemKind> {
         Some(match name {
             "malloc" => MemKind::Malloc,
             "shm" => MemKind::Shm,
@@ -49,7 +49,7 @@ impl MemKind {
 
     /// Whether `mem=KIND:FILE` maps FILE (fio reads the postfix only for
     /// these).
-    pub fn takes_file(self) -> bool {
+    pub(crate) fn takes_file(self) -> bool {
         matches!(
             self,
             MemKind::Mmap | MemKind::MmapHuge | MemKind::MmapShared
@@ -63,15 +63,15 @@ impl MemKind {
 
 /// How a job's buffer memory is had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemSpec {
-    pub kind: MemKind,
+pub(crate) struct MemSpec {
+    pub(crate) kind: MemKind,
     /// `mem=mmap:FILE` (and `mmaphuge`, `mmapshared`).
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// `hugepage-size`: the huge kinds round their size up to it.
-    pub hugepage_size: u64,
+    pub(crate) hugepage_size: u64,
     /// `iomem_align`: the first buffer starts this many bytes after a page
     /// boundary.
-    pub align: usize,
+    pub(crate) align: usize,
 }
 
 impl Default for MemSpec {
@@ -87,15 +87,15 @@ impl Default for MemSpec {
 
 /// Why the memory could not be had, as fio reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemError {
-    pub errno: i32,
+pub(crate) struct MemError {
+    pub(crate) errno: i32,
     /// fio's `td_verror` place (`memory.c:170`).
-    pub src: &'static str,
+    pub(crate) src: &'static str,
     /// fio's `td_verror` function (`mmap`, `shmget`, `open mmap file`).
-    pub func: &'static str,
+    pub(crate) func: &'static str,
     /// The lines fio logs on stderr besides (`fio: no huge pages
     /// available, ...`), newline included.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl MemError {
@@ -118,7 +118,7 @@ impl MemError {
 
 /// A job's I/O memory: `len` usable bytes from [`IoMemory::as_mut_ptr`],
 /// zeroed (or, for `mem=mmap:FILE` of a file that held data, that data).
-pub struct IoMemory {
+pub(crate) struct IoMemory {
     start: NonNull<u8>,
     len: usize,
     /// Owns the memory; freed when dropped.
@@ -163,7 +163,7 @@ impl IoMemory {
     /// Allocate `len` usable bytes as `spec` says (fio's `init_io_u` sizing:
     /// `iomem_align` adds a page and the offset; the huge kinds round the
     /// total up to `hugepage-size` with fio's mask arithmetic).
-    pub fn allocate(spec: &MemSpec, len: usize) -> Result<IoMemory, MemError> {
+    pub(crate) fn allocate(spec: &MemSpec, len: usize) -> Result<IoMemory, MemError> {
         let page = page_size();
         // fio's own failure for buffer memory it cannot have.
         let no_memory = || MemError::errno("memory.c:332", "iomem allocation", libc::ENOMEM);
@@ -223,7 +223,7 @@ impl IoMemory {
     }
 
     /// The usable bytes.
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: `start` points at `len` initialised bytes inside the
         // allocation this value owns (zeroed by the allocator, the kernel or
         // the mapped file), and `&mut self` makes this the only reference.
@@ -231,16 +231,13 @@ impl IoMemory {
     }
 
     /// The first usable byte, for engines that hand buffers to the kernel.
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
         self.start.as_ptr()
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 

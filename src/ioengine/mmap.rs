@@ -16,7 +16,7 @@ struct Mapped {
     len: usize,
 }
 
-pub struct Mmap {
+pub(crate) struct Mmap {
     maps: Vec<Mapped>,
     /// `direct=1`: every transfer is synced and its pages dropped, the
     /// closest a mapping gets to O_DIRECT (fio does the same).
@@ -24,12 +24,12 @@ pub struct Mmap {
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     no_extend: true,
     ..Caps::SYNC_FILES
 };
 
-pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Mmap {
         maps: Vec::new(),
         direct: common.direct,

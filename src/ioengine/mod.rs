@@ -29,8 +29,8 @@
 //! The plan reads the option values once per job (`src/plan/engine.rs`)
 //! into an [`EngineSpec`]: the common options and the engine's variant of
 //! [`EngineOptions`]. A new engine touches its own file plus one line in
-//! [`ENGINES`] (and one variant of [`EngineOptions`] and its reading in the
-//! plan when it has options); `plan::engine`'s tests check that each
+//! [`ENGINES`](registry::ENGINES) (and one variant of [`EngineOptions`]
+//! and its reading in the plan when it has options); `plan::engine`'s tests check that each
 //! engine declares exactly the options of its fio table that rfio runs.
 
 mod buf;
@@ -58,15 +58,19 @@ mod pvsync2;
 mod sync;
 mod vsync;
 
-pub use buf::{page_size, AlignedBuf, ALIGN};
-pub use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
-pub use engine::{Caps, CommonOptions, IoEngine};
-pub use filestat::{FileStatOptions, StatType};
-pub use io::{
-    Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, OpenFlags, Queued,
-};
-pub use io_uring::UringOptions;
-pub use libaio::LibaioOptions;
-pub use mem::{IoMemory, MemError, MemKind, MemSpec};
-pub use pvsync2::Pvsync2Options;
-pub use registry::{lookup, EngineDef, EngineOptions, EngineSpec, ENGINES};
+pub use buf::AlignedBuf;
+pub(crate) use buf::ALIGN;
+pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
+pub use engine::CommonOptions;
+pub(crate) use engine::{Caps, IoEngine};
+pub(crate) use filestat::{FileStatOptions, StatType};
+pub(crate) use io::{EngineError, FileId, IoResult};
+pub use io::{FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
+pub(crate) use io_uring::UringOptions;
+pub(crate) use libaio::LibaioOptions;
+pub(crate) use mem::{IoMemory, MemKind, MemSpec};
+pub(crate) use pvsync2::Pvsync2Options;
+#[cfg(test)]
+pub(crate) use registry::ENGINES;
+pub use registry::{lookup, EngineSpec};
+pub(crate) use registry::{EngineDef, EngineOptions};

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
 
-pub struct Null {
+pub(crate) struct Null {
     sync: bool,
     /// Tokens queued since the last commit, then the committed ones.
     tokens: Box<[u32]>,
@@ -21,7 +21,7 @@ pub struct Null {
 
 /// What the null engine can do: it is synchronous at iodepth 1 only
 /// (fio's `fio_null_init` sets `FIO_SYNCIO` then).
-pub fn caps(common: &CommonOptions) -> Caps {
+pub(crate) fn caps(common: &CommonOptions) -> Caps {
     caps_for(common.iodepth <= 1)
 }
 
@@ -37,7 +37,7 @@ fn caps_for(sync: bool) -> Caps {
     }
 }
 
-pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = common.iodepth.max(1) as usize;
     Ok(Box::new(Null {
         sync: depth == 1,

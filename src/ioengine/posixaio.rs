@@ -14,7 +14,7 @@ use super::io::{
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
 const SUSPEND_ENTRIES: usize = 8;
 
-pub struct PosixAio {
+pub(crate) struct PosixAio {
     files: Files,
     /// One control block per token; glibc reads it until completion.
     cbs: Box<[libc::aiocb]>,
@@ -25,13 +25,13 @@ pub struct PosixAio {
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps {
+pub(crate) const CAPS: Caps = Caps {
     // each aio_read/aio_write is submitted as it is queued
     has_commit: false,
     ..Caps::QUEUED_FILES
 };
 
-pub fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     let depth = common.iodepth.max(1) as usize;
     // SAFETY: an all-zero aiocb is the documented initial state.
     let zero: libc::aiocb = unsafe { std::mem::zeroed() };

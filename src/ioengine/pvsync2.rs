@@ -6,27 +6,27 @@ use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
 use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
-pub struct Pvsync2 {
+pub(crate) struct Pvsync2 {
     files: Files,
     /// `RWF_*` flags of every transfer.
     rwf: libc::c_int,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps::SYNC_FILES;
+pub(crate) const CAPS: Caps = Caps::SYNC_FILES;
 
 /// pvsync2's own options (fio's `options[]` of `engines/sync.c` that rfio
 /// runs with).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Pvsync2Options {
+pub(crate) struct Pvsync2Options {
     /// `hipri`: `RWF_HIPRI` on every transfer.
-    pub hipri: bool,
+    pub(crate) hipri: bool,
 }
 
 /// The fio names of [`Pvsync2Options`].
-pub const OPTIONS: &[&str] = &["hipri"];
+pub(crate) const OPTIONS: &[&str] = &["hipri"];
 
-pub fn new(
+pub(crate) fn new(
     _common: &CommonOptions,
     opts: &Pvsync2Options,
     _mem: IoMem,

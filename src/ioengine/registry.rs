@@ -23,23 +23,25 @@ use super::{
 /// One engine rfio can run.
 pub struct EngineDef {
     /// fio's name (`ioengine=`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The engine's own options by fio's name (those of its `.options`
     /// table that rfio runs with): the plan resolves them into the
-    /// engine's variant of [`EngineOptions`].
-    pub options: &'static [&'static str],
+    /// engine's variant of [`EngineOptions`]. Only the tests read it: they
+    /// hold each engine's declaration to the option table.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) options: &'static [&'static str],
     /// What it can do with a job's options, known without starting it.
-    pub caps: fn(&EngineSpec) -> Caps,
+    pub(crate) caps: fn(&EngineSpec) -> Caps,
     /// Start an instance for one job thread, on the job's buffer pool.
     pub new: fn(&EngineSpec, IoMem) -> Started,
 }
 
 /// A started engine instance, or why it could not start.
-pub type Started = Result<Box<dyn IoEngine>, EngineError>;
+pub(crate) type Started = Result<Box<dyn IoEngine>, EngineError>;
 
 /// An engine's own options, by engine (fio's per-engine `.options`).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub enum EngineOptions {
+pub(crate) enum EngineOptions {
     /// The engine has no options of its own, or takes its defaults.
     #[default]
     None,
@@ -54,13 +56,13 @@ pub enum EngineOptions {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EngineSpec {
     pub common: CommonOptions,
-    pub options: EngineOptions,
+    pub(crate) options: EngineOptions,
 }
 
 impl EngineSpec {
     /// The job's command priorities (`cmdprio_*`), when its engine takes
     /// them and they are usable.
-    pub fn cmdprio(&self) -> Option<&CmdPrio> {
+    pub(crate) fn cmdprio(&self) -> Option<&CmdPrio> {
         let setting = match &self.options {
             EngineOptions::IoUring(o) => &o.cmdprio,
             EngineOptions::Libaio(o) => &o.cmdprio,
@@ -109,7 +111,7 @@ macro_rules! engine {
 }
 
 /// Every engine rfio runs, in fio's registration order.
-pub static ENGINES: &[EngineDef] = &[
+pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("mmap", mmap),
     engine!("sync", sync),
     engine!("psync", psync),

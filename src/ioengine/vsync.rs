@@ -6,14 +6,14 @@ use super::files::{non_data, ret, Files};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
 
 #[derive(Default)]
-pub struct Vsync {
+pub(crate) struct Vsync {
     files: Files,
 }
 
 /// What this engine can do.
-pub const CAPS: Caps = Caps::SYNC_FILES;
+pub(crate) const CAPS: Caps = Caps::SYNC_FILES;
 
-pub fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Vsync::default()))
 }
 

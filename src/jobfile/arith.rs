@@ -16,13 +16,13 @@
 
 /// How numbers inside an expression are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Plain decimal integers, as `bc` reads them.
     Bc,
 }
 
 /// Evaluate `text` as a whole expression.
-pub fn eval(text: &str, mode: Mode) -> Result<i64, String> {
+pub(crate) fn eval(text: &str, mode: Mode) -> Result<i64, String> {
     eval_with(text, &|atom: &str| match mode {
         Mode::Bc => atom
             .parse::<i64>()
@@ -32,7 +32,10 @@ pub fn eval(text: &str, mode: Mode) -> Result<i64, String> {
 
 /// Evaluate `text`, reading each number (digits and the letters after them)
 /// with `atom`.
-pub fn eval_with(text: &str, atom: &dyn Fn(&str) -> Result<i64, String>) -> Result<i64, String> {
+pub(crate) fn eval_with(
+    text: &str,
+    atom: &dyn Fn(&str) -> Result<i64, String>,
+) -> Result<i64, String> {
     let mut p = Parser {
         s: text.as_bytes(),
         pos: 0,

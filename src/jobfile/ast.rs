@@ -13,38 +13,38 @@ pub struct JobFile {
     pub path: Arc<Path>,
     pub sections: Vec<Section>,
     /// When the file has errors: where fio would have stopped reading it.
-    pub stop: Option<Stop>,
+    pub(crate) stop: Option<Stop>,
 }
 
 /// Where the first error of a job file is, as fio's `--showcmd` shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stop {
+pub(crate) struct Stop {
     /// Sections read wholly before the first error.
-    pub good_sections: usize,
+    pub(crate) good_sections: usize,
     /// Set when the error is inside section number `good_sections`.
-    pub partial: Option<Partial>,
+    pub(crate) partial: Option<Partial>,
 }
 
 /// The section the first error is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Partial {
+pub(crate) struct Partial {
     /// Entries read before the error (the section holds only these).
-    pub kept: usize,
+    pub(crate) kept: usize,
     /// fio still applies and prints them (after a failed `include`).
-    pub show_options: bool,
+    pub(crate) show_options: bool,
 }
 
 /// `[name]` and the entries below it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
     pub name: String,
-    pub span: Span,
+    pub(crate) span: Span,
     pub entries: Vec<Entry>,
 }
 
 impl Section {
     /// fio treats every section whose name starts with `global` as global.
-    pub fn is_global(&self) -> bool {
+    pub(crate) fn is_global(&self) -> bool {
         self.name.starts_with("global")
     }
 }
@@ -54,25 +54,12 @@ impl Section {
 pub struct Entry {
     /// The whole entry as written (what fio quotes in "Bad option <...>").
     pub text: String,
-    pub span: Span,
-}
-
-impl Entry {
-    /// The option name: the text before the first `=`, trailing blanks removed.
-    pub fn key(&self) -> &str {
-        split_entry(&self.text).0
-    }
-
-    /// The value: everything after the first `=`, leading blanks kept (fio
-    /// keeps them), or `None` for a bare option.
-    pub fn value(&self) -> Option<&str> {
-        split_entry(&self.text).1
-    }
+    pub(crate) span: Span,
 }
 
 /// Split `key=value` the way fio does: at the first `=`, trimming blanks
 /// and control characters at the end of the key only (`bs\x7f=4k` is `bs`).
-pub fn split_entry(text: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_entry(text: &str) -> (&str, Option<&str>) {
     match text.split_once('=') {
         Some((k, v)) => (k.trim_end_matches(super::parser::is_blank), Some(v)),
         None => (text, None),

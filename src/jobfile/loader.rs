@@ -13,12 +13,12 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
-pub const MAX_LINE: usize = 8191;
+pub(crate) const MAX_LINE: usize = 8191;
 
 /// How deep includes may nest. A cycle is found by the files being read,
 /// whatever the depth; this only bounds the recursion (fio itself nests
 /// until it runs out of file descriptors, some ten thousand deep).
-pub const MAX_INCLUDE_DEPTH: usize = 1000;
+pub(crate) const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// Read and parse the job file at `path` (`-` is standard input).
 pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
@@ -28,7 +28,7 @@ pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
 
 /// Read the job file at `path` and parse what can be parsed (see
 /// [`parse_partial`]); fails only when the file cannot be read.
-pub fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> {
+pub(crate) fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> {
     let shown: Arc<Path> = Arc::from(path);
     let bytes = if path == Path::new("-") {
         read_limited(std::io::stdin().lock()).map_err(|e| {
@@ -51,7 +51,7 @@ pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics
 
 /// Parse what can be parsed: the tree (with `stop` set when there were
 /// errors) and every problem found.
-pub fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
+pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
     let mut cx = Context {
         diags: Diagnostics::default(),
         stack: Vec::new(),
@@ -267,7 +267,7 @@ impl Context {
 
 /// Job files larger than this are refused (a job file is text; this keeps
 /// `include /dev/zero` and the like from reading forever).
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Read a job or include file: a regular file (or a pipe such as
 /// `/dev/stdin`), at most [`MAX_FILE_BYTES`].

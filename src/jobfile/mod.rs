@@ -2,11 +2,12 @@
 //! Substitutions (`${VAR}`, `$pagesize`, math) are applied per option line
 //! by [`subst`], when the options are read.
 
-pub mod arith;
-pub mod ast;
-pub mod loader;
-pub mod parser;
-pub mod subst;
+pub(crate) mod arith;
+pub(crate) mod ast;
+pub(crate) mod loader;
+pub(crate) mod parser;
+pub(crate) mod subst;
 
-pub use ast::{Entry, JobFile, Section};
-pub use loader::{load, load_partial, parse_bytes, parse_partial};
+pub use ast::JobFile;
+pub use loader::{load, parse_bytes};
+pub(crate) use loader::{load_partial, parse_partial};

@@ -42,7 +42,7 @@ impl Keywords {
 
 /// The result of substituting one option line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Substituted {
+pub(crate) enum Substituted {
     /// The text after substitution.
     Text(String),
     /// A keyword expression fio would hand to `bc` did not evaluate.
@@ -50,7 +50,11 @@ pub enum Substituted {
 }
 
 /// Apply fio's substitutions to one `key=value` line.
-pub fn substitute(text: &str, env: impl Fn(&str) -> Option<String>, kw: &Keywords) -> Substituted {
+pub(crate) fn substitute(
+    text: &str,
+    env: impl Fn(&str) -> Option<String>,
+    kw: &Keywords,
+) -> Substituted {
     let text = expand_env(text, env);
     let (text, replaced) = replace_keywords(&text, kw);
     if !replaced {
@@ -72,7 +76,7 @@ pub fn substitute(text: &str, env: impl Fn(&str) -> Option<String>, kw: &Keyword
 }
 
 /// `${VAR}` → the variable's value, or nothing when it is unset.
-pub fn expand_env(text: &str, env: impl Fn(&str) -> Option<String>) -> String {
+pub(crate) fn expand_env(text: &str, env: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {

@@ -18,36 +18,38 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The file names, by direction (read, write, trim).
-pub const AGG_LOG_NAMES: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+pub(crate) const AGG_LOG_NAMES: [&str; 3] =
+    ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
 
 /// One sample: ms since the jobs started and KiB/s per direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AggSample {
-    pub t_ms: u64,
-    pub kib_s: [u64; 3],
+pub(crate) struct AggSample {
+    pub(crate) t_ms: u64,
+    pub(crate) kib_s: [u64; 3],
 }
 
 /// The samples of a run, written at its end.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AggLog {
+pub(crate) struct AggLog {
     samples: Vec<AggSample>,
 }
 
 impl AggLog {
-    pub fn new() -> AggLog {
+    pub(crate) fn new() -> AggLog {
         AggLog::default()
     }
 
-    pub fn push(&mut self, s: AggSample) {
+    pub(crate) fn push(&mut self, s: AggSample) {
         self.samples.push(s);
     }
 
-    pub fn samples(&self) -> &[AggSample] {
+    #[cfg(test)]
+    pub(crate) fn samples(&self) -> &[AggSample] {
         &self.samples
     }
 
     /// One direction's file, as text.
-    pub fn render(&self, dir: usize) -> String {
+    pub(crate) fn render(&self, dir: usize) -> String {
         let mut out = String::with_capacity(self.samples.len() * 24);
         for s in &self.samples {
             out.push_str(&format!("{}, {}, {dir}, 0, 0\n", s.t_ms, s.kib_s[dir]));
@@ -57,7 +59,7 @@ impl AggLog {
 
     /// Write the three files into `dir`; their paths. The first error
     /// names the file.
-    pub fn write_to(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+    pub(crate) fn write_to(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let mut paths = Vec::with_capacity(3);
         for (d, name) in AGG_LOG_NAMES.iter().enumerate() {
             let path = dir.join(name);

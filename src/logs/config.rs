@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// The kinds of per-job log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogKind {
+pub(crate) enum LogKind {
     Bw = 0,
     Iops = 1,
     Lat = 2,
@@ -15,7 +15,7 @@ pub enum LogKind {
 }
 
 impl LogKind {
-    pub const ALL: [LogKind; 6] = [
+    pub(crate) const ALL: [LogKind; 6] = [
         LogKind::Bw,
         LogKind::Iops,
         LogKind::Lat,
@@ -25,7 +25,7 @@ impl LogKind {
     ];
 
     /// The type part of the file name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             LogKind::Bw => "bw",
             LogKind::Iops => "iops",
@@ -47,27 +47,27 @@ impl LogKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogConfig {
     /// The logs to write, with their file prefix.
-    pub logs: Vec<(LogKind, String)>,
-    pub avg_msec: u64,
-    pub max_value: bool,
-    pub offset: bool,
-    pub prio: bool,
-    pub per_job: bool,
-    pub hist_msec: u64,
-    pub hist_coarseness: u32,
-    pub unix_epoch: bool,
+    pub(crate) logs: Vec<(LogKind, String)>,
+    pub(crate) avg_msec: u64,
+    pub(crate) max_value: bool,
+    pub(crate) offset: bool,
+    pub(crate) prio: bool,
+    pub(crate) per_job: bool,
+    pub(crate) hist_msec: u64,
+    pub(crate) hist_coarseness: u32,
+    pub(crate) unix_epoch: bool,
     /// The job's global thread number (the `.N` of the file names).
-    pub thread_number: u32,
+    pub(crate) thread_number: u32,
 }
 
 impl LogConfig {
     /// Whether the job writes a log of `kind`.
-    pub fn has(&self, kind: LogKind) -> bool {
+    pub(crate) fn has(&self, kind: LogKind) -> bool {
         self.logs.iter().any(|(k, _)| *k == kind)
     }
 
     /// The file a log of `kind` with `prefix` goes to.
-    pub fn path(&self, kind: LogKind, prefix: &str) -> PathBuf {
+    pub(crate) fn path(&self, kind: LogKind, prefix: &str) -> PathBuf {
         if self.per_job {
             PathBuf::from(format!(
                 "{prefix}_{}.{}.log",
@@ -77,11 +77,6 @@ impl LogConfig {
         } else {
             PathBuf::from(format!("{prefix}_{}.log", kind.name()))
         }
-    }
-
-    /// Every file this job writes, in the order of [`LogConfig::logs`].
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.logs.iter().map(|(k, p)| self.path(*k, p)).collect()
     }
 }
 

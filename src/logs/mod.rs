@@ -18,15 +18,15 @@
 //! direction, one row per direction every `log_hist_msec`.
 //!
 //! The plan resolves which logs a job writes ([`LogConfig`]); the job's
-//! statistics feed them through [`LogSink`], their `stats::IoLog`. rfio
-//! writes the lines while the job runs, through a buffer (no
+//! statistics feed them through [`LogSink`](writer::LogSink), their
+//! `stats::IoLog`. rfio writes the lines while the job runs, through a buffer (no
 //! allocation per I/O). The final partial window of every windowed log
 //! (including bw/iops and histogram rows, which fio 3.33 drops) is written
 //! once when the job finishes.
 
-pub mod agg;
+pub(crate) mod agg;
 mod config;
 mod writer;
 
-pub use config::{LogConfig, LogKind};
-pub use writer::{sink, JobLogs, LogSink};
+pub(crate) use config::{LogConfig, LogKind};
+pub use writer::sink;

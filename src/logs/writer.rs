@@ -60,7 +60,7 @@ struct HistDir {
 }
 
 /// The open logs of one running job.
-pub struct JobLogs {
+pub(crate) struct JobLogs {
     cfg: LogConfig,
     /// Added to every time (`log_unix_epoch`).
     time_base: u64,
@@ -80,7 +80,7 @@ impl std::fmt::Debug for JobLogs {
 impl JobLogs {
     /// Create (or, with `per_job_logs=0`, open for appending) the job's
     /// log files. `start_unix_ms` is when the job's I/O started.
-    pub fn open(cfg: &LogConfig, start_unix_ms: u64) -> io::Result<JobLogs> {
+    pub(crate) fn open(cfg: &LogConfig, start_unix_ms: u64) -> io::Result<JobLogs> {
         let mut files: [Option<LogFile>; 6] = Default::default();
         for (kind, prefix) in &cfg.logs {
             let path = cfg.path(*kind, prefix);
@@ -114,23 +114,11 @@ impl JobLogs {
         })
     }
 
-    /// Whether a log of `kind` is open.
-    #[inline]
-    pub fn has(&self, kind: LogKind) -> bool {
-        self.files[kind as usize].is_some()
-    }
-
-    /// Whether logs are averaged over `log_avg_msec` windows.
-    #[inline]
-    pub fn windowed(&self) -> bool {
-        self.cfg.avg_msec > 0
-    }
-
     /// One completed I/O: a value in each of the per-I/O logs it feeds
     /// (lat, clat, slat; bw and iops when not windowed), and the clat
     /// histogram row when one is due.
     #[inline]
-    pub fn record(&mut self, e: &LoggedIo<'_>) {
+    pub(crate) fn record(&mut self, e: &LoggedIo<'_>) {
         let line = |value: u64| Line {
             t_ms: e.t_ms,
             value,
@@ -180,7 +168,7 @@ impl JobLogs {
 
     /// One value from the periodic bandwidth/IOPS sampler (windowed logs).
     #[inline]
-    pub fn sampled(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize) {
+    pub(crate) fn sampled(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize) {
         if self.files[kind as usize].is_some() {
             self.windowed_sample(kind, t_ms, value, dir);
         }
@@ -343,7 +331,7 @@ impl JobLogs {
 
     /// The job finished at `t_ms`: write every partial window once, flush
     /// and close the files. Returns the first error, if any.
-    pub fn finish(&mut self, t_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
+    pub(crate) fn finish(&mut self, t_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
         for kind in LogKind::ALL {
             if kind == LogKind::ClatHist {
                 continue;
@@ -384,13 +372,13 @@ impl JobLogs {
 /// A job's logs as its statistics see them: opened when the job's I/O
 /// starts, fed each completed I/O, closed when the job ends.
 #[derive(Debug)]
-pub struct LogSink {
+pub(crate) struct LogSink {
     cfg: LogConfig,
     open: Option<JobLogs>,
 }
 
 impl LogSink {
-    pub fn new(cfg: &LogConfig) -> LogSink {
+    pub(crate) fn new(cfg: &LogConfig) -> LogSink {
         LogSink {
             cfg: cfg.clone(),
             open: None,

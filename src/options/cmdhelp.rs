@@ -150,7 +150,7 @@ pub fn valid_values(def: &OptionDef) -> String {
 /// `default` and `range` lines. fio writes these to stderr (and the valid
 /// values to stdout) after "Correct format for offending option" when an
 /// option's verify step fails.
-pub fn option_details(def: &OptionDef) -> String {
+pub(crate) fn option_details(def: &OptionDef) -> String {
     let mut out = String::new();
     for alias in def.aliases {
         out.push_str(&format!("{:>20}: {alias}\n", "alias"));

@@ -47,7 +47,7 @@ pub enum FioType {
 
 /// How rfio interprets the text of a value once fio's parser type accepted it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueKind {
+pub(crate) enum ValueKind {
     /// Free text, kept as written.
     Text,
     /// An ioengine name (`psync`, `libaio`, `external:/path/engine.so`).
@@ -89,15 +89,14 @@ pub enum ValueKind {
 
 /// The unit a time value has when written without a suffix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeUnit {
+pub(crate) enum TimeUnit {
     Seconds,
-    Millis,
     Micros,
 }
 
 /// How many per-direction (read, write, trim) values an option takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Split {
+pub(crate) enum Split {
     /// One value.
     One,
     /// `read,write`.
@@ -109,8 +108,8 @@ pub enum Split {
 /// One allowed value of a choice option, with fio's help text for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PosVal {
-    pub value: &'static str,
-    pub help: &'static str,
+    pub(crate) value: &'static str,
+    pub(crate) help: &'static str,
 }
 
 /// Whether rfio can execute jobs that set this option.
@@ -136,27 +135,29 @@ pub struct OptionDef {
     /// fio's parser type.
     pub fio_type: FioType,
     /// How rfio reads the value.
-    pub kind: ValueKind,
+    pub(crate) kind: ValueKind,
     /// Unit of a suffix-less time value (only for [`ValueKind::Time`]).
-    pub time_unit: TimeUnit,
+    pub(crate) time_unit: TimeUnit,
     /// Per-direction values.
-    pub split: Split,
+    pub(crate) split: Split,
     /// Default as `--cmdhelp` prints it; `None` prints "no default".
-    pub default: Option<&'static str>,
+    pub(crate) default: Option<&'static str>,
     /// Lower bound checked after parsing (`range: min=`).
-    pub min: Option<i64>,
+    pub(crate) min: Option<i64>,
     /// Upper bound (`max=-1` in `--cmdhelp` is `None` here).
-    pub max: Option<i64>,
+    pub(crate) max: Option<i64>,
     /// Allowed values for choices.
     pub posvals: &'static [PosVal],
     /// Parse priority inside a section: higher first, file order otherwise.
-    pub prio: i8,
+    pub(crate) prio: i8,
     /// The option this one is listed under in `--cmdhelp=all` (fio's `parent`).
-    pub parent: Option<&'static str>,
-    /// HOWTO section the option belongs to.
-    pub category: &'static str,
+    pub(crate) parent: Option<&'static str>,
+    /// HOWTO section the option belongs to (a column of the generated
+    /// table that nothing prints yet; the table's tests check it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) category: &'static str,
     /// fio's one-line help.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
     /// The ioengines that accept this option; empty for core options.
     pub engines: &'static [&'static str],
     /// Whether rfio runs it.
@@ -166,21 +167,13 @@ pub struct OptionDef {
 impl OptionDef {
     /// Whether `name` is this option's name or one of its aliases (exact,
     /// case-sensitive, as fio matches job-file option names).
-    pub fn answers_to(&self, name: &str) -> bool {
+    pub(crate) fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
     }
 
     /// Whether this is an ioengine-private option.
     pub fn is_engine_option(&self) -> bool {
         !self.engines.is_empty()
-    }
-
-    /// Whether the option may be written bare (`time_based`) in a job file.
-    pub fn takes_bare(&self) -> bool {
-        matches!(
-            self.fio_type,
-            FioType::StrSet | FioType::Deprecated | FioType::SoftDeprecated
-        )
     }
 }
 

@@ -67,27 +67,22 @@ pub static ENGINES: &[&str] = &[
 /// Whether fio can load the built-in engine `name` (exact, case-sensitive
 /// match, as fio's `find_ioengine`). False for `external:PATH`; see the
 /// module documentation.
-pub fn is_available(name: &str) -> bool {
+pub(crate) fn is_available(name: &str) -> bool {
     ENGINES.contains(&name)
 }
 
 /// The PATH of an `ioengine=external:PATH` value, as fio checks it at parse
 /// time (text after the first `:`, blanks around it stripped); `None` for any
 /// other value, including a bare `external`.
-pub fn external_path(value: &str) -> Option<&str> {
+pub(crate) fn external_path(value: &str) -> Option<&str> {
     value.strip_prefix("external:").map(str::trim)
 }
 
 /// The private options of `engine`, in fio's table order for that engine
 /// (the order of `fio --enghelp=ENGINE`, before children are moved under
 /// their parent). Empty for engines without options and unknown names.
-pub fn engine_options(engine: &str) -> impl Iterator<Item = &'static OptionDef> + '_ {
+pub(crate) fn engine_options(engine: &str) -> impl Iterator<Item = &'static OptionDef> + '_ {
     OPTIONS.iter().filter(move |o| o.engines.contains(&engine))
-}
-
-/// The option `name` (name or alias, exact) of `engine`.
-pub fn lookup_engine_option(engine: &str, name: &str) -> Option<&'static OptionDef> {
-    engine_options(engine).find(|o| o.answers_to(name))
 }
 
 #[cfg(test)]
@@ -136,7 +131,5 @@ mod tests {
             ]
         );
         assert_eq!(engine_options("sync").count(), 0);
-        let proto = lookup_engine_option("netsplice", "proto").expect("alias of protocol");
-        assert_eq!(proto.name, "protocol");
     }
 }

@@ -21,11 +21,11 @@ use crate::jobfile::subst::{substitute, Keywords, Substituted};
 /// One applied option.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
-    pub def: &'static OptionDef,
+    pub(crate) def: &'static OptionDef,
     /// The value text as applied (after substitution), `None` when bare.
-    pub text: Option<String>,
-    pub value: Value,
-    pub span: Span,
+    pub(crate) text: Option<String>,
+    pub(crate) value: Value,
+    pub(crate) span: Span,
 }
 
 /// The settings of one scope (the globals in force, or one job), in the
@@ -61,18 +61,14 @@ impl Settings {
         self.shared_len + self.own.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn iter(
+    pub(crate) fn iter(
         &self,
     ) -> std::iter::Chain<std::slice::Iter<'_, Setting>, std::slice::Iter<'_, Setting>> {
         self.shared[..self.shared_len].iter().chain(self.own.iter())
     }
 
     /// Setting number `i`, in the order applied.
-    pub fn get(&self, i: usize) -> Option<&Setting> {
+    pub(crate) fn get(&self, i: usize) -> Option<&Setting> {
         match i.checked_sub(self.shared_len) {
             None => self.shared.get(i),
             Some(j) => self.own.get(j),
@@ -140,7 +136,7 @@ impl PartialEq for Settings {
 
 impl JobOptions {
     /// The setting in force for option `name` (canonical name).
-    pub fn get(&self, name: &str) -> Option<&Setting> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Setting> {
         match name {
             "kb_base" => self.kb_base_at.and_then(|i| self.settings.get(i)),
             "ioengine" => self.ioengine_at.and_then(|i| self.settings.get(i)),
@@ -148,12 +144,12 @@ impl JobOptions {
         }
     }
 
-    pub fn value(&self, name: &str) -> Option<&Value> {
+    pub(crate) fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
     }
 
     /// A scope that starts from these settings, sharing them.
-    pub fn share(&mut self) -> JobOptions {
+    pub(crate) fn share(&mut self) -> JobOptions {
         JobOptions {
             settings: self.settings.share(),
             kb_base_at: self.kb_base_at,
@@ -163,7 +159,7 @@ impl JobOptions {
 
     /// Room for `more` settings, so that the list need not grow step by
     /// step (growing a long list needs half as much again for a while).
-    pub fn reserve(&mut self, more: usize) {
+    pub(crate) fn reserve(&mut self, more: usize) {
         if self.settings.own.is_empty() && self.settings.shared_len == self.settings.shared.len() {
             if let Some(list) = Arc::get_mut(&mut self.settings.shared) {
                 list.reserve_exact(more);
@@ -174,7 +170,7 @@ impl JobOptions {
     }
 
     /// Give back the room kept for more settings (a job's, once read).
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.settings.own.shrink_to_fit();
     }
 
@@ -190,7 +186,7 @@ impl JobOptions {
 
     /// Keep only the first `len` settings (the state before later ones
     /// were applied).
-    pub fn truncate(&mut self, len: usize) {
+    pub(crate) fn truncate(&mut self, len: usize) {
         self.settings.truncate(len);
         let last = |name: &str| {
             let found = self.settings.iter().rev().position(|s| s.def.name == name);
@@ -205,7 +201,7 @@ impl JobOptions {
     }
 
     /// `kb_base` in force (1024 unless set to 1000).
-    pub fn parse_ctx(&self) -> ParseCtx {
+    pub(crate) fn parse_ctx(&self) -> ParseCtx {
         let def = self.get("kb_base").map(|s| (s.def, &s.value));
         match def {
             Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => {
@@ -216,7 +212,7 @@ impl JobOptions {
     }
 
     /// The ioengine in force, fio's default `psync` when none is set.
-    pub fn ioengine(&self) -> &str {
+    pub(crate) fn ioengine(&self) -> &str {
         match self.value("ioengine") {
             Some(Value::Text(t)) => t.as_str(),
             _ => "psync",
@@ -226,26 +222,26 @@ impl JobOptions {
 
 /// One option as written, before it is applied: a job-file entry, or a
 /// command-line option in the same shape (`key=value`, its position).
-pub use crate::jobfile::ast::Entry as RawOption;
+pub(crate) use crate::jobfile::ast::Entry as RawOption;
 
 /// A problem applying one option. `valid_values` is set when fio would
 /// print the option's table of valid values on stdout.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OptionError {
-    pub diag: Diagnostic,
-    pub valid_values: Option<&'static OptionDef>,
+pub(crate) struct OptionError {
+    pub(crate) diag: Diagnostic,
+    pub(crate) valid_values: Option<&'static OptionDef>,
 }
 
 /// Where the options come from: it decides sorting and substitution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     JobFile,
     CommandLine,
 }
 
 /// Apply `raw` on top of `scope` (whose earlier settings are in force).
 /// Returns the errors, in fio's order of application.
-pub fn apply(
+pub(crate) fn apply(
     scope: &mut JobOptions,
     raw: &[RawOption],
     origin: Origin,

@@ -3,17 +3,18 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-pub mod cmdhelp;
-pub mod def;
-pub mod engines;
-pub mod jobopts;
-pub mod profiles;
-pub mod suggest;
-pub mod table;
-pub mod value;
+pub(crate) mod cmdhelp;
+pub(crate) mod def;
+pub(crate) mod engines;
+pub(crate) mod jobopts;
+pub(crate) mod profiles;
+pub(crate) mod suggest;
+pub(crate) mod table;
+pub(crate) mod value;
 
-pub use def::{FioType, OptionDef, PosVal, Split, Support, TimeUnit, ValueKind};
-pub use value::{parse_value, ParseCtx, Value, ValueError};
+pub(crate) use def::OptionDef;
+pub use def::{FioType, Support};
+pub(crate) use value::{parse_value, Value};
 
 /// Find an option by its exact name or alias (core and engine options of
 /// the table, then the profile options fio 3.33 also accepts); the first

@@ -39,7 +39,7 @@ const fn profile(
 const TIOBENCH: &str = "Tiobench profile options";
 const ACT: &str = "Act profile options";
 
-pub static PROFILE_OPTIONS: &[OptionDef] = &[
+pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
     profile(
         "block",
         FioType::Int,

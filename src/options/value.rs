@@ -11,19 +11,19 @@
 
 mod lists;
 mod number;
-pub mod pattern;
+pub(crate) mod pattern;
 #[cfg(test)]
 mod tests;
 
-pub use number::{parse_signed_size, parse_size};
+pub(crate) use number::{parse_signed_size, parse_size};
 
 use super::def::{FioType, OptionDef, ValueKind};
 
 /// What the parsers need to know beyond the text itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParseCtx {
+pub(crate) struct ParseCtx {
     /// `kb_base` in force for this section: 1024 (default) or 1000.
-    pub kb_base: u32,
+    pub(crate) kb_base: u32,
 }
 
 impl Default for ParseCtx {
@@ -34,7 +34,7 @@ impl Default for ParseCtx {
 
 /// A random offset distribution (`random_distribution=`).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Distribution {
+pub(crate) enum Distribution {
     Random,
     Zipf {
         theta: f64,
@@ -60,22 +60,22 @@ pub enum Distribution {
 /// next `size` (a percentage of the range, or bytes for `zoned_abs`). A
 /// range share left empty is already filled in as fio does.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Zone {
-    pub io_pct: u32,
-    pub size: u64,
+pub(crate) struct Zone {
+    pub(crate) io_pct: u32,
+    pub(crate) size: u64,
 }
 
 /// One `bssplit` entry: `pct` percent of I/Os use block size `bs`.
 /// `pct` is `None` when left empty (share the remainder equally).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitEntry {
-    pub bs: u64,
-    pub pct: Option<u32>,
+pub(crate) struct SplitEntry {
+    pub(crate) bs: u64,
+    pub(crate) pct: Option<u32>,
 }
 
 /// A parsed option value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// A flag or boolean.
     Bool(bool),
     /// An integer (also counts like `numjobs`, `iodepth`).
@@ -131,7 +131,7 @@ pub enum Value {
 /// Why a value was refused. The messages name the problem; the caller adds
 /// the option, the job and the file:line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ValueError {
+pub(crate) enum ValueError {
     /// A non-flag option written bare.
     #[error("requires an argument")]
     MissingArgument,
@@ -171,7 +171,7 @@ pub enum ValueError {
 /// `raw` is taken as it was written: a job-file value keeps a blank after
 /// `=` (fio does too), and refusing it here is deliberate (see
 /// [`ValueError::LeadingBlank`]).
-pub fn parse_value(
+pub(crate) fn parse_value(
     def: &OptionDef,
     raw: Option<&str>,
     ctx: &ParseCtx,

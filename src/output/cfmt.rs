@@ -2,12 +2,12 @@
 //! the values Rust spells differently (NaN and infinities).
 
 /// `%.<prec>f` (and `%<width>.<prec>f` through [`fw`]).
-pub fn f(v: f64, prec: usize) -> String {
+pub(crate) fn f(v: f64, prec: usize) -> String {
     fw(v, 0, prec)
 }
 
 /// `%<width>.<prec>f`: right-aligned in `width` columns.
-pub fn fw(v: f64, width: usize, prec: usize) -> String {
+pub(crate) fn fw(v: f64, width: usize, prec: usize) -> String {
     if v.is_nan() {
         // fio's NaNs come from 0.0/0.0, which on x86 has the sign bit
         // set: glibc prints "-nan".
@@ -23,7 +23,7 @@ pub fn fw(v: f64, width: usize, prec: usize) -> String {
 /// C's conversion of a double to `int` on x86-64 (`cvttsd2si`): truncation,
 /// and `INT_MIN` for anything out of range (fio passes a bandwidth mean as
 /// `int`, which overflows above 2 TiB/s).
-pub fn to_c_int(v: f64) -> i32 {
+pub(crate) fn to_c_int(v: f64) -> i32 {
     if !(-2_147_483_648.0..2_147_483_648.0).contains(&v) {
         i32::MIN
     } else {

@@ -17,7 +17,7 @@ use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
 use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, OptionList, RunReport, Unified};
 
 /// Write the JSON document (`plus`: JSON+) of a run.
-pub fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(render(report, plus).as_bytes())
 }
 

@@ -14,7 +14,7 @@ use super::cfmt;
 /// A JSON value as fio builds it; its strings borrow from the report when
 /// they can (a run with 100,000 global options copies none of them).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json<'a> {
+pub(crate) enum Json<'a> {
     Int(i128),
     Float(f64),
     Str(Cow<'a, str>),
@@ -24,25 +24,29 @@ pub enum Json<'a> {
 
 /// An object: pairs in insertion order (duplicates kept, as fio).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Obj<'a>(pub Vec<(Cow<'a, str>, Json<'a>)>);
+pub(crate) struct Obj<'a>(pub(crate) Vec<(Cow<'a, str>, Json<'a>)>);
 
 impl<'a> Obj<'a> {
-    pub fn new() -> Obj<'a> {
+    pub(crate) fn new() -> Obj<'a> {
         Obj(Vec::new())
     }
 
-    pub fn int(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<i128>) -> &mut Obj<'a> {
+    pub(crate) fn int(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<i128>) -> &mut Obj<'a> {
         self.0.push((k.into(), Json::Int(v.into())));
         self
     }
 
-    pub fn float(&mut self, k: impl Into<Cow<'a, str>>, v: f64) -> &mut Obj<'a> {
+    pub(crate) fn float(&mut self, k: impl Into<Cow<'a, str>>, v: f64) -> &mut Obj<'a> {
         self.0.push((k.into(), Json::Float(v)));
         self
     }
 
     /// A string value; an empty one is dropped with its key (fio).
-    pub fn str(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<Cow<'a, str>>) -> &mut Obj<'a> {
+    pub(crate) fn str(
+        &mut self,
+        k: impl Into<Cow<'a, str>>,
+        v: impl Into<Cow<'a, str>>,
+    ) -> &mut Obj<'a> {
         let v = v.into();
         if !v.is_empty() {
             self.0.push((k.into(), Json::Str(v)));
@@ -50,18 +54,18 @@ impl<'a> Obj<'a> {
         self
     }
 
-    pub fn obj(&mut self, k: impl Into<Cow<'a, str>>, v: Obj<'a>) -> &mut Obj<'a> {
+    pub(crate) fn obj(&mut self, k: impl Into<Cow<'a, str>>, v: Obj<'a>) -> &mut Obj<'a> {
         self.0.push((k.into(), Json::Obj(v)));
         self
     }
 
-    pub fn arr(&mut self, k: impl Into<Cow<'a, str>>, v: Vec<Json<'a>>) -> &mut Obj<'a> {
+    pub(crate) fn arr(&mut self, k: impl Into<Cow<'a, str>>, v: Vec<Json<'a>>) -> &mut Obj<'a> {
         self.0.push((k.into(), Json::Arr(v)));
         self
     }
 
     /// The document: the object and a newline.
-    pub fn to_document(&self) -> String {
+    pub(crate) fn to_document(&self) -> String {
         let mut out = String::new();
         print_obj(self, 0, &mut out);
         out.push('\n');

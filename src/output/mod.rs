@@ -8,11 +8,11 @@
 //! formats, in fio's fixed order: terse, then JSON, then normal.
 
 mod cfmt;
-pub mod json;
+pub(crate) mod json;
 mod jsonw;
-pub mod normal;
-pub mod num2str;
-pub mod terse;
+pub(crate) mod normal;
+pub(crate) mod num2str;
+pub(crate) mod terse;
 
 use std::io::{self, Write};
 
@@ -45,7 +45,11 @@ impl Default for Formats {
 /// Everything fio prints once the jobs have run, in the selected formats:
 /// the terse lines, the JSON document, then the normal report. (The file
 /// layout lines of the normal format were printed as each layout started.)
-pub fn write_results(report: &RunReport, formats: &Formats, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_results(
+    report: &RunReport,
+    formats: &Formats,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if formats.terse {
         terse::write(report, formats.terse_version, out)?;
     }

@@ -25,7 +25,7 @@ const LAT_LABELS: [&str; 12] = [
 
 /// The whole normal output of a run: banners, version, `Starting …`, the
 /// layout lines and the results.
-pub fn write(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let jobs = || report.jobs.iter().map(|j| &j.info);
     out.write_all(banners(jobs()).as_bytes())?;
     out.write_all(b"fio-3.33\n")?;
@@ -41,7 +41,7 @@ pub fn render(report: &RunReport) -> String {
 
 /// `<job>: Laying out IO file (1 file / 8MiB)` for each job that created
 /// or extended files (a run prints each as its layout starts).
-pub fn layout_lines(report: &RunReport) -> String {
+pub(crate) fn layout_lines(report: &RunReport) -> String {
     report
         .jobs
         .iter()
@@ -51,7 +51,7 @@ pub fn layout_lines(report: &RunReport) -> String {
 
 /// The final report: a blank line, one block per entry, the group totals
 /// and the disk stats.
-pub fn write_results(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_results(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let summary = &report.summary;
     out.write_all(b"\n")?;
     for e in &summary.entries {
@@ -79,7 +79,10 @@ pub fn banners<'a>(jobs: impl IntoIterator<Item = &'a JobInfo>) -> String {
 /// first job, and its `...` once every clone of it has been added, so the
 /// section that reaches the limit gets its line and no `...`, and the
 /// sections after it nothing.
-pub fn banners_within<'a>(jobs: impl IntoIterator<Item = &'a JobInfo>, max_jobs: usize) -> String {
+pub(crate) fn banners_within<'a>(
+    jobs: impl IntoIterator<Item = &'a JobInfo>,
+    max_jobs: usize,
+) -> String {
     let jobs: Vec<&JobInfo> = jobs.into_iter().collect();
     let mut out = String::new();
     for (i, j) in jobs.iter().enumerate().take(max_jobs) {
@@ -439,7 +442,7 @@ fn bw_line(out: &mut dyn Write, g: &GroupRun, d: usize, s: &LatSummary) -> io::R
 
 /// fio's `convert_agg_kbytes_percent`: the mean (passed as a C `int`) as a
 /// percentage of the group's aggregate KiB/s, at most 100.
-pub fn agg_percent(g: &GroupRun, d: usize, mean: f64) -> f64 {
+pub(crate) fn agg_percent(g: &GroupRun, d: usize, mean: f64) -> f64 {
     let agg = g.agg(d);
     if agg <= 1024 {
         return 100.0;
@@ -653,7 +656,7 @@ fn disk_block(out: &mut dyn Write, disks: &[DiskUtil]) -> io::Result<()> {
 }
 
 /// `strerror(3)`.
-pub fn strerror(errno: i32) -> String {
+pub(crate) fn strerror(errno: i32) -> String {
     std::io::Error::from_raw_os_error(errno)
         .to_string()
         .split(" (os error")
@@ -664,7 +667,7 @@ pub fn strerror(errno: i32) -> String {
 
 /// `ctime(3)` without the newline, of `secs` since the epoch in a time
 /// zone `utc_offset` seconds east of UTC: `Sun Nov 29 22:07:43 2026`.
-pub fn ctime(secs: i64, utc_offset: i64) -> String {
+pub(crate) fn ctime(secs: i64, utc_offset: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

@@ -2,11 +2,10 @@
 
 /// The unit appended after the prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     None,
     Byte,
     BytePerSec,
-    Bit,
     BitPerSec,
 }
 
@@ -16,7 +15,6 @@ impl Unit {
             Unit::None => "",
             Unit::Byte => "B",
             Unit::BytePerSec => "B/s",
-            Unit::Bit => "bit",
             Unit::BitPerSec => "bit/s",
         }
     }
@@ -27,11 +25,11 @@ const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 
 /// Format `num` in at most `maxlen` digits, stepping by 1024 (`pow2`) or
 /// 1000 with the matching prefixes, as fio's `num2str(num, maxlen, 1, pow2, unit)`.
-pub fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String {
+pub(crate) fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String {
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
     let mut num = match unit {
-        Unit::Bit | Unit::BitPerSec => num.wrapping_mul(8),
+        Unit::BitPerSec => num.wrapping_mul(8),
         _ => num,
     };
     let mut post = 0usize;

@@ -181,7 +181,7 @@ pub fn field_names(
 }
 
 /// Write the terse lines of a run, `version` 2 to 5.
-pub fn write(report: &RunReport, version: u8, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &RunReport, version: u8, out: &mut dyn Write) -> io::Result<()> {
     let summary = &report.summary;
     for e in &summary.entries {
         let g = summary.group_of(e);
@@ -208,7 +208,12 @@ pub fn render(report: &RunReport, version: u8) -> String {
 }
 
 /// The values of one entry's line, in field order (see [`field_names`]).
-pub fn entry_fields(report: &RunReport, e: &Entry, g: &GroupRun, version: u8) -> Vec<String> {
+pub(crate) fn entry_fields(
+    report: &RunReport,
+    e: &Entry,
+    g: &GroupRun,
+    version: u8,
+) -> Vec<String> {
     let mut v: Vec<String> = Vec::with_capacity(200);
     if version != 2 {
         v.push(version.to_string());

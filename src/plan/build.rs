@@ -23,29 +23,29 @@ use crate::options::Value;
 /// What happened to one section: the options as `--showcmd` prints them,
 /// and what went wrong.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SectionOutcome {
+pub(crate) struct SectionOutcome {
     /// Index into the job files; `None` for command-line sections.
-    pub file: Option<usize>,
-    pub name: String,
-    pub global: bool,
+    pub(crate) file: Option<usize>,
+    pub(crate) name: String,
+    pub(crate) global: bool,
     /// The options in force after this section, in the order applied: the
     /// first `dump_to` settings. Global sections of one file share one list
     /// (each later global section only adds to it), so that many `[global]`
     /// sections cost no copy of it each. Job-file sections keep them only
     /// for `--showcmd`, which prints them; otherwise they are empty and
     /// `dump` shows nothing (a job's options live on in its [`JobSpec`]).
-    pub options: Arc<JobOptions>,
+    pub(crate) options: Arc<JobOptions>,
     /// Where this section's own options start in `options` (0 for a global
     /// section: fio prints every global option in force again).
-    pub dump_from: usize,
+    pub(crate) dump_from: usize,
     /// Where the options in force after this section end in `options`.
-    pub dump_to: usize,
-    pub errors: Vec<OptionError>,
+    pub(crate) dump_to: usize,
+    pub(crate) errors: Vec<OptionError>,
 }
 
 impl SectionOutcome {
     /// `(option, value)` as `--showcmd` prints them.
-    pub fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
+    pub(crate) fn dump(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> + '_ {
         self.options
             .settings
             .iter()
@@ -58,17 +58,16 @@ impl SectionOutcome {
 /// Everything the front end produced.
 #[derive(Debug, Clone, Default)]
 pub struct Frontend {
-    pub sections: Vec<SectionOutcome>,
+    pub(crate) sections: Vec<SectionOutcome>,
     pub plan: Plan,
     pub diags: Diagnostics,
 }
 
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
 /// (fio 3.33 itself starts to fail in its shared-memory setup).
-pub const MAX_JOBS: usize = 65_536;
-pub use super::files::MAX_FILES_PER_JOB;
+pub(crate) const MAX_JOBS: usize = 65_536;
 /// Files of all jobs together.
-pub const MAX_FILES: usize = 1 << 22;
+pub(crate) const MAX_FILES: usize = 1 << 22;
 
 /// A section on its way to becoming jobs.
 struct Pending<'a> {

@@ -9,7 +9,7 @@ use crate::options::Value;
 use crate::rand::Slot;
 
 /// Files of one job (`nrfiles`, `filename` lists).
-pub const MAX_FILES_PER_JOB: i64 = 1 << 20;
+pub(crate) const MAX_FILES_PER_JOB: i64 = 1 << 20;
 
 /// fio's default `filename_format`.
 const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
@@ -23,7 +23,7 @@ const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
 /// directory, generated names under directory `jobnum` (modulo their
 /// number), as fio's `add_file` and `set_name_idx`. `..` is not stopped,
 /// as fio does not stop it.
-pub fn files(
+pub(crate) fn files(
     o: &JobOptions,
     section: &str,
     jobnum: u32,
@@ -113,7 +113,7 @@ fn under(dir: &str, name: &str) -> PathBuf {
 /// existing file already in range keeps its size, and takes no draw); the
 /// plan draws for every file, as for files the job creates, and marks each
 /// with the range (see [`FileSpec::range`]).
-pub fn draw_ranged_sizes(job: &mut JobSpec) {
+pub(crate) fn draw_ranged_sizes(job: &mut JobSpec) {
     let Some(Value::Ranges(r)) = Opts(&job.options).value("filesize") else {
         return;
     };
@@ -134,7 +134,7 @@ pub fn draw_ranged_sizes(job: &mut JobSpec) {
 
 /// Split a `:`-separated list, where `\:` is a literal colon. Blanks at
 /// both ends of each name are dropped, as fio's filename handler does.
-pub fn split_colons(text: &str) -> Vec<String> {
+pub(crate) fn split_colons(text: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

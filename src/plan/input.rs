@@ -7,15 +7,15 @@ use crate::options::jobopts::RawOption;
 /// A command-line job section: `--name=X` and the options after it (or the
 /// global options before the first `--name`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CmdSection {
+pub(crate) struct CmdSection {
     /// `None` for the options before the first `--name`.
-    pub name: Option<String>,
-    pub span: Span,
-    pub options: Vec<RawOption>,
+    pub(crate) name: Option<String>,
+    pub(crate) span: Span,
+    pub(crate) options: Vec<RawOption>,
 }
 
 impl CmdSection {
-    pub fn is_global(&self) -> bool {
+    pub(crate) fn is_global(&self) -> bool {
         self.name.as_deref().is_none_or(|n| n.starts_with("global"))
     }
 }
@@ -24,22 +24,22 @@ impl CmdSection {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Input {
     /// `--readonly`: no job may write.
-    pub readonly: bool,
+    pub(crate) readonly: bool,
     /// `--parse-only`: the plan is checked, not kept.
-    pub parse_only: bool,
+    pub(crate) parse_only: bool,
     /// `--showcmd`: the sections keep their options, to be printed.
-    pub showcmd: bool,
+    pub(crate) showcmd: bool,
     /// `--section`: only these job sections of the job files (all when
     /// empty).
-    pub sections: Vec<String>,
+    pub(crate) sections: Vec<String>,
     /// The command line's job sections, in order, read before the files.
-    pub cmd_sections: Vec<CmdSection>,
+    pub(crate) cmd_sections: Vec<CmdSection>,
 }
 
 impl Input {
     /// Whether the plan is to run (not a dry run: `--parse-only` and
     /// `--showcmd` skip the checks fio makes in its option callbacks).
-    pub fn runs(&self) -> bool {
+    pub(crate) fn runs(&self) -> bool {
         !self.parse_only && !self.showcmd
     }
 }
@@ -47,7 +47,7 @@ impl Input {
 /// Record command-line job option `name` (`value` when given) at `span`:
 /// `--name` opens a section, others join the current one (a global
 /// section before the first `--name`).
-pub fn push_job_option(
+pub(crate) fn push_job_option(
     sections: &mut Vec<CmdSection>,
     name: &str,
     value: Option<String>,

@@ -3,17 +3,17 @@
 //! resolved into typed parts of its [`JobSpec`] (`resolve`, `engine`,
 //! `report`). `--parse-only` and `--showcmd` stop here.
 
-pub mod build;
+pub(crate) mod build;
 pub(crate) mod engine;
-pub mod files;
-pub mod input;
-pub mod report;
-pub mod resolve;
-pub mod spec;
+pub(crate) mod files;
+pub(crate) mod input;
+pub(crate) mod report;
+pub(crate) mod resolve;
+pub(crate) mod spec;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use build::{build, Frontend, SectionOutcome};
-pub use input::{CmdSection, Input};
-pub use resolve::Refusal;
-pub use spec::{Dir, FileSpec, JobSpec, Pattern, Plan};
+pub(crate) use build::SectionOutcome;
+pub use build::{build, Frontend};
+pub(crate) use input::Input;
+pub use spec::{JobSpec, Plan};

@@ -17,14 +17,14 @@ use crate::stats::{JobInfo, OptionList, StatsConfig, Unified};
 
 /// Resolve the report settings of `job` (built from its options) into
 /// `job.report` and `job.logs`. The plan calls this once per job.
-pub fn resolve(job: &mut JobSpec) {
+pub(crate) fn resolve(job: &mut JobSpec) {
     job.report = job_info(job);
     job.logs = log_config(job);
 }
 
 /// The report settings of `spec`: its identity, its statistics settings
 /// ([`stats_config`]) and the options the JSON output lists for it.
-pub fn job_info(spec: &JobSpec) -> JobInfo {
+pub(crate) fn job_info(spec: &JobSpec) -> JobInfo {
     let stats = stats_config(spec);
     JobInfo {
         name: spec.name.clone(),
@@ -50,7 +50,7 @@ pub fn job_info(spec: &JobSpec) -> JobInfo {
 /// The statistics settings of `spec`. Settings are applied in the order
 /// written, so `gtod_reduce=1` followed by `clat_percentiles=1` turns the
 /// percentiles back on, as in fio.
-pub fn stats_config(spec: &JobSpec) -> StatsConfig {
+pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
     let mut c = StatsConfig::default();
     let p = spec.pattern;
     c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
@@ -153,7 +153,7 @@ pub fn stats_config(spec: &JobSpec) -> StatsConfig {
 }
 
 /// The logs `spec` asks for, or `None` when it writes none.
-pub fn log_config(spec: &JobSpec) -> Option<LogConfig> {
+pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
     let o: &JobOptions = &spec.options;
     let prefix = |name: &str| -> Option<String> {
         match o.value(name)? {

@@ -36,7 +36,7 @@ pub struct Pattern {
     pub read: bool,
     pub write: bool,
     pub trim: bool,
-    pub random: bool,
+    pub(crate) random: bool,
     /// `rw=randread:8` — the `:N` offset modifier (blocks for random, bytes
     /// added after each I/O for sequential), as written.
     pub modifier: Option<i64>,
@@ -44,7 +44,7 @@ pub struct Pattern {
 
 impl Pattern {
     /// fio's name for the pattern (`ddir_str`): read, write, randrw, ...
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match (self.random, self.read, self.write, self.trim) {
             (false, true, false, false) => "read",
             (false, false, true, false) => "write",
@@ -60,7 +60,7 @@ impl Pattern {
         }
     }
 
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.write || self.trim
     }
 }
@@ -78,7 +78,7 @@ pub struct FileSpec {
     /// range and draws only for the others, in order: the executor that
     /// meets such a file takes its size, and gives each later file the
     /// `size` of the file one place earlier in the draw order.
-    pub range: Option<(u64, u64)>,
+    pub(crate) range: Option<(u64, u64)>,
 }
 
 /// One job (a section, or one `numjobs` clone of it).
@@ -89,7 +89,7 @@ pub struct JobSpec {
     /// 1-based creation order over all jobs and clones (log file `.N`).
     pub thread_number: u32,
     /// 0 for the original, N-1 … 1 for its clones (file name `jobnum`).
-    pub subjob: u32,
+    pub(crate) subjob: u32,
     /// Reporting group (`g=`).
     pub group_id: u32,
     /// Whether this job waits for all earlier jobs before it starts.
@@ -97,12 +97,12 @@ pub struct JobSpec {
     /// `wait_for=`: index into `Plan::jobs` of the job waited for.
     pub wait_for: Option<usize>,
     /// Where the job was defined.
-    pub span: Span,
+    pub(crate) span: Span,
     /// Every option in force for the job, defaults not included (shared by
     /// a job and its `numjobs` clones).
     pub options: Arc<JobOptions>,
     pub pattern: Pattern,
-    pub ioengine: String,
+    pub(crate) ioengine: String,
     /// The engine's options, common and its own (`plan::engine`).
     pub engine: EngineSpec,
     pub iodepth: u32,
@@ -111,22 +111,22 @@ pub struct JobSpec {
     pub files: Vec<FileSpec>,
     /// `size=`: bytes over all files; `None` when unset.
     pub size: Option<u64>,
-    pub io_size: Option<u64>,
-    pub offset: u64,
-    pub number_ios: u64,
-    pub loops: u32,
-    pub direct: bool,
-    pub time_based: bool,
+    pub(crate) io_size: Option<u64>,
+    pub(crate) offset: u64,
+    pub(crate) number_ios: u64,
+    pub(crate) loops: u32,
+    pub(crate) direct: bool,
+    pub(crate) time_based: bool,
     /// `time_based` was set without a runtime: fio drops it (and warns),
     /// the job runs through its size.
-    pub time_based_dropped: bool,
+    pub(crate) time_based_dropped: bool,
     /// `runtime=` in microseconds (0: none).
     pub runtime_us: u64,
-    pub ramp_time_us: u64,
+    pub(crate) ramp_time_us: u64,
     /// `startdelay`: the job waits a random time in this range (µs; both
     /// ends equal for a single value).
     pub startdelay_us: (u64, u64),
-    pub rwmixread: u32,
+    pub(crate) rwmixread: u32,
     pub group_reporting: bool,
     /// `--readonly`: the job must never write, create, truncate or delete
     /// a file (checked when the plan is built, and again by every part of
@@ -134,33 +134,33 @@ pub struct JobSpec {
     pub readonly: bool,
     // The options resolved into typed parts (`plan::resolve`).
     /// Queue depth and batching, syncs, file handling, error policy.
-    pub io: IoOptions,
+    pub(crate) io: IoOptions,
     /// CPUs, priorities, locked and buffer memory, pre/post-run commands.
-    pub placement: PlacementOptions,
-    pub rate: RateOptions,
+    pub(crate) placement: PlacementOptions,
+    pub(crate) rate: RateOptions,
     /// `None` without `thinktime`.
-    pub think: Option<ThinkOptions>,
+    pub(crate) think: Option<ThinkOptions>,
     /// How the block sizes of [`JobSpec::bs`] are drawn.
-    pub block: BlockOptions,
+    pub(crate) block: BlockOptions,
     /// What write buffers hold.
-    pub buffers: BufferOptions,
+    pub(crate) buffers: BufferOptions,
     /// Strided zones (`None`: none), or fio's refusal of the settings.
-    pub zones: Result<Option<ZoneOptions>, Refusal>,
+    pub(crate) zones: Result<Option<ZoneOptions>, Refusal>,
     /// `norandommap`.
-    pub norandommap: bool,
+    pub(crate) norandommap: bool,
     /// The job's seed table and random generator (`plan::resolve::random`):
     /// every generator of the job is seeded from it.
     pub seeds: Seeds,
     /// Where the I/O goes (offsets, distribution, the next file).
-    pub offsets: OffsetOptions,
+    pub(crate) offsets: OffsetOptions,
     /// What a verifying job writes and checks; `None` when it does not
     /// verify.
-    pub verify: Option<VerifyOptions>,
+    pub(crate) verify: Option<VerifyOptions>,
     /// What the I/O loop does besides issuing the pattern.
-    pub exec: ExecOptions,
+    pub(crate) exec: ExecOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
-    pub directories: Vec<String>,
+    pub(crate) directories: Vec<String>,
     /// What the job records (`report.stats`) and how it is reported,
     /// resolved from its options (`super::report`).
     pub report: JobInfo,
@@ -170,7 +170,7 @@ pub struct JobSpec {
 
 impl JobSpec {
     /// The value of option `name` in force, if set.
-    pub fn opt(&self, name: &str) -> Option<&Value> {
+    pub(crate) fn opt(&self, name: &str) -> Option<&Value> {
         self.options.value(name)
     }
 }
@@ -183,7 +183,7 @@ pub struct Plan {
 
 impl Plan {
     /// Number of reporting groups.
-    pub fn groups(&self) -> u32 {
+    pub(crate) fn groups(&self) -> u32 {
         self.jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0)
     }
 }

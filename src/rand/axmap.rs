@@ -12,12 +12,13 @@ pub struct Axmap {
 
 impl Axmap {
     /// A map of `nr_bits` free blocks.
-    pub fn new(nr_bits: u64) -> Axmap {
+    #[cfg(test)]
+    pub(crate) fn new(nr_bits: u64) -> Axmap {
         Axmap::try_new(nr_bits).expect("random map memory")
     }
 
     /// A map of `nr_bits` free blocks, `None` when its memory cannot be had.
-    pub fn try_new(nr_bits: u64) -> Option<Axmap> {
+    pub(crate) fn try_new(nr_bits: u64) -> Option<Axmap> {
         let mut levels = Vec::new();
         let mut n = nr_bits.max(1);
         loop {
@@ -38,7 +39,7 @@ impl Axmap {
 
     /// Every block free again (fio's `axmap_reset`). Bits past the end are
     /// kept set so that a partial last word can count as full.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         let mut n = self.nr_bits;
         for level in 0..self.levels.len() {
             let words = &mut self.levels[level];
@@ -60,17 +61,14 @@ impl Axmap {
     }
 
     /// Number of blocks.
-    pub fn len(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> u64 {
         self.nr_bits
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nr_bits == 0
     }
 
     /// Whether block `bit` is used (blocks past the end are free, as fio).
     #[inline]
-    pub fn is_set(&self, bit: u64) -> bool {
+    pub(crate) fn is_set(&self, bit: u64) -> bool {
         bit < self.nr_bits && self.levels[0][(bit / 64) as usize] & (1 << (bit % 64)) != 0
     }
 
@@ -91,7 +89,7 @@ impl Axmap {
     /// already used or at the end; returns how many were marked (fio's
     /// `axmap_set_nr` for contiguous runs).
     #[inline]
-    pub fn set_nr(&mut self, bit: u64, nr: u64) -> u64 {
+    pub(crate) fn set_nr(&mut self, bit: u64, nr: u64) -> u64 {
         let mut done = 0;
         while done < nr {
             let b = bit + done;
@@ -128,7 +126,7 @@ impl Axmap {
     /// The next free block after `bit`, else the first free one (what fio
     /// 3.33's `axmap_next_free` returns); `None` when the map is full.
     #[inline]
-    pub fn next_free(&self, bit: u64) -> Option<u64> {
+    pub(crate) fn next_free(&self, bit: u64) -> Option<u64> {
         self.find(0, bit + 1)
             .or_else(|| self.find(0, 0))
             .filter(|&b| b < self.nr_bits)

@@ -6,7 +6,7 @@ use super::tausworthe::FioRand;
 
 /// fio's `struct gauss_state` (`random_distribution=normal`).
 #[derive(Debug, Clone)]
-pub struct Gauss {
+pub(crate) struct Gauss {
     rand: FioRand,
     nranges: u64,
     stddev: u32,
@@ -19,7 +19,7 @@ const GAUSS_ITERS: u64 = 12;
 
 impl Gauss {
     /// fio's `gauss_init`: `dev` is the deviation in percent of the range.
-    pub fn new(nranges: u64, dev: f64, center: f64, seed: u32) -> Gauss {
+    pub(crate) fn new(nranges: u64, dev: f64, center: f64, seed: u32) -> Gauss {
         let mut stddev = 0u32;
         if dev != 0.0 {
             stddev = ((nranges as f64 * dev) / 100.0).ceil() as u32;
@@ -42,14 +42,14 @@ impl Gauss {
         }
     }
 
-    pub fn disable_hash(mut self) -> Gauss {
+    pub(crate) fn disable_hash(mut self) -> Gauss {
         self.disable_hash = true;
         self
     }
 
     /// fio's `gauss_next`.
     #[inline]
-    pub fn next_value(&mut self) -> u64 {
+    pub(crate) fn next_value(&mut self) -> u64 {
         let mut sum = 0u64;
         for _ in 0..GAUSS_ITERS {
             sum = sum.wrapping_add(self.rand.next_u64() % (self.nranges + 1));

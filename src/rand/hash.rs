@@ -3,14 +3,14 @@
 //! with the hash of the file name and scramble their values.
 
 /// fio's `GOLDEN_RATIO_64` (`hash.h`), used by `__hash_u64`.
-pub const GOLDEN_RATIO_64: u64 = 0x61c8_8646_80b5_83eb;
+pub(crate) const GOLDEN_RATIO_64: u64 = 0x61c8_8646_80b5_83eb;
 
 /// fio's `GOLDEN_RATIO_32`, `jhash`'s initial value.
-pub const GOLDEN_RATIO_32: u32 = 0x61c8_8647;
+pub(crate) const GOLDEN_RATIO_32: u32 = 0x61c8_8647;
 
 /// fio's `__hash_u64`: a multiplicative hash.
 #[inline]
-pub fn hash_u64(v: u64) -> u64 {
+pub(crate) fn hash_u64(v: u64) -> u64 {
     v.wrapping_mul(GOLDEN_RATIO_64)
 }
 

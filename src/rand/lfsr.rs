@@ -71,7 +71,7 @@ const LFSR_TAPS: [&[u8]; 64] = [
 /// fio's `struct fio_lfsr` (`random_generator=lfsr`, spin 0): returns each
 /// of `0..n` exactly once, then reports exhaustion.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lfsr {
+pub(crate) struct Lfsr {
     xormask: u64,
     cached_bit: u64,
     max_val: u64,
@@ -82,7 +82,7 @@ pub struct Lfsr {
 impl Lfsr {
     /// fio's `lfsr_init(fl, n, seed, 0)`; `None` when no register fits or
     /// the seed is the forbidden all-ones state.
-    pub fn new(n: u64, seed: u64) -> Option<Lfsr> {
+    pub(crate) fn new(n: u64, seed: u64) -> Option<Lfsr> {
         let len = (3..64).find(|&i| (1u64 << i) > n)?;
         let taps = LFSR_TAPS[len];
         let xormask = taps.iter().fold(0u64, |m, &t| m | 1u64 << (t - 1));
@@ -98,7 +98,7 @@ impl Lfsr {
     }
 
     /// fio's `lfsr_reset`; false for the forbidden all-ones state.
-    pub fn reset(&mut self, seed: u64) -> bool {
+    pub(crate) fn reset(&mut self, seed: u64) -> bool {
         let bitmask = (self.cached_bit << 1) - 1;
         self.num_vals = 0;
         self.last_val = seed & bitmask;
@@ -107,7 +107,7 @@ impl Lfsr {
 
     /// fio's `lfsr_next`: the next value, `None` once all were returned.
     #[inline]
-    pub fn next_value(&mut self) -> Option<u64> {
+    pub(crate) fn next_value(&mut self) -> Option<u64> {
         let n = self.num_vals;
         self.num_vals += 1;
         if n > self.max_val {
@@ -126,7 +126,7 @@ impl Lfsr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rand::FIO_RANDSEED;
+    use crate::rand::seeds::FIO_RANDSEED;
 
     /// fio 3.33 `--random_generator=lfsr`, 16 blocks, job 1.
     #[test]

@@ -9,14 +9,14 @@ use super::xorshift::Rng;
 /// fio's `FIO_RANDSEED`: with `randrepeat=1` (the default) the offset
 /// generator of job *n* is seeded with `FIO_RANDSEED * n`, whatever
 /// `randseed` says (fio 3.33 behaviour).
-pub const FIO_RANDSEED: u64 = 0xb189_9bed;
+pub(crate) const FIO_RANDSEED: u64 = 0xb189_9bed;
 
 /// The multiplier fio's `setup_random_seeds` steps the seed with.
 const SEED_STEP: u64 = 0x9e37_0001;
 
 /// `random_generator=`: which generator draws random offsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Generator {
+pub(crate) enum Generator {
     /// The 32-bit combined Tausworthe generator (fio's default).
     Tausworthe,
     /// A maximal-length LFSR: every block once per pass, no random map.
@@ -27,15 +27,17 @@ pub enum Generator {
 
 impl Generator {
     /// Whether fio seeds its generators in 64-bit mode (`use64`).
-    pub fn use64(self) -> bool {
+    pub(crate) fn use64(self) -> bool {
         self == Generator::Tausworthe64
     }
 }
 
 /// The slots of fio 3.33's `td->rand_seeds[]` (`FIO_RAND_*_OFF`), in fio's
-/// order: the slot index is part of the seed.
+/// order: the slot index is part of the seed. (Some slots seed nothing
+/// rfio runs yet; they stay so that every later slot keeps fio's index.)
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     BsRead = 0,
     BsWrite,
     BsTrim,
@@ -60,7 +62,7 @@ pub enum Slot {
 }
 
 /// Number of seed slots in fio 3.33 (`FIO_RAND_NR_OFFS`).
-pub const NR_SLOTS: usize = 21;
+pub(crate) const NR_SLOTS: usize = 21;
 
 /// A job's seed table (`td->rand_seeds[]` after `td_fill_rand_seeds`).
 ///
@@ -79,16 +81,16 @@ pub const NR_SLOTS: usize = 21;
 pub struct Seeds {
     slots: [u64; NR_SLOTS],
     /// `randrepeat`: re-seed every generator at the start of each loop.
-    pub repeatable: bool,
-    pub generator: Generator,
-    pub thread_number: u32,
+    pub(crate) repeatable: bool,
+    pub(crate) generator: Generator,
+    pub(crate) thread_number: u32,
 }
 
 impl Seeds {
     /// fio's seeding for job number `thread_number` (1-based), from the
     /// job's `randrepeat`, `randseed` (when set), `allrandrepeat` and
     /// `random_generator`.
-    pub fn new(
+    pub(crate) fn new(
         thread_number: u32,
         randrepeat: bool,
         randseed: Option<u64>,
@@ -126,18 +128,18 @@ impl Seeds {
     }
 
     /// The seed in `slot`.
-    pub fn get(&self, slot: Slot) -> u64 {
+    pub(crate) fn get(&self, slot: Slot) -> u64 {
         self.slots[slot as usize]
     }
 
     /// A generator seeded from `slot`, 64-bit when `use64`.
-    pub fn rand(&self, slot: Slot, use64: bool) -> FioRand {
+    pub(crate) fn rand(&self, slot: Slot, use64: bool) -> FioRand {
         FioRand::new(self.get(slot), use64)
     }
 
     /// A generator seeded from `slot`, 64-bit when the job uses
     /// `random_generator=tausworthe64` (fio's `use64` states).
-    pub fn rand_job(&self, slot: Slot) -> FioRand {
+    pub(crate) fn rand_job(&self, slot: Slot) -> FioRand {
         self.rand(slot, self.generator.use64())
     }
 }

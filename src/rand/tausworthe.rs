@@ -31,7 +31,7 @@ const LCG_START: u64 = (2 ^ 31) + (2 ^ 17) + (2 ^ 7);
 
 impl Taus88 {
     /// fio's `__init_rand32`.
-    pub fn new(seed: u32) -> Taus88 {
+    pub(crate) fn new(seed: u32) -> Taus88 {
         let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
         let s1 = seed_min(u64::from(lcg(LCG_START as u32)), 1) as u32;
         let s2 = seed_min(u64::from(lcg(s1)), 7) as u32;
@@ -45,7 +45,7 @@ impl Taus88 {
 
     /// fio's `__rand32`.
     #[inline]
-    pub fn next_u32(&mut self) -> u32 {
+    pub(crate) fn next_u32(&mut self) -> u32 {
         #[inline(always)]
         fn taus(s: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
             ((s & c) << d) ^ (((s << a) ^ s) >> b)
@@ -59,7 +59,7 @@ impl Taus88 {
 
 impl Taus258 {
     /// fio's `__init_rand64`.
-    pub fn new(seed: u64) -> Taus258 {
+    pub(crate) fn new(seed: u64) -> Taus258 {
         let lcg = |x: u64| x.wrapping_mul(6_906_969_069) ^ seed;
         let mut s = [0u64; 5];
         let mins = [1, 7, 15, 33, 49];
@@ -76,7 +76,7 @@ impl Taus258 {
 
     /// fio's `__rand64`.
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let x = ((s[0] << 1) ^ s[0]) >> 53;
         s[0] = ((s[0] & 18_446_744_073_709_551_614) << 10) ^ x;
@@ -110,7 +110,7 @@ const MAX64_PLUS_ONE: f64 = 18_446_744_073_709_551_616.0;
 impl FioRand {
     /// fio's `init_rand_seed(state, seed, use64)`: the 32-bit generator
     /// takes the low 32 bits of `seed`.
-    pub fn new(seed: u64, use64: bool) -> FioRand {
+    pub(crate) fn new(seed: u64, use64: bool) -> FioRand {
         if use64 {
             FioRand::T64(Taus258::new(seed))
         } else {
@@ -120,7 +120,7 @@ impl FioRand {
 
     /// fio's `__rand`.
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         match self {
             FioRand::T32(t) => u64::from(t.next_u32()),
             FioRand::T64(t) => t.next_u64(),
@@ -129,7 +129,7 @@ impl FioRand {
 
     /// fio's `rand_max`.
     #[inline]
-    pub fn max(&self) -> u64 {
+    pub(crate) fn max(&self) -> u64 {
         match self {
             FioRand::T32(_) => u64::from(u32::MAX),
             FioRand::T64(_) => u64::MAX,
@@ -139,7 +139,7 @@ impl FioRand {
     /// `r / (rand_max(state) + 1.0)` for the next `r`: in `[0, 1)`. fio
     /// scales most draws this way (`lastb * frac`).
     #[inline]
-    pub fn frac(&mut self) -> f64 {
+    pub(crate) fn frac(&mut self) -> f64 {
         match self {
             FioRand::T32(t) => f64::from(t.next_u32()) / MAX32_PLUS_ONE,
             FioRand::T64(t) => t.next_u64() as f64 / MAX64_PLUS_ONE,
@@ -148,7 +148,7 @@ impl FioRand {
 
     /// fio's `__rand_0_1`: `(r + 1.0) / (max + 1)`, in `(0, 1]`.
     #[inline]
-    pub fn rand_0_1(&mut self) -> f64 {
+    pub(crate) fn rand_0_1(&mut self) -> f64 {
         match self {
             FioRand::T32(t) => (f64::from(t.next_u32()) + 1.0) / MAX32_PLUS_ONE,
             FioRand::T64(t) => (t.next_u64() as f64 + 1.0) / MAX64_PLUS_ONE,
@@ -157,7 +157,7 @@ impl FioRand {
 
     /// fio's `rand_between(state, start, end)`: both ends inclusive.
     #[inline]
-    pub fn between(&mut self, start: u64, end: u64) -> u64 {
+    pub(crate) fn between(&mut self, start: u64, end: u64) -> u64 {
         let span = end.wrapping_sub(start);
         match self {
             FioRand::T32(t) => {
@@ -177,7 +177,7 @@ impl FioRand {
 
     /// fio's `__get_next_seed`: two draws multiplied (on 64-bit hosts).
     #[inline]
-    pub fn next_seed(&mut self) -> u64 {
+    pub(crate) fn next_seed(&mut self) -> u64 {
         let r = self.next_u64();
         r.wrapping_mul(self.next_u64())
     }
@@ -186,7 +186,7 @@ impl FioRand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rand::FIO_RANDSEED;
+    use crate::rand::seeds::FIO_RANDSEED;
 
     /// fio 3.33 `--rw=randread --size=64k --bs=4k --ioengine=null`, job 1:
     /// its first five blocks need no random map, so they are the raw draws.

@@ -3,16 +3,16 @@
 /// A small deterministic PRNG (xorshift64*) for rfio's own needs where fio
 /// compatibility does not matter. Not one of fio's generators.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         // Never zero: xorshift would stay at zero.
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
     }
 
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -23,7 +23,7 @@ impl Rng {
 
     /// Uniform in `0..n` (`n > 0`).
     #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 }

@@ -55,7 +55,7 @@ impl Zipf {
     }
 
     /// fio's `pareto_init`.
-    pub fn pareto(nranges: u64, h: f64, center: f64, seed: u32) -> Zipf {
+    pub(crate) fn pareto(nranges: u64, h: f64, center: f64, seed: u32) -> Zipf {
         let mut z = Zipf::shared(nranges, center, seed);
         z.pareto_pow = h.ln() / (1.0 - h).ln();
         z.pareto = true;
@@ -63,7 +63,7 @@ impl Zipf {
     }
 
     /// fio's `zipf_disable_hash` (file selection uses unhashed values).
-    pub fn disable_hash(mut self) -> Zipf {
+    pub(crate) fn disable_hash(mut self) -> Zipf {
         self.disable_hash = true;
         self
     }

@@ -83,28 +83,28 @@ pub enum Rate {
 #[derive(Debug, Clone, Copy)]
 pub struct LoggedIo<'a> {
     /// Completion time, ms since the job's I/O start.
-    pub t_ms: u64,
+    pub(crate) t_ms: u64,
     /// 0 read, 1 write, 2 trim.
-    pub dir: usize,
-    pub bytes: u64,
+    pub(crate) dir: usize,
+    pub(crate) bytes: u64,
     /// File offset (`log_offset=1`).
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// The I/O priority it carried (fio's `io_u->ioprio`).
-    pub ioprio: u16,
+    pub(crate) ioprio: u16,
     /// A per-I/O bandwidth sample, B/s (a bandwidth log without
     /// `log_avg_msec`).
-    pub bw: Option<u64>,
+    pub(crate) bw: Option<u64>,
     /// A per-I/O IOPS sample (an IOPS log without `log_avg_msec`).
-    pub iops: bool,
-    pub lat_ns: Option<u64>,
+    pub(crate) iops: bool,
+    pub(crate) lat_ns: Option<u64>,
     /// When the I/O was issued (ms since the I/O start) and its
     /// submission latency.
-    pub slat: Option<(u64, u64)>,
-    pub clat_ns: Option<u64>,
+    pub(crate) slat: Option<(u64, u64)>,
+    pub(crate) clat_ns: Option<u64>,
     /// Whether the I/O counts for the clat histogram log, and the
     /// direction's clat histogram (cumulative, this I/O included).
-    pub hist: bool,
-    pub clat_hist: Option<&'a LatHist>,
+    pub(crate) hist: bool,
+    pub(crate) clat_hist: Option<&'a LatHist>,
 }
 
 /// A job's per-I/O logs, fed by its [`ThreadStats`](super::ThreadStats).

@@ -6,13 +6,13 @@
 use serde::{Deserialize, Serialize};
 
 /// fio's default `percentile_list`.
-pub const DEFAULT_PERCENTILES: [f64; 17] = [
+pub(crate) const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
 
 /// At most this many percentiles are kept (`FIO_IO_U_LIST_MAX_LEN`).
-pub const MAX_PERCENTILES: usize = 20;
+pub(crate) const MAX_PERCENTILES: usize = 20;
 
 /// `unified_rw_reporting`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -27,14 +27,14 @@ pub enum Unified {
 
 /// Which latencies get percentiles, and which percentiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Percentiles {
-    pub slat: bool,
-    pub clat: bool,
-    pub lat: bool,
+pub(crate) struct Percentiles {
+    pub(crate) slat: bool,
+    pub(crate) clat: bool,
+    pub(crate) lat: bool,
     /// Sorted ascending, at most [`MAX_PERCENTILES`] entries.
-    pub list: Vec<f64>,
+    pub(crate) list: Vec<f64>,
     /// Decimals shown in the normal output (`percentile_precision`).
-    pub precision: usize,
+    pub(crate) precision: usize,
 }
 
 impl Default for Percentiles {
@@ -53,42 +53,42 @@ impl Default for Percentiles {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatsConfig {
     /// `stats=0` leaves the job out of every report.
-    pub stats: bool,
+    pub(crate) stats: bool,
     /// The directions the job can move data in (read also for a writing
     /// job, which may verify): only these get latency histograms.
-    pub dirs: [bool; 3],
+    pub(crate) dirs: [bool; 3],
     /// `disable_slat`, `disable_clat`, `disable_lat` (all set by
     /// `gtod_reduce`), inverted.
-    pub slat: bool,
-    pub clat: bool,
-    pub lat: bool,
+    pub(crate) slat: bool,
+    pub(crate) clat: bool,
+    pub(crate) lat: bool,
     /// `disable_bw_measurement` (also set by `gtod_reduce`): no per-I/O
     /// bandwidth samples for a per-I/O bandwidth log.
-    pub disable_bw: bool,
+    pub(crate) disable_bw: bool,
     /// `gtod_reduce` in effect (fio also skips per-I/O IOPS samples).
-    pub gtod_reduce: bool,
-    pub percentiles: Percentiles,
+    pub(crate) gtod_reduce: bool,
+    pub(crate) percentiles: Percentiles,
     /// Summary bandwidth and IOPS sampling intervals in ms (`bwavgtime`,
     /// `iopsavgtime`, lowered to `log_avg_msec` when that log is averaged).
-    pub bw_avg_ms: u64,
-    pub iops_avg_ms: u64,
+    pub(crate) bw_avg_ms: u64,
+    pub(crate) iops_avg_ms: u64,
     /// A bandwidth / IOPS log without `log_avg_msec`: the summary samples
     /// are per I/O instead of per interval (a fio quirk scripts see).
-    pub bw_per_io: bool,
-    pub iops_per_io: bool,
-    pub unified: Unified,
+    pub(crate) bw_per_io: bool,
+    pub(crate) iops_per_io: bool,
+    pub(crate) unified: Unified,
     /// `kb_base` (1024 or 1000) and `unit_base` (8 bytes, 1 bits).
-    pub kb_base: u32,
-    pub unit_base: u32,
+    pub(crate) kb_base: u32,
+    pub(crate) unit_base: u32,
     /// `significant_figures`.
-    pub sig_figs: usize,
-    pub description: Option<String>,
+    pub(crate) sig_figs: usize,
+    pub(crate) description: Option<String>,
     /// `continue_on_error` is not `none`.
-    pub continue_on_error: bool,
+    pub(crate) continue_on_error: bool,
     /// `latency_target` (ns), `latency_window` (µs), `latency_percentile`.
-    pub latency_target_ns: u64,
-    pub latency_window_us: u64,
-    pub latency_percentile: f64,
+    pub(crate) latency_target_ns: u64,
+    pub(crate) latency_window_us: u64,
+    pub(crate) latency_percentile: f64,
 }
 
 impl Default for StatsConfig {

@@ -16,7 +16,7 @@ pub struct CpuUsage {
 }
 
 impl CpuUsage {
-    pub fn merge(&mut self, o: &CpuUsage) {
+    pub(crate) fn merge(&mut self, o: &CpuUsage) {
         self.usr_ms += o.usr_ms;
         self.sys_ms += o.sys_ms;
         self.ctx += o.ctx;
@@ -27,7 +27,7 @@ impl CpuUsage {
 
 /// A reading of the calling thread's resource usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RusageMark {
+pub(crate) struct RusageMark {
     utime_us: u64,
     stime_us: u64,
     ctx: u64,
@@ -37,7 +37,7 @@ pub struct RusageMark {
 
 impl RusageMark {
     /// Read the calling thread's usage (zero if the call fails).
-    pub fn now() -> RusageMark {
+    pub(crate) fn now() -> RusageMark {
         // SAFETY: an all-zero `rusage` is a valid value (plain integers).
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: `ru` is a valid, writable `rusage` for the whole call.
@@ -56,7 +56,7 @@ impl RusageMark {
 
     /// The usage from `self` to `end` (fio's `mtime_since_tv` truncates to
     /// whole milliseconds).
-    pub fn until(&self, end: &RusageMark) -> CpuUsage {
+    pub(crate) fn until(&self, end: &RusageMark) -> CpuUsage {
         CpuUsage {
             usr_ms: end.utime_us.saturating_sub(self.utime_us) / 1000,
             sys_ms: end.stime_us.saturating_sub(self.stime_us) / 1000,

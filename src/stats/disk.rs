@@ -76,7 +76,7 @@ pub struct DiskUtil {
 
 impl DiskUtil {
     /// `100 * io_ticks / msec`, at most 100 (0 without elapsed time).
-    pub fn util(&self) -> f64 {
+    pub(crate) fn util(&self) -> f64 {
         if self.msec == 0 {
             return 0.0;
         }
@@ -85,7 +85,7 @@ impl DiskUtil {
 
     /// fio's `disk_util_agg` of the slaves: sums (to be divided by the
     /// slave count) and the highest slave utilization.
-    pub fn aggregate(&self) -> Option<DiskAgg> {
+    pub(crate) fn aggregate(&self) -> Option<DiskAgg> {
         if self.slaves.is_empty() {
             return None;
         }
@@ -109,14 +109,14 @@ impl DiskUtil {
 
 /// Slave totals of a dm/md device.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct DiskAgg {
-    pub slaves: u64,
-    pub ios: [u64; 2],
-    pub merges: [u64; 2],
-    pub sectors: [u64; 2],
-    pub ticks: [u64; 2],
-    pub time_in_queue: u64,
-    pub max_util: f64,
+pub(crate) struct DiskAgg {
+    pub(crate) slaves: u64,
+    pub(crate) ios: [u64; 2],
+    pub(crate) merges: [u64; 2],
+    pub(crate) sectors: [u64; 2],
+    pub(crate) ticks: [u64; 2],
+    pub(crate) time_in_queue: u64,
+    pub(crate) max_util: f64,
 }
 
 /// A device being watched: where its counters are and their first reading.
@@ -130,7 +130,7 @@ struct Watched {
 
 /// The devices under a run's files, with their counters at the start.
 #[derive(Debug, Clone)]
-pub struct DiskWatch {
+pub(crate) struct DiskWatch {
     disks: Vec<Watched>,
     started: Instant,
 }
@@ -138,7 +138,7 @@ pub struct DiskWatch {
 impl DiskWatch {
     /// Find the devices under `files` (a file that does not exist yet is
     /// taken from its directory) and read their counters.
-    pub fn start<'a>(files: impl IntoIterator<Item = &'a Path>) -> DiskWatch {
+    pub(crate) fn start<'a>(files: impl IntoIterator<Item = &'a Path>) -> DiskWatch {
         let mut w = DiskWatch {
             disks: Vec::new(),
             started: Instant::now(),
@@ -150,11 +150,6 @@ impl DiskWatch {
         }
         w.started = Instant::now();
         w
-    }
-
-    /// Whether any device is watched (fio prints no disk section otherwise).
-    pub fn is_empty(&self) -> bool {
-        self.disks.is_empty()
     }
 
     fn add(&mut self, dir: PathBuf) -> Option<usize> {
@@ -188,7 +183,7 @@ impl DiskWatch {
 
     /// Read the counters again: every device's activity since the start,
     /// in fio's order (each device, then its slaves).
-    pub fn finish(&self) -> Vec<DiskUtil> {
+    pub(crate) fn finish(&self) -> Vec<DiskUtil> {
         let msec = self.started.elapsed().as_millis() as u64;
         let util = |d: &Watched| DiskUtil {
             name: d.name.clone(),

@@ -6,16 +6,16 @@
 use serde::{Deserialize, Serialize};
 
 /// Number of depth / batch classes (`FIO_IO_U_MAP_NR`).
-pub const MAP_NR: usize = 7;
+pub(crate) const MAP_NR: usize = 7;
 /// Nanosecond, microsecond and millisecond latency classes.
-pub const LAT_N_NR: usize = 10;
-pub const LAT_U_NR: usize = 10;
-pub const LAT_M_NR: usize = 12;
+pub(crate) const LAT_N_NR: usize = 10;
+pub(crate) const LAT_U_NR: usize = 10;
+pub(crate) const LAT_M_NR: usize = 12;
 
 /// Depth of the queue when an I/O was submitted: 1, 2-3, 4-7, 8-15, 16-31,
 /// 32-63, >=64.
 #[inline]
-pub fn depth_class(depth: u32) -> usize {
+pub(crate) fn depth_class(depth: u32) -> usize {
     match depth {
         0 | 1 => 0,
         2..=3 => 1,
@@ -30,7 +30,7 @@ pub fn depth_class(depth: u32) -> usize {
 /// Size of a submission or completion batch: 0, 1-4, 5-8, 9-16, 17-32,
 /// 33-64, more.
 #[inline]
-pub fn batch_class(n: u32) -> usize {
+pub(crate) fn batch_class(n: u32) -> usize {
     match n {
         0 => 0,
         1..=4 => 1,
@@ -73,7 +73,7 @@ pub struct LatBuckets {
 impl LatBuckets {
     /// Count one completion latency.
     #[inline]
-    pub fn add(&mut self, ns: u64) {
+    pub(crate) fn add(&mut self, ns: u64) {
         if ns < 1000 {
             self.n[ladder(ns)] += 1;
         } else if ns < 1_000_000 {
@@ -83,7 +83,7 @@ impl LatBuckets {
         }
     }
 
-    pub fn merge(&mut self, o: &LatBuckets) {
+    pub(crate) fn merge(&mut self, o: &LatBuckets) {
         for (a, b) in self.n.iter_mut().zip(o.n) {
             *a += b;
         }
@@ -110,7 +110,7 @@ pub struct DepthMaps {
 }
 
 impl DepthMaps {
-    pub fn merge(&mut self, o: &DepthMaps) {
+    pub(crate) fn merge(&mut self, o: &DepthMaps) {
         for i in 0..MAP_NR {
             self.depth[i] += o.depth[i];
             self.submit[i] += o.submit[i];
@@ -123,7 +123,7 @@ impl DepthMaps {
 
 /// `stat_calc_dist`: percentages of `total`, a non-zero share below 0.1
 /// shown as 0.1, all 0 when `total` is 0.
-pub fn dist_pct(map: &[u64], total: u64) -> Vec<f64> {
+pub(crate) fn dist_pct(map: &[u64], total: u64) -> Vec<f64> {
     map.iter()
         .map(|&c| {
             if total == 0 {
@@ -140,7 +140,7 @@ pub fn dist_pct(map: &[u64], total: u64) -> Vec<f64> {
 }
 
 /// `stat_calc_lat`: like [`dist_pct`] with a floor of 0.01.
-pub fn lat_pct(map: &[u64], total: u64) -> Vec<f64> {
+pub(crate) fn lat_pct(map: &[u64], total: u64) -> Vec<f64> {
     map.iter()
         .map(|&c| {
             if total == 0 {
@@ -159,7 +159,7 @@ pub fn lat_pct(map: &[u64], total: u64) -> Vec<f64> {
 /// `stat_calc_lat_nu` (terse only): the microsecond classes with every
 /// sub-microsecond completion added to the first, `100*n/total` (NaN when
 /// nothing completed, printed `-nan` by fio).
-pub fn lat_pct_terse_us(b: &LatBuckets, total: u64) -> Vec<f64> {
+pub(crate) fn lat_pct_terse_us(b: &LatBuckets, total: u64) -> Vec<f64> {
     let mut v = lat_pct(&b.u, total);
     let ntotal: u64 = b.n.iter().sum();
     v[0] += 100.0 * ntotal as f64 / total as f64;

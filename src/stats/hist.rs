@@ -24,7 +24,7 @@ const PLAT_BITS: u32 = 6;
 /// Buckets per group (`FIO_IO_U_PLAT_VAL`).
 const PLAT_VAL: u64 = 1 << PLAT_BITS;
 /// fio's bucket count (`FIO_IO_U_PLAT_NR` = 29 groups × 64).
-pub const PLAT_NR: usize = 29 * PLAT_VAL as usize;
+pub(crate) const PLAT_NR: usize = 29 * PLAT_VAL as usize;
 
 /// The histogram's upper bound (about 18 minutes): its buckets reach on to
 /// [`BEYOND_NS`], and a longer latency is recorded as this value (min/max/
@@ -67,7 +67,7 @@ fn bucket_range(idx: usize) -> (u64, u64) {
 }
 
 /// fio's `plat_val_to_idx`: the bucket of a value in nanoseconds.
-pub fn fio_bucket(ns: u64) -> usize {
+pub(crate) fn fio_bucket(ns: u64) -> usize {
     let msb = if ns == 0 { 0 } else { 63 - ns.leading_zeros() };
     if msb <= PLAT_BITS {
         return ns as usize;
@@ -79,7 +79,7 @@ pub fn fio_bucket(ns: u64) -> usize {
 }
 
 /// fio's `plat_idx_to_val`: the value a bucket stands for (its midpoint).
-pub fn fio_bucket_value(idx: usize) -> u64 {
+pub(crate) fn fio_bucket_value(idx: usize) -> u64 {
     let idx = idx as u64;
     if idx < (PLAT_VAL << 1) {
         return idx;
@@ -205,11 +205,12 @@ impl LatHist {
     }
 
     /// Number of recorded latencies.
-    pub fn len(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> u64 {
         self.total
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.total == 0
     }
 
@@ -275,7 +276,7 @@ impl LatHist {
     }
 
     /// Counts in fio's bucket layout, every bucket (for histogram logs).
-    pub fn fio_buckets(&self, into: &mut [u64; PLAT_NR]) {
+    pub(crate) fn fio_buckets(&self, into: &mut [u64; PLAT_NR]) {
         into.fill(0);
         for (lo, _, count) in self.recorded() {
             into[fio_bucket(lo)] += count;
@@ -284,7 +285,7 @@ impl LatHist {
 
     /// JSON+ `bins`: `(bucket value in ns, count)` for every non-empty fio
     /// bucket, in ascending order.
-    pub fn fio_bins(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn fio_bins(&self) -> Vec<(u64, u64)> {
         let mut bins: Vec<(u64, u64)> = Vec::new();
         let mut last_idx = usize::MAX;
         for (lo, _, count) in self.recorded() {

@@ -12,28 +12,28 @@ use super::config::StatsConfig;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobInfo {
     /// The reported name (`name=`, else the section name).
-    pub name: String,
+    pub(crate) name: String,
     /// Reporting group (`g=`).
-    pub group_id: u32,
+    pub(crate) group_id: u32,
     /// 1-based creation order over all jobs and `numjobs` clones.
-    pub thread_number: u32,
+    pub(crate) thread_number: u32,
     /// 0 for a section's first job, else a `numjobs` clone (no banner).
-    pub subjob: u32,
-    pub group_reporting: bool,
+    pub(crate) subjob: u32,
+    pub(crate) group_reporting: bool,
     /// `iodepth`: the depth reported when `latency_target` found none.
-    pub iodepth: u32,
+    pub(crate) iodepth: u32,
     /// `thread`: counted as a thread in `Starting N threads`.
-    pub thread: bool,
+    pub(crate) thread: bool,
     /// The banner: `rw=` name, block size ranges (read, write, trim) and
     /// the ioengine.
-    pub rw: String,
-    pub bs: [(u64, u64); 3],
-    pub ioengine: String,
+    pub(crate) rw: String,
+    pub(crate) bs: [(u64, u64); 3],
+    pub(crate) ioengine: String,
     /// What the job records and how it is printed.
     pub stats: StatsConfig,
     /// JSON `job options`: the options of the job's own section, in the
     /// order applied, as `(name, value as written)` (`""` when bare).
-    pub options: OptionList,
+    pub(crate) options: OptionList,
 }
 
 impl Default for JobInfo {
@@ -45,7 +45,7 @@ impl Default for JobInfo {
 impl JobInfo {
     /// A job named `name` in group `group_id` with fio's defaults (reports
     /// built by hand, a running job's snapshot).
-    pub fn named(name: &str, group_id: u32) -> JobInfo {
+    pub(crate) fn named(name: &str, group_id: u32) -> JobInfo {
         JobInfo {
             name: name.to_string(),
             group_id,
@@ -78,23 +78,24 @@ pub struct OptionList {
 
 impl OptionList {
     /// Add `name=value` at the end.
-    pub fn push(&mut self, name: &str, value: &str) {
+    pub(crate) fn push(&mut self, name: &str, value: &str) {
         self.text.push_str(name);
         let name_end = self.text.len() as u32;
         self.text.push_str(value);
         self.ends.push((name_end, self.text.len() as u32));
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
     /// The pairs, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         let mut start = 0usize;
         self.ends.iter().map(move |&(n, v)| {
             let (n, v) = (n as usize, v as usize);

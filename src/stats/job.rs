@@ -8,7 +8,7 @@ use super::cpu::CpuUsage;
 use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::info::JobInfo;
-use super::lat::{LatAccum, LatSummary};
+use super::lat::LatAccum;
 use super::prio::ClatPrio;
 use super::thread::ThreadStats;
 
@@ -23,7 +23,7 @@ impl Layout {
     /// fio's line for job `job` laying these files out (`setup_files`),
     /// newline included: `j: Laying out IO file (1 file / 8MiB)`, or
     /// `j: Laying out IO files (2 files / total 3MiB)`.
-    pub fn line(&self, job: &str) -> String {
+    pub(crate) fn line(&self, job: &str) -> String {
         let (s, total) = if self.files > 1 {
             ("s", "total ")
         } else {
@@ -62,13 +62,6 @@ pub struct DirReport {
     pub iops_samples: LatAccum,
 }
 
-impl DirReport {
-    /// The completion latency summary, if any I/O was timed.
-    pub fn clat_summary(&self) -> Option<LatSummary> {
-        self.clat.summary()
-    }
-}
-
 /// Sync calls of one job.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SyncReport {
@@ -81,9 +74,9 @@ pub struct SyncReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Who the job is and how it is reported (from the plan).
-    pub info: JobInfo,
+    pub(crate) info: JobInfo,
     /// The job's thread id (fio prints it as `pid=`).
-    pub pid: u32,
+    pub(crate) pid: u32,
     /// Per direction (read, write, trim).
     pub dirs: [DirReport; 3],
     pub sync: SyncReport,
@@ -180,7 +173,8 @@ impl JobReport {
     }
 
     /// Whether the job moved any data (fio skips the job block otherwise).
-    pub fn did_io(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn did_io(&self) -> bool {
         self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
     }
 }

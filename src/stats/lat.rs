@@ -29,7 +29,7 @@ impl Default for LatAccum {
 impl LatAccum {
     /// Record one sample.
     #[inline]
-    pub fn add(&mut self, ns: u64) {
+    pub(crate) fn add(&mut self, ns: u64) {
         self.samples += 1;
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
@@ -48,7 +48,7 @@ impl LatAccum {
 
     /// Merge `other` as fio's `__sum_stat` does for latencies (pooled mean
     /// and variance, global min and max).
-    pub fn merge(&mut self, other: &LatAccum) {
+    pub(crate) fn merge(&mut self, other: &LatAccum) {
         if other.samples == 0 {
             return;
         }
@@ -70,7 +70,7 @@ impl LatAccum {
     /// Sum `other` field by field, as fio's `sum_stat(.., pure_sum=true)`
     /// does for bandwidth and IOPS samples under group_reporting: min, max,
     /// mean and the sum of squares add up.
-    pub fn sum(&mut self, other: &LatAccum) {
+    pub(crate) fn sum(&mut self, other: &LatAccum) {
         if other.samples == 0 {
             return;
         }
@@ -129,9 +129,9 @@ pub struct LatSummary {
     pub samples: u64,
     pub min: u64,
     pub max: u64,
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation (n-1), 0 for one sample.
-    pub stddev: f64,
+    pub(crate) stddev: f64,
 }
 
 #[cfg(test)]

@@ -19,29 +19,34 @@
 //! (the accumulators); `job` (a job's results); `snapshot` (a running
 //! job's); `summary` (entries and groups); `report` (the run).
 
-pub mod completion;
-pub mod config;
-pub mod cpu;
-pub mod disk;
-pub mod dist;
-pub mod hist;
+pub(crate) mod completion;
+pub(crate) mod config;
+pub(crate) mod cpu;
+pub(crate) mod disk;
+pub(crate) mod dist;
+pub(crate) mod hist;
 mod info;
 mod job;
 mod lat;
 mod prio;
 mod report;
-pub mod snapshot;
-pub mod summary;
+pub(crate) mod snapshot;
+pub(crate) mod summary;
 mod thread;
 
-pub use completion::{Completion, IoLog, LoggedIo, Rate, Timing, NO_SLAT};
-pub use config::{Percentiles, StatsConfig, Unified};
-pub use disk::{DiskUtil, DiskWatch};
+pub use completion::{Completion, NO_SLAT};
+pub(crate) use completion::{IoLog, LoggedIo, Rate, Timing};
+pub(crate) use config::StatsConfig;
+pub use config::Unified;
+pub(crate) use disk::{DiskUtil, DiskWatch};
 pub use hist::LatHist;
-pub use info::{JobInfo, OptionList};
-pub use job::{DirReport, JobReport, Layout, SyncReport};
-pub use lat::{LatAccum, LatSummary};
-pub use prio::{reported_prios, ClatPrio};
-pub use report::{GroupDir, GroupReport, RunReport};
-pub use summary::{Entry, GroupRun, Summary};
+pub use info::JobInfo;
+pub(crate) use info::OptionList;
+pub(crate) use job::Layout;
+pub use job::{DirReport, JobReport, SyncReport};
+pub use lat::LatAccum;
+pub(crate) use lat::LatSummary;
+pub use prio::ClatPrio;
+pub use report::RunReport;
+pub use summary::Summary;
 pub use thread::ThreadStats;

@@ -21,7 +21,7 @@ pub struct ClatPrio {
 
 impl ClatPrio {
     /// No samples yet of priority `ioprio`.
-    pub fn new(ioprio: u16) -> ClatPrio {
+    pub(crate) fn new(ioprio: u16) -> ClatPrio {
         ClatPrio {
             ioprio,
             lat: LatAccum::default(),
@@ -44,7 +44,7 @@ impl ClatPrio {
 /// The priorities of `prios` that fio reports: those with samples, when
 /// there are at least two of them (fio's `get_nr_prios_with_samples(..) >=
 /// 2`); none otherwise.
-pub fn reported_prios(prios: &[ClatPrio]) -> impl Iterator<Item = &ClatPrio> {
+pub(crate) fn reported_prios(prios: &[ClatPrio]) -> impl Iterator<Item = &ClatPrio> {
     let with_samples = prios.iter().filter(|p| p.lat.samples() > 0);
     let shown = with_samples.clone().count() >= 2;
     with_samples.filter(move |_| shown)

@@ -16,25 +16,25 @@ use super::summary::Summary;
 pub struct GroupDir {
     pub bytes: u64,
     /// Aggregate bandwidth: `1000 * bytes / max_run` B/s.
-    pub agg_bw: u64,
+    pub(crate) agg_bw: u64,
     /// Slowest and fastest member's own bandwidth.
-    pub min_bw: u64,
-    pub max_bw: u64,
-    pub min_run_ms: u64,
-    pub max_run_ms: u64,
+    pub(crate) min_bw: u64,
+    pub(crate) max_bw: u64,
+    pub(crate) min_run_ms: u64,
+    pub(crate) max_run_ms: u64,
 }
 
 /// One reporting group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupReport {
-    pub id: u32,
+    pub(crate) id: u32,
     /// Per direction; `None` when no member ran it.
     pub dirs: [Option<GroupDir>; 3],
 }
 
 impl GroupReport {
     /// Fold the members' reports, as fio's `__show_run_stats`.
-    pub fn from_jobs<'a>(
+    pub(crate) fn from_jobs<'a>(
         id: u32,
         jobs: impl Iterator<Item = &'a JobReport> + Clone,
     ) -> GroupReport {
@@ -79,7 +79,7 @@ pub struct RunReport {
     pub jobs: Vec<JobReport>,
     /// JSON `global options`: the global options the jobs inherited, in
     /// the order applied, as `(name, value as written)`.
-    pub global_options: OptionList,
+    pub(crate) global_options: OptionList,
     /// In group-id order, one per group of the jobs, each job on its own.
     pub groups: Vec<GroupReport>,
     /// What is printed: the jobs merged by `group_reporting`, the groups'
@@ -91,15 +91,15 @@ pub struct RunReport {
     /// east (the job header date is local time).
     pub utc_offset: i64,
     /// The same instant in milliseconds (JSON `timestamp_ms`).
-    pub finished_ms: u64,
+    pub(crate) finished_ms: u64,
     /// Milliseconds from rfio's start to the end of the run (JSON
     /// `elapsed`, rounded up to seconds).
-    pub elapsed_ms: u64,
+    pub(crate) elapsed_ms: u64,
     /// The devices under the jobs' files (empty: no disk section).
-    pub disks: Vec<DiskUtil>,
+    pub(crate) disks: Vec<DiskUtil>,
     /// The jobs' ETA in seconds for a report taken while they run
     /// (`--status-interval`, SIGUSR1); `None` once the run is over.
-    pub eta_sec: Option<u64>,
+    pub(crate) eta_sec: Option<u64>,
 }
 
 impl RunReport {

@@ -13,7 +13,7 @@ use super::thread::ThreadStats;
 /// `sys_cpu` count from the job's start too). The job's settings
 /// ([`JobReport::info`]) are left default for the caller, who knows them. Allocates (the histograms are
 /// copied).
-pub fn running_report(ts: &ThreadStats, elapsed_us: u64) -> JobReport {
+pub(crate) fn running_report(ts: &ThreadStats, elapsed_us: u64) -> JobReport {
     let pid = thread_id();
     let mut r = JobReport::new(JobInfo::default(), pid, None, ts);
     set_runtime(&mut r, elapsed_us);
@@ -27,7 +27,7 @@ pub fn running_report(ts: &ThreadStats, elapsed_us: u64) -> JobReport {
 /// `ThreadStats::elapsed_us`, which is set only when the job ends): each
 /// direction that moved data ran that long, rounded up to milliseconds,
 /// and its rates follow (as `JobReport::new` computes them).
-pub fn set_runtime(r: &mut JobReport, elapsed_us: u64) {
+pub(crate) fn set_runtime(r: &mut JobReport, elapsed_us: u64) {
     for d in &mut r.dirs {
         d.runtime_ms = if d.bytes > 0 {
             elapsed_us.div_ceil(1000).max(1)

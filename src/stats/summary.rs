@@ -11,10 +11,10 @@ use super::dist::{DepthMaps, LatBuckets};
 use super::hist::LatHist;
 use super::job::{DirReport, JobReport, SyncReport};
 use super::lat::LatAccum;
-pub use super::prio::{reported_prios, ClatPrio};
+pub(crate) use super::prio::{reported_prios, ClatPrio};
 
 /// The group id of an entry fio counts but never fills (its `-1`).
-pub const PLACEHOLDER_GROUP: u32 = u32::MAX;
+pub(crate) const PLACEHOLDER_GROUP: u32 = u32::MAX;
 
 /// The run totals of a group no job belongs to: what a placeholder entry
 /// is printed against.
@@ -89,34 +89,34 @@ fn prio_source(d: &DirReport, lat_percentiles: bool) -> (&LatAccum, Option<&LatH
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// The first member's name, group, pid and thread number.
-    pub name: String,
-    pub group_id: u32,
-    pub pid: u32,
-    pub thread_number: u32,
-    pub members: u32,
+    pub(crate) name: String,
+    pub(crate) group_id: u32,
+    pub(crate) pid: u32,
+    pub(crate) thread_number: u32,
+    pub(crate) members: u32,
     /// The first member's error (or first nonzero one) and its text.
-    pub error: i32,
-    pub verror: String,
+    pub(crate) error: i32,
+    pub(crate) verror: String,
     /// Settings: units, reporting mode and description of the first
     /// member; percentile settings of the last (as fio).
-    pub cfg: StatsConfig,
+    pub(crate) cfg: StatsConfig,
     /// Read, write, trim (with `unified_rw_reporting=mixed` all in `[0]`).
-    pub dirs: [DirReport; 3],
-    pub sync: SyncReport,
-    pub lat_buckets: LatBuckets,
-    pub depth: DepthMaps,
-    pub cpu: CpuUsage,
+    pub(crate) dirs: [DirReport; 3],
+    pub(crate) sync: SyncReport,
+    pub(crate) lat_buckets: LatBuckets,
+    pub(crate) depth: DepthMaps,
+    pub(crate) cpu: CpuUsage,
     /// Sum of the members' run times, ms (`job_runtime`).
-    pub run_ms: u64,
-    pub total_err: u64,
-    pub first_error: i32,
+    pub(crate) run_ms: u64,
+    pub(crate) total_err: u64,
+    pub(crate) first_error: i32,
     /// The last member's latency target settings and depth.
-    pub latency_depth: u32,
+    pub(crate) latency_depth: u32,
     /// Index in the report's jobs of the last member (its `job options`
     /// in JSON); `usize::MAX` for a placeholder, which has none.
-    pub last_job: usize,
+    pub(crate) last_job: usize,
     /// The first member's own I/O priority (fio's `ts->ioprio`).
-    pub ioprio: u16,
+    pub(crate) ioprio: u16,
     /// Per direction (as [`Entry::dirs`]): latencies per I/O priority, in
     /// fio's order. Kept when a member used command priorities or the
     /// members' own priorities differ (fio's `!ts->disable_prio_stat`);
@@ -190,7 +190,7 @@ impl Entry {
 
     /// The directions summed into one (`unified_rw_reporting=both`'s extra
     /// `mixed` block, fio's `gen_mixed_ddir_stats_from_ts`).
-    pub fn mixed(&self) -> DirReport {
+    pub(crate) fn mixed(&self) -> DirReport {
         let mut m = DirReport::default();
         for d in &self.dirs {
             merge_dir(&mut m, d);
@@ -225,7 +225,7 @@ impl Entry {
 
     /// Completed I/Os over read, write and trim (fio's `ddir_rw_sum` of
     /// `total_io_u`, the denominator of the distributions).
-    pub fn total_ios(&self) -> u64 {
+    pub(crate) fn total_ios(&self) -> u64 {
         self.dirs.iter().map(|d| d.ios).sum()
     }
 
@@ -263,18 +263,18 @@ impl Entry {
     }
 
     /// Whether this is an entry fio counts but never fills.
-    pub fn is_placeholder(&self) -> bool {
+    pub(crate) fn is_placeholder(&self) -> bool {
         self.group_id == PLACEHOLDER_GROUP
     }
 
     /// Whether the entry moved anything (fio prints no normal block
     /// otherwise).
-    pub fn did_io(&self) -> bool {
+    pub(crate) fn did_io(&self) -> bool {
         self.dirs.iter().any(|d| d.bytes > 0 || d.ios > 0)
     }
 
     /// usr and sys CPU as a percentage of the run time.
-    pub fn cpu_pct(&self) -> (f64, f64) {
+    pub(crate) fn cpu_pct(&self) -> (f64, f64) {
         if self.run_ms == 0 {
             return (0.0, 0.0);
         }
@@ -322,34 +322,34 @@ fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
 
 /// One direction of a group's run totals (fio's `group_run_stats`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct GroupDirRun {
-    pub bytes: u64,
+pub(crate) struct GroupDirRun {
+    pub(crate) bytes: u64,
     /// `bytes * 1000 / max_run` B/s.
-    pub agg: u64,
+    pub(crate) agg: u64,
     /// Slowest and fastest entry's bandwidth, B/s.
-    pub min_bw: u64,
-    pub max_bw: u64,
-    pub min_run: u64,
-    pub max_run: u64,
+    pub(crate) min_bw: u64,
+    pub(crate) max_bw: u64,
+    pub(crate) min_run: u64,
+    pub(crate) max_run: u64,
 }
 
 /// A reporting group's totals ("Run status group N").
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GroupRun {
-    pub id: u32,
+pub(crate) struct GroupRun {
+    pub(crate) id: u32,
     /// Per direction; `None` when no entry of the group ran it.
-    pub dirs: [Option<GroupDirRun>; 3],
+    pub(crate) dirs: [Option<GroupDirRun>; 3],
     /// Units of the group's last entry.
-    pub kb_base: u32,
-    pub unit_base: u32,
-    pub sig_figs: usize,
+    pub(crate) kb_base: u32,
+    pub(crate) unit_base: u32,
+    pub(crate) sig_figs: usize,
     /// fio ORs the entries' `unified_rw_reporting` (1 mixed, 2 both).
-    pub unified_bits: u8,
+    pub(crate) unified_bits: u8,
 }
 
 impl GroupRun {
     /// The aggregate bandwidth of direction `d`, 0 when not run.
-    pub fn agg(&self, d: usize) -> u64 {
+    pub(crate) fn agg(&self, d: usize) -> u64 {
         self.dirs[d].map_or(0, |g| g.agg)
     }
 }
@@ -359,10 +359,10 @@ impl GroupRun {
 pub struct Summary {
     pub entries: Vec<Entry>,
     /// One per group id, 0 to the highest.
-    pub groups: Vec<GroupRun>,
+    pub(crate) groups: Vec<GroupRun>,
     /// Notices fio prints while summing (`fio: kb_base differs for jobs in
     /// group, ...`); fio puts them on stdout, rfio's caller on stderr.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Summary {
@@ -480,7 +480,7 @@ impl Summary {
     }
 
     /// The run totals of `e`'s group (empty ones for a placeholder).
-    pub fn group_of(&self, e: &Entry) -> &GroupRun {
+    pub(crate) fn group_of(&self, e: &Entry) -> &GroupRun {
         self.groups.get(e.group_id as usize).unwrap_or(&NO_GROUP)
     }
 }

@@ -34,28 +34,28 @@ struct Sampler {
 #[derive(Debug, Default)]
 pub struct ThreadStats {
     /// Per direction (read, write, trim): bytes and I/Os completed.
-    pub bytes: [u64; 3],
-    pub ios: [u64; 3],
+    pub(crate) bytes: [u64; 3],
+    pub(crate) ios: [u64; 3],
     /// Short and dropped I/Os.
-    pub short_ios: [u64; 3],
-    pub drop_ios: [u64; 3],
+    pub(crate) short_ios: [u64; 3],
+    pub(crate) drop_ios: [u64; 3],
     /// Submission, completion and total latency, ns.
-    pub slat: [LatAccum; 3],
-    pub clat: [LatAccum; 3],
-    pub lat: [LatAccum; 3],
+    pub(crate) slat: [LatAccum; 3],
+    pub(crate) clat: [LatAccum; 3],
+    pub(crate) lat: [LatAccum; 3],
     /// Histograms for the latencies that get percentiles.
-    pub slat_hist: [Option<Box<LatHist>>; 3],
-    pub clat_hist: [Option<Box<LatHist>>; 3],
-    pub lat_hist: [Option<Box<LatHist>>; 3],
+    pub(crate) slat_hist: [Option<Box<LatHist>>; 3],
+    pub(crate) clat_hist: [Option<Box<LatHist>>; 3],
+    pub(crate) lat_hist: [Option<Box<LatHist>>; 3],
     /// Bandwidth (KiB/s) and IOPS samples, one per interval.
     pub bw: [LatAccum; 3],
     pub iops: [LatAccum; 3],
-    pub lat_buckets: LatBuckets,
-    pub depth: DepthMaps,
+    pub(crate) lat_buckets: LatBuckets,
+    pub(crate) depth: DepthMaps,
     /// fsync/fdatasync/sync_file_range calls and their latency.
-    pub sync_ios: u64,
-    pub sync: LatAccum,
-    pub sync_hist: Option<Box<LatHist>>,
+    pub(crate) sync_ios: u64,
+    pub(crate) sync: LatAccum,
+    pub(crate) sync_hist: Option<Box<LatHist>>,
     pub cpu: CpuUsage,
     /// Microseconds from the start of I/O to the end of the job.
     pub elapsed_us: u64,
@@ -63,10 +63,10 @@ pub struct ThreadStats {
     pub error: i32,
     pub error_msg: Option<String>,
     /// Errors let through by `continue_on_error`, and the first of them.
-    pub total_err: u64,
-    pub first_error: i32,
+    pub(crate) total_err: u64,
+    pub(crate) first_error: i32,
     /// The queue depth `latency_target` settled on (default: iodepth).
-    pub latency_depth: Option<u32>,
+    pub(crate) latency_depth: Option<u32>,
     /// A log file that could not be written, reported after the run.
     pub log_error: Option<String>,
     /// The job's own I/O priority (`prio`/`prioclass`, fio's `td->ioprio`;
@@ -111,11 +111,6 @@ impl ThreadStats {
     pub fn with_log(mut self, log: Option<Box<dyn IoLog>>) -> ThreadStats {
         self.log = log;
         self
-    }
-
-    /// The settings in force.
-    pub fn config(&self) -> &StatsConfig {
-        &self.cfg
     }
 
     /// The job thread starts its I/O (after layout and startdelay): set up
@@ -175,7 +170,7 @@ impl ThreadStats {
 
     /// An I/O of direction `dir` transferred less than asked.
     #[inline]
-    pub fn io_short(&mut self, dir: usize) {
+    pub(crate) fn io_short(&mut self, dir: usize) {
         self.short_ios[dir.min(2)] += 1;
     }
 
@@ -183,14 +178,8 @@ impl ThreadStats {
     /// and fio's `total_ios` (its `total_io_u`, counted at queue time) has
     /// it.
     #[cold]
-    pub fn io_failed(&mut self, dir: usize) {
+    pub(crate) fn io_failed(&mut self, dir: usize) {
         self.ios[dir.min(2)] += 1;
-    }
-
-    /// An I/O of direction `dir` was dropped.
-    #[inline]
-    pub fn io_dropped(&mut self, dir: usize) {
-        self.drop_ios[dir.min(2)] += 1;
     }
 
     /// An error let through by `continue_on_error`.
@@ -216,7 +205,7 @@ impl ThreadStats {
     /// The engine completes each I/O in its submission call (fio's
     /// `FIO_SYNCIO`): the time from an I/O's start to its issue counts in
     /// `lat`, but fio records and logs no submission latency for it.
-    pub fn engine_is_sync(&mut self) {
+    pub(crate) fn engine_is_sync(&mut self) {
         self.cfg.slat = false;
     }
 
@@ -455,7 +444,7 @@ impl ThreadStats {
     /// The statistics start over (fio's `reset_all_stats` when the latency
     /// target settles): what was recorded goes; the settings, the open log
     /// files and the errors stay. Allocates.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         let old = std::mem::take(self);
         *self = ThreadStats {
             cfg: old.cfg,

@@ -7,13 +7,10 @@ use crate::common;
 
 use std::process::Command;
 
-use rfio::options::cmdhelp::{
+use rfio::api::{
     cmdhelp, cmdhelp_all, cmdhelp_output, enghelp, enghelp_cmd, enghelp_list, enghelp_output,
-    valid_values, HelpOutput,
+    lookup_option, valid_values, FioType, HelpOutput, ENGINES, OPTIONS,
 };
-use rfio::options::engines::ENGINES;
-use rfio::options::table::OPTIONS;
-use rfio::options::{lookup, FioType};
 
 const FIO: &str = "/usr/bin/fio";
 
@@ -199,6 +196,6 @@ fn valid_values_match_a_failed_choice() {
         assert_eq!(out.status.code(), Some(1), "{}=zzzz", o.name);
     }
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(valid_values(lookup("rw").unwrap())
+    assert!(valid_values(lookup_option("rw").unwrap())
         .starts_with("        valid values: read       Sequential read\n"));
 }

@@ -17,12 +17,10 @@
 
 use std::path::Path;
 
-use rfio::ioengine::{self, AlignedBuf, FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
-use rfio::plan::report::global_options;
-use rfio::plan::Plan;
-use rfio::stats::summary::{ClatPrio, Summary};
-use rfio::stats::{
-    Completion, DirReport, JobInfo, JobReport, LatAccum, LatHist, RunReport, ThreadStats, NO_SLAT,
+use rfio::api::{
+    global_options, lookup_engine, AlignedBuf, ClatPrio, Completion, DirReport, FileTarget, Io,
+    IoDir, IoMem, JobInfo, JobReport, LatAccum, LatHist, OpenFlags, Plan, Queued, RunReport,
+    Summary, ThreadStats, NO_SLAT,
 };
 use serde_json::Value;
 
@@ -481,11 +479,11 @@ fn assert_blocks(rfio: &str, fio: &str) {
 }
 
 fn normal(report: &RunReport) -> String {
-    rfio::output::normal::results(report)
+    rfio::api::normal_results(report)
 }
 
 fn json(report: &RunReport) -> Value {
-    serde_json::from_str(&rfio::output::json::render(report, true)).unwrap()
+    serde_json::from_str(&rfio::api::render_json(report, true)).unwrap()
 }
 
 #[test]
@@ -567,8 +565,8 @@ fn terse_is_unchanged() {
     jobs[0].prios = Default::default();
     let without = RunReport::new(jobs, global_options(&p), 1_000, 2_000, Vec::new());
     for v in [2, 3, 4, 5] {
-        let a = rfio::output::terse::render(&with, v);
-        let b = rfio::output::terse::render(&without, v);
+        let a = rfio::api::render_terse(&with, v);
+        let b = rfio::api::render_terse(&without, v);
         assert_eq!(a, b, "terse v{v}");
     }
     // And without the tables there are no prio lines.
@@ -583,7 +581,7 @@ struct Feed {
 }
 
 impl Feed {
-    fn new(spec: &rfio::plan::spec::JobSpec) -> Feed {
+    fn new(spec: &rfio::api::JobSpec) -> Feed {
         let mut ts = common::thread_stats(spec);
         ts.job_started();
         Feed {
@@ -921,7 +919,7 @@ fn engines_pick_the_ios_fio_picks() {
         };
         let spec = &p.jobs[0].engine;
         assert_eq!(spec.common.iodepth, 1);
-        let def = ioengine::lookup(engine).unwrap();
+        let def = lookup_engine(engine).unwrap();
         let mut e = match (def.new)(spec, mem) {
             Ok(e) => e,
             Err(err) => {
@@ -965,7 +963,7 @@ fn engines_pick_the_ios_fio_picks() {
 
 fn run(argv: &[&str]) -> RunReport {
     let p = plan(argv);
-    rfio::workload::run(&p).expect("run starts")
+    rfio::api::run(&p).expect("run starts")
 }
 
 /// jobfiles/cmdprio/percentage.fio end to end: fio 3.33 puts 262 of the

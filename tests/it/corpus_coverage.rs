@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use rfio::options::table::OPTIONS;
-use rfio::options::Support;
+use rfio::api::{Support, OPTIONS};
 
 fn corpus_text(dir: &Path, out: &mut String) {
     for entry in std::fs::read_dir(dir).expect("readable corpus folder") {

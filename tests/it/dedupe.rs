@@ -10,8 +10,7 @@ use crate::common;
 use std::path::Path;
 
 use common::{real_fio, run_in as run, TempDir, RFIO};
-use rfio::workload::buffers::BufferFiller;
-use rfio::workload::dedupe::DedupePeers;
+use rfio::api::{BufferFiller, DedupePeers};
 
 fn corpus(job: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

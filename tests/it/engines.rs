@@ -5,9 +5,9 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use rfio::ioengine::{self, CommonOptions, EngineSpec, IoMem};
-use rfio::stats::{JobReport, RunReport};
-use rfio::workload::{Log, RunError};
+use rfio::api::{
+    lookup_engine, CommonOptions, EngineSpec, IoMem, JobReport, Log, RunError, RunReport,
+};
 
 use crate::common;
 use common::{plan, TempDir};
@@ -35,7 +35,7 @@ fn args(a: &[&str]) -> Vec<String> {
 fn try_run(a: &[&str]) -> (Result<RunReport, RunError>, Captured) {
     let p = plan(&args(a));
     let log = Captured::default();
-    let r = rfio::workload::run_with_log(&p, &log);
+    let r = rfio::api::run_with_log(&p, &log);
     (r, log)
 }
 
@@ -50,13 +50,11 @@ fn ok(j: &JobReport) {
 
 /// Whether the kernel lets `engine` start here; prints why not.
 fn available(engine: &str, depth: u32) -> bool {
-    let def = ioengine::lookup(engine).expect("registered");
-    let spec = EngineSpec {
-        common: CommonOptions {
-            iodepth: depth,
-            ..CommonOptions::default()
-        },
-        ..EngineSpec::default()
+    let def = lookup_engine(engine).expect("registered");
+    let mut spec = EngineSpec::default();
+    spec.common = CommonOptions {
+        iodepth: depth,
+        ..CommonOptions::default()
     };
     match (def.new)(&spec, IoMem::NONE) {
         Ok(_) => true,

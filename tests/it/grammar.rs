@@ -6,8 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rfio::diag::Span;
-use rfio::jobfile::{load, parse_bytes, JobFile};
+use rfio::api::{load, parse_bytes, JobFile, Span};
 
 fn vectors() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("grammar/vectors");

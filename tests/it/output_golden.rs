@@ -10,11 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rfio::output::{json, normal, terse};
-use rfio::plan::spec::Plan;
-use rfio::stats::cpu::CpuUsage;
-use rfio::stats::disk::{DiskCounters, DiskUtil};
-use rfio::stats::{Completion, JobReport, RunReport, NO_SLAT};
+use rfio::api::{
+    render_json, render_normal, render_terse, Completion, CpuUsage, DiskCounters, DiskUtil,
+    JobReport, Plan, RunReport, NO_SLAT,
+};
 
 use crate::common;
 use common::plan;
@@ -117,7 +116,7 @@ fn report(plan: &Plan, synth: &[Synth], disks: Vec<DiskUtil>) -> RunReport {
     let jobs = (0..plan.jobs.len())
         .map(|i| job(plan, i, &synth[i.min(synth.len() - 1)]))
         .collect();
-    let globals = rfio::plan::report::global_options(plan);
+    let globals = rfio::api::global_options(plan);
     let mut r = RunReport::new(jobs, globals, FINISHED_MS - 2_600, FINISHED_MS, disks);
     // The snapshots' dates are in UTC, wherever they are rendered.
     r.utc_offset = 0;
@@ -172,12 +171,12 @@ fn check(name: &str, text: &str) {
 
 /// Every format of one case.
 fn all_formats(case: &str, report: &RunReport) {
-    check(&format!("{case}.normal"), &normal::render(report));
+    check(&format!("{case}.normal"), &render_normal(report));
     for v in 2..=5u8 {
-        check(&format!("{case}.terse{v}"), &terse::render(report, v));
+        check(&format!("{case}.terse{v}"), &render_terse(report, v));
     }
-    check(&format!("{case}.json"), &json::render(report, false));
-    check(&format!("{case}.json+"), &json::render(report, true));
+    check(&format!("{case}.json"), &render_json(report, false));
+    check(&format!("{case}.json+"), &render_json(report, true));
 }
 
 #[test]

@@ -7,9 +7,10 @@
 
 use std::path::Path;
 
-use rfio::output::{json, terse};
-use rfio::plan::spec::Plan;
-use rfio::stats::{Completion, JobReport, RunReport, Unified, NO_SLAT};
+use rfio::api::{
+    render_json, render_terse, terse_field_names, Completion, JobReport, Plan, RunReport, Unified,
+    NO_SLAT,
+};
 use serde_json::Value;
 
 use crate::common;
@@ -38,13 +39,7 @@ fn report(plan: &Plan) -> RunReport {
             JobReport::new(spec.report.clone(), 1, None, &ts)
         })
         .collect();
-    RunReport::new(
-        jobs,
-        rfio::plan::report::global_options(plan),
-        0,
-        1_000,
-        Vec::new(),
-    )
+    RunReport::new(jobs, rfio::api::global_options(plan), 0, 1_000, Vec::new())
 }
 
 /// Names by awk position (`$N`) in v3 with one disk (terse.md §3).
@@ -101,7 +96,7 @@ const V3: &[(usize, &str)] = &[
 
 #[test]
 fn terse_v3_positions_match_fio() {
-    let names = terse::field_names(3, Unified::None, &[false], false, false);
+    let names = terse_field_names(3, Unified::None, &[false], false, false);
     assert_eq!(names.len(), 130, "v3 with one disk has 130 fields");
     for (pos, name) in V3 {
         assert_eq!(names[pos - 1], *name, "${pos}");
@@ -110,7 +105,7 @@ fn terse_v3_positions_match_fio() {
 
 #[test]
 fn terse_field_counts_match_fio() {
-    let n = |v, u, disks: &[bool], coe, desc| terse::field_names(v, u, disks, coe, desc).len();
+    let n = |v, u, disks: &[bool], coe, desc| terse_field_names(v, u, disks, coe, desc).len();
     // terse.md §4: 1 disk, no description.
     assert_eq!(n(2, Unified::None, &[false], false, false), 161);
     assert_eq!(n(3, Unified::None, &[false], false, false), 130);
@@ -131,7 +126,7 @@ fn terse_field_counts_match_fio() {
 
 #[test]
 fn terse_v5_offsets_match_fio() {
-    let names = terse::field_names(5, Unified::None, &[false], false, false);
+    let names = terse_field_names(5, Unified::None, &[false], false, false);
     let pos = |name: &str| names.iter().position(|n| n == name).unwrap() + 1;
     assert_eq!(pos("read_bw_samples"), 47);
     assert_eq!(pos("read_iops_samples"), 52);
@@ -149,15 +144,15 @@ fn rendered_lines_have_the_named_fields() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
     let r = report(&p);
     for v in 2..=5u8 {
-        let text = terse::render(&r, v);
+        let text = render_terse(&r, v);
         let fields = text.trim_end().split(';').count();
         assert_eq!(
             fields,
-            terse::field_names(v, Unified::None, &[], false, false).len(),
+            terse_field_names(v, Unified::None, &[], false, false).len(),
             "v{v}: {text}"
         );
     }
-    let line = terse::render(&r, 3);
+    let line = render_terse(&r, 3);
     let f: Vec<&str> = line.trim_end().split(';').collect();
     assert_eq!(f[0], "3");
     assert_eq!(f[2], "x");
@@ -202,7 +197,7 @@ fn json_plus_keys_and_order_match_fio() {
     .unwrap();
     let fio: Value = serde_json::from_str(&fio_text).unwrap();
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let ours_text = json::render(&report(&p), true);
+    let ours_text = render_json(&report(&p), true);
     let ours: Value = serde_json::from_str(&ours_text).expect("rfio's JSON parses");
     let (mut a, mut b) = (Vec::new(), Vec::new());
     keys(&ours, "", &mut a);
@@ -215,7 +210,7 @@ fn json_plus_keys_and_order_match_fio() {
 #[test]
 fn json_without_plus_has_no_bins() {
     let p = plan(&["--name=x", "--ioengine=null", "--size=1m"]);
-    let text = json::render(&report(&p), false);
+    let text = render_json(&report(&p), false);
     assert!(!text.contains("\"bins\""));
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
@@ -314,7 +309,7 @@ fn terse_lines_have_fios_fields_where_fio_prints_them() {
             "{extra:?}: number of fields\nrfio {ours}\nfio  {theirs}"
         );
         let version = b[0].parse().unwrap_or(2);
-        let names = terse::field_names(version, unified, &[], coe, desc);
+        let names = terse_field_names(version, unified, &[], coe, desc);
         assert_eq!(
             names.len(),
             b.len(),

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rfio::plan::spec::Plan;
-use rfio::stats::{Completion, ThreadStats, NO_SLAT};
+use rfio::api::{Completion, Plan, ThreadStats, NO_SLAT};
 
 use crate::common;
 use common::plan;

@@ -14,12 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rfio::output::{render_results, Formats};
-use rfio::plan::spec::{JobSpec, Plan};
-use rfio::stats::cpu::CpuUsage;
-use rfio::stats::disk::{DiskCounters, DiskUtil};
-use rfio::stats::dist::{DepthMaps, LatBuckets};
-use rfio::stats::{DirReport, JobReport, LatAccum, LatHist, RunReport, SyncReport};
+use rfio::api::{
+    render_results, CpuUsage, DepthMaps, DirReport, DiskCounters, DiskUtil, Formats, JobReport,
+    JobSpec, LatAccum, LatBuckets, LatHist, Plan, RunReport, SyncReport,
+};
 use serde_json::Value;
 
 use crate::common;
@@ -30,7 +28,7 @@ fn golden_dir() -> PathBuf {
 
 fn plan_of(argv: &[String]) -> (Plan, Formats) {
     let args = common::args(argv);
-    (common::plan(argv), rfio::cli::formats(&args))
+    (common::plan(argv), rfio::api::formats(&args))
 }
 
 fn u(v: &Value) -> u64 {
@@ -196,7 +194,7 @@ fn run_report(json: &Value, plan: &Plan, pids: &[u32]) -> RunReport {
         .unwrap_or_default();
     let finished_ms = u(&json["timestamp_ms"]);
     let elapsed_ms = u(&entries[0]["elapsed"]) * 1000;
-    let globals = rfio::plan::report::global_options(plan);
+    let globals = rfio::api::global_options(plan);
     let mut r = RunReport::new(jobs, globals, finished_ms - elapsed_ms, finished_ms, disks);
     r.finished_at = u(&json["timestamp"]) as i64;
     // fio ran in UTC.
@@ -400,8 +398,8 @@ fn replay(case: &str) {
     let report = run_report(&json, &plan, &pids(&fio.normal));
     let ours = split(&format!(
         "{}fio-3.33\n{}{}",
-        rfio::output::normal::banners(plan.jobs.iter().map(|j| &j.report)),
-        rfio::output::normal::starting(plan.jobs.iter().map(|j| &j.report)),
+        rfio::api::normal_banners(plan.jobs.iter().map(|j| &j.report)),
+        rfio::api::normal_starting(plan.jobs.iter().map(|j| &j.report)),
         render_results(&report, &formats)
     ));
     if let Some(d) = std::env::var_os("RFIO_REPLAY_DUMP") {

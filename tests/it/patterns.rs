@@ -20,16 +20,10 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::{real_fio, RFIO};
-use rfio::cli::args;
-use rfio::jobfile::subst::Keywords;
-use rfio::plan::build;
-use rfio::plan::spec::{Dir, JobSpec};
-use rfio::rand::Zipf;
-use rfio::workload::bs::BsGen;
-use rfio::workload::buffers::BufferFiller;
-use rfio::workload::offsets::{start_offset, FileRegion, IoGen};
-use rfio::workload::rate::RateLimiter;
-use rfio::workload::think::ThinkTime;
+use rfio::api::{
+    build_plan, parse_args, start_offset, BsGen, BufferFiller, Dir, FileRegion, IoGen, JobSpec,
+    Keywords, RateLimiter, ThinkTime, Zipf,
+};
 
 const KW: Keywords = Keywords {
     pagesize: 4096,
@@ -41,8 +35,8 @@ const KW: Keywords = Keywords {
 fn jobs(line: &str) -> Vec<JobSpec> {
     let mut argv: Vec<String> = vec!["--ioengine=null".into()];
     argv.extend(line.split_whitespace().map(String::from));
-    let a = args::parse(&argv).expect("valid command line");
-    let fe = build(&a, &[], &KW);
+    let a = parse_args(&argv).expect("valid command line");
+    let fe = build_plan(&a, &[], &KW);
     assert!(fe.diags.is_empty(), "{}", fe.diags);
     fe.plan.jobs
 }
@@ -426,7 +420,7 @@ fn hot_share(ios: &[Logged]) -> f64 {
 #[test]
 fn zipf_generator_matches_fios_math() {
     // fio's zipf_next for 256 ranges, theta 1.2, file x.0.0 of job 1.
-    let seed = rfio::rand::jhash(b"x.0.0", 0);
+    let seed = rfio::api::jhash(b"x.0.0", 0);
     let mut z = Zipf::new(256, 1.2, -1.0, seed);
     let got: Vec<u64> = (0..8).map(|_| z.next_value()).collect();
     assert_eq!(got, [227, 105, 54, 248, 13, 13, 227, 17]);

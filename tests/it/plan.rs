@@ -5,10 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rfio::cli::args;
-use rfio::jobfile::parse_bytes;
-use rfio::jobfile::subst::Keywords;
-use rfio::plan::{build, Frontend, Plan};
+use rfio::api::{build_plan, parse_args, parse_bytes, Frontend, Keywords, Plan};
 
 const KW: Keywords = Keywords {
     pagesize: 4096,
@@ -18,14 +15,14 @@ const KW: Keywords = Keywords {
 
 fn front_end(argv: &[&str], files: &[(&str, &str)]) -> Frontend {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-    let args = args::parse(&argv).expect("valid command line");
+    let args = parse_args(&argv).expect("valid command line");
     let files: Vec<_> = files
         .iter()
         .map(|(name, text)| {
             parse_bytes(Arc::from(Path::new(name)), text.as_bytes()).expect("valid job file")
         })
         .collect();
-    build(&args, &files, &KW)
+    build_plan(&args, &files, &KW)
 }
 
 fn plan(argv: &[&str], files: &[(&str, &str)]) -> Plan {

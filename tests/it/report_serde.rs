@@ -2,17 +2,16 @@
 //! ships it) and read back, it is the same report, and every output format
 //! renders it byte for byte as the original.
 
-use rfio::output::{json, normal, render_results, terse, Formats};
-use rfio::stats::RunReport;
+use rfio::api::{render_json, render_normal, render_results, render_terse, Formats, RunReport};
 
 use crate::common;
 
 /// Every format of `r`, and the notices.
 fn outputs(r: &RunReport) -> Vec<String> {
     let mut v = vec![
-        normal::render(r),
-        json::render(r, false),
-        json::render(r, true),
+        render_normal(r),
+        render_json(r, false),
+        render_json(r, true),
         render_results(
             r,
             &Formats {
@@ -21,9 +20,9 @@ fn outputs(r: &RunReport) -> Vec<String> {
                 ..Formats::default()
             },
         ),
-        rfio::output::notices(r).join("\n"),
+        rfio::api::notices(r).join("\n"),
     ];
-    v.extend((2..=5).map(|t| terse::render(r, t)));
+    v.extend((2..=5).map(|t| render_terse(r, t)));
     v
 }
 
@@ -44,7 +43,7 @@ fn a_real_runs_report_round_trips_through_json() {
         "--kb_base=1000",
         "--stonewall",
     ]);
-    let report = rfio::workload::run(&plan).expect("the run starts");
+    let report = rfio::api::run(&plan).expect("the run starts");
     assert_eq!(report.jobs.len(), 3);
     assert_eq!(report.summary.entries.len(), 2);
     let text = serde_json::to_string(&report).expect("serializes");

@@ -3,15 +3,14 @@
 
 use std::time::Instant;
 
-use rfio::plan::spec::Plan;
-use rfio::stats::RunReport;
+use rfio::api::{Plan, RunReport};
 
 use crate::common;
 use common::{plan, TempDir};
 
 fn run(args: &[&str]) -> (Plan, RunReport) {
     let p = plan(args);
-    let r = rfio::workload::run(&p).expect("run starts");
+    let r = rfio::api::run(&p).expect("run starts");
     (p, r)
 }
 
@@ -77,7 +76,7 @@ fn sync_read_lays_out_and_reads() {
     assert_eq!(j.error, 0, "{:?}", j.error_msg);
     assert_eq!(j.dirs[0].ios, 256);
     assert_eq!(j.layout.map(|l| (l.files, l.bytes)), Some((1, 1 << 20)));
-    let text = rfio::output::normal::render(&r);
+    let text = rfio::api::render_normal(&r);
     assert!(
         text.contains("s: Laying out IO file (1 file / 1MiB)\n"),
         "{text}"
@@ -162,7 +161,7 @@ fn stonewall_groups_run_in_order() {
 #[test]
 fn normal_output_has_fio_wording() {
     let (_p, r) = run(&READ_4M);
-    let text = rfio::output::normal::render(&r);
+    let text = rfio::api::render_normal(&r);
     assert!(
         text.starts_with(
             "x: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1\n\

@@ -174,12 +174,12 @@ fn globals_keep_their_meaning() {
     }
     text.push_str("[job]\nioengine=null\nsize=64k\nbs=4k\n");
     let plan = {
-        let file = rfio::jobfile::parse_bytes(Path::new("job.fio").into(), text.as_bytes())
-            .expect("parses");
-        let fe = rfio::plan::build(
+        let file =
+            rfio::api::parse_bytes(Path::new("job.fio").into(), text.as_bytes()).expect("parses");
+        let fe = rfio::api::build_plan(
             &common::args(&["job.fio"]),
             &[file],
-            &rfio::jobfile::subst::Keywords::from_system(),
+            &rfio::api::Keywords::from_system(),
         );
         assert!(fe.diags.is_empty(), "{}", fe.diags);
         fe.plan

@@ -55,7 +55,12 @@ pub(super) fn eta_sec(
 
 /// The ETA in seconds of the jobs of `plan` at `now` (what fio's JSON
 /// status reports show as `eta`), computed as for the status line.
-pub fn jobs_eta_sec(plan: &Plan, progress: &Progress, genesis: Instant, now: Instant) -> u64 {
+pub(crate) fn jobs_eta_sec(
+    plan: &Plan,
+    progress: &Progress,
+    genesis: Instant,
+    now: Instant,
+) -> u64 {
     let jobs: Vec<JobInfo> = plan.jobs.iter().map(JobInfo::from_spec).collect();
     let exitall = Units::from_plan(plan).exitall;
     let elapsed_sec = (now.saturating_duration_since(genesis).as_millis() as u64).div_ceil(1000);
@@ -127,7 +132,7 @@ fn thread_eta(info: &JobInfo, s: &JobSnap, done_secs: u64) -> u64 {
 }
 
 /// fio's `eta_to_str`: `00m:03s`, `01h:00m:00s`, `02d:00h:00m:00s`.
-pub fn eta_to_str(eta_sec: u64) -> String {
+pub(crate) fn eta_to_str(eta_sec: u64) -> String {
     let s = eta_sec % 60;
     let m = (eta_sec / 60) % 60;
     let h = (eta_sec / 3600) % 24;

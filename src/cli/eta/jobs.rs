@@ -12,26 +12,26 @@ use crate::workload::progress::{JobState, Progress};
 
 /// What the line needs to know of a job, from its options.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JobInfo {
+pub(crate) struct JobInfo {
     /// The state letter while it runs.
-    pub letter: char,
+    pub(crate) letter: char,
     /// Directions it does: read, write, trim.
-    pub dirs: [bool; 3],
-    pub time_based: bool,
-    pub runtime_us: u64,
-    pub ramp_us: u64,
-    pub start_delay_us: u64,
+    pub(crate) dirs: [bool; 3],
+    pub(crate) time_based: bool,
+    pub(crate) runtime_us: u64,
+    pub(crate) ramp_us: u64,
+    pub(crate) start_delay_us: u64,
     /// `rate`, `rate_min` (bytes/s), `rate_iops`, `rate_iops_min`, per
     /// direction.
-    pub rate: [u64; 3],
-    pub rate_min: [u64; 3],
-    pub rate_iops: [u64; 3],
-    pub rate_iops_min: [u64; 3],
-    pub stonewall: bool,
+    pub(crate) rate: [u64; 3],
+    pub(crate) rate_min: [u64; 3],
+    pub(crate) rate_iops: [u64; 3],
+    pub(crate) rate_iops_min: [u64; 3],
+    pub(crate) stonewall: bool,
 }
 
 impl JobInfo {
-    pub fn from_spec(spec: &JobSpec) -> JobInfo {
+    pub(crate) fn from_spec(spec: &JobSpec) -> JobInfo {
         let p = spec.pattern;
         JobInfo {
             letter: running_letter(spec),
@@ -51,29 +51,29 @@ impl JobInfo {
 
 /// One job's published numbers at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobSnap {
-    pub state: JobState,
-    pub files_open: u32,
+pub(crate) struct JobSnap {
+    pub(crate) state: JobState,
+    pub(crate) files_open: u32,
     /// Milliseconds since the job's epoch, once its I/O started.
-    pub epoch_ms: Option<u64>,
-    pub bytes: [u64; 3],
-    pub ios: [u64; 3],
-    pub total_bytes: u64,
+    pub(crate) epoch_ms: Option<u64>,
+    pub(crate) bytes: [u64; 3],
+    pub(crate) ios: [u64; 3],
+    pub(crate) total_bytes: u64,
 }
 
 /// Settings over all jobs that shape the numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Units {
+pub(crate) struct Units {
     /// Some job has a power-of-2 `kb_base`.
-    pub pow2: bool,
+    pub(crate) pow2: bool,
     /// The last job's `unit_base=1` (bits).
-    pub bits: bool,
+    pub(crate) bits: bool,
     /// The last job's `significant_figures`.
-    pub sig_figs: usize,
+    pub(crate) sig_figs: usize,
     /// Some job has `unified_rw_reporting`.
-    pub unified: bool,
+    pub(crate) unified: bool,
     /// Some job has `exitall`: the first to finish ends the others.
-    pub exitall: bool,
+    pub(crate) exitall: bool,
 }
 
 impl Default for Units {

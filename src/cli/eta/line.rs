@@ -17,26 +17,26 @@ use crate::workload::progress::{JobState, Progress};
 
 /// The numbers of one line (fio's `struct jobs_eta`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct JobsEta {
-    pub nr_running: u32,
-    pub nr_ramp: u32,
-    pub nr_pending: u32,
-    pub files_open: u32,
-    pub m_rate: [u64; 3],
-    pub t_rate: [u64; 3],
-    pub m_iops: [u64; 3],
-    pub t_iops: [u64; 3],
+pub(crate) struct JobsEta {
+    pub(crate) nr_running: u32,
+    pub(crate) nr_ramp: u32,
+    pub(crate) nr_pending: u32,
+    pub(crate) files_open: u32,
+    pub(crate) m_rate: [u64; 3],
+    pub(crate) t_rate: [u64; 3],
+    pub(crate) m_iops: [u64; 3],
+    pub(crate) t_iops: [u64; 3],
     /// Bandwidth (KiB/s) and IOPS since the last line.
-    pub rate: [u64; 3],
-    pub iops: [u64; 3],
-    pub elapsed_sec: u64,
-    pub eta_sec: u64,
-    pub run_str: String,
+    pub(crate) rate: [u64; 3],
+    pub(crate) iops: [u64; 3],
+    pub(crate) elapsed_sec: u64,
+    pub(crate) eta_sec: u64,
+    pub(crate) run_str: String,
 }
 
 /// The line's state between updates (fio's statics in `eta.c`).
 #[derive(Debug, Clone)]
-pub struct Status {
+pub(crate) struct Status {
     jobs: Vec<JobInfo>,
     units: Units,
     /// `--eta-interval` and `--eta-newline`, in ms.
@@ -56,12 +56,12 @@ pub struct Status {
 }
 
 impl Status {
-    pub fn new(plan: &Plan, interval_ms: u64, newline: Option<Duration>) -> Status {
+    pub(crate) fn new(plan: &Plan, interval_ms: u64, newline: Option<Duration>) -> Status {
         let jobs = plan.jobs.iter().map(JobInfo::from_spec).collect();
         Status::with_jobs(jobs, Units::from_plan(plan), interval_ms, newline)
     }
 
-    pub fn with_jobs(
+    pub(crate) fn with_jobs(
         jobs: Vec<JobInfo>,
         units: Units,
         interval_ms: u64,
@@ -85,12 +85,12 @@ impl Status {
 
     /// Take the aggregate bandwidth samples of `--bandwidth-log` with the
     /// line, every `bw_avg_ms` (the smallest `bwavgtime` of the jobs).
-    pub fn log_bandwidth(&mut self, bw_avg_ms: u64) {
+    pub(crate) fn log_bandwidth(&mut self, bw_avg_ms: u64) {
         self.agg = Some(AggState::new(bw_avg_ms));
     }
 
     /// The aggregate bandwidth samples taken so far.
-    pub fn agg_log(&self) -> Option<&AggLog> {
+    pub(crate) fn agg_log(&self) -> Option<&AggLog> {
         self.agg.as_ref().map(AggState::log)
     }
 
@@ -114,7 +114,12 @@ impl Status {
     ///
     /// With `--bandwidth-log` the aggregate sample is taken first, at every
     /// call.
-    pub fn calc(&mut self, snaps: &[JobSnap], at_ms: u64, done_secs: u64) -> Option<JobsEta> {
+    pub(crate) fn calc(
+        &mut self,
+        snaps: &[JobSnap],
+        at_ms: u64,
+        done_secs: u64,
+    ) -> Option<JobsEta> {
         if self.disp_bytes.iter().sum::<u64>() == 0 {
             self.disp_at_ms = 0;
         }
@@ -192,7 +197,7 @@ impl Status {
 
     /// fio's `display_thread_status`: the text to print, `\r` included,
     /// at `at_ms` after the start of the jobs.
-    pub fn display(&mut self, je: &JobsEta, at_ms: u64) -> String {
+    pub(crate) fn display(&mut self, je: &JobsEta, at_ms: u64) -> String {
         let mut out = String::new();
         let known = je.eta_sec != UNKNOWN;
         let perc = if known && je.elapsed_sec > 0 {

@@ -56,7 +56,4 @@ mod line;
 mod monitor;
 mod states;
 
-pub use estimate::{eta_to_str, jobs_eta_sec};
-pub use jobs::{JobInfo, JobSnap, Units};
-pub use line::{JobsEta, Status};
-pub use monitor::{monitor, stdout_is_tty, stdout_reader_gone, Outcome, Settings, StopOnDrop};
+pub(crate) use monitor::{monitor, stdout_is_tty, Settings, StopOnDrop};

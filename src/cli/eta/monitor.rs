@@ -25,26 +25,26 @@ const HELPER_TICK_MS: u64 = 250;
 
 /// When and how the status line is printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Print the status line at all.
-    pub show: bool,
+    pub(crate) show: bool,
     /// `--eta-interval` (default 1 s).
-    pub interval: Duration,
+    pub(crate) interval: Duration,
     /// `--eta-newline`: start a new line every this long.
-    pub newline: Option<Duration>,
+    pub(crate) newline: Option<Duration>,
     /// The results go to stdout, so the signal message goes there as soon
     /// as a signal comes (with `--output` it goes to the file, after the
     /// run).
-    pub signal_to_stdout: bool,
+    pub(crate) signal_to_stdout: bool,
     /// `--bandwidth-log`: take the aggregate samples with the line.
-    pub bandwidth_log: bool,
+    pub(crate) bandwidth_log: bool,
 }
 
 impl Settings {
     /// fio's `skip_eta`: no line when the results go to stdout without the
     /// normal format, with `--eta=never`, or when stdout is not a terminal
     /// unless `--eta=always`.
-    pub fn new(args: &Args, normal: bool, stdout_is_tty: bool) -> Settings {
+    pub(crate) fn new(args: &Args, normal: bool, stdout_is_tty: bool) -> Settings {
         let to_stdout = args.output.is_none();
         let show = match args.eta {
             _ if !normal && to_stdout => false,
@@ -66,7 +66,7 @@ impl Settings {
 /// `POLLERR` on a pipe's write end once no reader is left). The next write
 /// there raises SIGPIPE, as fio's would; the monitor stops the jobs as soon
 /// as it sees this instead of running them to the end first.
-pub fn stdout_reader_gone() -> bool {
+pub(crate) fn stdout_reader_gone() -> bool {
     let mut fd = libc::pollfd {
         fd: 1,
         events: 0,
@@ -79,26 +79,26 @@ pub fn stdout_reader_gone() -> bool {
 }
 
 /// Whether stdout is a terminal.
-pub fn stdout_is_tty() -> bool {
+pub(crate) fn stdout_is_tty() -> bool {
     // SAFETY: isatty only inspects the descriptor.
     unsafe { libc::isatty(1) == 1 }
 }
 
 /// What the monitor leaves when the run is over.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The signal message was printed.
-    pub told: bool,
+    pub(crate) told: bool,
     /// `--bandwidth-log`: the aggregate samples (none where the status
     /// line was not shown, as fio).
-    pub agg: Option<AggLog>,
+    pub(crate) agg: Option<AggLog>,
 }
 
 /// Watch the run until `done`: print the status line when `settings` say
 /// so, the full reports of `reports` when due (`--status-interval`) or
 /// asked for (SIGUSR1), and, when the results go to stdout, fio's message
 /// for a signal as soon as one comes.
-pub fn monitor(
+pub(crate) fn monitor(
     plan: &Plan,
     progress: &Progress,
     settings: &Settings,
@@ -176,13 +176,13 @@ fn next_wake(at_ms: u64, interval_ms: u64) -> u64 {
 
 /// Ends a [`monitor`] when dropped (a panic of the run included): sets its
 /// `done` flag and wakes its thread.
-pub struct StopOnDrop<'a> {
+pub(crate) struct StopOnDrop<'a> {
     done: &'a AtomicBool,
     thread: std::thread::Thread,
 }
 
 impl<'a> StopOnDrop<'a> {
-    pub fn new(done: &'a AtomicBool, thread: std::thread::Thread) -> StopOnDrop<'a> {
+    pub(crate) fn new(done: &'a AtomicBool, thread: std::thread::Thread) -> StopOnDrop<'a> {
         StopOnDrop { done, thread }
     }
 }

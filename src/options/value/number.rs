@@ -202,7 +202,7 @@ fn lex_sized(
 
 /// A size that may be negative: the `N` of `rw=read:N` (fio's
 /// `ddir_seq_add`, where `read:-8k` steps backwards).
-pub fn parse_signed_size(text: &str, ctx: &ParseCtx) -> Result<i64, ValueError> {
+pub(crate) fn parse_signed_size(text: &str, ctx: &ParseCtx) -> Result<i64, ValueError> {
     match lex_sized(text, ctx, false, false, "a size")? {
         Sized::Bytes(v) => Ok(v as i64),
         Sized::Percent(_) | Sized::Zones(_) => unreachable!("percent and zones not allowed"),
@@ -210,7 +210,7 @@ pub fn parse_signed_size(text: &str, ctx: &ParseCtx) -> Result<i64, ValueError> 
 }
 
 /// A non-negative byte count with suffixes (no percentages, no zones).
-pub fn parse_size(text: &str, ctx: &ParseCtx) -> Result<u64, ValueError> {
+pub(crate) fn parse_size(text: &str, ctx: &ParseCtx) -> Result<u64, ValueError> {
     let v = parse_signed_size(text, ctx)?;
     u64::try_from(v).map_err(|_| invalid(text, "a size of zero or more"))
 }
@@ -237,7 +237,6 @@ fn time_mult(suffix: &str) -> Option<u128> {
 fn default_time_mult(unit: TimeUnit) -> u128 {
     match unit {
         TimeUnit::Seconds => 1_000_000,
-        TimeUnit::Millis => 1_000,
         TimeUnit::Micros => 1,
     }
 }

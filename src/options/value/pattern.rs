@@ -23,24 +23,24 @@
 use super::ValueError;
 
 /// fio's `MAX_PATTERN_SIZE`.
-pub const MAX_PATTERN_SIZE: usize = 512;
+pub(crate) const MAX_PATTERN_SIZE: usize = 512;
 /// `%o` formats one pattern may hold (fio's `verify_fmt` array).
-pub const MAX_FORMATS: usize = 8;
+pub(crate) const MAX_FORMATS: usize = 8;
 /// Bytes a `%o` format takes (a block offset).
 const OFFSET_LEN: usize = 8;
 
 /// A parsed pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BytePattern {
+pub(crate) struct BytePattern {
     /// The bytes, with zeros where the formats go.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// Where each `%o` puts the block offset (8 bytes, little-endian).
-    pub offsets: Vec<usize>,
+    pub(crate) offsets: Vec<usize>,
 }
 
 /// Whether option `name` takes a pattern, and whether `%o` formats are
 /// allowed in it.
-pub fn pattern_option(name: &str) -> Option<bool> {
+pub(crate) fn pattern_option(name: &str) -> Option<bool> {
     match name {
         "buffer_pattern" => Some(false),
         "verify_pattern" => Some(true),
@@ -50,7 +50,7 @@ pub fn pattern_option(name: &str) -> Option<bool> {
 
 /// Parse `text` as a pattern (`formats`: `%o` is allowed). Relative `'file'`
 /// names are read from the working directory, as fio does.
-pub fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, ValueError> {
+pub(crate) fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, ValueError> {
     let fail = |why: String| ValueError::Other(format!("'{text}': {why}"));
     if text.is_empty() {
         return Err(ValueError::MissingArgument);

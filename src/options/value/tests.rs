@@ -71,7 +71,6 @@ const THINKTIME: OptionDef = range(
     Some(0),
     None,
 );
-const MSEC: OptionDef = unit(def(ValueKind::Time, FioType::StrValTime), TimeUnit::Millis);
 const MAX_LATENCY: OptionDef = split(
     unit(def(ValueKind::Time, FioType::Ull), TimeUnit::Micros),
     Split::ReadWriteTrim,
@@ -404,8 +403,6 @@ fn times_in_microseconds() {
         (&THINKTIME, "1ms", 1_000),
         (&THINKTIME, "1H", 3_600_000_000),
         (&RUNTIME, "2H", 7_200_000_000),
-        (&MSEC, "5", 5_000),
-        (&MSEC, "5s", 5_000_000),
     ];
     for &(d, raw, want) in cases {
         assert_eq!(micros(d, raw), want, "{raw}");

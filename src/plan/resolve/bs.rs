@@ -19,16 +19,16 @@ pub struct Split {
 /// How a job draws its block sizes (`JobSpec::block`); the sizes
 /// themselves are `JobSpec::bs`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct BlockOptions {
+pub(crate) struct BlockOptions {
     /// `bssplit` per direction, sorted by percentage; empty when not given.
-    pub split: [Vec<Split>; 3],
+    pub(crate) split: [Vec<Split>; 3],
     /// `bs_unaligned`.
-    pub unaligned: bool,
+    pub(crate) unaligned: bool,
     /// `bs_is_seq_rand`: read sizes for sequential I/O, write sizes for
     /// random I/O.
-    pub seq_rand: bool,
+    pub(crate) seq_rand: bool,
     /// `verify` is set: fio seeds the write sizes with the read seed.
-    pub verify_seeds: bool,
+    pub(crate) verify_seeds: bool,
 }
 
 pub(super) fn resolve(o: Opts<'_>) -> BlockOptions {

@@ -11,32 +11,32 @@ use super::Refusal;
 
 /// A job's buffer contents (`JobSpec::buffers`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BufferOptions {
-    pub zero: bool,
+pub(crate) struct BufferOptions {
+    pub(crate) zero: bool,
     /// New contents before every write.
-    pub refill: bool,
+    pub(crate) refill: bool,
     /// Offset and time stamped into every 512-byte block of a write.
-    pub scramble: bool,
+    pub(crate) scramble: bool,
     /// `buffer_pattern`'s bytes (empty: none).
-    pub pattern: Vec<u8>,
-    pub compress_perc: u32,
+    pub(crate) pattern: Vec<u8>,
+    pub(crate) compress_perc: u32,
     /// `buffer_compress_chunk` (default 512).
-    pub compress_chunk: u64,
-    pub dedupe_perc: u32,
+    pub(crate) compress_chunk: u64,
+    pub(crate) dedupe_perc: u32,
     /// `dedupe_mode=working_set`: the set, or fio's refusal of it; `None`
     /// without one.
-    pub working_set: Result<Option<WorkingSetOptions>, Refusal>,
+    pub(crate) working_set: Result<Option<WorkingSetOptions>, Refusal>,
 }
 
 /// The dedupe working set of a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WorkingSetOptions {
+pub(crate) struct WorkingSetOptions {
     /// Entries in the set (fio's `num_unique_pages`).
-    pub pages: u64,
+    pub(crate) pages: u64,
     /// Generator steps per buffer (`bs / min(bs, buffer_compress_chunk)`).
-    pub advance: u64,
+    pub(crate) advance: u64,
     /// `dedupe_global=1`.
-    pub global: bool,
+    pub(crate) global: bool,
 }
 
 /// The working-set options, checked against the job's size and files

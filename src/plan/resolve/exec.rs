@@ -7,16 +7,16 @@ use crate::options::Value;
 
 /// The loop's own options (`JobSpec::exec`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ExecOptions {
+pub(crate) struct ExecOptions {
     /// `latency_run`: keep searching for the queue depth of
     /// `latency_target` after it is found.
-    pub latency_run: bool,
+    pub(crate) latency_run: bool,
     /// `max_latency` per direction, in ns (0: none): an I/O slower than
     /// this ends the job with `ETIMEDOUT`.
-    pub max_latency_ns: [u64; 3],
+    pub(crate) max_latency_ns: [u64; 3],
     /// `serialize_overlap`: an I/O waits for the in-flight I/Os it
     /// overlaps (the loop applies it only with more than one in flight).
-    pub serialize_overlap: bool,
+    pub(crate) serialize_overlap: bool,
 }
 
 pub(super) fn resolve(o: Opts<'_>) -> ExecOptions {

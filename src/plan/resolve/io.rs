@@ -8,7 +8,7 @@ use super::read::Opts;
 
 /// `fallocate=` for laying out files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fallocate {
+pub(crate) enum Fallocate {
     None,
     /// fio's default: `fallocate(fd, 0, …)`, silently skipped where the
     /// filesystem cannot.
@@ -20,7 +20,7 @@ pub enum Fallocate {
 
 /// `exit_what=`: which jobs `exitall` stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitWhat {
+pub(crate) enum ExitWhat {
     Group,
     Stonewall,
     All,
@@ -28,7 +28,7 @@ pub enum ExitWhat {
 
 /// `clocksource=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockSource {
+pub(crate) enum ClockSource {
     /// fio's default: the CPU clock where it is reliable, else the system
     /// clock.
     Auto,
@@ -40,68 +40,68 @@ pub enum ClockSource {
 }
 
 /// `continue_on_error` bits, fio's `enum error_type_bit`.
-pub const ERR_READ: u32 = 1 << 0;
-pub const ERR_WRITE: u32 = 1 << 1;
-pub const ERR_VERIFY: u32 = 1 << 2;
+pub(crate) const ERR_READ: u32 = 1 << 0;
+pub(crate) const ERR_WRITE: u32 = 1 << 1;
+pub(crate) const ERR_VERIFY: u32 = 1 << 2;
 
 /// fio's default non-fatal errors for `continue_on_error` (`__NON_FATAL_ERR`).
 const NON_FATAL: &[i32] = &[libc::EIO, libc::EILSEQ];
 
 /// The I/O options of a job (`JobSpec::io`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IoOptions {
+pub(crate) struct IoOptions {
     /// `iodepth`, at least 1.
-    pub iodepth: u32,
+    pub(crate) iodepth: u32,
     /// `iodepth_batch_submit`: commit once this many are queued.
-    pub batch_submit: u32,
-    pub batch_complete_min: u32,
-    pub batch_complete_max: u32,
-    pub iodepth_low: u32,
+    pub(crate) batch_submit: u32,
+    pub(crate) batch_complete_min: u32,
+    pub(crate) batch_complete_max: u32,
+    pub(crate) iodepth_low: u32,
     /// `fsync=N`, `fdatasync=N`: a sync after every N writes (0: never).
-    pub fsync_blocks: u64,
-    pub fdatasync_blocks: u64,
-    pub end_fsync: bool,
-    pub fsync_on_close: bool,
-    pub invalidate: bool,
+    pub(crate) fsync_blocks: u64,
+    pub(crate) fdatasync_blocks: u64,
+    pub(crate) end_fsync: bool,
+    pub(crate) fsync_on_close: bool,
+    pub(crate) invalidate: bool,
     /// `fadvise_hint`: the `posix_fadvise` advice given when a file is
     /// opened (`None`: none).
-    pub fadvise: Option<i32>,
+    pub(crate) fadvise: Option<i32>,
     /// `unlink`, `unlink_each_loop`: never under `--readonly`.
-    pub unlink: bool,
-    pub unlink_each_loop: bool,
-    pub overwrite: bool,
+    pub(crate) unlink: bool,
+    pub(crate) unlink_each_loop: bool,
+    pub(crate) overwrite: bool,
     /// `create_on_open`: never under `--readonly` (a missing file then
     /// goes to the layout, which refuses it).
-    pub create_on_open: bool,
-    pub create_fsync: bool,
-    pub pre_read: bool,
-    pub fallocate: Fallocate,
+    pub(crate) create_on_open: bool,
+    pub(crate) create_fsync: bool,
+    pub(crate) pre_read: bool,
+    pub(crate) fallocate: Fallocate,
     /// `fill_device`: write until the device is full.
-    pub fill_device: bool,
-    pub allow_mounted_write: bool,
+    pub(crate) fill_device: bool,
+    pub(crate) allow_mounted_write: bool,
     /// `sync=sync` (`O_SYNC`) and `sync=dsync` (`O_DSYNC`).
-    pub o_sync: bool,
-    pub o_dsync: bool,
-    pub continue_on_error: u32,
+    pub(crate) o_sync: bool,
+    pub(crate) o_dsync: bool,
+    pub(crate) continue_on_error: u32,
     /// Per error type (read, write, verify): errnos that do not stop the job
     /// when `continue_on_error` covers the type.
-    pub ignore_error: [Vec<i32>; 3],
-    pub exitall: bool,
-    pub exitall_on_error: bool,
-    pub exit_what: ExitWhat,
+    pub(crate) ignore_error: [Vec<i32>; 3],
+    pub(crate) exitall: bool,
+    pub(crate) exitall_on_error: bool,
+    pub(crate) exit_what: ExitWhat,
     /// `disk_util` (on by default): watch the devices under the files.
-    pub disk_util: bool,
-    pub clock: ClockSource,
+    pub(crate) disk_util: bool,
+    pub(crate) clock: ClockSource,
     /// The job verifies (`verify` or `verify_pattern`) with a
     /// `verify_backlog`: a writing pass also takes its verify reads (fio's
     /// `do_io`).
-    pub backlog_verifies: bool,
+    pub(crate) backlog_verifies: bool,
 }
 
 impl IoOptions {
     /// Whether error `errno` of an I/O of error type `bit` lets the job go
     /// on (fio's `td_non_fatal_error`).
-    pub fn non_fatal(&self, bit: u32, errno: i32) -> bool {
+    pub(crate) fn non_fatal(&self, bit: u32, errno: i32) -> bool {
         if self.continue_on_error & bit == 0 {
             return false;
         }

@@ -16,28 +16,28 @@ use crate::plan::spec::Pattern;
 /// (its `numjobs` clones share them).
 #[derive(Debug, Clone)]
 pub(crate) struct Resolved {
-    pub pattern: Pattern,
+    pub(crate) pattern: Pattern,
     /// Minimum and maximum block size per direction.
-    pub bs: [(u64, u64); 3],
-    pub io: IoOptions,
-    pub placement: PlacementOptions,
-    pub rate: RateOptions,
-    pub think: Option<ThinkOptions>,
-    pub block: BlockOptions,
-    pub buffers: BufferOptions,
+    pub(crate) bs: [(u64, u64); 3],
+    pub(crate) io: IoOptions,
+    pub(crate) placement: PlacementOptions,
+    pub(crate) rate: RateOptions,
+    pub(crate) think: Option<ThinkOptions>,
+    pub(crate) block: BlockOptions,
+    pub(crate) buffers: BufferOptions,
     /// The dedupe working set asked for, sized once the job's size and
     /// files are known ([`Resolved::working_set`]).
     working_set: Option<buffers::WorkingSetAsk>,
-    pub zones: Result<Option<ZoneOptions>, Refusal>,
-    pub norandommap: bool,
-    pub seeds: SeedOptions,
-    pub offsets: OffsetOptions,
-    pub verify: Option<VerifyOptions>,
-    pub exec: ExecOptions,
+    pub(crate) zones: Result<Option<ZoneOptions>, Refusal>,
+    pub(crate) norandommap: bool,
+    pub(crate) seeds: SeedOptions,
+    pub(crate) offsets: OffsetOptions,
+    pub(crate) verify: Option<VerifyOptions>,
+    pub(crate) exec: ExecOptions,
     /// `directory=`, split at `:`.
-    pub directories: Vec<String>,
+    pub(crate) directories: Vec<String>,
     /// Values rfio refuses, in its words.
-    pub invalid: Vec<String>,
+    pub(crate) invalid: Vec<String>,
 }
 
 /// Resolve the options `o` of a job, `--readonly` or not.

@@ -9,7 +9,8 @@
 //! - `rate`, `think`: when the next I/O may go ([`RateOptions`],
 //!   [`ThinkOptions`]);
 //! - `bs`: how block sizes are drawn ([`BlockOptions`]);
-//! - `buffers`: what writes carry, dedupe working sets ([`BufferOptions`]);
+//! - `buffers`: what writes carry, dedupe working sets
+//!   ([`BufferOptions`](buffers::BufferOptions));
 //! - `zones`: strided zones ([`ZoneOptions`]);
 //! - `random`: how the job's generators are seeded ([`SeedOptions`]; each
 //!   job's seed table is `JobSpec::seeds`);
@@ -27,33 +28,32 @@
 //!
 //! [`JobSpec`]: crate::plan::JobSpec
 
-pub mod bs;
-pub mod buffers;
-pub mod exec;
-pub mod io;
+pub(crate) mod bs;
+pub(crate) mod buffers;
+pub(crate) mod exec;
+pub(crate) mod io;
 pub(crate) mod job;
-pub mod offsets;
-pub mod placement;
-pub mod random;
-pub mod rate;
+pub(crate) mod offsets;
+pub(crate) mod placement;
+pub(crate) mod random;
+pub(crate) mod rate;
 pub(crate) mod read;
-pub mod think;
-pub mod verify;
-pub mod zones;
+pub(crate) mod think;
+pub(crate) mod verify;
+pub(crate) mod zones;
 
-pub use bs::{BlockOptions, Split};
-pub use buffers::{BufferOptions, WorkingSetOptions};
-pub use exec::ExecOptions;
-pub use io::{ClockSource, ExitWhat, Fallocate, IoOptions};
-pub use offsets::OffsetOptions;
-pub use placement::PlacementOptions;
-pub use random::SeedOptions;
-pub use rate::RateOptions;
-pub use think::ThinkOptions;
-pub use verify::VerifyOptions;
-pub use zones::ZoneOptions;
+pub(crate) use bs::BlockOptions;
+pub(crate) use exec::ExecOptions;
+pub(crate) use io::IoOptions;
+pub(crate) use offsets::OffsetOptions;
+pub(crate) use placement::PlacementOptions;
+pub(crate) use random::SeedOptions;
+pub(crate) use rate::RateOptions;
+pub(crate) use think::ThinkOptions;
+pub(crate) use verify::VerifyOptions;
+pub(crate) use zones::ZoneOptions;
 
 /// A setting fio refuses when the job is set up: the message in fio's
 /// words, without fio's `fio: ` (the run adds it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal(pub String);
+pub(crate) struct Refusal(pub(crate) String);

@@ -13,40 +13,40 @@ use crate::options::Value;
 
 /// Where a job's I/O goes (`JobSpec::offsets`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct OffsetOptions {
+pub(crate) struct OffsetOptions {
     /// `ba` per direction (each at least 1), when set: fio then turns the
     /// random map off ("Any use of blockalign= turns off randommap"). A
     /// direction left out aligns to its smallest block size.
-    pub blockalign: Option<[Option<u64>; 3]>,
+    pub(crate) blockalign: Option<[Option<u64>; 3]>,
     /// `offset`: where the I/O region starts.
-    pub offset: Share,
+    pub(crate) offset: Share,
     /// `offset_increment`: what each `numjobs` clone adds to `offset`.
-    pub offset_increment: Share,
+    pub(crate) offset_increment: Share,
     /// `offset_align` (when above 0): what a percentage offset is rounded
     /// up to, instead of the smallest block size.
-    pub offset_align: Option<u64>,
+    pub(crate) offset_align: Option<u64>,
     /// `random_distribution`.
-    pub distribution: Distribution,
+    pub(crate) distribution: Distribution,
     /// `percentage_random` per direction (0 to 100, default 100).
-    pub percentage_random: [u32; 3],
+    pub(crate) percentage_random: [u32; 3],
     /// `rw=rand…:N`: a new random offset every N I/Os (fio's
     /// `ddir_seq_nr`; 1 without a modifier).
-    pub seq_nr: u32,
+    pub(crate) seq_nr: u32,
     /// `rw=…:N` after a sequential pattern: N bytes skipped after each
     /// I/O, backwards when negative (fio's `ddir_seq_add`).
-    pub seq_add: i64,
+    pub(crate) seq_add: i64,
     /// `rw_sequencer=identical`: repeat the offset between random ones.
-    pub identical: bool,
+    pub(crate) identical: bool,
     /// `file_service_type`, or fio's refusal of its value
     /// (`zipf theta must be different than 1.0`): fio refuses it while
     /// parsing, rfio when it sets the job up, in fio's words.
-    pub file_service: Result<FileService, Refusal>,
+    pub(crate) file_service: Result<FileService, Refusal>,
 }
 
 /// A size that may be a percentage of the file (`offset`,
 /// `offset_increment`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Share {
+pub(crate) enum Share {
     Bytes(u64),
     Percent(f64),
 }
@@ -55,7 +55,7 @@ pub enum Share {
 /// `center` is where the hot spot goes, in `[0, 1]` of the range (`None`:
 /// fio's random offset).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Distribution {
+pub(crate) enum Distribution {
     Random,
     Zipf {
         theta: f64,
@@ -79,16 +79,16 @@ pub enum Distribution {
 /// One zone of a zoned distribution: `io_pct` percent of the I/O goes to
 /// the next `size` (a percentage of the range, or bytes for `zoned_abs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Zone {
-    pub io_pct: u32,
-    pub size: u64,
+pub(crate) struct Zone {
+    pub(crate) io_pct: u32,
+    pub(crate) size: u64,
 }
 
 /// `file_service_type`: how the file of the next I/O is chosen (fio's
 /// `__get_next_file`). `nr` is the `:N` of the uniform kinds: I/Os on a
 /// file before the next choice (1 by default).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum FileService {
+pub(crate) enum FileService {
     RoundRobin {
         nr: u32,
     },
@@ -118,7 +118,7 @@ pub enum FileService {
 impl FileService {
     /// fio's `__FIO_FSERVICE_NONUNIFORM`: zipf, pareto, normal (files run
     /// out and start over instead of being done).
-    pub fn nonuniform(&self) -> bool {
+    pub(crate) fn nonuniform(&self) -> bool {
         matches!(
             self,
             FileService::Zipf { .. } | FileService::Pareto { .. } | FileService::Normal { .. }

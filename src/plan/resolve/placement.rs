@@ -14,22 +14,22 @@ const IOPRIO_CLASS_BE: u32 = 2;
 
 /// A job's placement (`JobSpec::placement`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PlacementOptions {
+pub(crate) struct PlacementOptions {
     /// The CPUs of `cpus_allowed` or `cpumask` (whichever came last), if set.
-    pub cpus: Option<Vec<usize>>,
+    pub(crate) cpus: Option<Vec<usize>>,
     /// `cpus_allowed_policy=split`: the job takes one CPU of the set, by
     /// its thread number.
-    pub split: bool,
+    pub(crate) split: bool,
     /// `lockmem`: bytes to hold locked while the job runs.
-    pub lockmem: u64,
+    pub(crate) lockmem: u64,
     /// `prio`/`prioclass`: the `ioprio_set` value, when either is set.
-    pub ioprio: Option<u32>,
+    pub(crate) ioprio: Option<u32>,
     /// `nice`: an increment.
-    pub nice: i32,
+    pub(crate) nice: i32,
     /// The I/O buffer memory.
-    pub mem: MemSpec,
-    pub prerun: Option<String>,
-    pub postrun: Option<String>,
+    pub(crate) mem: MemSpec,
+    pub(crate) prerun: Option<String>,
+    pub(crate) postrun: Option<String>,
 }
 
 /// Resolve the placement; problems (a CPU the machine does not have, as

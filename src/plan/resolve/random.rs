@@ -9,19 +9,19 @@ use crate::rand::{Generator, Seeds};
 /// The seeding options of a job (shared by its `numjobs` clones, whose
 /// job numbers differ).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SeedOptions {
+pub(crate) struct SeedOptions {
     /// `randrepeat` (default 1): the same numbers every run and loop.
-    pub randrepeat: bool,
+    pub(crate) randrepeat: bool,
     /// `randseed`, when set.
-    pub randseed: Option<u64>,
-    pub allrandrepeat: bool,
+    pub(crate) randseed: Option<u64>,
+    pub(crate) allrandrepeat: bool,
     /// `random_generator` (default tausworthe).
-    pub generator: Generator,
+    pub(crate) generator: Generator,
 }
 
 impl SeedOptions {
     /// The seed table of job number `thread_number` (1-based).
-    pub fn seeds(&self, thread_number: u32) -> Seeds {
+    pub(crate) fn seeds(&self, thread_number: u32) -> Seeds {
         Seeds::new(
             thread_number,
             self.randrepeat,

@@ -5,26 +5,26 @@ use super::read::Opts;
 
 /// A job's rate options (`JobSpec::rate`); all zero when none is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RateOptions {
+pub(crate) struct RateOptions {
     /// `rate=` bytes/s per direction (0: none).
-    pub bytes: [u64; 3],
+    pub(crate) bytes: [u64; 3],
     /// `rate_iops=` per direction (0: none).
-    pub iops: [u64; 3],
+    pub(crate) iops: [u64; 3],
     /// `rate_min=` bytes/s per direction.
-    pub min_bytes: [u64; 3],
+    pub(crate) min_bytes: [u64; 3],
     /// `rate_iops_min=` per direction.
-    pub min_iops: [u64; 3],
+    pub(crate) min_iops: [u64; 3],
     /// `rate_cycle` in ms (default 1000).
-    pub cycle_ms: u64,
+    pub(crate) cycle_ms: u64,
     /// `rate_process=poisson`.
-    pub poisson: bool,
+    pub(crate) poisson: bool,
     /// `rate_ignore_thinktime`.
-    pub ignore_think: bool,
+    pub(crate) ignore_think: bool,
 }
 
 impl RateOptions {
     /// Whether any rate option limits or checks the job.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         let any = |a: &[u64; 3]| a.iter().any(|&v| v > 0);
         any(&self.bytes) || any(&self.iops) || any(&self.min_bytes) || any(&self.min_iops)
     }
@@ -34,7 +34,7 @@ impl RateOptions {
     /// `rate_iops`, of the same direction. fio 3.33 refuses such a job
     /// when the run starts, before any job runs (`--parse-only` still
     /// exits 0): see `workload::refusal_when_added`.
-    pub fn min_above_rate(&self) -> Vec<usize> {
+    pub(crate) fn min_above_rate(&self) -> Vec<usize> {
         (0..3)
             .filter(|&d| {
                 (self.bytes[d] > 0 && self.bytes[d] < self.min_bytes[d])

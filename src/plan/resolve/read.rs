@@ -7,21 +7,21 @@ use crate::options::Value;
 
 /// The options in force for one job, read by name.
 #[derive(Clone, Copy)]
-pub(crate) struct Opts<'a>(pub &'a JobOptions);
+pub(crate) struct Opts<'a>(pub(crate) &'a JobOptions);
 
 impl<'a> Opts<'a> {
     /// The value of `name` in force, if set.
-    pub fn value(&self, name: &str) -> Option<&'a Value> {
+    pub(crate) fn value(&self, name: &str) -> Option<&'a Value> {
         self.0.value(name)
     }
 
     /// Whether `name` is set at all.
-    pub fn set(&self, name: &str) -> bool {
+    pub(crate) fn set(&self, name: &str) -> bool {
         self.0.get(name).is_some()
     }
 
     /// A flag or boolean (an integer counts as `!= 0`).
-    pub fn flag(&self, name: &str) -> Option<bool> {
+    pub(crate) fn flag(&self, name: &str) -> Option<bool> {
         match self.value(name)? {
             Value::Bool(b) => Some(*b),
             Value::Int(n) => Some(*n != 0),
@@ -30,12 +30,12 @@ impl<'a> Opts<'a> {
     }
 
     /// Whether flag `name` is set and true.
-    pub fn is(&self, name: &str) -> bool {
+    pub(crate) fn is(&self, name: &str) -> bool {
         self.flag(name) == Some(true)
     }
 
     /// An integer (a size or a boolean reads as one).
-    pub fn int(&self, name: &str) -> Option<i64> {
+    pub(crate) fn int(&self, name: &str) -> Option<i64> {
         match self.value(name)? {
             Value::Int(n) => Some(*n),
             Value::Bytes(n) => i64::try_from(*n).ok(),
@@ -45,7 +45,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A size in bytes (a non-negative integer reads as one).
-    pub fn bytes(&self, name: &str) -> Option<u64> {
+    pub(crate) fn bytes(&self, name: &str) -> Option<u64> {
         match self.value(name)? {
             Value::Bytes(n) => Some(*n),
             Value::Int(n) => u64::try_from(*n).ok(),
@@ -54,7 +54,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A time in microseconds; 0 when unset.
-    pub fn micros(&self, name: &str) -> u64 {
+    pub(crate) fn micros(&self, name: &str) -> u64 {
         match self.value(name) {
             Some(Value::Micros(us)) => *us,
             _ => 0,
@@ -62,7 +62,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A text option as written.
-    pub fn text(&self, name: &str) -> Option<&'a str> {
+    pub(crate) fn text(&self, name: &str) -> Option<&'a str> {
         match self.value(name)? {
             Value::Text(t) => Some(t.as_str()),
             _ => None,
@@ -70,7 +70,7 @@ impl<'a> Opts<'a> {
     }
 
     /// The `posvals` value chosen for a choice option.
-    pub fn choice(&self, name: &str) -> Option<&'static str> {
+    pub(crate) fn choice(&self, name: &str) -> Option<&'static str> {
         let s = self.0.get(name)?;
         match &s.value {
             Value::Choice { index, .. } => s.def.posvals.get(*index).map(|p| p.value),
@@ -79,7 +79,7 @@ impl<'a> Opts<'a> {
     }
 
     /// The text after a choice's `:` (`mem=mmap:FILE`), if any.
-    pub fn choice_modifier(&self, name: &str) -> Option<&'a str> {
+    pub(crate) fn choice_modifier(&self, name: &str) -> Option<&'a str> {
         match self.value(name)? {
             Value::Choice { modifier, .. } => modifier.as_deref(),
             _ => None,
@@ -87,7 +87,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A per-direction integer or size (`rate=1m,2m`): 0 where not given.
-    pub fn per_dir(&self, name: &str) -> [u64; 3] {
+    pub(crate) fn per_dir(&self, name: &str) -> [u64; 3] {
         let mut out = [0u64; 3];
         if let Some(Value::PerDir(v)) = self.value(name) {
             for (d, val) in v.iter().enumerate().take(3) {

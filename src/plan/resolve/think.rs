@@ -6,17 +6,17 @@ use super::read::Opts;
 
 /// A job's think time (`JobSpec::think`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ThinkOptions {
+pub(crate) struct ThinkOptions {
     /// `thinktime` in µs (never 0).
-    pub think_us: u64,
+    pub(crate) think_us: u64,
     /// `thinktime_spin` in µs.
-    pub spin_us: u64,
+    pub(crate) spin_us: u64,
     /// `thinktime_blocks` (at least 1), if set.
-    pub blocks: Option<u64>,
+    pub(crate) blocks: Option<u64>,
     /// `thinktime_blocks_type=issue`: count issued instead of completed.
-    pub on_issue: bool,
+    pub(crate) on_issue: bool,
     /// `thinktime_iotime` in µs.
-    pub iotime_us: u64,
+    pub(crate) iotime_us: u64,
 }
 
 /// `None` without `thinktime` (fio checks `td->o.thinktime` before

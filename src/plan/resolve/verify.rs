@@ -11,13 +11,13 @@ use crate::options::value::pattern::parse_pattern;
 
 /// `sizeof(struct verify_header)`: the header before each interval's
 /// checksum.
-pub const HDR_LEN: usize = 40;
+pub(crate) const HDR_LEN: usize = 40;
 
 /// fio 3.33's verify types (`enum { VERIFY_NONE, ... }`): the number is
 /// what the header's type field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u16)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `verify=meta`: the header only.
     HdrOnly = 1,
     Md5 = 2,
@@ -48,7 +48,7 @@ pub enum Kind {
 impl Kind {
     /// The type `verify=NAME` selects (fio's option values; `crc32c-intel`
     /// writes plain crc32c headers, as fio does).
-    pub fn from_name(name: &str) -> Option<Kind> {
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
         Some(match name {
             "md5" => Kind::Md5,
             "crc64" => Kind::Crc64,
@@ -72,7 +72,7 @@ impl Kind {
     }
 
     /// Size of the checksum area after the header (fio's `struct vhdr_*`).
-    pub fn csum_len(self) -> usize {
+    pub(crate) fn csum_len(self) -> usize {
         match self {
             Kind::Md5 => 16,
             Kind::Crc64 => 8,
@@ -91,7 +91,7 @@ impl Kind {
     }
 
     /// Header plus checksum (fio's `hdr_size`); 0 without a header.
-    pub fn hdr_size(self) -> usize {
+    pub(crate) fn hdr_size(self) -> usize {
         match self {
             Kind::PatternNoHdr | Kind::Null => 0,
             k => HDR_LEN + k.csum_len(),
@@ -99,7 +99,7 @@ impl Kind {
     }
 
     /// The name fio prints in a checksum failure.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::HdrOnly => "meta",
             Kind::Md5 => "md5",
@@ -124,39 +124,39 @@ impl Kind {
 
 /// `verify_pattern`, as fio's `parse_and_fill_pattern` reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VerifyPattern {
-    pub bytes: Vec<u8>,
+pub(crate) struct VerifyPattern {
+    pub(crate) bytes: Vec<u8>,
     /// Where `%o` (the I/O's offset, 8 bytes little-endian) goes.
-    pub offsets: Vec<usize>,
+    pub(crate) offsets: Vec<usize>,
 }
 
 /// What a verifying job writes and checks (`JobSpec::verify`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerifyOptions {
-    pub kind: Kind,
+pub(crate) struct VerifyOptions {
+    pub(crate) kind: Kind,
     /// `do_verify` (default 1): read back what was written.
-    pub do_verify: bool,
+    pub(crate) do_verify: bool,
     /// `verify_interval` (default: the smallest write size).
-    pub interval: u64,
+    pub(crate) interval: u64,
     /// `verify_offset`: where the header goes in each interval.
-    pub offset: usize,
-    pub pattern: Option<VerifyPattern>,
+    pub(crate) offset: usize,
+    pub(crate) pattern: Option<VerifyPattern>,
     /// `verify_fatal`, `verify_dump`.
-    pub fatal: bool,
-    pub dump: bool,
+    pub(crate) fatal: bool,
+    pub(crate) dump: bool,
     /// `verify_backlog`, `verify_backlog_batch`.
-    pub backlog: u64,
-    pub backlog_batch: u64,
+    pub(crate) backlog: u64,
+    pub(crate) backlog_batch: u64,
     /// `verify_only`.
-    pub only: bool,
+    pub(crate) only: bool,
     /// `verify_state_save` (default 1).
-    pub state_save: bool,
+    pub(crate) state_save: bool,
     /// `bs_unaligned`: a header per write, whatever the interval.
-    pub bs_unaligned: bool,
+    pub(crate) bs_unaligned: bool,
     /// `buffer_compress_percentage` as written (0 to 100): the random data
     /// of a verified write is filled with it, without the buffers'
     /// fix-ups (`JobSpec::buffers`).
-    pub compress_perc: u32,
+    pub(crate) compress_perc: u32,
 }
 
 /// The verify options of a job whose smallest write is `min_write`

@@ -10,13 +10,13 @@ use crate::options::Value;
 
 /// A job's strided zones (`JobSpec::zones`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ZoneOptions {
+pub(crate) struct ZoneOptions {
     /// `zonesize`: bytes per zone visit.
-    pub size: u64,
+    pub(crate) size: u64,
     /// `zonerange` (default: `zonesize`): bytes in a zone.
-    pub range: u64,
+    pub(crate) range: u64,
     /// `zoneskip`: bytes skipped after each zone.
-    pub skip: u64,
+    pub(crate) skip: u64,
 }
 
 /// `None` without strided zones; fio's refusal (in its words) for

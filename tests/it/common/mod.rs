@@ -11,33 +11,28 @@ use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rfio::cli::args::Args;
-use rfio::plan::Plan;
+use rfio::api::{Args, Plan};
 
 /// The command line `argv` (program name excluded), read.
 pub fn args<S: AsRef<str>>(argv: &[S]) -> Args {
     let argv: Vec<String> = argv.iter().map(|s| s.as_ref().to_string()).collect();
-    rfio::cli::args::parse(&argv).expect("command line parses")
+    rfio::api::parse_args(&argv).expect("command line parses")
 }
 
 /// The plan of a command-line-only invocation; the front end must accept it.
 pub fn plan<S: AsRef<str>>(argv: &[S]) -> Plan {
-    let fe = rfio::plan::build(
-        &args(argv),
-        &[],
-        &rfio::jobfile::subst::Keywords::from_system(),
-    );
+    let fe = rfio::api::build_plan(&args(argv), &[], &rfio::api::Keywords::from_system());
     assert!(fe.diags.is_empty(), "front end diagnostics: {}", fe.diags);
     fe.plan
 }
 
 /// The statistics of job `spec` as its thread starts them: its resolved
 /// settings, I/O priorities and logs.
-pub fn thread_stats(spec: &rfio::plan::JobSpec) -> rfio::stats::ThreadStats {
+pub fn thread_stats(spec: &rfio::api::JobSpec) -> rfio::api::ThreadStats {
     let (ioprio, slots) = spec.engine.prio_slots();
-    rfio::stats::ThreadStats::new(&spec.report.stats)
+    rfio::api::ThreadStats::new(&spec.report.stats)
         .with_prios(ioprio, slots)
-        .with_log(spec.logs.as_ref().map(rfio::logs::sink))
+        .with_log(spec.logs.as_ref().map(rfio::api::log_sink))
 }
 
 /// A fresh directory under the system temp dir, removed on drop.
