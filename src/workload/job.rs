@@ -8,15 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::buffers::BufferFiller;
+use super::errno::strerror;
 use super::errno::{engine_verror, open_place};
-pub(super) use super::errno::{strerror, verror};
 use super::error::RunError;
 use super::layout::{self, Mode};
 use super::log::Log;
 use super::offsets::{self, IoGen};
 use super::placement::Placement;
 use super::rate::RateLimiter;
-pub(super) use super::think::sleep_unless;
 use super::think::ThinkTime;
 use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::resolve::io::IoOptions;

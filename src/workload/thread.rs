@@ -169,8 +169,7 @@ impl Prepared<'_> {
                 let _ = layout::pre_read(&f.path, f.end());
             }
         }
-        let mut exec = Exec::new(self, engine, mem, depth, ts, terminate, log);
-        exec.filler = filler;
+        let mut exec = Exec::new(self, engine, mem, depth, filler, ts, terminate, log);
         exec.run_passes();
         drop(exec);
         drop(pinned);
