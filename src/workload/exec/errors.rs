@@ -4,6 +4,7 @@
 //! on; any other ends the job with fio's messages, the first error being
 //! the one reported.
 
+use super::super::clock::Clock;
 use super::super::errno::{strerror, verror};
 use super::{ddir_name, Exec, Halt};
 use crate::ioengine::IoDir;
@@ -19,7 +20,7 @@ fn verify_site(is_sync: bool) -> (&'static str, &'static str) {
     }
 }
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// An I/O failed with `errno`: go on if `continue_on_error` allows it,
     /// else stop the job with fio's messages.
     #[cold]

@@ -2,12 +2,11 @@
 //! pass, `close_files` at its end): opened through the engine, with the
 //! cache invalidation and `fadvise_hint` fio does on open.
 
-use std::time::Instant;
-
+use super::super::clock::Clock;
 use super::Exec;
 use crate::ioengine::{FileTarget, OpenFlags};
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// Open (and invalidate) every file; false when one fails.
     pub(super) fn open_files(&mut self) -> bool {
         let job = self.job;
@@ -27,7 +26,7 @@ impl Exec<'_, '_> {
                 flags,
                 region_end: f.end(),
             };
-            let t0 = Instant::now();
+            let t0 = self.now();
             match self.engine.open(&target) {
                 Ok(id) => self.ids[i] = id,
                 Err(e) => {
@@ -41,7 +40,7 @@ impl Exec<'_, '_> {
                     return false;
                 }
             }
-            self.op_ns[i] = t0.elapsed().as_nanos() as u64;
+            self.op_ns[i] = self.now().saturating_sub(t0);
             self.op_pending[i] = true;
             if self.caps.needs_files && !self.caps.file_op {
                 if job.set.invalidate && !spec.direct {

@@ -3,6 +3,7 @@
 //! search itself is [`LatTarget`]; here is what the loop keeps for it and
 //! does on its [`Step`]s.
 
+use super::super::clock::Clock;
 use super::super::errno::verror;
 use super::super::lat_target::{too_slow, LatTarget, Step};
 use super::{ddir_name, Exec, Halt};
@@ -107,7 +108,7 @@ impl Latency {
     }
 }
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// `max_latency` and `latency_target` on unit `t`, completed at `now`
     /// after `lat_ns` in all.
     pub(super) fn check_latency(&mut self, t: u32, lat_ns: u64, now: u64) {

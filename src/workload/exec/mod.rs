@@ -34,9 +34,6 @@ mod submit;
 mod sync;
 mod units;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
 use self::control::{Budget, Counters, Timeline};
 use self::latency::Latency;
 use self::readback::Readback;
@@ -46,9 +43,10 @@ use super::buffers::BufferFiller;
 use super::clock::Clock;
 use super::job::Prepared;
 use super::offsets::IoGen;
-use super::progress::{self, JobProgress, JobState};
+use super::progress::{JobProgress, JobState};
 use super::rate::RateLimiter;
 use super::runner::Log;
+use super::stop::Stop;
 use super::think::ThinkTime;
 use crate::ioengine::{Caps, FileId, IoDir, IoEngine, IoMem};
 use crate::plan::spec::Dir;
@@ -83,8 +81,17 @@ enum Halt {
     Done,
 }
 
-/// The running job: engine, units, counters.
-pub(crate) struct Exec<'j, 'a> {
+/// What the loop is given from outside: its clock, the stop request it
+/// obeys, its entry for the status line, and where its messages go.
+pub(crate) struct Env<'j, C> {
+    pub(crate) clock: C,
+    pub(crate) stop: &'j Stop,
+    pub(crate) progress: &'j JobProgress,
+    pub(crate) log: &'j dyn Log,
+}
+
+/// The running job: engine, units, counters; generic over its clock.
+pub(crate) struct Exec<'j, 'a, C: Clock> {
     job: &'j Prepared<'a>,
     engine: Box<dyn IoEngine>,
     caps: Caps,
@@ -102,11 +109,12 @@ pub(crate) struct Exec<'j, 'a> {
     pass_issued_ios: u64,
     pass_completed_ios: u64,
     ts: &'j mut ThreadStats,
-    terminate: &'j AtomicBool,
+    /// Checked before every I/O and by every wait.
+    stop: &'j Stop,
     log: &'j dyn Log,
     /// What the status line reads: state, open files, completed I/O.
-    progress: Arc<JobProgress>,
-    clock: Clock,
+    progress: &'j JobProgress,
+    clock: C,
     time: Timeline,
     budget: Budget,
     count: Counters,
@@ -120,10 +128,10 @@ pub(crate) struct Exec<'j, 'a> {
     cmdprio: bool,
 }
 
-impl<'j, 'a> Exec<'j, 'a> {
+impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
     /// The loop of `job` on `engine`, with `depth` units over the buffers
-    /// of `mem` (the first filled by `filler`, which fills the writes on).
-    #[allow(clippy::too_many_arguments)]
+    /// of `mem` (the first filled by `filler`, which fills the writes on),
+    /// recording in `ts`.
     pub(crate) fn new(
         job: &'j Prepared<'a>,
         engine: Box<dyn IoEngine>,
@@ -131,9 +139,8 @@ impl<'j, 'a> Exec<'j, 'a> {
         depth: usize,
         filler: BufferFiller,
         ts: &'j mut ThreadStats,
-        terminate: &'j AtomicBool,
-        log: &'j dyn Log,
-    ) -> Exec<'j, 'a> {
+        env: Env<'j, C>,
+    ) -> Exec<'j, 'a, C> {
         let caps = engine.caps();
         if caps.is_sync {
             ts.engine_is_sync();
@@ -155,10 +162,10 @@ impl<'j, 'a> Exec<'j, 'a> {
             pass_issued_ios: 0,
             pass_completed_ios: 0,
             ts,
-            terminate,
-            log,
-            progress: progress::current(),
-            clock: Clock::start(job.set.clock),
+            stop: env.stop,
+            log: env.log,
+            progress: env.progress,
+            clock: env.clock,
             time: Timeline::new(
                 spec.ramp_time_us.saturating_mul(1000),
                 spec.runtime_us.saturating_mul(1000),
@@ -183,7 +190,7 @@ impl<'j, 'a> Exec<'j, 'a> {
     pub(crate) fn run_passes(&mut self) {
         let job = self.job;
         let spec = job.spec;
-        self.clock = Clock::start(job.set.clock);
+        self.clock.restart();
         // The queue depth the report shows: iodepth (or what the latency
         // target settles on, below).
         self.ts.latency_depth = None;
@@ -227,9 +234,7 @@ impl<'j, 'a> Exec<'j, 'a> {
             self.time.pass_ends(pass_end);
             self.end_of_pass();
             pass += 1;
-            if matches!(self.halt, Halt::Failed | Halt::Done)
-                || self.terminate.load(Ordering::Relaxed)
-            {
+            if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
                 break;
             }
             if self.count.done_bytes == done_before {
@@ -279,7 +284,7 @@ impl<'j, 'a> Exec<'j, 'a> {
     }
 }
 
-impl Drop for Exec<'_, '_> {
+impl<C: Clock> Drop for Exec<'_, '_, C> {
     fn drop(&mut self) {
         // Nothing may still use the buffers when the pool goes.
         self.drain();

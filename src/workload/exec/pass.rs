@@ -4,15 +4,12 @@
 //! the latency target and the think time get their turn. A rate limit
 //! waits here, before the I/O it delays.
 
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
-
+use super::super::clock::Clock;
 use super::super::offsets::Io as NextIo;
-use super::super::think::{self, sleep_unless};
 use super::{io_dir, Exec, Halt};
 use crate::plan::spec::Dir;
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// One pass (fio's `do_io`).
     pub(super) fn run_pass(&mut self, first: bool) {
         let job = self.job;
@@ -35,7 +32,7 @@ impl Exec<'_, '_> {
         self.lat.start_pass(job.set.iodepth, now);
         let mut pass_issued = 0u64;
         while self.halt == Halt::Running {
-            if self.terminate.load(Ordering::Relaxed) {
+            if self.stop.requested() {
                 break;
             }
             let now = self.now();
@@ -133,7 +130,7 @@ impl Exec<'_, '_> {
             // The rate says wait: complete what is in flight, then sleep
             // (fio's io_u_quiesce + usec_sleep).
             self.drain();
-            self.sleep_ns(next.wait_ns);
+            self.clock.sleep(next.wait_ns, self.stop);
             now = self.now();
         }
         let Some(t) = self.units.take() else {
@@ -202,28 +199,19 @@ impl Exec<'_, '_> {
             return;
         };
         self.drain();
-        let spin = pause.spin(self.time.runtime_left_us(self.now()));
-        let t0 = Instant::now();
-        while (t0.elapsed().as_micros() as u64) < spin {
-            std::hint::spin_loop();
-        }
-        let spun = t0.elapsed().as_micros() as u64;
-        let sleep = pause.sleep(spun, self.time.runtime_left_us(self.now()));
-        think::pause(self.terminate, sleep);
-        let total = t0.elapsed().as_micros() as u64;
+        let t0 = self.now();
+        self.clock.spin(pause.spin(self.time.runtime_left_us(t0)));
+        let spun_at = self.now();
+        let spun = spun_at.saturating_sub(t0) / 1000;
+        let sleep = pause.sleep(spun, self.time.runtime_left_us(spun_at));
+        self.clock.pause(sleep, self.stop);
         let now = self.now();
+        let total = now.saturating_sub(t0) / 1000;
         if let Some(t) = self.think.as_mut() {
             t.done(now);
         }
         if let Some(r) = self.rate.as_mut() {
             r.after_think(dir, total);
-        }
-    }
-
-    /// Sleep `ns`, waking early when the job is told to stop.
-    fn sleep_ns(&self, ns: u64) {
-        if ns > 0 {
-            sleep_unless(self.terminate, Duration::from_nanos(ns));
         }
     }
 }

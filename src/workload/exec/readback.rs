@@ -5,6 +5,7 @@
 //! state file at the end. What a write carries and how a read is checked
 //! is [`Verifier`]'s.
 
+use super::super::clock::Clock;
 use super::super::job::Prepared;
 use super::super::verify::{
     state_file, History, Piece, ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST,
@@ -218,7 +219,7 @@ impl Readback {
     }
 }
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// Set unit `t` up to read back `piece` (fio's `get_next_verify`).
     pub(super) fn setup_verify_read(&mut self, t: u32, piece: Piece, now: u64) {
         if let Some(v) = self.verify.verifier() {
@@ -247,7 +248,7 @@ impl Exec<'_, '_> {
         let polling = self.job.set.batch_complete_min == 0 && self.job.set.batch_complete_max == 0;
         self.verify.start();
         while self.halt == Halt::Running {
-            if self.terminate.load(std::sync::atomic::Ordering::Relaxed) {
+            if self.stop.requested() {
                 break;
             }
             let now = self.now();
@@ -288,9 +289,7 @@ impl Exec<'_, '_> {
         // Nothing is queued to the engine, so (as in fio) the pass has no
         // limit of its own: it ends when the files are done or the job's
         // bytes are issued.
-        while self.halt == Halt::Running
-            && !self.terminate.load(std::sync::atomic::Ordering::Relaxed)
-        {
+        while self.halt == Halt::Running && !self.stop.requested() {
             if self.budget.job_done(&self.count) {
                 break;
             }

@@ -12,12 +12,13 @@
 
 use std::time::Duration;
 
+use super::super::clock::Clock;
 use super::super::errno::{strerror, verror};
 use super::Exec;
 use crate::ioengine::{IoDir, IoResult, Queued};
 use crate::stats::{Completion, Timing};
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// Queue unit `t` and account its submission; reap when the pool is
     /// full (or always, when polling). Returns whether the engine queued
     /// it (fio's `FIO_Q_QUEUED`) rather than completing it at once or

@@ -3,6 +3,7 @@
 //! `fsync_on_close` at the end of a pass. A sync goes through the engine
 //! as an I/O of its own, after everything in flight.
 
+use super::super::clock::Clock;
 use super::{Exec, Halt};
 use crate::ioengine::{IoDir, Queued};
 use crate::plan::resolve::io::IoOptions;
@@ -53,7 +54,7 @@ impl Cadence {
     }
 }
 
-impl Exec<'_, '_> {
+impl<C: Clock> Exec<'_, '_, C> {
     /// `fsync=N`/`fdatasync=N`: sync the last written file after every N
     /// writes. Returns whether a sync was issued.
     pub(super) fn sync_due(&mut self) -> bool {
