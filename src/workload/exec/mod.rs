@@ -291,3 +291,6 @@ impl<C: Clock> Drop for Exec<'_, '_, C> {
         self.engine.close_all();
     }
 }
+
+#[cfg(test)]
+mod tests;
