@@ -269,7 +269,7 @@ fn execute(
                 dest,
                 normal: formats.normal,
             };
-            workload::run_with_progress(plan, &log, progress)
+            workload::run_with_progress(plan, &log, progress, &signals::STOP)
         };
         (result, monitor.join().unwrap_or_default())
     });

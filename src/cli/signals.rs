@@ -15,13 +15,15 @@
 
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
-use crate::workload::progress;
+use crate::workload::Stop;
 
 /// The exit status of a run a signal stopped (fio's `exit_value = 128`).
 pub(crate) const SIGNALED_STATUS: i32 = 128;
 
 /// The first signal received, 0 for none.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
+/// The run's stop request, raised by the first signal.
+pub(crate) static STOP: Stop = Stop::new();
 /// SIGUSR1s not yet answered with a report.
 static STATUS_ASKED: AtomicU32 = AtomicU32::new(0);
 
@@ -30,7 +32,7 @@ const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 extern "C" fn on_signal(sig: libc::c_int) {
     // The first signal is the one reported; the stop request is idempotent.
     let _ = RECEIVED.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
-    progress::request_stop();
+    STOP.request();
 }
 
 extern "C" fn on_usr1(_sig: libc::c_int) {
@@ -78,7 +80,7 @@ impl Handlers {
     pub(crate) fn install() -> Handlers {
         RECEIVED.store(0, Ordering::SeqCst);
         STATUS_ASKED.store(0, Ordering::SeqCst);
-        progress::clear_stop();
+        STOP.clear();
         let mut old = Vec::new();
         let handlers = SIGNALS
             .iter()

@@ -1,16 +1,25 @@
 //! The job clock: nanoseconds since a job's I/O started (fio's
-//! `clocksource`).
+//! `clocksource`), and the loop's waits on it.
 //!
-//! fio's default on x86-64 is `clocksource=cpu`: the time stamp counter,
-//! calibrated against the system clock once, when the CPU says its TSC is
-//! invariant (ticks at a constant rate and never stops). A TSC read costs
-//! a few nanoseconds where `clock_gettime` costs tens, and the loop reads
-//! the clock two or three times per I/O. `clocksource=clock_gettime` (and
+//! The I/O loop is generic over [`Clock`] (monomorphised: no dynamic
+//! dispatch per I/O). [`RealClock`] is the one jobs run on. fio's default
+//! on x86-64 is `clocksource=cpu`: the time stamp counter, calibrated
+//! against the system clock once, when the CPU says its TSC is invariant
+//! (ticks at a constant rate and never stops). A TSC read costs a few
+//! nanoseconds where `clock_gettime` costs tens, and the loop reads the
+//! clock two or three times per I/O. `clocksource=clock_gettime` (and
 //! `gettimeofday`, which rfio serves from the same monotonic clock) use
 //! the system clock; so does every machine without a usable TSC.
+//!
+//! Tests run the loop on [`FakeClock`] (test builds only): its time moves
+//! only by what the loop sleeps, spins and pauses, and by what the test
+//! (or a test engine) adds, so that a run is exact and instant.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+use super::stop::Stop;
+use super::think;
 
 /// `clocksource=`, as the plan resolves it.
 pub(crate) use crate::plan::resolve::io::ClockSource as Source;
@@ -75,35 +84,168 @@ fn rdtsc() -> u64 {
     0
 }
 
-/// A clock started at a point in time; [`Clock::now`] is nanoseconds
-/// since then.
+/// What the loop reads the time from and waits on. Times are ns since
+/// the clock (re)started.
+pub(crate) trait Clock {
+    /// Time 0 is now.
+    fn restart(&mut self);
+
+    /// Nanoseconds since the clock started.
+    fn now(&self) -> u64;
+
+    /// Sleep `ns` (a rate limit's wait, a start delay), waking early once
+    /// `stop` is requested.
+    fn sleep(&self, ns: u64, stop: &Stop);
+
+    /// A think time's sleep of `us` µs, as fio's `usec_sleep` (see
+    /// [`think::pause`]); returns at once when `stop` is requested.
+    fn pause(&self, us: u64, stop: &Stop);
+
+    /// Busy-wait `us` µs (`thinktime_spin`).
+    fn spin(&self, us: u64);
+}
+
+/// The clock of `clocksource=`, started at a point in time.
 #[derive(Debug, Clone, Copy)]
-pub struct Clock {
+pub(crate) struct RealClock {
+    source: Source,
     base: Instant,
     tsc: Option<(Tsc, u64)>,
 }
 
-impl Clock {
+impl RealClock {
     /// A clock from `source`, starting now.
-    pub fn start(source: Source) -> Clock {
+    pub(crate) fn start(source: Source) -> RealClock {
         let tsc = match source {
             Source::System => None,
             Source::Auto | Source::Cpu => tsc().map(|t| (t, rdtsc())),
         };
-        Clock {
+        RealClock {
+            source,
             base: Instant::now(),
             tsc,
         }
     }
+}
 
-    /// Nanoseconds since the clock started.
+impl Clock for RealClock {
+    fn restart(&mut self) {
+        *self = RealClock::start(self.source);
+    }
+
     #[inline]
-    pub fn now(&self) -> u64 {
+    fn now(&self) -> u64 {
         match self.tsc {
             Some((t, base)) => {
                 ((u128::from(rdtsc().wrapping_sub(base)) * u128::from(t.mult)) >> 32) as u64
             }
             None => self.base.elapsed().as_nanos() as u64,
+        }
+    }
+
+    fn sleep(&self, ns: u64, stop: &Stop) {
+        if ns > 0 {
+            think::sleep_unless(stop, Duration::from_nanos(ns));
+        }
+    }
+
+    fn pause(&self, us: u64, stop: &Stop) {
+        think::pause(stop, us);
+    }
+
+    fn spin(&self, us: u64) {
+        let t0 = Instant::now();
+        while (t0.elapsed().as_micros() as u64) < us {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) use fake::{FakeClock, FakeTime};
+
+#[cfg(test)]
+mod fake {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use super::{Clock, Stop};
+
+    /// The time a [`FakeClock`] reads, shared with whoever else moves it
+    /// (a test engine that takes time per I/O), and what was waited.
+    #[derive(Debug, Default)]
+    pub(crate) struct FakeTime {
+        now: Cell<u64>,
+        slept_ns: Cell<u64>,
+        sleeps: Cell<u64>,
+        paused_us: Cell<u64>,
+        spun_us: Cell<u64>,
+    }
+
+    impl FakeTime {
+        /// ns since the fake time began (not since a clock restarted).
+        pub(crate) fn now(&self) -> u64 {
+            self.now.get()
+        }
+
+        /// Time moves on by `ns`.
+        pub(crate) fn advance(&self, ns: u64) {
+            self.now.set(self.now.get() + ns);
+        }
+
+        /// ns asked for by [`Clock::sleep`], in all, and how many sleeps.
+        pub(crate) fn slept(&self) -> (u64, u64) {
+            (self.slept_ns.get(), self.sleeps.get())
+        }
+
+        /// µs of [`Clock::pause`] and of [`Clock::spin`], in all.
+        pub(crate) fn thought(&self) -> (u64, u64) {
+            (self.paused_us.get(), self.spun_us.get())
+        }
+    }
+
+    /// A clock on a [`FakeTime`]: it moves only when something advances
+    /// it; its waits advance it by what they were asked, at once.
+    #[derive(Debug, Clone)]
+    pub(crate) struct FakeClock {
+        time: Rc<FakeTime>,
+        base: u64,
+    }
+
+    impl FakeClock {
+        pub(crate) fn new(time: Rc<FakeTime>) -> FakeClock {
+            let base = time.now();
+            FakeClock { time, base }
+        }
+    }
+
+    impl Clock for FakeClock {
+        fn restart(&mut self) {
+            self.base = self.time.now();
+        }
+
+        fn now(&self) -> u64 {
+            self.time.now() - self.base
+        }
+
+        fn sleep(&self, ns: u64, stop: &Stop) {
+            if ns > 0 && !stop.requested() {
+                self.time.slept_ns.set(self.time.slept_ns.get() + ns);
+                self.time.sleeps.set(self.time.sleeps.get() + 1);
+                self.time.advance(ns);
+            }
+        }
+
+        fn pause(&self, us: u64, stop: &Stop) {
+            if !stop.requested() {
+                self.time.paused_us.set(self.time.paused_us.get() + us);
+                self.time.advance(us * 1000);
+            }
+        }
+
+        fn spin(&self, us: u64) {
+            self.time.spun_us.set(self.time.spun_us.get() + us);
+            self.time.advance(us * 1000);
         }
     }
 }
@@ -115,7 +257,7 @@ mod tests {
     #[test]
     fn both_clocks_follow_real_time() {
         for source in [Source::System, Source::Auto] {
-            let c = Clock::start(source);
+            let c = RealClock::start(source);
             let t0 = Instant::now();
             std::thread::sleep(Duration::from_millis(20));
             let want = t0.elapsed().as_nanos() as i64;
@@ -130,12 +272,33 @@ mod tests {
 
     #[test]
     fn monotonic() {
-        let c = Clock::start(Source::Auto);
+        let c = RealClock::start(Source::Auto);
         let mut last = 0;
         for _ in 0..10_000 {
             let n = c.now();
             assert!(n >= last);
             last = n;
         }
+    }
+
+    #[test]
+    fn a_fake_clock_moves_only_when_told() {
+        let time = std::rc::Rc::new(FakeTime::default());
+        time.advance(5);
+        let mut c = FakeClock::new(time.clone());
+        assert_eq!(c.now(), 0);
+        let stop = Stop::new();
+        c.sleep(1000, &stop);
+        c.sleep(0, &stop);
+        c.spin(2);
+        c.pause(3, &stop);
+        assert_eq!((c.now(), time.now()), (6000, 6005));
+        assert_eq!((time.slept(), time.thought()), ((1000, 1), (3, 2)));
+        stop.request();
+        c.sleep(1000, &stop);
+        c.pause(1000, &stop);
+        assert_eq!(c.now(), 6000, "a stop ends the waits at once");
+        c.restart();
+        assert_eq!(c.now(), 0);
     }
 }

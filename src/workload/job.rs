@@ -8,15 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::buffers::BufferFiller;
-use super::errno::{engine_verror, open_place};
-pub(super) use super::errno::{strerror, verror};
+use super::errno::{engine_verror, open_place, strerror};
 use super::error::RunError;
 use super::layout::{self, Mode};
 use super::log::Log;
 use super::offsets::{self, IoGen};
 use super::placement::Placement;
 use super::rate::RateLimiter;
-pub(super) use super::think::sleep_unless;
+use super::stop::Stop;
 use super::think::ThinkTime;
 use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::resolve::io::IoOptions;
@@ -354,8 +353,12 @@ impl<'a> Prepared<'a> {
     ///
     /// As fio's `setup_files`, the layout is announced on `log`
     /// ([`Log::layout`]) before it starts: the files to lay out and their
-    /// total size.
-    pub fn lay_out(&self, log: &dyn Log) -> Result<Option<Layout>, layout::Failed> {
+    /// total size. A `stop` request (SIGINT) ends it early.
+    pub(crate) fn lay_out(
+        &self,
+        log: &dyn Log,
+        stop: &Stop,
+    ) -> Result<Option<Layout>, layout::Failed> {
         if !self.caps.needs_files || self.set.create_on_open {
             return Ok(None);
         }
@@ -420,7 +423,7 @@ impl<'a> Prepared<'a> {
                 // (fio reads past its end).
                 return Err(layout::Failed::new(libc::EROFS, "extend").after(announced));
             }
-            match layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b)) {
+            match layout::lay_out(&f.path, f.end(), mode, &mut |b| filler.fill(b), stop) {
                 Ok(()) => {}
                 // SIGINT: the partial file is gone; as fio, the job is not
                 // failed, it is stopped (it starts terminated).

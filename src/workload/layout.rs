@@ -15,7 +15,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use super::errno::strerror;
-use super::progress;
+use super::stop::Stop;
 use crate::plan::resolve::io::Fallocate;
 
 /// Bytes written per `write(2)` while filling a file.
@@ -185,14 +185,15 @@ pub fn create_dirs(path: &Path) -> Result<(), Failed> {
 /// directories are created as fio does.
 ///
 /// Under `--readonly` nothing is created or written: the file is refused
-/// (fio warns, then runs the job on what is there). A stop request
-/// ([`progress::request_stop`], SIGINT) ends the layout within a chunk
+/// (fio warns, then runs the job on what is there). A `stop` request
+/// (SIGINT) ends the layout within a chunk
 /// and removes the partly laid out file, as fio's `extend_file` does.
-pub fn lay_out(
+pub(crate) fn lay_out(
     path: &Path,
     size: u64,
     mode: Mode,
     fill: &mut dyn FnMut(&mut [u8]),
+    stop: &Stop,
 ) -> Result<(), Failed> {
     if mode.readonly {
         let note = READONLY_NOTE.to_string();
@@ -231,7 +232,7 @@ pub fn lay_out(
         .map_err(|e| Failed::extend(&e, 195, "ftruncate"))?;
     let mut chunk = vec![0u8; CHUNK.min(size as usize).max(1)];
     let mut left = size;
-    while left > 0 && !progress::stop_requested() {
+    while left > 0 && !stop.requested() {
         let n = left.min(chunk.len() as u64) as usize;
         fill(&mut chunk[..n]);
         if let Err(e) = f.write_all(&chunk[..n]) {
@@ -248,7 +249,7 @@ pub fn lay_out(
         }
         left -= n as u64;
     }
-    if progress::stop_requested() {
+    if stop.requested() {
         // fio's extend_file: a terminated layout unlinks its file.
         drop(f);
         let _ = std::fs::remove_file(path);
@@ -286,13 +287,13 @@ fn fallocate(f: &std::fs::File, size: u64, how: Fallocate) {
 }
 
 /// Read `len` bytes of `path` once so that they are in the page cache
-/// (`pre_read=1`); a stop request (SIGINT) ends it at the next chunk.
-pub fn pre_read(path: &Path, len: u64) -> io::Result<()> {
+/// (`pre_read=1`); a `stop` request (SIGINT) ends it at the next chunk.
+pub(crate) fn pre_read(path: &Path, len: u64, stop: &Stop) -> io::Result<()> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let mut left = len;
-    while left > 0 && !progress::stop_requested() {
+    while left > 0 && !stop.requested() {
         let n = f.read(&mut buf[..left.min(CHUNK as u64) as usize])?;
         if n == 0 {
             break;
@@ -314,7 +315,7 @@ mod tests {
     fn read_jobs_get_data_write_jobs_get_space() {
         let p = tmp("r");
         let m = Mode::for_job(true, false, false, false, Fallocate::Native, false);
-        lay_out(&p, 64 << 10, m, &mut |b| b.fill(0xa5)).unwrap();
+        lay_out(&p, 64 << 10, m, &mut |b| b.fill(0xa5), &Stop::new()).unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 64 << 10);
         let data = std::fs::read(&p).unwrap();
         assert!(data.iter().any(|&b| b != 0));
@@ -322,10 +323,10 @@ mod tests {
 
         let p = tmp("w");
         let m = Mode::for_job(false, true, false, false, Fallocate::None, false);
-        lay_out(&p, 64 << 10, m, &mut |_| {}).unwrap();
+        lay_out(&p, 64 << 10, m, &mut |_| {}, &Stop::new()).unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 0, "fallocate=none");
         let m = Mode::for_job(false, true, false, false, Fallocate::Truncate, false);
-        lay_out(&p, 64 << 10, m, &mut |_| {}).unwrap();
+        lay_out(&p, 64 << 10, m, &mut |_| {}, &Stop::new()).unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 64 << 10);
         std::fs::remove_file(&p).unwrap();
     }
@@ -346,14 +347,21 @@ mod tests {
         let dir = tmp("ro");
         let p = dir.join("sub/f");
         let m = Mode::for_job(true, false, false, false, Fallocate::Native, false).readonly(true);
-        let e = lay_out(&p, 4096, m, &mut |_| panic!("no data under --readonly")).unwrap_err();
+        let e = lay_out(
+            &p,
+            4096,
+            m,
+            &mut |_| panic!("no data under --readonly"),
+            &Stop::new(),
+        )
+        .unwrap_err();
         assert_eq!(e.errno, libc::ENOENT);
         assert_eq!(e.note.as_deref(), Some(READONLY_NOTE));
         assert!(!dir.exists(), "nothing created");
 
         let p = tmp("ro-short");
         std::fs::write(&p, [7u8; 100]).unwrap();
-        let e = lay_out(&p, 4096, m, &mut |_| panic!()).unwrap_err();
+        let e = lay_out(&p, 4096, m, &mut |_| panic!(), &Stop::new()).unwrap_err();
         assert_eq!(
             (e.errno, e.msg.as_str()),
             (libc::EROFS, "func=extend, error=Read-only file system")
@@ -367,7 +375,7 @@ mod tests {
         let file = tmp("plain");
         std::fs::write(&file, b"x").unwrap();
         let m = Mode::for_job(true, false, false, false, Fallocate::None, false);
-        let e = lay_out(&file.join("x"), 4096, m, &mut |_| {}).unwrap_err();
+        let e = lay_out(&file.join("x"), 4096, m, &mut |_| {}, &Stop::new()).unwrap_err();
         assert_eq!(
             (e.errno, e.msg.as_str(), e.note),
             (libc::ENOTDIR, "func=fstat, error=Not a directory", None)
@@ -375,7 +383,14 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
 
         let under_proc = format!("/proc/rfio-layout-{}", std::process::id());
-        let e = lay_out(&Path::new(&under_proc).join("f"), 4096, m, &mut |_| {}).unwrap_err();
+        let e = lay_out(
+            &Path::new(&under_proc).join("f"),
+            4096,
+            m,
+            &mut |_| {},
+            &Stop::new(),
+        )
+        .unwrap_err();
         let note = e.note.unwrap();
         assert!(
             note.starts_with(&format!("fio: failed to create dir ({under_proc}): ")),

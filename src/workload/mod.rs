@@ -4,11 +4,12 @@
 //! nothing here looks an option up by name.
 //!
 //! `runner` runs the plan's groups and checks what must hold before
-//! anything is written (`safety`); `job` is one job's engine and I/O loop,
-//! `exec` its I/O loop, `settings` what the loop reads beyond the spec's
-//! plain fields, `layout` how its files are laid out, `clock` its time
-//! base. `progress` is what the jobs publish while they
-//! run (the status line's numbers) and the request that stops them all.
+//! anything is written (`safety`); `job` is one job made ready to run,
+//! `thread` its thread, `exec` its I/O loop, `layout` how its files are
+//! laid out, `clock` its time base (a trait: tests run the loop on a fake
+//! clock). `progress` is what the jobs publish while they run (the status
+//! line's numbers); `stop` the request that stops them, which the runner
+//! is given and hands down (rfio's signal handler raises it).
 //! The generators the loop calls per I/O are public:
 //! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and
 //! `think` when, `buffers` what a write carries; they draw from fio's
@@ -32,6 +33,7 @@ pub mod progress;
 pub mod rate;
 mod runner;
 mod safety;
+mod stop;
 pub mod think;
 mod thread;
 mod verify;
@@ -41,4 +43,6 @@ pub use error::RunError;
 pub use job::SYNC_DEPTH_NOTE;
 pub use log::{Log, StdLog};
 pub use progress::Progress;
-pub use runner::{refusal_when_added, run, run_with_log, run_with_progress, MAX_RUN_JOBS};
+pub(crate) use runner::run_with_progress;
+pub use runner::{refusal_when_added, run, run_with_log, MAX_RUN_JOBS};
+pub(crate) use stop::Stop;

@@ -1,15 +1,13 @@
 //! What the running jobs tell the outside while they run (the numbers
-//! behind fio's status line, `eta.c`), and the request to stop them all
-//! (fio's `fio_terminate_threads` from its SIGINT handler).
+//! behind fio's status line, `eta.c`).
 //!
 //! Each job owns one [`JobProgress`] on its own cache line. Only the job's
 //! thread writes it, with relaxed atomic stores of plain values (no
 //! read-modify-write, no lock, no allocation); a reader (the status line,
 //! once a second) may see the counters a few I/Os behind, never torn.
 //!
-//! The I/O loop reaches its job's entry without a new parameter: the
-//! runner binds it to the job's thread ([`enter`]) before the job starts,
-//! and the loop takes it once ([`current`]).
+//! The runner hands each job its entry; the job's I/O loop takes it as a
+//! parameter.
 //!
 //! Full reports while the jobs run (`--status-interval`, SIGUSR1) are
 //! asked for, never taken: the collector raises a job's request counter
@@ -22,33 +20,12 @@
 //! leaves its final report there ([`JobProgress::publish_final`]) once
 //! someone asked for reports ([`Progress::keep_reports`]).
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::stats::snapshot::running_report;
 use crate::stats::{JobReport, ThreadStats};
-
-/// Set by [`request_stop`] (a signal handler may call it): every job stops
-/// at its next I/O and groups not started yet do not start.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-/// Ask every running job to stop and the groups not started to stay so.
-/// Async-signal-safe: one atomic store.
-pub fn request_stop() {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`request_stop`] was called since the last [`clear_stop`].
-pub fn stop_requested() -> bool {
-    STOP.load(Ordering::Relaxed)
-}
-
-/// Forget an earlier stop request (before a new run).
-pub fn clear_stop() {
-    STOP.store(false, Ordering::SeqCst);
-}
 
 /// A job's state, as fio's `td->runstate` (the subset rfio goes through,
 /// in fio's order).
@@ -362,22 +339,6 @@ impl Progress {
     }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<JobProgress>>> = const { RefCell::new(None) };
-}
-
-/// Bind `job` to the calling thread: the job run on it reports there.
-pub fn enter(job: Arc<JobProgress>) {
-    CURRENT.with(|c| *c.borrow_mut() = Some(job));
-}
-
-/// The entry bound to the calling thread, or a detached one.
-pub fn current() -> Arc<JobProgress> {
-    CURRENT
-        .with(|c| c.borrow().clone())
-        .unwrap_or_else(|| Arc::new(JobProgress::detached()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,19 +444,5 @@ mod tests {
         job.publish_final(&fin);
         p.reap(0, false);
         assert_eq!(p.collect(Duration::ZERO)[0].as_ref().unwrap().run_ms, 1234);
-    }
-
-    #[test]
-    fn a_thread_without_binding_gets_a_detached_entry() {
-        let j = std::thread::spawn(|| current().state()).join().unwrap();
-        assert_eq!(j, JobState::NotCreated);
-        let p = Progress::new(1);
-        let bound = p.jobs()[0].clone();
-        let seen = std::thread::spawn(move || {
-            enter(bound);
-            current().set_state(JobState::Running);
-        });
-        seen.join().unwrap();
-        assert_eq!(p.jobs()[0].state(), JobState::Running);
     }
 }

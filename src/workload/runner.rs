@@ -7,8 +7,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub use super::error::RunError;
 use super::job::Prepared;
 pub use super::log::{Log, StdLog};
-use super::progress::{self, JobState, Progress};
+use super::progress::{JobState, Progress};
 use super::safety::{self, DeviceProblem};
+use super::stop::Stop;
 use crate::plan::resolve::io::ExitWhat;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
@@ -49,7 +50,7 @@ pub fn run(plan: &Plan) -> Result<RunReport, RunError> {
 
 /// Run every job of `plan`, sending live messages to `log`.
 pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
-    run_with_progress(plan, log, &Progress::new(plan.jobs.len()))
+    run_with_progress(plan, log, &Progress::new(plan.jobs.len()), &Stop::new())
 }
 
 /// Run every job of `plan`, sending live messages to `log` and publishing
@@ -63,13 +64,14 @@ pub fn run_with_log(plan: &Plan, log: &dyn Log) -> Result<RunReport, RunError> {
 /// recorded in its report; only problems found before anything is written
 /// are returned as [`RunError`].
 ///
-/// A stop request ([`progress::request_stop`], made by rfio's SIGINT
-/// handler) ends every running job at its next I/O and keeps the groups
-/// not started from starting; the report holds what was done.
-pub fn run_with_progress(
+/// A `stop` request (made by rfio's SIGINT handler) ends every running
+/// job at its next I/O and keeps the groups not started from starting; the
+/// report holds what was done.
+pub(crate) fn run_with_progress(
     plan: &Plan,
     log: &dyn Log,
     progress: &Progress,
+    stop: &Stop,
 ) -> Result<RunReport, RunError> {
     assert_eq!(progress.jobs().len(), plan.jobs.len());
     if plan.jobs.len() > MAX_RUN_JOBS {
@@ -143,7 +145,7 @@ pub fn run_with_progress(
         let mut members: Vec<usize> = (0..plan.jobs.len())
             .filter(|&i| plan.jobs[i].group_id == g)
             .collect();
-        if g > 0 && !(stop_everything.load(Ordering::Relaxed) || progress::stop_requested()) {
+        if g > 0 && !(stop_everything.load(Ordering::Relaxed) || stop.requested()) {
             // fio sets a job's files up when its group starts: sizes come
             // from the files as the earlier groups left them.
             for &i in &members {
@@ -178,20 +180,23 @@ pub fn run_with_progress(
         let layouts: Vec<_> = members
             .iter()
             .map(|&i| {
-                if stop_everything.load(Ordering::Relaxed) || progress::stop_requested() {
+                if stop_everything.load(Ordering::Relaxed) || stop.requested() {
                     Ok(None)
                 } else {
-                    prepared[i].as_ref().expect("set up").lay_out(log)
+                    prepared[i].as_ref().expect("set up").lay_out(log, stop)
                 }
             })
             .collect();
-        let terminate =
-            AtomicBool::new(stop_everything.load(Ordering::Relaxed) || progress::stop_requested());
+        // The group's stop: the run's, or another job's `exitall`.
+        let terminate = Stop::new();
+        if stop_everything.load(Ordering::Relaxed) || stop.requested() {
+            terminate.request();
+        }
         let group_over = AtomicBool::new(false);
         let gate = StartGate::default();
         progress.mark_genesis();
         std::thread::scope(|s| {
-            let watcher = s.spawn(|| watch_stop(&terminate, &stop_everything, &group_over));
+            let watcher = s.spawn(|| watch_stop(stop, &terminate, &stop_everything, &group_over));
             let mut handles = Vec::with_capacity(members.len());
             // Opened below once every thread exists, or on the way out of a
             // panic here (the scope would wait for threads at the gate).
@@ -221,12 +226,11 @@ pub fn run_with_progress(
                             }
                         }
                         job.set_state(JobState::Initialized);
-                        progress::enter(job.clone());
-                        let report = p.run(layout, terminate, log);
+                        let report = p.run(layout, terminate, &job, log);
                         job.publish_final(&report);
                         job.set_state(JobState::Exited);
                         if exitall || (p.set.exitall_on_error && report.error != 0) {
-                            terminate.store(true, Ordering::Relaxed);
+                            terminate.request();
                             if p.set.exit_what == ExitWhat::All {
                                 stop_everything.store(true, Ordering::Relaxed);
                             }
@@ -340,13 +344,18 @@ fn no_thread(spec: &JobSpec, e: &std::io::Error, log: &dyn Log) -> JobReport {
     report
 }
 
-/// Until the group is over: once a stop is requested, raise the group's
+/// Until the group is over: once `stop` is requested, raise the group's
 /// `terminate` and `stop_everything` (fio's `fio_terminate_threads(ALL)`
 /// from its SIGINT handler).
-fn watch_stop(terminate: &AtomicBool, stop_everything: &AtomicBool, group_over: &AtomicBool) {
+fn watch_stop(
+    stop: &Stop,
+    terminate: &Stop,
+    stop_everything: &AtomicBool,
+    group_over: &AtomicBool,
+) {
     while !group_over.load(Ordering::Relaxed) {
-        if progress::stop_requested() {
-            terminate.store(true, Ordering::Relaxed);
+        if stop.requested() {
+            terminate.request();
             stop_everything.store(true, Ordering::Relaxed);
             return;
         }

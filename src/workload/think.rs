@@ -15,9 +15,9 @@
 //! runtime left, if any), then `think.done(now_ns)`; with a rate limiter, also
 //! `rate.after_think(dir, total_us)`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::stop::Stop;
 use crate::plan::spec::JobSpec;
 
 /// The last µs of a pause are busy-waited rather than slept: a sleep ends
@@ -31,32 +31,32 @@ const SLEEP_SLICE: Duration = Duration::from_millis(100);
 
 /// Pauses `us` µs the way fio's `usec_sleep` does: one sleep until
 /// [`SPIN_TAIL_US`] before the end (in slices of at most 100 ms, to notice
-/// `terminate`), then a busy wait to the end. Every wake-up of a sleep can
+/// `stop`), then a busy wait to the end. Every wake-up of a sleep can
 /// be late on a loaded machine, so a pause is as few sleeps as possible.
-/// Returns at once when `terminate` is set.
-pub fn pause(terminate: &AtomicBool, us: u64) {
+/// Returns at once when `stop` is requested.
+pub(crate) fn pause(stop: &Stop, us: u64) {
     if us == 0 {
         return;
     }
     let start = Instant::now();
     let end = start + Duration::from_micros(us);
     let sleep_until = end - Duration::from_micros(us.min(SPIN_TAIL_US));
-    while !terminate.load(Ordering::Relaxed) {
+    while !stop.requested() {
         let now = Instant::now();
         if now >= sleep_until {
             break;
         }
         std::thread::sleep((sleep_until - now).min(SLEEP_SLICE));
     }
-    while Instant::now() < end && !terminate.load(Ordering::Relaxed) {
+    while Instant::now() < end && !stop.requested() {
         std::hint::spin_loop();
     }
 }
 
-/// Sleep for `d`, waking early when `terminate` is raised.
-pub(super) fn sleep_unless(terminate: &AtomicBool, d: Duration) {
+/// Sleep for `d`, waking early when `stop` is requested.
+pub(super) fn sleep_unless(stop: &Stop, d: Duration) {
     let end = Instant::now() + d;
-    while !terminate.load(Ordering::Relaxed) {
+    while !stop.requested() {
         let now = Instant::now();
         if now >= end {
             break;
@@ -168,14 +168,15 @@ mod tests {
 
     #[test]
     fn a_pause_lasts_at_least_its_time_and_stops_on_request() {
-        let go = AtomicBool::new(false);
+        let go = Stop::new();
         for us in [50, 3_000] {
             let t0 = Instant::now();
             pause(&go, us);
             assert!(t0.elapsed() >= Duration::from_micros(us), "{us} µs");
         }
         // A stop request ends even a minute's pause at once.
-        let stop = AtomicBool::new(true);
+        let stop = Stop::new();
+        stop.request();
         let t0 = Instant::now();
         pause(&stop, 60_000_000);
         assert!(t0.elapsed() < Duration::from_secs(30));

@@ -4,15 +4,17 @@
 //! job's report. The job was checked and its files laid out before
 //! ([`super::job`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::clock::RealClock;
 use super::errno::{engine_verror, verror};
-use super::exec::Exec;
+use super::exec::{Env, Exec};
 use super::job::{Prepared, SYNC_DEPTH_NOTE};
 use super::layout;
 use super::log::Log;
 use super::placement::Failure;
+use super::progress::JobProgress;
+use super::stop::Stop;
 use super::think::sleep_unless;
 use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
 use crate::rand::Rng;
@@ -20,12 +22,14 @@ use crate::stats::{JobReport, Layout, ThreadStats};
 
 impl Prepared<'_> {
     /// Run the job on the calling thread. `layout` is what the runner laid
-    /// out for it (or the error that stops it); `terminate` is raised by
-    /// `exitall` in another job.
-    pub fn run(
+    /// out for it (or the error that stops it); `stop` is requested by a
+    /// signal or by `exitall` in another job; `progress` is the job's
+    /// entry for the status line.
+    pub(crate) fn run(
         &self,
         layout: Result<Option<Layout>, layout::Failed>,
-        terminate: &AtomicBool,
+        stop: &Stop,
+        progress: &JobProgress,
         log: &dyn Log,
     ) -> JobReport {
         let spec = self.spec;
@@ -41,7 +45,7 @@ impl Prepared<'_> {
         ts.latency_depth = Some(0);
         let laid = match layout {
             Ok(l) => {
-                self.execute(&mut ts, terminate, log);
+                self.execute(&mut ts, stop, progress, log);
                 l
             }
             Err(e) => {
@@ -68,8 +72,8 @@ impl Prepared<'_> {
         JobReport::new(spec.report.clone(), pid, laid, &ts)
     }
 
-    fn execute(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
-        self.work(ts, terminate, log);
+    fn execute(&self, ts: &mut ThreadStats, stop: &Stop, progress: &JobProgress, log: &dyn Log) {
+        self.work(ts, stop, progress, log);
         if self.set.unlink {
             for f in &self.files {
                 if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
@@ -81,16 +85,16 @@ impl Prepared<'_> {
 
     /// Set the thread up (fio's order: placement, buffers and engine, nice,
     /// exec_prerun) and run the I/O; a set-up failure ends the job here.
-    fn work(&self, ts: &mut ThreadStats, terminate: &AtomicBool, log: &dyn Log) {
+    fn work(&self, ts: &mut ThreadStats, stop: &Stop, progress: &JobProgress, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
         let (lo, hi) = spec.startdelay_us;
         // A range picks a delay per job (fio's rand_between on its own seed).
         let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
         if delay > 0 {
-            sleep_unless(terminate, Duration::from_micros(delay));
+            sleep_unless(stop, Duration::from_micros(delay));
         }
-        if terminate.load(Ordering::Relaxed) {
+        if stop.requested() {
             return;
         }
         let failed = |ts: &mut ThreadStats, f: Failure| {
@@ -166,11 +170,16 @@ impl Prepared<'_> {
         }
         if set.pre_read && !spec.direct && self.caps.needs_files {
             for f in &self.files {
-                let _ = layout::pre_read(&f.path, f.end());
+                let _ = layout::pre_read(&f.path, f.end(), stop);
             }
         }
-        let mut exec = Exec::new(self, engine, mem, depth, ts, terminate, log);
-        exec.filler = filler;
+        let env = Env {
+            clock: RealClock::start(set.clock),
+            stop,
+            progress,
+            log,
+        };
+        let mut exec = Exec::new(self, engine, mem, depth, filler, ts, env);
         exec.run_passes();
         drop(exec);
         drop(pinned);

@@ -13,7 +13,7 @@ use crate::cli::signals;
 use crate::cli::status::StatusReports;
 use crate::logs::agg::AggLog;
 use crate::plan::spec::Plan;
-use crate::workload::progress::{request_stop, stop_requested, Progress};
+use crate::workload::progress::Progress;
 use crate::workload::{Log, StdLog};
 
 /// How often the monitor looks for a signal between status lines.
@@ -121,8 +121,8 @@ pub(crate) fn monitor(
     let mut next_ms = next_wake(0, interval_ms);
     let watch_stdout = settings.signal_to_stdout || settings.show;
     loop {
-        if watch_stdout && !stop_requested() && stdout_reader_gone() {
-            request_stop();
+        if watch_stdout && !signals::STOP.requested() && stdout_reader_gone() {
+            signals::STOP.request();
         }
         let signaled = signals::received();
         if let (Some(sig), true, false) = (signaled, settings.signal_to_stdout, told) {

@@ -1,0 +1,85 @@
+//! The loop's error policy (fio's `io_u.c` `io_completed` error path,
+//! `td_non_fatal_error`, `continue_on_error` and `ignore_error`): an I/O
+//! or verify error the job's settings cover is counted and the job goes
+//! on; any other ends the job with fio's messages, the first error being
+//! the one reported.
+
+use super::super::clock::Clock;
+use super::super::errno::{strerror, verror};
+use super::{ddir_name, Exec, Halt};
+use crate::ioengine::IoDir;
+use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
+
+/// fio's source location and function of a failed verify: the
+/// completion path of a synchronous engine or of a queued I/O.
+fn verify_site(is_sync: bool) -> (&'static str, &'static str) {
+    if is_sync {
+        ("io_u.c:2152", "io_u_sync_complete")
+    } else {
+        ("io_u.c:2190", "io_u_queued_complete")
+    }
+}
+
+impl<C: Clock> Exec<'_, '_, C> {
+    /// An I/O failed with `errno`: go on if `continue_on_error` allows it,
+    /// else stop the job with fio's messages.
+    #[cold]
+    pub(super) fn io_error(&mut self, errno: i32, dir: IoDir, fi: usize, offset: u64, len: usize) {
+        if dir.is_data() && self.time.recording() {
+            self.ts.io_failed(dir as usize);
+        }
+        let bit = if dir == IoDir::Read {
+            ERR_READ
+        } else {
+            ERR_WRITE
+        };
+        if self.job.set.non_fatal(bit, errno) {
+            // As for verify errors: reported as the first error, not fatal.
+            self.ts.io_error(errno);
+            if self.ts.error_msg.is_none() {
+                self.ts.error_msg = Some(verror("io_u.c:1876", "io_u error", errno));
+            }
+            return;
+        }
+        let path = &self.job.files[fi].path;
+        self.log.err(&format!(
+            "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
+            path.display(),
+            strerror(errno),
+            ddir_name(dir),
+        ));
+        self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
+    }
+
+    /// A read failed its check: fio's error of the completion path, unless
+    /// `continue_on_error` covers verify errors.
+    #[cold]
+    pub(super) fn verify_failed(&mut self, errno: i32) {
+        let (src, func) = verify_site(self.caps.is_sync);
+        if self.job.set.non_fatal(ERR_VERIFY, errno) {
+            // fio sets the error and clears it again (td_clear_error): the
+            // report shows the first one, the job does not count as failed.
+            self.ts.io_error(errno);
+            if self.ts.error_msg.is_none() {
+                self.ts.error_msg = Some(verror(src, func, errno));
+            }
+            if self.verify.fatal() {
+                // verify_fatal: fio marks the job to terminate.
+                self.halt = Halt::Failed;
+            }
+            return;
+        }
+        self.fail_with(errno, verror(src, func, errno));
+    }
+
+    /// The job fails with `errno` (the first error is the one reported)
+    /// and stops issuing.
+    #[cold]
+    pub(super) fn fail_with(&mut self, errno: i32, msg: String) {
+        if self.ts.error == 0 {
+            self.ts.error = errno;
+            self.ts.error_msg = Some(msg);
+        }
+        self.halt = Halt::Failed;
+    }
+}

@@ -1,0 +1,296 @@
+//! The I/O loop of one job (fio's `backend.c` `do_io` and `keep_running`,
+//! `io_u.c`'s queue and completion paths).
+//!
+//! The loop keeps a fixed pool of `iodepth` I/O units (buffers and
+//! [`Io`](crate::ioengine::Io)s), allocated before the first I/O. Each
+//! turn takes a free unit, fills it from the pattern, and queues it; a
+//! queued I/O is committed after `iodepth_batch_submit` of them; when no
+//! unit is free the loop reaps completions (`iodepth_batch_complete_min`/
+//! `_max`) down to `iodepth_low`. Nothing in the loop allocates, locks or
+//! makes a system call other than the engine's and the clock reads.
+//!
+//! The files:
+//!
+//! | file | what | fio |
+//! |---|---|---|
+//! | `mod.rs` | [`Exec`], the passes and the ramp | `thread_main`'s loop, `keep_running` |
+//! | `control.rs` | time line, pass and job limits, another pass? | `keep_running`, `do_io`'s checks |
+//! | `units.rs` | the unit pool, requeue, in-flight count | `io_u` freelist, `cur_depth` |
+//! | `files.rs` | opening and closing the files | `td_io_open_file`, `close_files` |
+//! | `pass.rs` | one pass, rate waits, think time | `do_io`, `handle_thinktime` |
+//! | `submit.rs` | queue, commit, reap, complete | `td_io_queue`, `io_u_queued_complete` |
+//! | `sync.rs` | `fsync=N`, `end_fsync` | `should_fsync`, `do_io`'s end |
+//! | `readback.rs` | verify backlog, verify phase, state file | `do_verify`, `verify.c` |
+//! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
+//! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
+
+mod control;
+mod errors;
+mod files;
+mod latency;
+mod pass;
+mod readback;
+mod submit;
+mod sync;
+mod units;
+
+use self::control::{Budget, Counters, Timeline};
+use self::latency::Latency;
+use self::readback::Readback;
+use self::sync::Cadence;
+use self::units::Units;
+use super::buffers::BufferFiller;
+use super::clock::Clock;
+use super::job::Prepared;
+use super::offsets::IoGen;
+use super::progress::{JobProgress, JobState};
+use super::rate::RateLimiter;
+use super::runner::Log;
+use super::stop::Stop;
+use super::think::ThinkTime;
+use crate::ioengine::{Caps, FileId, IoDir, IoEngine, IoMem};
+use crate::plan::spec::Dir;
+use crate::stats::ThreadStats;
+
+fn io_dir(d: Dir) -> IoDir {
+    match d {
+        Dir::Read => IoDir::Read,
+        Dir::Write => IoDir::Write,
+        Dir::Trim => IoDir::Trim,
+    }
+}
+
+/// fio's `io_ddir_name`.
+fn ddir_name(d: IoDir) -> &'static str {
+    match d {
+        IoDir::Read => "read",
+        IoDir::Write => "write",
+        IoDir::Trim => "trim",
+        IoDir::Sync => "sync",
+        IoDir::DataSync => "datasync",
+    }
+}
+
+/// Why the loop stops issuing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Halt {
+    Running,
+    /// A fatal I/O error: finish, report it.
+    Failed,
+    /// `latency_target` settled and ran its final window: the job is over.
+    Done,
+}
+
+/// What the loop is given from outside: its clock, the stop request it
+/// obeys, its entry for the status line, and where its messages go.
+pub(crate) struct Env<'j, C> {
+    pub(crate) clock: C,
+    pub(crate) stop: &'j Stop,
+    pub(crate) progress: &'j JobProgress,
+    pub(crate) log: &'j dyn Log,
+}
+
+/// The running job: engine, units, counters; generic over its clock.
+pub(crate) struct Exec<'j, 'a, C: Clock> {
+    job: &'j Prepared<'a>,
+    engine: Box<dyn IoEngine>,
+    caps: Caps,
+    units: Units,
+    ids: Box<[FileId]>,
+    /// Per file: how long opening it took (the file-operation engines),
+    /// and whether that time is still to be recorded.
+    op_ns: Box<[u64]>,
+    op_pending: Box<[bool]>,
+    gen: IoGen,
+    rate: Option<RateLimiter>,
+    think: Option<ThinkTime>,
+    filler: BufferFiller,
+    /// Reads and writes issued and completed in this pass (think time).
+    pass_issued_ios: u64,
+    pass_completed_ios: u64,
+    ts: &'j mut ThreadStats,
+    /// Checked before every I/O and by every wait.
+    stop: &'j Stop,
+    log: &'j dyn Log,
+    /// What the status line reads: state, open files, completed I/O.
+    progress: &'j JobProgress,
+    clock: C,
+    time: Timeline,
+    budget: Budget,
+    count: Counters,
+    halt: Halt,
+    sync: Cadence,
+    verify: Readback,
+    lat: Latency,
+    /// `serialize_overlap`: an I/O waits for in-flight I/Os it overlaps.
+    serialize: bool,
+    /// `cmdprio_*` set: the engine gives each I/O a priority slot.
+    cmdprio: bool,
+}
+
+impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
+    /// The loop of `job` on `engine`, with `depth` units over the buffers
+    /// of `mem` (the first filled by `filler`, which fills the writes on),
+    /// recording in `ts`.
+    pub(crate) fn new(
+        job: &'j Prepared<'a>,
+        engine: Box<dyn IoEngine>,
+        mem: IoMem,
+        depth: usize,
+        filler: BufferFiller,
+        ts: &'j mut ThreadStats,
+        env: Env<'j, C>,
+    ) -> Exec<'j, 'a, C> {
+        let caps = engine.caps();
+        if caps.is_sync {
+            ts.engine_is_sync();
+        }
+        let spec = job.spec;
+        let nfiles = job.files.len();
+        Exec {
+            job,
+            engine,
+            caps,
+            units: Units::new(mem, depth),
+            ids: vec![FileId(0); nfiles].into_boxed_slice(),
+            op_ns: vec![0; nfiles].into_boxed_slice(),
+            op_pending: vec![false; nfiles].into_boxed_slice(),
+            gen: job.take_gen(),
+            rate: job.rate.clone(),
+            think: job.think.clone(),
+            filler,
+            pass_issued_ios: 0,
+            pass_completed_ios: 0,
+            ts,
+            stop: env.stop,
+            log: env.log,
+            progress: env.progress,
+            clock: env.clock,
+            time: Timeline::new(
+                spec.ramp_time_us.saturating_mul(1000),
+                spec.runtime_us.saturating_mul(1000),
+            ),
+            budget: Budget::of(job),
+            count: Counters::default(),
+            halt: Halt::Running,
+            sync: Cadence::new(&job.set),
+            verify: Readback::new(job, caps.is_sync, depth),
+            lat: Latency::new(spec),
+            cmdprio: spec.engine.cmdprio().is_some(),
+            serialize: depth > 1 && spec.exec.serialize_overlap,
+        }
+    }
+
+    #[inline]
+    fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// The passes over the files (fio's `keep_running` loop).
+    pub(crate) fn run_passes(&mut self) {
+        let job = self.job;
+        let spec = job.spec;
+        self.clock.restart();
+        // The queue depth the report shows: iodepth (or what the latency
+        // target settles on, below).
+        self.ts.latency_depth = None;
+        self.progress.mark_epoch();
+        if self.time.begin() {
+            self.ts.job_started();
+            self.progress.set_state(JobState::Running);
+        } else {
+            self.progress.set_state(JobState::Ramp);
+        }
+        if spec.time_based && spec.pattern.write && self.verify.phase_only() {
+            self.log.err(
+                "fio: verification read phase will never start because write phase uses all of runtime\n",
+            );
+        }
+        let mut pass = 0u64;
+        loop {
+            // A pass's time includes opening its files (fio opens them in
+            // its I/O loop), and the first pass starts with the runtime
+            // clock: a job reports at least the runtime it was given.
+            let pass_start = if pass == 0 { 0 } else { self.now() };
+            if self.halt == Halt::Failed || !self.open_files() {
+                break;
+            }
+            self.time.pass_starts(pass_start);
+            let done_before = self.count.done_bytes;
+            self.verify.start();
+            if spec.pattern.write && self.verify.only() {
+                // fio's do_dry_run never sets up the latency target, so its
+                // report has no latency_* keys.
+                self.ts.latency_depth = Some(0);
+                self.dry_run(pass == 0);
+            } else {
+                self.run_pass(pass == 0);
+            }
+            if self.verify.logs_writes() && self.halt == Halt::Running {
+                self.verify_phase();
+            }
+            self.verify.forget();
+            let pass_end = self.now();
+            self.time.pass_ends(pass_end);
+            self.end_of_pass();
+            pass += 1;
+            if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
+                break;
+            }
+            if self.count.done_bytes == done_before {
+                break; // a pass that moved nothing ends the job
+            }
+            if self.time.runtime_over(self.now()) {
+                break;
+            }
+            if !self.budget.another_pass(pass, self.count.done_bytes) {
+                break;
+            }
+            self.halt = Halt::Running;
+            if job.set.unlink_each_loop {
+                for f in &job.files {
+                    let _ = std::fs::remove_file(&f.path);
+                }
+            }
+        }
+        if self.job.fill && self.ts.error == libc::ENOSPC {
+            // fill_device: the filesystem is full, the job is done (fio
+            // clears the error and terminates the job).
+            self.ts.error = 0;
+            self.ts.error_msg = None;
+        }
+        if !self.time.recording() {
+            // The job ended inside its ramp: nothing is reported.
+            self.ts.job_started();
+        }
+        self.ts.elapsed_us = self.time.elapsed_us();
+        if let Some(depth) = self.lat.depth() {
+            self.ts.latency_depth = Some(depth);
+        }
+        self.save_verify_state();
+        self.ts.job_finished();
+        self.progress.set_state(JobState::Finishing);
+    }
+
+    /// End the ramp once its time has come: the statistics start at `now`.
+    #[inline]
+    fn check_ramp(&mut self, now: u64) {
+        if self.time.ramp_ends(now) {
+            self.time.start_stats(now);
+            self.ts.job_started();
+            self.progress.mark_epoch();
+            self.progress.set_state(JobState::Running);
+        }
+    }
+}
+
+impl<C: Clock> Drop for Exec<'_, '_, C> {
+    fn drop(&mut self) {
+        // Nothing may still use the buffers when the pool goes.
+        self.drain();
+        self.engine.close_all();
+    }
+}
+
+#[cfg(test)]
+mod tests;

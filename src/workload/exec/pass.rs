@@ -1,0 +1,217 @@
+//! One pass over the files (fio's `do_io`): each turn takes a unit
+//! (one to queue again first, else a free one), fills it with the next I/O
+//! of the pattern, a sync or a `verify_backlog` read, and submits it; then
+//! the latency target and the think time get their turn. A rate limit
+//! waits here, before the I/O it delays.
+
+use super::super::clock::Clock;
+use super::super::offsets::Io as NextIo;
+use super::{io_dir, Exec, Halt};
+use crate::plan::spec::Dir;
+
+impl<C: Clock> Exec<'_, '_, C> {
+    /// One pass (fio's `do_io`).
+    pub(super) fn run_pass(&mut self, first: bool) {
+        let job = self.job;
+        let polling = job.set.batch_complete_min == 0 && job.set.batch_complete_max == 0;
+        if !first {
+            // fio's clear_io_state: files from their start, generators
+            // re-seeded as randrepeat says.
+            self.gen.reset();
+            self.engine.new_loop();
+            if let Some(r) = self.rate.as_mut() {
+                r.reset();
+            }
+        }
+        let now = self.now();
+        if let Some(t) = self.think.as_mut() {
+            t.reset(now);
+        }
+        self.pass_issued_ios = 0;
+        self.pass_completed_ios = 0;
+        self.lat.start_pass(job.set.iodepth, now);
+        let mut pass_issued = 0u64;
+        while self.halt == Halt::Running {
+            if self.stop.requested() {
+                break;
+            }
+            let now = self.now();
+            self.check_ramp(now);
+            // Every job gets to issue an I/O, however long it waited for a
+            // CPU after its clock started (fio reads a cached clock that
+            // lags its first I/Os).
+            if self.count.issued_ios > 0 && self.time.runtime_over(now) {
+                break;
+            }
+            if self.progress.snapshot_due() {
+                self.serve_snapshot(now);
+            }
+            let mut issued_dir = None;
+            // fio's do_io counts toward a pass's bytes only the I/O the
+            // engine queues (FIO_Q_QUEUED), never one completed inside
+            // `queue`: with a synchronous engine a pass runs on until the
+            // files are done or the job's bytes are issued.
+            let t = if let Some(t) = self.units.take_requeued() {
+                t
+            } else {
+                if self
+                    .budget
+                    .pass_done(pass_issued, self.verify.on(), &self.count)
+                {
+                    break;
+                }
+                if self.sync_due() {
+                    continue;
+                }
+                if self.verify.backlog_due() {
+                    if let Some(t) = self.units.take() {
+                        if let Some(piece) = self.verify.next_piece() {
+                            let len = u64::from(piece.len);
+                            self.setup_verify_read(t, piece, now);
+                            if job.spec.pattern.read {
+                                // A mixed job counts its verify reads
+                                // against its size (fio's td_rw sum).
+                                self.count.issued_bytes += len;
+                            }
+                            if self.submit(t, polling) {
+                                pass_issued += len;
+                            }
+                            continue;
+                        }
+                        self.units.give_back(t);
+                    }
+                }
+                let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
+                    break;
+                };
+                match self.issue(next, now) {
+                    Some(t) => {
+                        issued_dir = Some(next.dir);
+                        t
+                    }
+                    None => continue,
+                }
+            };
+            let len = self.units.get(t).len;
+            if self.submit(t, polling) {
+                pass_issued += len;
+            }
+            if self.lat.searching() {
+                self.lat_target_check();
+            }
+            if let Some(dir) = issued_dir.filter(|d| *d != Dir::Trim) {
+                self.think_after(dir);
+            }
+        }
+        // Everything in flight completes and is counted (fio's
+        // `io_u_queued_complete(td, cur_depth)`).
+        self.drain();
+        // Requeued remainders that never went out again are dropped.
+        self.units.drop_requeued();
+        self.final_syncs();
+    }
+
+    /// Set a free unit up for `next`, the pattern's next I/O drawn at
+    /// `now`, after the wait the rate asks for; `None` when no unit was
+    /// free (the loop reaps whenever none is, so that cannot happen).
+    #[inline]
+    fn issue(&mut self, next: NextIo, mut now: u64) -> Option<u32> {
+        if next.wrapped
+            && self.job.set.invalidate
+            && !self.job.spec.direct
+            && self.caps.needs_files
+            && !self.caps.file_op
+        {
+            // fio's loop_cache_invalidate: a time-based job that starts the
+            // file over reads it from the device again.
+            let _ = self.engine.invalidate(self.ids[next.file]);
+        }
+        if next.wait_ns > 0 {
+            // The rate says wait: complete what is in flight, then sleep
+            // (fio's io_u_quiesce + usec_sleep).
+            self.drain();
+            self.clock.sleep(next.wait_ns, self.stop);
+            now = self.now();
+        }
+        let Some(t) = self.units.take() else {
+            self.reap(1);
+            return None;
+        };
+        let buf = self.units.buf(t);
+        let mut numberio = 0u16;
+        if next.dir == Dir::Write {
+            numberio = self.verify.next_numberio();
+        }
+        if next.dir == Dir::Write && !self.caps.fake_io {
+            // SAFETY: the unit is free, so nobody else uses its buffer,
+            // which holds `unit >= len` bytes.
+            let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
+            let start = (now / 1_000_000_000, now % 1_000_000_000);
+            match self.verify.verifier() {
+                Some(v) => {
+                    self.filler.prepare_write(b, next.offset, start, true);
+                    v.populate(b, next.offset, u64::from(numberio), start);
+                }
+                None => self.filler.prepare_write(b, next.offset, start, false),
+            }
+        } else if next.dir == Dir::Read {
+            self.verify.read_issued();
+        }
+        let file = self.ids[next.file];
+        let u = self.units.get_mut(t);
+        u.io.file = file;
+        u.io.dir = io_dir(next.dir);
+        u.io.offset = next.offset;
+        u.io.len = next.len as usize;
+        u.io.buf = buf;
+        u.file = next.file;
+        u.len = next.len;
+        u.start_ns = now;
+        u.offset0 = next.offset;
+        u.numberio = numberio;
+        u.ver_list = false;
+        self.count.issued_bytes += next.len;
+        self.count.issued_ios += 1;
+        if next.dir != Dir::Trim {
+            self.pass_issued_ios += 1;
+        }
+        if next.dir == Dir::Write {
+            self.sync.wrote(next.file);
+        }
+        Some(t)
+    }
+
+    /// A full report was asked for (`--status-interval`): hand over the
+    /// statistics so far.
+    #[cold]
+    pub(super) fn serve_snapshot(&self, now: u64) {
+        self.progress
+            .serve_snapshot(self.ts, self.time.elapsed_us_at(now));
+    }
+
+    /// fio's `handle_thinktime` after a read or write.
+    fn think_after(&mut self, dir: Dir) {
+        let now = self.now();
+        let Some(think) = self.think.as_mut() else {
+            return;
+        };
+        let Some(pause) = think.check(self.pass_issued_ios, self.pass_completed_ios, now) else {
+            return;
+        };
+        self.drain();
+        let t0 = self.now();
+        self.clock.spin(pause.spin(self.time.runtime_left_us(t0)));
+        let spun_at = self.now();
+        let spun = spun_at.saturating_sub(t0) / 1000;
+        let sleep = pause.sleep(spun, self.time.runtime_left_us(spun_at));
+        self.clock.pause(sleep, self.stop);
+        let now = self.now();
+        let total = now.saturating_sub(t0) / 1000;
+        if let Some(t) = self.think.as_mut() {
+            t.done(now);
+        }
+        if let Some(r) = self.rate.as_mut() {
+            r.after_think(dir, total);
+        }
+    }
+}

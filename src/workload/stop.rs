@@ -1,0 +1,51 @@
+//! A request to stop (fio's `fio_terminate_threads`): raised once, by a
+//! signal handler, the status thread, another job's `exitall` or the end
+//! of a group; read by the I/O loop before every I/O and by whatever
+//! sleeps or lays files out. Whoever runs the jobs hands it down: nothing
+//! in the workload keeps a stop request of its own in a global.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The stop request of a run, or of one group's jobs.
+#[derive(Debug, Default)]
+pub(crate) struct Stop(AtomicBool);
+
+impl Stop {
+    /// Not requested.
+    pub(crate) const fn new() -> Stop {
+        Stop(AtomicBool::new(false))
+    }
+
+    /// Ask to stop. Async-signal-safe: one atomic store.
+    pub(crate) fn request(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a stop was asked for: one relaxed load (the loop checks
+    /// before every I/O).
+    #[inline]
+    pub(crate) fn requested(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Forget an earlier request (before a new run).
+    pub(crate) fn clear(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_holds_until_cleared() {
+        static S: Stop = Stop::new();
+        assert!(!S.requested());
+        S.request();
+        S.request();
+        assert!(S.requested());
+        S.clear();
+        assert!(!S.requested());
+    }
+}
