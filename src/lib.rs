@@ -35,11 +35,6 @@ mod output;
 mod plan;
 mod rand;
 mod stats;
-// The workload is being rewritten on another branch; until it lands, its
-// leftover unused items (`offsets::setup_notes`; the re-exports
-// `SYNC_DEPTH_NOTE`, `MAX_RUN_JOBS`, `offsets::NextOffset`) are not
-// reported here. Remove this `allow` with that rewrite.
-#[allow(dead_code, unused_imports)]
 mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job

@@ -64,6 +64,8 @@ pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, 
 pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine};
 pub(crate) use filestat::{FileStatOptions, StatType};
+#[cfg(test)]
+pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;

@@ -18,7 +18,7 @@
 //! (write and trim share the read seed with `verify`, trim takes the write
 //! seed with trimwrite), so sizes match fio's draw for draw.
 
-pub use crate::plan::resolve::bs::Split;
+pub(crate) use crate::plan::resolve::bs::Split;
 use crate::plan::spec::{Dir, JobSpec};
 use crate::rand::{FioRand, Seeds, Slot};
 
@@ -71,7 +71,7 @@ impl BsGen {
     }
 
     /// Re-seed for a new loop (fio re-seeds with `randrepeat`).
-    pub fn reset(&mut self, seeds: &Seeds) {
+    pub(crate) fn reset(&mut self, seeds: &Seeds) {
         if seeds.repeatable {
             self.state = self.seeds.map(|s| FioRand::new(s, self.use64));
         }

@@ -226,7 +226,7 @@ impl BufferFiller {
 
 /// fio's `__fill_random_buf`: `seed` times small primes in buckets, each
 /// word hashed from the previous one of its bucket.
-pub fn fill_random(buf: &mut [u8], seed: u64) {
+pub(crate) fn fill_random(buf: &mut [u8], seed: u64) {
     const PRIME: [u64; 16] = [1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47];
     let words = buf.len() / 8 / SEED_BUCKETS * SEED_BUCKETS;
     let mut s = [0u64; SEED_BUCKETS];
@@ -254,7 +254,13 @@ pub fn fill_random(buf: &mut [u8], seed: u64) {
 
 /// fio's `__fill_random_buf_percentage`: per `segment`, `100-perc`% random
 /// bytes then `perc`% zeros (or the pattern).
-pub fn fill_percentage(seed: u64, buf: &mut [u8], perc: u32, segment: usize, pattern: &[u8]) {
+pub(crate) fn fill_percentage(
+    seed: u64,
+    buf: &mut [u8],
+    perc: u32,
+    segment: usize,
+    pattern: &[u8],
+) {
     let fill_rest = |b: &mut [u8]| {
         if pattern.is_empty() {
             b.fill(0);
@@ -291,7 +297,7 @@ pub fn fill_percentage(seed: u64, buf: &mut [u8], perc: u32, segment: usize, pat
 }
 
 /// fio's `cpy_pattern`: `pattern` repeated over `buf`.
-pub fn copy_pattern(pattern: &[u8], buf: &mut [u8]) {
+pub(crate) fn copy_pattern(pattern: &[u8], buf: &mut [u8]) {
     if pattern.is_empty() {
         return;
     }
@@ -303,7 +309,7 @@ pub fn copy_pattern(pattern: &[u8], buf: &mut [u8]) {
 /// fio's `small_content_scramble`: in every 512-byte block, the block's
 /// offset at one of its first eight 64-byte lines (chosen by the issue
 /// time and offset) and the issue time at bytes 48..64.
-pub fn scramble(buf: &mut [u8], offset: u64, (sec, nsec): (u64, u64)) {
+pub(crate) fn scramble(buf: &mut [u8], offset: u64, (sec, nsec): (u64, u64)) {
     let line = ((nsec ^ offset) & 7) as usize * 64;
     let mut boffset = offset;
     for block in buf.chunks_exact_mut(512) {

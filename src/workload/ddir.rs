@@ -45,7 +45,7 @@ pub struct DirGen {
 }
 
 impl DirGen {
-    pub fn new(spec: &JobSpec, seeds: &Seeds) -> DirGen {
+    pub(crate) fn new(spec: &JobSpec, seeds: &Seeds) -> DirGen {
         let p = spec.pattern;
         let mode = if p.write && p.trim {
             Mode::TrimWrite
@@ -73,7 +73,7 @@ impl DirGen {
     /// back to zero (so the next I/O draws a direction) and, with
     /// `randrepeat`, the mix generator is re-seeded. Like fio, the issue
     /// counts and the direction in force carry over.
-    pub fn reset(&mut self, seeds: &Seeds) {
+    pub(crate) fn reset(&mut self, seeds: &Seeds) {
         self.switch_at = 0;
         if seeds.repeatable {
             self.state = seeds.rand(Slot::Mix, false);
@@ -81,12 +81,12 @@ impl DirGen {
     }
 
     /// Whether the job mixes reads and writes (fio's `td_rw`).
-    pub fn is_mixed(&self) -> bool {
+    pub(crate) fn is_mixed(&self) -> bool {
         self.mode == Mode::Mix
     }
 
     /// `rwmixread`/`rwmixwrite` share of `dir` (0 for trim).
-    pub fn mix_share(&self, dir: Dir) -> u32 {
+    pub(crate) fn mix_share(&self, dir: Dir) -> u32 {
         match dir {
             Dir::Read => self.rwmix[0],
             Dir::Write => self.rwmix[1],
@@ -98,7 +98,7 @@ impl DirGen {
     /// trimwrite rule (fio's `get_rw_ddir` up to `rate_ddir`). Allocation
     /// free; draws from the mix generator only when fio does.
     #[inline]
-    pub fn next_dir(&mut self) -> Dir {
+    pub(crate) fn next_dir(&mut self) -> Dir {
         match self.mode {
             Mode::Fixed(d) => d,
             Mode::TrimWrite => Dir::Write,
@@ -125,7 +125,7 @@ impl DirGen {
 
     /// Make `dir` the direction in force (fio assigns `rate_ddir`'s choice
     /// to `rwmix_ddir`).
-    pub fn set_current(&mut self, dir: Dir) {
+    pub(crate) fn set_current(&mut self, dir: Dir) {
         if self.mode == Mode::Mix {
             self.current = dir;
         }
@@ -135,7 +135,7 @@ impl DirGen {
     /// last trim started at `last_write` and `last_trim`, a trim when they
     /// are the same offset (or neither ran), else a write.
     #[inline]
-    pub fn for_file(&self, dir: Dir, last_write: u64, last_trim: u64) -> Dir {
+    pub(crate) fn for_file(&self, dir: Dir, last_write: u64, last_trim: u64) -> Dir {
         if self.mode != Mode::TrimWrite {
             return dir;
         }
@@ -148,12 +148,7 @@ impl DirGen {
 
     /// Count an issued I/O (fio's `io_issues[dir]++`).
     #[inline]
-    pub fn issued(&mut self, dir: Dir) {
+    pub(crate) fn issued(&mut self, dir: Dir) {
         self.issues[dir as usize] += 1;
-    }
-
-    /// I/Os issued per direction so far.
-    pub fn issues(&self) -> [u64; 3] {
-        self.issues
     }
 }

@@ -43,7 +43,7 @@ pub struct DedupePeers {
 
 impl DedupePeers {
     /// The initial buffer generators of all jobs, in thread order.
-    pub fn new(states: Vec<FioRand>) -> DedupePeers {
+    pub(crate) fn new(states: Vec<FioRand>) -> DedupePeers {
         DedupePeers { states }
     }
 
@@ -62,31 +62,31 @@ impl DedupePeers {
     }
 
     /// The number of jobs (fio's global `thread_number`).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.states.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.states.is_empty()
     }
 }
 
 /// The dedupe settings of a job that keeps a working set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WorkingSet {
+pub(crate) struct WorkingSet {
     /// Entries in the set (fio's `num_unique_pages`).
-    pub pages: u64,
+    pub(crate) pages: u64,
     /// Generator steps per buffer (`bs / min(bs, buffer_compress_chunk)`).
-    pub advance: u64,
+    pub(crate) advance: u64,
     /// `dedupe_global=1`.
-    pub global: bool,
+    pub(crate) global: bool,
 }
 
 impl WorkingSet {
     /// The working set `spec` asks for, if any (`dedupe_percentage > 0`
     /// with `dedupe_mode=working_set`, sized by the plan); an error in
     /// fio's words when the plan refused it, or when it cannot be held.
-    pub fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, String> {
+    pub(crate) fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, String> {
         let ws = match &spec.buffers.working_set {
             Err(refusal) => return Err(refusal.0.clone()),
             Ok(None) => return Ok(None),
@@ -113,7 +113,7 @@ impl WorkingSet {
     /// generator `own`. `peers` (all jobs, for `dedupe_global`) and
     /// `thread_number` (the job's, 1-based) rotate the set through the
     /// other jobs' generators; without peers the set is the job's own.
-    pub fn states(
+    pub(crate) fn states(
         &self,
         own: FioRand,
         thread_number: u32,

@@ -23,7 +23,7 @@ use crate::plan::spec::JobSpec;
 use crate::stats::Layout;
 
 /// fio's note for a synchronous engine asked for a deeper queue.
-pub const SYNC_DEPTH_NOTE: &str =
+pub(crate) const SYNC_DEPTH_NOTE: &str =
     "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1";
 
 /// A file's size under `fill_device` without a size (fio uses -1): far
@@ -32,28 +32,28 @@ const FILL_SIZE: u64 = 1 << 62;
 
 /// One file of a job: where its I/O region is.
 #[derive(Debug, Clone)]
-pub struct FileRegion {
-    pub path: PathBuf,
+pub(crate) struct FileRegion {
+    pub(crate) path: PathBuf,
     /// First byte of the region (`offset` plus this clone's
     /// `offset_increment`).
-    pub start: u64,
-    pub len: u64,
+    pub(crate) start: u64,
+    pub(crate) len: u64,
 }
 
 impl FileRegion {
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.start + self.len
     }
 }
 
 /// A job checked before any thread starts.
-pub struct Prepared<'a> {
-    pub spec: &'a JobSpec,
-    pub set: IoOptions,
+pub(crate) struct Prepared<'a> {
+    pub(crate) spec: &'a JobSpec,
+    pub(crate) set: IoOptions,
     pub(super) engine: &'static EngineDef,
     /// Capabilities with the job's settings (known before the engine runs).
-    pub caps: Caps,
-    pub files: Vec<FileRegion>,
+    pub(crate) caps: Caps,
+    pub(crate) files: Vec<FileRegion>,
     /// Bytes one pass issues at most (fio's `total_bytes`).
     pub(super) pass_bytes: u64,
     /// Limit on issued bytes over all passes (`io_size` or `size`, times
@@ -80,7 +80,7 @@ pub struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    pub fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
+    pub(crate) fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
         let Some(engine) = ioengine::lookup(&spec.ioengine) else {
             return Err(RunError::UnknownEngine {
                 job: spec.name.clone(),
@@ -307,7 +307,7 @@ impl<'a> Prepared<'a> {
     /// `fallocate` failing quietly where there is no room) holds what the
     /// job writes: its share of `io_size` (or `size`) times `loops`, at
     /// most its region.
-    pub fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
+    pub(crate) fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
         if !self.caps.needs_files || self.set.create_on_open || self.fill {
             return Vec::new();
         }
@@ -343,7 +343,7 @@ impl<'a> Prepared<'a> {
 
     /// Whether the job may change the contents of its files (writes or
     /// trims through an engine that touches them).
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.spec.pattern.writes() && self.caps.needs_files
     }
 

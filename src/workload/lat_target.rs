@@ -16,7 +16,7 @@
 
 /// What the I/O loop must do after an update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Continue,
     /// The depth went down: let the I/Os in flight complete first (fio's
     /// `io_u_quiesce`), so they do not count against the new depth.
@@ -31,7 +31,7 @@ pub enum Step {
 }
 
 #[derive(Debug, Clone)]
-pub struct LatTarget {
+pub(crate) struct LatTarget {
     target_ns: u64,
     window_ns: u64,
     percentile: f64,
@@ -49,7 +49,7 @@ pub struct LatTarget {
 impl LatTarget {
     /// The search for a job of `iodepth`, starting at `now_ns` with `ios`
     /// I/Os completed so far (fio's `lat_target_init`).
-    pub fn new(
+    pub(crate) fn new(
         target_ns: u64,
         window_us: u64,
         percentile: f64,
@@ -76,14 +76,14 @@ impl LatTarget {
 
     /// The most I/Os the job may have in flight now.
     #[inline]
-    pub fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.qd
     }
 
     /// One I/O completed with total latency `lat_ns`, at `now_ns` with
     /// `ios` I/Os completed in all.
     #[inline]
-    pub fn completed(&mut self, lat_ns: u64, now_ns: u64, ios: u64) -> Step {
+    pub(crate) fn completed(&mut self, lat_ns: u64, now_ns: u64, ios: u64) -> Step {
         if lat_ns <= self.target_ns {
             return Step::Continue;
         }
@@ -97,7 +97,7 @@ impl LatTarget {
 
     /// After completions were reaped: at the end of a window, move the
     /// depth (fio's `lat_target_check`).
-    pub fn check(&mut self, now_ns: u64, ios: u64) -> Step {
+    pub(crate) fn check(&mut self, now_ns: u64, ios: u64) -> Step {
         if now_ns.saturating_sub(self.cycle_start_ns) < self.window_ns {
             return Step::Continue;
         }
@@ -162,7 +162,14 @@ impl LatTarget {
 
 /// fio's message when an I/O (of `dir` on `file`) is slower than
 /// `max_latency` (or than `latency_target` at depth 1).
-pub fn too_slow(lat_ns: u64, max_ns: u64, file: &str, dir: &str, offset: u64, len: u64) -> String {
+pub(crate) fn too_slow(
+    lat_ns: u64,
+    max_ns: u64,
+    file: &str,
+    dir: &str,
+    offset: u64,
+    len: u64,
+) -> String {
     format!(
         "fio: latency of {lat_ns} nsec exceeds specified max ({max_ns} nsec): {file} {dir} {offset} {len}\n"
     )

@@ -23,24 +23,24 @@ const CHUNK: usize = 1 << 20;
 
 /// How to lay a file out.
 #[derive(Debug, Clone, Copy)]
-pub struct Mode {
+pub(crate) struct Mode {
     /// Write the data (jobs that read, or `overwrite=1`).
-    pub fill: bool,
+    pub(crate) fill: bool,
     /// Unlink an existing short file first (fio does for reads and for
     /// writes without `overwrite`).
-    pub unlink_first: bool,
-    pub fallocate: Fallocate,
+    pub(crate) unlink_first: bool,
+    pub(crate) fallocate: Fallocate,
     /// `create_fsync=1`: fsync a filled file.
-    pub fsync: bool,
+    pub(crate) fsync: bool,
     /// `--readonly`: nothing may be written; a file that needs laying out
     /// is refused before anything is touched.
-    pub readonly: bool,
+    pub(crate) readonly: bool,
 }
 
 impl Mode {
     /// fio's choice (`extend_file`) for a job that reads and/or writes;
     /// `no_extend`: the engine cannot grow files (fio's `FIO_NOEXTEND`).
-    pub fn for_job(
+    pub(crate) fn for_job(
         reads: bool,
         writes: bool,
         overwrite: bool,
@@ -60,7 +60,7 @@ impl Mode {
     }
 
     /// The same, under `--readonly` when `readonly` is set.
-    pub fn readonly(self, readonly: bool) -> Mode {
+    pub(crate) fn readonly(self, readonly: bool) -> Mode {
         Mode { readonly, ..self }
     }
 }
@@ -71,22 +71,22 @@ impl Mode {
 /// `func=extend, error=Read-only file system`), and a line fio logs before
 /// it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failed {
-    pub errno: i32,
-    pub msg: String,
+pub(crate) struct Failed {
+    pub(crate) errno: i32,
+    pub(crate) msg: String,
     /// A whole line (newline included) for stderr, as fio's `log_err`.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// The layout announced before it failed (fio's report prints its
     /// `Laying out IO file` line all the same).
-    pub laid: Option<crate::stats::Layout>,
+    pub(crate) laid: Option<crate::stats::Layout>,
 }
 
 /// fio's line when `--readonly` keeps it from laying a file out.
-pub const READONLY_NOTE: &str = "fio: refusing extend of file due to read-only\n";
+pub(crate) const READONLY_NOTE: &str = "fio: refusing extend of file due to read-only\n";
 
 impl Failed {
     /// Error `errno` of `func`.
-    pub fn new(errno: i32, func: &str) -> Failed {
+    pub(crate) fn new(errno: i32, func: &str) -> Failed {
         Failed {
             errno,
             msg: format!("func={func}, error={}", strerror(errno)),
@@ -126,7 +126,7 @@ impl Failed {
     }
 
     /// The same, after the layout `laid` was announced.
-    pub fn after(self, laid: crate::stats::Layout) -> Failed {
+    pub(crate) fn after(self, laid: crate::stats::Layout) -> Failed {
         Failed {
             laid: Some(laid),
             ..self
@@ -135,14 +135,14 @@ impl Failed {
 
     /// The layout was stopped by a stop request (SIGINT), its file
     /// removed.
-    pub fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.errno == libc::EINTR && self.note.is_none()
     }
 }
 
 /// Whether `path` must be laid out to hold `size` bytes: a regular file
 /// (or nothing yet) shorter than that. Devices never are.
-pub fn needs_layout(path: &Path, size: u64) -> bool {
+pub(crate) fn needs_layout(path: &Path, size: u64) -> bool {
     match std::fs::metadata(path) {
         Ok(m) if m.file_type().is_block_device() || m.file_type().is_char_device() => false,
         Ok(m) => m.len() < size,
@@ -153,7 +153,7 @@ pub fn needs_layout(path: &Path, size: u64) -> bool {
 /// Create the directories above `path` that do not exist yet, mode 0700,
 /// one at a time from the top, as fio's `create_work_dirs`; an existing
 /// one (even a file: the open finds out) is passed.
-pub fn create_dirs(path: &Path) -> Result<(), Failed> {
+pub(crate) fn create_dirs(path: &Path) -> Result<(), Failed> {
     use std::os::unix::fs::DirBuilderExt;
     let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
         return Ok(());

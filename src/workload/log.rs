@@ -23,7 +23,7 @@ pub trait Log: Sync {
 /// The process's stdout and stderr, written with `write(2)` on descriptors
 /// 1 and 2: the caller may hold Rust's stdout/stderr locks while the jobs
 /// run (it flushes its own output first), so those are not taken.
-pub struct StdLog;
+pub(crate) struct StdLog;
 
 fn write_fd(fd: libc::c_int, text: &str) {
     let mut b = text.as_bytes();

@@ -50,7 +50,7 @@ pub(super) struct Placement {
 
 impl Placement {
     /// The placement of `spec`.
-    pub fn of(spec: &JobSpec) -> Placement {
+    pub(crate) fn of(spec: &JobSpec) -> Placement {
         Placement {
             name: spec.name.clone(),
             index: spec.thread_number.saturating_sub(1) as usize,
@@ -61,7 +61,7 @@ impl Placement {
     /// Steps 1–3 on the calling (job) thread: affinity, locked memory,
     /// I/O priority. The locked memory stays locked until the returned
     /// value is dropped.
-    pub fn enter(&self, log: &dyn Log) -> Result<Pinned, Failure> {
+    pub(crate) fn enter(&self, log: &dyn Log) -> Result<Pinned, Failure> {
         if let Some(cpus) = &self.opts.cpus {
             let mut mask = cpus.clone();
             if self.opts.split {
@@ -86,7 +86,7 @@ impl Placement {
 
     /// Step 5: `nice` (an increment, as fio's `nice(o->nice)`), for the
     /// calling thread.
-    pub fn renice(&self) -> Result<(), Failure> {
+    pub(crate) fn renice(&self) -> Result<(), Failure> {
         if self.opts.nice == 0 {
             return Ok(());
         }
@@ -104,7 +104,7 @@ impl Placement {
 
     /// Step 6a: `exec_prerun`. `false` when it failed, and the job must
     /// end without I/O (and without error, as fio).
-    pub fn prerun(&self, log: &dyn Log) -> bool {
+    pub(crate) fn prerun(&self, log: &dyn Log) -> bool {
         match &self.opts.prerun {
             Some(cmd) => self.exec(cmd, "prerun", log),
             None => true,
@@ -112,7 +112,7 @@ impl Placement {
     }
 
     /// Step 6b: `exec_postrun`, whose result does not matter.
-    pub fn postrun(&self, log: &dyn Log) {
+    pub(crate) fn postrun(&self, log: &dyn Log) {
         if let Some(cmd) = &self.opts.postrun {
             self.exec(cmd, "postrun", log);
         }

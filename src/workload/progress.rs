@@ -31,7 +31,7 @@ use crate::stats::{JobReport, ThreadStats};
 /// in fio's order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
-pub enum JobState {
+pub(crate) enum JobState {
     /// Not started yet (fio's `TD_NOT_CREATED`, shown as `P`).
     NotCreated = 0,
     /// Its thread runs and sets up the engine (`TD_INITIALIZED`, `I`).
@@ -68,7 +68,7 @@ impl JobState {
 /// One job's live numbers.
 #[derive(Debug)]
 #[repr(align(64))]
-pub struct JobProgress {
+pub(crate) struct JobProgress {
     origin: Instant,
     state: AtomicU8,
     files_open: AtomicU32,
@@ -109,29 +109,30 @@ impl JobProgress {
     }
 
     /// An entry nobody reads (a job run without a [`Progress`]).
-    pub fn detached() -> JobProgress {
+    #[cfg(test)]
+    pub(crate) fn detached() -> JobProgress {
         JobProgress::new(Instant::now())
     }
 
-    pub fn state(&self) -> JobState {
+    pub(crate) fn state(&self) -> JobState {
         JobState::from_u8(self.state.load(Ordering::Relaxed))
     }
 
-    pub fn set_state(&self, s: JobState) {
+    pub(crate) fn set_state(&self, s: JobState) {
         self.state.store(s as u8, Ordering::Relaxed);
     }
 
-    pub fn files_open(&self) -> u32 {
+    pub(crate) fn files_open(&self) -> u32 {
         self.files_open.load(Ordering::Relaxed)
     }
 
-    pub fn set_files_open(&self, n: u32) {
+    pub(crate) fn set_files_open(&self, n: u32) {
         self.files_open.store(n, Ordering::Relaxed);
     }
 
     /// The I/O (re)starts now: the epoch moves here and the counters
     /// restart from zero (fio's `reset_all_stats` at the end of a ramp).
-    pub fn mark_epoch(&self) {
+    pub(crate) fn mark_epoch(&self) {
         for d in 0..3 {
             self.bytes[d].store(0, Ordering::Relaxed);
             self.ios[d].store(0, Ordering::Relaxed);
@@ -141,7 +142,7 @@ impl JobProgress {
     }
 
     /// When the job's I/O started, if it has.
-    pub fn epoch(&self) -> Option<Instant> {
+    pub(crate) fn epoch(&self) -> Option<Instant> {
         match self.epoch.load(Ordering::Relaxed) {
             0 => None,
             ns => Some(self.origin + Duration::from_nanos(ns - 1)),
@@ -152,7 +153,7 @@ impl JobProgress {
     /// trim) completed. Only the job's own thread calls this, so a load
     /// and a store (no atomic read-modify-write) keep the count exact.
     #[inline]
-    pub fn io_done(&self, dir: usize, len: u64) {
+    pub(crate) fn io_done(&self, dir: usize, len: u64) {
         let (b, n) = (&self.bytes[dir], &self.ios[dir]);
         b.store(
             b.load(Ordering::Relaxed).wrapping_add(len),
@@ -161,38 +162,38 @@ impl JobProgress {
         n.store(n.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
     }
 
-    pub fn bytes(&self) -> [u64; 3] {
+    pub(crate) fn bytes(&self) -> [u64; 3] {
         std::array::from_fn(|d| self.bytes[d].load(Ordering::Relaxed))
     }
 
-    pub fn ios(&self) -> [u64; 3] {
+    pub(crate) fn ios(&self) -> [u64; 3] {
         std::array::from_fn(|d| self.ios[d].load(Ordering::Relaxed))
     }
 
-    pub fn total_bytes(&self) -> u64 {
+    pub(crate) fn total_bytes(&self) -> u64 {
         self.total_bytes.load(Ordering::Relaxed)
     }
 
-    pub fn set_total_bytes(&self, n: u64) {
+    pub(crate) fn set_total_bytes(&self, n: u64) {
         self.total_bytes.store(n, Ordering::Relaxed);
     }
 
     /// Whether a full report of this job was asked for and not served yet.
     /// The I/O loop checks this once per I/O: two relaxed loads.
     #[inline]
-    pub fn snapshot_due(&self) -> bool {
+    pub(crate) fn snapshot_due(&self) -> bool {
         self.snap_asked.load(Ordering::Relaxed) != self.snap_served.load(Ordering::Relaxed)
     }
 
     /// Ask the job for a full report of what it has done so far; the
     /// request's generation (served once [`JobProgress::served`] reaches
     /// it).
-    pub fn ask_snapshot(&self) -> u64 {
+    pub(crate) fn ask_snapshot(&self) -> u64 {
         self.snap_asked.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// The generation of the last request served.
-    pub fn served(&self) -> u64 {
+    pub(crate) fn served(&self) -> u64 {
         self.snap_served.load(Ordering::Acquire)
     }
 
@@ -201,7 +202,7 @@ impl JobProgress {
     /// [`ThreadStats::elapsed_us`] will be at the end). Called by the job's
     /// own thread, rarely (once per `--status-interval`).
     #[cold]
-    pub fn serve_snapshot(&self, ts: &ThreadStats, elapsed_us: u64) {
+    pub(crate) fn serve_snapshot(&self, ts: &ThreadStats, elapsed_us: u64) {
         let asked = self.snap_asked.load(Ordering::Relaxed);
         let report = running_report(ts, elapsed_us);
         *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(report);
@@ -212,14 +213,14 @@ impl JobProgress {
     /// collected ([`Progress::keep_reports`]), so that the reports taken
     /// while other jobs still run show its final numbers. The job's thread
     /// calls this once, right after the job.
-    pub fn publish_final(&self, report: &JobReport) {
+    pub(crate) fn publish_final(&self, report: &JobReport) {
         if self.keep_final.load(Ordering::Relaxed) {
             *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(report.clone());
         }
     }
 
     /// The report served last (or the final one), if any.
-    pub fn last_report(&self) -> Option<JobReport> {
+    pub(crate) fn last_report(&self) -> Option<JobReport> {
         self.report
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -229,7 +230,7 @@ impl JobProgress {
 
 /// The live numbers of every job of a plan, in plan order.
 #[derive(Debug)]
-pub struct Progress {
+pub(crate) struct Progress {
     origin: Instant,
     /// When the first group started, ns after `origin` plus one; 0 before
     /// (fio's genesis time).
@@ -241,7 +242,7 @@ pub struct Progress {
 
 impl Progress {
     /// Entries for `jobs` jobs, all not started.
-    pub fn new(jobs: usize) -> Progress {
+    pub(crate) fn new(jobs: usize) -> Progress {
         let origin = Instant::now();
         Progress {
             origin,
@@ -253,18 +254,18 @@ impl Progress {
         }
     }
 
-    pub fn jobs(&self) -> &[Arc<JobProgress>] {
+    pub(crate) fn jobs(&self) -> &[Arc<JobProgress>] {
         &self.jobs
     }
 
     /// When this was made: before the jobs were prepared and their files
     /// laid out (fio's helper thread starts then).
-    pub fn origin(&self) -> Instant {
+    pub(crate) fn origin(&self) -> Instant {
         self.origin
     }
 
     /// The jobs start now (the first call counts).
-    pub fn mark_genesis(&self) {
+    pub(crate) fn mark_genesis(&self) {
         let ns = self.origin.elapsed().as_nanos() as u64 + 1;
         let _ = self
             .genesis
@@ -272,7 +273,7 @@ impl Progress {
     }
 
     /// When the jobs started, once they have.
-    pub fn genesis(&self) -> Option<Instant> {
+    pub(crate) fn genesis(&self) -> Option<Instant> {
         match self.genesis.load(Ordering::Relaxed) {
             0 => None,
             ns => Some(self.origin + Duration::from_nanos(ns - 1)),
@@ -281,7 +282,7 @@ impl Progress {
 
     /// Job `i` is over: its state becomes reaped (or failed) and the whole
     /// seconds since its epoch join `done_secs`.
-    pub fn reap(&self, i: usize, failed: bool) {
+    pub(crate) fn reap(&self, i: usize, failed: bool) {
         let job = &self.jobs[i];
         if let Some(epoch) = job.epoch() {
             self.done_secs
@@ -295,12 +296,12 @@ impl Progress {
         });
     }
 
-    pub fn done_secs(&self) -> u64 {
+    pub(crate) fn done_secs(&self) -> u64 {
         self.done_secs.load(Ordering::Relaxed)
     }
 
     /// Reports will be collected: jobs keep their final report.
-    pub fn keep_reports(&self) {
+    pub(crate) fn keep_reports(&self) {
         for j in self.jobs.iter() {
             j.keep_final.store(true, Ordering::Relaxed);
         }
@@ -312,7 +313,7 @@ impl Progress {
     /// serves late: its last report is taken then); a job that is over
     /// gives its final report (or its last one); a job not started yet
     /// gives `None`.
-    pub fn collect(&self, wait: Duration) -> Vec<Option<JobReport>> {
+    pub(crate) fn collect(&self, wait: Duration) -> Vec<Option<JobReport>> {
         let asked: Vec<Option<u64>> = self
             .jobs
             .iter()

@@ -66,7 +66,7 @@ pub struct RateLimiter {
 /// (`RateOptions::min_above_rate`): fio 3.33 refuses such a job when the
 /// run starts, before any job runs, with this line for each, and exits 1
 /// with nothing on stdout (`runner::refusal_when_added`).
-pub fn min_above_rate_message(dir: usize) -> String {
+pub(crate) fn min_above_rate_message(dir: usize) -> String {
     format!("fio: minimum rate exceeds rate, ddir {dir}")
 }
 
@@ -201,7 +201,7 @@ impl RateLimiter {
     /// With `rate_ignore_thinktime` the rate counts the bytes it would
     /// have moved meanwhile, minus one block, so issuing resumes at once
     /// (fio's `handle_thinktime`).
-    pub fn after_think(&mut self, dir: Dir, slept_us: u64) {
+    pub(crate) fn after_think(&mut self, dir: Dir, slept_us: u64) {
         let d = dir as usize;
         let bps = self.bps[d];
         if slept_us == 0 || bps == 0 || !self.ignore_think {
@@ -223,7 +223,7 @@ impl RateLimiter {
     /// Back to fio's `__setup_rate` state. fio does this when the job
     /// starts and after the ramp time (`reset_io_counters(td, 1)`), not
     /// between loops.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.next_io_us = [0; 3];
         self.issue_bytes = [0; 3];
         self.last_usec = [0; 3];

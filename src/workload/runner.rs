@@ -4,9 +4,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use super::error::RunError;
+pub(crate) use super::error::RunError;
 use super::job::Prepared;
-pub use super::log::{Log, StdLog};
+pub(crate) use super::log::{Log, StdLog};
 use super::progress::{JobState, Progress};
 use super::safety::{self, DeviceProblem};
 use super::stop::Stop;
@@ -18,14 +18,14 @@ use crate::stats::{DiskWatch, JobReport, RunReport};
 /// keeps its jobs in shared-memory segments of 8, at most 511 of them, and
 /// refuses the 4,089th job while it reads the job options (`--max-jobs` is
 /// accepted and ignored).
-pub const MAX_RUN_JOBS: usize = 4088;
+pub(crate) const MAX_RUN_JOBS: usize = 4088;
 
 /// What fio 3.33 refuses while it adds the jobs of a run (after
 /// `--parse-only` would have stopped): the number of jobs added before the
 /// refused one, and the refusal. A job whose minimum rate is above its rate
 /// in some direction (the first such job, in order: fio stops adding jobs
 /// there), or more than [`MAX_RUN_JOBS`] jobs.
-pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
+pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
     for (i, spec) in plan.jobs.iter().enumerate() {
         if i == MAX_RUN_JOBS {
             return Err((i, RunError::TooManyJobs));
@@ -40,7 +40,7 @@ pub fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
 
 /// fio's warning for a `time_based` job without a runtime, which then runs
 /// through its size once (as if `time_based` were not set).
-pub const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
+pub(crate) const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
 
 /// Run every job of `plan` and collect the results; live messages go to
 /// stdout and stderr.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a device must not be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceProblem {
+pub(crate) enum DeviceProblem {
     /// fio's own check (`lib/mountcheck.c`).
     Mounted,
     /// The first bytes hold a filesystem superblock (rfio's addition).
@@ -19,7 +19,7 @@ pub enum DeviceProblem {
 
 /// Whether writing the block device `path` could destroy a filesystem.
 /// `None` for anything that is not a block device, or a clean one.
-pub fn device_problem(path: &Path) -> Option<DeviceProblem> {
+pub(crate) fn device_problem(path: &Path) -> Option<DeviceProblem> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.file_type().is_block_device() {
         return None;
@@ -102,17 +102,17 @@ fn signature_of(head: &[u8]) -> Option<&'static str> {
 
 /// Not enough room for the files to lay out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoSpace {
+pub(crate) struct NoSpace {
     /// A directory on the filesystem that is short.
-    pub dir: PathBuf,
-    pub needed: u64,
-    pub available: u64,
+    pub(crate) dir: PathBuf,
+    pub(crate) needed: u64,
+    pub(crate) available: u64,
 }
 
 /// Check that every filesystem can hold the files of `files` (path, bytes
 /// the file must have) that still have to be laid out. A file listed twice
 /// counts once, at its largest size.
-pub fn check_space(files: &[(PathBuf, u64)]) -> Result<(), NoSpace> {
+pub(crate) fn check_space(files: &[(PathBuf, u64)]) -> Result<(), NoSpace> {
     let mut want: HashMap<&Path, u64> = HashMap::new();
     for (p, size) in files {
         let e = want.entry(p.as_path()).or_insert(0);

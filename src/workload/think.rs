@@ -23,7 +23,7 @@ use crate::plan::spec::JobSpec;
 /// The last µs of a pause are busy-waited rather than slept: a sleep ends
 /// late by the timer slack (50 µs by default), and fio (whose `usec_sleep` sleeps all but its
 /// measured timer granularity and spins the rest) does not drift by that.
-pub const SPIN_TAIL_US: u64 = 50;
+pub(crate) const SPIN_TAIL_US: u64 = 50;
 
 /// The longest single sleep of a pause: a stop request (runtime over,
 /// Ctrl-C) is noticed within this.
@@ -69,9 +69,9 @@ pub(super) fn sleep_unless(stop: &Stop, d: Duration) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pause {
     /// µs to busy-spin first (`thinktime_spin`, capped by runtime left).
-    pub spin_us: u64,
+    pub(crate) spin_us: u64,
     /// `thinktime` in µs: the spin and the sleep together.
-    pub total_us: u64,
+    pub(crate) total_us: u64,
 }
 
 impl Pause {
@@ -156,7 +156,7 @@ impl ThinkTime {
     }
 
     /// Start a new loop (fio's `init_thinktime`).
-    pub fn reset(&mut self, now_ns: u64) {
+    pub(crate) fn reset(&mut self, now_ns: u64) {
         self.last_blocks = 0;
         self.last_think_ns = now_ns;
     }

@@ -28,13 +28,13 @@ use crate::plan::spec::{Dir, JobSpec};
 
 /// The strided zone state of one job.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StridedZones {
+pub(crate) struct StridedZones {
     /// `zonesize`: bytes per zone visit.
-    pub size: u64,
+    pub(crate) size: u64,
     /// `zonerange`: bytes in a zone.
-    pub range: u64,
+    pub(crate) range: u64,
     /// `zoneskip`: bytes skipped after each zone.
-    pub skip: u64,
+    pub(crate) skip: u64,
     /// Bytes done in the current zone (fio's `td->zone_bytes`).
     bytes: u64,
 }
@@ -42,7 +42,7 @@ pub struct StridedZones {
 impl StridedZones {
     /// The zone state of `spec`: `None` without strided zones, fio's
     /// refusal (in its words) for settings fio refuses.
-    pub fn of(spec: &JobSpec) -> Result<Option<StridedZones>, SetupError> {
+    pub(crate) fn of(spec: &JobSpec) -> Result<Option<StridedZones>, SetupError> {
         match &spec.zones {
             Err(refusal) => Err(SetupError::Invalid(refusal.0.clone())),
             Ok(None) => Ok(None),
@@ -60,7 +60,7 @@ impl StridedZones {
     /// done, keep sequential I/O inside the zone, reset the file at each
     /// round. `block_seed` re-seeds an LFSR. Allocation free.
     #[inline]
-    pub fn before_io(&mut self, f: &mut FileCursor, dir: Dir, block_seed: u64) {
+    pub(crate) fn before_io(&mut self, f: &mut FileCursor, dir: Dir, block_seed: u64) {
         if self.bytes >= self.size {
             self.bytes = 0;
             let mut fo = f.file_offset().wrapping_add(self.range + self.skip);
@@ -81,12 +81,12 @@ impl StridedZones {
 
     /// Count `len` bytes issued in the current zone.
     #[inline]
-    pub fn done(&mut self, len: u64) {
+    pub(crate) fn done(&mut self, len: u64) {
         self.bytes += len;
     }
 
     /// A new loop: no bytes done in the zone (fio's `reset_io_counters`).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.bytes = 0;
     }
 }

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod architecture;
 mod cli;
 mod cmdhelp;
 mod cmdprio;

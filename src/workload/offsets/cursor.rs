@@ -17,8 +17,8 @@ pub(super) enum FileDist {
 /// The offset state of one file (fio's `fio_file`: `last_pos`,
 /// `last_start`, random map or LFSR, distribution).
 #[derive(Debug, Clone)]
-pub struct FileCursor {
-    pub region: FileRegion,
+pub(crate) struct FileCursor {
+    pub(crate) region: FileRegion,
     /// fio's `f->file_offset`: where the region starts now. It is
     /// `region.file_offset` (fio's `get_start_offset`) except while strided
     /// zones move it ([`super::zones`]).
@@ -36,23 +36,18 @@ pub struct FileCursor {
 impl FileCursor {
     /// Where the last I/O of `dir` on this file started (`u64::MAX`
     /// before the first).
-    pub fn last_start(&self, dir: Dir) -> u64 {
+    pub(crate) fn last_start(&self, dir: Dir) -> u64 {
         self.last_start[dir as usize]
     }
 
     /// Where the last I/O of `dir` on this file ended.
-    pub fn last_pos(&self, dir: Dir) -> u64 {
+    pub(crate) fn last_pos(&self, dir: Dir) -> u64 {
         self.last_pos[dir as usize]
-    }
-
-    /// The random map, when the file has one.
-    pub fn map(&self) -> Option<&Axmap> {
-        self.map.as_ref()
     }
 
     /// Where the region starts now (fio's `f->file_offset`): the start
     /// offset, or the current zone's start with strided zones.
-    pub fn file_offset(&self) -> u64 {
+    pub(crate) fn file_offset(&self) -> u64 {
         self.file_offset
     }
 
@@ -68,7 +63,7 @@ impl FileCursor {
 
     /// fio's `fio_file_reset`: positions back to the region's start,
     /// random map cleared, LFSR re-seeded with `block_seed`.
-    pub fn reset(&mut self, block_seed: u64) {
+    pub(crate) fn reset(&mut self, block_seed: u64) {
         self.last_pos = [self.file_offset; 3];
         self.last_start = [u64::MAX; 3];
         if let Some(m) = &mut self.map {
@@ -81,13 +76,13 @@ impl FileCursor {
 
 /// What the offset generator decided for one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NextOffset {
+pub(crate) struct NextOffset {
     /// Absolute offset in the file.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// Whether this I/O counts as random (`bs_is_seq_rand` reads it).
-    pub is_random: bool,
+    pub(crate) is_random: bool,
     /// Whether the random map must not be marked (fio's `IO_U_F_BUSY_OK`).
-    pub busy_ok: bool,
+    pub(crate) busy_ok: bool,
     /// The length fio imposes (a `randtrimwrite` write repeats its trim).
-    pub len: Option<u64>,
+    pub(crate) len: Option<u64>,
 }

@@ -28,7 +28,7 @@ const FSERVICE_SHIFT: u32 = 10;
 /// `zipf`/`pareto`/`normal[:value]` pick with fio's generators (seeded from
 /// the file slot, unhashed).
 #[derive(Debug, Clone)]
-pub struct FileSelector {
+pub(crate) struct FileSelector {
     service: Service,
     nr: usize,
     next_file: usize,
@@ -48,7 +48,11 @@ impl FileSelector {
     /// The file choice of `spec` over `nr_files` files, drawing from the
     /// job's `seeds`. fio's refusal of the `file_service_type` value comes
     /// out here, in fio's words.
-    pub fn new(spec: &JobSpec, seeds: &Seeds, nr_files: usize) -> Result<FileSelector, SetupError> {
+    pub(crate) fn new(
+        spec: &JobSpec,
+        seeds: &Seeds,
+        nr_files: usize,
+    ) -> Result<FileSelector, SetupError> {
         let service = spec
             .offsets
             .file_service
@@ -91,13 +95,13 @@ impl FileSelector {
 
     /// Whether files are reset instead of finished when they run out
     /// (fio's `__FIO_FSERVICE_NONUNIFORM`: zipf, pareto, normal).
-    pub fn nonuniform(&self) -> bool {
+    pub(crate) fn nonuniform(&self) -> bool {
         matches!(self.service, Service::Zipf(_) | Service::Gauss(_))
     }
 
     /// The file for the next I/O; `None` when every file is done.
     #[inline]
-    pub fn next_file(&mut self) -> Option<usize> {
+    pub(crate) fn next_file(&mut self) -> Option<usize> {
         if self.nr_done >= self.nr {
             return None;
         }
@@ -149,7 +153,7 @@ impl FileSelector {
     }
 
     /// Mark file `f` done for this pass.
-    pub fn mark_done(&mut self, f: usize) {
+    pub(crate) fn mark_done(&mut self, f: usize) {
         if !self.done[f] {
             self.done[f] = true;
             self.nr_done += 1;
@@ -158,7 +162,7 @@ impl FileSelector {
 
     /// Start a new loop: every file available again, generators re-seeded
     /// with `randrepeat`.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.done.iter_mut().for_each(|d| *d = false);
         self.nr_done = 0;
         self.current = None;

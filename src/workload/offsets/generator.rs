@@ -14,7 +14,7 @@ use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zi
 
 /// The offset generator of one job.
 #[derive(Debug, Clone)]
-pub struct OffsetGen {
+pub(crate) struct OffsetGen {
     random: bool,
     generator: Generator,
     dist: DistKind,
@@ -48,7 +48,7 @@ pub struct OffsetGen {
 impl OffsetGen {
     /// The offset generator of `spec`; `zone_range` is the size of a
     /// strided zone (`zonerange`), random blocks are drawn in it.
-    pub fn new(spec: &JobSpec, seeds: &Seeds, zone_range: Option<u64>) -> OffsetGen {
+    pub(crate) fn new(spec: &JobSpec, seeds: &Seeds, zone_range: Option<u64>) -> OffsetGen {
         let p = spec.pattern;
         let o = &spec.offsets;
         let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0.max(1));
@@ -82,7 +82,11 @@ impl OffsetGen {
 
     /// The offset state of a file with `region`, named `name` as fio names
     /// it (the zipf/pareto/normal seed hashes it). Allocates its random map.
-    pub fn file(&mut self, region: FileRegion, name: &str) -> Result<FileCursor, SetupError> {
+    pub(crate) fn file(
+        &mut self,
+        region: FileRegion,
+        name: &str,
+    ) -> Result<FileCursor, SetupError> {
         let fsize = region.real_file_size.min(region.io_size);
         let mut cursor = FileCursor {
             region,
@@ -147,7 +151,7 @@ impl OffsetGen {
     }
 
     /// Start a new loop: re-seed (with `randrepeat`) and reset `files`.
-    pub fn reset(&mut self, files: &mut [FileCursor]) {
+    pub(crate) fn reset(&mut self, files: &mut [FileCursor]) {
         if self.seeds.repeatable {
             self.random_state = FioRand::new(self.seeds.get(Slot::Block), self.generator.use64());
             self.seq_rand = seq_rand_states(&self.seeds);
@@ -162,19 +166,11 @@ impl OffsetGen {
         }
     }
 
-    /// Whether the job's files keep a random map (fio's `file_randommap`).
-    pub fn uses_map(&self) -> bool {
-        self.random
-            && !self.norandommap
-            && self.generator != Generator::Lfsr
-            && matches!(self.dist, DistKind::Random)
-    }
-
     /// The offset of the next I/O of `dir` on `f` (fio's
     /// `get_next_offset`); `None` when the file has no more I/O for this
     /// pass (fio then marks it done). Allocation free.
     #[inline]
-    pub fn next_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<NextOffset> {
+    pub(crate) fn next_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<NextOffset> {
         let mut hit = false;
         self.seq_nr_left -= 1;
         if self.seq_nr_left == 0 {
@@ -288,7 +284,13 @@ impl OffsetGen {
     /// `mark_random_map`) and remember where it started and ended. Returns
     /// the length to issue.
     #[inline]
-    pub fn commit(&mut self, f: &mut FileCursor, dir: Dir, next: &NextOffset, len: u64) -> u64 {
+    pub(crate) fn commit(
+        &mut self,
+        f: &mut FileCursor,
+        dir: Dir,
+        next: &NextOffset,
+        len: u64,
+    ) -> u64 {
         let d = dir as usize;
         let mut len = len;
         if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {

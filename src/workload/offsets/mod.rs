@@ -42,10 +42,10 @@ mod files;
 mod generator;
 mod region;
 
-pub use cursor::{FileCursor, NextOffset};
-pub use error::SetupError;
-pub use files::FileSelector;
-pub use generator::OffsetGen;
+pub(crate) use cursor::FileCursor;
+pub(crate) use error::SetupError;
+pub(crate) use files::FileSelector;
+pub(crate) use generator::OffsetGen;
 pub use region::{start_offset, FileRegion};
 
 use super::bs::BsGen;
@@ -54,17 +54,6 @@ use super::rate::RateLimiter;
 use super::zones::StridedZones;
 use crate::plan::spec::{Dir, JobSpec};
 use crate::rand::{Seeds, Slot};
-
-/// The notes fio prints while setting up the I/O pattern of `spec`
-/// (`log_info`, on stdout, once per job, before the job's `(g=N)` line),
-/// in fio's wording.
-pub fn setup_notes(spec: &JobSpec) -> Vec<&'static str> {
-    let mut notes = Vec::new();
-    if spec.pattern.random && spec.offsets.blockalign.is_some() && !spec.norandommap {
-        notes.push("fio: Any use of blockalign= turns off randommap");
-    }
-    notes
-}
 
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,12 +84,12 @@ pub struct Io {
 #[derive(Debug, Clone)]
 pub struct IoGen {
     pub dirs: DirGen,
-    pub offsets: OffsetGen,
-    pub bs: BsGen,
-    pub files: Vec<FileCursor>,
-    pub select: FileSelector,
+    pub(crate) offsets: OffsetGen,
+    pub(crate) bs: BsGen,
+    pub(crate) files: Vec<FileCursor>,
+    pub(crate) select: FileSelector,
     /// `zonemode=strided`: the zone state of the job.
-    pub zones: Option<StridedZones>,
+    pub(crate) zones: Option<StridedZones>,
     seeds: Seeds,
 }
 
@@ -140,7 +129,7 @@ impl IoGen {
     /// Start a new loop (fio's `clear_io_state`): files back to their
     /// start and every file available, generators re-seeded with
     /// `randrepeat`.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.dirs.reset(&self.seeds);
         self.bs.reset(&self.seeds);
         self.offsets.reset(&mut self.files);

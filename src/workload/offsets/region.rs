@@ -9,12 +9,12 @@ use crate::plan::spec::JobSpec;
 pub struct FileRegion {
     /// Absolute start of the I/O region (fio's `file_offset`, normally
     /// [`start_offset`]).
-    pub file_offset: u64,
+    pub(crate) file_offset: u64,
     /// Bytes of the region (fio's `io_size`).
-    pub io_size: u64,
+    pub(crate) io_size: u64,
     /// Size of the whole file (fio's `real_file_size`); for a file rfio
     /// creates, `file_offset + io_size`.
-    pub real_file_size: u64,
+    pub(crate) real_file_size: u64,
 }
 
 impl FileRegion {
@@ -29,7 +29,7 @@ impl FileRegion {
     }
 
     /// Absolute end of the I/O region (fio's `io_size + get_start_offset`).
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.file_offset + self.io_size
     }
 }

@@ -6,7 +6,7 @@
 use crate::plan::resolve::verify::Kind;
 
 /// fio's `fio_crc32c`: Castagnoli, from all ones, without final inversion.
-pub fn fio_crc32c(data: &[u8]) -> u32 {
+pub(crate) fn fio_crc32c(data: &[u8]) -> u32 {
     !crc32c::crc32c(data)
 }
 
@@ -86,7 +86,7 @@ fn fio_sha512(data: &[u8], out: &mut [u8]) {
 
 /// The checksum of `data` as fio stores it, into `out[..kind.csum_len()]`.
 /// Allocation free.
-pub fn checksum(kind: Kind, data: &[u8], out: &mut [u8]) {
+pub(crate) fn checksum(kind: Kind, data: &[u8], out: &mut [u8]) {
     use sha2::Digest;
     match kind {
         Kind::Md5 => out[..16].copy_from_slice(&md5::Md5::digest(data)),

@@ -8,17 +8,17 @@ pub(crate) const MAGIC: u16 = 0xacca;
 
 /// One interval's header fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Header {
-    pub magic: u16,
-    pub kind: u16,
-    pub len: u32,
-    pub rand_seed: u64,
-    pub offset: u64,
-    pub time_sec: u32,
-    pub time_nsec: u32,
-    pub thread: u16,
-    pub numberio: u16,
-    pub crc32: u32,
+pub(crate) struct Header {
+    pub(crate) magic: u16,
+    pub(crate) kind: u16,
+    pub(crate) len: u32,
+    pub(crate) rand_seed: u64,
+    pub(crate) offset: u64,
+    pub(crate) time_sec: u32,
+    pub(crate) time_nsec: u32,
+    pub(crate) thread: u16,
+    pub(crate) numberio: u16,
+    pub(crate) crc32: u32,
 }
 
 fn le16(b: &[u8], at: usize) -> u16 {
@@ -35,7 +35,7 @@ fn le64(b: &[u8], at: usize) -> u64 {
 
 impl Header {
     /// Read a header from the first [`HDR_LEN`] bytes of `b`.
-    pub fn read(b: &[u8]) -> Header {
+    pub(crate) fn read(b: &[u8]) -> Header {
         Header {
             magic: le16(b, 0),
             kind: le16(b, 2),
@@ -51,7 +51,7 @@ impl Header {
     }
 
     /// Write this header (its crc recomputed) into `b[..HDR_LEN]`.
-    pub fn write(&self, b: &mut [u8]) {
+    pub(crate) fn write(&self, b: &mut [u8]) {
         b[0..2].copy_from_slice(&self.magic.to_le_bytes());
         b[2..4].copy_from_slice(&self.kind.to_le_bytes());
         b[4..8].copy_from_slice(&self.len.to_le_bytes());

@@ -6,11 +6,11 @@ use std::collections::VecDeque;
 
 /// A completed write to check later (fio's `struct io_piece`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Piece {
-    pub file: u32,
-    pub len: u32,
-    pub offset: u64,
-    pub numberio: u16,
+pub(crate) struct Piece {
+    pub(crate) file: u32,
+    pub(crate) len: u32,
+    pub(crate) offset: u64,
+    pub(crate) numberio: u16,
 }
 
 impl Piece {
@@ -24,13 +24,13 @@ impl Piece {
 /// logging a block does not allocate while the job stays within the size
 /// it was planned for.
 #[derive(Debug)]
-pub struct History {
+pub(crate) struct History {
     sorted: bool,
     q: VecDeque<Piece>,
 }
 
 impl History {
-    pub fn new(sorted: bool, capacity: usize) -> History {
+    pub(crate) fn new(sorted: bool, capacity: usize) -> History {
         History {
             sorted,
             q: VecDeque::with_capacity(capacity),
@@ -40,7 +40,7 @@ impl History {
     /// Log a completed write. Sorted: by file and offset, dropping older
     /// pieces it overlaps (fio's rb-tree insert).
     #[inline]
-    pub fn log(&mut self, p: Piece) {
+    pub(crate) fn log(&mut self, p: Piece) {
         if !self.sorted {
             self.q.push_back(p);
             return;
@@ -69,20 +69,20 @@ impl History {
 
     /// The next block to read back (fio's `get_next_verify`).
     #[inline]
-    pub fn pop(&mut self) -> Option<Piece> {
+    pub(crate) fn pop(&mut self) -> Option<Piece> {
         self.q.pop_front()
     }
 
     /// Blocks waiting (fio's `io_hist_len`).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.q.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.q.is_empty()
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.q.clear();
     }
 }

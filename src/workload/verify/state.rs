@@ -6,7 +6,7 @@ use super::checksum::fio_crc32c;
 /// version 3: a header (version, size, crc32c of the rest), then the
 /// thread's list: completions kept, depth, files, writes issued, index,
 /// random state, name, and the last completed write offsets (newest first).
-pub fn state_file(
+pub(crate) fn state_file(
     name: &str,
     index: u32,
     depth: u32,

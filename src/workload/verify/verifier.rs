@@ -24,43 +24,43 @@ fn paste(pattern: &VerifyPattern, offset: u64, out: &mut [u8]) {
 
 /// Which write settles a failed check's messages and dumps.
 #[derive(Debug, Clone, Copy)]
-pub struct ReadBack<'a> {
+pub(crate) struct ReadBack<'a> {
     /// The file's name as fio prints it.
-    pub file: &'a str,
+    pub(crate) file: &'a str,
     /// The read's offset and length.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// The write's `numberio`, when it must match (a block read back by a
     /// job that wrote it).
-    pub numberio: Option<u16>,
+    pub(crate) numberio: Option<u16>,
     /// fio's `io_u->flags` in the message (`IO_U_F_*`).
-    pub flags: u32,
+    pub(crate) flags: u32,
     /// The issue time to regenerate expected data with.
-    pub time: (u64, u64),
+    pub(crate) time: (u64, u64),
 }
 
 /// fio's `IO_U_F_IN_CUR_DEPTH`.
-pub const F_IN_CUR_DEPTH: u32 = 0x8;
+pub(crate) const F_IN_CUR_DEPTH: u32 = 0x8;
 /// fio's `IO_U_F_VER_LIST`.
-pub const F_VER_LIST: u32 = 0x80;
+pub(crate) const F_VER_LIST: u32 = 0x80;
 
 /// What a verifying job does, and the state it keeps.
 #[derive(Debug)]
-pub struct Verifier {
-    pub kind: Kind,
+pub(crate) struct Verifier {
+    pub(crate) kind: Kind,
     /// `do_verify`: read back what was written.
-    pub do_verify: bool,
+    pub(crate) do_verify: bool,
     /// `verify_interval` (default: the smallest write size).
-    pub interval: u64,
-    pub offset: usize,
-    pub pattern: Option<VerifyPattern>,
+    pub(crate) interval: u64,
+    pub(crate) offset: usize,
+    pub(crate) pattern: Option<VerifyPattern>,
     /// Scratch for the pattern with its `%o` pasted.
     pasted: Vec<u8>,
-    pub fatal: bool,
-    pub dump: bool,
-    pub backlog: u64,
-    pub backlog_batch: u64,
-    pub only: bool,
-    pub state_save: bool,
+    pub(crate) fatal: bool,
+    pub(crate) dump: bool,
+    pub(crate) backlog: u64,
+    pub(crate) backlog_batch: u64,
+    pub(crate) only: bool,
+    pub(crate) state_save: bool,
     bs_unaligned: bool,
     /// fio's `td->thread_number` as the header keeps it.
     thread: u16,
@@ -78,7 +78,7 @@ pub struct Verifier {
 impl Verifier {
     /// The verifier of job `spec` (its verify options, buffer pattern and
     /// seed table), `None` when it does not verify.
-    pub fn new(spec: &JobSpec) -> Option<Verifier> {
+    pub(crate) fn new(spec: &JobSpec) -> Option<Verifier> {
         let o = spec.verify.as_ref()?;
         let seeds = &spec.seeds;
         let use64 = seeds.generator.use64() && seeds.generator != Generator::Lfsr;
@@ -110,7 +110,7 @@ impl Verifier {
     }
 
     /// Start of a loop: fio re-seeds the verify generator with `randrepeat`.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         if self.repeatable {
             self.state = FioRand::new(self.seed, self.use64);
         }
@@ -124,7 +124,7 @@ impl Verifier {
     /// Draw a read's seed (fio's `get_next_verify` and `do_io` draw one per
     /// verified read; never checked, but it moves the generator).
     #[inline]
-    pub fn draw_read_seed(&mut self) -> u64 {
+    pub(crate) fn draw_read_seed(&mut self) -> u64 {
         if self.random_data() && self.kind != Kind::Null {
             self.state.next_seed()
         } else {
@@ -146,7 +146,13 @@ impl Verifier {
     /// Fill a write buffer for `offset` (fio's `populate_verify_io_u`):
     /// data, headers and checksums. `numberio` is the write's number, `time`
     /// its issue time. Returns the data's seed. Allocation free.
-    pub fn populate(&mut self, buf: &mut [u8], offset: u64, numberio: u64, time: (u64, u64)) {
+    pub(crate) fn populate(
+        &mut self,
+        buf: &mut [u8],
+        offset: u64,
+        numberio: u64,
+        time: (u64, u64),
+    ) {
         if self.kind == Kind::Null {
             return;
         }
@@ -161,7 +167,7 @@ impl Verifier {
     /// A write that is not issued (`verify_only`'s dry run) still draws
     /// its seed, as fio fills the buffer it never writes.
     #[inline]
-    pub fn skip_write(&mut self) {
+    pub(crate) fn skip_write(&mut self) {
         if self.kind != Kind::Null && self.random_data() {
             self.state.next_seed();
         }
@@ -218,7 +224,7 @@ impl Verifier {
     /// `EILSEQ` after printing what fio prints (and dumping with
     /// `verify_dump`). The buffer's headers are swapped back in place.
     /// Allocation free unless a check fails.
-    pub fn check(&mut self, buf: &mut [u8], rb: &ReadBack<'_>, log: &dyn Log) -> i32 {
+    pub(crate) fn check(&mut self, buf: &mut [u8], rb: &ReadBack<'_>, log: &dyn Log) -> i32 {
         if self.kind == Kind::Null {
             return 0;
         }

@@ -1,0 +1,367 @@
+//! The architecture rules of ARCHITECTURE.md, checked on the source: which
+//! module may import which, no import cycle between files, no option
+//! looked up by name below the plan, no hand-written file over 800 lines.
+//!
+//! The import graph is read from `crate::…`, `super::…` and `self::…`
+//! paths (in `use` lines and inline), each resolved to the deepest module
+//! file it names; a file's own `#[cfg(test)] mod tests` is left out, as
+//! tests may reach across layers.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Top-level modules and the modules each may import (besides itself).
+/// `cli` (the binary's front end) and `api` (the re-exports the tests and
+/// benchmarks use) may import anything.
+const TOP: &[&str] = &["cli", "api"];
+const LAYERS: &[(&str, &[&str])] = &[
+    ("diag", &[]),
+    ("rand", &[]),
+    ("jobfile", &["diag"]),
+    ("options", &["diag", "jobfile"]),
+    ("stats", &["diag"]),
+    ("logs", &["diag", "stats"]),
+    ("ioengine", &["diag", "rand"]),
+    (
+        "plan",
+        &[
+            "diag", "rand", "jobfile", "options", "ioengine", "stats", "logs",
+        ],
+    ),
+    (
+        "workload",
+        &["diag", "rand", "plan", "ioengine", "stats", "logs"],
+    ),
+    ("output", &["diag", "stats"]),
+];
+
+/// Modules below the plan: they read typed values, never an option name.
+const BELOW_PLAN: &[&str] = &["workload", "ioengine", "stats", "output", "logs"];
+
+const MAX_LINES: usize = 800;
+
+type Module = Vec<String>;
+
+struct Source {
+    path: PathBuf,
+    /// The code before the file's `#[cfg(test)] mod tests`, comments removed.
+    code: String,
+    /// Made by a generator (`scripts/gen-options.py`), not by hand.
+    generated: bool,
+}
+
+/// Every `.rs` file under `root`, by module path (`workload::exec`).
+fn sources(root: &Path) -> BTreeMap<Module, Source> {
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("source directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(root).expect("under root");
+            let mut module: Module = rel
+                .with_extension("")
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                module.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(&path).expect("source file");
+            let text = match text.find("#[cfg(test)]\nmod tests") {
+                Some(i) => &text[..i],
+                None => &text[..],
+            };
+            // Comments (doc links included) name modules without importing them.
+            let code = text
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let generated = text.contains("GENERATED from fio");
+            out.insert(
+                module,
+                Source {
+                    path,
+                    code,
+                    generated,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// The deepest module file that `path` (`crate::a::b::Item`) names, seen
+/// from `from`.
+fn resolve(mods: &BTreeMap<Module, Source>, from: &Module, path: &[&str]) -> Option<Module> {
+    let (mut base, rest): (Module, &[&str]) = match path.first()? {
+        &"crate" => (Vec::new(), &path[1..]),
+        &"self" => (from.clone(), &path[1..]),
+        &"super" => {
+            let mut base = from.clone();
+            let mut rest = path;
+            while rest.first() == Some(&"super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            (base, rest)
+        }
+        _ => return None,
+    };
+    let mut best = mods.contains_key(&base).then(|| base.clone());
+    for seg in rest {
+        base.push(seg.to_string());
+        if mods.contains_key(&base) {
+            best = Some(base.clone());
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+/// The paths a piece of code names: `crate::x::y`, and each item of a
+/// `crate::x::{a, b::c}` group (one level of braces).
+fn paths(code: &str) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = [&b"crate::"[..], b"super::", b"self::"]
+            .iter()
+            .any(|p| bytes[i..].starts_with(p));
+        if !starts || (i > 0 && is_ident(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len() && (is_ident(bytes[j]) || bytes[j..].starts_with(b"::")) {
+            j += if bytes[j] == b':' { 2 } else { 1 };
+        }
+        let head: Vec<String> = code[i..j]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if bytes.get(j) == Some(&b'{') {
+            let end = bytes[j..]
+                .iter()
+                .position(|&b| b == b'}')
+                .map_or(bytes.len(), |e| j + e);
+            for item in code[j + 1..end].split(',') {
+                let item = item.trim().split_whitespace().next().unwrap_or("");
+                let mut p = head.clone();
+                p.extend(
+                    item.split("::")
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                );
+                out.push(p);
+            }
+            j = end;
+        }
+        out.push(head);
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Module → the other modules its file imports (not its ancestors).
+fn graph(mods: &BTreeMap<Module, Source>) -> BTreeMap<Module, BTreeSet<Module>> {
+    mods.iter()
+        .map(|(m, src)| {
+            let deps = paths(&src.code)
+                .iter()
+                .filter_map(|p| {
+                    let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                    resolve(mods, m, &p)
+                })
+                .filter(|d| d != m && !m.starts_with(d))
+                .collect();
+            (m.clone(), deps)
+        })
+        .collect()
+}
+
+/// The strongly connected components of more than one file (Tarjan).
+fn cycles(g: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<String>> {
+    struct Tarjan<'a> {
+        g: &'a BTreeMap<Module, BTreeSet<Module>>,
+        index: BTreeMap<&'a Module, usize>,
+        low: BTreeMap<&'a Module, usize>,
+        stack: Vec<&'a Module>,
+        on: BTreeSet<&'a Module>,
+        out: Vec<Vec<String>>,
+    }
+    impl<'a> Tarjan<'a> {
+        fn visit(&mut self, v: &'a Module) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            self.on.insert(v);
+            for w in self.g.get(v).into_iter().flatten() {
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let l = self.low[v].min(self.low[w]);
+                    self.low.insert(v, l);
+                } else if self.on.contains(w) {
+                    let l = self.low[v].min(self.index[w]);
+                    self.low.insert(v, l);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on.remove(w);
+                    comp.push(w.join("::"));
+                    if w == v {
+                        break;
+                    }
+                }
+                if comp.len() > 1 {
+                    comp.sort();
+                    self.out.push(comp);
+                }
+            }
+        }
+    }
+    let mut t = Tarjan {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in g.keys() {
+        if !t.index.contains_key(v) {
+            t.visit(v);
+        }
+    }
+    t.out
+}
+
+fn root(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)
+}
+
+#[test]
+fn top_level_modules_import_only_the_layers_below_them() {
+    let mods = sources(&root("src"));
+    let g = graph(&mods);
+    let mut bad = Vec::new();
+    for (m, deps) in &g {
+        let Some(top) = m.first() else { continue };
+        if TOP.contains(&top.as_str()) {
+            continue;
+        }
+        let Some((_, allowed)) = LAYERS.iter().find(|(name, _)| name == top) else {
+            bad.push(format!("src/{top}: a top-level module missing from LAYERS"));
+            continue;
+        };
+        for d in deps {
+            let dt = &d[0];
+            if dt != top && !allowed.contains(&dt.as_str()) {
+                bad.push(format!("{} imports {}", m.join("::"), d.join("::")));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "layering broken:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    for dir in ["src", "conformance/src"] {
+        let c = cycles(&graph(&sources(&root(dir))));
+        assert!(c.is_empty(), "{dir}: import cycles: {c:?}");
+    }
+}
+
+#[test]
+fn nothing_below_the_plan_reads_an_option_by_name() {
+    let mods = sources(&root("src"));
+    let mut bad = Vec::new();
+    for (m, src) in &mods {
+        if !m.first().is_some_and(|t| BELOW_PLAN.contains(&t.as_str())) {
+            continue;
+        }
+        for needle in [
+            "crate::options",
+            "crate::cli",
+            ".opt(\"",
+            ".options.get(",
+            ".options.value(",
+            ".options.settings",
+        ] {
+            if src.code.contains(needle) {
+                bad.push(format!("{}: {needle}", src.path.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "options read below the plan:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn hand_written_files_stay_small() {
+    let mut bad = Vec::new();
+    for dir in ["src", "conformance/src"] {
+        for (m, src) in sources(&root(dir)) {
+            // A generated table, or a file that is itself a test module.
+            if src.generated || m.last().is_some_and(|l| l == "tests") {
+                continue;
+            }
+            let lines = src.code.lines().count();
+            if lines > MAX_LINES {
+                bad.push(format!("{}: {lines} lines", src.path.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "files over {MAX_LINES} lines:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_imports_and_cycles() {
+    // The checker itself must be able to fail: a made-up pair of files
+    // importing each other is a cycle, and grouped imports count.
+    let mut mods = BTreeMap::new();
+    for (name, code) in [
+        ("a", "use super::b::{X, c::Y};\n"),
+        ("b", "use crate::a;\n"),
+        ("b::c", ""),
+    ] {
+        let module: Module = name.split("::").map(str::to_string).collect();
+        mods.insert(
+            module,
+            Source {
+                path: PathBuf::from(name),
+                code: code.to_string(),
+                generated: false,
+            },
+        );
+    }
+    let g = graph(&mods);
+    let key = |s: &str| -> Module { s.split("::").map(str::to_string).collect() };
+    assert!(g[&key("a")].contains(&key("b")));
+    assert!(g[&key("a")].contains(&key("b::c")));
+    assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+}
