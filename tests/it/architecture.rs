@@ -104,10 +104,10 @@ fn sources(root: &Path) -> BTreeMap<Module, Source> {
 /// The deepest module file that `path` (`crate::a::b::Item`) names, seen
 /// from `from`.
 fn resolve(mods: &BTreeMap<Module, Source>, from: &Module, path: &[&str]) -> Option<Module> {
-    let (mut base, rest): (Module, &[&str]) = match path.first()? {
-        &"crate" => (Vec::new(), &path[1..]),
-        &"self" => (from.clone(), &path[1..]),
-        &"super" => {
+    let (mut base, rest): (Module, &[&str]) = match *path.first()? {
+        "crate" => (Vec::new(), &path[1..]),
+        "self" => (from.clone(), &path[1..]),
+        "super" => {
             let mut base = from.clone();
             let mut rest = path;
             while rest.first() == Some(&"super") {
@@ -160,7 +160,7 @@ fn paths(code: &str) -> Vec<Vec<String>> {
                 .position(|&b| b == b'}')
                 .map_or(bytes.len(), |e| j + e);
             for item in code[j + 1..end].split(',') {
-                let item = item.trim().split_whitespace().next().unwrap_or("");
+                let item = item.split_whitespace().next().unwrap_or("");
                 let mut p = head.clone();
                 p.extend(
                     item.split("::")
