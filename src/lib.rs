@@ -34,6 +34,7 @@ mod options;
 mod output;
 mod plan;
 mod rand;
+mod run;
 mod stats;
 mod workload;
 

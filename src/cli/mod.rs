@@ -1,5 +1,7 @@
-//! The `rfio` command: read the command line and the job files, build the
-//! plan, then print, check or run it.
+//! The `rfio` command: read the command line into an [`Invocation`], hand
+//! it to [`crate::run::run`] (which loads the job files, builds the plan
+//! and runs it), and print what comes back: fio's banner, status line and
+//! reports while the jobs run (a [`Watch`]), then the results or the error.
 
 pub(crate) mod args;
 pub(crate) mod eta;
@@ -11,13 +13,13 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use crate::diag::Diagnostics;
 use crate::jobfile::subst::Keywords;
-use crate::jobfile::{load_partial, JobFile};
-use crate::options::{cmdhelp, Support};
+use crate::options::cmdhelp;
 use crate::output::{self, normal};
-use crate::plan::{build, Frontend};
-use crate::workload;
+use crate::plan::{self, Plan};
+use crate::run::{Error as RunFailure, Front, Invocation, Outcome, Watch};
+use crate::stats::RunReport;
+use crate::workload::{self, RunError};
 use args::{Action, Args, Format};
 
 /// The fio release whose behaviour rfio reproduces.
@@ -100,59 +102,131 @@ fn run_inner(
         )?;
         return Ok(1);
     }
-
-    let mut files: Vec<JobFile> = Vec::new();
-    let mut load_diags = Diagnostics::default();
-    for path in &args.job_files {
-        match load_partial(path) {
-            Ok((file, diags)) => {
-                files.push(file);
-                load_diags.extend(diags);
-            }
-            Err(d) => {
-                write!(err, "{d}")?;
+    let formats = formats(&args);
+    // The `--output` file: the main thread writes the banner and the
+    // results through a buffer, the status thread its reports directly
+    // (each side flushes before the other writes).
+    let out_file = match &args.output {
+        Some(path) if !args.parse_only && !args.showcmd => match std::fs::File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                writeln!(err, "rfio: output file open error: {e}")?;
                 return Ok(1);
             }
+        },
+        _ => None,
+    };
+    let invocation = Invocation {
+        job_files: args.job_files.clone(),
+        input: plan::Input::from(&args),
+        keywords: Keywords::from_system(),
+        stop: &signals::STOP,
+    };
+    let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);
+    let mut watch = Printer {
+        args: &args,
+        formats,
+        dest: match &out_file {
+            Some(f) => status::Dest::File(f),
+            None => status::Dest::Stdout,
+        },
+        out: match file_out.as_mut() {
+            Some(f) => f,
+            None => &mut *out,
+        },
+        handlers: None,
+        told: false,
+    };
+    let result = crate::run::run(invocation, &mut watch);
+    let Printer {
+        out: run_out,
+        told,
+        handlers: _handlers,
+        ..
+    } = watch;
+    match result {
+        Ok(Outcome::Parsed) => Ok(0),
+        Ok(Outcome::ShowCmd(front)) => showcmd(&front, out, err),
+        Ok(Outcome::Ran(_front, report)) => {
+            let signaled = signals::received();
+            if let (Some(sig), false) = (signaled, told) {
+                write!(run_out, "{}", signals::message(sig))?;
+            }
+            for notice in output::notices(&report) {
+                writeln!(err, "{notice}")?;
+            }
+            output::write_results(&report, &formats, run_out)?;
+            run_out.flush()?;
+            let failed = report.jobs.iter().filter(|j| j.error != 0).count();
+            // A signal while the results were written counts too (fio's
+            // handler sets its exit value).
+            if signals::received().is_some() {
+                return Ok(signals::SIGNALED_STATUS);
+            }
+            // fio exits with the number of jobs that ended with an error, as
+            // a process status (modulo 256).
+            Ok((failed % 256) as i32)
+        }
+        Err(e) => {
+            report_error(e, &formats, run_out, err)?;
+            Ok(1)
         }
     }
-    // The process ends right after this call: freeing every job's options
-    // one by one (tens of milliseconds for 10,000 jobs) is wasted work.
-    let files = std::mem::ManuallyDrop::new(files);
-    let fe = std::mem::ManuallyDrop::new(build(&args, &files, &Keywords::from_system()));
+}
 
-    if args.showcmd {
-        return showcmd(&fe, &files, &load_diags, out, err);
-    }
-    // fio prints the valid values of a failed choice option on stdout.
-    if let Some(s) = fe.sections.iter().find(|s| !s.errors.is_empty()) {
-        write!(out, "{}", showcmd::valid_values_tables(s))?;
-    }
-    let mut diags = load_diags;
-    diags.extend(fe.diags.clone());
-    if !diags.is_empty() {
-        write!(err, "{diags}")?;
-        return Ok(1);
-    }
-    if args.parse_only {
-        return Ok(0);
-    }
-    if fe.plan.jobs.is_empty() {
-        // Job sections that make no jobs (numjobs=0): fio fails without its
-        // usage text ("error: maximum number of jobs reached.").
-        if fe.sections.iter().any(|s| !s.global) {
-            writeln!(err, "rfio: no job to run: every job section has numjobs=0")?;
-        } else {
-            write!(out, "{}", usage())?;
-            writeln!(err, "No job(s) defined\n")?;
+/// Print why a run stopped, as fio does (its valid values and usage text
+/// on stdout, the rest on stderr).
+fn report_error(
+    e: RunFailure,
+    formats: &output::Formats,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    match e {
+        RunFailure::Load(d) | RunFailure::Unsupported(d) => write!(err, "{d}"),
+        RunFailure::Invalid(front, diags) => {
+            // fio prints the valid values of a failed choice option on
+            // stdout.
+            if let Some(s) = front.fe.sections.iter().find(|s| !s.errors.is_empty()) {
+                write!(out, "{}", showcmd::valid_values_tables(s))?;
+            }
+            write!(err, "{diags}")
         }
-        return Ok(1);
+        RunFailure::NoJobs { job_sections } => {
+            // Job sections that make no jobs (numjobs=0): fio fails without
+            // its usage text ("error: maximum number of jobs reached.").
+            if job_sections {
+                writeln!(err, "rfio: no job to run: every job section has numjobs=0")
+            } else {
+                write!(out, "{}", usage())?;
+                writeln!(err, "No job(s) defined\n")
+            }
+        }
+        RunFailure::Refused {
+            front,
+            added,
+            refusal,
+        } => {
+            // fio refuses these while it adds the jobs: the description
+            // lines of the jobs it added before come out, no banner; with
+            // none added, its usage text.
+            if added == 0 {
+                write!(out, "{}", usage())?;
+            } else if formats.normal {
+                let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
+                write!(out, "{}", normal::banners_within(jobs, added))?;
+            }
+            out.flush()?;
+            writeln!(err, "{refusal}")?;
+            if added == 0 {
+                writeln!(err, "No job(s) defined\n")?;
+            }
+            Ok(())
+        }
+        // Run errors carry fio's own wording ("fio: ...").
+        RunFailure::Run(e) => writeln!(err, "{e}"),
+        RunFailure::Io(e) => Err(e),
     }
-    let unsupported = unsupported_options(&fe);
-    if !unsupported.is_empty() {
-        write!(err, "{unsupported}")?;
-        return Ok(1);
-    }
-    execute(&args, &fe, out, err)
 }
 
 /// The output formats asked for (`--output-format`, `--minimal`).
@@ -191,123 +265,75 @@ impl workload::Log for RunLog<'_> {
     }
 }
 
-/// Run the plan and print the results in the requested formats.
-fn execute(
-    args: &Args,
-    fe: &Frontend,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> std::io::Result<i32> {
-    let formats = formats(args);
-    // The `--output` file: the main thread writes the banner and the
-    // results through a buffer, the status thread its reports directly
-    // (each side flushes before the other writes).
-    let out_file = match &args.output {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                writeln!(err, "rfio: output file open error: {e}")?;
-                return Ok(1);
-            }
-        },
-        None => None,
-    };
-    let mut file_out;
-    let (out, dest): (&mut dyn Write, status::Dest) = match &out_file {
-        Some(f) => {
-            file_out = std::io::BufWriter::new(f);
-            (&mut file_out, status::Dest::File(f))
-        }
-        None => (out, status::Dest::Stdout),
-    };
-    // SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report; the status
-    // line, the reports and the signal message come from a monitor thread
-    // writing beside the jobs. Installed before `Starting N processes` is
-    // printed (as fio), so a signal after that line never loses the report.
-    let _handlers = signals::Handlers::install();
-    if let Err((added, refusal)) = workload::refusal_when_added(&fe.plan) {
-        // fio refuses these while it adds the jobs: the description lines
-        // of the jobs it added before come out, no banner; with none added,
-        // its usage text.
-        if added == 0 {
-            write!(out, "{}", usage())?;
-        } else if formats.normal {
+/// What the command prints around the jobs: the banner before them, the
+/// status line and the interim reports beside them (a monitor thread), the
+/// jobs' live messages.
+struct Printer<'a> {
+    args: &'a Args,
+    formats: output::Formats,
+    /// Where the status thread writes (stdout or the `--output` file).
+    dest: status::Dest<'a>,
+    /// Where the banner and the results go.
+    out: &'a mut dyn Write,
+    /// SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report, from the
+    /// banner on.
+    handlers: Option<signals::Handlers>,
+    /// The monitor printed the signal message already.
+    told: bool,
+}
+
+impl Watch for Printer<'_> {
+    fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
+        // Installed before `Starting N processes` is printed (as fio), so a
+        // signal after that line never loses the report.
+        self.handlers = Some(signals::Handlers::install());
+        if self.formats.normal {
             write!(
-                out,
-                "{}",
-                normal::banners_within(fe.plan.jobs.iter().map(|j| &j.report), added)
+                self.out,
+                "{}{FIO_VERSION}\n{}",
+                normal::banners(plan.jobs.iter().map(|j| &j.report)),
+                normal::starting(plan.jobs.iter().map(|j| &j.report))
             )?;
         }
-        out.flush()?;
-        writeln!(err, "{refusal}")?;
-        if added == 0 {
-            writeln!(err, "No job(s) defined\n")?;
-        }
-        return Ok(1);
+        self.out.flush()
     }
-    if formats.normal {
-        write!(
-            out,
-            "{}{FIO_VERSION}\n{}",
-            normal::banners(fe.plan.jobs.iter().map(|j| &j.report)),
-            normal::starting(fe.plan.jobs.iter().map(|j| &j.report))
-        )?;
-    }
-    out.flush()?;
-    let progress = workload::Progress::new(fe.plan.jobs.len());
-    let settings = eta::Settings::new(args, formats.normal, eta::stdout_is_tty());
-    let reports =
-        status::StatusReports::new(&fe.plan, &progress, formats, dest, args.status_interval_ms);
-    let run_over = AtomicBool::new(false);
-    let (result, outcome) = std::thread::scope(|s| {
-        let (plan, progress, settings, run_over) = (&fe.plan, &progress, &settings, &run_over);
-        let monitor =
-            s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
-        let result = {
-            let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
-            let log = RunLog {
-                dest,
-                normal: formats.normal,
+
+    fn running(
+        &mut self,
+        plan: &Plan,
+        progress: &workload::Progress,
+        jobs: &mut dyn FnMut(&dyn workload::Log) -> Result<RunReport, RunError>,
+    ) -> std::io::Result<Result<RunReport, RunError>> {
+        let (formats, dest) = (self.formats, self.dest);
+        let settings = eta::Settings::new(self.args, formats.normal, eta::stdout_is_tty());
+        let reports =
+            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms);
+        let run_over = AtomicBool::new(false);
+        let (result, outcome) = std::thread::scope(|s| {
+            let (settings, run_over) = (&settings, &run_over);
+            let monitor =
+                s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
+            let result = {
+                let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
+                let log = RunLog {
+                    dest,
+                    normal: formats.normal,
+                };
+                jobs(&log)
             };
-            workload::run_with_progress(plan, &log, progress, &signals::STOP)
-        };
-        (result, monitor.join().unwrap_or_default())
-    });
-    let told = outcome.told;
-    if args.bandwidth_log {
-        // fio writes all three files, empty where the status line was not
-        // computed.
-        let log = outcome.agg.unwrap_or_default();
-        if let Err(e) = log.write_to(Path::new(".")) {
-            writeln!(err, "fio: failed to write aggregate bandwidth log: {e}")?;
+            (result, monitor.join().unwrap_or_default())
+        });
+        self.told = outcome.told;
+        if self.args.bandwidth_log {
+            // fio writes all three files, empty where the status line was
+            // not computed.
+            let log = outcome.agg.unwrap_or_default();
+            if let Err(e) = log.write_to(Path::new(".")) {
+                eprintln!("fio: failed to write aggregate bandwidth log: {e}");
+            }
         }
+        Ok(result)
     }
-    let signaled = signals::received();
-    if let (Some(sig), false) = (signaled, told) {
-        write!(out, "{}", signals::message(sig))?;
-    }
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            // Run errors carry fio's own wording ("fio: ...").
-            writeln!(err, "{e}")?;
-            return Ok(1);
-        }
-    };
-    for notice in output::notices(&report) {
-        writeln!(err, "{notice}")?;
-    }
-    output::write_results(&report, &formats, out)?;
-    out.flush()?;
-    let failed = report.jobs.iter().filter(|j| j.error != 0).count();
-    // A signal while the results were written counts too (fio's handler
-    // sets its exit value).
-    if signals::received().is_some() {
-        return Ok(signals::SIGNALED_STATUS);
-    }
-    // fio exits with the number of jobs that ended with an error, as a
-    // process status (modulo 256).
-    Ok((failed % 256) as i32)
 }
 
 /// Print a help request's output as fio does (stderr first).
@@ -317,65 +343,22 @@ fn help(h: cmdhelp::HelpOutput, out: &mut dyn Write, err: &mut dyn Write) -> std
     Ok(h.status)
 }
 
-fn showcmd(
-    fe: &Frontend,
-    files: &[JobFile],
-    load_diags: &Diagnostics,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> std::io::Result<i32> {
+fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
     let mut status = 0;
-    for (idx, file) in files.iter().enumerate() {
-        let (text, failed) = showcmd::render_file(fe, idx, file.stop);
+    for (idx, file) in front.files.iter().enumerate() {
+        let (text, failed) = showcmd::render_file(&front.fe, idx, file.stop);
         write!(out, "{text}")?;
         if failed {
             status = 1;
             break;
         }
     }
-    let mut diags = load_diags.clone();
-    diags.extend(fe.diags.clone());
+    let diags = front.diags();
     write!(err, "{diags}")?;
     if !diags.is_empty() {
         status = 1;
     }
     Ok(status)
-}
-
-/// One diagnostic per option setting that rfio cannot execute yet (once,
-/// however many `numjobs` clones share it).
-fn unsupported_options(fe: &Frontend) -> Diagnostics {
-    let mut d = Diagnostics::default();
-    let mut seen = std::collections::HashSet::new();
-    for job in &fe.plan.jobs {
-        for s in job
-            .options
-            .settings
-            .iter()
-            .filter(|s| s.def.support == Support::NotYet && !is_default(s))
-        {
-            if seen.insert((s.span.clone(), s.def.name)) {
-                d.push(crate::diag::Diagnostic::at(
-                    s.span.clone(),
-                    format!(
-                        "job '{}': rfio does not support {} yet",
-                        job.name, s.def.name
-                    ),
-                ));
-            }
-        }
-    }
-    d
-}
-
-/// Whether a setting only restates its option's default
-/// (`io_submit_mode=inline`, `fill_device=0`): rfio runs that as fio does
-/// even where it cannot run the option's other values.
-fn is_default(s: &crate::options::jobopts::Setting) -> bool {
-    s.def.default.is_some_and(|d| {
-        crate::options::value::parse_value(s.def, Some(d), &Default::default())
-            .is_ok_and(|v| v == s.value)
-    })
 }
 
 /// `--help`.

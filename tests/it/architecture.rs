@@ -32,6 +32,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "workload",
         &["diag", "rand", "plan", "ioengine", "stats", "logs"],
     ),
+    (
+        "run",
+        &["diag", "jobfile", "options", "plan", "stats", "workload"],
+    ),
     ("output", &["diag", "stats"]),
 ];
 

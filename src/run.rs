@@ -1,0 +1,204 @@
+//! One invocation of rfio as a library call: [`run`] takes an
+//! [`Invocation`] (job files and command-line jobs, read by `cli` from
+//! argv) through the whole pipeline — load, plan, checks, the jobs — and
+//! returns the [`Outcome`] or the one [`Error`] that stopped it. It prints
+//! nothing: `cli` prints the outcome, the error, and what a [`Watch`] is
+//! handed while the jobs run (the banner, the status line, live messages).
+
+use std::mem::ManuallyDrop;
+use std::path::PathBuf;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::jobfile::subst::Keywords;
+use crate::jobfile::{load_partial, JobFile};
+use crate::options::jobopts::Setting;
+use crate::options::Support;
+use crate::plan::{build, Frontend, Input, Plan};
+use crate::stats::RunReport;
+use crate::workload::{self, Log, Progress, RunError, Stop};
+
+/// What to run: the job files in order, and what the command line adds
+/// (its job sections, `--readonly`, `--section`, `--parse-only`,
+/// `--showcmd`).
+pub(crate) struct Invocation<'a> {
+    pub(crate) job_files: Vec<PathBuf>,
+    pub(crate) input: Input,
+    /// `$pagesize`, `$mb_memory`, `$ncpus` for the job files.
+    pub(crate) keywords: Keywords,
+    /// Raised to stop every job (rfio's signal handler raises it).
+    pub(crate) stop: &'a Stop,
+}
+
+/// The front end's result: the job files read and the plan built from
+/// them, with the warnings the loader gave.
+pub(crate) struct Front {
+    /// Kept until the process ends: freeing 10,000 jobs' options one by
+    /// one (tens of milliseconds) is wasted work at exit.
+    pub(crate) files: ManuallyDrop<Vec<JobFile>>,
+    pub(crate) fe: ManuallyDrop<Frontend>,
+    /// What loading the files found (the plan's own are in `fe.diags`).
+    pub(crate) load_diags: Diagnostics,
+}
+
+impl Front {
+    /// Every diagnostic of the front end: the loader's, then the plan's.
+    pub(crate) fn diags(&self) -> Diagnostics {
+        let mut d = self.load_diags.clone();
+        d.extend(self.fe.diags.clone());
+        d
+    }
+}
+
+/// How a run ended without an [`Error`].
+pub(crate) enum Outcome {
+    /// `--parse-only`: the plan was built without a diagnostic.
+    Parsed,
+    /// `--showcmd`: the front end, to be printed as command lines (with
+    /// its diagnostics, if any).
+    ShowCmd(Box<Front>),
+    /// The jobs ran: the report, and the plan they ran.
+    Ran(Box<Front>, Box<RunReport>),
+}
+
+/// Why a run stopped before its report.
+pub(crate) enum Error {
+    /// A job file could not be read.
+    Load(Diagnostics),
+    /// The job files or the command line are wrong: the front end (whose
+    /// failed sections list the valid values fio prints) and its
+    /// diagnostics.
+    Invalid(Box<Front>, Diagnostics),
+    /// No job to run; `job_sections`: there were job sections, but they
+    /// made no job (`numjobs=0`).
+    NoJobs { job_sections: bool },
+    /// Options rfio cannot run yet, one diagnostic per setting.
+    Unsupported(Diagnostics),
+    /// fio's refusal while it adds the jobs, after `added` of them (the
+    /// front end, for their description lines).
+    Refused {
+        front: Box<Front>,
+        added: usize,
+        refusal: RunError,
+    },
+    /// The jobs could not run.
+    Run(RunError),
+    /// The caller's output failed.
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Io(e)
+    }
+}
+
+/// What the caller does around the jobs.
+pub(crate) trait Watch {
+    /// The plan passed every check; its jobs start next (fio prints its
+    /// banner here).
+    fn starting(&mut self, plan: &Plan) -> std::io::Result<()>;
+
+    /// Run `jobs` (which runs every job, its live messages going to the
+    /// log it is given) while watching `progress`, and return its result.
+    fn running(
+        &mut self,
+        plan: &Plan,
+        progress: &Progress,
+        jobs: &mut dyn FnMut(&dyn Log) -> Result<RunReport, RunError>,
+    ) -> std::io::Result<Result<RunReport, RunError>>;
+}
+
+/// Run `inv` from its job files to its report.
+pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Error> {
+    let front = Box::new(front_end(&inv)?);
+    if inv.input.showcmd {
+        return Ok(Outcome::ShowCmd(front));
+    }
+    let diags = front.diags();
+    if !diags.is_empty() {
+        return Err(Error::Invalid(front, diags));
+    }
+    if inv.input.parse_only {
+        return Ok(Outcome::Parsed);
+    }
+    let plan = &front.fe.plan;
+    if plan.jobs.is_empty() {
+        return Err(Error::NoJobs {
+            job_sections: front.fe.sections.iter().any(|s| !s.global),
+        });
+    }
+    let unsupported = unsupported_options(&front.fe);
+    if !unsupported.is_empty() {
+        return Err(Error::Unsupported(unsupported));
+    }
+    if let Err((added, refusal)) = workload::refusal_when_added(plan) {
+        return Err(Error::Refused {
+            front,
+            added,
+            refusal,
+        });
+    }
+    watch.starting(plan)?;
+    let progress = Progress::new(plan.jobs.len());
+    let stop = inv.stop;
+    let result = watch.running(plan, &progress, &mut |log| {
+        workload::run_with_progress(plan, log, &progress, stop)
+    })?;
+    match result {
+        Ok(report) => Ok(Outcome::Ran(front, Box::new(report))),
+        Err(e) => Err(Error::Run(e)),
+    }
+}
+
+/// Load the job files and build the plan.
+fn front_end(inv: &Invocation) -> Result<Front, Error> {
+    let mut files: Vec<JobFile> = Vec::with_capacity(inv.job_files.len());
+    let mut load_diags = Diagnostics::default();
+    for path in &inv.job_files {
+        let (file, diags) = load_partial(path).map_err(Error::Load)?;
+        files.push(file);
+        load_diags.extend(diags);
+    }
+    let fe = build(inv.input.clone(), &files, &inv.keywords);
+    Ok(Front {
+        files: ManuallyDrop::new(files),
+        fe: ManuallyDrop::new(fe),
+        load_diags,
+    })
+}
+
+/// One diagnostic per option setting that rfio cannot execute yet (once,
+/// however many `numjobs` clones share it).
+fn unsupported_options(fe: &Frontend) -> Diagnostics {
+    let mut d = Diagnostics::default();
+    let mut seen = std::collections::HashSet::new();
+    for job in &fe.plan.jobs {
+        for s in job
+            .options
+            .settings
+            .iter()
+            .filter(|s| s.def.support == Support::NotYet && !is_default(s))
+        {
+            if seen.insert((s.span.clone(), s.def.name)) {
+                d.push(Diagnostic::at(
+                    s.span.clone(),
+                    format!(
+                        "job '{}': rfio does not support {} yet",
+                        job.name, s.def.name
+                    ),
+                ));
+            }
+        }
+    }
+    d
+}
+
+/// Whether a setting only restates its option's default
+/// (`io_submit_mode=inline`, `fill_device=0`): rfio runs that as fio does
+/// even where it cannot run the option's other values.
+fn is_default(s: &Setting) -> bool {
+    s.def.default.is_some_and(|d| {
+        crate::options::value::parse_value(s.def, Some(d), &Default::default())
+            .is_ok_and(|v| v == s.value)
+    })
+}
