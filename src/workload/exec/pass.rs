@@ -35,7 +35,10 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.stop.requested() {
                 break;
             }
-            let now = self.now();
+            let now = match self.just_done_ns.take() {
+                Some(t) => t,
+                None => self.now(),
+            };
             self.check_ramp(now);
             // Every job gets to issue an I/O, however long it waited for a
             // CPU after its clock started (fio reads a cached clock that
@@ -191,6 +194,12 @@ impl<C: Clock> Exec<'_, '_, C> {
 
     /// fio's `handle_thinktime` after a read or write.
     fn think_after(&mut self, dir: Dir) {
+        if self.think.is_none() {
+            return;
+        }
+        // The loop's next turn reads the clock again: the think time may
+        // pause here.
+        self.just_done_ns = None;
         let now = self.now();
         let Some(think) = self.think.as_mut() else {
             return;

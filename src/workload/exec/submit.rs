@@ -57,6 +57,10 @@ impl<C: Clock> Exec<'_, '_, C> {
                     u.start_ns
                 };
                 self.complete(t, r, now);
+                // (Not after a verified read: its check takes time.)
+                if self.caps.is_sync && !self.verify.on() {
+                    self.just_done_ns = Some(now);
+                }
             }
             Queued::Queued => {
                 self.units.submitted(t);
