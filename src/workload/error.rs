@@ -12,9 +12,15 @@ pub enum RunError {
     NoSize { job: String },
     #[error("rfio: job {job}: no files to do I/O on")]
     NoFiles { job: String },
-    /// A setting the job cannot run with, in rfio's own words.
-    #[error("rfio: job {job}: {msg}")]
-    Invalid { job: String, msg: String },
+    /// A setting the job cannot run with, found when it is set up (what
+    /// its files are), in rfio's own words, at the job's place (`at`: its
+    /// section's `file:line:col`).
+    #[error("rfio: {at}: job '{job}': {msg}")]
+    Invalid {
+        job: String,
+        at: String,
+        msg: String,
+    },
     /// A setting fio refuses too: `msg` is the whole message, in fio's
     /// words and with fio's `fio: ` (`fio: --zonesize must be specified
     /// when using --zonemode=strided.`).

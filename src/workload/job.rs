@@ -89,6 +89,7 @@ impl<'a> Prepared<'a> {
         };
         let invalid = |msg: String| RunError::Invalid {
             job: spec.name.clone(),
+            at: spec.span.to_string(),
             msg,
         };
         let set = spec.io.clone();

@@ -346,7 +346,8 @@ fn a_fifo_is_never_laid_out_over() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: job x: failed to get file size of ff: not a regular file or a device\n"
+        "rfio: command line argument 1: job 'x': failed to get file size of ff: \
+         not a regular file or a device\n"
     );
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());

@@ -260,6 +260,7 @@ fn rfios_own_setup_errors_say_rfio() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: job x: failed to get file size of ff: not a regular file or a device\n"
+        "rfio: command line argument 1: job 'x': failed to get file size of ff: \
+         not a regular file or a device\n"
     );
 }
