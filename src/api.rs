@@ -40,8 +40,8 @@ pub use crate::options::{lookup as lookup_option, FioType, Support};
 
 // The plan (`crate::plan`): the front end's result, each job's resolved
 // settings, and the global options a report lists.
+pub use crate::ddir::Ddir;
 pub use crate::plan::report::global_options;
-pub use crate::plan::spec::Dir;
 pub use crate::plan::{build as build_plan, Frontend, JobSpec, Plan};
 
 // The run (`crate::workload`): a plan run in full (optionally with the
@@ -60,7 +60,7 @@ pub use crate::workload::{run, run_with_log, Log, RunError};
 // what the kernel allows and to submit I/O by hand (`tests/it/engines.rs`,
 // `tests/it/cmdprio.rs`).
 pub use crate::ioengine::{
-    lookup as lookup_engine, AlignedBuf, CommonOptions, EngineSpec, FileTarget, Io, IoDir, IoMem,
+    lookup as lookup_engine, AlignedBuf, CommonOptions, EngineSpec, FileTarget, Io, IoMem,
     OpenFlags, Queued,
 };
 

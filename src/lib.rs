@@ -26,6 +26,7 @@
 
 pub mod api;
 pub mod cli;
+mod ddir;
 mod diag;
 mod ioengine;
 mod jobfile;

@@ -31,7 +31,7 @@ pub struct Caps {
     /// The engine does I/O to real files, which are laid out before the job
     /// (fio engines without `FIO_DISKLESSIO`).
     pub(crate) needs_files: bool,
-    /// The engine accepts `IoDir::Trim`.
+    /// The engine accepts `Ddir::Trim`.
     pub(crate) can_trim: bool,
     /// Queued I/Os are submitted to the kernel in `commit` (submission
     /// latency is measured up to it); otherwise `queue` submits.

@@ -5,7 +5,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
-use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Falloc {
@@ -31,10 +32,10 @@ impl Falloc {
     fn op(&mut self, io: &Io) -> IoResult {
         let fd = self.files.fd(io.file);
         let mode = match io.dir {
-            IoDir::Read => libc::FALLOC_FL_KEEP_SIZE,
-            IoDir::Write => 0,
-            IoDir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-            IoDir::Sync | IoDir::DataSync => return sync(fd, io.dir),
+            Ddir::Read => libc::FALLOC_FL_KEEP_SIZE,
+            Ddir::Write => 0,
+            Ddir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            Ddir::Sync | Ddir::DataSync => return sync(fd, io.dir),
         };
         // SAFETY: fallocate only takes integers.
         let r =

@@ -2,12 +2,13 @@
 //! friends), and the operations every engine does the same way: trim, sync
 //! and cache invalidation.
 
+use crate::ddir::Ddir;
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::io::{errno, EngineError, FileId, FileTarget, IoDir, IoResult, OpenFlags};
+use super::io::{errno, EngineError, FileId, FileTarget, IoResult, OpenFlags};
 
 /// `BLKDISCARD`: `_IO(0x12, 119)`.
 const BLKDISCARD: libc::c_ulong = 0x1277;
@@ -187,10 +188,10 @@ pub(crate) fn trim(file: &OpenFile, offset: u64, len: usize) -> IoResult {
 }
 
 /// `fsync(2)` or `fdatasync(2)`.
-pub(crate) fn sync(fd: RawFd, dir: IoDir) -> IoResult {
+pub(crate) fn sync(fd: RawFd, dir: Ddir) -> IoResult {
     // SAFETY: both calls only take the descriptor.
     let r = unsafe {
-        if dir == IoDir::DataSync {
+        if dir == Ddir::DataSync {
             libc::fdatasync(fd)
         } else {
             libc::fsync(fd)
@@ -219,14 +220,14 @@ pub(crate) fn ret(r: isize) -> IoResult {
 pub(crate) fn non_data(
     files: &Files,
     file: FileId,
-    dir: IoDir,
+    dir: Ddir,
     offset: u64,
     len: usize,
 ) -> Option<IoResult> {
     match dir {
-        IoDir::Read | IoDir::Write => None,
-        IoDir::Trim => Some(trim(files.get(file), offset, len)),
-        IoDir::Sync | IoDir::DataSync => Some(sync(files.fd(file), dir)),
+        Ddir::Read | Ddir::Write => None,
+        Ddir::Trim => Some(trim(files.get(file), offset, len)),
+        Ddir::Sync | Ddir::DataSync => Some(sync(files.fd(file), dir)),
     }
 }
 

@@ -4,7 +4,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
-use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Ftruncate {
@@ -29,14 +30,14 @@ pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngi
 impl Ftruncate {
     fn op(&mut self, io: &Io) -> IoResult {
         match io.dir {
-            IoDir::Write => {
+            Ddir::Write => {
                 // SAFETY: ftruncate only takes integers.
                 let r =
                     unsafe { libc::ftruncate(self.files.fd(io.file), io.offset as libc::off_t) };
                 super::files::ret(r as isize).map(|_| io.len)
             }
-            IoDir::Sync | IoDir::DataSync => sync(self.files.fd(io.file), io.dir),
-            IoDir::Read | IoDir::Trim => Err(libc::EINVAL),
+            Ddir::Sync | Ddir::DataSync => sync(self.files.fd(io.file), io.dir),
+            Ddir::Read | Ddir::Trim => Err(libc::EINVAL),
         }
     }
 }

@@ -2,26 +2,8 @@
 //! its outcome, the files an engine opens, the job's buffer pool, and the
 //! errors an engine reports (fio's `io_u.h` and `td_verror` errnos).
 
+use crate::ddir::Ddir;
 use std::path::{Path, PathBuf};
-
-/// What an I/O does (fio's `enum fio_ddir`, without the verify kinds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IoDir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-    /// `fsync(2)` of the file (`fsync=N`, `end_fsync`).
-    Sync = 3,
-    /// `fdatasync(2)` of the file (`fdatasync=N`).
-    DataSync = 4,
-}
-
-impl IoDir {
-    /// Whether this moves (or discards) data, i.e. is counted as an I/O.
-    pub(crate) fn is_data(self) -> bool {
-        matches!(self, IoDir::Read | IoDir::Write | IoDir::Trim)
-    }
-}
 
 /// An opened file of an engine (index into the engine's own table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +16,7 @@ pub struct Io {
     /// in flight. Engines index their per-I/O state with it.
     pub token: u32,
     pub file: FileId,
-    pub dir: IoDir,
+    pub dir: Ddir,
     pub offset: u64,
     /// Bytes to transfer; 0 for `Sync`/`DataSync`.
     pub len: usize,

@@ -15,6 +15,7 @@
 //! The kernel is probed when the engine starts: a feature the job asks for
 //! and the kernel lacks is named in the error.
 
+use crate::ddir::Ddir;
 use std::time::Duration;
 
 use io_uring::{opcode, register::Probe, types, IoUring};
@@ -22,7 +23,7 @@ use io_uring::{opcode, register::Probe, types, IoUring};
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
-use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Uring {
     ring: IoUring,
@@ -219,37 +220,37 @@ macro_rules! build_sqe {
         let t = $io.token;
         let len = $io.len as u32;
         match $io.dir {
-            IoDir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
+            Ddir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
                 .ioprio($prio)
                 .build(),
-            IoDir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
+            Ddir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
                 .ioprio($prio)
                 .build(),
-            IoDir::Read if $self.vectored => {
+            Ddir::Read if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
                 opcode::Readv::new($fd, iov, 1)
                     .offset($io.offset)
                     .ioprio($prio)
                     .build()
             }
-            IoDir::Write if $self.vectored => {
+            Ddir::Write if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
                 opcode::Writev::new($fd, iov, 1)
                     .offset($io.offset)
                     .ioprio($prio)
                     .build()
             }
-            IoDir::Read => opcode::Read::new($fd, $io.buf, len)
+            Ddir::Read => opcode::Read::new($fd, $io.buf, len)
                 .offset($io.offset)
                 .ioprio($prio)
                 .build(),
-            IoDir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
+            Ddir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
                 .offset($io.offset)
                 .ioprio($prio)
                 .build(),
-            IoDir::DataSync => opcode::Fsync::new($fd)
+            Ddir::DataSync => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build(),
             _ => opcode::Fsync::new($fd).build(),
@@ -288,9 +289,9 @@ impl IoEngine for Uring {
         }
         // Trims and syncs draw nothing and keep the job's priority.
         let prio = (self.prio)
-            .pick(io.token, io.dir as usize, io.len as u64)
+            .pick(io.token, io.dir.index(), io.len as u64)
             .unwrap_or(self.ioprio);
-        if io.dir == IoDir::Trim {
+        if io.dir == Ddir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
             }

@@ -13,13 +13,14 @@
 //! generator picks carries its priority in the iocb (`IOCB_FLAG_IOPRIO`);
 //! the others carry none and run at the thread's priority (`prio`).
 
+use crate::ddir::Ddir;
 use std::ptr;
 use std::time::Duration;
 
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
-use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
+use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
 
@@ -211,11 +212,11 @@ impl IoEngine for Libaio {
             return Queued::Busy;
         }
         // Trims and syncs draw nothing and carry no priority.
-        let (reqprio, flags) = match self.prio.pick(io.token, io.dir as usize, io.len as u64) {
+        let (reqprio, flags) = match self.prio.pick(io.token, io.dir.index(), io.len as u64) {
             Some(prio) => (prio as i16, IOCB_FLAG_IOPRIO),
             None => (0, 0),
         };
-        if !matches!(io.dir, IoDir::Read | IoDir::Write) {
+        if !matches!(io.dir, Ddir::Read | Ddir::Write) {
             // Serialised with the other I/O, as fio: wait until none queued.
             if self.npending + self.inflight > 0 {
                 return Queued::Busy;
@@ -227,7 +228,7 @@ impl IoEngine for Libaio {
         let cb = &mut self.iocbs[io.token as usize];
         *cb = Iocb {
             aio_data: u64::from(io.token),
-            aio_lio_opcode: if io.dir == IoDir::Read {
+            aio_lio_opcode: if io.dir == Ddir::Read {
                 IOCB_CMD_PREAD
             } else {
                 IOCB_CMD_PWRITE

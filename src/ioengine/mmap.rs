@@ -4,11 +4,12 @@
 //! punch a hole. A write job's file is first extended to the end of its
 //! region, so that no store lands past the end of the file.
 
+use crate::ddir::Ddir;
 use std::os::fd::AsRawFd;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
-use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 struct Mapped {
     file: OpenFile,
@@ -53,13 +54,13 @@ impl Mmap {
     unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         let m = &self.maps[io.file.0 as usize];
         match io.dir {
-            IoDir::Trim => return trim(&m.file, io.offset, io.len),
-            IoDir::Sync | IoDir::DataSync => {
+            Ddir::Trim => return trim(&m.file, io.offset, io.len),
+            Ddir::Sync | Ddir::DataSync => {
                 // SAFETY: the range is the whole live mapping.
                 let r = unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) };
                 return if r < 0 { Err(errno()) } else { Ok(0) };
             }
-            IoDir::Read | IoDir::Write => {}
+            Ddir::Read | Ddir::Write => {}
         }
         let end = io.offset.checked_add(io.len as u64);
         if end.is_none_or(|e| e > m.len as u64) {
@@ -71,7 +72,7 @@ impl Mmap {
         // contract), the mapping range as above; the two never overlap (the
         // buffer is the job's own memory).
         unsafe {
-            if io.dir == IoDir::Read {
+            if io.dir == Ddir::Read {
                 std::ptr::copy_nonoverlapping(at, io.buf, io.len);
             } else {
                 std::ptr::copy_nonoverlapping(io.buf, at, io.len);

@@ -67,7 +67,7 @@ pub(crate) use filestat::{FileStatOptions, StatType};
 #[cfg(test)]
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
-pub use io::{FileTarget, Io, IoDir, IoMem, OpenFlags, Queued};
+pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;
 pub(crate) use libaio::LibaioOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};

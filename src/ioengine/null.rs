@@ -3,10 +3,11 @@
 //! deeper, I/Os are queued, `commit` turns them into completions and
 //! `getevents` hands them all back, as fio's engine does.
 
+use crate::ddir::Ddir;
 use std::time::Duration;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
-use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, Queued};
+use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Null {
     sync: bool,
@@ -52,7 +53,7 @@ pub(crate) fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngin
 #[inline]
 fn done(io: &Io) -> usize {
     match io.dir {
-        IoDir::Sync | IoDir::DataSync => 0,
+        Ddir::Sync | Ddir::DataSync => 0,
         _ => io.len,
     }
 }

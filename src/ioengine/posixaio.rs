@@ -3,13 +3,12 @@
 //! with `aio_suspend(3)` (fio's `engines/posixaio.c`). Syncs are
 //! `aio_fsync(3)`; trims run synchronously once nothing is in flight.
 
+use crate::ddir::Ddir;
 use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
-use super::io::{
-    errno, Completion, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued,
-};
+use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
 const SUSPEND_ENTRIES: usize = 8;
@@ -58,7 +57,7 @@ impl IoEngine for PosixAio {
     }
 
     unsafe fn queue(&mut self, io: &Io) -> Queued {
-        if io.dir == IoDir::Trim {
+        if io.dir == Ddir::Trim {
             if self.inflight > 0 {
                 return Queued::Busy;
             }
@@ -77,9 +76,9 @@ impl IoEngine for PosixAio {
         // reaped (`queue`'s contract).
         let r = unsafe {
             match io.dir {
-                IoDir::Read => libc::aio_read(cb),
-                IoDir::Write => libc::aio_write(cb),
-                IoDir::DataSync => libc::aio_fsync(libc::O_DSYNC, cb),
+                Ddir::Read => libc::aio_read(cb),
+                Ddir::Write => libc::aio_write(cb),
+                Ddir::DataSync => libc::aio_fsync(libc::O_DSYNC, cb),
                 _ => libc::aio_fsync(libc::O_SYNC, cb),
             }
         };

@@ -2,7 +2,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
-use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Psync {
@@ -31,7 +32,7 @@ impl Psync {
         // (this function's contract).
         ret(unsafe {
             match io.dir {
-                IoDir::Read => libc::pread(fd, io.buf.cast(), io.len, off),
+                Ddir::Read => libc::pread(fd, io.buf.cast(), io.len, off),
                 _ => libc::pwrite(fd, io.buf.cast(), io.len, off),
             }
         })

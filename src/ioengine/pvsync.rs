@@ -3,7 +3,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
-use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Pvsync {
@@ -36,7 +37,7 @@ impl Pvsync {
         // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
-                IoDir::Read => libc::preadv(fd, &iov, 1, off),
+                Ddir::Read => libc::preadv(fd, &iov, 1, off),
                 _ => libc::pwritev(fd, &iov, 1, off),
             }
         })

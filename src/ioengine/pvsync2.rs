@@ -4,7 +4,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
-use super::io::{EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 pub(crate) struct Pvsync2 {
     files: Files,
@@ -56,7 +57,7 @@ impl Pvsync2 {
         // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
-                IoDir::Read => libc::preadv2(fd, &iov, 1, off, self.rwf),
+                Ddir::Read => libc::preadv2(fd, &iov, 1, off, self.rwf),
                 _ => libc::pwritev2(fd, &iov, 1, off, self.rwf),
             }
         })

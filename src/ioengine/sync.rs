@@ -2,7 +2,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
-use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Sync {
@@ -34,7 +35,7 @@ impl Sync {
         // (this function's contract).
         ret(unsafe {
             match io.dir {
-                IoDir::Read => libc::read(fd, io.buf.cast(), io.len),
+                Ddir::Read => libc::read(fd, io.buf.cast(), io.len),
                 _ => libc::write(fd, io.buf.cast(), io.len),
             }
         })

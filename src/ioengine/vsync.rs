@@ -3,7 +3,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
-use super::io::{errno, EngineError, FileId, FileTarget, Io, IoDir, IoMem, IoResult, Queued};
+use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
+use crate::ddir::Ddir;
 
 #[derive(Default)]
 pub(crate) struct Vsync {
@@ -39,7 +40,7 @@ impl Vsync {
         // this returns (this function's contract).
         ret(unsafe {
             match io.dir {
-                IoDir::Read => libc::readv(fd, &iov, 1),
+                Ddir::Read => libc::readv(fd, &iov, 1),
                 _ => libc::writev(fd, &iov, 1),
             }
         })

@@ -22,14 +22,6 @@ use crate::options::Value;
 use crate::rand::Seeds;
 use crate::stats::JobInfo;
 
-/// A data direction, in fio's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-}
-
 /// The I/O pattern of `rw=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern {

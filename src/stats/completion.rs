@@ -8,6 +8,7 @@
 //! completed I/O (and one per closed bandwidth/IOPS window), nothing else.
 
 use super::hist::LatHist;
+use crate::ddir::Ddir;
 
 /// `slat_ns` of an I/O from an engine without a separate submission step
 /// (sync engines): no submission latency is recorded and the total latency
@@ -18,8 +19,8 @@ pub const NO_SLAT: u64 = u64::MAX;
 /// [`ThreadStats::complete`](super::ThreadStats::complete).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {
-    /// 0 read, 1 write, 2 trim.
-    pub dir: usize,
+    /// Read, write or trim.
+    pub dir: Ddir,
     /// Bytes moved.
     pub bytes: u64,
     /// From issue to submission; [`NO_SLAT`] (the default) for an engine
@@ -43,7 +44,7 @@ pub struct Completion {
 impl Default for Completion {
     fn default() -> Completion {
         Completion {
-            dir: 0,
+            dir: Ddir::Read,
             bytes: 0,
             slat_ns: NO_SLAT,
             clat_ns: 0,

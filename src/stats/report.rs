@@ -171,7 +171,7 @@ mod tests {
                 ts.job_started();
                 for k in 1..=500u64 {
                     ts.complete(&Completion {
-                        dir: (k % 2) as usize,
+                        dir: crate::ddir::Ddir::DATA[(k % 2) as usize],
                         bytes: 4096,
                         slat_ns: if k % 3 == 0 { NO_SLAT } else { 500 + k },
                         clat_ns: 1_000 + k * 37,

@@ -247,7 +247,7 @@ impl ThreadStats {
     /// the latency distribution.
     fn file_op(&mut self, c: &Completion, open_ns: Option<u64>) {
         let bytes = c.bytes;
-        let (d, now_ms) = self.count(c.dir, bytes, c.at_ns);
+        let (d, now_ms) = self.count(c.dir.index(), bytes, c.at_ns);
         let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
             return;
         };
@@ -285,7 +285,7 @@ impl ThreadStats {
             prio_slot,
             ..
         } = *c;
-        let (d, _) = self.count(c.dir, bytes, at_ns);
+        let (d, _) = self.count(c.dir.index(), bytes, at_ns);
         let has_slat = slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             slat_ns.saturating_add(clat_ns)
@@ -360,7 +360,7 @@ impl ThreadStats {
     /// small as it was, and one with logs spends its time formatting.
     #[inline(never)]
     fn log_io(&mut self, c: &Completion, ioprio: u16, bw: Option<u64>, iops: bool) {
-        let d = c.dir.min(2);
+        let d = c.dir.index().min(2);
         let has_slat = c.slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             c.slat_ns.saturating_add(c.clat_ns)
@@ -485,6 +485,7 @@ impl ThreadStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ddir::Ddir;
 
     fn started() -> ThreadStats {
         let mut ts = ThreadStats::default();
@@ -495,7 +496,7 @@ mod tests {
     /// A read or write of 4 KiB completing at `at_ns`.
     fn io(dir: usize, slat_ns: u64, clat_ns: u64, at_ns: u64) -> Completion {
         Completion {
-            dir,
+            dir: Ddir::DATA[dir],
             bytes: 4096,
             slat_ns,
             clat_ns,

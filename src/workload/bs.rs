@@ -18,8 +18,9 @@
 //! (write and trim share the read seed with `verify`, trim takes the write
 //! seed with trimwrite), so sizes match fio's draw for draw.
 
+use crate::ddir::Ddir;
 pub(crate) use crate::plan::resolve::bs::Split;
-use crate::plan::spec::{Dir, JobSpec};
+use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Seeds, Slot};
 
 /// The block size generator of one job.
@@ -78,18 +79,18 @@ impl BsGen {
     }
 
     /// Smallest block size of `dir` (fio's `min_bs[dir]`).
-    pub fn min(&self, dir: Dir) -> u64 {
-        self.min[dir as usize]
+    pub fn min(&self, dir: Ddir) -> u64 {
+        self.min[dir.index()]
     }
 
     /// Largest block size of `dir` (fio's `max_bs[dir]`).
-    pub fn max(&self, dir: Dir) -> u64 {
-        self.max[dir as usize]
+    pub fn max(&self, dir: Ddir) -> u64 {
+        self.max[dir.index()]
     }
 
     /// The `bssplit` of `dir` as fio uses it (sorted, filled in).
-    pub fn split(&self, dir: Dir) -> &[Split] {
-        &self.split[dir as usize]
+    pub fn split(&self, dir: Ddir) -> &[Split] {
+        &self.split[dir.index()]
     }
 
     /// The size of the next I/O of `dir` at absolute `offset`, where the
@@ -97,15 +98,15 @@ impl BsGen {
     /// smallest size fits (fio then ends the file). `is_random` is what
     /// the offset generator said of this I/O. Allocation free.
     #[inline]
-    pub fn next_len(&mut self, dir: Dir, is_random: bool, offset: u64, end: u64) -> u64 {
+    pub fn next_len(&mut self, dir: Ddir, is_random: bool, offset: u64, end: u64) -> u64 {
         let d = if self.seq_rand {
             if is_random {
-                Dir::Write as usize
+                Ddir::Write.index()
             } else {
-                Dir::Read as usize
+                Ddir::Read.index()
             }
         } else {
-            dir as usize
+            dir.index()
         };
         let (minbs, maxbs) = (self.min[d], self.max[d]);
         if minbs == maxbs {

@@ -17,13 +17,14 @@
 //! file's last write and trim offsets; after the I/O is issued,
 //! `issued(d)`. The offset generator (`offsets::IoGen`) does all of this.
 
-use crate::plan::spec::{Dir, JobSpec};
+use crate::ddir::Ddir;
+use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Seeds, Slot};
 
 /// What kind of direction sequence a job has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    Fixed(Dir),
+    Fixed(Ddir),
     Mix,
     TrimWrite,
 }
@@ -37,7 +38,7 @@ pub struct DirGen {
     /// fio's `rwmix_state` (32-bit, seeded from [`Slot::Mix`]).
     state: FioRand,
     /// fio's `rwmix_ddir`: the direction in force.
-    current: Dir,
+    current: Ddir,
     /// fio's `rwmix_issues`: issue count of `current` at which to draw again.
     switch_at: u64,
     /// fio's `io_issues`: I/Os issued per direction (over all loops).
@@ -52,18 +53,18 @@ impl DirGen {
         } else if p.read && p.write {
             Mode::Mix
         } else if p.read {
-            Mode::Fixed(Dir::Read)
+            Mode::Fixed(Ddir::Read)
         } else if p.write {
-            Mode::Fixed(Dir::Write)
+            Mode::Fixed(Ddir::Write)
         } else {
-            Mode::Fixed(Dir::Trim)
+            Mode::Fixed(Ddir::Trim)
         };
         let read = spec.rwmixread.min(100);
         DirGen {
             mode,
             rwmix: [read, 100 - read],
             state: seeds.rand(Slot::Mix, false),
-            current: Dir::Read,
+            current: Ddir::Read,
             switch_at: 0,
             issues: [0; 3],
         }
@@ -85,12 +86,12 @@ impl DirGen {
         self.mode == Mode::Mix
     }
 
-    /// `rwmixread`/`rwmixwrite` share of `dir` (0 for trim).
-    pub(crate) fn mix_share(&self, dir: Dir) -> u32 {
+    /// `rwmixread`/`rwmixwrite` share of `dir` (0 for trim and syncs).
+    pub(crate) fn mix_share(&self, dir: Ddir) -> u32 {
         match dir {
-            Dir::Read => self.rwmix[0],
-            Dir::Write => self.rwmix[1],
-            Dir::Trim => 0,
+            Ddir::Read => self.rwmix[0],
+            Ddir::Write => self.rwmix[1],
+            Ddir::Trim | Ddir::Sync | Ddir::DataSync => 0,
         }
     }
 
@@ -98,17 +99,17 @@ impl DirGen {
     /// trimwrite rule (fio's `get_rw_ddir` up to `rate_ddir`). Allocation
     /// free; draws from the mix generator only when fio does.
     #[inline]
-    pub(crate) fn next_dir(&mut self) -> Dir {
+    pub(crate) fn next_dir(&mut self) -> Ddir {
         match self.mode {
             Mode::Fixed(d) => d,
-            Mode::TrimWrite => Dir::Write,
+            Mode::TrimWrite => Ddir::Write,
             Mode::Mix => {
                 if self.issues[self.current as usize] >= self.switch_at {
                     let v = self.state.between(1, 100);
                     let d = if v <= u64::from(self.rwmix[0]) {
-                        Dir::Read
+                        Ddir::Read
                     } else {
-                        Dir::Write
+                        Ddir::Write
                     };
                     if d != self.current {
                         // set_rwmix_bytes: issues of the old direction
@@ -125,7 +126,7 @@ impl DirGen {
 
     /// Make `dir` the direction in force (fio assigns `rate_ddir`'s choice
     /// to `rwmix_ddir`).
-    pub(crate) fn set_current(&mut self, dir: Dir) {
+    pub(crate) fn set_current(&mut self, dir: Ddir) {
         if self.mode == Mode::Mix {
             self.current = dir;
         }
@@ -135,20 +136,20 @@ impl DirGen {
     /// last trim started at `last_write` and `last_trim`, a trim when they
     /// are the same offset (or neither ran), else a write.
     #[inline]
-    pub(crate) fn for_file(&self, dir: Dir, last_write: u64, last_trim: u64) -> Dir {
+    pub(crate) fn for_file(&self, dir: Ddir, last_write: u64, last_trim: u64) -> Ddir {
         if self.mode != Mode::TrimWrite {
             return dir;
         }
         if last_write == last_trim {
-            Dir::Trim
+            Ddir::Trim
         } else {
-            Dir::Write
+            Ddir::Write
         }
     }
 
     /// Count an issued I/O (fio's `io_issues[dir]++`).
     #[inline]
-    pub(crate) fn issued(&mut self, dir: Dir) {
-        self.issues[dir as usize] += 1;
+    pub(crate) fn issued(&mut self, dir: Ddir) {
+        self.issues[dir.index()] += 1;
     }
 }

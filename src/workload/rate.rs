@@ -22,7 +22,8 @@
 //! the clock or sleeps.
 
 use super::ddir::DirGen;
-use crate::plan::spec::{Dir, JobSpec};
+use crate::ddir::Ddir;
+use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Seeds, Slot};
 
 /// The minimum rate was not met.
@@ -112,8 +113,8 @@ impl RateLimiter {
     }
 
     /// Bytes per second allowed for `dir` (0: unlimited).
-    pub fn bps(&self, dir: Dir) -> u64 {
-        self.bps[dir as usize]
+    pub fn bps(&self, dir: Ddir) -> u64 {
+        self.bps[dir.index()]
     }
 
     /// fio's `rate_ddir`: the direction to issue (`proposed`, or the other
@@ -121,18 +122,20 @@ impl RateLimiter {
     /// to wait first. `dirs` tells whether the job mixes directions and
     /// their shares. Allocation free; never sleeps.
     #[inline]
-    pub fn next_dir(&mut self, proposed: Dir, now_ns: u64, dirs: &DirGen) -> (Dir, u64) {
+    pub fn next_dir(&mut self, proposed: Ddir, now_ns: u64, dirs: &DirGen) -> (Ddir, u64) {
         let now = now_ns / 1000;
-        let d = proposed as usize;
+        let d = proposed.index();
         if self.next_io_us[d] <= now {
             return (proposed, 0);
         }
+        // fio's rate_ddir: a read waits on the writes' rate and the other
+        // way round; nothing else has a partner.
         let other = match proposed {
-            Dir::Read => Dir::Write,
-            Dir::Write => Dir::Read,
-            Dir::Trim => Dir::Trim,
+            Ddir::Read => Ddir::Write,
+            Ddir::Write => Ddir::Read,
+            d => d,
         };
-        let o = other as usize;
+        let o = other.index();
         let (dir, usec) = if dirs.is_mixed() && dirs.mix_share(other) > 0 {
             if self.next_io_us[o] <= now {
                 return (other, 0);
@@ -152,9 +155,9 @@ impl RateLimiter {
     /// counting it as issued: [`next_dir`](Self::next_dir) without a mix,
     /// then [`issued`](Self::issued).
     #[inline]
-    pub fn delay_before(&mut self, dir: Dir, bytes: u64, now_ns: u64) -> u64 {
+    pub fn delay_before(&mut self, dir: Ddir, bytes: u64, now_ns: u64) -> u64 {
         let now = now_ns / 1000;
-        let next = self.next_io_us[dir as usize];
+        let next = self.next_io_us[dir.index()];
         let wait = next.saturating_sub(now) * 1000;
         self.issued(dir, bytes);
         wait
@@ -163,8 +166,8 @@ impl RateLimiter {
     /// An I/O of `bytes` in `dir` was issued: fio's `rate_io_issue_bytes`
     /// grows and `rate_next_io_time` is recomputed (`usec_for_io`).
     #[inline]
-    pub fn issued(&mut self, dir: Dir, bytes: u64) {
-        let d = dir as usize;
+    pub fn issued(&mut self, dir: Ddir, bytes: u64) {
+        let d = dir.index();
         self.issue_bytes[d] += bytes;
         self.next_io_us[d] = self.usec_for_io(d);
     }
@@ -193,16 +196,16 @@ impl RateLimiter {
     }
 
     /// When the next I/O of `dir` may start, µs since the epoch.
-    pub fn next_io_us(&self, dir: Dir) -> u64 {
-        self.next_io_us[dir as usize]
+    pub fn next_io_us(&self, dir: Ddir) -> u64 {
+        self.next_io_us[dir.index()]
     }
 
     /// The job slept `slept_us` in a think time after an I/O of `dir`.
     /// With `rate_ignore_thinktime` the rate counts the bytes it would
     /// have moved meanwhile, minus one block, so issuing resumes at once
     /// (fio's `handle_thinktime`).
-    pub(crate) fn after_think(&mut self, dir: Dir, slept_us: u64) {
-        let d = dir as usize;
+    pub(crate) fn after_think(&mut self, dir: Ddir, slept_us: u64) {
+        let d = dir.index();
         let bps = self.bps[d];
         if slept_us == 0 || bps == 0 || !self.ignore_think {
             return;
@@ -304,13 +307,13 @@ mod tests {
     fn linear_schedule() {
         let job = spec(&["--rate=1m", "--bs=4k"]);
         let mut r = RateLimiter::new(&job, &job.seeds).expect("a limiter");
-        assert_eq!(r.bps(Dir::Read), 1 << 20);
+        assert_eq!(r.bps(Ddir::Read), 1 << 20);
         let mut last = 0;
         for _ in 0..256 {
-            last = r.delay_before(Dir::Read, 4096, 0);
+            last = r.delay_before(Ddir::Read, 4096, 0);
         }
         // 255 blocks of 4 KiB issued before the last one: 255 * 4096 / 2^20 s.
         assert_eq!(last, 255 * 4096 * 1_000_000 / (1 << 20) * 1000);
-        assert_eq!(r.next_io_us(Dir::Read), 1_000_000);
+        assert_eq!(r.next_io_us(Ddir::Read), 1_000_000);
     }
 }

@@ -23,8 +23,9 @@
 
 use super::offsets::cursor::FileCursor;
 use super::offsets::error::SetupError;
+use crate::ddir::Ddir;
 use crate::plan::resolve::zones::ZoneOptions;
-use crate::plan::spec::{Dir, JobSpec};
+use crate::plan::spec::JobSpec;
 
 /// The strided zone state of one job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +61,7 @@ impl StridedZones {
     /// done, keep sequential I/O inside the zone, reset the file at each
     /// round. `block_seed` re-seeds an LFSR. Allocation free.
     #[inline]
-    pub(crate) fn before_io(&mut self, f: &mut FileCursor, dir: Dir, block_seed: u64) {
+    pub(crate) fn before_io(&mut self, f: &mut FileCursor, dir: Ddir, block_seed: u64) {
         if self.bytes >= self.size {
             self.bytes = 0;
             let mut fo = f.file_offset().wrapping_add(self.range + self.skip);

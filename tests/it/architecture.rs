@@ -16,25 +16,28 @@ use std::path::{Path, PathBuf};
 const TOP: &[&str] = &["cli", "api"];
 const LAYERS: &[(&str, &[&str])] = &[
     ("diag", &[]),
+    ("ddir", &[]),
     ("rand", &[]),
     ("jobfile", &["diag"]),
     ("options", &["diag", "jobfile"]),
-    ("stats", &["diag"]),
-    ("logs", &["diag", "stats"]),
-    ("ioengine", &["diag", "rand"]),
+    ("stats", &["diag", "ddir"]),
+    ("logs", &["diag", "ddir", "stats"]),
+    ("ioengine", &["diag", "ddir", "rand"]),
     (
         "plan",
         &[
-            "diag", "rand", "jobfile", "options", "ioengine", "stats", "logs",
+            "diag", "ddir", "rand", "jobfile", "options", "ioengine", "stats", "logs",
         ],
     ),
     (
         "workload",
-        &["diag", "rand", "plan", "ioengine", "stats", "logs"],
+        &["diag", "ddir", "rand", "plan", "ioengine", "stats", "logs"],
     ),
     (
         "run",
-        &["diag", "jobfile", "options", "plan", "stats", "workload"],
+        &[
+            "diag", "ddir", "jobfile", "options", "plan", "stats", "workload",
+        ],
     ),
     ("output", &["diag", "stats"]),
 ];

@@ -17,10 +17,11 @@
 
 use std::path::Path;
 
+use rfio::api::Ddir;
 use rfio::api::{
     global_options, lookup_engine, AlignedBuf, ClatPrio, Completion, DirReport, FileTarget, Io,
-    IoDir, IoMem, JobInfo, JobReport, LatAccum, LatHist, OpenFlags, Plan, Queued, RunReport,
-    Summary, ThreadStats, NO_SLAT,
+    IoMem, JobInfo, JobReport, LatAccum, LatHist, OpenFlags, Plan, Queued, RunReport, Summary,
+    ThreadStats, NO_SLAT,
 };
 use serde_json::Value;
 
@@ -597,7 +598,7 @@ impl Feed {
         for _ in 0..n {
             self.t += 1_000_000;
             self.ts.complete(&Completion {
-                dir,
+                dir: Ddir::DATA[dir],
                 bytes: 4096,
                 slat_ns: slat,
                 clat_ns: clat,
@@ -939,7 +940,7 @@ fn engines_pick_the_ios_fio_picks() {
             let io = Io {
                 token: 0,
                 file,
-                dir: IoDir::Read,
+                dir: Ddir::Read,
                 offset: k * 4096,
                 len: 4096,
                 buf: mem.base,

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rfio::api::Ddir;
 use rfio::api::{
     render_json, render_normal, render_terse, Completion, CpuUsage, DiskCounters, DiskUtil,
     JobReport, Plan, RunReport, NO_SLAT,
@@ -84,7 +85,7 @@ fn job(plan: &Plan, i: usize, s: &Synth) -> JobReport {
         ts.io_submit_batch(1);
         ts.io_complete_batch(if k % 7 == 0 { 5 } else { 1 });
         ts.complete(&Completion {
-            dir: d,
+            dir: Ddir::DATA[d],
             bytes: bs,
             slat_ns: slat,
             clat_ns: clat,

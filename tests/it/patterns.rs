@@ -16,12 +16,13 @@
 //! directly, on a fake clock, below those.
 
 use crate::common;
+use rfio::api::Ddir;
 
 use std::collections::HashMap;
 
 use common::{real_fio, RFIO};
 use rfio::api::{
-    build_plan, parse_args, start_offset, BsGen, BufferFiller, Dir, FileRegion, IoGen, JobSpec,
+    build_plan, parse_args, start_offset, BsGen, BufferFiller, FileRegion, IoGen, JobSpec,
     Keywords, RateLimiter, ThinkTime, Zipf,
 };
 
@@ -64,7 +65,7 @@ fn iogen(spec: &JobSpec) -> IoGen {
 /// One I/O as a per-I/O log shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Logged {
-    dir: Dir,
+    dir: Ddir,
     len: u64,
     offset: u64,
 }
@@ -78,9 +79,9 @@ fn logged_ios(bin: &str, line: &str) -> Vec<Vec<Logged>> {
             job.into_iter()
                 .map(|io| Logged {
                     dir: match io.ddir {
-                        0 => Dir::Read,
-                        1 => Dir::Write,
-                        2 => Dir::Trim,
+                        0 => Ddir::Read,
+                        1 => Ddir::Write,
+                        2 => Ddir::Trim,
                         d => panic!("{bin} {line}: direction {d}"),
                     },
                     len: io.len,
@@ -245,7 +246,7 @@ fn sequential_holes_and_backwards_match_fio() {
     // Plain sequential writes cover the file in order.
     let got = ios("--name=x --size=64k --bs=4k --rw=write");
     assert_eq!(blocks(&got, 4096), (0..16).collect::<Vec<u64>>());
-    assert!(got.iter().all(|io| io.dir == Dir::Write));
+    assert!(got.iter().all(|io| io.dir == Ddir::Write));
 }
 
 #[test]
@@ -263,7 +264,7 @@ fn read_write_mix_follows_fios_rwmix_sequence() {
     let got = ios("--name=x --size=256k --bs=4k --rw=randrw --rwmixread=70");
     let dirs: String = got
         .iter()
-        .map(|io| if io.dir == Dir::Read { 'r' } else { 'w' })
+        .map(|io| if io.dir == Ddir::Read { 'r' } else { 'w' })
         .collect();
     assert_eq!(
         dirs,
@@ -279,7 +280,7 @@ fn read_write_mix_follows_fios_rwmix_sequence() {
     );
     // Over a long run the mix approaches rwmixread.
     let got = ios("--name=x --size=64m --bs=4k --rw=randrw --rwmixread=70");
-    let reads = got.iter().filter(|io| io.dir == Dir::Read).count() as f64;
+    let reads = got.iter().filter(|io| io.dir == Ddir::Read).count() as f64;
     let share = reads / got.len() as f64;
     assert!((0.68..0.72).contains(&share), "{share}");
 }
@@ -287,11 +288,11 @@ fn read_write_mix_follows_fios_rwmix_sequence() {
 #[test]
 fn trimwrite_writes_each_block_right_after_trimming_it() {
     let got = ios("--name=x --size=64k --bs=4k --rw=randtrimwrite");
-    let pairs: Vec<(Dir, u64)> = got[..8]
+    let pairs: Vec<(Ddir, u64)> = got[..8]
         .iter()
         .map(|io| (io.dir, io.offset / 4096))
         .collect();
-    use Dir::{Trim as T, Write as W};
+    use Ddir::{Trim as T, Write as W};
     assert_eq!(
         pairs,
         [
@@ -343,7 +344,7 @@ fn bssplit_sizes_match_fio_and_its_proportions() {
     let mut count = [0u32; 3];
     let n = 200_000;
     for _ in 0..n {
-        match bs.next_len(Dir::Read, true, 0, u64::MAX) {
+        match bs.next_len(Ddir::Read, true, 0, u64::MAX) {
             4096 => count[0] += 1,
             8192 => count[1] += 1,
             16384 => count[2] += 1,
@@ -357,7 +358,7 @@ fn bssplit_sizes_match_fio_and_its_proportions() {
     // Empty percentages share the rest.
     let spec = job("--name=x --size=1m --bssplit=4k/50:8k:16k --rw=randread");
     let bs = BsGen::new(&spec, &spec.seeds);
-    let pcts: Vec<(u64, u32)> = bs.split(Dir::Read).iter().map(|s| (s.bs, s.pct)).collect();
+    let pcts: Vec<(u64, u32)> = bs.split(Ddir::Read).iter().map(|s| (s.bs, s.pct)).collect();
     assert_eq!(pcts, [(8192, 25), (16384, 25), (4096, 50)]);
 }
 
@@ -494,27 +495,27 @@ fn rate_limits_space_ios_on_a_fake_clock() {
     let mut now = 0u64;
     let mut starts = Vec::new();
     for _ in 0..5 {
-        now += r.delay_before(Dir::Read, 4096, now);
+        now += r.delay_before(Ddir::Read, 4096, now);
         starts.push(now / 1000);
     }
     assert_eq!(starts, [0, 3906, 7812, 11718, 15625]);
     // Late I/Os catch up without waiting.
-    assert_eq!(r.delay_before(Dir::Read, 4096, 1_000_000_000), 0);
+    assert_eq!(r.delay_before(Ddir::Read, 4096, 1_000_000_000), 0);
 
     // rate_iops=100 is 100 * 4k bytes/s: one I/O per 10 ms.
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate_iops=100");
     let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
-    assert_eq!(r.delay_before(Dir::Read, 4096, 0), 0);
-    assert_eq!(r.delay_before(Dir::Read, 4096, 2_000_000), 8_000_000);
+    assert_eq!(r.delay_before(Ddir::Read, 4096, 0), 0);
+    assert_eq!(r.delay_before(Ddir::Read, 4096, 2_000_000), 8_000_000);
 
     // Poisson: exponential gaps with mean 1/iops.
     let spec = job("--name=x --size=1m --bs=4k --rw=read --rate_iops=1000 --rate_process=poisson");
     let mut r = RateLimiter::new(&spec, &spec.seeds).unwrap();
     let n = 20_000;
     for _ in 0..n {
-        r.issued(Dir::Read, 4096);
+        r.issued(Ddir::Read, 4096);
     }
-    let mean_us = r.next_io_us(Dir::Read) as f64 / f64::from(n);
+    let mean_us = r.next_io_us(Ddir::Read) as f64 / f64::from(n);
     assert!((950.0..1050.0).contains(&mean_us), "{mean_us}");
 
     // No rate options: no limiter at all.
@@ -536,7 +537,7 @@ fn rate_hands_the_io_to_the_direction_that_is_behind() {
     assert_eq!(wait, 0);
     // Once both are ahead, it waits for the earlier one.
     r.issued(dir, 4096);
-    let (_, wait) = r.next_dir(Dir::Read, 1000, &g.dirs);
+    let (_, wait) = r.next_dir(Ddir::Read, 1000, &g.dirs);
     assert_eq!(wait, (3906 - 1) * 1000);
 }
 

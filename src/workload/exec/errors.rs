@@ -6,8 +6,8 @@
 
 use super::super::clock::Clock;
 use super::super::errno::{strerror, verror};
-use super::{ddir_name, Exec, Halt};
-use crate::ioengine::IoDir;
+use super::{Exec, Halt};
+use crate::ddir::Ddir;
 use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 
 /// fio's source location and function of a failed verify: the
@@ -24,11 +24,11 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// An I/O failed with `errno`: go on if `continue_on_error` allows it,
     /// else stop the job with fio's messages.
     #[cold]
-    pub(super) fn io_error(&mut self, errno: i32, dir: IoDir, fi: usize, offset: u64, len: usize) {
+    pub(super) fn io_error(&mut self, errno: i32, dir: Ddir, fi: usize, offset: u64, len: usize) {
         if dir.is_data() && self.time.recording() {
-            self.ts.io_failed(dir as usize);
+            self.ts.io_failed(dir.index());
         }
-        let bit = if dir == IoDir::Read {
+        let bit = if dir == Ddir::Read {
             ERR_READ
         } else {
             ERR_WRITE
@@ -46,7 +46,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
             path.display(),
             strerror(errno),
-            ddir_name(dir),
+            dir.name(),
         ));
         self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
     }

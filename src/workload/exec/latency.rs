@@ -6,8 +6,8 @@
 use super::super::clock::Clock;
 use super::super::errno::verror;
 use super::super::lat_target::{too_slow, LatTarget, Step};
-use super::{ddir_name, Exec, Halt};
-use crate::ioengine::IoDir;
+use super::{Exec, Halt};
+use crate::ddir::Ddir;
 use crate::plan::spec::JobSpec;
 
 /// `latency_target` and its companions, read once.
@@ -82,18 +82,18 @@ impl Latency {
     /// A read, write or trim completed with the statistics on; returns
     /// whether its latency is to be checked ([`Latency::completed`]).
     #[inline]
-    pub(super) fn counted(&mut self, dir: IoDir) -> bool {
-        if dir != IoDir::Trim {
+    pub(super) fn counted(&mut self, dir: Ddir) -> bool {
+        if dir != Ddir::Trim {
             self.ios += 1;
         }
-        self.max_ns[dir as usize] > 0 || self.search.is_some()
+        self.max_ns[dir.index()] > 0 || self.search.is_some()
     }
 
     /// An I/O of `dir` completed at `now` after `lat_ns`: the limit it
     /// went over (`max_latency`, or the target at depth 1), if any.
-    pub(super) fn completed(&mut self, dir: IoDir, lat_ns: u64, now: u64) -> Option<u64> {
+    pub(super) fn completed(&mut self, dir: Ddir, lat_ns: u64, now: u64) -> Option<u64> {
         let mut over = None;
-        let max = self.max_ns[dir as usize];
+        let max = self.max_ns[dir.index()];
         if max > 0 && lat_ns > max {
             over = Some(max);
         }
@@ -118,7 +118,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 lat_ns,
                 max,
                 &self.job.files[u.file].path.display().to_string(),
-                ddir_name(u.io.dir),
+                u.io.dir.name(),
                 u.offset0,
                 u.len,
             ));
@@ -183,10 +183,10 @@ mod tests {
     #[test]
     fn max_latency_is_per_direction() {
         let mut l = latency([0, 1000, 0]);
-        assert!(!l.counted(IoDir::Read) && l.counted(IoDir::Write));
-        assert_eq!(l.completed(IoDir::Write, 1000, 0), None);
-        assert_eq!(l.completed(IoDir::Write, 1001, 0), Some(1000));
-        assert_eq!(l.completed(IoDir::Read, 1_000_000, 0), None);
+        assert!(!l.counted(Ddir::Read) && l.counted(Ddir::Write));
+        assert_eq!(l.completed(Ddir::Write, 1000, 0), None);
+        assert_eq!(l.completed(Ddir::Write, 1001, 0), Some(1000));
+        assert_eq!(l.completed(Ddir::Read, 1_000_000, 0), None);
         assert_eq!((l.ios, l.depth()), (2, None));
     }
 
@@ -201,8 +201,8 @@ mod tests {
         });
         l.start_pass(8, 0);
         assert_eq!(l.depth(), Some(1));
-        assert!(l.counted(IoDir::Trim) && l.ios == 0, "trims do not count");
-        assert_eq!(l.completed(IoDir::Read, 400, 10), None);
-        assert_eq!(l.completed(IoDir::Read, 600, 20), Some(500));
+        assert!(l.counted(Ddir::Trim) && l.ios == 0, "trims do not count");
+        assert_eq!(l.completed(Ddir::Read, 400, 10), None);
+        assert_eq!(l.completed(Ddir::Read, 600, 20), Some(500));
     }
 }

@@ -48,28 +48,8 @@ use super::rate::RateLimiter;
 use super::runner::Log;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use crate::ioengine::{Caps, FileId, IoDir, IoEngine, IoMem};
-use crate::plan::spec::Dir;
+use crate::ioengine::{Caps, FileId, IoEngine, IoMem};
 use crate::stats::ThreadStats;
-
-fn io_dir(d: Dir) -> IoDir {
-    match d {
-        Dir::Read => IoDir::Read,
-        Dir::Write => IoDir::Write,
-        Dir::Trim => IoDir::Trim,
-    }
-}
-
-/// fio's `io_ddir_name`.
-fn ddir_name(d: IoDir) -> &'static str {
-    match d {
-        IoDir::Read => "read",
-        IoDir::Write => "write",
-        IoDir::Trim => "trim",
-        IoDir::Sync => "sync",
-        IoDir::DataSync => "datasync",
-    }
-}
 
 /// Why the loop stops issuing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 
 use super::super::clock::Clock;
 use super::super::offsets::Io as NextIo;
-use super::{io_dir, Exec, Halt};
-use crate::plan::spec::Dir;
+use super::{Exec, Halt};
+use crate::ddir::Ddir;
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// One pass (fio's `do_io`).
@@ -102,7 +102,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.lat.searching() {
                 self.lat_target_check();
             }
-            if let Some(dir) = issued_dir.filter(|d| *d != Dir::Trim) {
+            if let Some(dir) = issued_dir.filter(|d| *d != Ddir::Trim) {
                 self.think_after(dir);
             }
         }
@@ -142,10 +142,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         };
         let buf = self.units.buf(t);
         let mut numberio = 0u16;
-        if next.dir == Dir::Write {
+        if next.dir == Ddir::Write {
             numberio = self.verify.next_numberio();
         }
-        if next.dir == Dir::Write && !self.caps.fake_io {
+        if next.dir == Ddir::Write && !self.caps.fake_io {
             // SAFETY: the unit is free, so nobody else uses its buffer,
             // which holds `unit >= len` bytes.
             let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
@@ -157,13 +157,13 @@ impl<C: Clock> Exec<'_, '_, C> {
                 }
                 None => self.filler.prepare_write(b, next.offset, start, false),
             }
-        } else if next.dir == Dir::Read {
+        } else if next.dir == Ddir::Read {
             self.verify.read_issued();
         }
         let file = self.ids[next.file];
         let u = self.units.get_mut(t);
         u.io.file = file;
-        u.io.dir = io_dir(next.dir);
+        u.io.dir = next.dir;
         u.io.offset = next.offset;
         u.io.len = next.len as usize;
         u.io.buf = buf;
@@ -175,10 +175,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         u.ver_list = false;
         self.count.issued_bytes += next.len;
         self.count.issued_ios += 1;
-        if next.dir != Dir::Trim {
+        if next.dir != Ddir::Trim {
             self.pass_issued_ios += 1;
         }
-        if next.dir == Dir::Write {
+        if next.dir == Ddir::Write {
             self.sync.wrote(next.file);
         }
         Some(t)
@@ -193,7 +193,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     }
 
     /// fio's `handle_thinktime` after a read or write.
-    fn think_after(&mut self, dir: Dir) {
+    fn think_after(&mut self, dir: Ddir) {
         if self.think.is_none() {
             return;
         }

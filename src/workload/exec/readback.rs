@@ -12,8 +12,7 @@ use super::super::verify::{
 };
 use super::units::Unit;
 use super::{Exec, Halt};
-use crate::ioengine::IoDir;
-use crate::plan::spec::Dir;
+use crate::ddir::Ddir;
 use crate::rand::Generator;
 use crate::stats::{Completion, NO_SLAT};
 
@@ -31,7 +30,7 @@ pub(super) struct Readback {
     /// Writes issued (fio's `io_issues[DDIR_WRITE]`, the next `numberio`).
     write_issues: u64,
     /// Direction of the last completed read or write (fio's `last_ddir`).
-    last_dir: Option<IoDir>,
+    last_dir: Option<Ddir>,
     /// Verify reads left in the current `verify_backlog` batch.
     batch: u64,
     /// The last completed write offsets, a ring of `iodepth` (fio's
@@ -169,7 +168,7 @@ impl Readback {
             self.batch -= 1;
             return true;
         }
-        if self.hist.len() as u64 % v.backlog == 0 && self.last_dir != Some(IoDir::Read) {
+        if self.hist.len() as u64 % v.backlog == 0 && self.last_dir != Some(Ddir::Read) {
             self.batch = if v.backlog_batch > 0 {
                 v.backlog_batch
             } else {
@@ -185,7 +184,7 @@ impl Readback {
     #[inline]
     pub(super) fn completed(&mut self, u: &Unit) {
         self.last_dir = Some(u.io.dir);
-        if u.io.dir == IoDir::Write {
+        if u.io.dir == Ddir::Write {
             if self.log_pieces {
                 self.hist.log(Piece {
                     file: u.file as u32,
@@ -230,7 +229,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let file = self.ids[fi];
         let u = self.units.get_mut(t);
         u.io.file = file;
-        u.io.dir = IoDir::Read;
+        u.io.dir = Ddir::Read;
         u.io.offset = piece.offset;
         u.io.len = piece.len as usize;
         u.io.buf = buf;
@@ -305,7 +304,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             if let Some(from) = self.time.stats_from() {
                 self.ts.io_submitted(1);
                 self.ts.complete(&Completion {
-                    dir: next.dir as usize,
+                    dir: next.dir,
                     bytes: next.len,
                     slat_ns: NO_SLAT,
                     clat_ns: 0,
@@ -314,7 +313,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                     ..Completion::default()
                 });
             }
-            if next.dir == Dir::Write {
+            if next.dir == Ddir::Write {
                 let numberio = self.verify.next_numberio();
                 if let Some(v) = self.verify.verifier() {
                     v.skip_write();

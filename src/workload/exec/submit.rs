@@ -15,7 +15,8 @@ use std::time::Duration;
 use super::super::clock::Clock;
 use super::super::errno::{strerror, verror};
 use super::Exec;
-use crate::ioengine::{IoDir, IoResult, Queued};
+use crate::ddir::Ddir;
+use crate::ioengine::{IoResult, Queued};
 use crate::stats::{Completion, Timing};
 
 impl<C: Clock> Exec<'_, '_, C> {
@@ -214,7 +215,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             Ok(n) => {
                 // Short: queue the rest again, as fio requeues the resid.
                 if self.time.recording() {
-                    self.ts.io_short(u.io.dir as usize);
+                    self.ts.io_short(u.io.dir.index());
                 }
                 let io = &mut self.units.get_mut(t).io;
                 io.offset += n as u64;
@@ -231,9 +232,9 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         self.units.give_back(t);
         self.count.done_bytes += u.len;
-        self.progress.io_done(u.io.dir as usize, u.len);
+        self.progress.io_done(u.io.dir.index(), u.len);
         self.verify.completed(&u);
-        if u.io.dir != IoDir::Trim {
+        if u.io.dir != Ddir::Trim {
             self.pass_completed_ios += 1;
         }
         self.check_ramp(now);
@@ -241,7 +242,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             // The file operation's time, once per open.
             let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
             self.ts.complete(&Completion {
-                dir: u.io.dir as usize,
+                dir: u.io.dir,
                 bytes: u.len,
                 at_ns: now.saturating_sub(from),
                 timing: Timing::FileOp { open_ns },
@@ -255,7 +256,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 now.saturating_sub(u.issue_ns),
             );
             self.ts.complete(&Completion {
-                dir: u.io.dir as usize,
+                dir: u.io.dir,
                 bytes: u.len,
                 slat_ns: slat,
                 clat_ns: clat,
@@ -272,7 +273,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 self.check_latency(t, now.saturating_sub(u.start_ns), now);
             }
         }
-        if u.io.dir == IoDir::Read && self.verify.on() {
+        if u.io.dir == Ddir::Read && self.verify.on() {
             let e = self.check_read(t);
             if e != 0 {
                 self.verify_failed(e);

@@ -5,7 +5,8 @@
 
 use super::super::clock::Clock;
 use super::{Exec, Halt};
-use crate::ioengine::{IoDir, Queued};
+use crate::ddir::Ddir;
+use crate::ioengine::Queued;
 use crate::plan::resolve::io::IoOptions;
 
 /// When the next sync of `fsync=N`/`fdatasync=N` is due, and of which file.
@@ -41,13 +42,13 @@ impl Cadence {
     /// The sync due now, if any, and the file to sync; its count starts
     /// again. `fsync` goes first when both are due.
     #[inline]
-    pub(super) fn due(&mut self) -> Option<(IoDir, usize)> {
+    pub(super) fn due(&mut self) -> Option<(Ddir, usize)> {
         if self.fsync_blocks > 0 && self.since_fsync >= self.fsync_blocks {
             self.since_fsync = 0;
-            Some((IoDir::Sync, self.last_file))
+            Some((Ddir::Sync, self.last_file))
         } else if self.fdatasync_blocks > 0 && self.since_fdatasync >= self.fdatasync_blocks {
             self.since_fdatasync = 0;
-            Some((IoDir::DataSync, self.last_file))
+            Some((Ddir::DataSync, self.last_file))
         } else {
             None
         }
@@ -76,7 +77,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             && (job.set.end_fsync || job.set.fsync_on_close)
         {
             for i in 0..job.files.len() {
-                if self.sync_file(i, IoDir::Sync, false).is_err() {
+                if self.sync_file(i, Ddir::Sync, false).is_err() {
                     self.log.err(&format!(
                         "fio: end_fsync failed for file {}\n",
                         job.files[i].path.display()
@@ -90,7 +91,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// `record`: count it in the stats, as fio does for `fsync=N` and
     /// `fdatasync=N` (its IO depths and sync latency) but not for
     /// `end_fsync`/`fsync_on_close`.
-    pub(super) fn sync_file(&mut self, fi: usize, dir: IoDir, record: bool) -> Result<(), i32> {
+    pub(super) fn sync_file(&mut self, fi: usize, dir: Ddir, record: bool) -> Result<(), i32> {
         self.drain();
         let Some(t) = self.units.take() else {
             return Err(libc::EBUSY);
@@ -157,7 +158,7 @@ mod tests {
         c.wrote(1);
         assert_eq!(c.due(), None);
         c.wrote(2);
-        assert_eq!(c.due(), Some((IoDir::Sync, 2)));
+        assert_eq!(c.due(), Some((Ddir::Sync, 2)));
         assert_eq!(c.due(), None, "the count starts again");
         assert_eq!(cadence(0, 0).due(), None);
     }
@@ -167,8 +168,8 @@ mod tests {
         let mut c = cadence(2, 2);
         c.wrote(0);
         c.wrote(0);
-        assert_eq!(c.due(), Some((IoDir::Sync, 0)));
-        assert_eq!(c.due(), Some((IoDir::DataSync, 0)));
+        assert_eq!(c.due(), Some((Ddir::Sync, 0)));
+        assert_eq!(c.due(), Some((Ddir::DataSync, 0)));
         assert_eq!(c.due(), None);
     }
 }

@@ -4,7 +4,8 @@
 //! transfer, queued to an engine that submits in `commit`, or in flight.
 //! Nothing here allocates after [`Units::new`].
 
-use crate::ioengine::{FileId, Io, IoDir, IoMem};
+use crate::ddir::Ddir;
+use crate::ioengine::{FileId, Io, IoMem};
 
 /// One unit: its [`Io`] and what the loop keeps beside it.
 #[derive(Clone, Copy)]
@@ -50,7 +51,7 @@ impl Units {
                 io: Io {
                     token: i as u32,
                     file: FileId(0),
-                    dir: IoDir::Read,
+                    dir: Ddir::Read,
                     offset: 0,
                     len: 0,
                     buf: mem.unit_ptr(i),

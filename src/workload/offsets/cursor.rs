@@ -3,7 +3,7 @@
 //! I/O.
 
 use super::region::FileRegion;
-use crate::plan::spec::Dir;
+use crate::ddir::Ddir;
 use crate::rand::{Axmap, Gauss, Lfsr, Zipf};
 
 /// A file's own distribution generator.
@@ -36,13 +36,13 @@ pub(crate) struct FileCursor {
 impl FileCursor {
     /// Where the last I/O of `dir` on this file started (`u64::MAX`
     /// before the first).
-    pub(crate) fn last_start(&self, dir: Dir) -> u64 {
-        self.last_start[dir as usize]
+    pub(crate) fn last_start(&self, dir: Ddir) -> u64 {
+        self.last_start[dir.index()]
     }
 
     /// Where the last I/O of `dir` on this file ended.
-    pub(crate) fn last_pos(&self, dir: Dir) -> u64 {
-        self.last_pos[dir as usize]
+    pub(crate) fn last_pos(&self, dir: Ddir) -> u64 {
+        self.last_pos[dir.index()]
     }
 
     /// Where the region starts now (fio's `f->file_offset`): the start
@@ -57,8 +57,8 @@ impl FileCursor {
     }
 
     /// Set where the last I/O of `dir` ended (a strided zone switch).
-    pub(crate) fn set_last_pos(&mut self, dir: Dir, pos: u64) {
-        self.last_pos[dir as usize] = pos;
+    pub(crate) fn set_last_pos(&mut self, dir: Ddir, pos: u64) {
+        self.last_pos[dir.index()] = pos;
     }
 
     /// fio's `fio_file_reset`: positions back to the region's start,

@@ -9,7 +9,8 @@ use random::{dist_kind, DistKind};
 use super::cursor::{FileCursor, FileDist, NextOffset};
 use super::error::SetupError;
 use super::region::FileRegion;
-use crate::plan::spec::{Dir, JobSpec};
+use crate::ddir::Ddir;
+use crate::plan::spec::JobSpec;
 use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zipf};
 
 /// The offset generator of one job.
@@ -170,7 +171,7 @@ impl OffsetGen {
     /// `get_next_offset`); `None` when the file has no more I/O for this
     /// pass (fio then marks it done). Allocation free.
     #[inline]
-    pub(crate) fn next_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<NextOffset> {
+    pub(crate) fn next_offset(&mut self, f: &mut FileCursor, dir: Ddir) -> Option<NextOffset> {
         let mut hit = false;
         self.seq_nr_left -= 1;
         if self.seq_nr_left == 0 {
@@ -185,17 +186,19 @@ impl OffsetGen {
         if next.offset >= f.region.real_file_size {
             return None;
         }
-        if self.randtrimwrite && dir == Dir::Trim && f.last_start[Dir::Trim as usize] == next.offset
+        if self.randtrimwrite
+            && dir == Ddir::Trim
+            && f.last_start[Ddir::Trim.index()] == next.offset
         {
-            let w = &mut f.last_start[Dir::Write as usize];
+            let w = &mut f.last_start[Ddir::Write.index()];
             *w = w.wrapping_sub(1);
         }
         Some(next)
     }
 
     /// fio's `get_next_block`; the offset returned is relative.
-    fn next_block(&mut self, f: &mut FileCursor, dir: Dir, hit: bool) -> Option<NextOffset> {
-        let d = dir as usize;
+    fn next_block(&mut self, f: &mut FileCursor, dir: Ddir, hit: bool) -> Option<NextOffset> {
+        let d = dir.index();
         let mut out = NextOffset {
             offset: 0,
             is_random: false,
@@ -203,8 +206,8 @@ impl OffsetGen {
             len: None,
         };
         let mut block = None;
-        if self.randtrimwrite && dir == Dir::Write {
-            let t = Dir::Trim as usize;
+        if self.randtrimwrite && dir == Ddir::Write {
+            let t = Ddir::Trim.index();
             out.busy_ok = true;
             out.is_random = true;
             out.offset = f.last_start[t].wrapping_sub(f.file_offset);
@@ -244,8 +247,8 @@ impl OffsetGen {
 
     /// fio's `get_next_seq_offset`: the relative offset after the last I/O
     /// of `dir`, with `rw=…:N` holes; `None` at the end of the file.
-    fn seq_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
-        let d = dir as usize;
+    fn seq_offset(&mut self, f: &mut FileCursor, dir: Ddir) -> Option<u64> {
+        let d = dir.index();
         let r = f.region;
         let fo = f.file_offset;
         // fio compares with the start offset, not the (zone) file offset.
@@ -287,11 +290,11 @@ impl OffsetGen {
     pub(crate) fn commit(
         &mut self,
         f: &mut FileCursor,
-        dir: Dir,
+        dir: Ddir,
         next: &NextOffset,
         len: u64,
     ) -> u64 {
-        let d = dir as usize;
+        let d = dir.index();
         let mut len = len;
         if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {
             let min_bs = self.min_bs[d];

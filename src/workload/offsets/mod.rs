@@ -52,7 +52,8 @@ use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
 use super::zones::StridedZones;
-use crate::plan::spec::{Dir, JobSpec};
+use crate::ddir::Ddir;
+use crate::plan::spec::JobSpec;
 use crate::rand::{Seeds, Slot};
 
 /// One I/O to issue.
@@ -60,7 +61,7 @@ use crate::rand::{Seeds, Slot};
 pub struct Io {
     /// Index into the job's files.
     pub file: usize,
-    pub dir: Dir,
+    pub dir: Ddir,
     /// Absolute offset in the file.
     pub offset: u64,
     pub len: u64,
@@ -182,7 +183,7 @@ impl IoGen {
         let f = &mut self.files[fi];
         dir = self
             .dirs
-            .for_file(dir, f.last_start(Dir::Write), f.last_start(Dir::Trim));
+            .for_file(dir, f.last_start(Ddir::Write), f.last_start(Ddir::Trim));
         if let Some(z) = &mut self.zones {
             z.before_io(f, dir, self.seeds.get(Slot::Block));
         }

@@ -3,8 +3,8 @@
 //! distributions of `random_distribution`, zoned ones included.
 
 use super::OffsetGen;
+use crate::ddir::Ddir;
 use crate::plan::resolve::offsets::Distribution;
-use crate::plan::spec::Dir;
 use crate::rand::Slot;
 use crate::workload::offsets::cursor::{FileCursor, FileDist};
 
@@ -42,18 +42,18 @@ pub(super) enum DistKind {
 impl OffsetGen {
     /// fio's `should_do_random`.
     #[inline]
-    pub(super) fn should_do_random(&mut self, dir: Dir) -> bool {
-        let perc = self.perc_rand[dir as usize];
+    pub(super) fn should_do_random(&mut self, dir: Ddir) -> bool {
+        let perc = self.perc_rand[dir.index()];
         if perc == 100 {
             return true;
         }
-        self.seq_rand[dir as usize].between(1, 100) <= u64::from(perc)
+        self.seq_rand[dir.index()].between(1, 100) <= u64::from(perc)
     }
 
     /// fio's `get_next_rand_block`: a random block, resetting the file once
     /// when its map is exhausted in a time-based job (or with a non-uniform
     /// `file_service_type`).
-    pub(super) fn rand_block(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+    pub(super) fn rand_block(&mut self, f: &mut FileCursor, dir: Ddir) -> Option<u64> {
         if let Some(b) = self.rand_offset(f, dir) {
             return Some(b);
         }
@@ -66,8 +66,8 @@ impl OffsetGen {
     }
 
     /// fio's `last_block`.
-    fn last_block(&self, f: &FileCursor, dir: Dir) -> u64 {
-        let d = dir as usize;
+    fn last_block(&self, f: &FileCursor, dir: Ddir) -> u64 {
+        let d = dir.index();
         let mut max_size = f.region.io_size.min(f.region.real_file_size);
         if let Some(range) = self.zone_range {
             max_size = range;
@@ -79,7 +79,7 @@ impl OffsetGen {
     }
 
     /// fio's `get_next_rand_offset`: a block number by the distribution.
-    fn rand_offset(&mut self, f: &mut FileCursor, dir: Dir) -> Option<u64> {
+    fn rand_offset(&mut self, f: &mut FileCursor, dir: Ddir) -> Option<u64> {
         if !matches!(f.dist, FileDist::None) {
             return dist_block(&mut f.dist);
         }
@@ -93,7 +93,7 @@ impl OffsetGen {
         let v = self.zone_state.between(1, 100) as usize;
         let z = index[v - 1];
         if *absolute {
-            let ba = self.ba[dir as usize];
+            let ba = self.ba[dir.index()];
             let (stotal, send) = (z.size_prev / ba, z.size / ba);
             if send > lastb {
                 return None;
