@@ -324,6 +324,50 @@ fn nothing_below_the_plan_reads_an_option_by_name() {
     );
 }
 
+/// The plan reads options by their table name (`o.int("iodepth_batch")`):
+/// a misspelled name would read as "not set" and quietly take the default,
+/// so every name the plan reads must be an option of the table.
+#[test]
+fn every_option_name_the_plan_reads_is_in_the_table() {
+    const READS: [&str; 13] = [
+        ".value(\"",
+        ".set(\"",
+        ".flag(\"",
+        ".is(\"",
+        ".int(\"",
+        ".bytes(\"",
+        ".micros(\"",
+        ".text(\"",
+        ".choice(\"",
+        ".choice_modifier(\"",
+        ".per_dir(\"",
+        ".get(\"",
+        ".opt(\"",
+    ];
+    let names: BTreeSet<&str> = rfio::api::OPTIONS.iter().map(|o| o.name).collect();
+    let mut read = 0;
+    let mut bad = Vec::new();
+    for src in sources(&root("src/plan")).values() {
+        for call in READS {
+            for (i, _) in src.code.match_indices(call) {
+                let rest = &src.code[i + call.len()..];
+                let Some(end) = rest.find('"') else { continue };
+                let name = &rest[..end];
+                read += 1;
+                if !names.contains(name) {
+                    bad.push(format!("{}: {name}", src.path.display()));
+                }
+            }
+        }
+    }
+    assert!(read > 100, "only {read} reads found: the scan is broken");
+    assert!(
+        bad.is_empty(),
+        "names that are no option:\n{}",
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn hand_written_files_stay_small() {
     let mut bad = Vec::new();
