@@ -8,7 +8,7 @@
 
 use super::read::Opts;
 use super::Refusal;
-use crate::options::value::{self, parse_signed_size};
+use crate::options::value::parse_signed_size;
 use crate::options::Value;
 
 /// Where a job's I/O goes (`JobSpec::offsets`).
@@ -51,38 +51,12 @@ pub(crate) enum Share {
     Percent(f64),
 }
 
-/// `random_distribution`: how random offsets spread over the file. A
-/// `center` is where the hot spot goes, in `[0, 1]` of the range (`None`:
-/// fio's random offset).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Distribution {
-    Random,
-    Zipf {
-        theta: f64,
-        center: Option<f64>,
-    },
-    Pareto {
-        h: f64,
-        center: Option<f64>,
-    },
-    Normal {
-        dev: f64,
-        center: Option<f64>,
-    },
-    /// `zoned` (`size` a percentage of the range) or `zoned_abs` (bytes).
-    Zoned {
-        absolute: bool,
-        zones: Vec<Zone>,
-    },
-}
-
-/// One zone of a zoned distribution: `io_pct` percent of the I/O goes to
-/// the next `size` (a percentage of the range, or bytes for `zoned_abs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Zone {
-    pub(crate) io_pct: u32,
-    pub(crate) size: u64,
-}
+/// `random_distribution`: how random offsets spread over the file, as the
+/// option parser read it (a `center` is where the hot spot goes, in
+/// `[0, 1]` of the range; `None`: fio's random offset).
+pub(crate) use crate::options::value::Distribution;
+#[cfg(test)]
+pub(crate) use crate::options::value::Zone;
 
 /// `file_service_type`: how the file of the next I/O is chosen (fio's
 /// `__get_next_file`). `nr` is the `:N` of the uniform kinds: I/Os on a
@@ -157,7 +131,7 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
         offset_increment: share("offset_increment"),
         offset_align: o.bytes("offset_align").filter(|&b| b > 0),
         distribution: match o.value("random_distribution") {
-            Some(Value::Distribution(d)) => distribution(d),
+            Some(Value::Distribution(d)) => d.clone(),
             _ => Distribution::Random,
         },
         percentage_random,
@@ -184,34 +158,6 @@ fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), String> {
         parse_signed_size(m.trim(), &o.0.parse_ctx())
             .map(|add| (1, add))
             .map_err(|_| refused())
-    }
-}
-
-fn distribution(d: &value::Distribution) -> Distribution {
-    match d {
-        value::Distribution::Random => Distribution::Random,
-        value::Distribution::Zipf { theta, center } => Distribution::Zipf {
-            theta: *theta,
-            center: *center,
-        },
-        value::Distribution::Pareto { h, center } => Distribution::Pareto {
-            h: *h,
-            center: *center,
-        },
-        value::Distribution::Normal { dev, center } => Distribution::Normal {
-            dev: *dev,
-            center: *center,
-        },
-        value::Distribution::Zoned { absolute, zones } => Distribution::Zoned {
-            absolute: *absolute,
-            zones: zones
-                .iter()
-                .map(|z| Zone {
-                    io_pct: z.io_pct,
-                    size: z.size,
-                })
-                .collect(),
-        },
     }
 }
 
