@@ -379,3 +379,23 @@ fn exit_status_counts_failed_jobs() {
     assert_eq!(stdout(&o).split(';').nth(4), Some("28"));
     assert_eq!(stderr(&o), "");
 }
+
+/// `--output` is opened as the command line is read, as fio opens it: a job
+/// file fio refuses leaves the valid values of the failed choice in it
+/// (fio's own `failed parsing` lines follow there; rfio's errors go to
+/// stderr).
+#[test]
+fn output_file_gets_the_valid_values_of_a_refused_job_file() {
+    let dir = TempDir::new("cli-output-invalid");
+    dir.write("bad.fio", "[x]\nrw=bogus\nsize=1m\n");
+    let o = rfio(&dir, &["--output=out.txt", "bad.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("'bogus' is not a valid value"));
+    let f = common::run_in(common::real_fio(), &dir, &["--output=fio.txt", "bad.fio"]);
+    assert_eq!(f.status.code(), Some(1));
+    let ours = std::fs::read_to_string(dir.file("out.txt")).expect("rfio made out.txt");
+    let fios = std::fs::read_to_string(dir.file("fio.txt")).expect("fio made fio.txt");
+    assert!(ours.starts_with("        valid values: read       Sequential read\n"));
+    assert!(fios.starts_with(&ours), "rfio:\n{ours}\nfio:\n{fios}");
+}
