@@ -167,6 +167,11 @@ fn run_inner(
             // a process status (modulo 256).
             Ok((failed % 256) as i32)
         }
+        Err(RunFailure::NoJobs { job_sections }) => {
+            // fio prints its usage text on stdout, whatever `--output` says.
+            no_jobs(job_sections, out, err)?;
+            Ok(1)
+        }
         Err(e) => {
             report_error(e, &formats, run_out, err)?;
             Ok(1)
@@ -174,8 +179,21 @@ fn run_inner(
     }
 }
 
-/// Print why a run stopped, as fio does (its valid values and usage text
-/// on stdout, the rest on stderr).
+/// No job to run: job sections that make no jobs (numjobs=0) fail without
+/// fio's usage text ("error: maximum number of jobs reached."); no job
+/// section at all gets it.
+fn no_jobs(job_sections: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
+    if job_sections {
+        writeln!(err, "rfio: no job to run: every job section has numjobs=0")
+    } else {
+        write!(out, "{}", usage())?;
+        writeln!(err, "No job(s) defined\n")
+    }
+}
+
+/// Print why a run stopped, as fio does: its valid values, usage text and
+/// job descriptions where its output goes (stdout, or the `--output`
+/// file), the rest on stderr.
 fn report_error(
     e: RunFailure,
     formats: &output::Formats,
@@ -192,16 +210,7 @@ fn report_error(
             }
             write!(err, "{diags}")
         }
-        RunFailure::NoJobs { job_sections } => {
-            // Job sections that make no jobs (numjobs=0): fio fails without
-            // its usage text ("error: maximum number of jobs reached.").
-            if job_sections {
-                writeln!(err, "rfio: no job to run: every job section has numjobs=0")
-            } else {
-                write!(out, "{}", usage())?;
-                writeln!(err, "No job(s) defined\n")
-            }
-        }
+        RunFailure::NoJobs { job_sections } => no_jobs(job_sections, out, err),
         RunFailure::Refused {
             front,
             added,

@@ -399,3 +399,19 @@ fn output_file_gets_the_valid_values_of_a_refused_job_file() {
     assert!(ours.starts_with("        valid values: read       Sequential read\n"));
     assert!(fios.starts_with(&ours), "rfio:\n{ours}\nfio:\n{fios}");
 }
+
+/// No job to run: fio's usage text goes to stdout even with `--output`.
+#[test]
+fn usage_goes_to_stdout_whatever_output_says() {
+    let dir = TempDir::new("cli-output-nojobs");
+    dir.write("g.fio", "[global]\nbs=4k\n");
+    let o = rfio(&dir, &["--output=out.txt", "g.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).starts_with("fio-3.33 compatible"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(stderr(&o), "No job(s) defined\n\n");
+    assert_eq!(std::fs::read_to_string(dir.file("out.txt")).unwrap(), "");
+}
