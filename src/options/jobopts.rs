@@ -43,6 +43,22 @@ pub struct JobOptions {
     kb_base_at: Option<usize>,
     /// Index of the last `ioengine` setting.
     ioengine_at: Option<usize>,
+    /// The names set, one [`name_bit`] each: most names the plan asks for
+    /// are not set, and are answered without a scan.
+    names: u128,
+}
+
+/// A name's bit in [`JobOptions::names`] (from its length and three of
+/// its bytes: cheap, and spread well enough over fio's option names).
+#[inline]
+fn name_bit(name: &str) -> u128 {
+    let b = name.as_bytes();
+    let at = |i: usize| u32::from(b.get(i).copied().unwrap_or(0));
+    let h = (b.len() as u32).wrapping_mul(31)
+        ^ at(0).wrapping_mul(7)
+        ^ at(b.len() / 2).wrapping_mul(131)
+        ^ at(b.len().wrapping_sub(1)).wrapping_mul(61);
+    1u128 << (h % 128)
 }
 
 /// Settings in the order applied: a prefix shared with other scopes (the
@@ -137,6 +153,9 @@ impl PartialEq for Settings {
 impl JobOptions {
     /// The setting in force for option `name` (canonical name).
     pub(crate) fn get(&self, name: &str) -> Option<&Setting> {
+        if self.names & name_bit(name) == 0 {
+            return None;
+        }
         match name {
             "kb_base" => self.kb_base_at.and_then(|i| self.settings.get(i)),
             "ioengine" => self.ioengine_at.and_then(|i| self.settings.get(i)),
@@ -154,6 +173,7 @@ impl JobOptions {
             settings: self.settings.share(),
             kb_base_at: self.kb_base_at,
             ioengine_at: self.ioengine_at,
+            names: self.names,
         }
     }
 
@@ -181,6 +201,7 @@ impl JobOptions {
             "ioengine" => self.ioengine_at = Some(self.settings.len()),
             _ => {}
         }
+        self.names |= name_bit(setting.def.name);
         self.settings.push(setting);
     }
 
@@ -198,6 +219,10 @@ impl JobOptions {
         if self.ioengine_at.is_some_and(|i| i >= len) {
             self.ioengine_at = last("ioengine");
         }
+        self.names = self
+            .settings
+            .iter()
+            .fold(0, |m, s| m | name_bit(s.def.name));
     }
 
     /// `kb_base` in force (1024 unless set to 1000).
