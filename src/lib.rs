@@ -1,26 +1,30 @@
 //! rfio: a drop-in replacement for fio, the Flexible I/O Tester.
 //!
-//! Data moves forward through the modules as immutable values:
+//! Data moves forward through the modules as immutable values (the whole
+//! map, with who may import whom, is ARCHITECTURE.md at the repository
+//! root; `tests/it/architecture.rs` checks it):
 //!
 //! ```text
-//! argv ─ cli ─┐
-//! job files ─ jobfile (text → syntax tree with spans, includes, ${ENV}) ─┐
+//! argv ─ cli ─ run::Invocation ─┐
+//! job files ─ jobfile (text → syntax tree with spans, includes, ${ENV})
 //!             options (one static table: name, aliases, kind, default, help)
 //!               → JobOptions (what the user wrote, parsed and validated)
 //!             plan (global inheritance, numjobs, groups, files; every
-//!                   option resolved into typed parts of each JobSpec)
+//!                   option resolved once into typed parts of each JobSpec)
 //!               → immutable Plan   (--parse-only and --showcmd stop here)
 //!             workload (a thread per job, reading only the plan)
 //!               ↔ ioengine
-//!             stats → output, logs
+//!               → stats::Completion per I/O → stats, logs
+//!               → RunReport (serde) → output (pure functions of it)
 //! ```
 //!
-//! The public surface is [`api`] (what the integration tests and the
-//! benchmarks drive), [`cli::main`] (the binary) and [`front_end_check`]
-//! (the fuzz target); the modules are private, their items `pub(crate)`.
-//! These docs are for rfio's own developers: read them with
-//! `cargo doc --document-private-items` (the public items link to private
-//! ones freely).
+//! [`run`] drives that pipeline for one invocation; `cli`
+//! parses argv into it and prints. The public surface is [`api`] (what
+//! the integration tests and the benchmarks drive), [`cli::main`] (the
+//! binary) and [`front_end_check`] (the fuzz target); the modules are
+//! private, their items `pub(crate)`. These docs are for rfio's own
+//! developers: read them with `cargo doc --document-private-items` (the
+//! public items link to private ones freely).
 
 #![allow(rustdoc::private_intra_doc_links)]
 

@@ -21,7 +21,7 @@
 //! The plan reads the options (`src/plan/engine.rs`: the texts of
 //! `cmdprio_bssplit`, the job's priority and seed) into [`CmdPrioOptions`];
 //! [`CmdPrio::new`] builds the tables from them once per job, and each
-//! engine instance decides with a [`Picker`].
+//! engine instance decides with a [`Picker`](crate::ioengine::cmdprio::Picker).
 //!
 //! Each direction that uses command priorities has a table of the
 //! priorities its I/Os can carry, the job's own first (fio's
@@ -30,7 +30,7 @@
 //! keep latencies per slot. A direction without command priorities has no
 //! table; all its I/Os carry the job's priority.
 //!
-//! The tables are `Copy` and fixed-size (at most [`MAX_ENTRIES`] split
+//! The tables are `Copy` and fixed-size (at most [`MAX_ENTRIES`](crate::ioengine::cmdprio::MAX_ENTRIES) split
 //! entries per direction, fio's `BSSPLIT_MAX`): the decision allocates
 //! nothing.
 

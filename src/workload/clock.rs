@@ -11,7 +11,7 @@
 //! `gettimeofday`, which rfio serves from the same monotonic clock) use
 //! the system clock; so does every machine without a usable TSC.
 //!
-//! Tests run the loop on [`FakeClock`] (test builds only): its time moves
+//! Tests run the loop on `FakeClock` (test builds only): its time moves
 //! only by what the loop sleeps, spins and pauses, and by what the test
 //! (or a test engine) adds, so that a run is exact and instant.
 

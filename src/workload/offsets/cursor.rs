@@ -21,7 +21,7 @@ pub(crate) struct FileCursor {
     pub(crate) region: FileRegion,
     /// fio's `f->file_offset`: where the region starts now. It is
     /// `region.file_offset` (fio's `get_start_offset`) except while strided
-    /// zones move it ([`super::zones`]).
+    /// zones move it ([`crate::workload::zones`]).
     pub(super) file_offset: u64,
     pub(super) last_pos: [u64; 3],
     pub(super) last_start: [u64; 3],

@@ -34,7 +34,7 @@ fn le64(b: &[u8], at: usize) -> u64 {
 }
 
 impl Header {
-    /// Read a header from the first [`HDR_LEN`] bytes of `b`.
+    /// Read a header from the first [`HDR_LEN`](crate::plan::resolve::verify::HDR_LEN) bytes of `b`.
     pub(crate) fn read(b: &[u8]) -> Header {
         Header {
             magic: le16(b, 0),
