@@ -56,18 +56,18 @@ pub(crate) enum Outcome {
     /// `--showcmd`: the front end, to be printed as command lines (with
     /// its diagnostics, if any).
     ShowCmd(Box<Front>),
-    /// The jobs ran: the report, and the plan they ran.
-    Ran(Box<Front>, Box<RunReport>),
+    /// The jobs ran: their report.
+    Ran(Box<RunReport>),
 }
 
 /// Why a run stopped before its report.
 pub(crate) enum Error {
     /// A job file could not be read.
     Load(Diagnostics),
-    /// The job files or the command line are wrong: the front end (whose
-    /// failed sections list the valid values fio prints) and its
-    /// diagnostics.
-    Invalid(Box<Front>, Diagnostics),
+    /// The job files or the command line are wrong: the front end, with
+    /// its diagnostics ([`Front::diags`]) and the failed sections whose
+    /// valid values fio prints.
+    Invalid(Box<Front>),
     /// No job to run; `job_sections`: there were job sections, but they
     /// made no job (`numjobs=0`).
     NoJobs { job_sections: bool },
@@ -114,9 +114,8 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
     if inv.input.showcmd {
         return Ok(Outcome::ShowCmd(front));
     }
-    let diags = front.diags();
-    if !diags.is_empty() {
-        return Err(Error::Invalid(front, diags));
+    if !(front.load_diags.is_empty() && front.fe.diags.is_empty()) {
+        return Err(Error::Invalid(front));
     }
     if inv.input.parse_only {
         return Ok(Outcome::Parsed);
@@ -145,7 +144,7 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
         workload::run_with_progress(plan, log, &progress, stop)
     })?;
     match result {
-        Ok(report) => Ok(Outcome::Ran(front, Box::new(report))),
+        Ok(report) => Ok(Outcome::Ran(Box::new(report))),
         Err(e) => Err(Error::Run(e)),
     }
 }

@@ -147,7 +147,7 @@ fn run_inner(
     match result {
         Ok(Outcome::Parsed) => Ok(0),
         Ok(Outcome::ShowCmd(front)) => showcmd(&front, out, err),
-        Ok(Outcome::Ran(_front, report)) => {
+        Ok(Outcome::Ran(report)) => {
             let signaled = signals::received();
             if let (Some(sig), false) = (signaled, told) {
                 write!(run_out, "{}", signals::message(sig))?;
@@ -202,13 +202,13 @@ fn report_error(
 ) -> std::io::Result<()> {
     match e {
         RunFailure::Load(d) | RunFailure::Unsupported(d) => write!(err, "{d}"),
-        RunFailure::Invalid(front, diags) => {
-            // fio prints the valid values of a failed choice option on
-            // stdout.
+        RunFailure::Invalid(front) => {
+            // fio prints the valid values of a failed choice option where
+            // its output goes.
             if let Some(s) = front.fe.sections.iter().find(|s| !s.errors.is_empty()) {
                 write!(out, "{}", showcmd::valid_values_tables(s))?;
             }
-            write!(err, "{diags}")
+            write!(err, "{}", front.diags())
         }
         RunFailure::NoJobs { job_sections } => no_jobs(job_sections, out, err),
         RunFailure::Refused {
