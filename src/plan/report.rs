@@ -233,9 +233,8 @@ fn log_compression_cpus(o: &JobOptions) -> Option<Vec<usize>> {
 /// Refuse the log settings of `job` that rfio does not run, each at the
 /// line of the option: a `log_compression_cpus` CPU the machine does not
 /// have (fio refuses it in the same words), an epoch clock
-/// `clock_gettime` does not know (fio logs garbage times), a histogram
-/// log stored compressed (fio 3.33 stores memory addresses in place of
-/// its rows).
+/// `clock_gettime` does not know (fio logs garbage times), histogram rows
+/// stored compressed (fio 3.33 stores memory addresses in place of them).
 pub(crate) fn check_logs(job: &JobSpec, diags: &mut Diagnostics) {
     let mut refuse = |option: &str, msg: String| {
         let span = job.options.get(option).map_or(&job.span, |s| &s.span);
@@ -262,7 +261,8 @@ pub(crate) fn check_logs(job: &JobSpec, diags: &mut Diagnostics) {
             format!("log_alternate_epoch_clock_id={clock}: clock_gettime has no clock {clock}"),
         );
     }
-    if logs.store_compressed && logs.has(LogKind::ClatHist) {
+    // Without log_hist_msec the histogram log stays empty, in fio too.
+    if logs.store_compressed && logs.has(LogKind::ClatHist) && logs.hist_msec > 0 {
         refuse(
             "log_store_compressed",
             "write_hist_log with log_store_compressed=1: fio 3.33 stores memory addresses \

@@ -367,7 +367,7 @@ fn bad_values_are_refused_at_their_line() {
             "clock_gettime has no clock 10",
         ),
         (
-            "write_hist_log=h\nlog_store_compressed=1",
+            "write_hist_log=h\nlog_hist_msec=10\nlog_store_compressed=1",
             "log_store_compressed",
             "fio 3.33 stores memory addresses in place of the histogram rows",
         ),
