@@ -208,11 +208,20 @@ fn streams_are_fios_arrays() {
         ),
         ("d", 3072, &["--log_compression=1k"], &[1024, 0, 2048]),
     ];
-    for (tag, ios, extra, want) in cases {
-        for (bin, who) in [(RFIO, "r"), (fio, "f")] {
-            let prefix = format!("{who}{tag}");
-            run_job(bin, &dir, &stored_job(&prefix, ios, extra));
-            let sizes = stream_sizes(&dir.file(&format!("{prefix}_iops.1.log.fz")));
+    // The eight runs at once: fio takes a while to start.
+    std::thread::scope(|scope| {
+        for (tag, ios, extra, _) in cases {
+            for (bin, who) in [(RFIO, "r"), (fio, "f")] {
+                let dir = &dir;
+                scope.spawn(move || {
+                    run_job(bin, dir, &stored_job(&format!("{who}{tag}"), ios, extra))
+                });
+            }
+        }
+    });
+    for (tag, _, extra, want) in cases {
+        for who in ["r", "f"] {
+            let sizes = stream_sizes(&dir.file(&format!("{who}{tag}_iops.1.log.fz")));
             assert_eq!(sizes, want, "{who} {tag}: {extra:?}");
         }
     }
