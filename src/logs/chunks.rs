@@ -255,9 +255,20 @@ mod tests {
         }
     }
 
+    /// A CPU this thread may run on.
+    fn allowed_cpu() -> usize {
+        // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity fills it.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(unsafe { libc::sched_getaffinity(0, size, &mut set) }, 0);
+        (0..libc::CPU_SETSIZE as usize)
+            .find(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .expect("a CPU")
+    }
+
     #[test]
     fn text_is_the_records_in_order() {
-        let gz = Compressor::spawn(Some(vec![0])).unwrap();
+        let gz = Compressor::spawn(Some(vec![allowed_cpu()])).unwrap();
         let mut log = PackedLog::new(PLAIN, 1024);
         for k in 0..2500 {
             log.push(&sample(k), Some(&gz), LogKind::Lat);
