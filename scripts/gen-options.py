@@ -385,6 +385,8 @@ SUPPORTED = set(
     cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit log_prio
     zonemode zonesize zonerange zoneskip
     dedupe_mode dedupe_global dedupe_working_set_percentage""".split()
+    # logs (helper logs, issue 11)
+    + """log_entries log_compression log_compression_cpus log_store_compressed log_alternate_epoch log_alternate_epoch_clock_id""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -94,6 +94,8 @@ pub(crate) enum Action {
     Help,
     CmdHelp(Option<String>),
     EngHelp(Option<String>),
+    /// `--inflate-log=FILE`: print a compressed log and exit.
+    InflateLog(PathBuf),
 }
 
 /// The whole command line, read.
@@ -368,6 +370,9 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             return Err("--latency-log is deprecated. Use per-job latency log options.".into())
         }
         "alloc-size" => {}
+        // fio inflates at once and exits: the first such flag wins.
+        "inflate-log" if args.action == Action::Run => args.action = Action::InflateLog(v().into()),
+        "inflate-log" => {}
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

@@ -94,6 +94,13 @@ fn run_inner(
         }
         Action::CmdHelp(arg) => return help(cmdhelp::cmdhelp_output(arg.as_deref()), out, err),
         Action::EngHelp(arg) => return help(cmdhelp::enghelp_output(arg.as_deref()), out, err),
+        Action::InflateLog(path) => {
+            return match crate::logs::inflate_file(path, out) {
+                Ok(()) => Ok(0),
+                Err(crate::logs::InflateError::Write(e)) => Err(e),
+                Err(e) => writeln!(err, "{e}").map(|()| e.exit_status()),
+            }
+        }
     }
     if let Some(flag) = args.unsupported.first() {
         writeln!(
@@ -395,6 +402,7 @@ rfio [options] [job options] <job file(s)>\n\
   --section=name\tOnly run specified section in job file, multiple sections can be specified\n\
   --warnings-fatal\tFio parser warnings are fatal\n\
   --max-jobs=nr\t\tMaximum number of threads/processes to support\n\
+  --inflate-log=log\tInflate and output compressed log\n\
   --aux-path=path\tUse this path for fio state generated files\n\
 \n\
 rfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n",

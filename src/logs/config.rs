@@ -55,9 +55,20 @@ pub struct LogConfig {
     pub(crate) per_job: bool,
     pub(crate) hist_msec: u64,
     pub(crate) hist_coarseness: u32,
-    pub(crate) unix_epoch: bool,
+    /// `log_unix_epoch` or `log_alternate_epoch`: times count from the
+    /// epoch of this clock (`log_alternate_epoch_clock_id`, 0 the Unix
+    /// epoch), read when the job starts.
+    pub(crate) epoch_clock: Option<i32>,
     /// The job's global thread number (the `.N` of the file names).
     pub(crate) thread_number: u32,
+    /// `log_entries`: the samples of the first in-memory array.
+    pub(crate) entries: usize,
+    /// `log_compression`: compress full arrays on a thread as the job runs.
+    pub(crate) compress: bool,
+    /// `log_compression_cpus`: that thread's CPUs.
+    pub(crate) compress_cpus: Option<Vec<usize>>,
+    /// `log_store_compressed`: write `.log.fz` files of zlib streams.
+    pub(crate) store_compressed: bool,
 }
 
 impl LogConfig {
@@ -66,17 +77,30 @@ impl LogConfig {
         self.logs.iter().any(|(k, _)| *k == kind)
     }
 
-    /// The file a log of `kind` with `prefix` goes to.
+    /// The file a log of `kind` with `prefix` goes to (`.log.fz` when
+    /// stored compressed).
     pub(crate) fn path(&self, kind: LogKind, prefix: &str) -> PathBuf {
+        let suffix = if self.store_compressed {
+            "log.fz"
+        } else {
+            "log"
+        };
         if self.per_job {
             PathBuf::from(format!(
-                "{prefix}_{}.{}.log",
+                "{prefix}_{}.{}.{suffix}",
                 kind.name(),
                 self.thread_number
             ))
         } else {
-            PathBuf::from(format!("{prefix}_{}.log", kind.name()))
+            PathBuf::from(format!("{prefix}_{}.{suffix}", kind.name()))
         }
+    }
+
+    /// Whether the log of `kind` is kept in memory as fio's sample records
+    /// (compressed or stored compressed). Histogram logs never are: fio
+    /// 3.33 stores memory addresses in place of their rows there.
+    pub(crate) fn packed(&self, kind: LogKind) -> bool {
+        kind != LogKind::ClatHist && (self.compress || self.store_compressed)
     }
 }
 
@@ -94,8 +118,12 @@ mod tests {
             per_job: true,
             hist_msec: 0,
             hist_coarseness: 0,
-            unix_epoch: false,
+            epoch_clock: None,
             thread_number: 3,
+            entries: 1024,
+            compress: false,
+            compress_cpus: None,
+            store_compressed: false,
         }
     }
 
@@ -109,5 +137,10 @@ mod tests {
         let mut c = cfg(&[LogKind::Iops], 0);
         c.per_job = false;
         assert_eq!(c.path(LogKind::Iops, "a"), PathBuf::from("a_iops.log"));
+        c.store_compressed = true;
+        assert_eq!(c.path(LogKind::Iops, "a"), PathBuf::from("a_iops.log.fz"));
+        c.per_job = true;
+        assert_eq!(c.path(LogKind::Bw, "a"), PathBuf::from("a_bw.3.log.fz"));
+        assert!(c.packed(LogKind::Bw) && !c.packed(LogKind::ClatHist));
     }
 }

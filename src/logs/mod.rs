@@ -17,6 +17,13 @@
 //! `2^log_hist_coarseness`, counted since the previous row of that
 //! direction, one row per direction every `log_hist_msec`.
 //!
+//! `log_unix_epoch=1` or `log_alternate_epoch=1` add the time of clock
+//! `log_alternate_epoch_clock_id` (0: the Unix epoch) at the job's start.
+//! `log_compression` and `log_store_compressed` keep the logs in memory as
+//! fio's sample records, compressed in zlib streams ([`chunks`]), written
+//! as text or as `.log.fz` files when the job ends; `--inflate-log` prints
+//! such a file ([`inflate`]).
+//!
 //! The plan resolves which logs a job writes ([`LogConfig`]); the job's
 //! statistics feed them through [`LogSink`](writer::LogSink), their
 //! `stats::IoLog`. rfio writes the lines while the job runs, through a buffer (no
@@ -25,8 +32,13 @@
 //! once when the job finishes.
 
 pub(crate) mod agg;
+mod chunks;
+mod clock;
 mod config;
+mod inflate;
+mod sample;
 mod writer;
 
 pub(crate) use config::{LogConfig, LogKind};
+pub use inflate::{inflate_file, InflateError};
 pub use writer::sink;

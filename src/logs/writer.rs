@@ -3,8 +3,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::sync::Mutex;
 
+use super::chunks::{Compressor, PackedLog};
 use super::config::{LogConfig, LogKind};
+use super::sample::{Layout, Sample};
 use crate::stats::hist::{LatHist, PLAT_NR};
 use crate::stats::{IoLog, LoggedIo, Rate};
 
@@ -41,9 +44,20 @@ impl Window {
     }
 }
 
+/// Where a log's lines go: text written as the job runs, or fio's sample
+/// records kept in memory and written when it ends.
+enum Out {
+    Text(BufWriter<File>),
+    Packed(File, PackedLog),
+}
+
+/// Held while a log shared by jobs (`per_job_logs=0`) gets a job's whole
+/// log at its end, as fio locks the file for it.
+static APPENDING: Mutex<()> = Mutex::new(());
+
 /// One open log file and its averaging state.
 struct LogFile {
-    out: BufWriter<File>,
+    out: Out,
     windows: [Window; 3],
     /// Start of the current window per direction, ms.
     avg_last: [u64; 3],
@@ -62,9 +76,11 @@ struct HistDir {
 /// The open logs of one running job.
 pub(crate) struct JobLogs {
     cfg: LogConfig,
-    /// Added to every time (`log_unix_epoch`).
+    /// Added to every time (`log_unix_epoch`, `log_alternate_epoch`).
     time_base: u64,
     files: [Option<LogFile>; 6],
+    /// The compression thread (`log_compression`).
+    gz: Option<Compressor>,
     hist: Option<[HistDir; 3]>,
     scratch: Box<[u64; PLAT_NR]>,
     /// First write error, reported when the job finishes.
@@ -90,8 +106,17 @@ impl JobLogs {
                 OpenOptions::new().create(true).append(true).open(&path)
             }
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            let out = if cfg.packed(*kind) {
+                let layout = Layout {
+                    offset: cfg.offset,
+                    prio: cfg.prio,
+                };
+                Out::Packed(file, PackedLog::new(layout, cfg.entries))
+            } else {
+                Out::Text(BufWriter::with_capacity(BUF_BYTES, file))
+            };
             files[*kind as usize] = Some(LogFile {
-                out: BufWriter::with_capacity(BUF_BYTES, file),
+                out,
                 windows: [Window::default(); 3],
                 avg_last: [0; 3],
             });
@@ -104,10 +129,22 @@ impl JobLogs {
                 before: Box::new([0; PLAT_NR]),
             })
         });
+        let any_packed = cfg.logs.iter().any(|(k, _)| cfg.packed(*k));
+        let gz = if cfg.compress && any_packed {
+            Some(Compressor::spawn(cfg.compress_cpus.clone())?)
+        } else {
+            None
+        };
+        let time_base = match cfg.epoch_clock {
+            None => 0,
+            Some(0) => start_unix_ms,
+            Some(clock) => super::clock::now_ms(clock)?,
+        };
         Ok(JobLogs {
             cfg: cfg.clone(),
-            time_base: if cfg.unix_epoch { start_unix_ms } else { 0 },
+            time_base,
             files,
+            gz,
             hist,
             scratch: Box::new([0; PLAT_NR]),
             error: None,
@@ -241,7 +278,21 @@ impl JobLogs {
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
         };
-        let w = &mut f.out;
+        let w = match &mut f.out {
+            Out::Text(w) => w,
+            Out::Packed(_, log) => {
+                let s = Sample {
+                    time: t_ms + base,
+                    value,
+                    dir: dir as u32,
+                    prio,
+                    bs,
+                    offset,
+                };
+                log.push(&s, self.gz.as_ref(), kind);
+                return;
+            }
+        };
         let r = (|| {
             write!(w, "{}, {value}, {dir}, {bs}, ", t_ms + base)?;
             if log_offset {
@@ -302,12 +353,14 @@ impl JobLogs {
         ) else {
             return;
         };
+        let Out::Text(w) = &mut f.out else {
+            return;
+        };
         let h = &mut hists[dir];
         match clat {
             Some(c) => c.fio_buckets(&mut self.scratch),
             None => self.scratch.fill(0),
         }
-        let w = &mut f.out;
         let r = (|| {
             write!(w, "{}, {dir}, {}, ", t_ms + base, h.bs)?;
             let groups = PLAT_NR / stride;
@@ -348,18 +401,47 @@ impl JobLogs {
                 }
             }
         }
+        let (mut compressed, problem) = match self.gz.take() {
+            Some(gz) => gz.finish(),
+            None => Default::default(),
+        };
+        if let Some(p) = problem {
+            self.error.get_or_insert(p);
+        }
         for kind in LogKind::ALL {
-            if let Some(f) = self.files[kind as usize].as_mut() {
-                if let Err(e) = f.out.flush() {
-                    self.note(kind, &e);
-                }
+            let Some(f) = self.files[kind as usize].take() else {
+                continue;
+            };
+            let z = std::mem::take(&mut compressed[kind as usize]);
+            let r = match f.out {
+                Out::Text(mut w) => w.flush(),
+                Out::Packed(file, log) => self.write_packed(file, log, z),
+            };
+            if let Err(e) = r {
+                self.note(kind, &e);
             }
         }
-        self.files = Default::default();
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Write a log kept in memory at the job's end: its zlib streams
+    /// (`log_store_compressed`) or its text; `compressed` is what the
+    /// compression thread made of it.
+    fn write_packed(&self, file: File, log: PackedLog, compressed: Vec<Vec<u8>>) -> io::Result<()> {
+        let _shared =
+            (!self.cfg.per_job).then(|| APPENDING.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut w = BufWriter::with_capacity(BUF_BYTES, file);
+        if self.cfg.store_compressed {
+            for z in log.streams(compressed) {
+                w.write_all(&z)?;
+            }
+        } else {
+            log.write_text(&compressed, &mut w)?;
+        }
+        w.flush()
     }
 
     fn note(&mut self, kind: LogKind, e: &io::Error) {

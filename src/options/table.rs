@@ -3164,7 +3164,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Initial number of entries in a job IO log",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_avg_msec",
@@ -3308,7 +3308,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Log in compressed chunks of this size",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_compression_cpus",
@@ -3326,7 +3326,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Limit log compression to these CPUs",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_store_compressed",
@@ -3344,7 +3344,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Store logs in a compressed format",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_unix_epoch",
@@ -3380,7 +3380,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Use alternate epoch time in log files. Uses the same epoch as that is used by clock_gettime with specified log_alternate_epoch_clock_id.",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "log_alternate_epoch_clock_id",
@@ -3398,7 +3398,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "If log_alternate_epoch or log_unix_epoch is true, this option specifies the clock_id from clock_gettime whose epoch should be used. If neither of those is true, this option has no effect. Default value is 0, or CLOCK_REALTIME",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "block_error_percentiles",

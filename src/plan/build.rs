@@ -524,6 +524,9 @@ fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
             ));
         }
     }
+    if runs && first {
+        super::report::check_logs(job, diags);
+    }
 }
 
 /// Engines that change files whatever the I/O direction: `falloc`

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::spec::{JobSpec, Plan};
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::logs::{LogConfig, LogKind};
 use crate::options::jobopts::{JobOptions, Setting};
 use crate::options::Value;
@@ -168,6 +168,7 @@ pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
     };
     let int = |name: &str| match o.value(name) {
         Some(Value::Int(n)) => u64::try_from(*n).unwrap_or(0),
+        Some(Value::Bytes(n)) => *n,
         _ => 0,
     };
     let gtod = flag("gtod_reduce", false);
@@ -205,9 +206,81 @@ pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
         per_job: flag("per_job_logs", true),
         hist_msec: int("log_hist_msec"),
         hist_coarseness: int("log_hist_coarseness").min(6) as u32,
-        unix_epoch: flag("log_unix_epoch", false),
+        epoch_clock: (flag("log_unix_epoch", false) || flag("log_alternate_epoch", false))
+            .then(|| int("log_alternate_epoch_clock_id") as i32),
         thread_number: spec.thread_number,
+        entries: match int("log_entries") {
+            0 => DEF_LOG_ENTRIES,
+            n => n as usize,
+        },
+        compress: int("log_compression") > 0,
+        compress_cpus: log_compression_cpus(o),
+        store_compressed: flag("log_store_compressed", false),
     })
+}
+
+/// fio's `DEF_LOG_ENTRIES`, the default of `log_entries`.
+const DEF_LOG_ENTRIES: usize = 1024;
+
+/// The CPUs of `log_compression_cpus`, if set.
+fn log_compression_cpus(o: &JobOptions) -> Option<Vec<usize>> {
+    match o.value("log_compression_cpus")? {
+        Value::Cpus(c) => Some(c.clone()),
+        _ => None,
+    }
+}
+
+/// Refuse the log settings of `job` that rfio does not run, each at the
+/// line of the option: a `log_compression_cpus` CPU the machine does not
+/// have (fio refuses it in the same words), an epoch clock
+/// `clock_gettime` does not know (fio logs garbage times), histogram rows
+/// stored compressed (fio 3.33 stores memory addresses in place of them).
+pub(crate) fn check_logs(job: &JobSpec, diags: &mut Diagnostics) {
+    let mut refuse = |option: &str, msg: String| {
+        let span = job.options.get(option).map_or(&job.span, |s| &s.span);
+        diags.push(Diagnostic::at(
+            span.clone(),
+            format!("job '{}': {msg}", job.name),
+        ));
+    };
+    let max = crate::plan::resolve::placement::cpus_configured();
+    if let Some(cpus) = log_compression_cpus(&job.options) {
+        if let Some(c) = cpus.iter().find(|&&c| c >= max) {
+            refuse(
+                "log_compression_cpus",
+                format!("CPU {c} too large (max={})", max - 1),
+            );
+        }
+    }
+    let Some(logs) = &job.logs else {
+        return;
+    };
+    if let Some(clock) = logs.epoch_clock.filter(|c| !clock_exists(*c)) {
+        refuse(
+            "log_alternate_epoch_clock_id",
+            format!("log_alternate_epoch_clock_id={clock}: clock_gettime has no clock {clock}"),
+        );
+    }
+    // Without log_hist_msec the histogram log stays empty, in fio too.
+    if logs.store_compressed && logs.has(LogKind::ClatHist) && logs.hist_msec > 0 {
+        refuse(
+            "log_store_compressed",
+            "write_hist_log with log_store_compressed=1: fio 3.33 stores memory addresses \
+             in place of the histogram rows; rfio does not write such a log"
+                .to_string(),
+        );
+    }
+}
+
+/// Whether `clock_gettime` knows clock `id`.
+fn clock_exists(id: i32) -> bool {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_getres writes one timespec, valid here; an unknown
+    // clock is an EINVAL return.
+    unsafe { libc::clock_getres(id as libc::clockid_t, &mut ts) == 0 }
 }
 
 /// Whether `setting` was written in `job`'s own section (not inherited
@@ -332,6 +405,44 @@ mod tests {
         assert!(job(&["--name=a", "--ioengine=null", "--size=1m"])
             .logs
             .is_none());
+    }
+
+    #[test]
+    fn log_compression_settings_resolve_once() {
+        let base = [
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--write_iops_log=i",
+        ];
+        let logs = |extra: &[&str]| {
+            let mut a = base.to_vec();
+            a.extend_from_slice(extra);
+            job(&a).logs.expect("an iops log")
+        };
+        let plain = logs(&[]);
+        assert_eq!(plain.entries, 1024);
+        assert!(!plain.compress && !plain.store_compressed);
+        assert_eq!(plain.epoch_clock, None);
+        let gz = logs(&[
+            "--log_compression=10k",
+            "--log_entries=4096",
+            "--log_compression_cpus=0",
+            "--log_store_compressed=1",
+        ]);
+        assert!(gz.compress && gz.store_compressed);
+        assert_eq!((gz.entries, gz.compress_cpus), (4096, Some(vec![0])));
+        assert_eq!(logs(&["--log_unix_epoch=1"]).epoch_clock, Some(0));
+        let alt = logs(&[
+            "--log_alternate_epoch=1",
+            "--log_alternate_epoch_clock_id=1",
+        ]);
+        assert_eq!(alt.epoch_clock, Some(1));
+        assert_eq!(
+            logs(&["--log_alternate_epoch_clock_id=1"]).epoch_clock,
+            None,
+            "the clock alone changes nothing"
+        );
     }
 
     #[test]

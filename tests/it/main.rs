@@ -21,6 +21,7 @@ mod grammar;
 mod harness;
 mod latency;
 mod latency_stats;
+mod log_compression;
 mod offsets_passes;
 mod open_errors;
 mod output_golden;
