@@ -423,3 +423,69 @@ fn debug_steadystate_shows_the_measurements() {
         "{out}"
     );
 }
+
+/// `--debug=io,file,verify` in a run: a line per I/O queued and completed,
+/// per file opened and closed, and the verify loop's, each in fio's
+/// layout (category padded to 8, thread id to 5).
+#[test]
+fn debug_categories_trace_the_loop() {
+    let dir = TempDir::new("debug-loop");
+    let file = dir.arg("f");
+    let o = rfio(
+        &dir,
+        &[
+            "--debug=io,file,verify",
+            "--name=x",
+            "--ioengine=psync",
+            &format!("--filename={file}"),
+            "--size=8k",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--minimal",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Message of each debug line in category `cat`.
+    let msgs = |cat: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.len() > 9 && l[..9].trim_end() == cat && l.as_bytes()[8] == b' ')
+            .map(|l| {
+                let rest = &l[9..];
+                let tid = rest.chars().take_while(char::is_ascii_digit).count();
+                assert!(tid > 0, "{l}");
+                rest[tid.max(5) + 1..].to_string()
+            })
+            .collect()
+    };
+    let io = msgs("io");
+    let want: Vec<String> = [(1, 0), (1, 0x1000), (0, 0), (0, 0x1000)]
+        .iter()
+        .flat_map(|&(ddir, off)| {
+            ["queue", "complete"].map(|what| {
+                format!("{what}: io_u 0: off=0x{off:x},len=0x1000,ddir={ddir},file={file}")
+            })
+        })
+        .collect();
+    assert_eq!(io, want, "{out}");
+    assert_eq!(
+        msgs("file"),
+        [format!("fd open {file}"), format!("fd close {file}")]
+    );
+    assert_eq!(
+        msgs("verify"),
+        [
+            "starting loop".to_string(),
+            format!("verify io_u 0: off=0x0,len=0x1000,file={file}: ok"),
+            format!("verify io_u 0: off=0x1000,len=0x1000,file={file}: ok"),
+            "exiting loop".to_string(),
+        ]
+    );
+    // The report still comes, after them.
+    assert!(out
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .starts_with("3;fio-3.33;x;"));
+}
