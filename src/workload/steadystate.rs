@@ -329,8 +329,11 @@ impl<'a> Monitor<'a> {
         let mut attained_group = false;
         for k in 0..self.members.len() {
             let m = &mut self.members[k];
+            // fio looks at jobs past their setup and not exited, which
+            // leaves out a job inside its `ramp_time` (`TD_RAMP` comes
+            // before `TD_SETTING_UP`).
             let state = m.progress.state();
-            if m.det.attained || state <= JobState::Initialized || state >= JobState::Exited {
+            if m.det.attained || state <= JobState::Ramp || state >= JobState::Exited {
                 continue;
             }
             let Some(epoch) = m.progress.epoch() else {

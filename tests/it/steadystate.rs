@@ -489,3 +489,37 @@ fn debug_categories_trace_the_loop() {
         .unwrap_or_default()
         .starts_with("3;fio-3.33;x;"));
 }
+
+/// A job inside its `ramp_time` is not measured (fio skips `TD_RAMP`):
+/// the criterion, met at the first measurement, is met only after the
+/// ramp, on I/O counted from its end.
+#[test]
+fn a_job_is_not_measured_during_its_ramp_time() {
+    let dir = TempDir::new("ss-ramp-time");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=s",
+            "--ioengine=null",
+            "--size=1g",
+            "--time_based",
+            "--runtime=20",
+            "--ramp_time=1200ms",
+            "--rate_iops=1000",
+            "--ss=iops:10",
+            "--ss_dur=1",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = &json(&o)["jobs"][0];
+    assert_eq!(j["steadystate"]["attained"], 1);
+    // Measured at the first look after the ramp (about 2 s in).
+    let runtime = j["read"]["runtime"].as_u64().unwrap();
+    assert!(
+        (300..=2000).contains(&runtime),
+        "ran {runtime} ms after the ramp"
+    );
+    let iops = j["steadystate"]["data"]["iops"][0].as_u64().unwrap();
+    assert!((600..=1400).contains(&iops), "{iops} IOPS");
+}
