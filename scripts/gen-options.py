@@ -387,6 +387,8 @@ SUPPORTED = set(
     dedupe_mode dedupe_global dedupe_working_set_percentage""".split()
     # logs (helper logs, issue 11)
     + """log_entries log_compression log_compression_cpus log_store_compressed log_alternate_epoch log_alternate_epoch_clock_id""".split()
+    # steady state (helper steady, issue 11)
+    + "steadystate steadystate_duration steadystate_ramp_time".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -31,6 +31,7 @@
 pub mod api;
 pub mod cli;
 mod ddir;
+mod debug;
 mod diag;
 mod ioengine;
 mod jobfile;

@@ -121,7 +121,8 @@ pub struct Args {
     /// whatever this says.
     pub(crate) max_jobs: Option<u64>,
     pub(crate) aux_path: Option<PathBuf>,
-    pub(crate) debug: Option<String>,
+    /// `--debug` values, in order.
+    pub(crate) debug: Vec<String>,
     pub(crate) cmd_sections: Vec<CmdSection>,
     pub(crate) job_files: Vec<PathBuf>,
     /// Flags accepted but not implemented by rfio (`--server`, ...).
@@ -147,7 +148,7 @@ impl Default for Args {
             bandwidth_log: false,
             max_jobs: None,
             aux_path: None,
-            debug: None,
+            debug: Vec::new(),
             cmd_sections: Vec::new(),
             job_files: Vec::new(),
             unsupported: Vec::new(),
@@ -364,7 +365,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
                     .map_err(|_| format!("bad --max-jobs value '{}'", v()))?,
             )
         }
-        "debug" => args.debug = Some(v()),
+        "debug" => args.debug.push(v()),
         "aux-path" => args.aux_path = Some(PathBuf::from(v())),
         "latency-log" => {
             return Err("--latency-log is deprecated. Use per-job latency log options.".into())

@@ -74,6 +74,9 @@ fn run_inner(
             return Ok(1);
         }
     };
+    if crate::debug::apply(&args.debug, out, err)? {
+        return Ok(0);
+    }
     match &args.action {
         Action::Run => {}
         Action::Version => {
@@ -123,6 +126,9 @@ fn run_inner(
         },
         _ => None,
     };
+    if let Some(f) = &out_file {
+        crate::debug::set_sink(std::os::fd::AsRawFd::as_raw_fd(f));
+    }
     let invocation = Invocation {
         job_files: args.job_files.clone(),
         input: plan::Input::from(&args),

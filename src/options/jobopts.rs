@@ -395,6 +395,23 @@ fn err(r: &RawOption, message: String) -> OptionError {
     }
 }
 
+/// fio's `parse` debug line of an option just read, for the options whose
+/// callbacks print one (`steadystate`).
+fn debug_parsed(def: &OptionDef, v: &Value, ctx: &ParseCtx) {
+    if !crate::debug::on(crate::debug::Cat::Parse) || def.name != "steadystate" {
+        return;
+    }
+    if let Value::Choice { index, modifier } = v {
+        let criterion = def.posvals[*index].value;
+        if let Ok(t) = super::value::steadystate::threshold(criterion, modifier.as_deref(), ctx) {
+            crate::debug::emit(
+                crate::debug::Cat::Parse,
+                format_args!("{}", t.debug_message()),
+            );
+        }
+    }
+}
+
 /// Parse one option's value and record it.
 fn apply_one(
     scope: &mut JobOptions,
@@ -411,6 +428,7 @@ fn apply_one(
     };
     match parsed {
         Ok(v) => {
+            debug_parsed(def, &v, ctx);
             scope.push(Setting {
                 def,
                 text: value.map(str::to_string),

@@ -4238,7 +4238,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Steady state",
         help: "Define the criterion and limit to judge when a job has reached steady state",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "steadystate_duration",
@@ -4256,7 +4256,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Steady state",
         help: "Stop workload upon attaining steady state for specified duration",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "steadystate_ramp_time",
@@ -4274,7 +4274,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Steady state",
         help: "Delay before initiation of data collection for steady state job termination testing",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpuload",

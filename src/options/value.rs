@@ -12,6 +12,7 @@
 mod lists;
 mod number;
 pub(crate) mod pattern;
+pub(crate) mod steadystate;
 #[cfg(test)]
 mod tests;
 
@@ -327,6 +328,9 @@ fn parse_choice(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, Va
         }
         _ => None,
     };
+    if def.name == "steadystate" {
+        steadystate::threshold(def.posvals[index].value, modifier.as_deref(), ctx)?;
+    }
     Ok(Value::Choice { index, modifier })
 }
 

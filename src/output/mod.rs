@@ -12,6 +12,7 @@ pub(crate) mod json;
 mod jsonw;
 pub(crate) mod normal;
 pub(crate) mod num2str;
+mod steadystate;
 pub(crate) mod terse;
 
 use std::io::{self, Write};

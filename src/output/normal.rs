@@ -300,6 +300,9 @@ fn entry_block(
             e.latency_depth
         )?;
     }
+    if let Some(line) = super::steadystate::normal_line(e) {
+        out.write_all(line.as_bytes())?;
+    }
     Ok(())
 }
 

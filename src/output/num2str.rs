@@ -26,13 +26,26 @@ const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 /// Format `num` in at most `maxlen` digits, stepping by 1024 (`pow2`) or
 /// 1000 with the matching prefixes, as fio's `num2str(num, maxlen, 1, pow2, unit)`.
 pub(crate) fn num2str(num: u64, maxlen: usize, pow2: bool, unit: Unit) -> String {
+    num2str_from(num, maxlen, 0, pow2, unit)
+}
+
+/// [`num2str`] of a number that counts units of prefix `first` already
+/// (fio's `base` above 1: `num2str(bw / kb_base, 4, kb_base, ...)` starts
+/// at `Ki` or `k`, whichever step `pow2` picks).
+pub(crate) fn num2str_from(
+    num: u64,
+    maxlen: usize,
+    first: usize,
+    pow2: bool,
+    unit: Unit,
+) -> String {
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
     let mut num = match unit {
         Unit::BitPerSec => num.wrapping_mul(8),
         _ => num,
     };
-    let mut post = 0usize;
+    let mut post = first;
     let mut modulo: Option<u64> = None;
     let mut carry = false;
     while post < SI.len() {

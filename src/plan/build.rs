@@ -476,6 +476,7 @@ fn job_spec(
         offsets: r.offsets.clone(),
         verify: r.verify.clone(),
         exec: r.exec,
+        steadystate: r.steadystate,
         directories: r.directories.clone(),
         files,
         report: Default::default(),

@@ -10,6 +10,7 @@ use super::resolve::io::IoOptions;
 use super::resolve::offsets::OffsetOptions;
 use super::resolve::placement::PlacementOptions;
 use super::resolve::rate::RateOptions;
+use super::resolve::steadystate::SteadyStateOptions;
 use super::resolve::think::ThinkOptions;
 use super::resolve::verify::VerifyOptions;
 use super::resolve::zones::ZoneOptions;
@@ -150,6 +151,8 @@ pub struct JobSpec {
     pub(crate) verify: Option<VerifyOptions>,
     /// What the I/O loop does besides issuing the pattern.
     pub(crate) exec: ExecOptions,
+    /// Steady-state detection (`ss_dur`); `None` when off.
+    pub(crate) steadystate: Option<SteadyStateOptions>,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub(crate) directories: Vec<String>,

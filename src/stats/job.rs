@@ -10,6 +10,7 @@ use super::hist::LatHist;
 use super::info::JobInfo;
 use super::lat::LatAccum;
 use super::prio::ClatPrio;
+use super::steadystate::SteadyStateReport;
 use super::thread::ThreadStats;
 
 /// Files laid out before a job started ("Laying out IO file").
@@ -99,6 +100,9 @@ pub struct JobReport {
     /// Reads and writes with command priorities: latencies per priority
     /// (see [`ThreadStats::prios`]); empty for a direction without them.
     pub prios: [Vec<ClatPrio>; 2],
+    /// Steady-state detection, for a job with `ss_dur` (set by the runner
+    /// once the job is over).
+    pub steadystate: Option<SteadyStateReport>,
 }
 
 impl JobReport {
@@ -153,6 +157,7 @@ impl JobReport {
             layout,
             ioprio: ts.ioprio,
             prios: ts.prios.clone(),
+            steadystate: None,
         }
     }
 

@@ -31,6 +31,7 @@ mod lat;
 mod prio;
 mod report;
 pub(crate) mod snapshot;
+mod steadystate;
 pub(crate) mod summary;
 mod thread;
 
@@ -48,5 +49,6 @@ pub use lat::LatAccum;
 pub(crate) use lat::LatSummary;
 pub use prio::ClatPrio;
 pub use report::RunReport;
+pub use steadystate::SteadyStateReport;
 pub use summary::Summary;
 pub use thread::ThreadStats;

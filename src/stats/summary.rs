@@ -12,6 +12,7 @@ use super::hist::LatHist;
 use super::job::{DirReport, JobReport, SyncReport};
 use super::lat::LatAccum;
 pub(crate) use super::prio::{reported_prios, ClatPrio};
+use super::steadystate::SteadyStateReport;
 
 /// The group id of an entry fio counts but never fills (its `-1`).
 pub(crate) const PLACEHOLDER_GROUP: u32 = u32::MAX;
@@ -123,6 +124,10 @@ pub struct Entry {
     /// reported when at least two priorities have samples
     /// ([`reported_prios`]).
     pub prios: [Vec<ClatPrio>; 3],
+    /// The last member's steady state (fio copies each member's over the
+    /// entry's: with `group_reporting` the last member's holds the
+    /// group's measurements).
+    pub(crate) steadystate: Option<SteadyStateReport>,
 }
 
 impl Entry {
@@ -148,6 +153,7 @@ impl Entry {
             last_job: index,
             ioprio: j.ioprio,
             prios: Default::default(),
+            steadystate: None,
         }
     }
 
@@ -186,6 +192,7 @@ impl Entry {
         self.lat_buckets.merge(&j.lat_buckets);
         self.run_ms += j.run_ms;
         self.members += 1;
+        self.steadystate.clone_from(&j.steadystate);
     }
 
     /// The directions summed into one (`unified_rw_reporting=both`'s extra
@@ -259,6 +266,7 @@ impl Entry {
             last_job: usize::MAX,
             ioprio: 0,
             prios: Default::default(),
+            steadystate: None,
         }
     }
 

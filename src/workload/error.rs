@@ -34,6 +34,10 @@ pub enum RunError {
     /// 2 trim): fio's line for each.
     #[error("{}", dirs.iter().map(|d| super::rate::min_above_rate_message(*d)).collect::<Vec<_>>().join("\n"))]
     MinRateAboveRate { dirs: Vec<usize> },
+    /// The jobs of a reporting group disagree on steady state (fio's
+    /// `td_verror` text, cut at its 128-byte buffer as fio prints it).
+    #[error("fio: file:steadystate.c:338, func=job rejected: steadystate options must be consistent within reporting groups, error=Invalid argume")]
+    SteadyStateDiffers,
     #[error("fio: {path} appears mounted, and 'allow_mounted_write' isn't set. Aborting.")]
     Mounted { path: String },
     #[error(

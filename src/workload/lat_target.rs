@@ -12,7 +12,10 @@
 //! `latency_run` keeps it searching for the whole run.
 //!
 //! Pure state: the I/O loop feeds it completions and the time, and does
-//! what the returned [`Step`] says.
+//! what the returned [`Step`] says. `--debug=rate` shows the search
+//! (fio's lines).
+
+use crate::debug::{dprint, Cat};
 
 /// What the I/O loop must do after an update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +61,7 @@ impl LatTarget {
         now_ns: u64,
         ios: u64,
     ) -> LatTarget {
+        dprint!(Cat::Rate, "Latency target={target_ns}\n");
         LatTarget {
             target_ns,
             window_ns: window_us.saturating_mul(1000),
@@ -105,6 +109,11 @@ impl LatTarget {
         // As fio: no I/O in the window is 0/0, which never meets the
         // percentile.
         let success = (done.saturating_sub(self.failed)) as f64 / done as f64 * 100.0;
+        dprint!(
+            Cat::Rate,
+            "Success rate: {success:.2}% (target {:.2}%)\n",
+            self.percentile
+        );
         if success >= self.percentile {
             self.succeeded(now_ns, ios)
         } else {
@@ -132,6 +141,13 @@ impl LatTarget {
             self.qd_low -= 1;
         }
         self.qd = (self.qd + self.qd_low) / 2;
+        dprint!(
+            Cat::Rate,
+            "Ramped down: {} {} {}\n",
+            self.qd_low,
+            self.qd,
+            self.qd_high
+        );
         self.new_cycle(now_ns, ios);
         Step::Quiesce
     }
@@ -146,11 +162,20 @@ impl LatTarget {
             self.qd.saturating_mul(2)
         }
         .min(self.iodepth);
+        dprint!(
+            Cat::Rate,
+            "Ramped up: {} {} {}\n",
+            self.qd_low,
+            self.qd,
+            self.qd_high
+        );
         let mut step = Step::Continue;
         if !self.keep_running && self.qd == qd {
             if self.end_run {
+                dprint!(Cat::Rate, "We are done\n");
                 step = Step::Done;
             } else {
+                dprint!(Cat::Rate, "Quiesce and final run\n");
                 self.end_run = true;
                 step = Step::FinalRun;
             }

@@ -7,7 +7,8 @@
 //! anything is written (`safety`); `job` is one job made ready to run,
 //! `thread` its thread, `exec` its I/O loop, `layout` how its files are
 //! laid out, `clock` its time base (a trait: tests run the loop on a fake
-//! clock). `progress` is what the jobs publish while they run (the status
+//! clock). `steadystate` stops a job whose IOPS or bandwidth have settled
+//! (`ss_dur`). `progress` is what the jobs publish while they run (the status
 //! line's numbers); `stop` the request that stops them, which the runner
 //! is given and hands down (rfio's signal handler raises it).
 //! The generators the loop calls per I/O are public:
@@ -33,6 +34,7 @@ pub(crate) mod progress;
 pub mod rate;
 mod runner;
 mod safety;
+mod steadystate;
 mod stop;
 pub mod think;
 mod thread;

@@ -65,6 +65,27 @@ impl JobState {
     }
 }
 
+/// fio's `--debug=process` line of a state change, made by the job's
+/// thread (its id stands for fio's pid).
+#[cold]
+fn trace_state(from: JobState, to: JobState) {
+    let name = |s: JobState| match s {
+        JobState::NotCreated => "NOT_CREATED",
+        JobState::Initialized => "INITIALIZED",
+        JobState::Ramp => "RAMP",
+        JobState::Running => "RUNNING",
+        JobState::Finishing => "FINISHING",
+        JobState::Exited => "EXITED",
+        JobState::Reaped | JobState::Failed => "REAPED",
+    };
+    // SAFETY: gettid has no preconditions and cannot fail.
+    let tid = unsafe { libc::gettid() };
+    crate::debug::emit(
+        crate::debug::Cat::Process,
+        format_args!("pid={tid}: runstate {} -> {}\n", name(from), name(to)),
+    );
+}
+
 /// One job's live numbers.
 #[derive(Debug)]
 #[repr(align(64))]
@@ -119,6 +140,9 @@ impl JobProgress {
     }
 
     pub(crate) fn set_state(&self, s: JobState) {
+        if crate::debug::on(crate::debug::Cat::Process) {
+            trace_state(self.state(), s);
+        }
         self.state.store(s as u8, Ordering::Relaxed);
     }
 

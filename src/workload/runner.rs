@@ -9,7 +9,8 @@ use super::job::Prepared;
 pub(crate) use super::log::{Log, StdLog};
 use super::progress::{JobState, Progress};
 use super::safety::{self, DeviceProblem};
-use super::stop::Stop;
+use super::steadystate::Monitor;
+use super::stop::{JobStops, Stop};
 use crate::plan::resolve::io::ExitWhat;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
@@ -33,6 +34,10 @@ pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
         let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {
             return Err((i, RunError::MinRateAboveRate { dirs }));
+        }
+        // After the job's description line.
+        if let Some(e) = super::steadystate::refusal(plan, i) {
+            return Err((i + 1, e));
         }
     }
     Ok(())
@@ -187,8 +192,9 @@ pub(crate) fn run_with_progress(
                 }
             })
             .collect();
-        // The group's stop: the run's, or another job's `exitall`.
-        let terminate = Stop::new();
+        // The group's stop: the run's, or another job's `exitall`; each job
+        // obeys its own (steady state stops one).
+        let terminate = JobStops::new(plan.jobs.len());
         if stop_everything.load(Ordering::Relaxed) || stop.requested() {
             terminate.request();
         }
@@ -197,6 +203,10 @@ pub(crate) fn run_with_progress(
         progress.mark_genesis();
         std::thread::scope(|s| {
             let watcher = s.spawn(|| watch_stop(stop, &terminate, &stop_everything, &group_over));
+            let steady = Monitor::new(plan, &members, progress.jobs()).map(|m| {
+                let (terminate, group_over) = (&terminate, &group_over);
+                s.spawn(move || m.run(progress.origin(), terminate, group_over))
+            });
             let mut handles = Vec::with_capacity(members.len());
             // Opened below once every thread exists, or on the way out of a
             // panic here (the scope would wait for threads at the gate).
@@ -226,7 +236,7 @@ pub(crate) fn run_with_progress(
                             }
                         }
                         job.set_state(JobState::Initialized);
-                        let report = p.run(layout, terminate, &job, log);
+                        let report = p.run(layout, terminate.job(i), &job, log);
                         job.publish_final(&report);
                         job.set_state(JobState::Exited);
                         if exitall || (p.set.exitall_on_error && report.error != 0) {
@@ -259,6 +269,14 @@ pub(crate) fn run_with_progress(
             watcher.thread().unpark();
             for (i, report) in joined {
                 jobs[i] = Some(report.expect("job thread panicked"));
+            }
+            if let Some(steady) = steady {
+                steady.thread().unpark();
+                for (i, ss) in steady.join().expect("steady-state monitor panicked") {
+                    if let Some(j) = jobs[i].as_mut() {
+                        j.steadystate = Some(ss);
+                    }
+                }
             }
         });
     }
@@ -349,7 +367,7 @@ fn no_thread(spec: &JobSpec, e: &std::io::Error, log: &dyn Log) -> JobReport {
 /// from its SIGINT handler).
 fn watch_stop(
     stop: &Stop,
-    terminate: &Stop,
+    terminate: &JobStops,
     stop_everything: &AtomicBool,
     group_over: &AtomicBool,
 ) {

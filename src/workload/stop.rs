@@ -34,6 +34,31 @@ impl Stop {
     }
 }
 
+/// The stop requests of one group's jobs, one per job of the plan (fio's
+/// `td->terminate`): a request to the group raises every job's (the run's
+/// stop, `exitall`), the steady-state monitor raises one job's.
+#[derive(Debug)]
+pub(crate) struct JobStops(Box<[Stop]>);
+
+impl JobStops {
+    /// `jobs` requests, none raised.
+    pub(crate) fn new(jobs: usize) -> JobStops {
+        JobStops((0..jobs).map(|_| Stop::new()).collect())
+    }
+
+    /// Stop every job.
+    pub(crate) fn request(&self) {
+        for s in self.0.iter() {
+            s.request();
+        }
+    }
+
+    /// The stop request job `i` obeys.
+    pub(crate) fn job(&self, i: usize) -> &Stop {
+        &self.0[i]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +72,14 @@ mod tests {
         assert!(S.requested());
         S.clear();
         assert!(!S.requested());
+    }
+
+    #[test]
+    fn a_group_request_reaches_every_job_a_job_request_one() {
+        let stops = JobStops::new(3);
+        stops.job(1).request();
+        assert!(!stops.job(0).requested() && stops.job(1).requested());
+        stops.request();
+        assert!((0..3).all(|i| stops.job(i).requested()));
     }
 }

@@ -18,8 +18,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("diag", &[]),
     ("ddir", &[]),
     ("rand", &[]),
+    ("debug", &[]),
     ("jobfile", &["diag"]),
-    ("options", &["diag", "jobfile"]),
+    ("options", &["diag", "jobfile", "debug"]),
     ("stats", &["diag", "ddir"]),
     ("logs", &["diag", "ddir", "stats"]),
     ("ioengine", &["diag", "ddir", "rand"]),
@@ -31,7 +32,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "workload",
-        &["diag", "ddir", "rand", "plan", "ioengine", "stats", "logs"],
+        &[
+            "diag", "ddir", "rand", "plan", "ioengine", "stats", "logs", "debug",
+        ],
     ),
     (
         "run",

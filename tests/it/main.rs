@@ -38,5 +38,6 @@ mod run_basic;
 mod safety;
 mod signals;
 mod status_interval;
+mod steadystate;
 mod verify;
 mod zones;

@@ -2,6 +2,7 @@
 
 use super::buffers::{self, BufferOptions};
 use super::read::Opts;
+use super::steadystate::{self, SteadyStateOptions};
 use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones};
 use super::{
     BlockOptions, ExecOptions, IoOptions, OffsetOptions, PlacementOptions, RateOptions, Refusal,
@@ -34,6 +35,8 @@ pub(crate) struct Resolved {
     pub(crate) offsets: OffsetOptions,
     pub(crate) verify: Option<VerifyOptions>,
     pub(crate) exec: ExecOptions,
+    /// `None` without `ss_dur`.
+    pub(crate) steadystate: Option<SteadyStateOptions>,
     /// `directory=`, split at `:`.
     pub(crate) directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -67,6 +70,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         offsets,
         verify,
         exec: exec::resolve(o),
+        steadystate: steadystate::resolve(o),
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

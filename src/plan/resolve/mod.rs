@@ -17,7 +17,9 @@
 //! - `offsets`: where the I/O goes, the random distribution, the next
 //!   file ([`OffsetOptions`]);
 //! - `verify`: what a verifying job writes and checks ([`VerifyOptions`]);
-//! - `exec`: what the I/O loop does besides the pattern ([`ExecOptions`]).
+//! - `exec`: what the I/O loop does besides the pattern ([`ExecOptions`]);
+//! - `steadystate`: when a job stops on settled IOPS or bandwidth
+//!   ([`SteadyStateOptions`](steadystate::SteadyStateOptions)).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -38,6 +40,7 @@ pub(crate) mod placement;
 pub(crate) mod random;
 pub(crate) mod rate;
 pub(crate) mod read;
+pub(crate) mod steadystate;
 pub(crate) mod think;
 pub(crate) mod verify;
 pub(crate) mod zones;

@@ -58,11 +58,17 @@ impl<C: Clock> Exec<'_, '_, C> {
             return false;
         }
         self.progress.set_files_open(job.files.len() as u32);
+        if crate::debug::on(crate::debug::Cat::File) {
+            self.trace_files("fd open");
+        }
         true
     }
 
     /// After a pass: close the files.
     pub(super) fn end_of_pass(&mut self) {
+        if crate::debug::on(crate::debug::Cat::File) {
+            self.trace_files("fd close");
+        }
         self.engine.close_all();
         self.progress.set_files_open(0);
     }

@@ -23,6 +23,7 @@
 //! | `readback.rs` | verify backlog, verify phase, state file | `do_verify`, `verify.c` |
 //! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
 //! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
+//! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
 
 mod control;
 mod errors;
@@ -32,6 +33,7 @@ mod pass;
 mod readback;
 mod submit;
 mod sync;
+mod trace;
 mod units;
 
 use self::control::{Budget, Counters, Timeline};

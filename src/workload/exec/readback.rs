@@ -13,6 +13,7 @@ use super::super::verify::{
 use super::units::Unit;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
+use crate::debug::{dprint, Cat};
 use crate::rand::Generator;
 use crate::stats::{Completion, NO_SLAT};
 
@@ -246,6 +247,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn verify_phase(&mut self) {
         let polling = self.job.set.batch_complete_min == 0 && self.job.set.batch_complete_max == 0;
         self.verify.start();
+        dprint!(Cat::Verify, "starting loop\n");
         while self.halt == Halt::Running {
             if self.stop.requested() {
                 break;
@@ -276,6 +278,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         self.drain();
         self.units.drop_requeued();
+        dprint!(Cat::Verify, "exiting loop\n");
     }
 
     /// `verify_only` for a writing job (fio's `do_dry_run`): the pass's
@@ -365,7 +368,15 @@ impl<C: Clock> Exec<'_, '_, C> {
         // SAFETY: the unit completed and is not queued again before this
         // returns; its buffer holds `unit >= len` bytes.
         let b = unsafe { std::slice::from_raw_parts_mut(self.units.buf(t), u.len as usize) };
-        v.check(b, &rb, self.log)
+        let err = v.check(b, &rb, self.log);
+        dprint!(
+            Cat::Verify,
+            "verify io_u {t}: off=0x{:x},len=0x{:x},file={name}: {}\n",
+            u.offset0,
+            u.len,
+            if err == 0 { "ok" } else { "bad" }
+        );
+        err
     }
 
     /// fio's verify state file at the end of a writing job with verify

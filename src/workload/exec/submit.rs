@@ -25,6 +25,9 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// it (fio's `FIO_Q_QUEUED`) rather than completing it at once or
     /// finding it busy.
     pub(super) fn submit(&mut self, t: u32, polling: bool) -> bool {
+        if crate::debug::on(crate::debug::Cat::Io) {
+            self.trace_io("queue", t);
+        }
         // fio's io_u_submit: an I/O overlapping one in flight is busy.
         // fio's issue time of a synchronous engine: just before `queue`.
         let issued = if self.caps.is_sync { self.now() } else { 0 };
@@ -229,6 +232,9 @@ impl<C: Clock> Exec<'_, '_, C> {
                 self.io_error(e, u.io.dir, u.file, u.io.offset, u.io.len);
                 return;
             }
+        }
+        if crate::debug::on(crate::debug::Cat::Io) {
+            self.trace_io("complete", t);
         }
         self.units.give_back(t);
         self.count.done_bytes += u.len;
