@@ -385,6 +385,8 @@ SUPPORTED = set(
     cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit log_prio
     zonemode zonesize zonerange zoneskip
     dedupe_mode dedupe_global dedupe_working_set_percentage""".split()
+    # engines (issue 11 section 3): engine options
+    + """hipri_percentage uncached nowait force_async""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

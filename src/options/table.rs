@@ -4400,7 +4400,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Probabilistically set RWF_HIPRI for pwritev2/preadv2",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "uncached",
@@ -4418,7 +4418,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_UNCACHED for buffered read/writes",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nowait",
@@ -4436,7 +4436,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set RWF_NOWAIT for pwritev2/preadv2",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hostname",
@@ -5123,7 +5123,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_UNCACHED for buffered read/writes",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nowait",
@@ -5141,7 +5141,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_NOWAIT for reads/writes",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "force_async",
@@ -5159,7 +5159,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set IOSQE_ASYNC every N requests",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmd_type",
@@ -5303,7 +5303,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set RWF_NOWAIT for reads/writes",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hostname",

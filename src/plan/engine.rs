@@ -68,13 +68,23 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
             sqthread_poll_cpu: o.int("sqthread_poll_cpu").map(|c| c as u32),
             nonvectored: o.int("nonvectored").unwrap_or(-1) as i32,
             cmdprio: cmdprio(job, common.ioprio)?,
+            uncached: o.int("uncached").unwrap_or(0) != 0,
+            nowait: o.flag("nowait").unwrap_or(false),
+            force_async: o
+                .int("force_async")
+                .unwrap_or(0)
+                .clamp(0, i64::from(u32::MAX)) as u32,
         }),
         Some("libaio") => EngineOptions::Libaio(LibaioOptions {
             userspace_reap: o.flag("userspace_reap").unwrap_or(false),
             cmdprio: cmdprio(job, common.ioprio)?,
+            nowait: o.flag("nowait").unwrap_or(false),
         }),
         Some("pvsync2") => EngineOptions::Pvsync2(Pvsync2Options {
             hipri: o.flag("hipri").unwrap_or(false),
+            hipri_percentage: o.int("hipri_percentage").unwrap_or(100).clamp(0, 100) as u32,
+            uncached: o.int("uncached").unwrap_or(0) != 0,
+            nowait: o.flag("nowait").unwrap_or(false),
         }),
         Some("filestat") => EngineOptions::FileStat(FileStatOptions {
             stat_type: match o.choice("stat_type") {
@@ -362,6 +372,26 @@ mod tests {
                 sqthread_poll_cpu: Some(1),
                 nonvectored: 1,
                 cmdprio: Ok(None),
+                uncached: false,
+                nowait: false,
+                force_async: 0,
+            })
+        );
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=io_uring",
+            "--size=1m",
+            "--uncached=1",
+            "--nowait=1",
+            "--force_async=4",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::IoUring(UringOptions {
+                uncached: true,
+                nowait: true,
+                force_async: 4,
+                ..UringOptions::default()
             })
         );
         let s = spec(&["--name=j", "--ioengine=io_uring", "--size=1m"]);
@@ -377,12 +407,42 @@ mod tests {
             EngineOptions::Libaio(LibaioOptions {
                 userspace_reap: true,
                 cmdprio: Ok(None),
+                nowait: false,
+            })
+        );
+        let s = spec(&["--name=j", "--ioengine=libaio", "--size=1m", "--nowait=1"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Libaio(LibaioOptions {
+                nowait: true,
+                ..LibaioOptions::default()
             })
         );
         let s = spec(&["--name=j", "--ioengine=pvsync2", "--size=1m", "--hipri"]);
         assert_eq!(
             s.options,
-            EngineOptions::Pvsync2(Pvsync2Options { hipri: true })
+            EngineOptions::Pvsync2(Pvsync2Options {
+                hipri: true,
+                ..Pvsync2Options::default()
+            })
+        );
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=pvsync2",
+            "--size=1m",
+            "--hipri",
+            "--hipri_percentage=25",
+            "--uncached=2",
+            "--nowait=1",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Pvsync2(Pvsync2Options {
+                hipri: true,
+                hipri_percentage: 25,
+                uncached: true,
+                nowait: true,
+            })
         );
         for (arg, t) in [
             ("--stat_type=lstat", StatType::Lstat),
