@@ -55,6 +55,7 @@ mod posixaio;
 mod psync;
 mod pvsync;
 mod pvsync2;
+mod splice;
 mod sync;
 mod vsync;
 

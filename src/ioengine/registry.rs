@@ -17,7 +17,7 @@ use super::libaio::LibaioOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
     falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null, posixaio,
-    psync, pvsync, pvsync2, sync, vsync,
+    psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -130,6 +130,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filedelete", filedelete),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
+    engine!("splice", splice),
     engine!("io_uring", io_uring, IoUring),
     engine!("libaio", libaio, Libaio),
 ];
