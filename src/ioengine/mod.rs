@@ -75,5 +75,5 @@ pub(crate) use mem::{IoMemory, MemKind, MemSpec};
 pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
-pub use registry::{lookup, EngineSpec};
+pub use registry::{lookup, names, EngineSpec};
 pub(crate) use registry::{EngineDef, EngineOptions};

@@ -135,6 +135,11 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("libaio", libaio, Libaio),
 ];
 
+/// The names of the engines rfio runs, in fio's order (`--enghelp`).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    ENGINES.iter().map(|e| e.name)
+}
+
 /// The engine called `name` (exact, as fio's `find_ioengine`).
 pub fn lookup(name: &str) -> Option<&'static EngineDef> {
     ENGINES.iter().find(|e| e.name == name)

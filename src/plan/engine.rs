@@ -47,6 +47,60 @@ pub(crate) fn resolve(job: &JobSpec, diags: &mut Diagnostics) -> Option<EngineSp
     }
 }
 
+/// What the engines of fio 3.33 that rfio cannot run need: hardware,
+/// a service or a library that is not here.
+const NEEDS: &[(&str, &str)] = &[
+    ("sg", "SCSI generic devices (/dev/sg*, the SG_IO ioctl)"),
+    ("mtd", "MTD flash devices (/dev/mtd*, libmtd)"),
+    (
+        "io_uring_cmd",
+        "NVMe generic character devices (/dev/ngXnY) and io_uring passthrough commands",
+    ),
+    (
+        "rdma",
+        "RDMA hardware (InfiniBand, RoCE or iWARP) through librdmacm and libibverbs",
+    ),
+    ("rados", "a Ceph cluster, through librados"),
+    ("rbd", "a Ceph cluster and its RBD images, through librbd"),
+    ("gfapi", "a GlusterFS volume, through libgfapi"),
+    ("gfapi_async", "a GlusterFS volume, through libgfapi"),
+    (
+        "pmemblk",
+        "a persistent memory pool, through PMDK's libpmemblk",
+    ),
+];
+
+/// Why rfio does not run the engine of `job` (one of fio's it lacks, an
+/// external plugin, or a name fio does not know either), as the words
+/// after `job 'NAME': `; `None` for an engine rfio runs. fio accepts any
+/// name when it parses (`--parse-only` exits 0) and fails the run; rfio
+/// refuses the run before it starts.
+pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
+    let name = job.ioengine.as_str();
+    if lookup(name).is_some() {
+        return None;
+    }
+    Some(
+        if let Some((_, needs)) = NEEDS.iter().find(|(e, _)| *e == name) {
+            format!("ioengine={name} needs {needs}; rfio does not run it")
+        } else if name.starts_with("external:") {
+            format!("ioengine={name}: rfio cannot load fio's external engine plugins")
+        } else if crate::options::engines::is_available(name) {
+            format!("ioengine={name}: rfio does not run this engine yet")
+        } else {
+            format!("ioengine={name}: no such I/O engine (fio: engine {name} not loadable)")
+        },
+    )
+}
+
+/// The place to point at for the engine of `job`: its `ioengine=`
+/// setting, or the job.
+pub(crate) fn engine_span(job: &JobSpec) -> crate::diag::Span {
+    job.options
+        .get("ioengine")
+        .map_or(job.span.clone(), |s| s.span.clone())
+}
+
 /// A plan error: where, and what.
 type PlanError = (crate::diag::Span, String);
 
@@ -316,6 +370,41 @@ mod tests {
             table.sort_unstable();
             declared.sort_unstable();
             assert_eq!(declared, table, "{}", def.name);
+        }
+    }
+
+    #[test]
+    fn engines_rfio_lacks_are_refused_with_what_they_need() {
+        let refusal =
+            |e: &str| refusal(&job(&["--name=j", "--size=1m", &format!("--ioengine={e}")]));
+        assert_eq!(refusal("psync"), None);
+        assert_eq!(refusal("splice"), None);
+        assert_eq!(
+            refusal("sg").as_deref(),
+            Some("ioengine=sg needs SCSI generic devices (/dev/sg*, the SG_IO ioctl); rfio does not run it")
+        );
+        for (name, _) in NEEDS {
+            assert!(crate::options::engines::is_available(name), "{name}");
+            assert!(
+                refusal(name).unwrap().contains("rfio does not run it"),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            refusal("nosuch").as_deref(),
+            Some("ioengine=nosuch: no such I/O engine (fio: engine nosuch not loadable)")
+        );
+        // fio stat()s the plugin when it parses: a regular file.
+        let exe = std::env::current_exe().unwrap();
+        let ext = format!("external:{}", exe.display());
+        assert!(refusal(&ext).unwrap().contains("external engine plugins"));
+        // Every engine of fio's list is run, needs something, or is to come.
+        for name in crate::options::engines::ENGINES {
+            let r = refusal(name);
+            assert!(
+                r.is_none() || NEEDS.iter().any(|(e, _)| e == name) || r.unwrap().contains("yet"),
+                "{name}"
+            );
         }
     }
 
