@@ -386,7 +386,9 @@ SUPPORTED = set(
     zonemode zonesize zonerange zoneskip
     dedupe_mode dedupe_global dedupe_working_set_percentage""".split()
     # engines (issue 11 section 3): engine options
-    + """hipri_percentage uncached nowait force_async""".split()
+    + """hipri_percentage uncached nowait force_async
+    cpuload cpumode cpuchunks exit_on_io_done
+    program arguments grace_time std_redirect""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

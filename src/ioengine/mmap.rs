@@ -27,6 +27,7 @@ pub(crate) struct Mmap {
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {
     no_extend: true,
+    no_io: false,
     ..Caps::SYNC_FILES
 };
 

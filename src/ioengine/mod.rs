@@ -20,7 +20,8 @@
 //!   struct of their resolved values (`UringOptions`: `hipri`, `fixedbufs`,
 //!   `registerfiles`, `sqthread_poll`, `sqthread_poll_cpu`, `nonvectored`,
 //!   `cmdprio_*`; `LibaioOptions`: `userspace_reap`, `cmdprio_*`;
-//!   `Pvsync2Options`: `hipri`; `FileStatOptions`: `stat_type`) and
+//!   `Pvsync2Options`: `hipri`, `hipri_percentage`, `uncached`, `nowait`;
+//!   `FileStatOptions`: `stat_type`; `CpuioOptions`, `ExecOptions`, ...) and
 //!   `OPTIONS`, their fio names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
@@ -42,6 +43,8 @@ mod io;
 mod mem;
 mod registry;
 
+mod cpuio;
+mod exec;
 mod falloc;
 mod filecreate;
 mod filedelete;
@@ -62,8 +65,10 @@ mod vsync;
 pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
+pub(crate) use cpuio::{CpuMode, CpuioOptions};
 pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine};
+pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
 #[cfg(test)]
 pub(crate) use io::Completion;

@@ -9,15 +9,17 @@
 //! has one variant in [`EngineOptions`].
 
 use super::cmdprio::CmdPrio;
+use super::cpuio::CpuioOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null, posixaio,
-    psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null,
+    posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -49,6 +51,8 @@ pub(crate) enum EngineOptions {
     Libaio(LibaioOptions),
     Pvsync2(Pvsync2Options),
     FileStat(FileStatOptions),
+    Cpuio(CpuioOptions),
+    Exec(ExecOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -69,6 +73,12 @@ impl EngineSpec {
             _ => return None,
         };
         setting.as_ref().ok()?.as_deref()
+    }
+
+    /// cpuio's `exit_on_io_done`: the job ends once no job that does I/O
+    /// runs or waits to run.
+    pub(crate) fn exits_when_io_is_done(&self) -> bool {
+        matches!(&self.options, EngineOptions::Cpuio(o) if o.exit_on_io_done)
     }
 
     /// The priorities the job's I/Os can carry: the job's own (`prio`,
@@ -112,6 +122,7 @@ macro_rules! engine {
 
 /// Every engine rfio runs, in fio's registration order.
 pub(crate) static ENGINES: &[EngineDef] = &[
+    engine!("cpuio", cpuio, Cpuio),
     engine!("mmap", mmap),
     engine!("sync", sync),
     engine!("psync", psync),
@@ -128,6 +139,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filecreate", filecreate),
     engine!("filestat", filestat, FileStat),
     engine!("filedelete", filedelete),
+    engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
     engine!("splice", splice),
@@ -162,8 +174,8 @@ mod tests {
     #[test]
     fn registry_names_match_instances() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio") {
-                continue; // may be unavailable in a sandbox
+            if matches!(def.name, "io_uring" | "libaio" | "cpuio" | "exec") {
+                continue; // may be unavailable in a sandbox; need their options
             }
             let e = (def.new)(&spec(1), IoMem::NONE).unwrap();
             assert_eq!(e.name(), def.name);
@@ -188,7 +200,7 @@ mod tests {
     #[test]
     fn instances_report_their_declared_caps() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio") {
+            if matches!(def.name, "io_uring" | "libaio" | "cpuio" | "exec") {
                 continue;
             }
             for depth in [1, 8] {
@@ -206,7 +218,10 @@ mod tests {
     #[test]
     fn only_engines_with_options_declare_option_names() {
         for def in ENGINES {
-            let has = matches!(def.name, "io_uring" | "libaio" | "pvsync2" | "filestat");
+            let has = matches!(
+                def.name,
+                "io_uring" | "libaio" | "pvsync2" | "filestat" | "cpuio" | "exec"
+            );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }
     }

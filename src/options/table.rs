@@ -4292,7 +4292,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use this percentage of CPU",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpumode",
@@ -4310,7 +4310,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Stress mode",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpuchunks",
@@ -4328,7 +4328,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Length of the CPU burn cycles (usecs)",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exit_on_io_done",
@@ -4346,7 +4346,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Exit when IO threads finish",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thp",
@@ -4662,7 +4662,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Program to execute",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "arguments",
@@ -4680,7 +4680,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Arguments to pass",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "grace_time",
@@ -4698,7 +4698,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Grace time before sending a SIGKILL",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "std_redirect",
@@ -4716,7 +4716,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Redirect stdout & stderr to files",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "donorname",

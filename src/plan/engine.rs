@@ -18,8 +18,9 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, EngineOptions,
-    EngineSpec, FileStatOptions, LibaioOptions, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
+    CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
+    Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -93,6 +94,12 @@ pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
     )
 }
 
+/// What the engine of `job` can do with its settings (`None` for one
+/// rfio does not run).
+pub(crate) fn caps(job: &JobSpec) -> Option<crate::ioengine::Caps> {
+    lookup(&job.ioengine).map(|def| (def.caps)(&job.engine))
+}
+
 /// The place to point at for the engine of `job`: its `ioengine=`
 /// setting, or the job.
 pub(crate) fn engine_span(job: &JobSpec) -> crate::diag::Span {
@@ -146,6 +153,30 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
                 Some("statx") => StatType::Statx,
                 _ => StatType::Stat,
             },
+        }),
+        Some("cpuio") => EngineOptions::Cpuio(CpuioOptions {
+            cpuload: o.int("cpuload").unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32,
+            mode: match o.choice("cpumode") {
+                Some("qsort") => CpuMode::Qsort,
+                _ => CpuMode::Noop,
+            },
+            cpuchunks: o
+                .int("cpuchunks")
+                .unwrap_or(50_000)
+                .clamp(0, i64::from(u32::MAX)) as u32,
+            exit_on_io_done: o.flag("exit_on_io_done").unwrap_or(false),
+            job: job.name.clone(),
+        }),
+        Some("exec") => EngineOptions::Exec(ExecOptions {
+            program: o.text("program"),
+            arguments: o.text("arguments"),
+            grace_time: o
+                .int("grace_time")
+                .unwrap_or(1)
+                .clamp(0, i64::from(u32::MAX)) as u32,
+            std_redirect: o.flag("std_redirect").unwrap_or(true),
+            job: job.name.clone(),
+            runtime_us: job.runtime_us,
         }),
         _ => EngineOptions::None,
     };
@@ -315,6 +346,14 @@ impl Opts<'_> {
         match self.0.opt(name)? {
             Value::Bool(b) => Some(*b),
             Value::Int(n) => Some(*n != 0),
+            _ => None,
+        }
+    }
+
+    /// A text option's value.
+    fn text(&self, name: &str) -> Option<String> {
+        match self.0.opt(name)? {
+            Value::Text(t) => Some(t.clone()),
             _ => None,
         }
     }

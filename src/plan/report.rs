@@ -40,6 +40,7 @@ pub(crate) fn job_info(spec: &JobSpec) -> JobInfo {
         rw: spec.pattern.name().to_string(),
         bs: spec.bs,
         ioengine: spec.ioengine.clone(),
+        no_io: super::engine::caps(spec).is_some_and(|c| c.no_io),
         options: job_options(spec)
             .map(|s| (s.def.name, s.text.as_deref().unwrap_or("")))
             .collect(),

@@ -51,7 +51,11 @@ impl<C: Clock> Exec<'_, '_, C> {
                 }
             }
         }
-        if let Err(e) = self.engine.post_init() {
+        let started = self.engine.post_init();
+        while let Some(note) = self.engine.notice() {
+            self.log.note(&note);
+        }
+        if let Err(e) = started {
             self.engine.close_all();
             // io_uring opens its registered files here.
             self.fail_with(e.errno, job.open_verror(&e));

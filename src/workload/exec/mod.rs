@@ -18,6 +18,7 @@
 //! | `units.rs` | the unit pool, requeue, in-flight count | `io_u` freelist, `cur_depth` |
 //! | `files.rs` | opening and closing the files | `td_io_open_file`, `close_files` |
 //! | `pass.rs` | one pass, rate waits, think time | `do_io`, `handle_thinktime` |
+//! | `noio.rs` | the loop of an engine without I/O (cpuio, exec) | `do_io` with `FIO_NOIO` |
 //! | `submit.rs` | queue, commit, reap, complete | `td_io_queue`, `io_u_queued_complete` |
 //! | `sync.rs` | `fsync=N`, `end_fsync` | `should_fsync`, `do_io`'s end |
 //! | `readback.rs` | verify backlog, verify phase, state file | `do_verify`, `verify.c` |
@@ -28,6 +29,7 @@ mod control;
 mod errors;
 mod files;
 mod latency;
+mod noio;
 mod pass;
 mod readback;
 mod submit;
@@ -208,6 +210,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 // report has no latency_* keys.
                 self.ts.latency_depth = Some(0);
                 self.dry_run(pass == 0);
+            } else if self.caps.no_io {
+                self.run_noio();
             } else {
                 self.run_pass(pass == 0);
             }
