@@ -388,7 +388,9 @@ SUPPORTED = set(
     # engines (issue 11 section 3): engine options
     + """hipri_percentage uncached nowait force_async
     cpuload cpumode cpuchunks exit_on_io_done
-    program arguments grace_time std_redirect""".split()
+    program arguments grace_time std_redirect
+    hostname port protocol nodelay listen pingpong interface ttl window_size
+    mss""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -17,6 +17,7 @@
 //! indexed by [`Io::token`] (`0..iodepth`), allocated when the engine is
 //! created: nothing in `queue`/`commit`/`getevents`/`event` allocates.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::files::Files;
@@ -122,6 +123,29 @@ impl Default for CommonOptions {
     }
 }
 
+/// The job's stop request, as an engine's long waits see it (a listening
+/// net job waiting for its connection gives up when it is raised): see
+/// [`IoEngine::watch_stop`].
+#[derive(Debug, Clone, Copy)]
+pub struct StopFlag(*const AtomicBool);
+
+impl StopFlag {
+    /// The request `flag`.
+    ///
+    /// # Safety
+    /// `flag` outlives every engine this is handed to.
+    pub(crate) unsafe fn new(flag: &AtomicBool) -> StopFlag {
+        StopFlag(flag)
+    }
+
+    /// Whether the stop was asked for.
+    pub(crate) fn raised(&self) -> bool {
+        // SAFETY: the flag outlives the engine holding this (`new`'s
+        // contract).
+        unsafe { (*self.0).load(Ordering::Relaxed) }
+    }
+}
+
 /// One engine instance, owned by one job thread.
 pub trait IoEngine {
     /// fio's name of the engine (`ioengine=`).
@@ -201,6 +225,35 @@ pub trait IoEngine {
     /// job ends after the I/O it just completed.
     fn done(&self) -> bool {
         false
+    }
+
+    /// The job's stop request, for the engine's long waits (net's
+    /// `accept`); handed over once, before the files are opened.
+    fn watch_stop(&mut self, stop: StopFlag) {
+        let _ = stop;
+    }
+
+    /// Whether the job's statistics start once its files are open (fio's
+    /// net engine calls `reset_all_stats` when a listening job has
+    /// accepted its connection): asked after the files of the first pass
+    /// are open.
+    fn stats_start_at_open(&self) -> bool {
+        false
+    }
+
+    /// I/Os the engine found lost since it was last asked (fio's
+    /// `drop_io_u`: the UDP datagrams a net reader never got, by their
+    /// sequence numbers), counted with the reads; asked at the end of each
+    /// pass.
+    fn take_dropped(&mut self) -> u64 {
+        0
+    }
+
+    /// What failed when the files were closed (fio's net engine says
+    /// goodbye to its peer then, and a failed `sendto` is the job's
+    /// error); taken once, after [`IoEngine::close_all`].
+    fn close_error(&mut self) -> Option<EngineError> {
+        None
     }
 
     /// The job starts another loop (`loops`, fio's `clear_io_state`):

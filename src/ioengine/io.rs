@@ -139,6 +139,15 @@ impl EngineError {
         }
     }
 
+    /// fio's `td_verror(td, errno, func)` at `src` in its source: the
+    /// job's error reads `file:SRC, func=FUNC, error=STRERROR`.
+    pub(crate) fn fio(errno: i32, src: &'static str, func: impl Into<String>) -> EngineError {
+        EngineError {
+            src: Some(src),
+            ..EngineError::new(errno, func)
+        }
+    }
+
     pub(crate) fn last_os(func: impl Into<String>) -> EngineError {
         EngineError::new(errno(), func)
     }
@@ -168,6 +177,15 @@ impl std::fmt::Display for EngineError {
             write!(f, " ({d})")?;
         }
         Ok(())
+    }
+}
+
+/// `strerror(errno)`, without Rust's ` (os error N)`.
+pub(crate) fn strerror(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }
 

@@ -53,6 +53,7 @@ mod ftruncate;
 mod io_uring;
 mod libaio;
 mod mmap;
+mod net;
 mod null;
 mod posixaio;
 mod psync;
@@ -67,7 +68,7 @@ pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub(crate) use cpuio::{CpuMode, CpuioOptions};
 pub use engine::CommonOptions;
-pub(crate) use engine::{Caps, IoEngine};
+pub(crate) use engine::{Caps, IoEngine, StopFlag};
 pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
 #[cfg(test)]
@@ -77,6 +78,7 @@ pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;
 pub(crate) use libaio::LibaioOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
+pub(crate) use net::{NetOptions, Proto};
 pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;

@@ -16,10 +16,11 @@ use super::filestat::FileStatOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
+use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null,
-    posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, net,
+    null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -53,6 +54,7 @@ pub(crate) enum EngineOptions {
     FileStat(FileStatOptions),
     Cpuio(CpuioOptions),
     Exec(ExecOptions),
+    Net(NetOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -135,6 +137,16 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         caps: |spec| null::caps(&spec.common),
         new: |spec, mem| null::new(&spec.common, mem),
     },
+    engine!("net", net, Net),
+    EngineDef {
+        name: "netsplice",
+        options: net::OPTIONS,
+        caps: |_| net::CAPS,
+        new: |spec, mem| match &spec.options {
+            EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
+            _ => net::new_splice(&spec.common, &Default::default(), mem),
+        },
+    },
     engine!("ftruncate", ftruncate),
     engine!("filecreate", filecreate),
     engine!("filestat", filestat, FileStat),
@@ -174,7 +186,10 @@ mod tests {
     #[test]
     fn registry_names_match_instances() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio" | "cpuio" | "exec") {
+            if matches!(
+                def.name,
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+            ) {
                 continue; // may be unavailable in a sandbox; need their options
             }
             let e = (def.new)(&spec(1), IoMem::NONE).unwrap();
@@ -200,7 +215,10 @@ mod tests {
     #[test]
     fn instances_report_their_declared_caps() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio" | "cpuio" | "exec") {
+            if matches!(
+                def.name,
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+            ) {
                 continue;
             }
             for depth in [1, 8] {
@@ -220,7 +238,14 @@ mod tests {
         for def in ENGINES {
             let has = matches!(
                 def.name,
-                "io_uring" | "libaio" | "pvsync2" | "filestat" | "cpuio" | "exec"
+                "io_uring"
+                    | "libaio"
+                    | "pvsync2"
+                    | "filestat"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
             );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }

@@ -4454,7 +4454,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Hostname for net IO engine",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "port",
@@ -4472,7 +4472,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Port to use for TCP or UDP net connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "protocol",
@@ -4496,7 +4496,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Network protocol to use",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nodelay",
@@ -4514,7 +4514,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use TCP_NODELAY on TCP connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "listen",
@@ -4532,7 +4532,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Listen for incoming TCP connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "pingpong",
@@ -4550,7 +4550,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Ping-pong IO requests",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "interface",
@@ -4568,7 +4568,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Network interface to use",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ttl",
@@ -4586,7 +4586,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Time-to-live value for outgoing UDP multicast packets",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "window_size",
@@ -4604,7 +4604,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set socket buffer window size",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "mss",
@@ -4622,7 +4622,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set TCP maximum segment size",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "stat_type",
@@ -5321,7 +5321,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Hostname for RDMA IO engine",
         engines: &["rdma"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bindname",
@@ -5357,7 +5357,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Port to use for RDMA connections",
         engines: &["rdma"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verb",

@@ -20,7 +20,7 @@ use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
     lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
     CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
-    Pvsync2Options, SplitEntry, StatType, UringOptions,
+    NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -178,9 +178,57 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
             job: job.name.clone(),
             runtime_us: job.runtime_us,
         }),
+        Some("net" | "netsplice") => EngineOptions::Net(net_options(job)),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
+}
+
+/// The options of net and netsplice, with what they need of the job.
+fn net_options(job: &JobSpec) -> NetOptions {
+    let o = Opts(job);
+    let u32_of =
+        |n: &str, default: i64| o.int(n).unwrap_or(default).clamp(0, i64::from(u32::MAX)) as u32;
+    // fio's `hostname` sets the job's `filename`: the last one written wins.
+    let host = job
+        .options
+        .settings
+        .iter()
+        .rfind(|s| matches!(s.def.name, "hostname" | "filename"))
+        .and_then(|s| match &s.value {
+            Value::Text(t) => Some(t.clone()),
+            _ => s.text.clone(),
+        });
+    NetOptions {
+        host,
+        port: u32_of("port", 0),
+        proto: match o.choice("protocol") {
+            Some("tcpv6") => Proto::TcpV6,
+            Some("udp") => Proto::Udp,
+            Some("udpv6") => Proto::UdpV6,
+            Some("unix") => Proto::Unix,
+            _ => Proto::Tcp,
+        },
+        listen: o.flag("listen").unwrap_or(false),
+        pingpong: o.flag("pingpong").unwrap_or(false),
+        nodelay: o.flag("nodelay").unwrap_or(false),
+        ttl: u32_of("ttl", 1),
+        window_size: u32_of("window_size", 0),
+        mss: u32_of("mss", 0),
+        interface: o.text("interface"),
+        read: job.pattern.read,
+        write: job.pattern.write,
+        random: job.pattern.random,
+        subjob: job.subjob,
+        size: job.size.unwrap_or(0),
+        verify: job.verify.is_some(),
+    }
+}
+
+/// Whether the job's engine reports rates in bits (fio's
+/// `FIO_BIT_BASED`: net), when `unit_base` does not say.
+pub(crate) fn bit_based(job: &JobSpec) -> bool {
+    job.ioengine == "net"
 }
 
 /// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`
@@ -583,6 +631,140 @@ mod tests {
                 EngineOptions::FileStat(FileStatOptions { stat_type: t })
             );
         }
+    }
+
+    #[test]
+    fn cpuio_exec_and_net_options() {
+        let s = spec(&[
+            "--name=burn",
+            "--ioengine=cpuio",
+            "--cpuload=150",
+            "--cpumode=qsort",
+            "--cpuchunks=1000",
+            "--exit_on_io_done=1",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Cpuio(CpuioOptions {
+                cpuload: 150,
+                mode: CpuMode::Qsort,
+                cpuchunks: 1000,
+                exit_on_io_done: true,
+                job: "burn".into(),
+            })
+        );
+        assert!(s.exits_when_io_is_done());
+        let s = spec(&["--name=b", "--ioengine=cpuio"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Cpuio(CpuioOptions {
+                job: "b".into(),
+                ..CpuioOptions::default()
+            })
+        );
+        let s = spec(&[
+            "--name=ex",
+            "--ioengine=exec",
+            "--program=/bin/echo",
+            "--arguments=a %r",
+            "--grace_time=3",
+            "--std_redirect=0",
+            "--runtime=2",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Exec(ExecOptions {
+                program: Some("/bin/echo".into()),
+                arguments: Some("a %r".into()),
+                grace_time: 3,
+                std_redirect: false,
+                job: "ex".into(),
+                runtime_us: 2_000_000,
+            })
+        );
+        let s = spec(&[
+            "--name=n",
+            "--ioengine=netsplice",
+            "--filename=b",
+            "--port=7000",
+            "--proto=udpv6",
+            "--pingpong",
+            "--nodelay=1",
+            "--ttl=4",
+            "--window_size=64k",
+            "--mss=1400",
+            "--interface=10.0.0.1",
+            "--rw=write",
+            "--size=1m",
+            "--numjobs=2",
+        ]);
+        let EngineOptions::Net(o) = s.options else {
+            panic!("{:?}", s.options)
+        };
+        assert_eq!(
+            o,
+            NetOptions {
+                host: Some("b".into()),
+                port: 7000,
+                proto: Proto::UdpV6,
+                listen: false,
+                pingpong: true,
+                nodelay: true,
+                ttl: 4,
+                window_size: 65536,
+                mss: 1400,
+                interface: Some("10.0.0.1".into()),
+                read: false,
+                write: true,
+                random: false,
+                subjob: 0,
+                size: 1 << 20,
+                verify: false,
+            }
+        );
+        let s = spec(&["--name=n", "--ioengine=net", "--hostname=a", "--listen"]);
+        let EngineOptions::Net(o) = s.options else {
+            panic!()
+        };
+        assert_eq!(
+            (o.host.as_deref(), o.listen, o.ttl, o.proto),
+            (Some("a"), true, 1, Proto::Tcp)
+        );
+        // The clones get the next ports (fio adds the clone's number).
+        let fe = crate::plan::testing::frontend(&[
+            "--name=n",
+            "--ioengine=net",
+            "--port=7000",
+            "--numjobs=3",
+            "--size=1m",
+            "--hostname=h",
+        ]);
+        let subjobs: Vec<u32> = fe
+            .plan
+            .jobs
+            .iter()
+            .map(|j| match &j.engine.options {
+                EngineOptions::Net(o) => o.subjob,
+                _ => 99,
+            })
+            .collect();
+        assert_eq!(subjobs, [0, 2, 1]);
+    }
+
+    #[test]
+    fn net_counts_in_bits_unless_unit_base_says() {
+        let unit = |a: &[&str]| job(a).report.stats.unit_base;
+        assert_eq!(unit(&["--name=n", "--ioengine=net", "--size=1m"]), 1);
+        assert_eq!(
+            unit(&["--name=n", "--ioengine=net", "--size=1m", "--unit_base=8"]),
+            8
+        );
+        assert_eq!(
+            unit(&["--name=n", "--ioengine=net", "--size=1m", "--unit_base=0"]),
+            1
+        );
+        assert_eq!(unit(&["--name=n", "--ioengine=netsplice", "--size=1m"]), 8);
+        assert_eq!(unit(&["--name=n", "--size=1m"]), 8);
     }
 
     fn cmdprio_of(args: &[&str]) -> CmdPrioSetting {

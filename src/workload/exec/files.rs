@@ -68,6 +68,13 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// After a pass: close the files.
     pub(super) fn end_of_pass(&mut self) {
         self.engine.close_all();
+        if let Some(e) = self.engine.close_error() {
+            self.fail_with(e.errno, self.job.open_verror(&e));
+        }
+        let dropped = self.engine.take_dropped();
+        if dropped > 0 && self.time.recording() {
+            self.ts.drop_ios[0] += dropped;
+        }
         self.progress.set_files_open(0);
     }
 }

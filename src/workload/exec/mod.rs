@@ -50,7 +50,7 @@ use super::rate::RateLimiter;
 use super::runner::Log;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use crate::ioengine::{Caps, FileId, IoEngine, IoMem};
+use crate::ioengine::{Caps, FileId, IoEngine, IoMem, StopFlag};
 use crate::stats::ThreadStats;
 
 /// Why the loop stops issuing.
@@ -127,6 +127,10 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         ts: &'j mut ThreadStats,
         env: Env<'j, C>,
     ) -> Exec<'j, 'a, C> {
+        let mut engine = engine;
+        // SAFETY: the engine lives in this Exec, which borrows the stop
+        // request for 'j and drops the engine with itself.
+        engine.watch_stop(unsafe { StopFlag::new(env.stop.flag()) });
         let caps = engine.caps();
         if caps.is_sync {
             ts.engine_is_sync();
@@ -202,6 +206,18 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             if self.halt == Halt::Failed || !self.open_files() {
                 break;
             }
+            let pass_start = if pass == 0 && self.engine.stats_start_at_open() {
+                // fio's net engine resets the statistics once a listening
+                // job has its connection: its time starts now.
+                let now = self.now();
+                if self.time.recording() {
+                    self.time.restart(now);
+                    self.progress.mark_epoch();
+                }
+                now
+            } else {
+                pass_start
+            };
             self.time.pass_starts(pass_start);
             let done_before = self.count.done_bytes;
             self.verify.start();
