@@ -390,7 +390,7 @@ SUPPORTED = set(
     cpuload cpumode cpuchunks exit_on_io_done
     program arguments grace_time std_redirect
     hostname port protocol nodelay listen pingpong interface ttl window_size
-    mss""".split()
+    mss thp""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

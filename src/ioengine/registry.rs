@@ -16,6 +16,7 @@ use super::filestat::FileStatOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
+use super::mmap::MmapOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
@@ -55,6 +56,7 @@ pub(crate) enum EngineOptions {
     Cpuio(CpuioOptions),
     Exec(ExecOptions),
     Net(NetOptions),
+    Mmap(MmapOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -125,7 +127,7 @@ macro_rules! engine {
 /// Every engine rfio runs, in fio's registration order.
 pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("cpuio", cpuio, Cpuio),
-    engine!("mmap", mmap),
+    engine!("mmap", mmap, Mmap),
     engine!("sync", sync),
     engine!("psync", psync),
     engine!("vsync", vsync),
@@ -239,6 +241,7 @@ mod tests {
             let has = matches!(
                 def.name,
                 "io_uring"
+                    | "mmap"
                     | "libaio"
                     | "pvsync2"
                     | "filestat"

@@ -4364,7 +4364,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Memory Advise Huge Page",
         engines: &["mmap"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hipri",

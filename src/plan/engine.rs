@@ -20,7 +20,7 @@ use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
     lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
     CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
-    NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    MmapOptions, NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -179,6 +179,9 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
             runtime_us: job.runtime_us,
         }),
         Some("net" | "netsplice") => EngineOptions::Net(net_options(job)),
+        Some("mmap") => EngineOptions::Mmap(MmapOptions {
+            thp: o.int("thp").unwrap_or(0) != 0,
+        }),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })

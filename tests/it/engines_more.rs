@@ -78,48 +78,63 @@ fn splice_moves_what_fio_moves() {
 }
 
 /// pvsync2's, io_uring's and libaio's flags reach the kernel as fio's do:
-/// fio 3.33 on this kernel fails the first read of a file just laid out
-/// (and dropped from the cache) with `RWF_NOWAIT` (EAGAIN, error 11), and
-/// the first transfer with fio's `RWF_UNCACHED` (0x40, which the kernel
-/// refuses for buffered I/O: EOPNOTSUPP, error 95).
+/// the same job gets the same error (or none) and the same I/O counts from
+/// both. (fio 3.33 on this machine's kernel fails the first read of a file
+/// just laid out and dropped from the cache with `RWF_NOWAIT`, EAGAIN, and
+/// the first transfer with fio's `RWF_UNCACHED`, 0x40, EOPNOTSUPP.)
 #[test]
-fn rwf_flags_reach_the_kernel() {
-    let dir = TempDir::new("rwf");
-    let file = dir.arg("f");
+fn rwf_flags_reach_the_kernel_as_fios() {
+    let fio = common::real_fio();
     let mut cases = vec![
-        ("pvsync2", "--nowait=1", libc::EAGAIN),
-        ("pvsync2", "--uncached=1", libc::EOPNOTSUPP),
-        ("pvsync2", "--hipri_percentage=50", 0),
+        ("pvsync2", "--nowait=1", "read"),
+        ("pvsync2", "--uncached=1", "write"),
     ];
     for engine in ["io_uring", "libaio"] {
+        let dir = TempDir::new("rwf-probe");
         let probe = rfio(
             &dir,
             &[
                 "--name=p",
                 &format!("--ioengine={engine}"),
                 "--size=64k",
-                &file,
+                &dir.arg("f"),
             ],
         );
         if !probe.status.success() {
             println!("skipping {engine}: {}", stderr(&probe));
             continue;
         }
-        cases.push((engine, "--nowait=1", libc::EAGAIN));
+        cases.push((engine, "--nowait=1", "read"));
     }
-    for (engine, opt, errno) in cases {
-        let (r, _) = run(&[
-            "--name=f",
-            &format!("--ioengine={engine}"),
-            "--size=256k",
-            opt,
-            &file,
-        ]);
-        let j = &r.jobs[0];
-        assert_eq!(j.error, errno, "{engine} {opt}: {:?}", j.error_msg);
-        if errno == 0 {
-            assert_eq!(j.dirs[0].ios, 64, "{engine} {opt}");
-        }
+    for (engine, opt, rw) in cases {
+        let summary = |bin: &str| {
+            let dir = TempDir::new("rwf");
+            let out = common::run_in(
+                bin,
+                &dir,
+                &[
+                    "--name=f",
+                    &format!("--ioengine={engine}"),
+                    "--size=64k",
+                    &format!("--rw={rw}"),
+                    opt,
+                    "--output-format=json",
+                    &dir.arg("f"),
+                ],
+            );
+            let text = common::stdout(&out);
+            let start = text.find("{\n").unwrap_or(0);
+            let end = text.rfind('}').map_or(text.len(), |e| e + 1);
+            let doc: serde_json::Value = serde_json::from_str(&text[start..end])
+                .unwrap_or_else(|e| panic!("{bin}: {e}: {text}"));
+            let j = &doc["jobs"][0];
+            (
+                j["error"].as_i64(),
+                j["read"]["total_ios"].as_u64(),
+                j["write"]["total_ios"].as_u64(),
+            )
+        };
+        assert_eq!(summary(common::RFIO), summary(fio), "{engine} {opt} {rw}");
     }
 }
 
@@ -669,4 +684,49 @@ fn a_waiting_listener_stops_on_a_signal() {
     run.signal(libc::SIGINT);
     let out = run.finish(std::time::Duration::from_secs(5), "SIGINT");
     assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
+}
+
+/// mmap's `thp` (fio 3.33: a private mapping with `MADV_HUGEPAGE`): the
+/// job runs as without it (256 writes of 4 KiB), but its writes stay in
+/// its copy: the file keeps what its layout put there.
+#[test]
+fn mmap_thp_writes_to_a_private_copy() {
+    let dir = TempDir::new("thp");
+    let file = dir.arg("f");
+    let (r, _) = run(&[
+        "--name=l",
+        "--ioengine=mmap",
+        "--rw=read",
+        "--size=1m",
+        &file,
+    ]);
+    ok(&r.jobs[0]);
+    let laid_out = std::fs::read(dir.file("f")).unwrap();
+    let (r, _) = run(&[
+        "--name=t",
+        "--ioengine=mmap",
+        "--thp=1",
+        "--rw=write",
+        "--size=1m",
+        "--overwrite=1",
+        &file,
+    ]);
+    ok(&r.jobs[0]);
+    assert_eq!(r.jobs[0].dirs[1].ios, 256);
+    assert!(
+        std::fs::read(dir.file("f")).unwrap() == laid_out,
+        "no write reached the file"
+    );
+    let (r, _) = run(&[
+        "--name=w",
+        "--ioengine=mmap",
+        "--rw=write",
+        "--size=1m",
+        &file,
+    ]);
+    ok(&r.jobs[0]);
+    assert!(
+        std::fs::read(dir.file("f")).unwrap() != laid_out,
+        "without thp they do"
+    );
 }
