@@ -185,7 +185,7 @@ fn fio_noise(line: &str) -> bool {
 
 /// Compares the terse outputs of `run` (terse version `version`). `fio_doc` is fio's JSON
 /// document of the same job file, for the layout of each line. `pure`: rfio's stdout must hold
-/// terse lines only (else its `fio: ` lines are left out too, as fio's are).
+/// terse lines only (else its non-report lines are left out too, as fio's are).
 pub(crate) fn compare(
     judge: &mut Judge<'_>,
     run: &RunPair,
@@ -199,7 +199,7 @@ pub(crate) fn compare(
     let fio_lines: Vec<&str> = fio.lines().filter(|line| !fio_noise(line)).collect();
     let rfio_lines: Vec<&str> = rfio
         .lines()
-        .filter(|line| pure || !line.starts_with("fio: "))
+        .filter(|line| pure || !fio_noise(line))
         .collect();
     if fio_lines.len() != rfio_lines.len() {
         judge.push(
