@@ -389,6 +389,12 @@ SUPPORTED = set(
     + """log_entries log_compression log_compression_cpus log_store_compressed log_alternate_epoch log_alternate_epoch_clock_id""".split()
     # steady state (helper steady, issue 11)
     + "steadystate steadystate_duration steadystate_ramp_time".split()
+    # engines (issue 11 section 3): engine options
+    + """hipri_percentage uncached nowait force_async
+    cpuload cpumode cpuchunks exit_on_io_done
+    program arguments grace_time std_redirect
+    hostname port protocol nodelay listen pingpong interface ttl window_size
+    mss thp""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

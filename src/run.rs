@@ -172,12 +172,18 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
     let mut d = Diagnostics::default();
     let mut seen = std::collections::HashSet::new();
     for job in &fe.plan.jobs {
-        for s in job
-            .options
-            .settings
-            .iter()
-            .filter(|s| s.def.support == Support::NotYet && !is_default(s))
-        {
+        // An engine rfio cannot run (plan::engine::refusal), once per
+        // section; that says it all about the engine's own options.
+        let refused = crate::plan::engine::refusal(job);
+        if let Some(why) = refused.as_ref().filter(|_| job.subjob == 0) {
+            let span = crate::plan::engine::engine_span(job);
+            d.push(Diagnostic::at(span, format!("job '{}': {why}", job.name)));
+        }
+        for s in job.options.settings.iter().filter(|s| {
+            s.def.support == Support::NotYet
+                && !is_default(s)
+                && !(refused.is_some() && s.def.is_engine_option())
+        }) {
             if seen.insert((s.span.clone(), s.def.name)) {
                 d.push(Diagnostic::at(
                     s.span.clone(),

@@ -171,16 +171,21 @@ impl Layout {
 
 /// A line fio prints on stdout that is not part of its report, and that rfio prints on stderr:
 /// errors (`fio: pid=N, err=...`, `fio: file:ioengines.c:134, func=dlopen, ...`), the
-/// synchronous-engine depth note, and `exec_prerun`/`exec_postrun`'s "Saving output" line.
+/// synchronous-engine depth note, `exec_prerun`/`exec_postrun`'s "Saving output" line, and the
+/// start lines of the cpuio and exec engines (rfio prints those with the normal output only).
 fn fio_noise(line: &str) -> bool {
     line.starts_with("fio: ")
         || line.starts_with("note: ")
         || (line.contains(" : Saving output of ") && line.ends_with(".txt"))
+        || line.contains("): ioengine=cpuio, cpuload=")
+        || (line.contains(" : program=") && line.contains(", arguments="))
+        || (line.contains(" : Saving output of ") && line.contains(" : stdout="))
+        || line.contains(" : Running ")
 }
 
 /// Compares the terse outputs of `run` (terse version `version`). `fio_doc` is fio's JSON
 /// document of the same job file, for the layout of each line. `pure`: rfio's stdout must hold
-/// terse lines only (else its `fio: ` lines are left out too, as fio's are).
+/// terse lines only (else its non-report lines are left out too, as fio's are).
 pub(crate) fn compare(
     judge: &mut Judge<'_>,
     run: &RunPair,
@@ -194,7 +199,7 @@ pub(crate) fn compare(
     let fio_lines: Vec<&str> = fio.lines().filter(|line| !fio_noise(line)).collect();
     let rfio_lines: Vec<&str> = rfio
         .lines()
-        .filter(|line| pure || !line.starts_with("fio: "))
+        .filter(|line| pure || !fio_noise(line))
         .collect();
     if fio_lines.len() != rfio_lines.len() {
         judge.push(

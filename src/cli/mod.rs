@@ -96,6 +96,15 @@ fn run_inner(
             return Ok(0);
         }
         Action::CmdHelp(arg) => return help(cmdhelp::cmdhelp_output(arg.as_deref()), out, err),
+        Action::EngHelp(arg) if arg.as_deref().is_none_or(str::is_empty) => {
+            // The engines rfio runs (fio lists every engine of its build).
+            write!(
+                out,
+                "{}",
+                cmdhelp::enghelp_list_of(crate::ioengine::names())
+            )?;
+            return Ok(0);
+        }
         Action::EngHelp(arg) => return help(cmdhelp::enghelp_output(arg.as_deref()), out, err),
         Action::InflateLog(path) => {
             return match crate::logs::inflate_file(path, out) {

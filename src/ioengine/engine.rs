@@ -17,6 +17,7 @@
 //! indexed by [`Io::token`] (`0..iodepth`), allocated when the engine is
 //! created: nothing in `queue`/`commit`/`getevents`/`event` allocates.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::files::Files;
@@ -45,6 +46,13 @@ pub struct Caps {
     /// The engine cannot grow a file (fio's `FIO_NOEXTEND`): a writing
     /// job's files are laid out with data, as for a reading job.
     pub(crate) no_extend: bool,
+    /// No I/O at all (fio's `FIO_NOIO`: cpuio, exec): the job needs no
+    /// size and no files, each "I/O" is a read of nothing the engine does
+    /// its work in, counted but moving no bytes, followed by the think
+    /// time the engine asks for ([`IoEngine::think_us`]); the job runs
+    /// until its runtime is over, it is stopped, or the engine is done
+    /// ([`IoEngine::done`]). fio prints no description line for it.
+    pub(crate) no_io: bool,
 }
 
 impl Caps {
@@ -57,6 +65,20 @@ impl Caps {
         fake_io: false,
         file_op: false,
         no_extend: false,
+        no_io: false,
+    };
+
+    /// An engine that does no I/O (fio's `FIO_SYNCIO | FIO_DISKLESSIO |
+    /// FIO_NOIO`: cpuio, exec).
+    pub(crate) const NO_IO: Caps = Caps {
+        is_sync: true,
+        needs_files: false,
+        can_trim: true,
+        has_commit: false,
+        fake_io: true,
+        file_op: false,
+        no_extend: false,
+        no_io: true,
     };
 
     /// An engine on files that queues I/O and submits it in `commit`
@@ -69,6 +91,7 @@ impl Caps {
         fake_io: false,
         file_op: false,
         no_extend: false,
+        no_io: false,
     };
 }
 
@@ -97,6 +120,29 @@ impl Default for CommonOptions {
             batch_complete_min: 1,
             ioprio: 0,
         }
+    }
+}
+
+/// The job's stop request, as an engine's long waits see it (a listening
+/// net job waiting for its connection gives up when it is raised): see
+/// [`IoEngine::watch_stop`].
+#[derive(Debug, Clone, Copy)]
+pub struct StopFlag(*const AtomicBool);
+
+impl StopFlag {
+    /// The request `flag`.
+    ///
+    /// # Safety
+    /// `flag` outlives every engine this is handed to.
+    pub(crate) unsafe fn new(flag: &AtomicBool) -> StopFlag {
+        StopFlag(flag)
+    }
+
+    /// Whether the stop was asked for.
+    pub(crate) fn raised(&self) -> bool {
+        // SAFETY: the flag outlives the engine holding this (`new`'s
+        // contract).
+        unsafe { (*self.0).load(Ordering::Relaxed) }
     }
 }
 
@@ -155,6 +201,59 @@ pub trait IoEngine {
     /// Completion `i` of the last `getevents`.
     fn event(&mut self, i: usize) -> Completion {
         unreachable!("{}: event({i}) without getevents", self.name())
+    }
+
+    /// The think time the engine sets after each I/O, in µs (fio's cpuio
+    /// and exec set the job's `thinktime` when they start; cpuio's qsort
+    /// mode sets it again after each I/O): read after every I/O of a
+    /// `no_io` engine ([`Caps::no_io`]). 0: none.
+    fn think_us(&self) -> u64 {
+        0
+    }
+
+    /// A line the engine has for the user (fio's `log_info` from inside an
+    /// engine: cpuio's and exec's start lines, net's `fio: waiting for
+    /// connection`), newline included, handed over once. The workload asks
+    /// when the engine has started, after it opened the files, and after
+    /// each I/O of a `no_io` engine.
+    fn notice(&mut self) -> Option<String> {
+        None
+    }
+
+    /// The engine has nothing more to do (fio's engines setting
+    /// `td->done`: net's receiver when the UDP sender said goodbye); the
+    /// job ends after the I/O it just completed.
+    fn done(&self) -> bool {
+        false
+    }
+
+    /// The job's stop request, for the engine's long waits (net's
+    /// `accept`); handed over once, before the files are opened.
+    fn watch_stop(&mut self, stop: StopFlag) {
+        let _ = stop;
+    }
+
+    /// Whether the job's statistics start once its files are open (fio's
+    /// net engine calls `reset_all_stats` when a listening job has
+    /// accepted its connection): asked after the files of the first pass
+    /// are open.
+    fn stats_start_at_open(&self) -> bool {
+        false
+    }
+
+    /// I/Os the engine found lost since it was last asked (fio's
+    /// `drop_io_u`: the UDP datagrams a net reader never got, by their
+    /// sequence numbers), counted with the reads; asked at the end of each
+    /// pass.
+    fn take_dropped(&mut self) -> u64 {
+        0
+    }
+
+    /// What failed when the files were closed (fio's net engine says
+    /// goodbye to its peer then, and a failed `sendto` is the job's
+    /// error); taken once, after [`IoEngine::close_all`].
+    fn close_error(&mut self) -> Option<EngineError> {
+        None
     }
 
     /// The job starts another loop (`loops`, fio's `clear_io_state`):

@@ -22,6 +22,7 @@ pub(crate) const CAPS: Caps = Caps {
     fake_io: true,
     file_op: false,
     no_extend: false,
+    no_io: false,
 };
 
 pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {

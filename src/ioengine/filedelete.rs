@@ -20,6 +20,7 @@ pub(crate) const CAPS: Caps = Caps {
     fake_io: true,
     file_op: true,
     no_extend: false,
+    no_io: false,
 };
 
 pub(crate) fn new(_common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {

@@ -20,6 +20,7 @@ pub(crate) const CAPS: Caps = Caps {
     fake_io: true,
     file_op: true,
     no_extend: false,
+    no_io: false,
 };
 
 /// filestat's `stat_type`: the call that "opens" a file.

@@ -105,6 +105,12 @@ pub struct EngineError {
     pub(crate) func: String,
     /// Extra words for the user (a missing kernel feature, …).
     pub(crate) detail: Option<String>,
+    /// Where in fio's source fio reports this failure (`engines/cpu.c:251`),
+    /// when the engine knows it.
+    pub(crate) src: Option<&'static str>,
+    /// fio's own words in place of `strerror` (its `td_vmsg`: `cpu thread
+    /// needs rate (cpuload=)`).
+    pub(crate) text: Option<String>,
 }
 
 impl EngineError {
@@ -113,6 +119,32 @@ impl EngineError {
             errno,
             func: func.into(),
             detail: None,
+            src: None,
+            text: None,
+        }
+    }
+
+    /// fio's `td_vmsg(td, errno, text, func)` at `src` in its source: the
+    /// job's error reads `file:SRC, func=FUNC, error=TEXT`.
+    pub(crate) fn fio_msg(
+        errno: i32,
+        src: &'static str,
+        func: impl Into<String>,
+        text: impl Into<String>,
+    ) -> EngineError {
+        EngineError {
+            src: Some(src),
+            text: Some(text.into()),
+            ..EngineError::new(errno, func)
+        }
+    }
+
+    /// fio's `td_verror(td, errno, func)` at `src` in its source: the
+    /// job's error reads `file:SRC, func=FUNC, error=STRERROR`.
+    pub(crate) fn fio(errno: i32, src: &'static str, func: impl Into<String>) -> EngineError {
+        EngineError {
+            src: Some(src),
+            ..EngineError::new(errno, func)
         }
     }
 
@@ -133,14 +165,27 @@ impl EngineError {
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // strerror's text, without Rust's " (os error N)".
-        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
-        let text = text.rfind(" (os error ").map_or(&*text, |i| &text[..i]);
-        write!(f, "{}: {text}", self.func)?;
+        if let Some(text) = &self.text {
+            write!(f, "{}: {text}", self.func)?;
+        } else {
+            // strerror's text, without Rust's " (os error N)".
+            let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+            let text = text.rfind(" (os error ").map_or(&*text, |i| &text[..i]);
+            write!(f, "{}: {text}", self.func)?;
+        }
         if let Some(d) = &self.detail {
             write!(f, " ({d})")?;
         }
         Ok(())
+    }
+}
+
+/// `strerror(errno)`, without Rust's ` (os error N)`.
+pub(crate) fn strerror(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }
 

@@ -35,6 +35,12 @@ pub(crate) struct Uring {
     ioprio: u16,
     prio: IoPrios,
     vectored: bool,
+    /// `rw_flags` of every read and write (`uncached`, `nowait`).
+    rw_flags: i32,
+    /// `force_async`, and the entries prepared since the last that had
+    /// `IOSQE_ASYNC` (fio's `ld->prepped`).
+    force_async: u32,
+    prepped: u32,
     /// One iovec per token, for the vectored opcodes.
     iovecs: Box<[libc::iovec]>,
     /// Completions of the last `getevents`: (token, result).
@@ -75,6 +81,13 @@ pub(crate) struct UringOptions {
     pub(crate) nonvectored: i32,
     /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
     pub(crate) cmdprio: CmdPrioSetting,
+    /// `uncached` (non-zero: on): fio 3.33's `RWF_UNCACHED` on buffered
+    /// reads and writes.
+    pub(crate) uncached: bool,
+    /// `nowait`: `RWF_NOWAIT` on reads and writes.
+    pub(crate) nowait: bool,
+    /// `force_async`: every N-th entry goes with `IOSQE_ASYNC` (0: none).
+    pub(crate) force_async: u32,
 }
 
 impl Default for UringOptions {
@@ -87,6 +100,9 @@ impl Default for UringOptions {
             sqthread_poll_cpu: None,
             nonvectored: -1,
             cmdprio: Ok(None),
+            uncached: false,
+            nowait: false,
+            force_async: 0,
         }
     }
 }
@@ -103,6 +119,9 @@ pub(crate) const OPTIONS: &[&str] = &[
     "sqthread_poll",
     "sqthread_poll_cpu",
     "nonvectored",
+    "uncached",
+    "nowait",
+    "force_async",
 ];
 
 pub(crate) fn new(
@@ -205,12 +224,27 @@ pub(crate) fn new(
         ioprio: common.ioprio,
         prio,
         vectored,
+        rw_flags: rw_flags(common, opts),
+        force_async: opts.force_async,
+        prepped: 0,
         iovecs: vec![zero; depth].into_boxed_slice(),
         events: vec![(0, 0); depth].into_boxed_slice(),
         inflight: 0,
         unsubmitted: 0,
         depth,
     }))
+}
+
+/// The `rw_flags` of reads and writes (fio's `fio_ioring_prep`).
+fn rw_flags(common: &CommonOptions, opts: &UringOptions) -> i32 {
+    let mut f = 0;
+    if opts.uncached && !common.direct {
+        f |= super::pvsync2::RWF_UNCACHED;
+    }
+    if opts.nowait {
+        f |= libc::RWF_NOWAIT;
+    }
+    f
 }
 
 /// Build the entry for `io` with file target `$fd` (a `types::Fd` or
@@ -223,16 +257,19 @@ macro_rules! build_sqe {
             Ddir::Read if $self.fixedbufs => opcode::ReadFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
                 .ioprio($prio)
+                .rw_flags($self.rw_flags)
                 .build(),
             Ddir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
                 .ioprio($prio)
+                .rw_flags($self.rw_flags)
                 .build(),
             Ddir::Read if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
                 opcode::Readv::new($fd, iov, 1)
                     .offset($io.offset)
                     .ioprio($prio)
+                    .rw_flags($self.rw_flags)
                     .build()
             }
             Ddir::Write if $self.vectored => {
@@ -240,15 +277,18 @@ macro_rules! build_sqe {
                 opcode::Writev::new($fd, iov, 1)
                     .offset($io.offset)
                     .ioprio($prio)
+                    .rw_flags($self.rw_flags)
                     .build()
             }
             Ddir::Read => opcode::Read::new($fd, $io.buf, len)
                 .offset($io.offset)
                 .ioprio($prio)
+                .rw_flags($self.rw_flags)
                 .build(),
             Ddir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
                 .offset($io.offset)
                 .ioprio($prio)
+                .rw_flags($self.rw_flags)
                 .build(),
             Ddir::DataSync => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)
@@ -303,16 +343,26 @@ impl IoEngine for Uring {
                 iov_len: io.len,
             };
         }
-        let sqe = if self.registered_files {
+        let mut sqe = if self.registered_files {
             build_sqe!(self, io, types::Fixed(io.file.0), prio)
         } else {
             build_sqe!(self, io, types::Fd(self.files.fd(io.file)), prio)
         };
+        // Counted once the entry is in the queue (a busy one comes again).
+        let mut prepped = self.prepped;
+        if self.force_async > 0 {
+            prepped += 1;
+            if prepped == self.force_async {
+                prepped = 0;
+                sqe = sqe.flags(io_uring::squeue::Flags::ASYNC);
+            }
+        }
         // SAFETY: the buffer stays valid until the completion is reaped
         // (`queue`'s contract); so does the iovec, which lives in `self` at
         // this token's index, not reused while the token is in flight.
         match unsafe { self.ring.submission().push(&sqe) } {
             Ok(()) => {
+                self.prepped = prepped;
                 self.inflight += 1;
                 self.unsubmitted += 1;
                 Queued::Queued

@@ -88,6 +88,8 @@ pub(crate) struct Libaio {
     userspace_reap: bool,
     /// Command priorities.
     prio: IoPrios,
+    /// `aio_rw_flags` of reads and writes (`RWF_NOWAIT` with `nowait`).
+    rw_flags: i32,
 }
 
 /// What this engine can do.
@@ -102,6 +104,8 @@ pub(crate) struct LibaioOptions {
     pub(crate) userspace_reap: bool,
     /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
     pub(crate) cmdprio: CmdPrioSetting,
+    /// `nowait`: `RWF_NOWAIT` in every read and write iocb.
+    pub(crate) nowait: bool,
 }
 
 impl Default for LibaioOptions {
@@ -109,6 +113,7 @@ impl Default for LibaioOptions {
         LibaioOptions {
             userspace_reap: false,
             cmdprio: Ok(None),
+            nowait: false,
         }
     }
 }
@@ -120,6 +125,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "cmdprio_class",
     "cmdprio",
     "cmdprio_bssplit",
+    "nowait",
 ];
 
 pub(crate) fn new(
@@ -160,6 +166,7 @@ pub(crate) fn new(
         batch_complete_min: common.batch_complete_min,
         userspace_reap: opts.userspace_reap,
         prio,
+        rw_flags: if opts.nowait { libc::RWF_NOWAIT } else { 0 },
     }))
 }
 
@@ -239,6 +246,7 @@ impl IoEngine for Libaio {
             aio_offset: io.offset as i64,
             aio_reqprio: reqprio,
             aio_flags: flags,
+            aio_rw_flags: self.rw_flags,
             ..Iocb::default()
         };
         self.pending[self.npending] = cb;

@@ -3,6 +3,10 @@
 //! the mapping (fio's `engines/mmap.c`). Syncs are `msync(MS_SYNC)`, trims
 //! punch a hole. A write job's file is first extended to the end of its
 //! region, so that no store lands past the end of the file.
+//!
+//! `thp` asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`) on a
+//! private mapping, as fio does: writes then stay in the job's copy and
+//! never reach the file.
 
 use crate::ddir::Ddir;
 use std::os::fd::AsRawFd;
@@ -22,18 +26,37 @@ pub(crate) struct Mmap {
     /// `direct=1`: every transfer is synced and its pages dropped, the
     /// closest a mapping gets to O_DIRECT (fio does the same).
     direct: bool,
+    /// `thp`.
+    thp: bool,
 }
+
+/// mmap's own options (fio's `options[]` of `engines/mmap.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct MmapOptions {
+    /// `thp` (an integer, non-zero: on): a private mapping with
+    /// `MADV_HUGEPAGE`.
+    pub(crate) thp: bool,
+}
+
+/// The fio names of [`MmapOptions`].
+pub(crate) const OPTIONS: &[&str] = &["thp"];
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {
     no_extend: true,
+    no_io: false,
     ..Caps::SYNC_FILES
 };
 
-pub(crate) fn new(common: &CommonOptions, _mem: IoMem) -> Result<Box<dyn IoEngine>, EngineError> {
+pub(crate) fn new(
+    common: &CommonOptions,
+    opts: &MmapOptions,
+    _mem: IoMem,
+) -> Result<Box<dyn IoEngine>, EngineError> {
     Ok(Box::new(Mmap {
         maps: Vec::new(),
         direct: common.direct,
+        thp: opts.thp,
     }))
 }
 
@@ -134,12 +157,21 @@ impl IoEngine for Mmap {
         let ptr = if len == 0 {
             std::ptr::null_mut()
         } else {
-            // SAFETY: a fresh shared mapping of an open descriptor; nothing
-            // else aliases it.
-            let p =
-                unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, raw, 0) };
+            let shared = if self.thp {
+                libc::MAP_PRIVATE
+            } else {
+                libc::MAP_SHARED
+            };
+            // SAFETY: a fresh mapping of an open descriptor; nothing else
+            // aliases it.
+            let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, shared, raw, 0) };
             if p == libc::MAP_FAILED {
                 return Err(EngineError::last_os("mmap"));
+            }
+            if self.thp {
+                // An advice: its failure is ignored, as fio ignores it.
+                // SAFETY: the whole fresh mapping.
+                unsafe { libc::madvise(p, len, libc::MADV_HUGEPAGE) };
             }
             p.cast::<u8>()
         };

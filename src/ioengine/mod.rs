@@ -19,12 +19,27 @@
 //! - its own options, when it has any, as fio's engine `.options` table: a
 //!   struct of their resolved values (`UringOptions`: `hipri`, `fixedbufs`,
 //!   `registerfiles`, `sqthread_poll`, `sqthread_poll_cpu`, `nonvectored`,
-//!   `cmdprio_*`; `LibaioOptions`: `userspace_reap`, `cmdprio_*`;
-//!   `Pvsync2Options`: `hipri`; `FileStatOptions`: `stat_type`) and
-//!   `OPTIONS`, their fio names;
+//!   `uncached`, `nowait`, `force_async`, `cmdprio_*`; `LibaioOptions`:
+//!   `userspace_reap`, `nowait`, `cmdprio_*`; `Pvsync2Options`: `hipri`,
+//!   `hipri_percentage`, `uncached`, `nowait`; `MmapOptions`: `thp`;
+//!   `FileStatOptions`: `stat_type`; `CpuioOptions`: `cpuload`, `cpumode`,
+//!   `cpuchunks`, `exit_on_io_done`; `ExecOptions`: `program`,
+//!   `arguments`, `grace_time`, `std_redirect`; `NetOptions` (net and
+//!   netsplice): `hostname`, `port`, `protocol`, `listen`, `pingpong`,
+//!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`) and `OPTIONS`,
+//!   their fio names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
+//!
+//! Besides the I/O, the trait has hooks an engine overrides when it
+//! needs them, each with a default that does nothing: `notice` (a line
+//! for the user: cpuio's and exec's start lines, net's `waiting for
+//! connection`), `think_us` (the think time a `no_io` engine sets),
+//! `done` (fio's `td->done`), `watch_stop` (the stop request, for long
+//! waits), `stats_start_at_open`, `close_error` and `take_dropped` (net).
+//! Engines fio has and rfio does not run are refused by the plan
+//! (`plan::engine::refusal`), naming what they need.
 //!
 //! The plan reads the option values once per job (`src/plan/engine.rs`)
 //! into an [`EngineSpec`]: the common options and the engine's variant of
@@ -42,6 +57,8 @@ mod io;
 mod mem;
 mod registry;
 
+mod cpuio;
+mod exec;
 mod falloc;
 mod filecreate;
 mod filedelete;
@@ -50,19 +67,23 @@ mod ftruncate;
 mod io_uring;
 mod libaio;
 mod mmap;
+mod net;
 mod null;
 mod posixaio;
 mod psync;
 mod pvsync;
 mod pvsync2;
+mod splice;
 mod sync;
 mod vsync;
 
 pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
+pub(crate) use cpuio::{CpuMode, CpuioOptions};
 pub use engine::CommonOptions;
-pub(crate) use engine::{Caps, IoEngine};
+pub(crate) use engine::{Caps, IoEngine, StopFlag};
+pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
 #[cfg(test)]
 pub(crate) use io::Completion;
@@ -71,8 +92,10 @@ pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;
 pub(crate) use libaio::LibaioOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
+pub(crate) use mmap::MmapOptions;
+pub(crate) use net::{NetOptions, Proto};
 pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
-pub use registry::{lookup, EngineSpec};
+pub use registry::{lookup, names, EngineSpec};
 pub(crate) use registry::{EngineDef, EngineOptions};

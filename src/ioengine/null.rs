@@ -35,6 +35,7 @@ fn caps_for(sync: bool) -> Caps {
         fake_io: true,
         file_op: false,
         no_extend: false,
+        no_io: false,
     }
 }
 

@@ -9,15 +9,19 @@
 //! has one variant in [`EngineOptions`].
 
 use super::cmdprio::CmdPrio;
+use super::cpuio::CpuioOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
+use super::mmap::MmapOptions;
+use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, null, posixaio,
-    psync, pvsync, pvsync2, sync, vsync,
+    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, net,
+    null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -49,6 +53,10 @@ pub(crate) enum EngineOptions {
     Libaio(LibaioOptions),
     Pvsync2(Pvsync2Options),
     FileStat(FileStatOptions),
+    Cpuio(CpuioOptions),
+    Exec(ExecOptions),
+    Net(NetOptions),
+    Mmap(MmapOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -69,6 +77,12 @@ impl EngineSpec {
             _ => return None,
         };
         setting.as_ref().ok()?.as_deref()
+    }
+
+    /// cpuio's `exit_on_io_done`: the job ends once no job that does I/O
+    /// runs or waits to run.
+    pub(crate) fn exits_when_io_is_done(&self) -> bool {
+        matches!(&self.options, EngineOptions::Cpuio(o) if o.exit_on_io_done)
     }
 
     /// The priorities the job's I/Os can carry: the job's own (`prio`,
@@ -112,7 +126,8 @@ macro_rules! engine {
 
 /// Every engine rfio runs, in fio's registration order.
 pub(crate) static ENGINES: &[EngineDef] = &[
-    engine!("mmap", mmap),
+    engine!("cpuio", cpuio, Cpuio),
+    engine!("mmap", mmap, Mmap),
     engine!("sync", sync),
     engine!("psync", psync),
     engine!("vsync", vsync),
@@ -124,15 +139,32 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         caps: |spec| null::caps(&spec.common),
         new: |spec, mem| null::new(&spec.common, mem),
     },
+    engine!("net", net, Net),
+    EngineDef {
+        name: "netsplice",
+        options: net::OPTIONS,
+        caps: |_| net::CAPS,
+        new: |spec, mem| match &spec.options {
+            EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
+            _ => net::new_splice(&spec.common, &Default::default(), mem),
+        },
+    },
     engine!("ftruncate", ftruncate),
     engine!("filecreate", filecreate),
     engine!("filestat", filestat, FileStat),
     engine!("filedelete", filedelete),
+    engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
+    engine!("splice", splice),
     engine!("io_uring", io_uring, IoUring),
     engine!("libaio", libaio, Libaio),
 ];
+
+/// The names of the engines rfio runs, in fio's order (`--enghelp`).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    ENGINES.iter().map(|e| e.name)
+}
 
 /// The engine called `name` (exact, as fio's `find_ioengine`).
 pub fn lookup(name: &str) -> Option<&'static EngineDef> {
@@ -156,8 +188,11 @@ mod tests {
     #[test]
     fn registry_names_match_instances() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio") {
-                continue; // may be unavailable in a sandbox
+            if matches!(
+                def.name,
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+            ) {
+                continue; // may be unavailable in a sandbox; need their options
             }
             let e = (def.new)(&spec(1), IoMem::NONE).unwrap();
             assert_eq!(e.name(), def.name);
@@ -182,7 +217,10 @@ mod tests {
     #[test]
     fn instances_report_their_declared_caps() {
         for def in ENGINES {
-            if matches!(def.name, "io_uring" | "libaio") {
+            if matches!(
+                def.name,
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+            ) {
                 continue;
             }
             for depth in [1, 8] {
@@ -200,7 +238,18 @@ mod tests {
     #[test]
     fn only_engines_with_options_declare_option_names() {
         for def in ENGINES {
-            let has = matches!(def.name, "io_uring" | "libaio" | "pvsync2" | "filestat");
+            let has = matches!(
+                def.name,
+                "io_uring"
+                    | "mmap"
+                    | "libaio"
+                    | "pvsync2"
+                    | "filestat"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
+            );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }
     }

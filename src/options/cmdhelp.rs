@@ -108,8 +108,14 @@ pub fn enghelp_output(arg: Option<&str>) -> HelpOutput {
 
 /// `fio --enghelp`: the engines of this build.
 pub fn enghelp_list() -> String {
+    enghelp_list_of(ENGINES.iter().copied())
+}
+
+/// fio's `--enghelp` list of `engines` (rfio's `--enghelp` lists the
+/// engines it runs).
+pub fn enghelp_list_of<'a>(engines: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::from("Available IO engines:\n");
-    for e in ENGINES {
+    for e in engines {
         out.push('\t');
         out.push_str(e);
         out.push('\n');

@@ -4292,7 +4292,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use this percentage of CPU",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpumode",
@@ -4310,7 +4310,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Stress mode",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cpuchunks",
@@ -4328,7 +4328,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Length of the CPU burn cycles (usecs)",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exit_on_io_done",
@@ -4346,7 +4346,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Exit when IO threads finish",
         engines: &["cpuio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "thp",
@@ -4364,7 +4364,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Memory Advise Huge Page",
         engines: &["mmap"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hipri",
@@ -4400,7 +4400,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Probabilistically set RWF_HIPRI for pwritev2/preadv2",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "uncached",
@@ -4418,7 +4418,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_UNCACHED for buffered read/writes",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nowait",
@@ -4436,7 +4436,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set RWF_NOWAIT for pwritev2/preadv2",
         engines: &["pvsync2"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hostname",
@@ -4454,7 +4454,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Hostname for net IO engine",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "port",
@@ -4472,7 +4472,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Port to use for TCP or UDP net connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "protocol",
@@ -4496,7 +4496,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Network protocol to use",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nodelay",
@@ -4514,7 +4514,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use TCP_NODELAY on TCP connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "listen",
@@ -4532,7 +4532,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Listen for incoming TCP connections",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "pingpong",
@@ -4550,7 +4550,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Ping-pong IO requests",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "interface",
@@ -4568,7 +4568,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Network interface to use",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ttl",
@@ -4586,7 +4586,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Time-to-live value for outgoing UDP multicast packets",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "window_size",
@@ -4604,7 +4604,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set socket buffer window size",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "mss",
@@ -4622,7 +4622,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set TCP maximum segment size",
         engines: &["net", "netsplice"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "stat_type",
@@ -4662,7 +4662,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Program to execute",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "arguments",
@@ -4680,7 +4680,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Arguments to pass",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "grace_time",
@@ -4698,7 +4698,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Grace time before sending a SIGKILL",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "std_redirect",
@@ -4716,7 +4716,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Redirect stdout & stderr to files",
         engines: &["exec"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "donorname",
@@ -5123,7 +5123,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_UNCACHED for buffered read/writes",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "nowait",
@@ -5141,7 +5141,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Use RWF_NOWAIT for reads/writes",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "force_async",
@@ -5159,7 +5159,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set IOSQE_ASYNC every N requests",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cmd_type",
@@ -5303,7 +5303,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Set RWF_NOWAIT for reads/writes",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "hostname",
@@ -5321,7 +5321,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Hostname for RDMA IO engine",
         engines: &["rdma"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bindname",
@@ -5357,7 +5357,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Port to use for RDMA connections",
         engines: &["rdma"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verb",

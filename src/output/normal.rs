@@ -98,17 +98,21 @@ pub(crate) fn banners_within<'a>(
                 num2str(hi, SIG_FIGS, pow2, Unit::Byte)
             )
         };
-        out.push_str(&format!(
-            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
-            j.name,
-            j.group_id,
-            j.rw,
-            bs(0),
-            bs(1),
-            bs(2),
-            j.ioengine,
-            j.iodepth
-        ));
+        // fio's add_job describes no job of an engine without I/O (but
+        // prints the `...` of its clones).
+        if !j.no_io {
+            out.push_str(&format!(
+                "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
+                j.name,
+                j.group_id,
+                j.rw,
+                bs(0),
+                bs(1),
+                bs(2),
+                j.ioengine,
+                j.iodepth
+            ));
+        }
         let end = jobs[i + 1..]
             .iter()
             .position(|n| n.subjob == 0)

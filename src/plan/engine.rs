@@ -18,8 +18,9 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, EngineOptions,
-    EngineSpec, FileStatOptions, LibaioOptions, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
+    CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
+    MmapOptions, NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -47,6 +48,66 @@ pub(crate) fn resolve(job: &JobSpec, diags: &mut Diagnostics) -> Option<EngineSp
     }
 }
 
+/// What the engines of fio 3.33 that rfio cannot run need: hardware,
+/// a service or a library that is not here.
+const NEEDS: &[(&str, &str)] = &[
+    ("sg", "SCSI generic devices (/dev/sg*, the SG_IO ioctl)"),
+    ("mtd", "MTD flash devices (/dev/mtd*, libmtd)"),
+    (
+        "io_uring_cmd",
+        "NVMe generic character devices (/dev/ngXnY) and io_uring passthrough commands",
+    ),
+    (
+        "rdma",
+        "RDMA hardware (InfiniBand, RoCE or iWARP) through librdmacm and libibverbs",
+    ),
+    ("rados", "a Ceph cluster, through librados"),
+    ("rbd", "a Ceph cluster and its RBD images, through librbd"),
+    ("gfapi", "a GlusterFS volume, through libgfapi"),
+    ("gfapi_async", "a GlusterFS volume, through libgfapi"),
+    (
+        "pmemblk",
+        "a persistent memory pool, through PMDK's libpmemblk",
+    ),
+];
+
+/// Why rfio does not run the engine of `job` (one of fio's it lacks, an
+/// external plugin, or a name fio does not know either), as the words
+/// after `job 'NAME': `; `None` for an engine rfio runs. fio accepts any
+/// name when it parses (`--parse-only` exits 0) and fails the run; rfio
+/// refuses the run before it starts.
+pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
+    let name = job.ioengine.as_str();
+    if lookup(name).is_some() {
+        return None;
+    }
+    Some(
+        if let Some((_, needs)) = NEEDS.iter().find(|(e, _)| *e == name) {
+            format!("ioengine={name} needs {needs}; rfio does not run it")
+        } else if name.starts_with("external:") {
+            format!("ioengine={name}: rfio cannot load fio's external engine plugins")
+        } else if crate::options::engines::is_available(name) {
+            format!("ioengine={name}: rfio does not run this engine yet")
+        } else {
+            format!("ioengine={name}: no such I/O engine (fio: engine {name} not loadable)")
+        },
+    )
+}
+
+/// What the engine of `job` can do with its settings (`None` for one
+/// rfio does not run).
+pub(crate) fn caps(job: &JobSpec) -> Option<crate::ioengine::Caps> {
+    lookup(&job.ioengine).map(|def| (def.caps)(&job.engine))
+}
+
+/// The place to point at for the engine of `job`: its `ioengine=`
+/// setting, or the job.
+pub(crate) fn engine_span(job: &JobSpec) -> crate::diag::Span {
+    job.options
+        .get("ioengine")
+        .map_or(job.span.clone(), |s| s.span.clone())
+}
+
 /// A plan error: where, and what.
 type PlanError = (crate::diag::Span, String);
 
@@ -68,13 +129,23 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
             sqthread_poll_cpu: o.int("sqthread_poll_cpu").map(|c| c as u32),
             nonvectored: o.int("nonvectored").unwrap_or(-1) as i32,
             cmdprio: cmdprio(job, common.ioprio)?,
+            uncached: o.int("uncached").unwrap_or(0) != 0,
+            nowait: o.flag("nowait").unwrap_or(false),
+            force_async: o
+                .int("force_async")
+                .unwrap_or(0)
+                .clamp(0, i64::from(u32::MAX)) as u32,
         }),
         Some("libaio") => EngineOptions::Libaio(LibaioOptions {
             userspace_reap: o.flag("userspace_reap").unwrap_or(false),
             cmdprio: cmdprio(job, common.ioprio)?,
+            nowait: o.flag("nowait").unwrap_or(false),
         }),
         Some("pvsync2") => EngineOptions::Pvsync2(Pvsync2Options {
             hipri: o.flag("hipri").unwrap_or(false),
+            hipri_percentage: o.int("hipri_percentage").unwrap_or(100).clamp(0, 100) as u32,
+            uncached: o.int("uncached").unwrap_or(0) != 0,
+            nowait: o.flag("nowait").unwrap_or(false),
         }),
         Some("filestat") => EngineOptions::FileStat(FileStatOptions {
             stat_type: match o.choice("stat_type") {
@@ -83,9 +154,84 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
                 _ => StatType::Stat,
             },
         }),
+        Some("cpuio") => EngineOptions::Cpuio(CpuioOptions {
+            cpuload: o.int("cpuload").unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32,
+            mode: match o.choice("cpumode") {
+                Some("qsort") => CpuMode::Qsort,
+                _ => CpuMode::Noop,
+            },
+            cpuchunks: o
+                .int("cpuchunks")
+                .unwrap_or(50_000)
+                .clamp(0, i64::from(u32::MAX)) as u32,
+            exit_on_io_done: o.flag("exit_on_io_done").unwrap_or(false),
+            job: job.name.clone(),
+        }),
+        Some("exec") => EngineOptions::Exec(ExecOptions {
+            program: o.text("program"),
+            arguments: o.text("arguments"),
+            grace_time: o
+                .int("grace_time")
+                .unwrap_or(1)
+                .clamp(0, i64::from(u32::MAX)) as u32,
+            std_redirect: o.flag("std_redirect").unwrap_or(true),
+            job: job.name.clone(),
+            runtime_us: job.runtime_us,
+        }),
+        Some("net" | "netsplice") => EngineOptions::Net(net_options(job)),
+        Some("mmap") => EngineOptions::Mmap(MmapOptions {
+            thp: o.int("thp").unwrap_or(0) != 0,
+        }),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
+}
+
+/// The options of net and netsplice, with what they need of the job.
+fn net_options(job: &JobSpec) -> NetOptions {
+    let o = Opts(job);
+    let u32_of =
+        |n: &str, default: i64| o.int(n).unwrap_or(default).clamp(0, i64::from(u32::MAX)) as u32;
+    // fio's `hostname` sets the job's `filename`: the last one written wins.
+    let host = job
+        .options
+        .settings
+        .iter()
+        .rfind(|s| matches!(s.def.name, "hostname" | "filename"))
+        .and_then(|s| match &s.value {
+            Value::Text(t) => Some(t.clone()),
+            _ => s.text.clone(),
+        });
+    NetOptions {
+        host,
+        port: u32_of("port", 0),
+        proto: match o.choice("protocol") {
+            Some("tcpv6") => Proto::TcpV6,
+            Some("udp") => Proto::Udp,
+            Some("udpv6") => Proto::UdpV6,
+            Some("unix") => Proto::Unix,
+            _ => Proto::Tcp,
+        },
+        listen: o.flag("listen").unwrap_or(false),
+        pingpong: o.flag("pingpong").unwrap_or(false),
+        nodelay: o.flag("nodelay").unwrap_or(false),
+        ttl: u32_of("ttl", 1),
+        window_size: u32_of("window_size", 0),
+        mss: u32_of("mss", 0),
+        interface: o.text("interface"),
+        read: job.pattern.read,
+        write: job.pattern.write,
+        random: job.pattern.random,
+        subjob: job.subjob,
+        size: job.size.unwrap_or(0),
+        verify: job.verify.is_some(),
+    }
+}
+
+/// Whether the job's engine reports rates in bits (fio's
+/// `FIO_BIT_BASED`: net), when `unit_base` does not say.
+pub(crate) fn bit_based(job: &JobSpec) -> bool {
+    job.ioengine == "net"
 }
 
 /// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`
@@ -255,6 +401,14 @@ impl Opts<'_> {
         }
     }
 
+    /// A text option's value.
+    fn text(&self, name: &str) -> Option<String> {
+        match self.0.opt(name)? {
+            Value::Text(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
     /// The `posvals` value chosen for a choice option.
     fn choice(&self, name: &str) -> Option<&'static str> {
         let s = self.0.options.get(name)?;
@@ -306,6 +460,41 @@ mod tests {
             table.sort_unstable();
             declared.sort_unstable();
             assert_eq!(declared, table, "{}", def.name);
+        }
+    }
+
+    #[test]
+    fn engines_rfio_lacks_are_refused_with_what_they_need() {
+        let refusal =
+            |e: &str| refusal(&job(&["--name=j", "--size=1m", &format!("--ioengine={e}")]));
+        assert_eq!(refusal("psync"), None);
+        assert_eq!(refusal("splice"), None);
+        assert_eq!(
+            refusal("sg").as_deref(),
+            Some("ioengine=sg needs SCSI generic devices (/dev/sg*, the SG_IO ioctl); rfio does not run it")
+        );
+        for (name, _) in NEEDS {
+            assert!(crate::options::engines::is_available(name), "{name}");
+            assert!(
+                refusal(name).unwrap().contains("rfio does not run it"),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            refusal("nosuch").as_deref(),
+            Some("ioengine=nosuch: no such I/O engine (fio: engine nosuch not loadable)")
+        );
+        // fio stat()s the plugin when it parses: a regular file.
+        let exe = std::env::current_exe().unwrap();
+        let ext = format!("external:{}", exe.display());
+        assert!(refusal(&ext).unwrap().contains("external engine plugins"));
+        // Every engine of fio's list is run, needs something, or is to come.
+        for name in crate::options::engines::ENGINES {
+            let r = refusal(name);
+            assert!(
+                r.is_none() || NEEDS.iter().any(|(e, _)| e == name) || r.unwrap().contains("yet"),
+                "{name}"
+            );
         }
     }
 
@@ -362,6 +551,26 @@ mod tests {
                 sqthread_poll_cpu: Some(1),
                 nonvectored: 1,
                 cmdprio: Ok(None),
+                uncached: false,
+                nowait: false,
+                force_async: 0,
+            })
+        );
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=io_uring",
+            "--size=1m",
+            "--uncached=1",
+            "--nowait=1",
+            "--force_async=4",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::IoUring(UringOptions {
+                uncached: true,
+                nowait: true,
+                force_async: 4,
+                ..UringOptions::default()
             })
         );
         let s = spec(&["--name=j", "--ioengine=io_uring", "--size=1m"]);
@@ -377,12 +586,42 @@ mod tests {
             EngineOptions::Libaio(LibaioOptions {
                 userspace_reap: true,
                 cmdprio: Ok(None),
+                nowait: false,
+            })
+        );
+        let s = spec(&["--name=j", "--ioengine=libaio", "--size=1m", "--nowait=1"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Libaio(LibaioOptions {
+                nowait: true,
+                ..LibaioOptions::default()
             })
         );
         let s = spec(&["--name=j", "--ioengine=pvsync2", "--size=1m", "--hipri"]);
         assert_eq!(
             s.options,
-            EngineOptions::Pvsync2(Pvsync2Options { hipri: true })
+            EngineOptions::Pvsync2(Pvsync2Options {
+                hipri: true,
+                ..Pvsync2Options::default()
+            })
+        );
+        let s = spec(&[
+            "--name=j",
+            "--ioengine=pvsync2",
+            "--size=1m",
+            "--hipri",
+            "--hipri_percentage=25",
+            "--uncached=2",
+            "--nowait=1",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Pvsync2(Pvsync2Options {
+                hipri: true,
+                hipri_percentage: 25,
+                uncached: true,
+                nowait: true,
+            })
         );
         for (arg, t) in [
             ("--stat_type=lstat", StatType::Lstat),
@@ -395,6 +634,140 @@ mod tests {
                 EngineOptions::FileStat(FileStatOptions { stat_type: t })
             );
         }
+    }
+
+    #[test]
+    fn cpuio_exec_and_net_options() {
+        let s = spec(&[
+            "--name=burn",
+            "--ioengine=cpuio",
+            "--cpuload=150",
+            "--cpumode=qsort",
+            "--cpuchunks=1000",
+            "--exit_on_io_done=1",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Cpuio(CpuioOptions {
+                cpuload: 150,
+                mode: CpuMode::Qsort,
+                cpuchunks: 1000,
+                exit_on_io_done: true,
+                job: "burn".into(),
+            })
+        );
+        assert!(s.exits_when_io_is_done());
+        let s = spec(&["--name=b", "--ioengine=cpuio"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Cpuio(CpuioOptions {
+                job: "b".into(),
+                ..CpuioOptions::default()
+            })
+        );
+        let s = spec(&[
+            "--name=ex",
+            "--ioengine=exec",
+            "--program=/bin/echo",
+            "--arguments=a %r",
+            "--grace_time=3",
+            "--std_redirect=0",
+            "--runtime=2",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Exec(ExecOptions {
+                program: Some("/bin/echo".into()),
+                arguments: Some("a %r".into()),
+                grace_time: 3,
+                std_redirect: false,
+                job: "ex".into(),
+                runtime_us: 2_000_000,
+            })
+        );
+        let s = spec(&[
+            "--name=n",
+            "--ioengine=netsplice",
+            "--filename=b",
+            "--port=7000",
+            "--proto=udpv6",
+            "--pingpong",
+            "--nodelay=1",
+            "--ttl=4",
+            "--window_size=64k",
+            "--mss=1400",
+            "--interface=10.0.0.1",
+            "--rw=write",
+            "--size=1m",
+            "--numjobs=2",
+        ]);
+        let EngineOptions::Net(o) = s.options else {
+            panic!("{:?}", s.options)
+        };
+        assert_eq!(
+            o,
+            NetOptions {
+                host: Some("b".into()),
+                port: 7000,
+                proto: Proto::UdpV6,
+                listen: false,
+                pingpong: true,
+                nodelay: true,
+                ttl: 4,
+                window_size: 65536,
+                mss: 1400,
+                interface: Some("10.0.0.1".into()),
+                read: false,
+                write: true,
+                random: false,
+                subjob: 0,
+                size: 1 << 20,
+                verify: false,
+            }
+        );
+        let s = spec(&["--name=n", "--ioengine=net", "--hostname=a", "--listen"]);
+        let EngineOptions::Net(o) = s.options else {
+            panic!()
+        };
+        assert_eq!(
+            (o.host.as_deref(), o.listen, o.ttl, o.proto),
+            (Some("a"), true, 1, Proto::Tcp)
+        );
+        // The clones get the next ports (fio adds the clone's number).
+        let fe = crate::plan::testing::frontend(&[
+            "--name=n",
+            "--ioengine=net",
+            "--port=7000",
+            "--numjobs=3",
+            "--size=1m",
+            "--hostname=h",
+        ]);
+        let subjobs: Vec<u32> = fe
+            .plan
+            .jobs
+            .iter()
+            .map(|j| match &j.engine.options {
+                EngineOptions::Net(o) => o.subjob,
+                _ => 99,
+            })
+            .collect();
+        assert_eq!(subjobs, [0, 2, 1]);
+    }
+
+    #[test]
+    fn net_counts_in_bits_unless_unit_base_says() {
+        let unit = |a: &[&str]| job(a).report.stats.unit_base;
+        assert_eq!(unit(&["--name=n", "--ioengine=net", "--size=1m"]), 1);
+        assert_eq!(
+            unit(&["--name=n", "--ioengine=net", "--size=1m", "--unit_base=8"]),
+            8
+        );
+        assert_eq!(
+            unit(&["--name=n", "--ioengine=net", "--size=1m", "--unit_base=0"]),
+            1
+        );
+        assert_eq!(unit(&["--name=n", "--ioengine=netsplice", "--size=1m"]), 8);
+        assert_eq!(unit(&["--name=n", "--size=1m"]), 8);
     }
 
     fn cmdprio_of(args: &[&str]) -> CmdPrioSetting {

@@ -40,6 +40,7 @@ pub(crate) fn job_info(spec: &JobSpec) -> JobInfo {
         rw: spec.pattern.name().to_string(),
         bs: spec.bs,
         ioengine: spec.ioengine.clone(),
+        no_io: super::engine::caps(spec).is_some_and(|c| c.no_io),
         options: job_options(spec)
             .map(|s| (s.def.name, s.text.as_deref().unwrap_or("")))
             .collect(),
@@ -56,6 +57,9 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
     c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
     let (mut slat_pct, mut clat_pct, mut lat_pct) = (false, true, false);
     let mut log_avg = 0u64;
+    // fio's unit_base 0 (unset): bits for an engine that counts in bits.
+    let engine_unit = if super::engine::bit_based(spec) { 1 } else { 8 };
+    c.unit_base = engine_unit;
     for s in &spec.options.settings {
         let v = &s.value;
         match s.def.name {
@@ -108,7 +112,13 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
                     1024
                 }
             }
-            "unit_base" => c.unit_base = if choice(s) == Some("1") { 1 } else { 8 },
+            "unit_base" => {
+                c.unit_base = match choice(s) {
+                    Some("1") => 1,
+                    Some("8") => 8,
+                    _ => engine_unit,
+                }
+            }
             "significant_figures" => {
                 c.sig_figs = int(v).unwrap_or(4).clamp(1, 10) as usize;
             }

@@ -29,6 +29,10 @@ pub struct JobInfo {
     pub(crate) rw: String,
     pub(crate) bs: [(u64, u64); 3],
     pub(crate) ioengine: String,
+    /// The engine does no I/O (fio's `FIO_NOIO`: cpuio, exec): fio prints
+    /// no banner for the job.
+    #[serde(default)]
+    pub(crate) no_io: bool,
     /// What the job records and how it is printed.
     pub stats: StatsConfig,
     /// JSON `job options`: the options of the job's own section, in the
@@ -57,6 +61,7 @@ impl JobInfo {
             rw: "read".to_string(),
             bs: [(4096, 4096); 3],
             ioengine: "psync".to_string(),
+            no_io: false,
             stats: StatsConfig::default(),
             options: OptionList::default(),
         }

@@ -172,6 +172,9 @@ impl ThreadStats {
     #[inline]
     pub(crate) fn io_short(&mut self, dir: usize) {
         self.short_ios[dir.min(2)] += 1;
+        // fio queues the remainder again as an I/O of its own: its
+        // `total_io_u` (total_ios, the depth map's base) counts both.
+        self.ios[dir.min(2)] += 1;
     }
 
     /// An I/O of direction `dir` failed: it moved nothing but was issued,

@@ -20,9 +20,10 @@ pub(crate) fn verror(src: &str, func: &str, errno: i32) -> String {
 /// place where rfio knows the one fio names for this failure, in fio's
 /// shape without it (`func=FUNC, error=STRERROR`) otherwise.
 pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str>) -> String {
-    let mut s = match place {
-        Some(src) => verror(src, &e.func, e.errno),
-        None => format!("func={}, error={}", e.func, strerror(e.errno)),
+    let error = e.text.clone().unwrap_or_else(|| strerror(e.errno));
+    let mut s = match place.or(e.src) {
+        Some(src) => format!("file:{src}, func={}, error={error}", e.func),
+        None => format!("func={}, error={error}", e.func),
     };
     if let Some(d) = &e.detail {
         s.push_str(&format!(" ({d})"));

@@ -154,9 +154,12 @@ impl<'a> Prepared<'a> {
                 },
                 None => f.size,
             };
+            // An engine without I/O (cpuio, exec) needs no size: it gets a
+            // block, which it never touches.
             let planned = drawn
                 .or(spec.size.map(|s| s / nfiles))
-                .or((fill && !is_device).then_some(FILL_SIZE));
+                .or((fill && !is_device).then_some(FILL_SIZE))
+                .or(caps.no_io.then(|| spec.bs[0].1.max(1)));
             // fio's real_file_size: what the file has, or will have once laid
             // out; `start_offset` takes percentages of it.
             let real = existing

@@ -18,6 +18,15 @@ pub trait Log: Sync {
     fn layout(&self, text: &str) {
         let _ = text;
     }
+
+    /// A line an engine has for the user ([`crate::ioengine`]'s `notice`:
+    /// cpuio's `burn (noop): ioengine=cpuio, ...`, exec's `job : Saving
+    /// output of ...`), newline included. fio prints them with `log_info`
+    /// into whatever its stdout is; rfio keeps stdout for the report, so
+    /// they go where the layout lines go, with the normal output only.
+    fn note(&self, text: &str) {
+        self.layout(text);
+    }
 }
 
 /// The process's stdout and stderr, written with `write(2)` on descriptors

@@ -20,7 +20,7 @@
 //! leaves its final report there ([`JobProgress::publish_final`]) once
 //! someone asked for reports ([`Progress::keep_reports`]).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -110,10 +110,25 @@ pub(crate) struct JobProgress {
     report: Mutex<Option<JobReport>>,
     /// Whether the final report is wanted in `report`.
     keep_final: AtomicBool,
+    /// The job does I/O (its engine is not a `no_io` one) and is not over
+    /// yet: it counts in `io_jobs`.
+    does_io: AtomicBool,
+    /// The jobs of the run that do I/O, shared by every entry.
+    io_jobs: Arc<IoJobs>,
+}
+
+/// The jobs of a run that do I/O and are not over (fio's
+/// `fio_running_or_pending_io_threads`, for cpuio's `exit_on_io_done`).
+#[derive(Debug, Default)]
+struct IoJobs {
+    /// Not over yet (running or still to start).
+    left: AtomicUsize,
+    /// The run has any at all.
+    any: AtomicBool,
 }
 
 impl JobProgress {
-    fn new(origin: Instant) -> JobProgress {
+    fn sharing(origin: Instant, io_jobs: Arc<IoJobs>) -> JobProgress {
         JobProgress {
             origin,
             state: AtomicU8::new(JobState::NotCreated as u8),
@@ -126,13 +141,21 @@ impl JobProgress {
             snap_served: AtomicU64::new(0),
             report: Mutex::new(None),
             keep_final: AtomicBool::new(false),
+            does_io: AtomicBool::new(false),
+            io_jobs,
         }
+    }
+
+    /// Whether some job of the run that does I/O runs or is still to
+    /// start; true too when the run has none at all (fio's -1).
+    pub(crate) fn io_jobs_running(&self) -> bool {
+        !self.io_jobs.any.load(Ordering::SeqCst) || self.io_jobs.left.load(Ordering::SeqCst) > 0
     }
 
     /// An entry nobody reads (a job run without a [`Progress`]).
     #[cfg(test)]
     pub(crate) fn detached() -> JobProgress {
-        JobProgress::new(Instant::now())
+        JobProgress::sharing(Instant::now(), Arc::default())
     }
 
     pub(crate) fn state(&self) -> JobState {
@@ -268,13 +291,28 @@ impl Progress {
     /// Entries for `jobs` jobs, all not started.
     pub(crate) fn new(jobs: usize) -> Progress {
         let origin = Instant::now();
+        let io_jobs = Arc::new(IoJobs::default());
         Progress {
             origin,
             genesis: AtomicU64::new(0),
             done_secs: AtomicU64::new(0),
             jobs: (0..jobs)
-                .map(|_| Arc::new(JobProgress::new(origin)))
+                .map(|_| Arc::new(JobProgress::sharing(origin, Arc::clone(&io_jobs))))
                 .collect(),
+        }
+    }
+
+    /// Which jobs do I/O (`does_io[i]` for job `i`; before any starts):
+    /// what [`JobProgress::io_jobs_running`] counts.
+    pub(crate) fn count_io_jobs(&self, does_io: impl IntoIterator<Item = bool>) {
+        let mut n = 0;
+        for (job, io) in self.jobs.iter().zip(does_io) {
+            job.does_io.store(io, Ordering::SeqCst);
+            n += usize::from(io);
+        }
+        if let Some(job) = self.jobs.first() {
+            job.io_jobs.left.store(n, Ordering::SeqCst);
+            job.io_jobs.any.store(n > 0, Ordering::SeqCst);
         }
     }
 
@@ -308,6 +346,9 @@ impl Progress {
     /// seconds since its epoch join `done_secs`.
     pub(crate) fn reap(&self, i: usize, failed: bool) {
         let job = &self.jobs[i];
+        if job.does_io.swap(false, Ordering::SeqCst) {
+            job.io_jobs.left.fetch_sub(1, Ordering::SeqCst);
+        }
         if let Some(epoch) = job.epoch() {
             self.done_secs
                 .fetch_add(epoch.elapsed().as_secs(), Ordering::Relaxed);
@@ -383,6 +424,26 @@ mod tests {
         j.mark_epoch();
         assert_eq!(j.bytes(), [0, 0, 0]);
         assert!(j.epoch().is_some());
+    }
+
+    #[test]
+    fn io_jobs_run_until_each_is_reaped() {
+        let p = Progress::new(3);
+        let job = &p.jobs()[2];
+        assert!(job.io_jobs_running(), "nothing counted yet");
+        p.count_io_jobs([true, true, false]);
+        assert!(job.io_jobs_running());
+        p.reap(0, false);
+        p.reap(0, false);
+        assert!(job.io_jobs_running(), "one left");
+        p.reap(2, false);
+        assert!(job.io_jobs_running(), "job 2 does no I/O");
+        p.reap(1, true);
+        assert!(!job.io_jobs_running());
+        // A run without I/O jobs: fio's -1, as if some ran.
+        let p = Progress::new(1);
+        p.count_io_jobs([false]);
+        assert!(p.jobs()[0].io_jobs_running());
     }
 
     #[test]

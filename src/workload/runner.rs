@@ -118,6 +118,12 @@ pub(crate) fn run_with_progress(
             }
         }
     }
+    // cpuio's exit_on_io_done waits for the jobs that do I/O.
+    progress.count_io_jobs(
+        plan.jobs.iter().map(|s| {
+            crate::ioengine::lookup(&s.ioengine).is_some_and(|e| !(e.caps)(&s.engine).no_io)
+        }),
+    );
     check_devices(prepared.iter().flatten())?;
     for (p, job) in prepared.iter().zip(progress.jobs()) {
         if let Some(p) = p {

@@ -28,6 +28,12 @@ impl Stop {
         self.0.load(Ordering::Relaxed)
     }
 
+    /// The flag itself, for an engine's long waits
+    /// ([`crate::ioengine::StopFlag`]).
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
+
     /// Forget an earlier request (before a new run).
     pub(crate) fn clear(&self) {
         self.0.store(false, Ordering::SeqCst);

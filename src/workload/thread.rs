@@ -149,7 +149,7 @@ impl Prepared<'_> {
             unit,
             units: depth,
         };
-        let engine = match (self.engine.new)(&spec.engine, mem) {
+        let mut engine = match (self.engine.new)(&spec.engine, mem) {
             Ok(e) => e,
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
@@ -158,6 +158,9 @@ impl Prepared<'_> {
                 return;
             }
         };
+        while let Some(note) = engine.notice() {
+            log.note(&note);
+        }
         if self.caps.is_sync && set.iodepth > 1 {
             // On stderr: fio's stdout copy breaks terse and JSON parsers.
             log.err(&format!("{SYNC_DEPTH_NOTE}\n"));

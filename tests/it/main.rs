@@ -13,6 +13,7 @@ mod conformance;
 mod corpus_coverage;
 mod dedupe;
 mod engines;
+mod engines_more;
 mod eta;
 mod fill_device;
 mod fio_tools;

@@ -51,7 +51,11 @@ impl<C: Clock> Exec<'_, '_, C> {
                 }
             }
         }
-        if let Err(e) = self.engine.post_init() {
+        let started = self.engine.post_init();
+        while let Some(note) = self.engine.notice() {
+            self.log.note(&note);
+        }
+        if let Err(e) = started {
             self.engine.close_all();
             // io_uring opens its registered files here.
             self.fail_with(e.errno, job.open_verror(&e));
@@ -70,6 +74,13 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.trace_files("fd close");
         }
         self.engine.close_all();
+        if let Some(e) = self.engine.close_error() {
+            self.fail_with(e.errno, self.job.open_verror(&e));
+        }
+        let dropped = self.engine.take_dropped();
+        if dropped > 0 && self.time.recording() {
+            self.ts.drop_ios[0] += dropped;
+        }
         self.progress.set_files_open(0);
     }
 }

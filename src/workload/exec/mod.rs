@@ -18,6 +18,7 @@
 //! | `units.rs` | the unit pool, requeue, in-flight count | `io_u` freelist, `cur_depth` |
 //! | `files.rs` | opening and closing the files | `td_io_open_file`, `close_files` |
 //! | `pass.rs` | one pass, rate waits, think time | `do_io`, `handle_thinktime` |
+//! | `noio.rs` | the loop of an engine without I/O (cpuio, exec) | `do_io` with `FIO_NOIO` |
 //! | `submit.rs` | queue, commit, reap, complete | `td_io_queue`, `io_u_queued_complete` |
 //! | `sync.rs` | `fsync=N`, `end_fsync` | `should_fsync`, `do_io`'s end |
 //! | `readback.rs` | verify backlog, verify phase, state file | `do_verify`, `verify.c` |
@@ -29,6 +30,7 @@ mod control;
 mod errors;
 mod files;
 mod latency;
+mod noio;
 mod pass;
 mod readback;
 mod submit;
@@ -50,7 +52,7 @@ use super::rate::RateLimiter;
 use super::runner::Log;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use crate::ioengine::{Caps, FileId, IoEngine, IoMem};
+use crate::ioengine::{Caps, FileId, IoEngine, IoMem, StopFlag};
 use crate::stats::ThreadStats;
 
 /// Why the loop stops issuing.
@@ -127,6 +129,10 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         ts: &'j mut ThreadStats,
         env: Env<'j, C>,
     ) -> Exec<'j, 'a, C> {
+        let mut engine = engine;
+        // SAFETY: the engine lives in this Exec, which borrows the stop
+        // request for 'j and drops the engine with itself.
+        engine.watch_stop(unsafe { StopFlag::new(env.stop.flag()) });
         let caps = engine.caps();
         if caps.is_sync {
             ts.engine_is_sync();
@@ -202,6 +208,18 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             if self.halt == Halt::Failed || !self.open_files() {
                 break;
             }
+            let pass_start = if pass == 0 && self.engine.stats_start_at_open() {
+                // fio's net engine resets the statistics once a listening
+                // job has its connection: its time starts now.
+                let now = self.now();
+                if self.time.recording() {
+                    self.time.restart(now);
+                    self.progress.mark_epoch();
+                }
+                now
+            } else {
+                pass_start
+            };
             self.time.pass_starts(pass_start);
             let done_before = self.count.done_bytes;
             self.verify.start();
@@ -210,6 +228,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 // report has no latency_* keys.
                 self.ts.latency_depth = Some(0);
                 self.dry_run(pass == 0);
+            } else if self.caps.no_io {
+                self.run_noio();
             } else {
                 self.run_pass(pass == 0);
             }

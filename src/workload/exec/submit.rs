@@ -85,6 +85,12 @@ impl<C: Clock> Exec<'_, '_, C> {
                     self.units.get_mut(t).issue_ns = now;
                 }
             }
+            Queued::Busy if self.engine.done() => {
+                // The engine has nothing more to do (fio's td->done: a net
+                // reader's peer said goodbye): the I/O is not issued.
+                self.units.give_back(t);
+                self.halt = super::Halt::Done;
+            }
             Queued::Busy => {
                 self.units.requeue(t);
                 self.commit();
