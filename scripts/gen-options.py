@@ -389,6 +389,8 @@ SUPPORTED = set(
     + """log_entries log_compression log_compression_cpus log_store_compressed log_alternate_epoch log_alternate_epoch_clock_id""".split()
     # steady state (helper steady, issue 11)
     + "steadystate steadystate_duration steadystate_ramp_time".split()
+    # verify (issue 11): trims of written blocks, experimental verify, state load
+    + "trim_percentage trim_verify_zero trim_backlog trim_backlog_batch experimental_verify verify_state_load verify_async_cpus".split()
 )
 
 # Kinds that the HOWTO type column does not tell.
