@@ -55,7 +55,16 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
     let (buffers, working_set) = buffers::resolve(o, &mut invalid);
     let bs = bs::sizes(o);
     let offsets = offsets::resolve(o, pattern.random, &mut invalid);
-    let verify = verify::resolve(o, &bs, pattern, &mut invalid);
+    let verify = verify::resolve(
+        o,
+        &bs,
+        verify::Rw {
+            write: pattern.write,
+            trim: pattern.trim,
+            random: pattern.random,
+        },
+        &mut invalid,
+    );
     Resolved {
         pattern,
         bs,

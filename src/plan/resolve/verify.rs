@@ -16,7 +16,6 @@
 use super::read::Opts;
 use crate::options::value::pattern::parse_pattern;
 use crate::options::Value;
-use crate::plan::spec::Pattern;
 
 /// `sizeof(struct verify_header)`: the header before each interval's
 /// checksum.
@@ -198,6 +197,14 @@ pub(crate) struct TrimOptions {
     pub(crate) batch: u64,
 }
 
+/// What of a job's `rw=` pattern the verify options depend on.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rw {
+    pub(super) write: bool,
+    pub(super) trim: bool,
+    pub(super) random: bool,
+}
+
 /// The verify options of a job with block sizes `bs` (minimum and
 /// maximum per direction) and pattern `p`: `None` when it does not
 /// verify. A setting it cannot run with goes to `bad` (the job does not
@@ -205,7 +212,7 @@ pub(crate) struct TrimOptions {
 pub(super) fn resolve(
     o: Opts<'_>,
     bs: &[(u64, u64); 3],
-    p: Pattern,
+    p: Rw,
     bad: &mut Vec<String>,
 ) -> Option<VerifyOptions> {
     let cpus = async_cpus(o, super::placement::cpus_configured(), bad);
@@ -241,7 +248,7 @@ fn async_cpus(o: Opts<'_>, max: usize, bad: &mut Vec<String>) -> Option<Vec<usiz
 fn resolve_checked(
     o: Opts<'_>,
     bs: &[(u64, u64); 3],
-    p: Pattern,
+    p: Rw,
 ) -> Result<Option<VerifyOptions>, String> {
     let min_write = bs[1].0;
     let int = |n: &str| o.bytes(n).unwrap_or(0);
@@ -384,6 +391,50 @@ mod tests {
         assert!(!v.do_verify);
     }
 
+    #[test]
+    fn trims_experimental_verify_and_state_load_follow_fio() {
+        let j = job(&["--name=x", "--size=1m", "--bs=8k,8k,2k", "--verify=md5"]);
+        let v = j.verify.expect("verifies");
+        assert_eq!(
+            v.trim,
+            TrimOptions {
+                percentage: 0,
+                zero: true,
+                backlog: 0,
+                batch: 0,
+            }
+        );
+        assert!(!v.experimental && !j.verify_state_load);
+        assert_eq!((v.rw_min_bs, v.async_cpus), (2048, None));
+        let j = job(&[
+            "--name=x",
+            "--size=1m",
+            "--rw=trimwrite",
+            "--verify=md5",
+            "--trim_percentage=30",
+            "--trim_verify_zero=0",
+            "--trim_backlog=2k",
+            "--trim_backlog_batch=3",
+            "--experimental_verify=1",
+            "--verify_state_load=1",
+            "--verify_async_cpus=0",
+        ]);
+        let v = j.verify.expect("verifies");
+        assert_eq!(
+            v.trim,
+            TrimOptions {
+                percentage: 30,
+                zero: false,
+                backlog: 2048,
+                batch: 3,
+            }
+        );
+        assert!(v.experimental && j.verify_state_load);
+        assert_eq!(v.async_cpus, Some(vec![0]));
+        // verify_state_load stands without verify (fio loads the file).
+        assert!(job(&["--name=x", "--size=1m", "--verify_state_load=1"]).verify_state_load);
+    }
+
     /// Plan errors when the job is to run (fio's dry runs skip the
     /// checks).
     #[test]
@@ -405,15 +456,37 @@ mod tests {
                 &["--verify=sha512", "--bs=128"][..],
                 "verify=sha512: verify_interval=128 is too small for its 168-byte header",
             ),
+            (
+                &[
+                    "--rw=randwrite",
+                    "--verify=md5",
+                    "--trim_percentage=5",
+                    "--trim_backlog=1",
+                ][..],
+                "trim_backlog=1 with trim_percentage=5: trimming written blocks needs a job \
+                 that trims (rw=trimwrite or randtrimwrite); fio 3.33 aborts at the first trim",
+            ),
+            (
+                &[
+                    "--rw=randrw",
+                    "--norandommap",
+                    "--verify=md5",
+                    "--trim_percentage=5",
+                ][..],
+                "trim_percentage=5 without trim_backlog or verify_backlog on a random \
+                 pattern without a random map: fio 3.33 never ends the job (its trim list \
+                 never empties)",
+            ),
+            (
+                &["--verify_async_cpus=1000"][..],
+                "CPU 1000 too large (max=",
+            ),
         ] {
             let mut argv = vec!["--name=x", "--size=1m", "--numjobs=2"];
             argv.extend(opts);
             let diags = frontend(&argv).diags.to_string();
-            assert_eq!(
-                diags,
-                format!("rfio: command line argument 1: job 'x': {msg}\n"),
-                "{opts:?}"
-            );
+            let want = format!("rfio: command line argument 1: job 'x': {msg}");
+            assert!(diags.starts_with(&want), "{opts:?}: {diags}");
             argv.insert(0, "--parse-only");
             assert!(frontend(&argv).diags.is_empty(), "{opts:?}");
         }
