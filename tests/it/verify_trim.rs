@@ -91,6 +91,53 @@ fn backlog_reads_do_not_count_against_the_size() {
     same_as_fio(&d, &a);
 }
 
+/// Backlog reads and trims count toward `number_ios` (fio counts every
+/// I/O there); and before anything completes fio's last direction is a
+/// read, so the first backlog of an asynchronous job waits for a write to
+/// complete.
+#[test]
+fn backlog_io_counts_toward_number_ios() {
+    let d = TempDir::new("vt-nios");
+    let base = [
+        "--name=j",
+        "--filename=f",
+        "--bs=4k",
+        "--size=1m",
+        "--verify=crc32c",
+    ];
+    for (extra, want) in [
+        (
+            &["--rw=write", "--number_ios=50", "--verify_backlog=1"][..],
+            [(100, 25), (100, 25), K4],
+        ),
+        (
+            &[
+                "--rw=randwrite",
+                "--number_ios=50",
+                "--verify_backlog=3",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ][..],
+            [(104, 26), (104, 26), K4],
+        ),
+        (
+            &[
+                "--rw=trimwrite",
+                "--ioengine=null",
+                "--number_ios=50",
+                "--trim_percentage=50",
+                "--trim_backlog=2",
+            ][..],
+            [(160, 40), (160, 40), (240, 60)],
+        ),
+    ] {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        let c = same_as_fio(&d, &a);
+        assert_eq!(c, [(want, 0)], "{extra:?}");
+    }
+}
+
 /// A read-only job that checks its reads makes one pass whatever `loops`
 /// says: fio counts the bytes it reads while verifying as verified, and a
 /// pass that did nothing else ends the job.

@@ -40,8 +40,9 @@ pub(super) struct Readback {
     /// Writes logged so far: the next piece's `seq`.
     logged: u64,
     /// Direction of the last completed read, write or trim (fio's
-    /// `last_ddir`).
-    last_dir: Option<Ddir>,
+    /// `last_ddir`: a read before anything completed, as fio's zeroed
+    /// thread data says).
+    last_dir: Ddir,
     /// `verify_backlog` and its batch left (fio's `verify_batch`).
     backlog: u64,
     backlog_batch: u64,
@@ -127,7 +128,7 @@ impl Readback {
             exp,
             write_issues: 0,
             logged: 0,
-            last_dir: None,
+            last_dir: Ddir::Read,
             batch: 0,
             trim_backlog: if trims.is_some() { trim.backlog } else { 0 },
             trim_batch_opt: trim.batch,
@@ -276,7 +277,7 @@ impl Readback {
             return None;
         }
         if self.batch == 0 {
-            if self.hist.len() as u64 % self.backlog != 0 || self.last_dir == Some(Ddir::Read) {
+            if self.hist.len() as u64 % self.backlog != 0 || self.last_dir == Ddir::Read {
                 return None;
             }
             self.batch = if self.backlog_batch > 0 {
@@ -299,9 +300,7 @@ impl Readback {
         }
         if self.trim_batch > 0 {
             self.trim_batch -= 1;
-        } else if self.hist.len() as u64 % self.trim_backlog == 0
-            && self.last_dir != Some(Ddir::Read)
-        {
+        } else if self.hist.len() as u64 % self.trim_backlog == 0 && self.last_dir != Ddir::Read {
             self.trim_batch = if self.trim_batch_opt > 0 {
                 self.trim_batch_opt
             } else {
@@ -319,7 +318,7 @@ impl Readback {
     #[inline]
     pub(super) fn completed(&mut self, u: &Unit) {
         let dir = u.io.dir;
-        self.last_dir = Some(dir);
+        self.last_dir = dir;
         if self.verifying {
             if dir == Ddir::Read {
                 self.bytes_verified += u.len;
@@ -345,7 +344,7 @@ impl Readback {
     /// `unlog_io_piece`).
     #[inline]
     pub(super) fn failed(&mut self, u: &Unit) {
-        self.last_dir = Some(u.io.dir);
+        self.last_dir = u.io.dir;
         if u.piece > 0 {
             self.hist.unlog(key(u));
         }
@@ -373,7 +372,9 @@ pub(super) enum Turn {
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// fio's `check_get_verify` and `check_get_trim` before the pattern's
-    /// next I/O: a `verify_backlog` read or a `trim_backlog` trim.
+    /// next I/O: a `verify_backlog` read or a `trim_backlog` trim. Either
+    /// counts toward `number_ios` (fio counts every I/O there), not
+    /// toward the job's size.
     pub(super) fn backlog_turn(&mut self, now: u64, polling: bool) -> Turn {
         let Some(t) = self.units.take() else {
             return Turn::Pattern;
@@ -385,12 +386,14 @@ impl<C: Clock> Exec<'_, '_, C> {
             }
             self.setup_verify_read(t, piece, now);
             self.verify.set_verifying(true);
+            self.count.issued_ios += 1;
             let queued = self.submit(t, polling);
             return Turn::Issued(if queued { u64::from(piece.len) } else { 0 });
         }
         if let Some(piece) = self.verify.check_get_trim() {
             self.setup_trim(t, piece, now);
             self.verify.set_verifying(false);
+            self.count.issued_ios += 1;
             let queued = self.submit(t, polling);
             return Turn::Issued(if queued { u64::from(piece.len) } else { 0 });
         }
