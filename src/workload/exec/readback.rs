@@ -272,7 +272,7 @@ impl Readback {
 
     /// fio's `check_get_verify`: the logged write the next I/O reads back
     /// (`verify_backlog`, `verify_backlog_batch`), if it is one.
-    fn check_get_verify(&mut self) -> Option<Piece> {
+    pub(super) fn check_get_verify(&mut self) -> Option<Piece> {
         if self.backlog == 0 || self.hist.is_empty() {
             return None;
         }
@@ -294,7 +294,7 @@ impl Readback {
     /// fio's `check_get_trim`: the logged write the next I/O trims
     /// (`trim_backlog`, `trim_backlog_batch`), if it is one. (fio counts a
     /// batch down before it trims, and sets it after its first trim.)
-    fn check_get_trim(&mut self) -> Option<Piece> {
+    pub(super) fn check_get_trim(&mut self) -> Option<Piece> {
         if self.trim_backlog == 0 || self.hist.trim_entries() == 0 {
             return None;
         }
@@ -337,6 +337,15 @@ impl Readback {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A dry run's I/O of `len` bytes in `dir` completed at once.
+    pub(super) fn dry_done(&mut self, dir: Ddir, len: u64) {
+        self.last_dir = dir;
+        self.pass_done[dir.index()] += len;
+        if dir == Ddir::Read {
+            self.reads_done += 1;
         }
     }
 

@@ -123,28 +123,25 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.budget.job_done(&self.count) && !self.verify.trims_pending() {
                 break;
             }
+            // fio's get_io_u hands out backlog reads and trims here too;
+            // they complete at once, unchecked.
+            if self.verify.backlog_on() {
+                let backlog = match self.verify.check_get_verify() {
+                    Some(p) => Some((Ddir::Read, p)),
+                    None => self.verify.check_get_trim().map(|p| (Ddir::Trim, p)),
+                };
+                if let Some((dir, p)) = backlog {
+                    self.count.issued_ios += 1;
+                    self.dry_complete(dir, p.offset, u64::from(p.len));
+                    continue;
+                }
+            }
             let Some(next) = self.gen.next_io(None, 0) else {
                 break;
             };
             self.count.issued_bytes += next.len;
             self.count.issued_ios += 1;
-            // fio completes each dry I/O at once, so it counts as done.
-            let now = self.now();
-            self.check_ramp(now);
-            self.count.done_bytes += next.len;
-            self.verify.pass_done[next.dir.index()] += next.len;
-            if let Some(from) = self.time.stats_from() {
-                self.ts.io_submitted(1);
-                self.ts.complete(&Completion {
-                    dir: next.dir,
-                    bytes: next.len,
-                    slat_ns: NO_SLAT,
-                    clat_ns: 0,
-                    at_ns: now.saturating_sub(from),
-                    offset: next.offset,
-                    ..Completion::default()
-                });
-            }
+            self.dry_complete(next.dir, next.offset, next.len);
             if next.dir == Ddir::Write {
                 let numberio = self.verify.next_numberio();
                 if let Some(v) = self.verify.verifier() {
@@ -158,6 +155,28 @@ impl<C: Clock> Exec<'_, '_, C> {
                     c.record(next.file, next.offset);
                 }
             }
+        }
+    }
+}
+
+impl<C: Clock> Exec<'_, '_, C> {
+    /// fio completes each dry I/O at once, so it counts as done.
+    fn dry_complete(&mut self, dir: Ddir, offset: u64, len: u64) {
+        let now = self.now();
+        self.check_ramp(now);
+        self.count.done_bytes += len;
+        self.verify.dry_done(dir, len);
+        if let Some(from) = self.time.stats_from() {
+            self.ts.io_submitted(1);
+            self.ts.complete(&Completion {
+                dir,
+                bytes: len,
+                slat_ns: NO_SLAT,
+                clat_ns: 0,
+                at_ns: now.saturating_sub(from),
+                offset,
+                ..Completion::default()
+            });
         }
     }
 }
