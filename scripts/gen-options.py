@@ -395,6 +395,8 @@ SUPPORTED = set(
     program arguments grace_time std_redirect
     hostname port protocol nodelay listen pingpong interface ttl window_size
     mss thp""".split()
+    # verify (issue 11): trims of written blocks, experimental verify, state load
+    + "trim_percentage trim_verify_zero trim_backlog trim_backlog_batch experimental_verify verify_state_load verify_async_cpus".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

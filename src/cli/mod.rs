@@ -179,7 +179,11 @@ fn run_inner(
             }
             output::write_results(&report, &formats, run_out)?;
             run_out.flush()?;
-            let failed = report.jobs.iter().filter(|j| j.error != 0).count();
+            let failed = report
+                .jobs
+                .iter()
+                .filter(|j| j.error != 0 || j.setup_failed)
+                .count();
             // A signal while the results were written counts too (fio's
             // handler sets its exit value).
             if signals::received().is_some() {

@@ -1575,7 +1575,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Set CPUs allowed for async verify threads",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "experimental_verify",
@@ -1593,7 +1593,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Enable experimental verification",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_state_load",
@@ -1611,7 +1611,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Load verify termination state",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "verify_state_save",
@@ -1647,7 +1647,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Number of verify blocks to trim (i.e., discard)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "trim_verify_zero",
@@ -1665,7 +1665,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Verify that trimmed (i.e., discarded) blocks are returned as zeroes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "trim_backlog",
@@ -1683,7 +1683,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Trim after this number of blocks are written",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "trim_backlog_batch",
@@ -1701,7 +1701,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Verification",
         help: "Trim this number of IO blocks",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "write_iolog",

@@ -475,6 +475,7 @@ fn job_spec(
         seeds: r.seeds.seeds(index as u32 + 1),
         offsets: r.offsets.clone(),
         verify: r.verify.clone(),
+        verify_state_load: r.verify_state_load,
         exec: r.exec,
         steadystate: r.steadystate,
         directories: r.directories.clone(),

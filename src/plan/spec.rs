@@ -149,6 +149,9 @@ pub struct JobSpec {
     /// What a verifying job writes and checks; `None` when it does not
     /// verify.
     pub(crate) verify: Option<VerifyOptions>,
+    /// `verify_state_load`: the state file `verify_state_save` wrote is
+    /// loaded before the job starts (whether it verifies or not).
+    pub(crate) verify_state_load: bool,
     /// What the I/O loop does besides issuing the pattern.
     pub(crate) exec: ExecOptions,
     /// Steady-state detection (`ss_dur`); `None` when off.

@@ -103,6 +103,11 @@ pub struct JobReport {
     /// Steady-state detection, for a job with `ss_dur` (set by the runner
     /// once the job is over).
     pub steadystate: Option<SteadyStateReport>,
+    /// The job failed before it started without an error of its own (a
+    /// `verify_state_load` that could not load): it counts as failed for
+    /// the exit status, as fio counts the jobs it reaps unstarted.
+    #[serde(default)]
+    pub setup_failed: bool,
 }
 
 impl JobReport {
@@ -158,6 +163,7 @@ impl JobReport {
             ioprio: ts.ioprio,
             prios: ts.prios.clone(),
             steadystate: None,
+            setup_failed: false,
         }
     }
 

@@ -26,6 +26,11 @@ pub enum RunError {
     /// when using --zonemode=strided.`).
     #[error("{msg}")]
     Refused { job: String, msg: String },
+    /// `verify_state_load` could not load the job's state file: `msg` is
+    /// what fio prints (whole lines). fio reports the job as not run and
+    /// runs the others; the run exits non-zero.
+    #[error("{msg}")]
+    VerifyState { job: String, msg: String },
     /// More jobs than fio 3.33 can hold (the runner's `MAX_RUN_JOBS`); fio's two
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]

@@ -17,6 +17,7 @@ use super::placement::Placement;
 use super::rate::RateLimiter;
 use super::stop::Stop;
 use super::think::ThinkTime;
+use super::verify::LoadedState;
 use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::resolve::io::IoOptions;
 use crate::plan::spec::JobSpec;
@@ -77,6 +78,8 @@ pub(crate) struct Prepared<'a> {
     /// `fill_device` without a size: the files are not laid out, the job
     /// writes until ENOSPC.
     pub(super) fill: bool,
+    /// The state file `verify_state_load` loaded (fio's `td->vstate`).
+    pub(super) verify_state: Option<LoadedState>,
 }
 
 impl<'a> Prepared<'a> {
@@ -92,6 +95,8 @@ impl<'a> Prepared<'a> {
             at: spec.span.to_string(),
             msg,
         };
+        // fio loads the verify state before it sets the job's files up.
+        let verify_state = load_verify_state(spec)?;
         let set = spec.io.clone();
         let place = Placement::of(spec);
         let caps = (engine.caps)(&spec.engine);
@@ -274,6 +279,7 @@ impl<'a> Prepared<'a> {
             filler,
             fill,
             place,
+            verify_state,
         })
     }
 
@@ -460,4 +466,24 @@ fn file_size(path: &Path, m: &std::fs::Metadata) -> u64 {
         }
     }
     m.len()
+}
+
+/// fio's `verify_load_state` for a job with `verify_state_load`: the
+/// state file `local-NAME-INDEX-verify.state` in the working directory.
+/// A file that cannot be read fails the job before it starts, with fio's
+/// messages.
+fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
+    if !spec.verify_state_load {
+        return Ok(None);
+    }
+    LoadedState::load(
+        Path::new("."),
+        &spec.name,
+        spec.thread_number.saturating_sub(1),
+    )
+    .map(Some)
+    .map_err(|msg| RunError::VerifyState {
+        job: spec.name.clone(),
+        msg,
+    })
 }

@@ -420,6 +420,15 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             report.latency_depth = Some(0);
             Some(report)
         }
+        RunError::VerifyState { msg, .. } => {
+            // fio reaps the job unstarted: no error of its own, but the
+            // run exits non-zero.
+            log.err(msg);
+            let mut report = JobReport::empty(spec.report.clone(), 0);
+            report.latency_depth = Some(0);
+            report.setup_failed = true;
+            Some(report)
+        }
         _ => None,
     }
 }

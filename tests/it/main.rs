@@ -41,4 +41,5 @@ mod signals;
 mod status_interval;
 mod steadystate;
 mod verify;
+mod verify_trim;
 mod zones;

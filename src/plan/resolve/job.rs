@@ -34,6 +34,8 @@ pub(crate) struct Resolved {
     pub(crate) seeds: SeedOptions,
     pub(crate) offsets: OffsetOptions,
     pub(crate) verify: Option<VerifyOptions>,
+    /// `verify_state_load` (whether the job verifies or not).
+    pub(crate) verify_state_load: bool,
     pub(crate) exec: ExecOptions,
     /// `None` without `ss_dur`.
     pub(crate) steadystate: Option<SteadyStateOptions>,
@@ -53,7 +55,16 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
     let (buffers, working_set) = buffers::resolve(o, &mut invalid);
     let bs = bs::sizes(o);
     let offsets = offsets::resolve(o, pattern.random, &mut invalid);
-    let verify = verify::resolve(o, bs[1].0, &mut invalid);
+    let verify = verify::resolve(
+        o,
+        &bs,
+        verify::Rw {
+            write: pattern.write,
+            trim: pattern.trim,
+            random: pattern.random,
+        },
+        &mut invalid,
+    );
     Resolved {
         pattern,
         bs,
@@ -69,6 +80,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         seeds: random::resolve(o),
         offsets,
         verify,
+        verify_state_load: verify::state_load(o),
         exec: exec::resolve(o),
         steadystate: steadystate::resolve(o),
         directories: match o.text("directory") {

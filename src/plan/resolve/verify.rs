@@ -1,13 +1,21 @@
 //! What a verifying job writes and checks: `verify`, `verify_pattern`,
 //! `do_verify`, `verify_interval`, `verify_offset`, `verify_fatal`,
 //! `verify_dump`, `verify_backlog` and `verify_backlog_batch`,
-//! `verify_only`, `verify_state_save`, with fio 3.33's defaults, and the
-//! verify types fio writes (their numbers and sizes are fio's on-disk
-//! format). The verifier (`workload::verify`) reads only these, the
-//! job's buffer pattern and its seed table.
+//! `verify_only`, `verify_state_save`, `experimental_verify`, the trims of
+//! written blocks (`trim_percentage`, `trim_verify_zero`, `trim_backlog`,
+//! `trim_backlog_batch`), with fio 3.33's defaults, and the verify types
+//! fio writes (their numbers and sizes are fio's on-disk format). The
+//! verifier (`workload::verify`) reads only these, the job's buffer
+//! pattern and its seed table.
+//!
+//! Two verify options apply whether the job verifies or not, so they are
+//! checked on their own: `verify_state_load` ([`state_load`]: fio loads
+//! the state file of any job that sets it) and `verify_async_cpus`
+//! (checked as `cpus_allowed` is).
 
 use super::read::Opts;
 use crate::options::value::pattern::parse_pattern;
+use crate::options::Value;
 
 /// `sizeof(struct verify_header)`: the header before each interval's
 /// checksum.
@@ -157,19 +165,92 @@ pub(crate) struct VerifyOptions {
     /// of a verified write is filled with it, without the buffers'
     /// fix-ups (`JobSpec::buffers`).
     pub(crate) compress_perc: u32,
+    /// `experimental_verify`: no written block is logged; the verify phase
+    /// replays the pattern's generators and reads back each write (and
+    /// trim) they make again.
+    pub(crate) experimental: bool,
+    /// Trims of logged writes (fio's `trim.c`).
+    pub(crate) trim: TrimOptions,
+    /// The smallest block size of any direction (fio's `rw_min_bs`): the
+    /// experimental verify phase stops when less than one is left to read.
+    pub(crate) rw_min_bs: u64,
+    /// `verify_async_cpus`, checked. fio pins its `verify_async` threads
+    /// there; rfio checks each read on the job's thread, as it completes.
+    pub(crate) async_cpus: Option<Vec<usize>>,
 }
 
-/// The verify options of a job whose smallest write is `min_write`
-/// bytes: `None` when it does not verify. A setting it cannot run with
-/// goes to `bad` (the job does not verify then).
-pub(super) fn resolve(o: Opts<'_>, min_write: u64, bad: &mut Vec<String>) -> Option<VerifyOptions> {
-    resolve_checked(o, min_write)
+/// `trim_percentage`, `trim_verify_zero`, `trim_backlog`,
+/// `trim_backlog_batch`: which logged writes are trimmed, when, and
+/// whether their read back must be zeros.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TrimOptions {
+    /// `trim_percentage` (0 to 100): the chance that a logged write is
+    /// put on the trim list.
+    pub(crate) percentage: u32,
+    /// `trim_verify_zero` (default 1): a trimmed block stays logged and
+    /// its read back must be zeros; 0: it is dropped from the log.
+    pub(crate) zero: bool,
+    /// `trim_backlog`: trim when the log holds a multiple of this many
+    /// blocks (0: never).
+    pub(crate) backlog: u64,
+    /// `trim_backlog_batch` (0: `trim_backlog`).
+    pub(crate) batch: u64,
+}
+
+/// What of a job's `rw=` pattern the verify options depend on.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rw {
+    pub(super) write: bool,
+    pub(super) trim: bool,
+    pub(super) random: bool,
+}
+
+/// The verify options of a job with block sizes `bs` (minimum and
+/// maximum per direction) and pattern `p`: `None` when it does not
+/// verify. A setting it cannot run with goes to `bad` (the job does not
+/// verify then).
+pub(super) fn resolve(
+    o: Opts<'_>,
+    bs: &[(u64, u64); 3],
+    p: Rw,
+    bad: &mut Vec<String>,
+) -> Option<VerifyOptions> {
+    let cpus = async_cpus(o, super::placement::cpus_configured(), bad);
+    let mut v = resolve_checked(o, bs, p)
         .map_err(|msg| bad.push(msg))
         .ok()
-        .flatten()
+        .flatten()?;
+    v.async_cpus = cpus;
+    Some(v)
 }
 
-fn resolve_checked(o: Opts<'_>, min_write: u64) -> Result<Option<VerifyOptions>, String> {
+/// `verify_state_load`: fio loads the job's state file before it starts,
+/// whether the job verifies or not (and fails the job when it cannot).
+pub(super) fn state_load(o: Opts<'_>) -> bool {
+    o.is("verify_state_load")
+}
+
+/// `verify_async_cpus`, checked as fio's `str_verify_cpus_allowed_cb`
+/// checks it (a CPU beyond the `max` configured is refused), whether the
+/// job verifies or not. rfio checks a read on the job's own thread, so
+/// there are no verify threads to place on these CPUs.
+fn async_cpus(o: Opts<'_>, max: usize, bad: &mut Vec<String>) -> Option<Vec<usize>> {
+    let Some(Value::Cpus(cpus)) = o.value("verify_async_cpus") else {
+        return None;
+    };
+    if let Some(&c) = cpus.iter().find(|&&c| c >= max) {
+        bad.push(format!("CPU {c} too large (max={})", max - 1));
+        return None;
+    }
+    Some(cpus.clone())
+}
+
+fn resolve_checked(
+    o: Opts<'_>,
+    bs: &[(u64, u64); 3],
+    p: Rw,
+) -> Result<Option<VerifyOptions>, String> {
+    let min_write = bs[1].0;
     let int = |n: &str| o.bytes(n).unwrap_or(0);
     let pattern = match o.text("verify_pattern") {
         Some(t) if !t.is_empty() => {
@@ -213,9 +294,46 @@ fn resolve_checked(o: Opts<'_>, min_write: u64) -> Result<Option<VerifyOptions>,
             kind.name()
         ));
     }
+    let do_verify = o.flag("do_verify") != Some(false);
+    let experimental = o.is("experimental_verify");
+    let trim = TrimOptions {
+        percentage: o
+            .int("trim_percentage")
+            .map_or(0, |v| v.clamp(0, 100) as u32),
+        zero: o.flag("trim_verify_zero") != Some(false),
+        backlog: int("trim_backlog"),
+        batch: int("trim_backlog_batch"),
+    };
+    // fio trims a logged block only in a job that trims: in any other it
+    // stops on an assertion (`fio_ro_check`) at its first such trim.
+    if trim.percentage > 0 && trim.backlog > 0 && do_verify && p.write && !p.trim && !experimental {
+        return Err(format!(
+            "trim_backlog={} with trim_percentage={}: trimming written blocks needs a job that \
+             trims (rw=trimwrite or randtrimwrite); fio 3.33 aborts at the first trim",
+            trim.backlog, trim.percentage
+        ));
+    }
+    // Blocks on the trim list keep fio's pass going until the pattern
+    // ends; a random pattern without a map never does.
+    let logs = do_verify && p.write && !experimental;
+    let backlog = int("verify_backlog");
+    if trim.percentage > 0
+        && trim.backlog == 0
+        && backlog == 0
+        && logs
+        && p.random
+        && o.is("norandommap")
+        && !o.is("time_based")
+    {
+        return Err(format!(
+            "trim_percentage={} without trim_backlog or verify_backlog on a random pattern \
+             without a random map: fio 3.33 never ends the job (its trim list never empties)",
+            trim.percentage
+        ));
+    }
     Ok(Some(VerifyOptions {
         kind,
-        do_verify: o.flag("do_verify") != Some(false),
+        do_verify,
         interval,
         offset,
         pattern,
@@ -229,6 +347,10 @@ fn resolve_checked(o: Opts<'_>, min_write: u64) -> Result<Option<VerifyOptions>,
         compress_perc: o
             .int("buffer_compress_percentage")
             .map_or(0, |v| v.clamp(0, 100) as u32),
+        experimental,
+        trim,
+        rw_min_bs: bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1),
+        async_cpus: None,
     }))
 }
 
@@ -269,6 +391,50 @@ mod tests {
         assert!(!v.do_verify);
     }
 
+    #[test]
+    fn trims_experimental_verify_and_state_load_follow_fio() {
+        let j = job(&["--name=x", "--size=1m", "--bs=8k,8k,2k", "--verify=md5"]);
+        let v = j.verify.expect("verifies");
+        assert_eq!(
+            v.trim,
+            TrimOptions {
+                percentage: 0,
+                zero: true,
+                backlog: 0,
+                batch: 0,
+            }
+        );
+        assert!(!v.experimental && !j.verify_state_load);
+        assert_eq!((v.rw_min_bs, v.async_cpus), (2048, None));
+        let j = job(&[
+            "--name=x",
+            "--size=1m",
+            "--rw=trimwrite",
+            "--verify=md5",
+            "--trim_percentage=30",
+            "--trim_verify_zero=0",
+            "--trim_backlog=2k",
+            "--trim_backlog_batch=3",
+            "--experimental_verify=1",
+            "--verify_state_load=1",
+            "--verify_async_cpus=0",
+        ]);
+        let v = j.verify.expect("verifies");
+        assert_eq!(
+            v.trim,
+            TrimOptions {
+                percentage: 30,
+                zero: false,
+                backlog: 2048,
+                batch: 3,
+            }
+        );
+        assert!(v.experimental && j.verify_state_load);
+        assert_eq!(v.async_cpus, Some(vec![0]));
+        // verify_state_load stands without verify (fio loads the file).
+        assert!(job(&["--name=x", "--size=1m", "--verify_state_load=1"]).verify_state_load);
+    }
+
     /// Plan errors when the job is to run (fio's dry runs skip the
     /// checks).
     #[test]
@@ -290,15 +456,37 @@ mod tests {
                 &["--verify=sha512", "--bs=128"][..],
                 "verify=sha512: verify_interval=128 is too small for its 168-byte header",
             ),
+            (
+                &[
+                    "--rw=randwrite",
+                    "--verify=md5",
+                    "--trim_percentage=5",
+                    "--trim_backlog=1",
+                ][..],
+                "trim_backlog=1 with trim_percentage=5: trimming written blocks needs a job \
+                 that trims (rw=trimwrite or randtrimwrite); fio 3.33 aborts at the first trim",
+            ),
+            (
+                &[
+                    "--rw=randrw",
+                    "--norandommap",
+                    "--verify=md5",
+                    "--trim_percentage=5",
+                ][..],
+                "trim_percentage=5 without trim_backlog or verify_backlog on a random \
+                 pattern without a random map: fio 3.33 never ends the job (its trim list \
+                 never empties)",
+            ),
+            (
+                &["--verify_async_cpus=1000"][..],
+                "CPU 1000 too large (max=",
+            ),
         ] {
             let mut argv = vec!["--name=x", "--size=1m", "--numjobs=2"];
             argv.extend(opts);
             let diags = frontend(&argv).diags.to_string();
-            assert_eq!(
-                diags,
-                format!("rfio: command line argument 1: job 'x': {msg}\n"),
-                "{opts:?}"
-            );
+            let want = format!("rfio: command line argument 1: job 'x': {msg}");
+            assert!(diags.starts_with(&want), "{opts:?}: {diags}");
             argv.insert(0, "--parse-only");
             assert!(frontend(&argv).diags.is_empty(), "{opts:?}");
         }

@@ -168,7 +168,14 @@ impl Budget {
     /// pass ends on its bytes only when it `verifies` them.
     #[inline]
     pub(super) fn pass_done(&self, pass_issued: u64, verifies: bool, c: &Counters) -> bool {
-        (pass_issued >= self.pass_bytes && (!self.time_based || verifies)) || self.job_done(c)
+        self.pass_bytes_done(pass_issued, verifies) || self.job_done(c)
+    }
+
+    /// Whether the pass issued its bytes (the first half of `pass_done`):
+    /// all that ends a pass while blocks wait on the trim list.
+    #[inline]
+    pub(super) fn pass_bytes_done(&self, pass_issued: u64, verifies: bool) -> bool {
+        pass_issued >= self.pass_bytes && (!self.time_based || verifies)
     }
 
     /// fio's `keep_running` after `passes` passes that completed `done`

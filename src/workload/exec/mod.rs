@@ -21,7 +21,8 @@
 //! | `noio.rs` | the loop of an engine without I/O (cpuio, exec) | `do_io` with `FIO_NOIO` |
 //! | `submit.rs` | queue, commit, reap, complete | `td_io_queue`, `io_u_queued_complete` |
 //! | `sync.rs` | `fsync=N`, `end_fsync` | `should_fsync`, `do_io`'s end |
-//! | `readback.rs` | verify backlog, verify phase, state file | `do_verify`, `verify.c` |
+//! | `readback.rs` | verify and trim backlog, checks, state file | `verify.c`, `trim.c` |
+//! | `verify_phase.rs` | verify phase (experimental too), dry run | `do_verify`, `do_dry_run` |
 //! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
 //! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
@@ -37,6 +38,7 @@ mod submit;
 mod sync;
 mod trace;
 mod units;
+mod verify_phase;
 
 use self::control::{Budget, Counters, Timeline};
 use self::latency::Latency;
@@ -167,7 +169,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             halt: Halt::Running,
             just_done_ns: None,
             sync: Cadence::new(&job.set),
-            verify: Readback::new(job, caps.is_sync, depth),
+            verify: Readback::new(job, caps.is_sync),
             lat: Latency::new(spec),
             cmdprio: spec.engine.cmdprio().is_some(),
             serialize: depth > 1 && spec.exec.serialize_overlap,
@@ -194,7 +196,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         } else {
             self.progress.set_state(JobState::Ramp);
         }
-        if spec.time_based && spec.pattern.write && self.verify.phase_only() {
+        if spec.time_based && spec.pattern.write && !spec.pattern.read && self.verify.phase_only() {
             self.log.err(
                 "fio: verification read phase will never start because write phase uses all of runtime\n",
             );
@@ -223,7 +225,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             self.time.pass_starts(pass_start);
             let done_before = self.count.done_bytes;
             self.verify.start();
-            if spec.pattern.write && self.verify.only() {
+            let dry = spec.pattern.write && self.verify.only();
+            if dry {
                 // fio's do_dry_run never sets up the latency target, so its
                 // report has no latency_* keys.
                 self.ts.latency_depth = Some(0);
@@ -232,7 +235,15 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 self.run_noio();
             } else {
                 self.run_pass(pass == 0);
+                self.trims_leaked();
             }
+            // What the pass did outside verifying (fio's bytes_done of
+            // do_io): reads the job checks as it goes do not count.
+            let moved = if dry {
+                self.count.done_bytes > done_before
+            } else {
+                self.verify.pass_bytes() > 0
+            };
             if self.verify.logs_writes() && self.halt == Halt::Running {
                 self.verify_phase();
             }
@@ -244,7 +255,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
                 break;
             }
-            if self.count.done_bytes == done_before {
+            if !moved {
                 break; // a pass that moved nothing ends the job
             }
             if self.time.runtime_over(self.now()) {

@@ -6,6 +6,7 @@
 
 use super::super::clock::Clock;
 use super::super::offsets::Io as NextIo;
+use super::readback::Turn;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
 
@@ -57,36 +58,38 @@ impl<C: Clock> Exec<'_, '_, C> {
             let t = if let Some(t) = self.units.take_requeued() {
                 t
             } else {
-                if self
-                    .budget
-                    .pass_done(pass_issued, self.verify.on(), &self.count)
-                {
+                // Blocks left on the trim list keep the pass going past
+                // the job's bytes (fio's do_io loop condition).
+                let verifies = self.verify.on();
+                if if self.verify.trims_pending() {
+                    self.budget.pass_bytes_done(pass_issued, verifies)
+                } else {
+                    self.budget.pass_done(pass_issued, verifies, &self.count)
+                } {
                     break;
                 }
                 if self.sync_due() {
                     continue;
                 }
-                if self.verify.backlog_due() {
-                    if let Some(t) = self.units.take() {
-                        if let Some(piece) = self.verify.next_piece() {
-                            let len = u64::from(piece.len);
-                            self.setup_verify_read(t, piece, now);
-                            if job.spec.pattern.read {
-                                // A mixed job counts its verify reads
-                                // against its size (fio's td_rw sum).
-                                self.count.issued_bytes += len;
-                            }
-                            if self.submit(t, polling) {
-                                pass_issued += len;
-                            }
+                // A verify_backlog read or trim_backlog trim goes first;
+                // neither counts as issued for the job's size (fio counts
+                // them in `io_issue_bytes` of no direction the size reads).
+                if self.verify.backlog_on() {
+                    match self.backlog_turn(now, polling) {
+                        Turn::Pattern => {}
+                        Turn::Issued(queued) => {
+                            pass_issued += queued;
                             continue;
                         }
-                        self.units.give_back(t);
+                        Turn::Stop => break,
                     }
                 }
                 let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
                     break;
                 };
+                if self.verify.on() && self.pattern_io_stops(&next) {
+                    break;
+                }
                 match self.issue(next, now) {
                     Some(t) => {
                         issued_dir = Some(next.dir);
@@ -141,9 +144,12 @@ impl<C: Clock> Exec<'_, '_, C> {
             return None;
         };
         let buf = self.units.buf(t);
-        let mut numberio = 0u16;
+        let (mut numberio, mut piece) = (0u16, 0u64);
         if next.dir == Ddir::Write {
             numberio = self.verify.next_numberio();
+            piece = self
+                .verify
+                .log_write(next.file, next.offset, next.len, numberio);
         }
         if next.dir == Ddir::Write && !self.caps.fake_io {
             // SAFETY: the unit is free, so nobody else uses its buffer,
@@ -173,6 +179,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         u.offset0 = next.offset;
         u.numberio = numberio;
         u.ver_list = false;
+        u.piece = piece;
+        u.trimmed = false;
         self.count.issued_bytes += next.len;
         self.count.issued_ios += 1;
         if next.dir != Ddir::Trim {

@@ -1,57 +1,98 @@
-//! The verify driver of the loop (fio's `verify.c` as `do_io` and
-//! `do_verify` use it): which completed writes are logged to be read back,
-//! `verify_backlog` reads among the writes, the verify phase after a
-//! writing pass, `verify_only`'s dry run, the check of each read, and the
-//! state file at the end. What a write carries and how a read is checked
-//! is [`Verifier`]'s.
+//! The verify driver of the loop (fio's `verify.c` and `trim.c` as
+//! `do_io` and `get_io_u` use them): which writes are logged to be read
+//! back (as they are issued), `verify_backlog` reads and `trim_backlog`
+//! trims among the writes, the check of each read, fio's verifying state
+//! and what it counts, `verify_state_load`'s stop, and the state file at
+//! the end. The verify phase after a pass is in `verify_phase.rs`; what a
+//! write carries and how a read is checked is [`Verifier`]'s.
 
 use super::super::clock::Clock;
 use super::super::job::Prepared;
+use super::super::offsets::Io as NextIo;
 use super::super::verify::{
-    state_file, History, Piece, ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST,
+    state_file, History, Key, Piece, ReadBack, TrimPicker, Verifier, WriteComps, F_IN_CUR_DEPTH,
+    F_VER_LIST,
 };
 use super::units::Unit;
-use super::{Exec, Halt};
+use super::Exec;
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
 use crate::rand::Generator;
-use crate::stats::{Completion, NO_SLAT};
 
 /// What the loop keeps to read back and check what it wrote.
 pub(super) struct Readback {
     /// `verify`: what writes carry and how reads are checked.
-    verifier: Option<Verifier>,
-    /// The completed writes still to read back (fio's io pieces).
-    hist: History,
-    /// Whether completed writes are logged for reading back.
-    log_pieces: bool,
+    pub(super) verifier: Option<Verifier>,
+    /// The logged writes still to read back (fio's io pieces), and the
+    /// trim list.
+    pub(super) hist: History,
+    /// Whether writes are logged for reading back.
+    pub(super) log_pieces: bool,
+    /// Whether a verify phase follows each pass.
+    phase: bool,
+    /// `experimental_verify`: the verify phase replays the pattern.
+    pub(super) exp: bool,
     /// Whether reads of the job's own pattern are checked as they complete
     /// (a job that does not also write: fio's `!td_rw`).
-    check_reads: bool,
+    pub(super) check_reads: bool,
     /// Writes issued (fio's `io_issues[DDIR_WRITE]`, the next `numberio`).
-    write_issues: u64,
-    /// Direction of the last completed read or write (fio's `last_ddir`).
-    last_dir: Option<Ddir>,
-    /// Verify reads left in the current `verify_backlog` batch.
+    pub(super) write_issues: u64,
+    /// Writes logged so far: the next piece's `seq`.
+    logged: u64,
+    /// Direction of the last completed read, write or trim (fio's
+    /// `last_ddir`: a read before anything completed, as fio's zeroed
+    /// thread data says).
+    last_dir: Ddir,
+    /// `verify_backlog` and its batch left (fio's `verify_batch`).
+    backlog: u64,
+    backlog_batch: u64,
     batch: u64,
-    /// The last completed write offsets, a ring of `iodepth` (fio's
-    /// `last_write_comp`, for the verify state file), and its next slot.
-    write_comps: Box<[u64]>,
-    write_comp_idx: usize,
+    /// `trim_backlog` (0: off), its batch option and the batch left (fio's
+    /// `trim_batch`), and who goes on the trim list.
+    trim_backlog: u64,
+    trim_batch_opt: u64,
+    trim_batch: u64,
+    trim_zero: bool,
+    trims: Option<TrimPicker>,
+    /// The last completed write offsets per file (the state file's).
+    pub(super) comps: Option<WriteComps>,
+    /// fio's `TD_VERIFYING` runstate: set by the last I/O submitted (or
+    /// the verify phase). What completes meanwhile counts as verified.
+    verifying: bool,
+    /// Bytes read while verifying, over the whole job (fio's
+    /// `bytes_verified`, never reset between passes).
+    pub(super) bytes_verified: u64,
+    /// Bytes completed in this pass while not verifying, per direction
+    /// (fio's `bytes_done` of one `do_io`).
+    pub(super) pass_done: [u64; 3],
+    /// Reads completed, all of them (fio's `io_blocks[DDIR_READ]`).
+    pub(super) reads_done: u64,
+    /// The experimental verify phase's reads so far (fio's
+    /// `verify_read_issues`, the `numberio` each must find).
+    pub(super) verify_read_issues: u64,
 }
 
 impl Readback {
-    /// The driver of `job` on an engine that `is_sync`, with `depth` units.
-    pub(super) fn new(job: &Prepared<'_>, is_sync: bool, depth: usize) -> Readback {
+    /// The driver of `job` on an engine that `is_sync`.
+    pub(super) fn new(job: &Prepared<'_>, is_sync: bool) -> Readback {
         let spec = job.spec;
         let p = spec.pattern;
         let verifier = Verifier::new(spec);
+        let o = spec.verify.as_ref();
+        let exp = o.is_some_and(|v| v.experimental);
+        let trim = o.map(|v| v.trim).unwrap_or_default();
+        let trimming = trim.percentage > 0 && trim.backlog > 0;
         // fio logs a written block when the job writes and reads back
-        // (`do_verify`); a time-based job on a synchronous engine never
-        // reaches its verify phase (its pass counts no bytes), so only
-        // `verify_backlog` reads its blocks.
-        let log_pieces = verifier.as_ref().is_some_and(|v| {
-            v.do_verify && p.write && (!spec.time_based || v.backlog > 0 || !is_sync)
+        // (`do_verify`), unless its verify is experimental. A time-based
+        // job on a synchronous engine never reaches its verify phase (its
+        // pass counts no bytes): only `verify_backlog` reads its blocks,
+        // and `trim_backlog` trims them.
+        let reaches_phase = !spec.time_based || !is_sync;
+        let log_pieces = o.is_some_and(|v| {
+            v.do_verify && p.write && !exp && (reaches_phase || v.backlog > 0 || trimming)
+        });
+        let phase = o.is_some_and(|v| {
+            v.do_verify && reaches_phase && if exp { p.writes() } else { p.write }
         });
         // fio keeps the blocks in write order when the job has a random
         // map, else sorted by offset with overwritten blocks dropped.
@@ -67,17 +108,39 @@ impl Readback {
         } else {
             0
         };
+        let trims = TrimPicker::new(spec).filter(|_| log_pieces);
+        let trim_capacity = if trims.is_some() {
+            capacity * trim.percentage as usize / 100 + 1
+        } else {
+            0
+        };
         let state_save = verifier.as_ref().is_some_and(|v| v.state_save) && p.write;
+        let comps =
+            state_save.then(|| WriteComps::new(spec.iodepth.max(1) as usize, job.files.len()));
         Readback {
-            check_reads: verifier.is_some() && !p.write,
+            check_reads: verifier.is_some() && !(p.read && p.write),
+            backlog: verifier.as_ref().map_or(0, |v| v.backlog),
+            backlog_batch: verifier.as_ref().map_or(0, |v| v.backlog_batch),
             verifier,
-            hist: History::new(!randommap, capacity),
+            hist: History::new(!randommap, capacity, trim_capacity),
             log_pieces,
+            phase,
+            exp,
             write_issues: 0,
-            last_dir: None,
+            logged: 0,
+            last_dir: Ddir::Read,
             batch: 0,
-            write_comps: vec![0; if state_save { depth.max(1) } else { 0 }].into_boxed_slice(),
-            write_comp_idx: 0,
+            trim_backlog: if trims.is_some() { trim.backlog } else { 0 },
+            trim_batch_opt: trim.batch,
+            trim_batch: 0,
+            trim_zero: trim.zero,
+            trims,
+            comps,
+            verifying: false,
+            bytes_verified: 0,
+            pass_done: [0; 3],
+            reads_done: 0,
+            verify_read_issues: 0,
         }
     }
 
@@ -103,32 +166,59 @@ impl Readback {
         self.verifier.as_ref().is_some_and(|v| v.only)
     }
 
-    /// Whether a time-based writing job's verify reads would never come
-    /// (no backlog, and the writes use all of the runtime).
+    /// Whether a time-based job that only writes would never get to its
+    /// verify reads (no backlog: the writes use all of the runtime; fio
+    /// warns whatever else the job sets).
     pub(super) fn phase_only(&self) -> bool {
         self.verifier
             .as_ref()
-            .is_some_and(|v| v.do_verify && v.backlog == 0 && !v.only)
+            .is_some_and(|v| v.do_verify && v.backlog == 0)
     }
 
-    /// Whether completed writes are logged to be read back (a pass is
-    /// followed by the verify phase).
+    /// Whether a verify phase follows each pass (fio's `do_verify` after
+    /// `do_io`).
     #[inline]
     pub(super) fn logs_writes(&self) -> bool {
-        self.log_pieces
+        self.phase
     }
 
     /// A pass (or the verify phase) starts: fio's `clear_io_state`
-    /// re-seeds the verify generator with `randrepeat`.
+    /// re-seeds the verify and trim generators with `randrepeat`, and the
+    /// pass's bytes count from 0.
     pub(super) fn start(&mut self) {
         if let Some(v) = self.verifier.as_mut() {
             v.reset();
         }
+        if let Some(t) = self.trims.as_mut() {
+            t.reset();
+        }
+        self.pass_done = [0; 3];
     }
 
-    /// A pass is over: what it did not read back is forgotten.
+    /// A pass is over: what it did not read back is forgotten (fio's
+    /// `prune_io_piece_log`).
     pub(super) fn forget(&mut self) {
         self.hist.clear();
+    }
+
+    /// fio's runstate for what is submitted next: verifying or not.
+    #[inline]
+    pub(super) fn set_verifying(&mut self, on: bool) {
+        self.verifying = on;
+    }
+
+    /// Whether the pass must go on while the trim list holds blocks
+    /// (fio's `do_io` runs while `trim_list` is not empty, trimming or
+    /// not: a pass then ends only when its pattern does).
+    #[inline]
+    pub(super) fn trims_pending(&self) -> bool {
+        self.hist.trim_entries() > 0
+    }
+
+    /// Bytes the pass completed while not verifying (fio's `bytes_done`
+    /// of one `do_io`).
+    pub(super) fn pass_bytes(&self) -> u64 {
+        self.pass_done.iter().sum()
     }
 
     /// A new write is issued: its `numberio`.
@@ -137,6 +227,24 @@ impl Readback {
         let n = self.write_issues as u16;
         self.write_issues += 1;
         n
+    }
+
+    /// A write of `len` bytes at `offset` of file `file`, numbered
+    /// `numberio`, is issued: fio logs it now (`log_io_piece`), and may
+    /// put it on the trim list. Returns the unit's piece key (0: none).
+    #[inline]
+    pub(super) fn log_write(&mut self, file: usize, offset: u64, len: u64, numberio: u16) -> u64 {
+        if !self.log_pieces {
+            return 0;
+        }
+        let trim = self.trims.as_mut().is_some_and(|t| t.pick());
+        let seq = self.logged;
+        self.logged += 1;
+        self.hist.log(
+            Piece::new(file as u32, offset, len as u32, numberio, seq),
+            trim,
+        );
+        seq + 1
     }
 
     /// A new read of the job's pattern is issued: a job that checks its
@@ -155,82 +263,200 @@ impl Readback {
         self.hist.pop()
     }
 
-    /// fio's `check_get_verify`: whether the next I/O reads back a logged
-    /// write (`verify_backlog`, `verify_backlog_batch`).
+    /// Whether the loop checks for `verify_backlog` or `trim_backlog` I/O
+    /// before each I/O of the pattern.
     #[inline]
-    pub(super) fn backlog_due(&mut self) -> bool {
-        let Some(v) = self.verifier.as_ref() else {
-            return false;
-        };
-        if v.backlog == 0 || self.hist.is_empty() {
-            return false;
-        }
-        if self.batch > 0 {
-            self.batch -= 1;
-            return true;
-        }
-        if self.hist.len() as u64 % v.backlog == 0 && self.last_dir != Some(Ddir::Read) {
-            self.batch = if v.backlog_batch > 0 {
-                v.backlog_batch
-            } else {
-                v.backlog
-            };
-            return true;
-        }
-        false
+    pub(super) fn backlog_on(&self) -> bool {
+        (self.backlog > 0 && self.log_pieces) || self.trim_backlog > 0
     }
 
-    /// Unit `u`, a read or write, completed whole: a write is logged to be
-    /// read back and remembered for the state file.
-    #[inline]
-    pub(super) fn completed(&mut self, u: &Unit) {
-        self.last_dir = Some(u.io.dir);
-        if u.io.dir == Ddir::Write {
-            if self.log_pieces {
-                self.hist.log(Piece {
-                    file: u.file as u32,
-                    len: u.len as u32,
-                    offset: u.offset0,
-                    numberio: u.numberio,
-                });
-            }
-            if !self.write_comps.is_empty() {
-                self.write_comps[self.write_comp_idx] = u.offset0;
-                self.write_comp_idx = (self.write_comp_idx + 1) % self.write_comps.len();
-            }
-        }
-    }
-
-    /// The last completed write offsets, newest first (at most `iodepth`),
-    /// for the state file; `None` when the job saves no state.
-    fn last_writes(&self) -> Option<Vec<(u64, u64)>> {
-        if self.write_comps.is_empty() {
+    /// fio's `check_get_verify`: the logged write the next I/O reads back
+    /// (`verify_backlog`, `verify_backlog_batch`), if it is one.
+    pub(super) fn check_get_verify(&mut self) -> Option<Piece> {
+        if self.backlog == 0 || self.hist.is_empty() {
             return None;
         }
-        let depth = self.write_comps.len();
-        let n = (self.write_issues as usize).min(depth);
-        let mut comps = Vec::with_capacity(n);
-        let mut j = self.write_comp_idx;
-        for _ in 0..n {
-            j = if j == 0 { depth - 1 } else { j - 1 };
-            comps.push((0u64, self.write_comps[j]));
+        if self.batch == 0 {
+            if self.hist.len() as u64 % self.backlog != 0 || self.last_dir == Ddir::Read {
+                return None;
+            }
+            self.batch = if self.backlog_batch > 0 {
+                self.backlog_batch
+            } else {
+                self.backlog
+            };
         }
-        Some(comps)
+        let p = self.hist.pop()?;
+        self.batch -= 1;
+        Some(p)
+    }
+
+    /// fio's `check_get_trim`: the logged write the next I/O trims
+    /// (`trim_backlog`, `trim_backlog_batch`), if it is one. (fio counts a
+    /// batch down before it trims, and sets it after its first trim.)
+    pub(super) fn check_get_trim(&mut self) -> Option<Piece> {
+        if self.trim_backlog == 0 || self.hist.trim_entries() == 0 {
+            return None;
+        }
+        if self.trim_batch > 0 {
+            self.trim_batch -= 1;
+        } else if self.hist.len() as u64 % self.trim_backlog == 0 && self.last_dir != Ddir::Read {
+            self.trim_batch = if self.trim_batch_opt > 0 {
+                self.trim_batch_opt
+            } else {
+                self.trim_backlog
+            };
+        } else {
+            return None;
+        }
+        self.hist.pop_trim(self.trim_zero)
+    }
+
+    /// Unit `u`, a read, write or trim, completed whole: its write may be
+    /// read back now and is remembered for the state file; its bytes count
+    /// as verified or done, as fio's runstate says.
+    #[inline]
+    pub(super) fn completed(&mut self, u: &Unit) {
+        let dir = u.io.dir;
+        self.last_dir = dir;
+        if self.verifying {
+            if dir == Ddir::Read {
+                self.bytes_verified += u.len;
+            }
+        } else {
+            self.pass_done[dir.index()] += u.len;
+        }
+        match dir {
+            Ddir::Read => self.reads_done += 1,
+            Ddir::Write => {
+                if u.piece > 0 {
+                    self.hist.landed(key(u));
+                }
+                if let Some(c) = self.comps.as_mut() {
+                    c.record(u.file, u.offset0);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A dry run's I/O of `len` bytes in `dir` completed at once.
+    pub(super) fn dry_done(&mut self, dir: Ddir, len: u64) {
+        self.last_dir = dir;
+        self.pass_done[dir.index()] += len;
+        if dir == Ddir::Read {
+            self.reads_done += 1;
+        }
+    }
+
+    /// Unit `u` failed: a write it logged is not read back (fio's
+    /// `unlog_io_piece`).
+    #[inline]
+    pub(super) fn failed(&mut self, u: &Unit) {
+        self.last_dir = u.io.dir;
+        if u.piece > 0 {
+            self.hist.unlog(key(u));
+        }
     }
 }
 
+/// The log key of the write of unit `u`.
+fn key(u: &Unit) -> Key {
+    Key {
+        file: u.file as u32,
+        offset: u.offset0,
+        seq: u.piece - 1,
+    }
+}
+
+/// What the loop does next instead of the pattern's I/O.
+pub(super) enum Turn {
+    /// The pattern's next I/O.
+    Pattern,
+    /// A backlog read or trim went out: the engine queued this many bytes.
+    Issued(u64),
+    /// `verify_state_load` says the reads are done: the pass ends.
+    Stop,
+}
+
 impl<C: Clock> Exec<'_, '_, C> {
-    /// Set unit `t` up to read back `piece` (fio's `get_next_verify`).
-    pub(super) fn setup_verify_read(&mut self, t: u32, piece: Piece, now: u64) {
-        if let Some(v) = self.verify.verifier() {
-            v.draw_read_seed();
+    /// fio's `check_get_verify` and `check_get_trim` before the pattern's
+    /// next I/O: a `verify_backlog` read or a `trim_backlog` trim. Either
+    /// counts toward `number_ios` (fio counts every I/O there), not
+    /// toward the job's size.
+    pub(super) fn backlog_turn(&mut self, now: u64, polling: bool) -> Turn {
+        let Some(t) = self.units.take() else {
+            return Turn::Pattern;
+        };
+        if let Some(piece) = self.verify.check_get_verify() {
+            if self.state_stops(piece.file as usize, piece.offset) {
+                self.units.give_back(t);
+                return Turn::Stop;
+            }
+            self.setup_verify_read(t, piece, now);
+            self.verify.set_verifying(true);
+            self.count.issued_ios += 1;
+            let queued = self.submit(t, polling);
+            return Turn::Issued(if queued { u64::from(piece.len) } else { 0 });
         }
+        if let Some(piece) = self.verify.check_get_trim() {
+            self.setup_trim(t, piece, now);
+            self.verify.set_verifying(false);
+            self.count.issued_ios += 1;
+            let queued = self.submit(t, polling);
+            return Turn::Issued(if queued { u64::from(piece.len) } else { 0 });
+        }
+        self.units.give_back(t);
+        Turn::Pattern
+    }
+
+    /// The pattern's next I/O is about to be issued: fio's runstate
+    /// follows it (a read the job checks is verifying). Returns whether a
+    /// loaded state ends the pass before that read.
+    #[inline]
+    pub(super) fn pattern_io_stops(&mut self, next: &NextIo) -> bool {
+        let checked = next.dir == Ddir::Read && self.verify.check_reads;
+        self.verify.set_verifying(checked);
+        checked && self.state_stops(next.file, next.offset)
+    }
+
+    /// fio's `verify_state_should_stop` for a read back of `offset` in
+    /// file `file` (only with `verify_state_load`).
+    #[inline]
+    pub(super) fn state_stops(&self, file: usize, offset: u64) -> bool {
+        self.job.verify_state.as_ref().is_some_and(|s| {
+            self.verify.on() && s.should_stop(self.verify.reads_done, file as u64, offset)
+        })
+    }
+
+    /// Set unit `t` up to read back `piece` (fio's `get_next_verify`; in
+    /// the experimental verify phase, a replayed write or trim).
+    pub(super) fn setup_verify_read(&mut self, t: u32, piece: Piece, now: u64) {
+        // The seed fio draws for the read (for a replayed write, the one
+        // its write drew; a replayed trim draws none).
+        if !(self.verify.exp && piece.trimmed) {
+            if let Some(v) = self.verify.verifier() {
+                v.draw_read_seed();
+            }
+        }
+        self.setup_unit(t, Ddir::Read, &piece, now);
+        let u = self.units.get_mut(t);
+        u.ver_list = true;
+        u.trimmed = piece.trimmed;
+    }
+
+    /// Set unit `t` up to trim `piece` (fio's `get_next_trim`).
+    fn setup_trim(&mut self, t: u32, piece: Piece, now: u64) {
+        self.setup_unit(t, Ddir::Trim, &piece, now);
+    }
+
+    fn setup_unit(&mut self, t: u32, dir: Ddir, piece: &Piece, now: u64) {
         let buf = self.units.buf(t);
         let fi = piece.file as usize;
         let file = self.ids[fi];
         let u = self.units.get_mut(t);
         u.io.file = file;
-        u.io.dir = Ddir::Read;
+        u.io.dir = dir;
         u.io.offset = piece.offset;
         u.io.len = piece.len as usize;
         u.io.buf = buf;
@@ -239,105 +465,16 @@ impl<C: Clock> Exec<'_, '_, C> {
         u.start_ns = now;
         u.offset0 = piece.offset;
         u.numberio = piece.numberio;
-        u.ver_list = true;
-    }
-
-    /// The verify phase after a writing pass (fio's `do_verify`): every
-    /// logged write is read back and checked, in the log's order.
-    pub(super) fn verify_phase(&mut self) {
-        let polling = self.job.set.batch_complete_min == 0 && self.job.set.batch_complete_max == 0;
-        self.verify.start();
-        dprint!(Cat::Verify, "starting loop\n");
-        while self.halt == Halt::Running {
-            if self.stop.requested() {
-                break;
-            }
-            let now = self.now();
-            self.check_ramp(now);
-            if self.time.runtime_over(now) {
-                break;
-            }
-            if self.progress.snapshot_due() {
-                self.serve_snapshot(now);
-            }
-            let t = if let Some(t) = self.units.take_requeued() {
-                t
-            } else {
-                let Some(t) = self.units.take() else {
-                    self.reap(1);
-                    continue;
-                };
-                let Some(piece) = self.verify.next_piece() else {
-                    self.units.give_back(t);
-                    break;
-                };
-                self.setup_verify_read(t, piece, now);
-                t
-            };
-            self.submit(t, polling);
-        }
-        self.drain();
-        self.units.drop_requeued();
-        dprint!(Cat::Verify, "exiting loop\n");
-    }
-
-    /// `verify_only` for a writing job (fio's `do_dry_run`): the pass's
-    /// writes are generated, numbered and logged but not issued, so the
-    /// verify phase reads back what an earlier run wrote.
-    pub(super) fn dry_run(&mut self, first: bool) {
-        if !first {
-            self.gen.reset();
-        }
-        // Nothing is queued to the engine, so (as in fio) the pass has no
-        // limit of its own: it ends when the files are done or the job's
-        // bytes are issued.
-        while self.halt == Halt::Running && !self.stop.requested() {
-            if self.budget.job_done(&self.count) {
-                break;
-            }
-            let Some(next) = self.gen.next_io(None, 0) else {
-                break;
-            };
-            self.count.issued_bytes += next.len;
-            self.count.issued_ios += 1;
-            // fio completes each dry I/O at once, so it counts as done.
-            let now = self.now();
-            self.check_ramp(now);
-            self.count.done_bytes += next.len;
-            if let Some(from) = self.time.stats_from() {
-                self.ts.io_submitted(1);
-                self.ts.complete(&Completion {
-                    dir: next.dir,
-                    bytes: next.len,
-                    slat_ns: NO_SLAT,
-                    clat_ns: 0,
-                    at_ns: now.saturating_sub(from),
-                    offset: next.offset,
-                    ..Completion::default()
-                });
-            }
-            if next.dir == Ddir::Write {
-                let numberio = self.verify.next_numberio();
-                if let Some(v) = self.verify.verifier() {
-                    v.skip_write();
-                }
-                if self.verify.log_pieces {
-                    self.verify.hist.log(Piece {
-                        file: next.file as u32,
-                        len: next.len as u32,
-                        offset: next.offset,
-                        numberio,
-                    });
-                }
-            }
-        }
+        u.ver_list = false;
+        u.piece = 0;
+        u.trimmed = false;
     }
 
     /// Check a completed read of unit `t` against what was written.
     /// Returns the errno of a failed check (0 when it passed).
     pub(super) fn check_read(&mut self, t: u32) -> i32 {
         let u = *self.units.get(t);
-        let check_reads = self.verify.check_reads;
+        let (check_reads, exp) = (self.verify.check_reads, self.verify.exp);
         let Some(v) = self.verify.verifier.as_mut() else {
             return 0;
         };
@@ -354,7 +491,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let numberio = (u.ver_list && spec.pattern.write && fixed && !spec.time_based && !v.only)
             .then_some(u.numberio);
         let mut flags = F_IN_CUR_DEPTH;
-        if u.ver_list {
+        if u.ver_list && !exp {
             flags |= F_VER_LIST;
         }
         let name = self.job.files[u.file].path.display().to_string();
@@ -364,6 +501,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             numberio,
             flags,
             time: (u.start_ns / 1_000_000_000, u.start_ns % 1_000_000_000),
+            trimmed: u.trimmed,
         };
         // SAFETY: the unit completed and is not queued again before this
         // returns; its buffer holds `unit >= len` bytes.
@@ -379,20 +517,27 @@ impl<C: Clock> Exec<'_, '_, C> {
         err
     }
 
+    /// fio's complaint at the end of a pass (`do_io`) about logged blocks
+    /// still on the trim list.
+    pub(super) fn trims_leaked(&self) {
+        let n = self.verify.hist.trim_entries();
+        if n > 0 {
+            self.log.err(&format!("fio: {n} trim entries leaked?\n"));
+        }
+    }
+
     /// fio's verify state file at the end of a writing job with verify
     /// (`verify_state_save`, on by default).
     pub(super) fn save_verify_state(&mut self) {
-        let Some(comps) = self.verify.last_writes() else {
+        let Some(comps) = self.verify.comps.as_ref() else {
             return;
         };
         let spec = self.job.spec;
         let (name, data) = state_file(
             &spec.name,
             spec.thread_number.saturating_sub(1),
-            self.verify.write_comps.len() as u32,
-            self.job.files.len() as u32,
             self.verify.write_issues,
-            &comps,
+            comps,
         );
         if let Err(e) = std::fs::write(&name, data) {
             self.log.err(&format!(

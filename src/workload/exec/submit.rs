@@ -218,6 +218,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             Ok(0) => {
                 // Nothing moved (a read past the end): fio's "full resid".
                 self.units.give_back(t);
+                self.verify.failed(&u);
                 self.io_error(libc::EIO, u.io.dir, u.file, u.io.offset, u.io.len);
                 return;
             }
@@ -235,6 +236,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             }
             Err(e) => {
                 self.units.give_back(t);
+                self.verify.failed(&u);
                 self.io_error(e, u.io.dir, u.file, u.io.offset, u.io.len);
                 return;
             }

@@ -26,6 +26,10 @@ pub(super) struct Unit {
     pub(super) numberio: u16,
     /// A read of a logged write (fio's `IO_U_F_VER_LIST`).
     pub(super) ver_list: bool,
+    /// The write's piece in the verify log, `seq + 1` (0: not logged).
+    pub(super) piece: u64,
+    /// A read back of a trimmed block (fio's `IO_U_F_TRIMMED`).
+    pub(super) trimmed: bool,
 }
 
 /// The pool. Units are named by their token (`0..len`), which is also the
@@ -64,6 +68,8 @@ impl Units {
                 offset0: 0,
                 numberio: 0,
                 ver_list: false,
+                piece: 0,
+                trimmed: false,
             })
             .collect();
         Units {

@@ -42,11 +42,20 @@
 //! Everything here that runs per I/O is allocation free; only a failure
 //! (its messages and dump files) allocates.
 //!
+//! # Trims of written blocks
+//!
+//! With `trim_percentage`, each logged write is put on the trim list with
+//! that chance; with `trim_backlog` the loop trims blocks of the list
+//! among its writes, and the read back of a trimmed block must then be
+//! zeros (`trim_verify_zero`, on by default; off, a trimmed block is not
+//! read back at all).
+//!
 //! The files: `checksum` (fio's checksums), `header` (the header and where
-//! it goes), `history` (the written blocks to read back), `verifier` (what
-//! a write is filled with, and the checks), `state` (the state file of
-//! `verify_state_save`). The options come resolved by the plan
-//! ([`crate::plan::resolve::verify`]).
+//! it goes), `history` (the written blocks to read back, and the trim
+//! list), `verifier` (what a write is filled with, and the checks), `trim`
+//! (which blocks are trimmed, and the zero check), `state` (the state
+//! file of `verify_state_save` and `verify_state_load`). The options come
+//! resolved by the plan ([`crate::plan::resolve::verify`]).
 //!
 //! [`Kind`]: crate::plan::resolve::verify::Kind
 
@@ -54,8 +63,10 @@ mod checksum;
 mod header;
 mod history;
 mod state;
+mod trim;
 mod verifier;
 
-pub(crate) use history::{History, Piece};
-pub(crate) use state::state_file;
+pub(crate) use history::{History, Key, Piece};
+pub(crate) use state::{state_file, LoadedState, WriteComps};
+pub(crate) use trim::TrimPicker;
 pub(crate) use verifier::{ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST};

@@ -1,23 +1,96 @@
-//! The state file of `verify_state_save` (fio's `verify_state_save`).
+//! The verify state file (fio's `verify-state.h`): written at the end of a
+//! writing job that verifies (`verify_state_save`, on by default), loaded
+//! before a job starts with `verify_state_load`, and then used to stop
+//! reading back where the writes that were written stopped.
+//!
+//! The file, little-endian: a header (version 3, size of the rest, the
+//! crc32c of the rest), then fio's `thread_io_list`: completions kept,
+//! iodepth, files, writes issued, the job's index, the offset
+//! generator's state (56 bytes; rfio leaves it zero: fio never reads it
+//! back), the name (64 bytes), and per file `iodepth` slots of
+//! `(file number, offset)`: the last completed writes, newest first.
 
 use super::checksum::fio_crc32c;
 
-/// fio's `verify_state_save` file of a writing job: `local-NAME-INDEX-verify.state`,
-/// version 3: a header (version, size, crc32c of the rest), then the
-/// thread's list: completions kept, depth, files, writes issued, index,
-/// random state, name, and the last completed write offsets (newest first).
+/// fio's `VSTATE_HDR_VERSION`.
+const VERSION: u64 = 3;
+/// `sizeof(struct thread_io_list)` before its completions.
+const LIST_LEN: usize = 152;
+
+/// fio's `verify_state_gen_name` with its `local` prefix: a `/` in the
+/// job's name becomes a `.`.
+pub(crate) fn state_name(name: &str, index: u32) -> String {
+    format!("local-{}-{index}-verify.state", name.replace('/', "."))
+}
+
+/// The last completed writes of each file (fio's `last_write_comp`), a
+/// ring of `iodepth` offsets per file. Allocated once; recording is
+/// allocation free.
+#[derive(Debug)]
+pub(crate) struct WriteComps {
+    depth: usize,
+    ring: Box<[u64]>,
+    next: Box<[usize]>,
+    /// Writes completed (fio's `io_blocks[DDIR_WRITE]`).
+    done: u64,
+}
+
+impl WriteComps {
+    /// Rings of `depth` (the job's `iodepth`) for `files` files.
+    pub(crate) fn new(depth: usize, files: usize) -> WriteComps {
+        let depth = depth.max(1);
+        WriteComps {
+            depth,
+            ring: vec![0; depth * files].into_boxed_slice(),
+            next: vec![0; files].into_boxed_slice(),
+            done: 0,
+        }
+    }
+
+    /// A write to `file` at `offset` completed.
+    #[inline]
+    pub(crate) fn record(&mut self, file: usize, offset: u64) {
+        self.done += 1;
+        let Some(i) = self.next.get_mut(file) else {
+            return;
+        };
+        self.ring[file * self.depth + *i] = offset;
+        *i = (*i + 1) % self.depth;
+    }
+
+    /// fio's `fill_file_completions`: per file, in file order, as many
+    /// of its last offsets (newest first) as writes completed, at most
+    /// `iodepth`.
+    fn entries(&self) -> Vec<(u64, u64)> {
+        let n = (self.done as usize).min(self.depth);
+        let mut out = Vec::with_capacity(n * self.next.len());
+        for (f, &next) in self.next.iter().enumerate() {
+            let mut j = next;
+            for _ in 0..n {
+                j = if j == 0 { self.depth - 1 } else { j - 1 };
+                out.push((f as u64, self.ring[f * self.depth + j]));
+            }
+        }
+        out
+    }
+}
+
+/// The state file of a writing job: its name and bytes. `index` is the
+/// job's place among all jobs (0 first), `numberio` the writes it
+/// issued.
 pub(crate) fn state_file(
     name: &str,
     index: u32,
-    depth: u32,
-    nr_files: u32,
     numberio: u64,
-    comps: &[(u64, u64)],
+    comps: &WriteComps,
 ) -> (String, Vec<u8>) {
-    let mut s = Vec::with_capacity(152 + 16 * depth as usize * nr_files as usize);
-    s.extend_from_slice(&(comps.len() as u64).to_le_bytes());
-    s.extend_from_slice(&depth.to_le_bytes());
-    s.extend_from_slice(&nr_files.to_le_bytes());
+    let entries = comps.entries();
+    let nr_files = comps.next.len();
+    let slots = comps.depth * nr_files;
+    let mut s = Vec::with_capacity(LIST_LEN + 16 * slots);
+    s.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    s.extend_from_slice(&(comps.depth as u32).to_le_bytes());
+    s.extend_from_slice(&(nr_files as u32).to_le_bytes());
     s.extend_from_slice(&numberio.to_le_bytes());
     s.extend_from_slice(&u64::from(index).to_le_bytes());
     s.extend_from_slice(&[0u8; 56]);
@@ -26,15 +99,139 @@ pub(crate) fn state_file(
     let n = b.len().min(63);
     nm[..n].copy_from_slice(&b[..n]);
     s.extend_from_slice(&nm);
-    for i in 0..(depth as usize * nr_files as usize) {
-        let (f, o) = comps.get(i).copied().unwrap_or((0, 0));
+    for i in 0..slots {
+        let (f, o) = entries.get(i).copied().unwrap_or((0, 0));
         s.extend_from_slice(&f.to_le_bytes());
         s.extend_from_slice(&o.to_le_bytes());
     }
     let mut out = Vec::with_capacity(24 + s.len());
-    out.extend_from_slice(&3u64.to_le_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(s.len() as u64).to_le_bytes());
     out.extend_from_slice(&u64::from(fio_crc32c(&s)).to_le_bytes());
     out.extend_from_slice(&s);
-    (format!("local-{name}-{index}-verify.state"), out)
+    (state_name(name, index), out)
+}
+
+/// A loaded state file (fio's `td->vstate`): where the writes it
+/// describes stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoadedState {
+    /// The writing job's `iodepth`.
+    depth: u64,
+    /// Writes it issued.
+    numberio: u64,
+    /// Its last completed writes: (file number, offset).
+    comps: Vec<(u64, u64)>,
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+impl LoadedState {
+    /// Load the state file of job `name`, the `index`th job (fio's
+    /// `verify_load_state`), from `dir`. Err: what fio prints, whole
+    /// lines.
+    pub(crate) fn load(dir: &std::path::Path, name: &str, index: u32) -> Result<Self, String> {
+        let file = state_name(name, index);
+        let data = std::fs::read(dir.join(&file)).map_err(|e| {
+            let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
+            format!("fio: open state file: {e}\nfio: state file: {file} (for_write=0)\n")
+        })?;
+        if data.len() < 24 {
+            return Err("fio: failed reading verify state header\n".into());
+        }
+        let version = le64(&data, 0);
+        if version != VERSION {
+            return Err(format!(
+                "fio: unsupported ({}) version in verify state header\n",
+                version as u32
+            ));
+        }
+        let size = le64(&data, 8);
+        let crc = le64(&data, 16);
+        let body = &data[24..];
+        if (body.len() as u64) < size {
+            return Err("fio: failed reading verity state\n".into());
+        }
+        let body = &body[..size as usize];
+        if u64::from(fio_crc32c(body)) != crc {
+            return Err("fio: verify state is corrupt\n".into());
+        }
+        let no_comps = le64(body, 0);
+        let comps = (0..no_comps as usize)
+            .map_while(|i| {
+                let at = LIST_LEN + 16 * i;
+                (at + 16 <= body.len()).then(|| (le64(body, at), le64(body, at + 8)))
+            })
+            .collect();
+        Ok(LoadedState {
+            depth: u64::from(le32(body, 8)),
+            numberio: le64(body, 16),
+            comps,
+        })
+    }
+
+    /// Whether a read back of `offset` in file number `file`, after
+    /// `reads` completed reads, is beyond what the writes completed
+    /// (fio's `verify_state_should_stop`): within the last `iodepth`
+    /// writes, only those seen completed are read back.
+    pub(crate) fn should_stop(&self, reads: u64, file: u64, offset: u64) -> bool {
+        let (depth, numberio) = (self.depth, self.numberio);
+        if (reads < depth || numberio.wrapping_sub(reads) > depth) && numberio > depth {
+            return false;
+        }
+        !self.comps.iter().any(|&(f, o)| f == file && o == offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_writes_per_file_newest_first() {
+        let mut c = WriteComps::new(2, 2);
+        for (f, o) in [(0, 0), (1, 4096), (0, 8192), (0, 12288)] {
+            c.record(f, o);
+        }
+        assert_eq!(c.entries(), [(0, 12288), (0, 8192), (1, 4096), (1, 0)]);
+        let (name, bytes) = state_file("a/b", 2, 4, &c);
+        assert_eq!(name, "local-a.b-2-verify.state");
+        assert_eq!(bytes.len(), 24 + LIST_LEN + 16 * 4);
+        let dir = std::env::temp_dir().join(format!("rfio-vstate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(&name), &bytes).unwrap();
+        let s = LoadedState::load(&dir, "a/b", 2).unwrap();
+        assert_eq!((s.depth, s.numberio, s.comps.len()), (2, 4, 4));
+        // 4 writes, depth 2: reads 2 and 3 are checked against the last
+        // completions; before, and past the writes, everything goes.
+        assert!(!s.should_stop(0, 0, 4096));
+        assert!(!s.should_stop(2, 0, 12288));
+        assert!(s.should_stop(2, 0, 4096));
+        assert!(s.should_stop(3, 1, 8192));
+        assert!(!s.should_stop(5, 1, 8192));
+        let mut bad = bytes.clone();
+        bad[40] ^= 1;
+        std::fs::write(dir.join(&name), &bad).unwrap();
+        assert_eq!(
+            LoadedState::load(&dir, "a/b", 2),
+            Err("fio: verify state is corrupt\n".into())
+        );
+        assert_eq!(
+            LoadedState::load(&dir, "none", 0),
+            Err("fio: open state file: No such file or directory\n\
+                 fio: state file: local-none-0-verify.state (for_write=0)\n"
+                .into())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -3,6 +3,7 @@
 
 use super::checksum::{checksum, fio_crc32c};
 use super::header::{swap_header, Header, MAGIC};
+use super::trim::check_zero;
 use crate::plan::resolve::verify::{Kind, VerifyPattern, HDR_LEN};
 use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Generator, Slot};
@@ -36,6 +37,9 @@ pub(crate) struct ReadBack<'a> {
     pub(crate) flags: u32,
     /// The issue time to regenerate expected data with.
     pub(crate) time: (u64, u64),
+    /// The block was trimmed (fio's `IO_U_F_TRIMMED`): it must read back
+    /// as zeros with `trim_verify_zero`, and is not checked otherwise.
+    pub(crate) trimmed: bool,
 }
 
 /// fio's `IO_U_F_IN_CUR_DEPTH`.
@@ -61,6 +65,8 @@ pub(crate) struct Verifier {
     pub(crate) backlog_batch: u64,
     pub(crate) only: bool,
     pub(crate) state_save: bool,
+    /// `trim_verify_zero`.
+    trim_zero: bool,
     bs_unaligned: bool,
     /// fio's `td->thread_number` as the header keeps it.
     thread: u16,
@@ -97,6 +103,7 @@ impl Verifier {
             backlog_batch: o.backlog_batch,
             only: o.only,
             state_save: o.state_save,
+            trim_zero: o.trim.zero,
             bs_unaligned: o.bs_unaligned,
             thread: spec.thread_number as u16,
             compress_perc: o.compress_perc,
@@ -114,6 +121,12 @@ impl Verifier {
         if self.repeatable {
             self.state = FioRand::new(self.seed, self.use64);
         }
+    }
+
+    /// The verify phase starts: fio re-seeds the verify generator whatever
+    /// `randrepeat` says (`td_fill_verify_state_seed`).
+    pub(crate) fn reseed(&mut self) {
+        self.state = FioRand::new(self.seed, self.use64);
     }
 
     /// Whether data comes from the random generator (no pattern).
@@ -227,6 +240,13 @@ impl Verifier {
     pub(crate) fn check(&mut self, buf: &mut [u8], rb: &ReadBack<'_>, log: &dyn Log) -> i32 {
         if self.kind == Kind::Null {
             return 0;
+        }
+        if rb.trimmed {
+            return if self.trim_zero {
+                check_zero(buf, rb.file, rb.offset, log)
+            } else {
+                0
+            };
         }
         let inc = self.hdr_inc(buf.len());
         let hs = self.kind.hdr_size();
