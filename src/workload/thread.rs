@@ -150,7 +150,7 @@ impl Prepared<'_> {
             unit,
             units: depth,
         };
-        let mut engine = match (self.engine.new)(&spec.engine, mem) {
+        let mut engine = match (self.engine.new)(self.engine_spec(), mem) {
             Ok(e) => e,
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));

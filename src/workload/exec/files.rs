@@ -73,8 +73,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         if crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd close");
         }
-        if self.iolog.is_some() {
-            self.log_pass_over();
+        if self.iolog.is_some() || self.replay.is_some() {
+            self.iolog_pass_end();
         }
         self.engine.close_all();
         if let Some(e) = self.engine.close_error() {

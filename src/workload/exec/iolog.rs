@@ -29,7 +29,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         if let Some(path) = &o.write {
             let names = job.files.iter().map(|f| f.path.display().to_string());
             match IologWriter::open(path, names.collect()) {
-                Ok(w) => self.iolog = Some(w),
+                Ok(w) => {
+                    self.iolog = Some(w);
+                    self.gen.closed = Some(Vec::new());
+                }
                 Err(e) => {
                     self.log
                         .err(&format!("fopen write iolog: {path}: {}\n", io_text(&e)));
@@ -157,6 +160,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let (file, dir, offset, len) = (u.file, u.io.dir, u.io.offset, u.io.len as u64);
         if let Some(w) = self.iolog.as_mut() {
             w.io(now, file, dir, offset, len);
+            w.unit_offset(t, offset);
         }
     }
 
@@ -165,9 +169,33 @@ impl<C: Clock> Exec<'_, '_, C> {
     #[cold]
     pub(super) fn log_sync(&mut self, t: u32, fi: usize, dir: Ddir) {
         let now = self.now();
-        let offset = self.units.get(t).io.offset;
         if let Some(w) = self.iolog.as_mut() {
+            let offset = w.last_offset(t);
             w.io(now, fi, dir, offset, 0);
+        }
+    }
+
+    /// A pass is over: its log's files closed; a blktrace replay's depth
+    /// is the one the report shows.
+    #[cold]
+    pub(super) fn iolog_pass_end(&mut self) {
+        if self.iolog.is_some() {
+            self.log_pass_over();
+        }
+        if let Some(d) = self.job.replay.as_ref().and_then(|r| r.depth) {
+            self.ts.latency_depth = Some(d);
+        }
+    }
+
+    /// `write_iolog`: the files that ran out are closed.
+    #[cold]
+    pub(super) fn log_closed_files(&mut self) {
+        let now = self.now();
+        let (Some(closed), Some(w)) = (self.gen.closed.as_mut(), self.iolog.as_mut()) else {
+            return;
+        };
+        for f in closed.drain(..) {
+            w.close(now, f);
         }
     }
 

@@ -89,6 +89,9 @@ impl<C: Clock> Exec<'_, '_, C> {
                 } else {
                     self.gen.next_io(self.rate.as_mut(), now)
                 };
+                if self.iolog.is_some() {
+                    self.log_closed_files();
+                }
                 let Some(next) = next else {
                     break;
                 };

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 
 use super::Replay;
-use crate::ioengine::{Caps, EngineDef};
+use crate::ioengine::{Caps, EngineDef, EngineSpec};
 use crate::plan::spec::{JobSpec, Pattern};
 use crate::workload::buffers::BufferFiller;
 use crate::workload::error::RunError;
@@ -31,7 +31,7 @@ impl<'a> Prepared<'a> {
         spec: &'a JobSpec,
         engine: &'static EngineDef,
         caps: Caps,
-        replay: Replay,
+        mut replay: Replay,
         verify_state: Option<LoadedState>,
     ) -> Result<Prepared<'a>, RunError> {
         if replay.trims && !caps.can_trim {
@@ -49,6 +49,9 @@ impl<'a> Prepared<'a> {
             // fio's blktrace replay: the depth the trace reached.
             set.iodepth = d;
             set.iodepth_low = d;
+            let mut e = spec.engine.clone();
+            e.common.iodepth = d;
+            replay.engine = Some(e);
         }
         let files: Vec<FileRegion> = replay
             .files
@@ -103,6 +106,14 @@ impl<'a> Prepared<'a> {
             verify_state,
             replay: Some(replay),
         })
+    }
+
+    /// The engine's settings: with a blktrace replay's queue depth.
+    pub(crate) fn engine_spec(&self) -> &EngineSpec {
+        match self.replay.as_ref().and_then(|r| r.engine.as_ref()) {
+            Some(e) => e,
+            None => &self.spec.engine,
+        }
     }
 
     /// The job's directions: the log's when it replays one.

@@ -14,6 +14,7 @@ use super::blktrace::{self, BlktraceReader};
 use super::merge;
 use super::text::{self, ReadSettings, TextReader};
 use super::{io_text, Act, Entry, Files, Summary};
+use crate::ioengine::EngineSpec;
 use crate::plan::spec::JobSpec;
 use crate::stats::JobReport;
 use crate::workload::log::Log;
@@ -74,6 +75,8 @@ pub(crate) struct Replay {
     pub(crate) limit: u64,
     /// A blktrace trace's queue depth, for a job that sets no `iodepth`.
     pub(crate) depth: Option<u32>,
+    /// The job's engine settings with that depth.
+    pub(crate) engine: Option<EngineSpec>,
     /// What fio says while it reads the log, a line each: printed as
     /// the job starts.
     pub(crate) notes: Vec<String>,
@@ -284,6 +287,7 @@ impl Replay {
             bytes: sum.bytes,
             limit,
             depth: depth.filter(|d| *d > 0),
+            engine: None,
             notes,
             source: if stream {
                 Source::Stream(path, kind)
@@ -514,6 +518,7 @@ mod tests {
             bytes: 0,
             limit: 0,
             depth: None,
+            engine: None,
             notes: Vec::new(),
             source: Source::List(Vec::new()),
         };

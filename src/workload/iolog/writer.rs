@@ -29,6 +29,9 @@ pub(crate) struct IologWriter {
     names: Vec<String>,
     /// Whether the pass logged the file's open.
     opened: Vec<bool>,
+    /// Per I/O unit, the offset of its last I/O (fio logs a sync with
+    /// the offset its unit last had).
+    unit_offsets: Vec<u64>,
 }
 
 impl IologWriter {
@@ -45,6 +48,7 @@ impl IologWriter {
             out,
             opened: vec![false; names.len()],
             names,
+            unit_offsets: Vec::new(),
         })
     }
 
@@ -59,6 +63,30 @@ impl IologWriter {
             let _ = writeln!(self.out, "{us} {name} open");
         }
         let _ = writeln!(self.out, "{us} {name} {} {offset} {len}", dir.name());
+    }
+
+    /// I/O unit `t` went out at `offset`.
+    pub(crate) fn unit_offset(&mut self, t: u32, offset: u64) {
+        let t = t as usize;
+        if self.unit_offsets.len() <= t {
+            self.unit_offsets.resize(t + 1, 0);
+        }
+        self.unit_offsets[t] = offset;
+    }
+
+    /// The offset of unit `t`'s last I/O (0 before any).
+    pub(crate) fn last_offset(&self, t: u32) -> u64 {
+        self.unit_offsets.get(t as usize).copied().unwrap_or(0)
+    }
+
+    /// File `file` ran out at `now_ns`: closed, if it was opened (the
+    /// next I/O to it opens it again).
+    pub(crate) fn close(&mut self, now_ns: u64, file: usize) {
+        if let (Some(name), Some(opened)) = (self.names.get(file), self.opened.get_mut(file)) {
+            if std::mem::take(opened) {
+                let _ = writeln!(self.out, "{} {name} close", now_ns / 1000);
+            }
+        }
     }
 
     /// The pass ended at `now_ns`: the files it opened are closed.
