@@ -84,10 +84,7 @@ pub(crate) struct MergeOptions {
 }
 
 pub(super) fn resolve(o: Opts<'_>, invalid: &mut Vec<String>) -> IologOptions {
-    let read: Vec<String> = o
-        .text("read_iolog")
-        .map(crate::plan::files::split_colons)
-        .unwrap_or_default();
+    let read: Vec<String> = o.text("read_iolog").map(names).unwrap_or_default();
     let write = o.text("write_iolog").map(str::to_string);
     let align = o.bytes("replay_align").unwrap_or(0);
     if align != 0 && !align.is_power_of_two() {
@@ -137,6 +134,32 @@ pub(super) fn resolve(o: Opts<'_>, invalid: &mut Vec<String>) -> IologOptions {
     }
 }
 
+/// fio's `get_next_str` over a `:`-separated list: `\:` is a colon of
+/// the name, empty names are skipped, blanks are kept.
+fn names(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                cur.push(':');
+            }
+            ':' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ddir::Ddir;
@@ -179,6 +202,13 @@ mod tests {
             (w.write.as_deref(), w.write_overridden),
             (Some("w.log"), false)
         );
+    }
+
+    #[test]
+    fn log_names_split_as_fio_splits_them() {
+        assert_eq!(super::names("a:b"), ["a", "b"]);
+        assert_eq!(super::names(":a::b\\:c:"), ["a", "b:c"]);
+        assert_eq!(super::names(" a "), [" a "]);
     }
 
     #[test]
