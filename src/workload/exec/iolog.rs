@@ -175,6 +175,18 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
     }
 
+    /// The verify phase starts: fio closes the files first (and reaps
+    /// again, whatever happened as the replay ended).
+    #[cold]
+    pub(super) fn iolog_before_verify(&mut self) {
+        if self.iolog.is_some() {
+            self.log_pass_over();
+        }
+        if let Some(c) = self.replay.as_mut() {
+            c.lost = false;
+        }
+    }
+
     /// A pass is over: its log's files closed; a blktrace replay's depth
     /// is the one the report shows.
     #[cold]

@@ -256,9 +256,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 self.verify.pass_bytes() > 0
             };
             if self.verify.logs_writes() && self.halt == Halt::Running {
-                if self.iolog.is_some() {
-                    // fio closes the files before it verifies.
-                    self.log_pass_over();
+                if self.iolog.is_some() || self.replay.is_some() {
+                    self.iolog_before_verify();
                 }
                 self.verify_phase();
             }
