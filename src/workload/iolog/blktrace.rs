@@ -229,6 +229,8 @@ pub(crate) struct BlktraceReader<R> {
     warned_zero: bool,
     pending: VecDeque<Entry>,
     done: bool,
+    /// Bytes of the trace read.
+    offset: u64,
 }
 
 impl<R: Read> BlktraceReader<R> {
@@ -246,6 +248,7 @@ impl<R: Read> BlktraceReader<R> {
             warned_zero: false,
             pending: VecDeque::new(),
             done: false,
+            offset: 0,
         }
     }
 
@@ -269,11 +272,13 @@ impl<R: Read> BlktraceReader<R> {
                 return Ok(None);
             }
             let mut b = [0u8; TRACE_SIZE];
+            // Where the trace is, for the messages.
+            let at = format!("{}: the trace at byte {}", self.set.name, self.offset);
             let got = read_trace(&mut self.src, &mut b)
-                .map_err(|e| format!("{}: read blktrace file: {}", self.set.name, io_text(&e)))?;
+                .map_err(|e| format!("{at}: read blktrace file: {}", io_text(&e)))?;
             if got < TRACE_SIZE {
                 if got > 0 {
-                    say(format!("{}: fio: iolog short read", self.set.name));
+                    say(format!("{at}: fio: iolog short read"));
                 }
                 self.finish(files, say);
                 continue;
@@ -281,19 +286,19 @@ impl<R: Read> BlktraceReader<R> {
             let t = Trace::decode(&b, self.swap);
             if t.magic & 0xffff_ff00 != MAGIC {
                 return Err(format!(
-                    "{}: fio: bad magic in blktrace data: {:x}",
-                    self.set.name, t.magic
+                    "{at}: fio: bad magic in blktrace data: {:x}",
+                    t.magic
                 ));
             }
             if t.magic & 0xff != VERSION {
                 return Err(format!(
-                    "{}: fio: bad blktrace version {}",
-                    self.set.name,
+                    "{at}: fio: bad blktrace version {}",
                     t.magic & 0xff
                 ));
             }
             skip_pdu(&mut self.src, t.pdu_len)
-                .map_err(|e| format!("{}: blktrace lseek: {}", self.set.name, io_text(&e)))?;
+                .map_err(|e| format!("{at}: blktrace lseek: {}", io_text(&e)))?;
+            self.offset += (TRACE_SIZE + usize::from(t.pdu_len)) as u64;
             if !t.has(TC_NOTIFY) {
                 self.count_depth(&t);
                 if t.has(TC_WRITE | TC_DISCARD) && self.set.readonly {
@@ -630,11 +635,33 @@ pub(crate) mod tests {
         let b = t.encode();
         let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
         let err = r.next(&mut Files::default(), &mut |_| {}).unwrap_err();
-        assert_eq!(err, "t.bin: fio: bad blktrace version 6");
+        assert_eq!(
+            err,
+            "t.bin: the trace at byte 0: fio: bad blktrace version 6"
+        );
+        // After a good trace (and its payload), the bad one is at byte 53.
+        let good = bytes(&[(trace(1, 0, 512, queued(TC_READ), 0), b"12345")]);
+        let b = [good, t.encode().to_vec()].concat();
+        let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
+        let mut files = Files::default();
+        let err = loop {
+            match r.next(&mut files, &mut |_| {}) {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the bad trace is read"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(
+            err,
+            "t.bin: the trace at byte 53: fio: bad blktrace version 6"
+        );
         t.magic = 0x1234_5607;
         let b = t.encode();
         let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
         let err = r.next(&mut Files::default(), &mut |_| {}).unwrap_err();
-        assert_eq!(err, "t.bin: fio: bad magic in blktrace data: 12345607");
+        assert_eq!(
+            err,
+            "t.bin: the trace at byte 0: fio: bad magic in blktrace data: 12345607"
+        );
     }
 }

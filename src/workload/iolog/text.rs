@@ -304,7 +304,14 @@ impl<R: BufRead> TextReader<R> {
                     return Ok(None);
                 }
             };
-            (a, files.find(&path).ok_or_else(|| missing(&path))?)
+            // A wait names a file it does not use (fio looks it up all
+            // the same, and finds none without harm).
+            let file = match (a, files.find(&path)) {
+                (_, Some(i)) => i,
+                (Act::Wait, None) => 0,
+                (_, None) => return Err(missing(&path)),
+            };
+            (a, file)
         } else if f.count == file_fields {
             match act.as_str() {
                 "add" => (Act::Add, files.add(path)),
@@ -461,6 +468,13 @@ mod tests {
             e,
             "t.log:3: file f2 is not in the log (no 'f2 add' line before this one)"
         );
+    }
+
+    #[test]
+    fn a_wait_needs_no_file() {
+        let (e, files, said) = read(2, "a wait 100 0\n", settings());
+        assert!(said.is_empty() && files.paths.is_empty());
+        assert_eq!((e[0].act, e[0].offset), (Act::Wait, 100));
     }
 
     #[test]
