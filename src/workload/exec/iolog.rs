@@ -200,8 +200,10 @@ impl<C: Clock> Exec<'_, '_, C> {
     }
 
     /// `write_iolog`: the files that ran out are closed.
-    #[cold]
     pub(super) fn log_closed_files(&mut self) {
+        if self.gen.closed.as_ref().is_none_or(Vec::is_empty) {
+            return;
+        }
         let now = self.now();
         let (Some(closed), Some(w)) = (self.gen.closed.as_mut(), self.iolog.as_mut()) else {
             return;
