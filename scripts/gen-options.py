@@ -397,6 +397,8 @@ SUPPORTED = set(
     mss thp""".split()
     # verify (issue 11): trims of written blocks, experimental verify, state load
     + "trim_percentage trim_verify_zero trim_backlog trim_backlog_batch experimental_verify verify_state_load verify_async_cpus".split()
+    # iolog: I/O logs and replay
+    + """write_iolog read_iolog read_iolog_chunked replay_no_stall replay_redirect replay_scale replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars merge_blktrace_iters""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -125,6 +125,9 @@ pub struct Args {
     pub(crate) debug: Vec<String>,
     pub(crate) cmd_sections: Vec<CmdSection>,
     pub(crate) job_files: Vec<PathBuf>,
+    /// `--merge-blktrace-only`: merge the jobs' blktrace traces, run
+    /// nothing.
+    pub(crate) merge_blktrace_only: bool,
     /// Flags accepted but not implemented by rfio (`--server`, ...).
     pub(crate) unsupported: Vec<String>,
 }
@@ -151,6 +154,7 @@ impl Default for Args {
             debug: Vec::new(),
             cmd_sections: Vec::new(),
             job_files: Vec::new(),
+            merge_blktrace_only: false,
             unsupported: Vec::new(),
         }
     }
@@ -374,6 +378,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         // fio inflates at once and exits: the first such flag wins.
         "inflate-log" if args.action == Action::Run => args.action = Action::InflateLog(v().into()),
         "inflate-log" => {}
+        "merge-blktrace-only" => args.merge_blktrace_only = true,
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

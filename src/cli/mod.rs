@@ -5,6 +5,7 @@
 
 pub(crate) mod args;
 pub(crate) mod eta;
+mod merge;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
 pub(crate) mod status;
@@ -113,6 +114,9 @@ fn run_inner(
                 Err(e) => writeln!(err, "{e}").map(|()| e.exit_status()),
             }
         }
+    }
+    if args.merge_blktrace_only {
+        return merge::merge_only(&args, formats(&args).normal, out, err);
     }
     if let Some(flag) = args.unsupported.first() {
         writeln!(

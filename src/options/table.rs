@@ -1719,7 +1719,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Store IO pattern to file",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "read_iolog",
@@ -1737,7 +1737,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Playback IO pattern from file",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "read_iolog_chunked",
@@ -1755,7 +1755,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Parse IO pattern in chunks",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_no_stall",
@@ -1773,7 +1773,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Playback IO pattern file as fast as possible without stalls",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_redirect",
@@ -1791,7 +1791,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Replay all I/O onto this device, regardless of trace device",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_scale",
@@ -1809,7 +1809,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Align offsets to this blocksize",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_align",
@@ -1827,7 +1827,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Scale offset down by this factor",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_time_scale",
@@ -1845,7 +1845,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Scale time for replay events",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "replay_skip",
@@ -1863,7 +1863,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Skip certain IO types (read,write,trim,flush)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "merge_blktrace_file",
@@ -1881,7 +1881,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Merged blktrace output filename",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "merge_blktrace_scalars",
@@ -1899,7 +1899,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Percentage to scale each trace",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "merge_blktrace_iters",
@@ -1917,7 +1917,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O replay",
         help: "Number of iterations to run per trace",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "exec_prerun",

@@ -478,6 +478,7 @@ fn job_spec(
         verify_state_load: r.verify_state_load,
         exec: r.exec,
         steadystate: r.steadystate,
+        iolog: r.iolog.clone(),
         directories: r.directories.clone(),
         files,
         report: Default::default(),

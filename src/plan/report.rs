@@ -55,6 +55,10 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
     let mut c = StatsConfig::default();
     let p = spec.pattern;
     c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
+    if !spec.iolog.read.is_empty() {
+        // A replay moves data in the directions its log has.
+        c.dirs = [true; 3];
+    }
     let (mut slat_pct, mut clat_pct, mut lat_pct) = (false, true, false);
     let mut log_avg = 0u64;
     // fio's unit_base 0 (unset): bits for an engine that counts in bits.

@@ -7,6 +7,7 @@ use super::resolve::bs::BlockOptions;
 use super::resolve::buffers::BufferOptions;
 use super::resolve::exec::ExecOptions;
 use super::resolve::io::IoOptions;
+use super::resolve::iolog::IologOptions;
 use super::resolve::offsets::OffsetOptions;
 use super::resolve::placement::PlacementOptions;
 use super::resolve::rate::RateOptions;
@@ -156,6 +157,8 @@ pub struct JobSpec {
     pub(crate) exec: ExecOptions,
     /// Steady-state detection (`ss_dur`); `None` when off.
     pub(crate) steadystate: Option<SteadyStateOptions>,
+    /// The I/O log it writes, the log it replays and how.
+    pub(crate) iolog: IologOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub(crate) directories: Vec<String>,

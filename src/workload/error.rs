@@ -12,6 +12,10 @@ pub enum RunError {
     NoSize { job: String },
     #[error("rfio: job {job}: no files to do I/O on")]
     NoFiles { job: String },
+    /// The log the job replays cannot be used (`read_iolog`): `msg` says
+    /// why, with the log's name (and line); fio fails the job.
+    #[error("{msg}")]
+    Iolog { job: String, msg: String },
     /// A setting the job cannot run with, found when it is set up (what
     /// its files are), in rfio's own words, at the job's place (`at`: its
     /// section's `file:line:col`).

@@ -69,7 +69,7 @@ pub(crate) struct Prepared<'a> {
     /// set up once; each run starts from a copy. The generators (with the
     /// random map, a bit per block) are handed to the job's run instead
     /// ([`Prepared::take_gen`]): one map per job, gone when the job ends.
-    gen: Mutex<Option<IoGen>>,
+    pub(super) gen: Mutex<Option<IoGen>>,
     pub(super) rate: Option<RateLimiter>,
     pub(super) think: Option<ThinkTime>,
     pub(super) filler: BufferFiller,
@@ -80,6 +80,9 @@ pub(crate) struct Prepared<'a> {
     pub(super) fill: bool,
     /// The state file `verify_state_load` loaded (fio's `td->vstate`).
     pub(super) verify_state: Option<LoadedState>,
+    /// `read_iolog`: the log the job replays instead of its pattern
+    /// ([`Prepared::replaying`]).
+    pub(crate) replay: Option<super::iolog::Replay>,
 }
 
 impl<'a> Prepared<'a> {
@@ -100,6 +103,9 @@ impl<'a> Prepared<'a> {
         let set = spec.io.clone();
         let place = Placement::of(spec);
         let caps = (engine.caps)(&spec.engine);
+        if let Some(replay) = Prepared::load_replay(spec)? {
+            return Prepared::replaying(spec, engine, caps, replay, verify_state);
+        }
         if spec.files.is_empty() {
             return Err(RunError::NoFiles {
                 job: spec.name.clone(),
@@ -280,6 +286,7 @@ impl<'a> Prepared<'a> {
             fill,
             place,
             verify_state,
+            replay: None,
         })
     }
 
@@ -318,7 +325,7 @@ impl<'a> Prepared<'a> {
     /// job writes: its share of `io_size` (or `size`) times `loops`, at
     /// most its region.
     pub(crate) fn layout_needs(&self) -> Vec<(PathBuf, u64)> {
-        if !self.caps.needs_files || self.set.create_on_open || self.fill {
+        if !self.caps.needs_files || self.set.create_on_open || self.fill || self.replay.is_some() {
             return Vec::new();
         }
         let filled = self.mode().fill;
@@ -354,7 +361,7 @@ impl<'a> Prepared<'a> {
     /// Whether the job may change the contents of its files (writes or
     /// trims through an engine that touches them).
     pub(crate) fn writes(&self) -> bool {
-        self.spec.pattern.writes() && self.caps.needs_files
+        self.pattern().writes() && self.caps.needs_files
     }
 
     /// Lay out the files that are too short (fio's `setup_files`, run for
@@ -369,7 +376,7 @@ impl<'a> Prepared<'a> {
         log: &dyn Log,
         stop: &Stop,
     ) -> Result<Option<Layout>, layout::Failed> {
-        if !self.caps.needs_files || self.set.create_on_open {
+        if !self.caps.needs_files || self.set.create_on_open || self.replay.is_some() {
             return Ok(None);
         }
         let mode = self.mode();

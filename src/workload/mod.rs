@@ -3,7 +3,8 @@
 //! The options come resolved in each job's `JobSpec` (`plan::resolve`):
 //! nothing here looks an option up by name.
 //!
-//! `runner` runs the plan's groups and checks what must hold before
+//! `iolog` writes the I/O logs of `write_iolog` and reads the logs jobs
+//! replay (`read_iolog`). `runner` runs the plan's groups and checks what must hold before
 //! anything is written (`safety`); `job` is one job made ready to run,
 //! `thread` its thread, `exec` its I/O loop, `layout` how its files are
 //! laid out, `clock` its time base (a trait: tests run the loop on a fake
@@ -24,6 +25,7 @@ pub mod dedupe;
 mod errno;
 mod error;
 mod exec;
+pub(crate) mod iolog;
 mod job;
 mod lat_target;
 mod layout;

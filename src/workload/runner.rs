@@ -111,7 +111,11 @@ pub(crate) fn run_with_progress(
             }
             // A later group may create the file this job needs a size
             // from: it is set up again when its group starts.
-            Err(RunError::NoSize { .. }) if spec.group_id > 0 => prepared.push(None),
+            // Likewise the log a replaying job reads (fio reads it as
+            // the job starts).
+            Err(RunError::NoSize { .. } | RunError::Iolog { .. }) if spec.group_id > 0 => {
+                prepared.push(None)
+            }
             Err(e) => {
                 setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
                 prepared.push(None);
@@ -429,6 +433,7 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             report.setup_failed = true;
             Some(report)
         }
+        RunError::Iolog { msg, .. } => Some(super::iolog::replay::failed(spec, msg, log)),
         _ => None,
     }
 }

@@ -119,7 +119,8 @@ impl Prepared<'_> {
             .div_ceil(ALIGN)
             .saturating_mul(ALIGN);
         // fio allocates no buffer memory for a job that moves no data.
-        let mem_spec = if spec.pattern.read || spec.pattern.write {
+        let pattern = self.pattern();
+        let mem_spec = if pattern.read || pattern.write {
             spec.placement.mem.clone()
         } else {
             MemSpec::default()
@@ -139,7 +140,7 @@ impl Prepared<'_> {
             }
         };
         let mut filler = self.filler.clone();
-        if !self.caps.fake_io && spec.pattern.write {
+        if !self.caps.fake_io && pattern.write {
             for chunk in pool.as_mut_slice().chunks_mut(unit) {
                 filler.fill(&mut chunk[..self.max_bs as usize]);
             }
@@ -149,7 +150,7 @@ impl Prepared<'_> {
             unit,
             units: depth,
         };
-        let mut engine = match (self.engine.new)(&spec.engine, mem) {
+        let mut engine = match (self.engine.new)(self.engine_spec(), mem) {
             Ok(e) => e,
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", self.engine.name));

@@ -20,6 +20,7 @@ mod fio_tools;
 mod fuzz_corpus;
 mod grammar;
 mod harness;
+mod iolog;
 mod latency;
 mod latency_stats;
 mod log_compression;

@@ -1,6 +1,7 @@
 //! A job's options resolved at once, in the order the parts need them.
 
 use super::buffers::{self, BufferOptions};
+use super::iolog::{self, IologOptions};
 use super::read::Opts;
 use super::steadystate::{self, SteadyStateOptions};
 use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones};
@@ -39,6 +40,8 @@ pub(crate) struct Resolved {
     pub(crate) exec: ExecOptions,
     /// `None` without `ss_dur`.
     pub(crate) steadystate: Option<SteadyStateOptions>,
+    /// I/O logs written and replayed.
+    pub(crate) iolog: IologOptions,
     /// `directory=`, split at `:`.
     pub(crate) directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -65,6 +68,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         },
         &mut invalid,
     );
+    let iolog = iolog::resolve(o, &mut invalid);
     Resolved {
         pattern,
         bs,
@@ -83,6 +87,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         verify_state_load: verify::state_load(o),
         exec: exec::resolve(o),
         steadystate: steadystate::resolve(o),
+        iolog,
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

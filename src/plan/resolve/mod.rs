@@ -19,7 +19,9 @@
 //! - `verify`: what a verifying job writes and checks ([`VerifyOptions`]);
 //! - `exec`: what the I/O loop does besides the pattern ([`ExecOptions`]);
 //! - `steadystate`: when a job stops on settled IOPS or bandwidth
-//!   ([`SteadyStateOptions`](steadystate::SteadyStateOptions)).
+//!   ([`SteadyStateOptions`](steadystate::SteadyStateOptions));
+//! - `iolog`: I/O logs written and replayed
+//!   ([`IologOptions`](iolog::IologOptions)).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -34,6 +36,7 @@ pub(crate) mod bs;
 pub(crate) mod buffers;
 pub(crate) mod exec;
 pub(crate) mod io;
+pub(crate) mod iolog;
 pub(crate) mod job;
 pub(crate) mod offsets;
 pub(crate) mod placement;

@@ -147,7 +147,13 @@ impl Budget {
         let spec = job.spec;
         Budget {
             pass_bytes: job.pass_bytes,
-            total_bytes: job.total_bytes,
+            // A replay ends when its log does (its total is for the
+            // status line).
+            total_bytes: if job.replay.is_some() {
+                u64::MAX
+            } else {
+                job.total_bytes
+            },
             total_ios: job.total_ios,
             limit: job.limit,
             max_bs: job.max_bs,

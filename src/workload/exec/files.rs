@@ -11,7 +11,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn open_files(&mut self) -> bool {
         let job = self.job;
         let spec = job.spec;
-        let p = spec.pattern;
+        let p = job.pattern();
         let flags = OpenFlags {
             direct: spec.direct,
             write: p.writes(),
@@ -72,6 +72,9 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn end_of_pass(&mut self) {
         if crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd close");
+        }
+        if self.iolog.is_some() || self.replay.is_some() {
+            self.iolog_pass_end();
         }
         self.engine.close_all();
         if let Some(e) = self.engine.close_error() {

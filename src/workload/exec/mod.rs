@@ -26,10 +26,12 @@
 //! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
 //! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
+//! | `iolog.rs` | replaying a log, writing one | `read_iolog_get`, `log_io_u` |
 
 mod control;
 mod errors;
 mod files;
+mod iolog;
 mod latency;
 mod noio;
 mod pass;
@@ -47,6 +49,7 @@ use self::sync::Cadence;
 use self::units::Units;
 use super::buffers::BufferFiller;
 use super::clock::Clock;
+use super::iolog::{Cursor, IologWriter};
 use super::job::Prepared;
 use super::offsets::IoGen;
 use super::progress::{JobProgress, JobState};
@@ -116,6 +119,10 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     serialize: bool,
     /// `cmdprio_*` set: the engine gives each I/O a priority slot.
     cmdprio: bool,
+    /// `read_iolog`: where the replay is (the I/O comes from it).
+    replay: Option<Cursor<'j>>,
+    /// `write_iolog`: the log being written.
+    iolog: Option<IologWriter>,
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -141,7 +148,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         }
         let spec = job.spec;
         let nfiles = job.files.len();
-        Exec {
+        let mut exec = Exec {
             job,
             engine,
             caps,
@@ -173,7 +180,11 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             lat: Latency::new(spec),
             cmdprio: spec.engine.cmdprio().is_some(),
             serialize: depth > 1 && spec.exec.serialize_overlap,
-        }
+            replay: None,
+            iolog: None,
+        };
+        exec.start_iolog();
+        exec
     }
 
     #[inline]
@@ -245,6 +256,9 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 self.verify.pass_bytes() > 0
             };
             if self.verify.logs_writes() && self.halt == Halt::Running {
+                if self.iolog.is_some() || self.replay.is_some() {
+                    self.iolog_before_verify();
+                }
                 self.verify_phase();
             }
             self.verify.forget();

@@ -36,7 +36,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.stop.requested() {
                 break;
             }
-            let now = match self.just_done_ns.take() {
+            let mut now = match self.just_done_ns.take() {
                 Some(t) => t,
                 None => self.now(),
             };
@@ -84,7 +84,15 @@ impl<C: Clock> Exec<'_, '_, C> {
                         Turn::Stop => break,
                     }
                 }
-                let Some(next) = self.gen.next_io(self.rate.as_mut(), now) else {
+                let next = if self.replay.is_some() {
+                    self.replay_next(&mut now)
+                } else {
+                    self.gen.next_io(self.rate.as_mut(), now)
+                };
+                if self.iolog.is_some() {
+                    self.log_closed_files();
+                }
+                let Some(next) = next else {
                     break;
                 };
                 if self.verify.on() && self.pattern_io_stops(&next) {

@@ -76,7 +76,7 @@ impl Readback {
     /// The driver of `job` on an engine that `is_sync`.
     pub(super) fn new(job: &Prepared<'_>, is_sync: bool) -> Readback {
         let spec = job.spec;
-        let p = spec.pattern;
+        let p = job.pattern();
         let verifier = Verifier::new(spec);
         let o = spec.verify.as_ref();
         let exp = o.is_some_and(|v| v.experimental);

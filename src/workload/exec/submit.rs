@@ -28,6 +28,9 @@ impl<C: Clock> Exec<'_, '_, C> {
         if crate::debug::on(crate::debug::Cat::Io) {
             self.trace_io("queue", t);
         }
+        if self.iolog.is_some() {
+            self.log_queued(t);
+        }
         // fio's io_u_submit: an I/O overlapping one in flight is busy.
         // fio's issue time of a synchronous engine: just before `queue`.
         let issued = if self.caps.is_sync { self.now() } else { 0 };
@@ -204,6 +207,9 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// One I/O finished at `now` with `r`.
     #[inline]
     pub(super) fn complete(&mut self, t: u32, r: IoResult, now: u64) {
+        if self.replay_lost() {
+            return self.lose(t);
+        }
         let u = *self.units.get(t);
         if !u.io.dir.is_data() {
             // A sync of the loop (fsync=N) is accounted by its caller.

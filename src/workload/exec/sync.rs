@@ -73,7 +73,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn final_syncs(&mut self) {
         let job = self.job;
         if self.halt != Halt::Failed
-            && job.spec.pattern.write
+            && job.pattern().write
             && (job.set.end_fsync || job.set.fsync_on_close)
         {
             for i in 0..job.files.len() {
@@ -96,6 +96,9 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some(t) = self.units.take() else {
             return Err(libc::EBUSY);
         };
+        if self.iolog.is_some() {
+            self.log_sync(t, fi, dir);
+        }
         let file = self.ids[fi];
         let u = self.units.get_mut(t);
         u.io.file = file;

@@ -444,3 +444,5 @@ fn what_a_pass_wrote_is_read_back() {
     let o = run(&with(&job, &["--verify_backlog=16"]), costing(MS));
     assert_eq!((o.report.dirs[1].ios, o.reads()), (256, 256));
 }
+
+mod iolog;

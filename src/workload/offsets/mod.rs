@@ -92,6 +92,9 @@ pub struct IoGen {
     /// `zonemode=strided`: the zone state of the job.
     pub(crate) zones: Option<StridedZones>,
     seeds: Seeds,
+    /// `write_iolog`: the files that ran out (fio closes them then), for
+    /// the loop to log; `None` when nobody logs.
+    pub(crate) closed: Option<Vec<usize>>,
 }
 
 impl IoGen {
@@ -119,6 +122,7 @@ impl IoGen {
             offsets,
             files: cursors,
             seeds,
+            closed: None,
         })
     }
 
@@ -156,6 +160,9 @@ impl IoGen {
                     r.issued(io.dir, io.len);
                 }
                 return Some(io);
+            }
+            if let Some(c) = self.closed.as_mut() {
+                c.push(file);
             }
             if self.select.nonuniform() {
                 self.files[file].reset(self.seeds.get(Slot::Block));
