@@ -180,6 +180,9 @@ fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) ->
         o.str("desc", d);
     }
     super::steadystate::add_json(&mut o, e);
+    if let Some(b) = super::blocks::json(report, e) {
+        o.obj("block", b);
+    }
     o
 }
 

@@ -307,6 +307,7 @@ fn entry_block(
     if let Some(line) = super::steadystate::normal_line(e) {
         out.write_all(line.as_bytes())?;
     }
+    super::blocks::normal(out, report, e)?;
     Ok(())
 }
 

@@ -105,6 +105,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
         file_sections(&mut fe, &mut jobs, globals, idx, jf, input, keywords);
     }
     fe.plan = jobs.plan;
+    super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
     fe
 }
@@ -479,6 +480,7 @@ fn job_spec(
         exec: r.exec,
         steadystate: r.steadystate,
         iolog: r.iolog.clone(),
+        host: r.host.for_job(&p.span, subjob),
         directories: r.directories.clone(),
         files,
         report: Default::default(),

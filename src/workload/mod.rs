@@ -20,11 +20,14 @@
 pub mod bs;
 pub mod buffers;
 mod clock;
+mod cpus;
 pub(crate) mod ddir;
 pub mod dedupe;
 mod errno;
 mod error;
 mod exec;
+mod gtod;
+mod host;
 pub(crate) mod iolog;
 mod job;
 mod lat_target;

@@ -35,9 +35,11 @@
 pub(crate) mod bs;
 pub(crate) mod buffers;
 pub(crate) mod exec;
+pub(crate) mod host;
 pub(crate) mod io;
 pub(crate) mod iolog;
 pub(crate) mod job;
+pub(crate) mod numa;
 pub(crate) mod offsets;
 pub(crate) mod placement;
 pub(crate) mod random;
