@@ -124,6 +124,8 @@ pub struct Args {
     /// `--debug` values, in order.
     pub(crate) debug: Vec<String>,
     pub(crate) cmd_sections: Vec<CmdSection>,
+    /// `--profile=NAME` (the last one given) and where.
+    pub(crate) profile: Option<(String, Span)>,
     pub(crate) job_files: Vec<PathBuf>,
     /// `--merge-blktrace-only`: merge the jobs' blktrace traces, run
     /// nothing.
@@ -153,6 +155,7 @@ impl Default for Args {
             aux_path: None,
             debug: Vec::new(),
             cmd_sections: Vec::new(),
+            profile: None,
             job_files: Vec::new(),
             merge_blktrace_only: false,
             unsupported: Vec::new(),
@@ -170,6 +173,7 @@ impl From<&Args> for Input {
             showcmd: args.showcmd,
             sections: args.sections.clone(),
             cmd_sections: args.cmd_sections.clone(),
+            profile: args.profile.clone(),
         }
     }
 }
@@ -191,7 +195,9 @@ fn long_options() -> Vec<LongOpt> {
             job: false,
         })
         .collect();
-    for def in table::OPTIONS.iter().filter(|d| !d.is_engine_option()) {
+    // The profiles' options are known too (fio registers them at start).
+    let core = table::OPTIONS.iter().filter(|d| !d.is_engine_option());
+    for def in core.chain(crate::options::profiles::PROFILE_OPTIONS) {
         let has_arg = if def.fio_type == FioType::StrSet {
             HasArg::Optional
         } else {
@@ -313,6 +319,8 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
         };
         if opt.job {
             push_job_option(&mut args.cmd_sections, opt.name, value, span);
+        } else if opt.name == "profile" {
+            args.profile = Some((value.unwrap_or_default(), span));
         } else if let Err(msg) = flag(&mut args, opt.name, value) {
             diags.push(Diagnostic::at(span, msg));
         }

@@ -327,10 +327,19 @@ impl Watch for Printer<'_> {
         // signal after that line never loses the report.
         self.handlers = Some(signals::Handlers::install());
         if self.formats.normal {
+            // fio prints its version after the jobs it read, if any; a
+            // profile's jobs come after, as it adds them to the run.
+            let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
+            let version = if own.is_empty() {
+                String::new()
+            } else {
+                format!("{FIO_VERSION}\n")
+            };
             write!(
                 self.out,
-                "{}{FIO_VERSION}\n{}",
-                normal::banners(plan.jobs.iter().map(|j| &j.report)),
+                "{}{version}{}{}",
+                normal::banners(own.iter().map(|j| &j.report)),
+                normal::banners(profile.iter().map(|j| &j.report)),
                 normal::starting(plan.jobs.iter().map(|j| &j.report))
             )?;
         }

@@ -183,6 +183,9 @@ impl JobSpec {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
     pub jobs: Vec<JobSpec>,
+    /// The last this many jobs come from `--profile=`: fio adds them when
+    /// the run starts, after its version line.
+    pub(crate) profile_jobs: usize,
 }
 
 impl Plan {

@@ -287,22 +287,28 @@ impl Cgroup {
 
 /// What the jobs of a run share while it runs: the time thread, and on
 /// drop the removal of the control groups the run made.
-pub(crate) struct RunHost {
+pub(crate) struct RunHost<'l> {
     _gtod: Option<GtodThread>,
+    log: &'l dyn Log,
 }
 
-impl RunHost {
+impl RunHost<'_> {
     /// Start what `plan` needs before its jobs start.
-    pub(crate) fn start(plan: &Plan, log: &dyn Log) -> RunHost {
+    pub(crate) fn start<'l>(plan: &Plan, log: &'l dyn Log) -> RunHost<'l> {
         let cpus = plan.jobs.first().and_then(|j| j.host.time_thread.as_ref());
+        super::act::run_started(plan);
         RunHost {
             _gtod: cpus.and_then(|c| GtodThread::start(c, log)),
+            log,
         }
     }
 }
 
-impl Drop for RunHost {
+impl Drop for RunHost<'_> {
     fn drop(&mut self) {
+        if let Some(table) = super::act::run_over() {
+            self.log.info(&table);
+        }
         let made = std::mem::take(&mut *MADE.lock().unwrap_or_else(|e| e.into_inner()));
         for dir in made {
             let _ = std::fs::remove_dir(dir);

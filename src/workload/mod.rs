@@ -17,6 +17,7 @@
 //! `think` when, `buffers` what a write carries; they draw from fio's
 //! random number generators ([`crate::rand`]).
 
+mod act;
 pub mod bs;
 pub mod buffers;
 mod clock;

@@ -231,6 +231,9 @@ impl Prepared<'_> {
         };
         let mut exec = Exec::new(self, engine, mem, depth, filler, ts, env);
         exec.run_passes();
+        if let Some(table) = exec.take_act().as_ref().and_then(super::act::job_done) {
+            log.info(&table);
+        }
         drop(exec);
         drop(pinned);
         self.place.postrun(log);

@@ -37,6 +37,15 @@ pub(crate) struct CgroupOptions {
     pub(crate) nodelete: bool,
 }
 
+/// What `--profile=act` does while its jobs run (`plan::profile`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ActHooks {
+    /// Hour-long slices latencies are counted in (fio's `nr_slices`).
+    pub(crate) slices: u64,
+    /// `prep`: nothing is counted, the table is printed all the same.
+    pub(crate) prep: bool,
+}
+
 /// The job's host settings (`JobSpec::host`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct HostOptions {
@@ -68,6 +77,8 @@ pub(crate) struct HostOptions {
     /// `block_error_percentiles`: track trims per trim-sized block of the
     /// job's file.
     pub(crate) block_hist: bool,
+    /// The act profile's latency slices, for its jobs.
+    pub(crate) act: Option<ActHooks>,
 }
 
 impl HostOptions {
@@ -193,6 +204,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> HostOptions {
         }),
         error_dump: o.is("error_dump"),
         block_hist,
+        act: None,
     }
 }
 
