@@ -5,6 +5,10 @@
 //! `cgroup_nodelete`), and two reporting switches read below the plan
 //! (`error_dump`, `block_error_percentiles`).
 //!
+//! The job option `profile=` needs nothing here: fio 3.33 only stores its
+//! text (a profile runs with `--profile=` on the command line,
+//! `plan::profile`).
+//!
 //! fio 3.33's quirks kept here:
 //!
 //! - `uid` and `gid` count only where the job's own section sets them:
