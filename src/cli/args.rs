@@ -92,7 +92,9 @@ pub(crate) enum Action {
     Run,
     Version,
     Help,
-    CmdHelp(Option<String>),
+    /// `--cmdhelp[=ARG]`, with the `--profile` given before it (fio then
+    /// shows only that profile's options).
+    CmdHelp(Option<String>, Option<String>),
     EngHelp(Option<String>),
     /// `--inflate-log=FILE`: print a compressed log and exit.
     InflateLog(PathBuf),
@@ -344,7 +346,10 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         }
         "version" => args.action = Action::Version,
         "help" => args.action = Action::Help,
-        "cmdhelp" => args.action = Action::CmdHelp(value),
+        "cmdhelp" => {
+            let profile = args.profile.as_ref().map(|(p, _)| p.clone());
+            args.action = Action::CmdHelp(value, profile)
+        }
         "enghelp" => args.action = Action::EngHelp(value),
         "showcmd" => args.showcmd = true,
         "readonly" => args.readonly = true,

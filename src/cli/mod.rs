@@ -96,7 +96,10 @@ fn run_inner(
             write!(out, "{}", usage())?;
             return Ok(0);
         }
-        Action::CmdHelp(arg) => return help(cmdhelp::cmdhelp_output(arg.as_deref()), out, err),
+        Action::CmdHelp(arg, profile) => {
+            let text = cmdhelp::profile_cmdhelp_output(arg.as_deref(), profile.as_deref());
+            return help(text, out, err);
+        }
         Action::EngHelp(arg) if arg.as_deref().is_none_or(str::is_empty) => {
             // The engines rfio runs (fio lists every engine of its build).
             write!(

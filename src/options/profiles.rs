@@ -3,8 +3,9 @@
 //! fio 3.33 registers them at start-up, so every job file may set them
 //! (`threads=1` in the Debian examples `steadystate.fio` and `waitfor.fio`)
 //! and `--showcmd` prints them, although they only matter to a profile run.
-//! `--cmdhelp` does not list them. rfio accepts and ignores them. tiobench's
-//! `size` is left out: the core `size` answers to that name.
+//! `--cmdhelp` lists them only after `--profile=NAME`. rfio accepts them
+//! anywhere; the act profile reads its own ([`ActSettings`]), tiobench's do
+//! nothing (as in fio 3.33).
 
 use super::def::{FioType, OptionDef, Split, Support, TimeUnit, ValueKind};
 
@@ -39,7 +40,30 @@ const fn profile(
 const TIOBENCH: &str = "Tiobench profile options";
 const ACT: &str = "Act profile options";
 
+/// The profile option `def` belongs to (`tiobench`, `act`), if any.
+pub(crate) fn profile_of(def: &OptionDef) -> Option<&'static str> {
+    if !PROFILE_OPTIONS.iter().any(|p| std::ptr::eq(p, def)) {
+        return None;
+    }
+    match def.category {
+        TIOBENCH => Some("tiobench"),
+        ACT => Some("act"),
+        _ => None,
+    }
+}
+
+/// In fio's order (each profile's option table). tiobench's `size` is
+/// here for `--profile=tiobench --cmdhelp`; a job's `size=` is the core
+/// option (looked up first).
 pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
+    profile(
+        "size",
+        FioType::StrVal,
+        ValueKind::Size,
+        None,
+        TIOBENCH,
+        "Size in MiB",
+    ),
     profile(
         "block",
         FioType::Int,
@@ -70,7 +94,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Int,
         None,
         TIOBENCH,
-        "Number of threads",
+        "Number of Threads",
     ),
     profile(
         "device-names",
@@ -86,7 +110,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Int,
         Some("1"),
         ACT,
-        "ACT load multiplier",
+        "ACT load multipler (default 1x)",
     ),
     profile(
         "test-duration",
@@ -94,7 +118,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Time,
         Some("24h"),
         ACT,
-        "How long the test runs",
+        "How long the entire test takes to run",
     ),
     profile(
         "threads-per-queue",
@@ -102,7 +126,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Int,
         Some("8"),
         ACT,
-        "Read threads per device",
+        "Number of read IO threads per device",
     ),
     profile(
         "read-req-num-512-blocks",
@@ -110,7 +134,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Int,
         Some("3"),
         ACT,
-        "Read size in 512b blocks",
+        "Number of 512B blocks to read at the time",
     ),
     profile(
         "large-block-op-kbytes",
@@ -118,7 +142,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Int,
         Some("131072"),
         ACT,
-        "Large block write size in KiB",
+        "Size of large block ops in KiB (writes)",
     ),
     profile(
         "prep",
@@ -126,7 +150,7 @@ pub(crate) static PROFILE_OPTIONS: &[OptionDef] = &[
         ValueKind::Flag,
         None,
         ACT,
-        "Run the ACT preparation phase",
+        "Set to run ACT prep phase",
     ),
 ];
 

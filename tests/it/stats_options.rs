@@ -525,3 +525,22 @@ fn profile_refusals() {
     let r = rfio(&dir.0, &["--profile=tiobench", "--parse-only"]);
     assert_eq!((r.status.code(), stdout(&r)), (Some(0), String::new()));
 }
+
+/// After `--profile=NAME`, `--cmdhelp` shows that profile's options only,
+/// with fio's texts (and "valid: only for profile ..." in their help).
+#[test]
+fn profile_cmdhelp_matches_fio() {
+    let dir = TempDir::new("st-profile-help");
+    for args in [
+        vec!["--profile=act", "--cmdhelp"],
+        vec!["--profile=tiobench", "--cmdhelp=all"],
+        vec!["--profile=act", "--cmdhelp=test-duration"],
+        vec!["--profile=tiobench", "--cmdhelp=size"],
+        vec!["--profile=act", "--cmdhelp=lod"],
+    ] {
+        let (r, f) = (rfio(&dir.0, &args), run(real_fio(), &dir.0, &args));
+        assert_eq!(stdout(&r), stdout(&f), "{args:?}");
+        assert_eq!(stderr(&r), stderr(&f), "{args:?}");
+        assert_eq!(r.status.code(), f.status.code(), "{args:?}");
+    }
+}
