@@ -252,6 +252,33 @@ fn uid_and_gid_switch_the_jobs_thread() {
     let want = [(65534, 65534), (0, 0), (0, 0)];
     assert_eq!(owners(common::RFIO), want);
     assert_eq!(owners(real_fio()), want);
+    // Without the privilege: fio's setuid error, before any I/O.
+    if std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let args = [
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            common::RFIO,
+            "--name=j",
+            "--ioengine=null",
+            "--size=16k",
+            "--uid=0",
+            "--minimal",
+        ];
+        let o = run("setpriv", &dir.0, &args);
+        assert_eq!(o.status.code(), Some(1));
+        let err = stderr(&o);
+        assert!(
+            err.ends_with(
+                ", err=1/file:backend.c:1679, func=setuid, error=Operation not permitted\n"
+            ),
+            "{err}"
+        );
+    }
 }
 
 /// The commands a job runs inherit its NUMA placement: the memory policy
