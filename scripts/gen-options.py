@@ -399,6 +399,8 @@ SUPPORTED = set(
     + "trim_percentage trim_verify_zero trim_backlog trim_backlog_batch experimental_verify verify_state_load verify_async_cpus".split()
     # iolog: I/O logs and replay
     + """write_iolog read_iolog read_iolog_chunked replay_no_stall replay_redirect replay_scale replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars merge_blktrace_iters""".split()
+    # stats (helper stats, issue 11): statistics, placement, identity, profiles
+    + """block_error_percentiles gtod_cpu error_dump numa_cpu_nodes numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid profile""".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

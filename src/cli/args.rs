@@ -92,7 +92,9 @@ pub(crate) enum Action {
     Run,
     Version,
     Help,
-    CmdHelp(Option<String>),
+    /// `--cmdhelp[=ARG]`, with the `--profile` given before it (fio then
+    /// shows only that profile's options).
+    CmdHelp(Option<String>, Option<String>),
     EngHelp(Option<String>),
     /// `--inflate-log=FILE`: print a compressed log and exit.
     InflateLog(PathBuf),
@@ -124,6 +126,8 @@ pub struct Args {
     /// `--debug` values, in order.
     pub(crate) debug: Vec<String>,
     pub(crate) cmd_sections: Vec<CmdSection>,
+    /// `--profile=NAME` (the last one given) and where.
+    pub(crate) profile: Option<(String, Span)>,
     pub(crate) job_files: Vec<PathBuf>,
     /// `--merge-blktrace-only`: merge the jobs' blktrace traces, run
     /// nothing.
@@ -153,6 +157,7 @@ impl Default for Args {
             aux_path: None,
             debug: Vec::new(),
             cmd_sections: Vec::new(),
+            profile: None,
             job_files: Vec::new(),
             merge_blktrace_only: false,
             unsupported: Vec::new(),
@@ -170,6 +175,7 @@ impl From<&Args> for Input {
             showcmd: args.showcmd,
             sections: args.sections.clone(),
             cmd_sections: args.cmd_sections.clone(),
+            profile: args.profile.clone(),
         }
     }
 }
@@ -191,7 +197,9 @@ fn long_options() -> Vec<LongOpt> {
             job: false,
         })
         .collect();
-    for def in table::OPTIONS.iter().filter(|d| !d.is_engine_option()) {
+    // The profiles' options are known too (fio registers them at start).
+    let core = table::OPTIONS.iter().filter(|d| !d.is_engine_option());
+    for def in core.chain(crate::options::profiles::PROFILE_OPTIONS) {
         let has_arg = if def.fio_type == FioType::StrSet {
             HasArg::Optional
         } else {
@@ -313,6 +321,8 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
         };
         if opt.job {
             push_job_option(&mut args.cmd_sections, opt.name, value, span);
+        } else if opt.name == "profile" {
+            args.profile = Some((value.unwrap_or_default(), span));
         } else if let Err(msg) = flag(&mut args, opt.name, value) {
             diags.push(Diagnostic::at(span, msg));
         }
@@ -336,7 +346,10 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         }
         "version" => args.action = Action::Version,
         "help" => args.action = Action::Help,
-        "cmdhelp" => args.action = Action::CmdHelp(value),
+        "cmdhelp" => {
+            let profile = args.profile.as_ref().map(|(p, _)| p.clone());
+            args.action = Action::CmdHelp(value, profile)
+        }
         "enghelp" => args.action = Action::EngHelp(value),
         "showcmd" => args.showcmd = true,
         "readonly" => args.readonly = true,

@@ -96,7 +96,10 @@ fn run_inner(
             write!(out, "{}", usage())?;
             return Ok(0);
         }
-        Action::CmdHelp(arg) => return help(cmdhelp::cmdhelp_output(arg.as_deref()), out, err),
+        Action::CmdHelp(arg, profile) => {
+            let text = cmdhelp::profile_cmdhelp_output(arg.as_deref(), profile.as_deref());
+            return help(text, out, err);
+        }
         Action::EngHelp(arg) if arg.as_deref().is_none_or(str::is_empty) => {
             // The engines rfio runs (fio lists every engine of its build).
             write!(
@@ -327,10 +330,19 @@ impl Watch for Printer<'_> {
         // signal after that line never loses the report.
         self.handlers = Some(signals::Handlers::install());
         if self.formats.normal {
+            // fio prints its version after the jobs it read, if any; a
+            // profile's jobs come after, as it adds them to the run.
+            let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
+            let version = if own.is_empty() {
+                String::new()
+            } else {
+                format!("{FIO_VERSION}\n")
+            };
             write!(
                 self.out,
-                "{}{FIO_VERSION}\n{}",
-                normal::banners(plan.jobs.iter().map(|j| &j.report)),
+                "{}{version}{}{}",
+                normal::banners(own.iter().map(|j| &j.report)),
+                normal::banners(profile.iter().map(|j| &j.report)),
                 normal::starting(plan.jobs.iter().map(|j| &j.report))
             )?;
         }

@@ -9,7 +9,7 @@
 //! on stdout for that section (tables of valid values) comes out too.
 
 use crate::jobfile::ast::Stop;
-use crate::options::cmdhelp;
+use crate::options::{cmdhelp, FioType};
 use crate::plan::{Frontend, SectionOutcome};
 
 /// The text fio prints on stdout for the valid values of every choice
@@ -19,7 +19,10 @@ pub(crate) fn valid_values_tables(section: &SectionOutcome) -> String {
         .errors
         .iter()
         .filter_map(|e| e.valid_values)
-        .map(cmdhelp::valid_values)
+        .map(|d| match d.fio_type {
+            FioType::Deprecated => format!("Option {} is deprecated\n", d.name),
+            _ => cmdhelp::valid_values(d),
+        })
         .collect()
 }
 

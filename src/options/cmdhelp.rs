@@ -31,6 +31,7 @@
 
 use super::def::{FioType, OptionDef};
 use super::engines::{engine_options, is_available, ENGINES};
+use super::profiles::{profile_of, PROFILE_OPTIONS};
 use super::suggest::string_distance;
 use super::table::OPTIONS;
 
@@ -67,6 +68,25 @@ impl HelpOutput {
 /// `fio --cmdhelp[=ARG]`; `None` is the bare `--cmdhelp`.
 pub fn cmdhelp_output(arg: Option<&str>) -> HelpOutput {
     let (stdout, stderr, _) = show_cmd_help(&core_options(), arg);
+    HelpOutput {
+        stdout,
+        stderr,
+        status: 0,
+    }
+}
+
+/// `fio --profile=PROFILE --cmdhelp[=ARG]`: as [`cmdhelp_output`] over
+/// that profile's options only (fio's `show_cmd_help` with `exec_profile`
+/// set); over the core options without a profile.
+pub fn profile_cmdhelp_output(arg: Option<&str>, profile: Option<&str>) -> HelpOutput {
+    let Some(profile) = profile else {
+        return cmdhelp_output(arg);
+    };
+    let options: Vec<&OptionDef> = PROFILE_OPTIONS
+        .iter()
+        .filter(|o| profile_of(o) == Some(profile))
+        .collect();
+    let (stdout, stderr, _) = show_cmd_help(&options, arg);
     HelpOutput {
         stdout,
         stderr,
@@ -167,6 +187,9 @@ pub(crate) fn option_details(def: &OptionDef) -> String {
         "default",
         def.default.unwrap_or("no default")
     ));
+    if let Some(p) = profile_of(def) {
+        out.push_str(&format!("{:>20}: only for profile '{p}'\n", "valid"));
+    }
     if let Some(range) = range_line(def) {
         out.push_str(&format!("{:>20}: {range}\n", "range"));
     }

@@ -250,7 +250,8 @@ impl JobOptions {
 pub(crate) use crate::jobfile::ast::Entry as RawOption;
 
 /// A problem applying one option. `valid_values` is set when fio would
-/// print the option's table of valid values on stdout.
+/// print the option's table of valid values on stdout (or, for a
+/// deprecated option, its "Option NAME is deprecated").
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OptionError {
     pub(crate) diag: Diagnostic,
@@ -438,7 +439,11 @@ fn apply_one(
             Ok(())
         }
         Err(e) => {
-            let valid_values = matches!(e, ValueError::NotAChoice { .. }).then_some(def);
+            // What fio prints on stdout: a choice's table of valid values,
+            // or a deprecated option's notice.
+            let valid_values =
+                matches!(e, ValueError::NotAChoice { .. } | ValueError::Deprecated(_))
+                    .then_some(def);
             let what = match value {
                 Some(v) => format!(
                     "bad value for option '{}' ('{}={v}')",
@@ -448,7 +453,7 @@ fn apply_one(
                 None => format!("option '{}'", def.name),
             };
             let mut msg = format!("{what}: {e}");
-            if valid_values.is_some() {
+            if matches!(e, ValueError::NotAChoice { .. }) {
                 let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
                 msg.push_str(&format!("; valid values: {}", names.join(", ")));
             }

@@ -2872,7 +2872,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "NUMA CPU nodes bind",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "numa_mem_policy",
@@ -2890,7 +2890,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "NUMA memory policy setup",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "end_fsync",
@@ -3416,7 +3416,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Measurements and reporting",
         help: "Record trim block errors and make a histogram",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "bwavgtime",
@@ -3887,7 +3887,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Time related parameters",
         help: "Set up dedicated gettimeofday() thread on this CPU",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "unified_rw_reporting",
@@ -3975,7 +3975,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Error handling",
         help: "Dump info on each error",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "profile",
@@ -3996,7 +3996,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Running predefined workloads",
         help: "Select a specific builtin performance test",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cgroup",
@@ -4014,7 +4014,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Add job to cgroup of this name",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cgroup_nodelete",
@@ -4032,7 +4032,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Do not delete cgroups after job completion",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "cgroup_weight",
@@ -4050,7 +4050,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Use given weight for cgroup",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "uid",
@@ -4068,7 +4068,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Run job with this user ID",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "gid",
@@ -4086,7 +4086,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Run job with this group ID",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "kb_base",

@@ -164,6 +164,10 @@ pub(crate) enum ValueError {
     /// A structural problem (bssplit over 100%, a reversed range...).
     #[error("{0}")]
     Other(String),
+    /// An option fio 3.33 lists but refuses whatever its value
+    /// (`percentage_sequential`, `rwmixcycle`: `FIO_OPT_DEPRECATED`).
+    #[error("fio 3.33 refuses this option (\"Option {0} is deprecated\")")]
+    Deprecated(&'static str),
 }
 
 /// Parse `raw` (the text after `=`, or `None` when the option was written
@@ -177,6 +181,9 @@ pub(crate) fn parse_value(
     raw: Option<&str>,
     ctx: &ParseCtx,
 ) -> Result<Value, ValueError> {
+    if def.fio_type == FioType::Deprecated {
+        return Err(ValueError::Deprecated(def.name));
+    }
     if let Some(formats) = pattern::pattern_option(def.name) {
         // fio parses a pattern when it reads the option (a bare one too).
         let text = raw.unwrap_or("");

@@ -179,6 +179,9 @@ fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) ->
     if let Some(d) = &e.cfg.description {
         o.str("desc", d);
     }
+    if let Some(b) = super::blocks::json(report, e) {
+        o.obj("block", b);
+    }
     super::steadystate::add_json(&mut o, e);
     o
 }

@@ -7,6 +7,7 @@
 //! [`write_results`] prints what fio prints after a run in the selected
 //! formats, in fio's fixed order: terse, then JSON, then normal.
 
+mod blocks;
 mod cfmt;
 pub(crate) mod json;
 mod jsonw;

@@ -304,6 +304,8 @@ fn entry_block(
             e.latency_depth
         )?;
     }
+    // fio: the block histogram, then steady state.
+    super::blocks::normal(out, report, e)?;
     if let Some(line) = super::steadystate::normal_line(e) {
         out.write_all(line.as_bytes())?;
     }

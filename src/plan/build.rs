@@ -104,7 +104,35 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
         };
         file_sections(&mut fe, &mut jobs, globals, idx, jf, input, keywords);
     }
+    // `--profile=NAME`: fio adds the profile's jobs as the run starts,
+    // after all others, with the command line's globals (none in a dry run).
+    if let Some((name, span)) = &input.profile {
+        let cmd = fe.sections.iter().filter(|s| s.file.is_none());
+        let settings = cmd
+            .flat_map(|s| s.options.settings.iter().take(s.dump_to).skip(s.dump_from))
+            .chain(
+                jobs.plan
+                    .jobs
+                    .iter()
+                    .filter(|j| matches!(j.span, Span::File { .. }))
+                    .flat_map(|j| j.options.settings.iter()),
+            );
+        match super::profile::expand(name, span, settings, keywords) {
+            Err(d) => fe.diags.push(d),
+            Ok(profile) if input.runs() => {
+                let first = jobs.plan.jobs.len();
+                let mut globals = cmdline_globals.clone();
+                for cs in &profile.sections {
+                    command_line_section(&mut fe, &mut jobs, &mut globals, cs, keywords);
+                }
+                profile.mark(&mut jobs.plan.jobs[first..]);
+                jobs.plan.profile_jobs = jobs.plan.jobs.len() - first;
+            }
+            Ok(_) => {}
+        }
+    }
     fe.plan = jobs.plan;
+    super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
     fe
 }
@@ -479,6 +507,7 @@ fn job_spec(
         exec: r.exec,
         steadystate: r.steadystate,
         iolog: r.iolog.clone(),
+        host: r.host.for_job(&p.span, subjob),
         directories: r.directories.clone(),
         files,
         report: Default::default(),

@@ -34,6 +34,9 @@ pub struct Input {
     pub(crate) sections: Vec<String>,
     /// The command line's job sections, in order, read before the files.
     pub(crate) cmd_sections: Vec<CmdSection>,
+    /// `--profile=NAME`, where it was given: the profile's jobs follow all
+    /// others (`plan::profile`).
+    pub(crate) profile: Option<(String, Span)>,
 }
 
 impl Input {

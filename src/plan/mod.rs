@@ -7,6 +7,7 @@ pub(crate) mod build;
 pub(crate) mod engine;
 pub(crate) mod files;
 pub(crate) mod input;
+pub(crate) mod profile;
 pub(crate) mod report;
 pub(crate) mod resolve;
 pub(crate) mod spec;

@@ -159,6 +159,9 @@ pub struct JobSpec {
     pub(crate) steadystate: Option<SteadyStateOptions>,
     /// The I/O log it writes, the log it replays and how.
     pub(crate) iolog: IologOptions,
+    /// Identity, time thread, NUMA, cgroup, error dump, block histogram
+    /// (`plan::resolve::host`).
+    pub(crate) host: super::resolve::host::HostOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub(crate) directories: Vec<String>,
@@ -180,6 +183,9 @@ impl JobSpec {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
     pub jobs: Vec<JobSpec>,
+    /// The last this many jobs come from `--profile=`: fio adds them when
+    /// the run starts, after its version line.
+    pub(crate) profile_jobs: usize,
 }
 
 impl Plan {

@@ -26,6 +26,12 @@ pub(crate) fn input(argv: &[&str]) -> Input {
             "readonly" => input.readonly = true,
             "parse-only" => input.parse_only = true,
             "showcmd" => input.showcmd = true,
+            p if p.starts_with("profile=") => {
+                let span = Span::Arg {
+                    index: i as u32 + 1,
+                };
+                input.profile = Some((p["profile=".len()..].to_string(), span));
+            }
             _ => {
                 let (name, value) = match body.split_once('=') {
                     Some((n, v)) => (n, Some(v.to_string())),

@@ -108,6 +108,9 @@ pub struct JobReport {
     /// the exit status, as fio counts the jobs it reaps unstarted.
     #[serde(default)]
     pub setup_failed: bool,
+    /// `block_error_percentiles`: the blocks of the job's file.
+    #[serde(default)]
+    pub blocks: Option<super::blocks::BlockInfos>,
 }
 
 impl JobReport {
@@ -164,6 +167,7 @@ impl JobReport {
             prios: ts.prios.clone(),
             steadystate: None,
             setup_failed: false,
+            blocks: ts.blocks.as_ref().map(|b| b.infos.clone()),
         }
     }
 

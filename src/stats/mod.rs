@@ -15,10 +15,12 @@
 //! through the [`IoLog`] trait, which `crate::logs` implements.
 //!
 //! Files, each depending only on those before it: `config`, `info`,
-//! `lat`, `hist`, `dist`, `cpu`, `disk`, `prio`, `completion`; `thread`
+//! `lat`, `hist`, `dist`, `cpu`, `disk`, `prio`, `completion`, `blocks`
+//! (`block_error_percentiles`); `thread`
 //! (the accumulators); `job` (a job's results); `snapshot` (a running
 //! job's); `summary` (entries and groups); `report` (the run).
 
+pub(crate) mod blocks;
 pub(crate) mod completion;
 pub(crate) mod config;
 pub(crate) mod cpu;
@@ -35,6 +37,7 @@ mod steadystate;
 pub(crate) mod summary;
 mod thread;
 
+pub use blocks::{BlockInfos, BlockTracker};
 pub use completion::{Completion, NO_SLAT};
 pub(crate) use completion::{IoLog, LoggedIo, Rate, Timing};
 pub(crate) use config::StatsConfig;

@@ -78,6 +78,8 @@ pub struct ThreadStats {
     /// job's own priority). Empty for a direction without command
     /// priorities (fio's `td->ts.clat_prio[ddir]`).
     pub prios: [Vec<ClatPrio>; 2],
+    /// `block_error_percentiles`: trims per block of the job's file.
+    pub blocks: Option<Box<super::blocks::BlockTracker>>,
     cfg: StatsConfig,
     /// The job's logs, fed per I/O (`None`: it writes none).
     log: Option<Box<dyn IoLog>>,
@@ -219,7 +221,14 @@ impl ThreadStats {
     #[inline(always)]
     pub fn complete(&mut self, c: &Completion) {
         match c.timing {
-            Timing::Io => self.record(c),
+            Timing::Io => {
+                self.record(c);
+                if c.dir == crate::ddir::Ddir::Trim {
+                    if let Some(b) = &mut self.blocks {
+                        b.trimmed_at(c.offset);
+                    }
+                }
+            }
             Timing::FileOp { open_ns } => self.file_op(c, open_ns),
         }
     }

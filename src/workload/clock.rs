@@ -110,36 +110,63 @@ pub(crate) trait Clock {
 pub(crate) struct RealClock {
     source: Source,
     base: Instant,
-    tsc: Option<(Tsc, u64)>,
+    read: Read,
+}
+
+/// Where a [`RealClock`] reads the time.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    /// The time stamp counter, from this count.
+    Tsc(Tsc, u64),
+    /// The monotonic clock (`base`).
+    System,
+    /// `gtod_cpu`'s time thread, from this time of day in µs.
+    TimeThread(u64),
 }
 
 impl RealClock {
     /// A clock from `source`, starting now.
     pub(crate) fn start(source: Source) -> RealClock {
-        let tsc = match source {
-            Source::System => None,
-            Source::Auto | Source::Cpu => tsc().map(|t| (t, rdtsc())),
+        let read = match source {
+            Source::System => Read::System,
+            Source::Auto | Source::Cpu => tsc().map_or(Read::System, |t| Read::Tsc(t, rdtsc())),
         };
         RealClock {
             source,
             base: Instant::now(),
-            tsc,
+            read,
         }
+    }
+
+    /// A clock that reads `gtod_cpu`'s time thread when it runs (fio's
+    /// `fio_gettime` then reads only what that thread published), else
+    /// one from `source`.
+    pub(crate) fn start_on_time_thread(source: Source) -> RealClock {
+        let mut c = RealClock::start(source);
+        if super::gtod::active() {
+            c.read = Read::TimeThread(super::gtod::now_us());
+        }
+        c
     }
 }
 
 impl Clock for RealClock {
     fn restart(&mut self) {
+        let read = self.read;
         *self = RealClock::start(self.source);
+        if let Read::TimeThread(_) = read {
+            self.read = Read::TimeThread(super::gtod::now_us());
+        }
     }
 
     #[inline]
     fn now(&self) -> u64 {
-        match self.tsc {
-            Some((t, base)) => {
+        match self.read {
+            Read::Tsc(t, base) => {
                 ((u128::from(rdtsc().wrapping_sub(base)) * u128::from(t.mult)) >> 32) as u64
             }
-            None => self.base.elapsed().as_nanos() as u64,
+            Read::System => self.base.elapsed().as_nanos() as u64,
+            Read::TimeThread(base) => super::gtod::now_us().saturating_sub(base) * 1000,
         }
     }
 

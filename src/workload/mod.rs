@@ -17,14 +17,18 @@
 //! `think` when, `buffers` what a write carries; they draw from fio's
 //! random number generators ([`crate::rand`]).
 
+mod act;
 pub mod bs;
 pub mod buffers;
 mod clock;
+mod cpus;
 pub(crate) mod ddir;
 pub mod dedupe;
 mod errno;
 mod error;
 mod exec;
+mod gtod;
+mod host;
 pub(crate) mod iolog;
 mod job;
 mod lat_target;

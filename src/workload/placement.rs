@@ -22,22 +22,16 @@
 
 use std::process::Command;
 
-use super::errno::{strerror, verror};
+use super::cpus::{last_errno, set_affinity};
+use super::errno::strerror;
+use super::host::error;
+pub(super) use super::host::Failure;
 use super::log::Log;
+use crate::plan::resolve::host::HostOptions;
 use crate::plan::resolve::placement::PlacementOptions;
 use crate::plan::spec::JobSpec;
 /// `IOPRIO_WHO_PROCESS` (with id 0: the calling thread).
 const IOPRIO_WHO_PROCESS: libc::c_int = 1;
-
-/// How a job's set-up failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Failure {
-    /// The job's error: errno and fio's `td_verror` text.
-    Error(i32, String),
-    /// The job ends without an error (fio's `goto err` with `td->error`
-    /// unset): no I/O, err=0.
-    Quiet,
-}
 
 /// A job's placement, ready before its thread starts.
 #[derive(Debug, Clone)]
@@ -46,6 +40,8 @@ pub(super) struct Placement {
     /// fio's `td->thread_number - 1`.
     index: usize,
     opts: PlacementOptions,
+    /// Ids, time thread, NUMA, control group (`super::host`).
+    pub(super) host: HostOptions,
 }
 
 impl Placement {
@@ -55,15 +51,23 @@ impl Placement {
             name: spec.name.clone(),
             index: spec.thread_number.saturating_sub(1) as usize,
             opts: spec.placement.clone(),
+            host: spec.host.clone(),
         }
     }
 
-    /// Steps 1–3 on the calling (job) thread: affinity, locked memory,
-    /// I/O priority. The locked memory stays locked until the returned
-    /// value is dropped.
+    /// Steps 1–3 on the calling (job) thread: `gid` and `uid`, affinity
+    /// (less `gtod_cpu`), NUMA nodes and memory policy, locked memory, I/O
+    /// priority. The locked memory stays locked until the returned value
+    /// is dropped.
     pub(crate) fn enter(&self, log: &dyn Log) -> Result<Pinned, Failure> {
+        super::host::switch_ids(&self.host)?;
         if let Some(cpus) = &self.opts.cpus {
             let mut mask = cpus.clone();
+            // fio leaves the time thread's CPU out (but not CPU 0: its test
+            // is of the number).
+            if let Some(g) = self.host.gtod_cpu.filter(|&g| g != 0) {
+                mask.retain(|&c| c != g);
+            }
             if self.opts.split {
                 if mask.is_empty() {
                     log.err("fio: no CPUs set\nfio: Try increasing number of available CPUs\n");
@@ -73,6 +77,7 @@ impl Placement {
             }
             set_affinity(&mask).map_err(|e| error(e, "backend.c:1716", "cpu_set_affinity"))?;
         }
+        super::host::numa(&self.host, log)?;
         let pinned = Pinned::lock(self.opts.lockmem, log)?;
         if let Some(value) = self.opts.ioprio {
             // SAFETY: ioprio_set takes plain integers.
@@ -207,14 +212,6 @@ impl Drop for Pinned {
     }
 }
 
-fn error(errno: i32, src: &str, func: &str) -> Failure {
-    Failure::Error(errno, verror(src, func, errno))
-}
-
-fn last_errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
 /// fio's `os_phys_mem`.
 fn phys_mem() -> u64 {
     // SAFETY: sysconf has no preconditions.
@@ -225,23 +222,4 @@ fn phys_mem() -> u64 {
         )
     };
     (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
-}
-
-/// Pin the calling thread to `cpus` (`sched_setaffinity(0, ...)`).
-fn set_affinity(cpus: &[usize]) -> Result<(), i32> {
-    // SAFETY: an all-zero cpu_set_t is an empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus {
-        if c >= libc::CPU_SETSIZE as usize {
-            return Err(libc::EINVAL);
-        }
-        // SAFETY: `c` is below CPU_SETSIZE, the size of `set`.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    // SAFETY: `set` is a valid cpu_set_t of the size given; 0 is this thread.
-    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if r == -1 {
-        return Err(last_errno());
-    }
-    Ok(())
 }

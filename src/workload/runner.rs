@@ -89,6 +89,9 @@ pub(crate) fn run_with_progress(
         }
     }
     let started_ms = epoch_ms();
+    // The time thread of `gtod_cpu`; the control groups the jobs make go
+    // when the run is over.
+    let _host = super::host::RunHost::start(plan, log);
     // A job that fails its setup is reported failed and the others run
     // (fio's `setup_files` failing in `run_threads`); other problems stop
     // the whole run before anything is written.

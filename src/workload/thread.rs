@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::clock::RealClock;
 use super::errno::{engine_verror, verror};
 use super::exec::{Env, Exec};
+use super::host::Cgroup;
 use super::job::{Prepared, SYNC_DEPTH_NOTE};
 use super::layout;
 use super::log::Log;
@@ -18,7 +19,8 @@ use super::stop::Stop;
 use super::think::sleep_unless;
 use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
 use crate::rand::Rng;
-use crate::stats::{JobReport, Layout, ThreadStats};
+use crate::stats::blocks::MAX_BLOCKS;
+use crate::stats::{BlockTracker, JobReport, Layout, ThreadStats};
 
 impl Prepared<'_> {
     /// Run the job on the calling thread. `layout` is what the runner laid
@@ -43,6 +45,13 @@ impl Prepared<'_> {
         // (fio sets `latency_qd` as the loop starts: no latency_* keys); the
         // loop sets it.
         ts.latency_depth = Some(0);
+        let layout = layout.and_then(|l| match self.track_blocks(&mut ts) {
+            Ok(()) => Ok(l),
+            Err(mut e) => {
+                e.laid = l;
+                Err(e)
+            }
+        });
         let laid = match layout {
             Ok(l) => {
                 self.execute(&mut ts, stop, progress, log);
@@ -70,6 +79,30 @@ impl Prepared<'_> {
             ));
         }
         JobReport::new(spec.report.clone(), pid, laid, &ts)
+    }
+
+    /// `block_error_percentiles`: one word per trim-sized block of the
+    /// job's one file, set up as fio's `setup_files` does (at most
+    /// [`MAX_BLOCKS`], at least one).
+    fn track_blocks(&self, ts: &mut ThreadStats) -> Result<(), layout::Failed> {
+        let (true, Some(f)) = (self.spec.host.block_hist, self.files.first()) else {
+            return Ok(());
+        };
+        let bs = self.spec.bs[2].0.max(1);
+        let blocks = f.len / bs;
+        if blocks == 0 || blocks > MAX_BLOCKS {
+            return Err(layout::Failed {
+                errno: libc::EINVAL,
+                msg: verror("filesetup.c:1287", "block_error_hist", libc::EINVAL),
+                note: Some(format!(
+                    "fio: cannot calculate block histogram with {} trim blocks, maximum {MAX_BLOCKS}\n",
+                    blocks as i32
+                )),
+                laid: None,
+            });
+        }
+        ts.blocks = Some(Box::new(BlockTracker::new(blocks as usize, f.start, bs)));
+        Ok(())
     }
 
     fn execute(&self, ts: &mut ThreadStats, stop: &Stop, progress: &JobProgress, log: &dyn Log) {
@@ -166,6 +199,15 @@ impl Prepared<'_> {
             // On stderr: fio's stdout copy breaks terse and JSON parsers.
             log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
         }
+        // Left (back to the root group) when the job is over, whatever the
+        // way out.
+        let cgroup = match &self.place.host.cgroup {
+            Some(c) => match Cgroup::join(c, log) {
+                Ok(g) => Some(LeaveOnDrop(Some(g))),
+                Err(f) => return failed(ts, f),
+            },
+            None => None,
+        };
         if let Err(f) = self.place.renice() {
             return failed(ts, f);
         }
@@ -178,18 +220,37 @@ impl Prepared<'_> {
             }
         }
         let env = Env {
-            clock: RealClock::start(set.clock),
+            clock: if spec.host.time_thread.is_some() {
+                RealClock::start_on_time_thread(set.clock)
+            } else {
+                RealClock::start(set.clock)
+            },
             stop,
             progress,
             log,
         };
         let mut exec = Exec::new(self, engine, mem, depth, filler, ts, env);
         exec.run_passes();
+        if let Some(table) = exec.take_act().as_ref().and_then(super::act::job_done) {
+            log.info(&table);
+        }
         drop(exec);
         drop(pinned);
         self.place.postrun(log);
         // The engine (and with it every registration of the pool) is gone:
         // only now may the buffers go.
         drop(pool);
+        drop(cgroup);
+    }
+}
+
+/// A job thread's control group, left when dropped.
+struct LeaveOnDrop(Option<Cgroup>);
+
+impl Drop for LeaveOnDrop {
+    fn drop(&mut self) {
+        if let Some(g) = self.0.take() {
+            g.leave();
+        }
     }
 }

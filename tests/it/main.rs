@@ -39,6 +39,7 @@ mod report_serde;
 mod run_basic;
 mod safety;
 mod signals;
+mod stats_options;
 mod status_interval;
 mod steadystate;
 mod verify;

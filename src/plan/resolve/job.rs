@@ -42,6 +42,8 @@ pub(crate) struct Resolved {
     pub(crate) steadystate: Option<SteadyStateOptions>,
     /// I/O logs written and replayed.
     pub(crate) iolog: IologOptions,
+    /// Identity, time thread, NUMA, cgroup, error dump, block histogram.
+    pub(crate) host: super::host::HostOptions,
     /// `directory=`, split at `:`.
     pub(crate) directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -69,6 +71,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         &mut invalid,
     );
     let iolog = iolog::resolve(o, &mut invalid);
+    let host = super::host::resolve(o, &mut invalid);
     Resolved {
         pattern,
         bs,
@@ -88,6 +91,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         exec: exec::resolve(o),
         steadystate: steadystate::resolve(o),
         iolog,
+        host,
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

@@ -21,7 +21,10 @@
 //! - `steadystate`: when a job stops on settled IOPS or bandwidth
 //!   ([`SteadyStateOptions`](steadystate::SteadyStateOptions));
 //! - `iolog`: I/O logs written and replayed
-//!   ([`IologOptions`](iolog::IologOptions)).
+//!   ([`IologOptions`](iolog::IologOptions));
+//! - `host`: user and group, `gtod_cpu`, NUMA (node lists read in `numa`),
+//!   cgroup, `error_dump`, `block_error_percentiles`
+//!   ([`HostOptions`](host::HostOptions)).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -35,9 +38,11 @@
 pub(crate) mod bs;
 pub(crate) mod buffers;
 pub(crate) mod exec;
+pub(crate) mod host;
 pub(crate) mod io;
 pub(crate) mod iolog;
 pub(crate) mod job;
+pub(crate) mod numa;
 pub(crate) mod offsets;
 pub(crate) mod placement;
 pub(crate) mod random;

@@ -33,7 +33,19 @@ impl<C: Clock> Exec<'_, '_, C> {
         } else {
             ERR_WRITE
         };
+        let dump = || {
+            format!(
+                "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
+                self.job.files[fi].path.display(),
+                strerror(errno),
+                dir.name(),
+            )
+        };
         if self.job.set.non_fatal(bit, errno) {
+            if self.job.spec.host.error_dump {
+                // `error_dump`: fio prints the errors it lets through too.
+                self.log.err(&dump());
+            }
             // As for verify errors: reported as the first error, not fatal.
             self.ts.io_error(errno);
             if self.ts.error_msg.is_none() {
@@ -41,13 +53,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             }
             return;
         }
-        let path = &self.job.files[fi].path;
-        self.log.err(&format!(
-            "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
-            path.display(),
-            strerror(errno),
-            dir.name(),
-        ));
+        self.log.err(&dump());
         self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
     }
 

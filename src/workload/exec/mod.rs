@@ -25,9 +25,11 @@
 //! | `verify_phase.rs` | verify phase (experimental too), dry run | `do_verify`, `do_dry_run` |
 //! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
 //! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
+//! | `act.rs` | `--profile=act`'s latency slices | `profiles/act.c` hooks |
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
 //! | `iolog.rs` | replaying a log, writing one | `read_iolog_get`, `log_io_u` |
 
+mod act;
 mod control;
 mod errors;
 mod files;
@@ -123,6 +125,8 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     replay: Option<Cursor<'j>>,
     /// `write_iolog`: the log being written.
     iolog: Option<IologWriter>,
+    /// `--profile=act`: the job's latency slices.
+    act: Option<super::act::ActSlices>,
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -182,6 +186,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             serialize: depth > 1 && spec.exec.serialize_overlap,
             replay: None,
             iolog: None,
+            act: spec.host.act.as_ref().map(super::act::ActSlices::new),
         };
         exec.start_iolog();
         exec

@@ -292,6 +292,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.lat.counted(u.io.dir) {
                 self.check_latency(t, now.saturating_sub(u.start_ns), now);
             }
+            if self.act.is_some() {
+                self.act_latency(now.saturating_sub(u.start_ns), now);
+            }
         }
         if u.io.dir == Ddir::Read && self.verify.on() {
             let e = self.check_read(t);
