@@ -55,9 +55,11 @@ fn latency_target_settles_at_iodepth_and_reports_the_final_window() {
         u128::from(runtime) + 200 <= wall,
         "{runtime} ms reported of {wall} ms: more than the final window"
     );
-    // At 1000 IOPS: one I/O a millisecond of it (a loaded machine may lag).
+    // At 1000 IOPS: one I/O a millisecond of it. A loaded machine may lag,
+    // and the rate limiter then catches up on what it owes (as fio's does),
+    // so the bounds leave room both ways.
     assert!(
-        ios * 2 >= runtime && ios <= runtime * 6 / 5 + 5,
+        ios * 2 >= runtime && ios <= runtime * 3 / 2 + 10,
         "{ios} I/Os in {runtime} ms"
     );
     // Five windows of 100 ms; the job has 100 GiB to read, so only the
