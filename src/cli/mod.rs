@@ -33,9 +33,10 @@ pub fn main() -> i32 {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let called_fio = std::env::args_os()
-        .next()
-        .and_then(|a| Path::new(&a).file_name().map(|n| n == "fio"))
+    let argv0 = std::env::args_os().next();
+    let called_fio = argv0
+        .as_deref()
+        .and_then(|a| Path::new(a).file_name().map(|n| n == "fio"))
         .unwrap_or(false);
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
@@ -69,7 +70,7 @@ fn run_inner(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let args = match args::parse(argv) {
-        Ok(a) => a,
+        Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(d) => {
             write!(err, "{d}")?;
             return Ok(1);
@@ -163,12 +164,14 @@ fn run_inner(
             Some(f) => f,
             None => &mut *out,
         },
+        err: &mut *err,
         handlers: None,
         told: false,
     };
     let result = crate::run::run(invocation, &mut watch);
     let Printer {
         out: run_out,
+        err: run_err,
         told,
         handlers: _handlers,
         ..
@@ -182,7 +185,7 @@ fn run_inner(
                 write!(run_out, "{}", signals::message(sig))?;
             }
             for notice in output::notices(&report) {
-                writeln!(err, "{notice}")?;
+                writeln!(run_err, "{notice}")?;
             }
             output::write_results(&report, &formats, run_out)?;
             run_out.flush()?;
@@ -206,7 +209,7 @@ fn run_inner(
             Ok(1)
         }
         Err(e) => {
-            report_error(e, &formats, run_out, err)?;
+            report_error(e, &formats, run_out, run_err)?;
             Ok(1)
         }
     }
@@ -251,8 +254,10 @@ fn report_error(
         } => {
             // fio refuses these while it adds the jobs: the description
             // lines of the jobs it added before come out, no banner; with
-            // none added, its usage text.
-            if added == 0 {
+            // none added, its usage text (not after its own checks of a
+            // job, `RunError::Refused`: `--compat=fio`'s `wait_for`).
+            let usage_too = added == 0 && !matches!(refusal, RunError::Refused { .. });
+            if usage_too {
                 write!(out, "{}", usage())?;
             } else if formats.normal {
                 let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
@@ -260,7 +265,7 @@ fn report_error(
             }
             out.flush()?;
             writeln!(err, "{refusal}")?;
-            if added == 0 {
+            if usage_too {
                 writeln!(err, "No job(s) defined\n")?;
             }
             Ok(())
@@ -317,6 +322,8 @@ struct Printer<'a> {
     dest: status::Dest<'a>,
     /// Where the banner and the results go.
     out: &'a mut dyn Write,
+    /// Where fio's warnings go (stderr).
+    err: &'a mut dyn Write,
     /// SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report, from the
     /// banner on.
     handlers: Option<signals::Handlers>,
@@ -325,6 +332,13 @@ struct Printer<'a> {
 }
 
 impl Watch for Printer<'_> {
+    fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
+        for line in lines {
+            writeln!(self.err, "{line}")?;
+        }
+        self.err.flush()
+    }
+
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
         // Installed before `Starting N processes` is printed (as fio), so a
         // signal after that line never loses the report.

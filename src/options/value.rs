@@ -9,6 +9,8 @@
 //! says what fio does instead. The numbers live in `value/number.rs`, the
 //! lists and distributions in `value/lists.rs`.
 
+pub(crate) mod fio;
+pub(crate) mod hint;
 mod lists;
 mod number;
 pub(crate) mod pattern;
@@ -19,17 +21,24 @@ mod tests;
 pub(crate) use number::{parse_signed_size, parse_size};
 
 use super::def::{FioType, OptionDef, ValueKind};
+use crate::jobfile::Mode;
 
 /// What the parsers need to know beyond the text itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ParseCtx {
     /// `kb_base` in force for this section: 1024 (default) or 1000.
     pub(crate) kb_base: u32,
+    /// Whether values fio misreads are refused or read as fio reads them
+    /// (see [`fio`]).
+    pub(crate) mode: Mode,
 }
 
 impl Default for ParseCtx {
     fn default() -> Self {
-        ParseCtx { kb_base: 1024 }
+        ParseCtx {
+            kb_base: 1024,
+            mode: Mode::Strict,
+        }
     }
 }
 

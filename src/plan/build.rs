@@ -16,7 +16,7 @@ use super::resolve::read::Opts;
 use super::spec::{JobSpec, Plan};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;
-use crate::jobfile::JobFile;
+use crate::jobfile::{JobFile, Mode};
 use crate::options::jobopts::{apply, JobOptions, OptionError, Origin};
 use crate::options::Value;
 
@@ -61,6 +61,14 @@ pub struct Frontend {
     pub(crate) sections: Vec<SectionOutcome>,
     pub plan: Plan,
     pub diags: Diagnostics,
+    /// What fio prints on stderr while it reads the job files and options
+    /// (`--compat=fio` only: `iodepth: min value out of range: -4 (1
+    /// min)`), in fio's words and order.
+    pub warnings: Vec<String>,
+    /// `--compat=fio`: fio's refusal of a job while it adds the jobs to
+    /// run (`b: waitee job nosuch unknown.`), after that many jobs; only
+    /// a run meets it (`--parse-only` and `--showcmd` pass, as in fio).
+    pub(crate) refusal: Option<(usize, String)>,
 }
 
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
@@ -134,6 +142,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
     fe.plan = jobs.plan;
     super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
+    fe.refusal = jobs.refusal;
     fe
 }
 
@@ -153,6 +162,9 @@ fn file_sections(
     keywords: &Keywords,
 ) {
     let mut first_job = true;
+    // `--compat=fio`: a failed include in a `[global]` section fails
+    // every later job of the file (fio copies its error into them).
+    let mut global_include_error = None;
     // The outcomes of this file's global sections: they get `globals`.
     let mut global_outcomes = Vec::new();
     let global_entries = jf
@@ -171,13 +183,25 @@ fn file_sections(
         {
             continue;
         }
+        fe.warnings.extend(section.warnings.iter().cloned());
         if section.is_global() {
             let before = globals.settings.len();
-            let errors = apply(&mut globals, &section.entries, Origin::JobFile, keywords);
+            let errors = apply(
+                &mut globals,
+                &section.entries,
+                Origin::JobFile,
+                keywords,
+                input.mode,
+                &mut fe.warnings,
+            );
             report(&mut fe.diags, &section.name, &errors);
             if !errors.is_empty() {
                 // A failed section changes nothing; fio prints none of it.
                 globals.truncate(before);
+            }
+            if section.include_error.is_some() && errors.is_empty() {
+                // fio's global section is where every later job starts from.
+                global_include_error.clone_from(&section.include_error);
             }
             global_outcomes.push(fe.sections.len());
             fe.sections.push(SectionOutcome {
@@ -193,7 +217,14 @@ fn file_sections(
         }
         let mut scope = globals.share();
         let start = scope.settings.len();
-        let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
+        let errors = apply(
+            &mut scope,
+            &section.entries,
+            Origin::JobFile,
+            keywords,
+            input.mode,
+            &mut fe.warnings,
+        );
         report(&mut fe.diags, &section.name, &errors);
         let failed = !errors.is_empty();
         scope.shrink_to_fit();
@@ -214,6 +245,13 @@ fn file_sections(
         if failed {
             continue;
         }
+        if let Some(e) = section
+            .include_error
+            .as_ref()
+            .or(global_include_error.as_ref())
+        {
+            include_failed(fe, jobs, e);
+        }
         jobs.add(Pending {
             section_name: &section.name,
             span: section.span.clone(),
@@ -231,6 +269,17 @@ fn file_sections(
     }
 }
 
+/// `--compat=fio`: a job whose `include` fio could not open. fio keeps
+/// the job with the error set: a dry run prints the error when it drops
+/// the job, a real run fails it.
+fn include_failed(fe: &mut Frontend, jobs: &mut Expander, (errno, reason): &(i32, String)) {
+    let what = format!("file:init.c:1956, func=job file open, error={reason}");
+    match jobs.input.runs() {
+        true => jobs.refuse(format!("fio: pid=0, err={errno}/{what}")),
+        false => fe.warnings.push(format!("fio: {what}")),
+    }
+}
+
 fn command_line_section(
     fe: &mut Frontend,
     jobs: &mut Expander,
@@ -241,7 +290,15 @@ fn command_line_section(
     let name = cs.name.clone().unwrap_or_else(|| "global".to_string());
     let mut scope = globals.clone();
     let start = scope.settings.len();
-    let errors = apply(&mut scope, &cs.options, Origin::CommandLine, keywords);
+    let mode = jobs.input.mode;
+    let errors = apply(
+        &mut scope,
+        &cs.options,
+        Origin::CommandLine,
+        keywords,
+        mode,
+        &mut fe.warnings,
+    );
     report(&mut fe.diags, &name, &errors);
     let failed = !errors.is_empty();
     let scope = Arc::new(scope);
@@ -301,6 +358,8 @@ struct Expander<'a> {
     first_named: HashMap<String, usize>,
     /// Past a limit: later sections make no jobs.
     stopped: bool,
+    /// `--compat=fio`: fio's first refusal while adding the jobs.
+    refusal: Option<(usize, String)>,
 }
 
 impl<'a> Expander<'a> {
@@ -329,6 +388,7 @@ impl<'a> Expander<'a> {
             waits,
             first_named: HashMap::new(),
             stopped: false,
+            refusal: None,
         }
     }
 
@@ -364,10 +424,35 @@ impl<'a> Expander<'a> {
         let wait_for = match o.value("wait_for") {
             Some(Value::Text(w)) => match self.first_named.get(w) {
                 Some(i) => Some(*i),
+                None if self.input.mode == Mode::Fio => {
+                    // fio finds it while adding the jobs to run.
+                    let msg = match w == p.section_name {
+                        true => format!(
+                            "{}: a job cannot wait for itself (wait_for={w}).",
+                            p.section_name
+                        ),
+                        false => format!("{}: waitee job {w} unknown.", p.section_name),
+                    };
+                    self.refuse(msg);
+                    None
+                }
                 None => {
+                    let fio = match w == p.section_name {
+                        true => format!(
+                            "{}: a job cannot wait for itself (wait_for={w}).",
+                            p.section_name
+                        ),
+                        false => format!("{}: waitee job {w} unknown.", p.section_name),
+                    };
                     self.diags.push(Diagnostic::at(
                         p.span.clone(),
-                        format!("job '{display}': wait_for='{w}': no job of that name is defined before this one"),
+                        format!(
+                            "job '{display}': wait_for='{w}': no job of that name is defined before this one; \
+                             fio finds this only when it runs the jobs ('{fio}', exit 1), not with \
+                             --parse-only or --showcmd; name a job defined before this one, \
+                             {}",
+                            crate::jobfile::mode::COMPAT_HINT
+                        ),
                     ));
                     None
                 }
@@ -407,7 +492,10 @@ impl<'a> Expander<'a> {
             );
             if let Some(mut job) = job {
                 job.readonly = self.input.readonly;
-                check_job(&job, self.input.runs(), &mut self.diags);
+                let fio = self.input.mode == Mode::Fio;
+                if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
+                    self.refuse(msg);
+                }
                 self.total_files += job.files.len();
                 if self.waits && !self.first_named.contains_key(&job.name) {
                     self.first_named.insert(job.name.clone(), self.count);
@@ -426,6 +514,16 @@ impl<'a> Expander<'a> {
                 return;
             }
             self.group_jobs += 1;
+        }
+    }
+}
+
+impl Expander<'_> {
+    /// `--compat=fio`: fio refuses the run when it adds the job being
+    /// made (the first refusal counts).
+    fn refuse(&mut self, msg: String) {
+        if self.refusal.is_none() {
+            self.refusal = Some((self.count, msg));
         }
     }
 }
@@ -520,8 +618,10 @@ fn job_spec(
 }
 
 /// Cross-option rules fio enforces when it adds a job; with `runs`, also
-/// those a dry run skips.
-fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
+/// those a dry run skips. With `fio` (`--compat=fio`), what fio finds
+/// only when it adds the job to run comes back, in fio's words, to be
+/// refused then.
+fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> Option<String> {
     let mut fail = |msg: String| {
         diags.push(Diagnostic::at(
             job.span.clone(),
@@ -548,17 +648,28 @@ fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
                 .into(),
         );
     }
+    let mut refusal = None;
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {
-            fail(format!(
+            let fio_says = format!(
                 "size too small, must not be less than minimum block size: {size} < {min_bs}"
-            ));
+            );
+            if fio {
+                refusal = runs.then(|| format!("fio: {fio_says}"));
+            } else {
+                fail(format!(
+                    "{fio_says}; fio finds this only when it runs the jobs (exit 1), not with \
+                 --parse-only or --showcmd; give a larger size, {}",
+                    crate::jobfile::mode::COMPAT_HINT
+                ));
+            }
         }
     }
     if runs && first {
         super::report::check_logs(job, diags);
     }
+    refusal
 }
 
 /// Engines that change files whatever the I/O direction: `falloc`

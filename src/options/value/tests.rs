@@ -127,8 +127,14 @@ const CPUS: OptionDef = def(ValueKind::CpuList, FioType::Str);
 const DIST: OptionDef = def(ValueKind::RandomDistribution, FioType::Str);
 const IGNORED: OptionDef = def(ValueKind::Ignored, FioType::SoftDeprecated);
 
-const K1024: ParseCtx = ParseCtx { kb_base: 1024 };
-const K1000: ParseCtx = ParseCtx { kb_base: 1000 };
+const K1024: ParseCtx = ParseCtx {
+    kb_base: 1024,
+    mode: Mode::Strict,
+};
+const K1000: ParseCtx = ParseCtx {
+    kb_base: 1000,
+    mode: Mode::Strict,
+};
 
 fn ok(d: &OptionDef, raw: &str) -> Value {
     ok_in(d, raw, &K1024)
