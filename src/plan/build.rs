@@ -80,6 +80,12 @@ pub(crate) const MAX_FILES: usize = 1 << 22;
 /// A section on its way to becoming jobs.
 struct Pending<'a> {
     section_name: &'a str,
+    /// Where the section's own settings start in `options`.
+    own_options: usize,
+    /// The job's name: `name=` in the section itself, else the section's
+    /// name (fio names each job after its section; a `name=` in
+    /// `[global]` renames none).
+    name: String,
     span: Span,
     options: Arc<JobOptions>,
     implicit_stonewall: bool,
@@ -254,6 +260,8 @@ fn file_sections(
         }
         jobs.add(Pending {
             section_name: &section.name,
+            name: own_name(&scope, start).unwrap_or_else(|| section.name.clone()),
+            own_options: start,
             span: section.span.clone(),
             options: scope,
             implicit_stonewall: idx > 0 && first_job,
@@ -319,11 +327,27 @@ fn command_line_section(
     } else {
         jobs.add(Pending {
             section_name: cs.name.as_deref().unwrap_or("global"),
+            name: own_name(&scope, start)
+                .or_else(|| cs.name.clone())
+                .unwrap_or_else(|| "global".to_string()),
+            own_options: start,
             span: cs.span.clone(),
             options: scope,
             implicit_stonewall: false,
         });
     }
+}
+
+/// The last `name=` among a section's own settings (those from `start`
+/// on), if any.
+fn own_name(scope: &JobOptions, start: usize) -> Option<String> {
+    let own = scope.settings.iter().skip(start);
+    own.filter(|s| s.def.name == "name")
+        .last()
+        .and_then(|s| match &s.value {
+            Value::Text(n) => Some(n.clone()),
+            _ => None,
+        })
 }
 
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
@@ -417,10 +441,7 @@ impl<'a> Expander<'a> {
         };
         let stonewall = p.implicit_stonewall || o.is("stonewall");
         let new_group = o.is("new_group");
-        let display = match o.value("name") {
-            Some(Value::Text(n)) => n.clone(),
-            _ => p.section_name.to_string(),
-        };
+        let display = p.name.clone();
         let wait_for = match o.value("wait_for") {
             Some(Value::Text(w)) => match self.first_named.get(w) {
                 Some(i) => Some(*i),
@@ -562,6 +583,7 @@ fn job_spec(
         wait_for,
         span: p.span.clone(),
         options: Arc::clone(&p.options),
+        own_options: p.own_options,
         pattern,
         ioengine: p.options.ioengine().to_string(),
         engine: Default::default(),
@@ -649,6 +671,18 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         );
     }
     let mut refusal = None;
+    // fio checks `directory=` when it reads the option for a run (lstat:
+    // a symbolic link is refused too) and drops the job: before any job
+    // starts.
+    if runs && first {
+        for dir in &job.directories {
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                fail(format!(
+                    "{dir} is not a directory (fio: failed parsing directory={dir})"
+                ));
+            }
+        }
+    }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {

@@ -95,6 +95,10 @@ pub struct JobSpec {
     /// Every option in force for the job, defaults not included (shared by
     /// a job and its `numjobs` clones).
     pub options: Arc<JobOptions>,
+    /// Where the settings of the job's own section start in `options`
+    /// (those before are inherited: JSON `global options`; those from here
+    /// on, an `include`'s too, are its `job options`).
+    pub(crate) own_options: usize,
     pub pattern: Pattern,
     pub(crate) ioengine: String,
     /// The engine's options, common and its own (`plan::engine`).

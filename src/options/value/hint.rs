@@ -9,7 +9,7 @@
 use super::fio::FioReading;
 use super::{parse_value, ParseCtx, SplitEntry, Value, ValueError};
 use crate::jobfile::mode::COMPAT_HINT;
-use crate::options::def::{OptionDef, ValueKind};
+use crate::options::def::{OptionDef, Split, ValueKind};
 
 /// The message for `entry` (the option line as written), whose value
 /// `text` the strict parser refused with `err` and fio reads as `reading`.
@@ -222,7 +222,7 @@ fn spell(def: &OptionDef, v: &Value) -> Option<String> {
             }
         }
         Value::PerDir(dirs) => {
-            let slots: Vec<String> = dirs
+            let slots: Vec<String> = dirs[..directions(def, dirs.len())]
                 .iter()
                 .map(|d| match d {
                     Some(v) => spell(def, v),
@@ -232,12 +232,14 @@ fn spell(def: &OptionDef, v: &Value) -> Option<String> {
             per_dir_text(slots)
         }
         Value::Ranges(dirs) => {
-            let slots = dirs
+            let slots = dirs[..directions(def, dirs.len())]
                 .iter()
-                .map(|d| {
-                    d.map_or(String::new(), |(lo, hi)| {
-                        format!("{}-{}", size_text(lo), size_text(hi))
-                    })
+                .map(|d| match d {
+                    None => String::new(),
+                    Some((lo, hi)) if lo == hi && def.kind == ValueKind::SizeOrRange => {
+                        size_text(*lo)
+                    }
+                    Some((lo, hi)) => format!("{}-{}", size_text(*lo), size_text(*hi)),
                 })
                 .collect();
             per_dir_text(slots)
@@ -288,11 +290,17 @@ pub(crate) fn describe(def: &OptionDef, v: &Value) -> String {
             .map(|f| f.to_string())
             .collect::<Vec<_>>()
             .join(":"),
-        Value::PerDir(dirs) => per_dir(dirs.iter().map(|d| d.as_ref().map(|v| describe(def, v)))),
-        Value::Ranges(dirs) => per_dir(
-            dirs.iter()
-                .map(|d| d.map(|(lo, hi)| format!("{} to {}", bytes(lo), bytes(hi)))),
+        Value::PerDir(dirs) => per_dir(
+            dirs[..directions(def, dirs.len())]
+                .iter()
+                .map(|d| d.as_ref().map(|v| describe(def, v))),
         ),
+        Value::Ranges(dirs) => per_dir(dirs[..directions(def, dirs.len())].iter().map(|d| {
+            d.map(|(lo, hi)| match lo == hi {
+                true => bytes(lo),
+                false => format!("{} to {}", bytes(lo), bytes(hi)),
+            })
+        })),
         Value::BsSplit(dirs) => per_dir(dirs.iter().map(|d| {
             (!d.is_empty()).then(|| {
                 drawn(d)
@@ -305,6 +313,17 @@ pub(crate) fn describe(def: &OptionDef, v: &Value) -> String {
         Value::Choice { .. } => spell(def, v).unwrap_or_default(),
         _ => spell(def, v).unwrap_or_default(),
     }
+}
+
+/// How many of a per-direction value's `len` slots option `def` has.
+fn directions(def: &OptionDef, len: usize) -> usize {
+    let n = match def.split {
+        Split::One if def.kind == ValueKind::SizeRange => 3,
+        Split::One => 1,
+        Split::ReadWrite => 2,
+        Split::ReadWriteTrim => 3,
+    };
+    n.min(len)
 }
 
 /// Read, write and trim in words; one phrase when all three agree.

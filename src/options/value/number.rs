@@ -168,7 +168,8 @@ fn lex_sized(
     }
     let (suffix, after) = letters(w.rest);
     if percent && suffix.is_empty() && after.starts_with('%') {
-        if after.len() > 1 {
+        // `100%%` (a template's escaped `%`) is 100% for fio too.
+        if after.len() > 1 && !after.bytes().all(|b| b == b'%') {
             return Err(trailing(text, &after[1..]));
         }
         if w.negative {

@@ -305,6 +305,10 @@ fn size_bounds_use_fios_messages() {
 fn size_or_percent() {
     assert_eq!(ok(&SIZE_PCT, "50%"), Value::Percent(50.0));
     assert_eq!(ok(&SIZE_PCT, "100%"), Value::Percent(100.0));
+    // A template's escaped `%`: fio reads `100%%` as 100% (and `50%%` runs
+    // half the file).
+    assert_eq!(ok(&SIZE_PCT, "100%%"), Value::Percent(100.0));
+    assert_eq!(ok(&SIZE_PCT, "50%%"), Value::Percent(50.0));
     assert_eq!(ok(&SIZE_PCT, "1m"), Value::Bytes(1 << 20));
     assert_eq!(ok(&SIZE_PCT, "10z"), Value::Zones(10));
     // fio: 0% means "unset" (whole file); 150% is a huge byte count clamped
