@@ -475,6 +475,9 @@ fn number_type(t: FioType) -> bool {
 
 /// A stored number as the value rfio keeps for `def`.
 fn scalar(def: &OptionDef, v: u64) -> Value {
+    if def.fio_type == FioType::StrValZone && (ZONE_BASE..ZONE_BASE + (1 << 32)).contains(&v) {
+        return Value::Zones(v - ZONE_BASE);
+    }
     match def.kind {
         ValueKind::Bool | ValueKind::Flag => Value::Bool(v != 0),
         ValueKind::Time | ValueKind::TimeOrRange => Value::Micros(v),
@@ -493,9 +496,6 @@ fn scalar(def: &OptionDef, v: u64) -> Value {
             0 => Value::Bytes(0),
             p => Value::Percent(p as f64),
         },
-        ValueKind::SizeOrPercent if (ZONE_BASE..ZONE_BASE + (1 << 32)).contains(&v) => {
-            Value::Zones(v - ZONE_BASE)
-        }
         _ => Value::Bytes(v),
     }
 }
@@ -597,10 +597,8 @@ fn floats(def: &OptionDef, text: &str) -> Option<FioReading> {
     if !any {
         return None;
     }
-    // fio's users of the list stop at the first 0.
-    let len = list[..used].iter().position(|f| *f == 0.0).unwrap_or(used);
     Some(FioReading {
-        value: Some(Value::Floats(list[..len].to_vec())),
+        value: Some(Value::Floats(list[..used].to_vec())),
         warnings,
     })
 }

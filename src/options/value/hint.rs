@@ -103,6 +103,11 @@ fn why(def: &OptionDef, err: &ValueError, reading: &FioReading) -> String {
                     .into()
             }
             _ => match err {
+                ValueError::Other(m) if m.contains("only at the end of the value") => {
+                    " (a unit s, m, h or d counts only at the end of the value; before that \
+                     the number is microseconds)"
+                        .into()
+                }
                 ValueError::Other(m) if m.contains("fio ignores the rest") => {
                     " (the values after the last direction are ignored)".into()
                 }
@@ -206,7 +211,7 @@ fn spell(def: &OptionDef, v: &Value) -> Option<String> {
         Value::Int(n) => n.to_string(),
         Value::Bytes(n) => size_text(*n),
         Value::Percent(p) => format!("{p}%"),
-        Value::Micros(us) => format!("{us}us"),
+        Value::Micros(us) => time_text(*us),
         Value::Zones(n) => format!("{n}z"),
         Value::Text(t) => t.clone(),
         Value::Floats(f) => f
@@ -230,6 +235,10 @@ fn spell(def: &OptionDef, v: &Value) -> Option<String> {
                 })
                 .collect::<Option<_>>()?;
             per_dir_text(slots)
+        }
+        Value::Ranges(dirs) if def.kind == ValueKind::TimeOrRange => {
+            let (lo, hi) = dirs.first().copied().flatten()?;
+            format!("{}-{}", time_text(lo), time_text(hi))
         }
         Value::Ranges(dirs) => {
             let slots = dirs[..directions(def, dirs.len())]
@@ -295,6 +304,10 @@ pub(crate) fn describe(def: &OptionDef, v: &Value) -> String {
                 .iter()
                 .map(|d| d.as_ref().map(|v| describe(def, v))),
         ),
+        Value::Ranges(dirs) if def.kind == ValueKind::TimeOrRange => match dirs.first() {
+            Some(Some((lo, hi))) => format!("{} to {}", micros(*lo), micros(*hi)),
+            _ => String::new(),
+        },
         Value::Ranges(dirs) => per_dir(dirs[..directions(def, dirs.len())].iter().map(|d| {
             d.map(|(lo, hi)| match lo == hi {
                 true => bytes(lo),
@@ -354,6 +367,15 @@ fn size_text(n: u64) -> String {
         }
     }
     n.to_string()
+}
+
+/// A time as option text, with a unit fio reads anywhere in a value
+/// (`ms`, `us`: `s` counts only at the end).
+fn time_text(us: u64) -> String {
+    match us {
+        us if us > 0 && us % 1000 == 0 => format!("{}ms", us / 1000),
+        us => format!("{us}us"),
+    }
 }
 
 /// A byte count in words: `1 byte`, `4 bytes`, `4 KiB`, `1 MiB`.
