@@ -13,7 +13,7 @@ use crate::jobfile::subst::Keywords;
 use crate::jobfile::{load_partial, JobFile};
 use crate::options::jobopts::Setting;
 use crate::options::Support;
-use crate::plan::{build, Frontend, Input, Plan};
+use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
 use crate::stats::RunReport;
 use crate::workload::{self, Log, Progress, RunError, Stop};
 
@@ -148,6 +148,11 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
     let unsupported = unsupported_options(&front.fe);
     if !unsupported.is_empty() {
         return Err(Error::Unsupported(unsupported));
+    }
+    // What the jobs need of the file system, as fio checks it for a run.
+    let missing = filesystem_checks(plan);
+    if !missing.is_empty() {
+        return Err(Error::Unsupported(missing));
     }
     if let Err((added, refusal)) = workload::refusal_when_added(plan) {
         return Err(Error::Refused {

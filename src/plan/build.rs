@@ -671,18 +671,6 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         );
     }
     let mut refusal = None;
-    // fio checks `directory=` when it reads the option for a run (lstat:
-    // a symbolic link is refused too) and drops the job: before any job
-    // starts.
-    if runs && first {
-        for dir in &job.directories {
-            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-                fail(format!(
-                    "{dir} is not a directory (fio: failed parsing directory={dir})"
-                ));
-            }
-        }
-    }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {
@@ -704,6 +692,28 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         super::report::check_logs(job, diags);
     }
     refusal
+}
+
+/// What the plan's jobs need of the file system before any of them
+/// starts: fio checks `directory=` when it reads the option for a run
+/// (with lstat: a symbolic link is refused too) and drops the job, so
+/// rfio refuses the run before its banner, naming the job's file:line.
+pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
+    let mut diags = Diagnostics::default();
+    for job in plan.jobs.iter().filter(|j| j.subjob == 0) {
+        for dir in &job.directories {
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                diags.push(Diagnostic::at(
+                    job.span.clone(),
+                    format!(
+                        "job '{}': {dir} is not a directory (fio: failed parsing directory={dir})",
+                        job.name
+                    ),
+                ));
+            }
+        }
+    }
+    diags
 }
 
 /// Engines that change files whatever the I/O direction: `falloc`

@@ -80,6 +80,10 @@ pub(crate) fn files(
             "filename='{given}' names no file (only separators and blanks)"
         ));
     }
+    let whole = matches!(
+        o.value("filesize"),
+        Some(Value::Bytes(_) | Value::Ranges(_))
+    );
     let per_file = match o.value("filesize") {
         Some(Value::Bytes(n)) => Some(*n),
         Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
@@ -103,6 +107,7 @@ pub(crate) fn files(
                 path,
                 size: per_file,
                 range: None,
+                whole,
             }
         })
         .collect())

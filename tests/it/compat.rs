@@ -603,3 +603,28 @@ fn missing_directory_is_refused_before_the_banner() {
         );
     }
 }
+
+/// `filesize=` is the whole file's size: with `offset=` the job works from
+/// the offset to the end of the file (fio's `io_size = filesize -
+/// file_offset`), as fio's own t/strided.py expects.
+#[test]
+fn filesize_runs_from_the_offset_to_the_end() {
+    let dir = TempDir::new("compat-filesize-offset");
+    let args = [
+        "--name=x",
+        "--filename=f.dat",
+        "--size=64k",
+        "--filesize=64k",
+        "--offset=32k",
+        "--rw=write",
+        "--output-format=json",
+    ];
+    let f = run_in(real_fio(), &dir, &args);
+    let fio_len = std::fs::metadata(dir.file("f.dat")).unwrap().len();
+    std::fs::remove_file(dir.file("f.dat")).unwrap();
+    let r = run_in(RFIO, &dir, &args);
+    assert_eq!(jobs_of(&r), jobs_of(&f));
+    assert_eq!(jobs_of(&r)["jobs"][0]["io"][1], json!([8, 32768]));
+    assert_eq!(std::fs::metadata(dir.file("f.dat")).unwrap().len(), fio_len);
+    assert_eq!(fio_len, 65536);
+}

@@ -99,8 +99,7 @@ fn filename_format_directory_and_escaped_colons() {
         &[],
         &[(
             "d.fio",
-            // The directory must exist (fio checks when it reads it).
-            "[j]\nsize=2m\ndirectory=/tmp\nfilename=a\\:b:c\n",
+            "[j]\nsize=2m\ndirectory=/tmp/d\nfilename=a\\:b:c\n",
         )],
     );
     let names: Vec<String> = p.jobs[0]
@@ -108,7 +107,7 @@ fn filename_format_directory_and_escaped_colons() {
         .iter()
         .map(|f| f.path.display().to_string())
         .collect();
-    assert_eq!(names, ["/tmp/a:b", "/tmp/c"]);
+    assert_eq!(names, ["/tmp/d/a:b", "/tmp/d/c"]);
 }
 
 #[test]
