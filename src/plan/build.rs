@@ -480,6 +480,17 @@ impl<'a> Expander<'a> {
             },
             _ => None,
         };
+        // fio loads the engine when it adds the job to run: one it does not
+        // have refuses the run there, before any job starts.
+        let engine = p.options.ioengine();
+        if self.input.runs()
+            && !crate::options::engines::is_available(engine)
+            && crate::options::engines::external_path(engine).is_none()
+        {
+            self.refuse(format!(
+                "fio: engine {engine} not loadable\nfio: failed to load engine"
+            ));
+        }
         let resolved = resolve::resolve(&p.options, self.input.readonly);
         if self.input.runs() {
             // Once for a job and its clones: they share their options.
