@@ -184,8 +184,13 @@ fn run_inner(
             if let (Some(sig), false) = (signaled, told) {
                 write!(run_out, "{}", signals::message(sig))?;
             }
+            // fio prints these with its report; rfio on stderr, but as fio
+            // when reading as fio.
             for notice in output::notices(&report) {
-                writeln!(run_err, "{notice}")?;
+                match args.mode {
+                    crate::jobfile::Mode::Fio => writeln!(run_out, "{notice}")?,
+                    crate::jobfile::Mode::Strict => writeln!(run_err, "{notice}")?,
+                }
             }
             output::write_results(&report, &formats, run_out)?;
             run_out.flush()?;
@@ -294,6 +299,19 @@ pub fn formats(args: &Args) -> output::Formats {
 struct RunLog<'a> {
     dest: status::Dest<'a>,
     normal: bool,
+    /// `--compat=fio`: the lines fio prints where its report goes
+    /// ([`fio_prints_on_stdout`]) go there too, not to stderr.
+    as_fio: bool,
+}
+
+/// The live messages fio prints with `log_info`, where its report goes,
+/// which rfio prints on stderr to keep its report whole: a job's `fio:
+/// pid=N, err=E/...` line, the note that a synchronous engine caps the
+/// depth, exec_prerun's `NAME : Saving output of ...`.
+fn fio_prints_on_stdout(line: &str) -> bool {
+    line.starts_with("fio: pid=")
+        || line.starts_with("note: both iodepth >= 1 and synchronous I/O engine")
+        || line.contains(" : Saving output of ")
 }
 
 impl workload::Log for RunLog<'_> {
@@ -302,7 +320,15 @@ impl workload::Log for RunLog<'_> {
     }
 
     fn err(&self, text: &str) {
-        workload::StdLog.err(text);
+        if !self.as_fio {
+            return workload::StdLog.err(text);
+        }
+        for line in text.split_inclusive('\n') {
+            match fio_prints_on_stdout(line) {
+                true => self.dest.write(line),
+                false => workload::StdLog.err(line),
+            }
+        }
     }
 
     fn layout(&self, text: &str) {
@@ -383,6 +409,7 @@ impl Watch for Printer<'_> {
                 let log = RunLog {
                     dest,
                     normal: formats.normal,
+                    as_fio: self.args.mode == crate::jobfile::Mode::Fio,
                 };
                 jobs(&log)
             };

@@ -153,9 +153,12 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "runtime_unknown_unit",
-        text: "[j]\nioengine=null\nsize=1m\nruntime=5x\n",
-        strict: "job.fio:4:1: job 'j': runtime=5x: fio reads this as 5 microseconds (the \
-                 unknown unit 'x' counts as microseconds); write runtime=5us if you mean that, ",
+        // Microseconds: long enough not to cut the size-bound job short
+        // (no `0x` in it: fio would read that as hex).
+        text: "[j]\nioengine=null\nsize=1m\nruntime=4999999x\n",
+        strict: "job.fio:4:1: job 'j': runtime=4999999x: fio reads this as 4999999 microseconds \
+                 (the unknown unit 'x' counts as microseconds); write runtime=4999999us if you \
+                 mean that, ",
         run: Run::Same,
     },
     Case {
@@ -627,4 +630,35 @@ fn filesize_runs_from_the_offset_to_the_end() {
     assert_eq!(jobs_of(&r)["jobs"][0]["io"][1], json!([8, 32768]));
     assert_eq!(std::fs::metadata(dir.file("f.dat")).unwrap().len(), fio_len);
     assert_eq!(fio_len, 65536);
+}
+
+/// The lines fio prints with its report (the note that a synchronous
+/// engine caps the depth, a failed job's `fio: pid=` line) go there when
+/// reading as fio: fio's own test runner fails a test on any stderr. rfio
+/// keeps them on stderr otherwise, its report whole.
+#[test]
+fn fio_report_lines_go_with_the_report() {
+    let dir = TempDir::new("compat-notes");
+    let args = [
+        "--name=x",
+        "--ioengine=psync",
+        "--iodepth=4",
+        "--size=64k",
+        "--filename=n.dat",
+        "--output-format=json",
+    ];
+    let note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth \
+                will be capped at 1\n";
+    let f = run_in(real_fio(), &dir, &args);
+    let (_, r) = run_both(&dir, &args);
+    assert_eq!((stderr(&f), stderr(&r)), (String::new(), String::new()));
+    assert!(stdout(&f).starts_with(&format!("{note}{{")));
+    assert!(
+        stdout(&r).starts_with(&format!("{note}{{")),
+        "{}",
+        stdout(&r)
+    );
+    let o = run_in(RFIO, &dir, &args);
+    assert_eq!(stderr(&o), note);
+    assert!(stdout(&o).starts_with('{'));
 }
