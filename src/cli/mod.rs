@@ -480,6 +480,8 @@ rfio [options] [job options] <job file(s)>\n\
   --max-jobs=nr\t\tMaximum number of threads/processes to support\n\
   --inflate-log=log\tInflate and output compressed log\n\
   --aux-path=path\tUse this path for fio state generated files\n\
+  --compat=fio\t\tRead job files and values as fio 3.33 does (the default when called as fio)\n\
+  --compat=strict\tRefuse what fio silently misreads (the default when called as rfio)\n\
 \n\
 rfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n",
         env!("CARGO_PKG_VERSION")
