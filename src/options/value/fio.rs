@@ -674,9 +674,11 @@ fn split_list(list: &str, ctx: &ParseCtx, warnings: &mut Vec<String>) -> Option<
 }
 
 /// A choice (`FIO_OPT_STR`): the value up to the first `,` (or, without
-/// one, the first `:`) names the choice; after a `,` fio reads nothing;
-/// after a `:` is a modifier. For `rw`, the modifier is a count read with
-/// `atoi` after a random pattern, a size after a sequential one.
+/// one, the first `:`) names the choice; after a `,` fio reads nothing.
+/// For `rw` a `:` brings a count, read with `atoi`, after a random
+/// pattern, a size after a sequential one (`str_rw_cb`). Other choices
+/// have callbacks of their own, which may refuse: only the text before a
+/// `,` is read for them, and only when rfio reads it alone.
 fn choice(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Option<FioReading> {
     let key_len = text
         .find(',')
@@ -684,12 +686,24 @@ fn choice(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Option<FioReading> {
         .unwrap_or(text.len());
     let key = &text[..key_len];
     let index = def.posvals.iter().position(|p| p.value == key)?;
+    if def.kind != ValueKind::ChoiceWithModifier {
+        let before_comma = &text[..text.find(',')?];
+        let strict = ParseCtx {
+            mode: crate::jobfile::Mode::Strict,
+            ..*ctx
+        };
+        let value = super::parse_value(def, Some(before_comma), &strict).ok()?;
+        return Some(FioReading {
+            value: Some(value),
+            warnings: Vec::new(),
+        });
+    }
     let post = text.find(':').map(|at| {
         text[at + 1..].trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control())
     });
     let modifier = match post {
         None => None,
-        Some(post) if def.kind == ValueKind::ChoiceWithModifier => {
+        Some(post) => {
             let v = if def.posvals[index].value.starts_with("rand") {
                 // An unsigned count.
                 i64::from(atoi(post.as_bytes()) as u32)
@@ -698,8 +712,6 @@ fn choice(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Option<FioReading> {
             };
             Some(v.to_string())
         }
-        Some("") => None,
-        Some(post) => Some(post.to_string()),
     };
     Some(FioReading {
         value: Some(Value::Choice { index, modifier }),
