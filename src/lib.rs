@@ -55,15 +55,17 @@ mod workload;
 pub fn front_end_check(bytes: &[u8]) {
     use std::path::Path;
     use std::sync::Arc;
-    let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes);
     let keywords = jobfile::subst::Keywords {
         pagesize: 4096,
         mb_memory: 1024,
         ncpus: 2,
     };
-    for readonly in [false, true] {
+    let modes = [jobfile::Mode::Strict, jobfile::Mode::Fio];
+    for (mode, readonly) in modes.into_iter().flat_map(|m| [(m, false), (m, true)]) {
+        let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes, mode);
         let input = plan::Input {
             readonly,
+            mode,
             ..plan::Input::default()
         };
         let fe = plan::build(input, std::slice::from_ref(&file), &keywords);

@@ -13,7 +13,7 @@ use crate::jobfile::subst::Keywords;
 use crate::jobfile::{load_partial, JobFile};
 use crate::options::jobopts::Setting;
 use crate::options::Support;
-use crate::plan::{build, Frontend, Input, Plan};
+use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
 use crate::stats::RunReport;
 use crate::workload::{self, Log, Progress, RunError, Stop};
 
@@ -98,6 +98,12 @@ pub(crate) trait Watch {
     /// banner here).
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()>;
 
+    /// What fio prints on stderr while it reads the job files and the
+    /// options (`--compat=fio`), before anything else happens.
+    fn warnings(&mut self, _lines: &[String]) -> std::io::Result<()> {
+        Ok(())
+    }
+
     /// Run `jobs` (which runs every job, its live messages going to the
     /// log it is given) while watching `progress`, and return its result.
     fn running(
@@ -111,6 +117,7 @@ pub(crate) trait Watch {
 /// Run `inv` from its job files to its report.
 pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Error> {
     let front = Box::new(front_end(&inv)?);
+    watch.warnings(&front.fe.warnings)?;
     if inv.input.showcmd {
         return Ok(Outcome::ShowCmd(front));
     }
@@ -119,6 +126,18 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
     }
     if inv.input.parse_only {
         return Ok(Outcome::Parsed);
+    }
+    if let Some((added, msg)) = front.fe.refusal.clone() {
+        // `--compat=fio`: what fio finds while adding the jobs to run.
+        let job = match front.fe.plan.jobs.get(added) {
+            Some(j) => j.name.clone(),
+            None => String::new(),
+        };
+        return Err(Error::Refused {
+            front,
+            added,
+            refusal: RunError::Refused { job, msg },
+        });
     }
     let plan = &front.fe.plan;
     if plan.jobs.is_empty() {
@@ -129,6 +148,11 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
     let unsupported = unsupported_options(&front.fe);
     if !unsupported.is_empty() {
         return Err(Error::Unsupported(unsupported));
+    }
+    // What the jobs need of the file system, as fio checks it for a run.
+    let missing = filesystem_checks(plan);
+    if !missing.is_empty() {
+        return Err(Error::Unsupported(missing));
     }
     if let Err((added, refusal)) = workload::refusal_when_added(plan) {
         return Err(Error::Refused {
@@ -154,7 +178,7 @@ fn front_end(inv: &Invocation) -> Result<Front, Error> {
     let mut files: Vec<JobFile> = Vec::with_capacity(inv.job_files.len());
     let mut load_diags = Diagnostics::default();
     for path in &inv.job_files {
-        let (file, diags) = load_partial(path).map_err(Error::Load)?;
+        let (file, diags) = load_partial(path, inv.input.mode).map_err(Error::Load)?;
         files.push(file);
         load_diags.extend(diags);
     }

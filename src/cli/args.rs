@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::jobfile::Mode;
 use crate::options::{suggest, table, FioType};
 pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
@@ -67,6 +68,12 @@ const FLAGS: &[(&str, HasArg)] = &[
     ("aux-path", HasArg::Required),
     ("merge-blktrace-only", HasArg::No),
 ];
+
+/// rfio's own flags, which fio does not have: `--compat=fio` reads job
+/// files and values as fio 3.33 does (what rfio does when called as
+/// `fio`), `--compat=strict` refuses what fio silently misreads (the
+/// default when called as `rfio`).
+const RFIO_FLAGS: &[(&str, HasArg)] = &[("compat", HasArg::Required)];
 
 /// An output format of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +141,28 @@ pub struct Args {
     pub(crate) merge_blktrace_only: bool,
     /// Flags accepted but not implemented by rfio (`--server`, ...).
     pub(crate) unsupported: Vec<String>,
+    /// `--compat`: how job files and values are read, when given (rfio
+    /// called as `fio` reads as fio does unless told otherwise).
+    pub(crate) compat: Option<Mode>,
+    /// How job files and values are read (see [`Args::called_as`]).
+    pub(crate) mode: Mode,
+}
+
+impl Args {
+    /// Settle the reading mode for the program name `argv0`: as fio reads
+    /// when the file name is exactly `fio` (the drop-in symlink), strictly
+    /// otherwise; `--compat` decides when given.
+    pub(crate) fn called_as(mut self, argv0: Option<&std::ffi::OsStr>) -> Args {
+        let named_fio = argv0
+            .and_then(|a| std::path::Path::new(a).file_name())
+            .is_some_and(|n| n == "fio");
+        self.mode = match (self.compat, named_fio) {
+            (Some(mode), _) => mode,
+            (None, true) => Mode::Fio,
+            (None, false) => Mode::Strict,
+        };
+        self
+    }
 }
 
 impl Default for Args {
@@ -161,6 +190,8 @@ impl Default for Args {
             job_files: Vec::new(),
             merge_blktrace_only: false,
             unsupported: Vec::new(),
+            compat: None,
+            mode: Mode::Strict,
         }
     }
 }
@@ -176,6 +207,7 @@ impl From<&Args> for Input {
             sections: args.sections.clone(),
             cmd_sections: args.cmd_sections.clone(),
             profile: args.profile.clone(),
+            mode: args.mode,
         }
     }
 }
@@ -191,6 +223,7 @@ struct LongOpt {
 fn long_options() -> Vec<LongOpt> {
     let mut all: Vec<LongOpt> = FLAGS
         .iter()
+        .chain(RFIO_FLAGS)
         .map(|&(name, has_arg)| LongOpt {
             name,
             has_arg,
@@ -392,6 +425,18 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "inflate-log" if args.action == Action::Run => args.action = Action::InflateLog(v().into()),
         "inflate-log" => {}
         "merge-blktrace-only" => args.merge_blktrace_only = true,
+        "compat" => {
+            args.compat = Some(match v().as_str() {
+                "fio" => Mode::Fio,
+                "strict" => Mode::Strict,
+                other => {
+                    return Err(format!(
+                        "--compat={other}: 'fio' reads job files and values as fio 3.33 does, \
+                         'strict' refuses what fio silently misreads"
+                    ))
+                }
+            })
+        }
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

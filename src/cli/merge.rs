@@ -22,7 +22,7 @@ pub(crate) fn merge_only(
 ) -> std::io::Result<i32> {
     let mut files: Vec<JobFile> = Vec::with_capacity(args.job_files.len());
     for path in &args.job_files {
-        match load_partial(path) {
+        match load_partial(path, args.mode) {
             Ok((file, diags)) => {
                 write!(err, "{diags}")?;
                 files.push(file);

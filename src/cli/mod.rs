@@ -33,9 +33,10 @@ pub fn main() -> i32 {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let called_fio = std::env::args_os()
-        .next()
-        .and_then(|a| Path::new(&a).file_name().map(|n| n == "fio"))
+    let argv0 = std::env::args_os().next();
+    let called_fio = argv0
+        .as_deref()
+        .and_then(|a| Path::new(a).file_name().map(|n| n == "fio"))
         .unwrap_or(false);
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
@@ -69,7 +70,7 @@ fn run_inner(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let args = match args::parse(argv) {
-        Ok(a) => a,
+        Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(d) => {
             write!(err, "{d}")?;
             return Ok(1);
@@ -163,12 +164,14 @@ fn run_inner(
             Some(f) => f,
             None => &mut *out,
         },
+        err: &mut *err,
         handlers: None,
         told: false,
     };
     let result = crate::run::run(invocation, &mut watch);
     let Printer {
         out: run_out,
+        err: run_err,
         told,
         handlers: _handlers,
         ..
@@ -181,8 +184,13 @@ fn run_inner(
             if let (Some(sig), false) = (signaled, told) {
                 write!(run_out, "{}", signals::message(sig))?;
             }
+            // fio prints these with its report; rfio on stderr, but as fio
+            // when reading as fio.
             for notice in output::notices(&report) {
-                writeln!(err, "{notice}")?;
+                match args.mode {
+                    crate::jobfile::Mode::Fio => writeln!(run_out, "{notice}")?,
+                    crate::jobfile::Mode::Strict => writeln!(run_err, "{notice}")?,
+                }
             }
             output::write_results(&report, &formats, run_out)?;
             run_out.flush()?;
@@ -206,7 +214,7 @@ fn run_inner(
             Ok(1)
         }
         Err(e) => {
-            report_error(e, &formats, run_out, err)?;
+            report_error(e, &formats, run_out, run_err)?;
             Ok(1)
         }
     }
@@ -251,8 +259,10 @@ fn report_error(
         } => {
             // fio refuses these while it adds the jobs: the description
             // lines of the jobs it added before come out, no banner; with
-            // none added, its usage text.
-            if added == 0 {
+            // none added, its usage text (not after its own checks of a
+            // job, `RunError::Refused`: `--compat=fio`'s `wait_for`).
+            let usage_too = added == 0 && !matches!(refusal, RunError::Refused { .. });
+            if usage_too {
                 write!(out, "{}", usage())?;
             } else if formats.normal {
                 let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
@@ -260,7 +270,7 @@ fn report_error(
             }
             out.flush()?;
             writeln!(err, "{refusal}")?;
-            if added == 0 {
+            if usage_too {
                 writeln!(err, "No job(s) defined\n")?;
             }
             Ok(())
@@ -289,6 +299,19 @@ pub fn formats(args: &Args) -> output::Formats {
 struct RunLog<'a> {
     dest: status::Dest<'a>,
     normal: bool,
+    /// `--compat=fio`: the lines fio prints where its report goes
+    /// ([`fio_prints_on_stdout`]) go there too, not to stderr.
+    as_fio: bool,
+}
+
+/// The live messages fio prints with `log_info`, where its report goes,
+/// which rfio prints on stderr to keep its report whole: a job's `fio:
+/// pid=N, err=E/...` line, the note that a synchronous engine caps the
+/// depth, exec_prerun's `NAME : Saving output of ...`.
+fn fio_prints_on_stdout(line: &str) -> bool {
+    line.starts_with("fio: pid=")
+        || line.starts_with("note: both iodepth >= 1 and synchronous I/O engine")
+        || line.contains(" : Saving output of ")
 }
 
 impl workload::Log for RunLog<'_> {
@@ -297,7 +320,15 @@ impl workload::Log for RunLog<'_> {
     }
 
     fn err(&self, text: &str) {
-        workload::StdLog.err(text);
+        if !self.as_fio {
+            return workload::StdLog.err(text);
+        }
+        for line in text.split_inclusive('\n') {
+            match fio_prints_on_stdout(line) {
+                true => self.dest.write(line),
+                false => workload::StdLog.err(line),
+            }
+        }
     }
 
     fn layout(&self, text: &str) {
@@ -317,6 +348,8 @@ struct Printer<'a> {
     dest: status::Dest<'a>,
     /// Where the banner and the results go.
     out: &'a mut dyn Write,
+    /// Where fio's warnings go (stderr).
+    err: &'a mut dyn Write,
     /// SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report, from the
     /// banner on.
     handlers: Option<signals::Handlers>,
@@ -325,6 +358,13 @@ struct Printer<'a> {
 }
 
 impl Watch for Printer<'_> {
+    fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
+        for line in lines {
+            writeln!(self.err, "{line}")?;
+        }
+        self.err.flush()
+    }
+
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
         // Installed before `Starting N processes` is printed (as fio), so a
         // signal after that line never loses the report.
@@ -369,6 +409,7 @@ impl Watch for Printer<'_> {
                 let log = RunLog {
                     dest,
                     normal: formats.normal,
+                    as_fio: self.args.mode == crate::jobfile::Mode::Fio,
                 };
                 jobs(&log)
             };
@@ -439,6 +480,8 @@ rfio [options] [job options] <job file(s)>\n\
   --max-jobs=nr\t\tMaximum number of threads/processes to support\n\
   --inflate-log=log\tInflate and output compressed log\n\
   --aux-path=path\tUse this path for fio state generated files\n\
+  --compat=fio\t\tRead job files and values as fio 3.33 does (the default when called as fio)\n\
+  --compat=strict\tRefuse what fio silently misreads (the default when called as rfio)\n\
 \n\
 rfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n",
         env!("CARGO_PKG_VERSION")

@@ -40,6 +40,24 @@ pub struct Section {
     pub name: String,
     pub(crate) span: Span,
     pub entries: Vec<Entry>,
+    /// `--compat=fio`: what fio prints on stderr while reading the
+    /// section's lines (a failed `include`), in order.
+    pub(crate) warnings: Vec<String>,
+    /// `--compat=fio`: an `include` fio could not open (errno and its
+    /// text): fio keeps the job and fails it when it runs.
+    pub(crate) include_error: Option<(i32, String)>,
+}
+
+impl Section {
+    pub(crate) fn new(name: String, span: Span) -> Section {
+        Section {
+            name,
+            span,
+            entries: Vec::new(),
+            warnings: Vec::new(),
+            include_error: None,
+        }
+    }
 }
 
 impl Section {

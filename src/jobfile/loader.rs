@@ -8,6 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
+use super::mode::{Mode, COMPAT_HINT};
 use super::parser::{is_space, line, Line, LineError};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
@@ -22,13 +23,13 @@ pub(crate) const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// Read and parse the job file at `path` (`-` is standard input).
 pub fn load(path: &Path) -> Result<JobFile, Diagnostics> {
-    let (file, diags) = load_partial(path)?;
+    let (file, diags) = load_partial(path, Mode::Strict)?;
     diags.into_result(file)
 }
 
 /// Read the job file at `path` and parse what can be parsed (see
-/// [`parse_partial`]); fails only when the file cannot be read.
-pub(crate) fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagnostics> {
+/// [`parse_partial`]), in `mode`; fails only when the file cannot be read.
+pub(crate) fn load_partial(path: &Path, mode: Mode) -> Result<(JobFile, Diagnostics), Diagnostics> {
     let shown: Arc<Path> = Arc::from(path);
     let bytes = if path == Path::new("-") {
         read_limited(std::io::stdin().lock()).map_err(|e| {
@@ -39,24 +40,32 @@ pub(crate) fn load_partial(path: &Path) -> Result<(JobFile, Diagnostics), Diagno
             Diagnostic::bare(format!("unable to open '{}' job file: {e}", path.display()))
         })?
     };
-    Ok(parse_partial(shown, &bytes))
+    Ok(parse_partial(shown, &bytes, mode))
 }
 
 /// Parse job-file text held in memory. `path` names it in diagnostics and
 /// anchors relative includes.
 pub fn parse_bytes(path: Arc<Path>, bytes: &[u8]) -> Result<JobFile, Diagnostics> {
-    let (file, diags) = parse_partial(path, bytes);
+    let (file, diags) = parse_partial(path, bytes, Mode::Strict);
     diags.into_result(file)
 }
 
 /// Parse what can be parsed: the tree (with `stop` set when there were
 /// errors) and every problem found.
-pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnostics) {
+///
+/// In [`Mode::Fio`] the lines fio 3.33 reads its own way are read so:
+/// `[job` names a job `jo` (fio drops the last character as if it were
+/// the `]`), and an `include` that fails (a missing file, a cycle, a
+/// `[section]` inside) is reported with fio's messages and ends the
+/// section: the next option line of that section is outside of any
+/// section for fio, an error.
+pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFile, Diagnostics) {
     let mut cx = Context {
         diags: Diagnostics::default(),
         stack: Vec::new(),
         read: HashMap::new(),
         read_bytes: 0,
+        mode,
     };
     // Room for every section at once: growing the list as it fills would
     // need half as much again, with many sections.
@@ -70,10 +79,29 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnost
     let mut stop: Option<Stop> = None;
     // After a bad section header its options are skipped, not reported again.
     let mut in_bad_section = false;
+    // `--compat=fio`: after a failed include fio has ended the section.
+    let mut ended = false;
     for (span, item) in lines(&path, bytes) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
+        // fio names a job after a header it cannot read (`[job`: `jo`).
+        let (item, fio_header) = match item {
+            Err(bad) if mode.is_fio() && bad.fio_section_name().is_some() => {
+                let name = bad.fio_section_name().map(str::to_string);
+                (Ok(Line::Blank), name)
+            }
+            item => (item, None),
+        };
+        let mut after_failed_include = false;
+        if let Some(name) = fio_header {
+            in_bad_section = false;
+            ended = false;
+            if let Some(done) = sections.last_mut() {
+                done.entries.shrink_to_fit();
+            }
+            sections.push(Section::new(name, span.clone()));
+        }
         match item {
             Err(bad) => {
                 in_bad_section |= bad.is_section_header();
@@ -81,21 +109,38 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnost
             }
             Ok(Line::Blank) => {}
             Ok(Line::Option { .. } | Line::Include { .. }) if in_bad_section => {}
+            Ok(Line::Option { text } | Line::Include { path: text }) if ended => {
+                let text = if is_include {
+                    format!("include {text}")
+                } else {
+                    text.to_string()
+                };
+                after_failed_include = true;
+                cx.diags.push(Diagnostic::at(
+                    span,
+                    format!(
+                        "option '{text}' follows a failed include: fio has ended the section there, \
+                         so the line is outside of any [section]"
+                    ),
+                ));
+            }
             Ok(Line::Section { name }) => {
                 in_bad_section = false;
+                ended = false;
                 if let Some(done) = sections.last_mut() {
                     done.entries.shrink_to_fit();
                 }
-                sections.push(Section {
-                    name: name.to_string(),
-                    span,
-                    entries: Vec::new(),
-                })
+                sections.push(Section::new(name.to_string(), span))
             }
             Ok(Line::Include { path: inc }) => match sections.last_mut() {
                 Some(section) => {
                     let inc = inc.to_string();
-                    cx.include(&path, &inc, span, &mut section.entries, 1);
+                    if let Err(shown) = cx.include(&path, &inc, span, section, 1) {
+                        section
+                            .warnings
+                            .push(format!("Error 1 while parsing include file {shown}"));
+                        ended = true;
+                    }
                 }
                 None => cx.outside_section(span, &format!("include {inc}")),
             },
@@ -109,6 +154,11 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8]) -> (JobFile, Diagnost
         }
         if stop.is_none() && !had_errors && !cx.diags.is_empty() {
             stop = Some(match kept {
+                // fio added the job before it met the line.
+                _ if after_failed_include => Stop {
+                    good_sections: sections.len(),
+                    partial: None,
+                },
                 // A bad line inside a section: fio drops that section, or
                 // for a failed include keeps the options read before it.
                 Some(kept) if !in_bad_section => Stop {
@@ -175,6 +225,7 @@ struct Context {
     /// Bytes held in `read` (at most [`MAX_FILE_BYTES`]; past that files
     /// are read again each time).
     read_bytes: usize,
+    mode: Mode,
 }
 
 /// An included file, read.
@@ -192,65 +243,154 @@ impl Context {
         ));
     }
 
-    /// Expand `include inc` (found in `from`) into `entries`.
+    /// Expand `include inc` (found in `from`) into `section`'s entries.
+    ///
+    /// Strictly, every problem is an error and the rest is read. In
+    /// [`Mode::Fio`] a problem fio survives is a failure, as in fio: the
+    /// file's warnings go to the section, an open error is kept for the
+    /// job, the lines after the failure are not read, and `Err` names the
+    /// file (each file on the way up prints `Error 1 while parsing include
+    /// file NAME`). A `[section]` inside drops the whole file.
     fn include(
         &mut self,
         from: &Path,
         inc: &str,
         span: Span,
-        entries: &mut Vec<Entry>,
+        section: &mut Section,
         depth: usize,
-    ) {
+    ) -> Result<(), String> {
+        let fio = self.mode.is_fio();
+        let shown = resolve_include(from, inc).display().to_string();
         let file = match self.read_include(from, inc) {
             Ok(file) => file,
-            Err(e) => {
+            // fio cannot open it either: it says so and carries on.
+            Err((Some(errno), e)) if fio => {
+                section
+                    .warnings
+                    .push(format!("fio: unable to open '{shown}' job file"));
+                section.include_error.get_or_insert((errno, e));
+                return Err(shown);
+            }
+            Err((Some(_), e)) => {
+                self.diags.push(Diagnostic::at(
+                    span,
+                    format!(
+                        "cannot include '{inc}': {e}; fio reports this on stderr, skips the \
+                         include and what follows it in the section, and fails the job when it \
+                         runs; fix the path, {COMPAT_HINT}"
+                    ),
+                ));
+                return Ok(());
+            }
+            // A device or directory, or too large: refused in both modes.
+            Err((None, e)) => {
                 self.diags
                     .push(Diagnostic::at(span, format!("cannot include '{inc}': {e}")));
-                return;
+                return Ok(());
             }
         };
-        if self.stack.contains(&file.canonical) {
-            self.diags.push(Diagnostic::at(
-                span,
-                format!("include cycle: '{inc}' is already being read (it includes itself, directly or through other files)"),
-            ));
-            return;
-        }
-        if depth > MAX_INCLUDE_DEPTH {
-            self.diags.push(Diagnostic::at(
-                span,
-                format!("cannot include '{inc}': includes nest more than {MAX_INCLUDE_DEPTH} files deep"),
-            ));
-            return;
+        if self.stack.contains(&file.canonical) || depth > MAX_INCLUDE_DEPTH {
+            if fio {
+                // fio follows a cycle until it runs out of file descriptors.
+                section
+                    .warnings
+                    .push(format!("fio: unable to open '{shown}' job file"));
+                section
+                    .include_error
+                    .get_or_insert((libc::EMFILE, "Too many open files".to_string()));
+                return Err(shown);
+            }
+            let msg = if depth > MAX_INCLUDE_DEPTH {
+                format!("cannot include '{inc}': includes nest more than {MAX_INCLUDE_DEPTH} files deep")
+            } else {
+                format!(
+                    "include cycle: '{inc}' is already being read (it includes itself, directly or \
+                     through other files); fio follows it until it runs out of file descriptors, \
+                     then fails the job; remove the include, {COMPAT_HINT}"
+                )
+            };
+            self.diags.push(Diagnostic::at(span, msg));
+            return Ok(());
         }
         self.stack.push(file.canonical.clone());
+        let result = self.include_lines(&file, section, depth);
+        self.stack.pop();
+        result.map_err(|()| shown)
+    }
+
+    /// The lines of included `file`, into `section`.
+    fn include_lines(
+        &mut self,
+        file: &Included,
+        section: &mut Section,
+        depth: usize,
+    ) -> Result<(), ()> {
+        let fio = self.mode.is_fio();
+        let start = section.entries.len();
         let target = &file.path;
         for (span, item) in lines(target, &file.bytes) {
             match item {
+                Err(bad) if fio && bad.is_section_header() => {
+                    section.entries.truncate(start);
+                    section
+                        .warnings
+                        .push("No new sections in included files".into());
+                    return Err(());
+                }
                 Err(bad) => self.diags.push(Diagnostic::at(span, bad.to_string())),
                 Ok(Line::Blank) => {}
-                Ok(Line::Option { text }) => entries.push(Entry { text: text.to_string(), span }),
+                Ok(Line::Option { text }) => section.entries.push(Entry {
+                    text: text.to_string(),
+                    span,
+                }),
                 Ok(Line::Include { path: inner }) => {
                     let inner = inner.to_string();
-                    self.include(target, &inner, span, entries, depth + 1)
+                    if let Err(shown) = self.include(target, &inner, span, section, depth + 1) {
+                        section
+                            .warnings
+                            .push(format!("Error 1 while parsing include file {shown}"));
+                        return Err(());
+                    }
+                }
+                Ok(Line::Section { .. }) if fio => {
+                    section.entries.truncate(start);
+                    section
+                        .warnings
+                        .push("No new sections in included files".into());
+                    return Err(());
                 }
                 Ok(Line::Section { name }) => self.diags.push(Diagnostic::at(
                     span,
-                    format!("section [{name}] in an included file: included files may hold options only"),
+                    format!(
+                        "section [{name}] in an included file: included files may hold options \
+                         only; fio reports it and drops the whole include (and the rest of the \
+                         section); move [{name}] into the job file, {COMPAT_HINT}"
+                    ),
                 )),
             }
         }
-        self.stack.pop();
+        Ok(())
     }
 
-    /// Find and read `inc`, included from `from` (once per regular file).
-    fn read_include(&mut self, from: &Path, inc: &str) -> Result<Rc<Included>, String> {
+    /// Find and read `inc`, included from `from` (once per regular file);
+    /// when it cannot be read, why, with the errno when it cannot be
+    /// opened at all (as fio cannot).
+    fn read_include(
+        &mut self,
+        from: &Path,
+        inc: &str,
+    ) -> Result<Rc<Included>, (Option<i32>, String)> {
         let key = (from.to_path_buf(), inc.to_string());
         if let Some(file) = self.read.get(&key) {
             return Ok(Rc::clone(file));
         }
         let target = resolve_include(from, inc);
-        let (bytes, regular) = read_file_kind(&target)?;
+        let (bytes, regular) = read_file_kind(&target).map_err(|e| {
+            let errno = std::fs::File::open(&target)
+                .err()
+                .and_then(|e| e.raw_os_error());
+            (errno, e)
+        })?;
         let file = Rc::new(Included {
             canonical: canonical(&target),
             path: Arc::from(target.as_path()),
@@ -314,6 +454,21 @@ impl BadLine {
             self,
             BadLine::Syntax(LineError::UnterminatedHeader { .. } | LineError::EmptySectionName)
         )
+    }
+
+    /// The name fio gives a header it cannot read as `[name]`: the text
+    /// after the `[` less its last character (`[job` is job `jo`, `[]` a
+    /// job with an empty name).
+    fn fio_section_name(&self) -> Option<&str> {
+        match self {
+            BadLine::Syntax(LineError::UnterminatedHeader { header, .. }) => {
+                let name = header.strip_prefix('[')?;
+                let last = name.chars().next_back()?;
+                Some(&name[..name.len() - last.len_utf8()])
+            }
+            BadLine::Syntax(LineError::EmptySectionName) => Some(""),
+            _ => None,
+        }
     }
 }
 

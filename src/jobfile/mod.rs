@@ -5,9 +5,11 @@
 pub(crate) mod arith;
 pub(crate) mod ast;
 pub(crate) mod loader;
+pub(crate) mod mode;
 pub(crate) mod parser;
 pub(crate) mod subst;
 
 pub use ast::JobFile;
 pub use loader::{load, parse_bytes};
 pub(crate) use loader::{load_partial, parse_partial};
+pub use mode::Mode;

@@ -13,6 +13,8 @@ use nom::combinator::{all_consuming, eof, map, rest, verify};
 use nom::sequence::{delimited, preceded, terminated};
 use nom::IResult;
 
+use super::mode::COMPAT_HINT;
+
 /// One classified line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Line<'a> {
@@ -58,9 +60,25 @@ impl std::fmt::Display for LineError {
                 if *cut_by_comment {
                     f.write_str(" (';' and '#' start a comment, even inside a header)")?;
                 }
-                Ok(())
+                // fio takes the last character for the `]`.
+                let inner = header.strip_prefix('[').unwrap_or(header);
+                let mut fio = inner.to_string();
+                fio.pop();
+                write!(
+                    f,
+                    "; fio reads this as job '{fio}' (it drops the last character as if it were ']'); \
+                     write [{fio}] if you mean that, "
+                )?;
+                if !inner.contains(']') && !*cut_by_comment {
+                    write!(f, "[{inner}] for job '{inner}', ")?;
+                }
+                f.write_str(COMPAT_HINT)
             }
-            LineError::EmptySectionName => f.write_str("section header '[]' has no name"),
+            LineError::EmptySectionName => write!(
+                f,
+                "section header '[]' has no name; fio reads this as a job with an empty name; \
+                 name the job, {COMPAT_HINT}"
+            ),
             LineError::IncludeWithoutPath => f.write_str("'include' needs a file name"),
             LineError::MissingOptionName => {
                 f.write_str("option line has no option name before '='")

@@ -11,12 +11,13 @@
 use std::sync::Arc;
 
 use super::def::{OptionDef, ValueKind};
-use super::value::{parse_value, ParseCtx, Value, ValueError};
+use super::value::{fio, hint, parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup, suggest, table};
 use crate::diag::{Diagnostic, Span};
 use crate::jobfile::arith;
 use crate::jobfile::ast::split_entry;
 use crate::jobfile::subst::{substitute, Keywords, Substituted};
+use crate::jobfile::Mode;
 
 /// One applied option.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,7 +231,10 @@ impl JobOptions {
         let def = self.get("kb_base").map(|s| (s.def, &s.value));
         match def {
             Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => {
-                ParseCtx { kb_base: 1000 }
+                ParseCtx {
+                    kb_base: 1000,
+                    ..ParseCtx::default()
+                }
             }
             _ => ParseCtx::default(),
         }
@@ -265,13 +269,17 @@ pub(crate) enum Origin {
     CommandLine,
 }
 
-/// Apply `raw` on top of `scope` (whose earlier settings are in force).
-/// Returns the errors, in fio's order of application.
+/// Apply `raw` on top of `scope` (whose earlier settings are in force),
+/// read in `mode`. Returns the errors, in fio's order of application;
+/// what fio prints on stderr while reading the values (`--compat=fio`)
+/// goes to `warnings`.
 pub(crate) fn apply(
     scope: &mut JobOptions,
     raw: &[RawOption],
     origin: Origin,
     keywords: &Keywords,
+    mode: Mode,
+    warnings: &mut Vec<String>,
 ) -> Vec<OptionError> {
     let mut errors = Vec::new();
     // (1) substitution
@@ -298,16 +306,19 @@ pub(crate) fn apply(
     // (3) core options; engine options wait. `kb_base` is looked up once
     // and again only when a setting changes it: a lookup scans the settings,
     // and doing that per option made a long section quadratic.
-    let mut ctx = scope.parse_ctx();
+    let with_mode = |ctx: ParseCtx| ParseCtx { mode, ..ctx };
+    let mut ctx = with_mode(scope.parse_ctx());
     let mut deferred = Vec::new();
     for (text, r) in items {
         let (key, value) = split_entry(&text);
         match lookup(key) {
-            Some(def) if !def.is_engine_option() => match apply_one(scope, def, value, r, &ctx) {
-                Ok(()) if def.name == "kb_base" => ctx = scope.parse_ctx(),
-                Ok(()) => {}
-                Err(e) => errors.push(e),
-            },
+            Some(def) if !def.is_engine_option() => {
+                match apply_one(scope, def, value, r, &ctx, warnings) {
+                    Ok(()) if def.name == "kb_base" => ctx = with_mode(scope.parse_ctx()),
+                    Ok(()) => {}
+                    Err(e) => errors.push(e),
+                }
+            }
             _ => deferred.push((text, r)),
         }
     }
@@ -318,7 +329,7 @@ pub(crate) fn apply(
         let (key, value) = split_entry(&text);
         match engine_option(&engine, key) {
             Ok(def) => {
-                if let Err(e) = apply_one(scope, def, value, r, &ctx) {
+                if let Err(e) = apply_one(scope, def, value, r, &ctx, warnings) {
                     errors.push(e);
                 }
             }
@@ -413,55 +424,121 @@ fn debug_parsed(def: &OptionDef, v: &Value, ctx: &ParseCtx) {
     }
 }
 
-/// Parse one option's value and record it.
+/// Parse one option's value and record it. A value the strict parser
+/// refuses is read as fio reads it in `--compat=fio` mode (its warnings
+/// into `warnings`); in strict mode the refusal says what fio reads.
 fn apply_one(
     scope: &mut JobOptions,
     def: &'static OptionDef,
     value: Option<&str>,
     r: &RawOption,
     ctx: &ParseCtx,
+    warnings: &mut Vec<String>,
 ) -> Result<(), OptionError> {
+    let expression = value.is_some_and(|v| is_numeric(def) && v.trim_start().starts_with('('));
     let parsed = match value {
-        Some(v) if is_numeric(def) && v.trim_start().starts_with('(') => {
-            parse_expression(def, v, ctx)
-        }
+        Some(v) if expression => parse_expression(def, v, ctx),
         _ => parse_value(def, value, ctx),
     };
-    match parsed {
-        Ok(v) => {
-            debug_parsed(def, &v, ctx);
-            scope.push(Setting {
-                def,
-                text: value.map(str::to_string),
-                value: v,
-                span: r.span.clone(),
-            });
-            Ok(())
-        }
-        Err(e) => {
-            // What fio prints on stdout: a choice's table of valid values,
-            // or a deprecated option's notice.
-            let valid_values =
-                matches!(e, ValueError::NotAChoice { .. } | ValueError::Deprecated(_))
-                    .then_some(def);
-            let what = match value {
-                Some(v) => format!(
-                    "bad value for option '{}' ('{}={v}')",
-                    def.name,
-                    split_entry(&r.text).0
-                ),
-                None => format!("option '{}'", def.name),
-            };
-            let mut msg = format!("{what}: {e}");
-            if matches!(e, ValueError::NotAChoice { .. }) {
-                let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
-                msg.push_str(&format!("; valid values: {}", names.join(", ")));
+    // Only for a refused value: fio's reading is worked out again.
+    let mut reading = match parsed {
+        Err(_) if !expression => fio::read(def, value, ctx),
+        _ => None,
+    };
+    let value_kept = match (&parsed, ctx.mode) {
+        (Ok(v), _) => Some(v.clone()),
+        (Err(_), Mode::Fio) => match reading.take() {
+            Some(reading) => {
+                warnings.extend(reading.warnings);
+                Some(reading.value.unwrap_or_else(|| kept(scope, def)))
             }
-            Err(OptionError {
-                diag: Diagnostic::at(r.span.clone(), msg),
-                valid_values,
-            })
+            None => None,
+        },
+        (Err(_), Mode::Strict) => None,
+    };
+    if let Some(v) = value_kept {
+        debug_parsed(def, &v, ctx);
+        let v = merged(scope, def, v);
+        scope.push(Setting {
+            def,
+            text: value.map(str::to_string),
+            value: v,
+            span: r.span.clone(),
+        });
+        return Ok(());
+    }
+    let Err(e) = parsed else {
+        unreachable!("a value that parsed is kept")
+    };
+    // What fio prints on stdout: a choice's table of valid values, or a
+    // deprecated option's notice.
+    let valid_values =
+        matches!(e, ValueError::NotAChoice { .. } | ValueError::Deprecated(_)).then_some(def);
+    let msg = match (value, &reading) {
+        (Some(v), Some(reading)) => hint::refusal(def, &visible(&r.text), v, &e, reading, ctx),
+        (Some(v), None) => format!(
+            "bad value for option '{}' ('{}={v}'): {e}",
+            def.name,
+            split_entry(&r.text).0
+        ),
+        (None, _) => format!("option '{}': {e}", def.name),
+    };
+    let mut msg = msg;
+    if matches!(e, ValueError::NotAChoice { .. }) {
+        let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
+        msg.push_str(&format!("; valid values: {}", names.join(", ")));
+    }
+    Err(OptionError {
+        diag: Diagnostic::at(r.span.clone(), msg),
+        valid_values,
+    })
+}
+
+/// The value in force for `def` before this setting (fio stores nothing
+/// for a value it only warns about): the earlier setting's, else the
+/// option's default.
+fn kept(scope: &JobOptions, def: &'static OptionDef) -> Value {
+    if let Some(v) = scope.value(def.name) {
+        return v.clone();
+    }
+    def.default
+        .and_then(|d| parse_value(def, Some(d), &ParseCtx::default()).ok())
+        .unwrap_or(Value::Nothing)
+}
+
+/// `v` with the directions it leaves unset taken from the setting in force
+/// (fio stores only the directions a value gives: `bs=,8k` after
+/// `bs=16k` reads 16k and writes 8k).
+fn merged(scope: &JobOptions, def: &'static OptionDef, v: Value) -> Value {
+    let Some(prev) = scope.value(def.name) else {
+        return v;
+    };
+    match (v, prev) {
+        (Value::PerDir(mut now), Value::PerDir(before)) => {
+            for (slot, old) in now.iter_mut().zip(before) {
+                if slot.is_none() {
+                    slot.clone_from(old);
+                }
+            }
+            Value::PerDir(now)
         }
+        (Value::Ranges(mut now), Value::Ranges(before)) => {
+            for (slot, old) in now.iter_mut().zip(before) {
+                if slot.is_none() {
+                    *slot = *old;
+                }
+            }
+            Value::Ranges(now)
+        }
+        (Value::BsSplit(mut now), Value::BsSplit(before)) => {
+            for (slot, old) in now.iter_mut().zip(before) {
+                if slot.is_empty() {
+                    slot.clone_from(old);
+                }
+            }
+            Value::BsSplit(now)
+        }
+        (v, _) => v,
     }
 }
 
@@ -525,6 +602,8 @@ mod tests {
             &[entry],
             Origin::JobFile,
             &Keywords::from_system(),
+            Mode::Strict,
+            &mut Vec::new(),
         )
         .into_iter()
         .map(|e| e.diag.message)
@@ -537,7 +616,10 @@ mod tests {
     fn control_characters_show_in_messages() {
         assert_eq!(
             errors_of("bs=4\x7fk"),
-            ["bad value for option 'bs' ('bs=4\\x7fk'): '4\\x7fk': unexpected '\\x7fk' after the number"]
+            [
+                "bs=4\\x7fk: fio reads this as 4 bytes ('\\x7fk' is ignored); write bs=4 if you \
+              mean that, or run with --compat=fio to read it as fio does"
+            ]
         );
         assert_eq!(errors_of("xx\x01yy=1"), ["unknown option 'xx\\x01yy'"]);
         // Blanks and control characters at the end of a name are dropped

@@ -9,6 +9,8 @@
 //! says what fio does instead. The numbers live in `value/number.rs`, the
 //! lists and distributions in `value/lists.rs`.
 
+pub(crate) mod fio;
+pub(crate) mod hint;
 mod lists;
 mod number;
 pub(crate) mod pattern;
@@ -19,17 +21,24 @@ mod tests;
 pub(crate) use number::{parse_signed_size, parse_size};
 
 use super::def::{FioType, OptionDef, ValueKind};
+use crate::jobfile::Mode;
 
 /// What the parsers need to know beyond the text itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ParseCtx {
     /// `kb_base` in force for this section: 1024 (default) or 1000.
     pub(crate) kb_base: u32,
+    /// Whether values fio misreads are refused or read as fio reads them
+    /// (see [`fio`]).
+    pub(crate) mode: Mode,
 }
 
 impl Default for ParseCtx {
     fn default() -> Self {
-        ParseCtx { kb_base: 1024 }
+        ParseCtx {
+            kb_base: 1024,
+            mode: Mode::Strict,
+        }
     }
 }
 
@@ -225,6 +234,12 @@ pub(crate) fn parse_value(
             let n = parse_size(text, ctx)?;
             Ok(Value::Ranges(vec![Some((n, n)), None, None]))
         }
+        // fio reads `filesize` as a low and a high end: the first number
+        // and the last (`512-4k,1k-8k` is 512-8k); only one range means
+        // what it says.
+        ValueKind::SizeOrRange if text.contains(',') => Err(ValueError::Other(format!(
+            "'{text}': one size or one range lo-hi, without ','"
+        ))),
         ValueKind::SizeOrRange => lists::parse_ranges(def, text, ctx, true),
         ValueKind::FloatList => lists::parse_floats(def, text),
         ValueKind::BsSplit => lists::parse_bssplit(text, ctx),
@@ -255,6 +270,7 @@ fn parse_time_or_range(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Va
     };
     match text.get(1..).and_then(|rest| rest.find('-')).map(|i| i + 1) {
         Some(dash) => {
+            number::check_time_piece(text, &text[..dash])?;
             let (lo, hi) = (micros(&text[..dash])?, micros(&text[dash + 1..])?);
             Ok(Value::Ranges(vec![
                 Some((lo.min(hi), lo.max(hi))),

@@ -16,7 +16,7 @@ use super::resolve::read::Opts;
 use super::spec::{JobSpec, Plan};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::subst::Keywords;
-use crate::jobfile::JobFile;
+use crate::jobfile::{JobFile, Mode};
 use crate::options::jobopts::{apply, JobOptions, OptionError, Origin};
 use crate::options::Value;
 
@@ -61,6 +61,14 @@ pub struct Frontend {
     pub(crate) sections: Vec<SectionOutcome>,
     pub plan: Plan,
     pub diags: Diagnostics,
+    /// What fio prints on stderr while it reads the job files and options
+    /// (`--compat=fio` only: `iodepth: min value out of range: -4 (1
+    /// min)`), in fio's words and order.
+    pub warnings: Vec<String>,
+    /// `--compat=fio`: fio's refusal of a job while it adds the jobs to
+    /// run (`b: waitee job nosuch unknown.`), after that many jobs; only
+    /// a run meets it (`--parse-only` and `--showcmd` pass, as in fio).
+    pub(crate) refusal: Option<(usize, String)>,
 }
 
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
@@ -72,6 +80,12 @@ pub(crate) const MAX_FILES: usize = 1 << 22;
 /// A section on its way to becoming jobs.
 struct Pending<'a> {
     section_name: &'a str,
+    /// Where the section's own settings start in `options`.
+    own_options: usize,
+    /// The job's name: `name=` in the section itself, else the section's
+    /// name (fio names each job after its section; a `name=` in
+    /// `[global]` renames none).
+    name: String,
     span: Span,
     options: Arc<JobOptions>,
     implicit_stonewall: bool,
@@ -134,6 +148,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
     fe.plan = jobs.plan;
     super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
+    fe.refusal = jobs.refusal;
     fe
 }
 
@@ -153,6 +168,9 @@ fn file_sections(
     keywords: &Keywords,
 ) {
     let mut first_job = true;
+    // `--compat=fio`: a failed include in a `[global]` section fails
+    // every later job of the file (fio copies its error into them).
+    let mut global_include_error = None;
     // The outcomes of this file's global sections: they get `globals`.
     let mut global_outcomes = Vec::new();
     let global_entries = jf
@@ -171,13 +189,25 @@ fn file_sections(
         {
             continue;
         }
+        fe.warnings.extend(section.warnings.iter().cloned());
         if section.is_global() {
             let before = globals.settings.len();
-            let errors = apply(&mut globals, &section.entries, Origin::JobFile, keywords);
+            let errors = apply(
+                &mut globals,
+                &section.entries,
+                Origin::JobFile,
+                keywords,
+                input.mode,
+                &mut fe.warnings,
+            );
             report(&mut fe.diags, &section.name, &errors);
             if !errors.is_empty() {
                 // A failed section changes nothing; fio prints none of it.
                 globals.truncate(before);
+            }
+            if section.include_error.is_some() && errors.is_empty() {
+                // fio's global section is where every later job starts from.
+                global_include_error.clone_from(&section.include_error);
             }
             global_outcomes.push(fe.sections.len());
             fe.sections.push(SectionOutcome {
@@ -193,7 +223,14 @@ fn file_sections(
         }
         let mut scope = globals.share();
         let start = scope.settings.len();
-        let errors = apply(&mut scope, &section.entries, Origin::JobFile, keywords);
+        let errors = apply(
+            &mut scope,
+            &section.entries,
+            Origin::JobFile,
+            keywords,
+            input.mode,
+            &mut fe.warnings,
+        );
         report(&mut fe.diags, &section.name, &errors);
         let failed = !errors.is_empty();
         scope.shrink_to_fit();
@@ -214,8 +251,17 @@ fn file_sections(
         if failed {
             continue;
         }
+        if let Some(e) = section
+            .include_error
+            .as_ref()
+            .or(global_include_error.as_ref())
+        {
+            include_failed(fe, jobs, e);
+        }
         jobs.add(Pending {
             section_name: &section.name,
+            name: own_name(&scope, start).unwrap_or_else(|| section.name.clone()),
+            own_options: start,
             span: section.span.clone(),
             options: scope,
             implicit_stonewall: idx > 0 && first_job,
@@ -231,6 +277,17 @@ fn file_sections(
     }
 }
 
+/// `--compat=fio`: a job whose `include` fio could not open. fio keeps
+/// the job with the error set: a dry run prints the error when it drops
+/// the job, a real run fails it.
+fn include_failed(fe: &mut Frontend, jobs: &mut Expander, (errno, reason): &(i32, String)) {
+    let what = format!("file:init.c:1956, func=job file open, error={reason}");
+    match jobs.input.runs() {
+        true => jobs.refuse(format!("fio: pid=0, err={errno}/{what}")),
+        false => fe.warnings.push(format!("fio: {what}")),
+    }
+}
+
 fn command_line_section(
     fe: &mut Frontend,
     jobs: &mut Expander,
@@ -241,7 +298,15 @@ fn command_line_section(
     let name = cs.name.clone().unwrap_or_else(|| "global".to_string());
     let mut scope = globals.clone();
     let start = scope.settings.len();
-    let errors = apply(&mut scope, &cs.options, Origin::CommandLine, keywords);
+    let mode = jobs.input.mode;
+    let errors = apply(
+        &mut scope,
+        &cs.options,
+        Origin::CommandLine,
+        keywords,
+        mode,
+        &mut fe.warnings,
+    );
     report(&mut fe.diags, &name, &errors);
     let failed = !errors.is_empty();
     let scope = Arc::new(scope);
@@ -262,11 +327,27 @@ fn command_line_section(
     } else {
         jobs.add(Pending {
             section_name: cs.name.as_deref().unwrap_or("global"),
+            name: own_name(&scope, start)
+                .or_else(|| cs.name.clone())
+                .unwrap_or_else(|| "global".to_string()),
+            own_options: start,
             span: cs.span.clone(),
             options: scope,
             implicit_stonewall: false,
         });
     }
+}
+
+/// The last `name=` among a section's own settings (those from `start`
+/// on), if any.
+fn own_name(scope: &JobOptions, start: usize) -> Option<String> {
+    let own = scope.settings.iter().skip(start);
+    own.filter(|s| s.def.name == "name")
+        .last()
+        .and_then(|s| match &s.value {
+            Value::Text(n) => Some(n.clone()),
+            _ => None,
+        })
 }
 
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
@@ -301,6 +382,8 @@ struct Expander<'a> {
     first_named: HashMap<String, usize>,
     /// Past a limit: later sections make no jobs.
     stopped: bool,
+    /// `--compat=fio`: fio's first refusal while adding the jobs.
+    refusal: Option<(usize, String)>,
 }
 
 impl<'a> Expander<'a> {
@@ -329,6 +412,7 @@ impl<'a> Expander<'a> {
             waits,
             first_named: HashMap::new(),
             stopped: false,
+            refusal: None,
         }
     }
 
@@ -357,23 +441,56 @@ impl<'a> Expander<'a> {
         };
         let stonewall = p.implicit_stonewall || o.is("stonewall");
         let new_group = o.is("new_group");
-        let display = match o.value("name") {
-            Some(Value::Text(n)) => n.clone(),
-            _ => p.section_name.to_string(),
-        };
+        let display = p.name.clone();
         let wait_for = match o.value("wait_for") {
             Some(Value::Text(w)) => match self.first_named.get(w) {
                 Some(i) => Some(*i),
+                None if self.input.mode == Mode::Fio => {
+                    // fio finds it while adding the jobs to run.
+                    let msg = match w == p.section_name {
+                        true => format!(
+                            "{}: a job cannot wait for itself (wait_for={w}).",
+                            p.section_name
+                        ),
+                        false => format!("{}: waitee job {w} unknown.", p.section_name),
+                    };
+                    self.refuse(msg);
+                    None
+                }
                 None => {
+                    let fio = match w == p.section_name {
+                        true => format!(
+                            "{}: a job cannot wait for itself (wait_for={w}).",
+                            p.section_name
+                        ),
+                        false => format!("{}: waitee job {w} unknown.", p.section_name),
+                    };
                     self.diags.push(Diagnostic::at(
                         p.span.clone(),
-                        format!("job '{display}': wait_for='{w}': no job of that name is defined before this one"),
+                        format!(
+                            "job '{display}': wait_for='{w}': no job of that name is defined before this one; \
+                             fio finds this only when it runs the jobs ('{fio}', exit 1), not with \
+                             --parse-only or --showcmd; name a job defined before this one, \
+                             {}",
+                            crate::jobfile::mode::COMPAT_HINT
+                        ),
                     ));
                     None
                 }
             },
             _ => None,
         };
+        // fio loads the engine when it adds the job to run: one it does not
+        // have refuses the run there, before any job starts.
+        let engine = p.options.ioengine();
+        if self.input.runs()
+            && !crate::options::engines::is_available(engine)
+            && crate::options::engines::external_path(engine).is_none()
+        {
+            self.refuse(format!(
+                "fio: engine {engine} not loadable\nfio: failed to load engine"
+            ));
+        }
         let resolved = resolve::resolve(&p.options, self.input.readonly);
         if self.input.runs() {
             // Once for a job and its clones: they share their options.
@@ -407,7 +524,10 @@ impl<'a> Expander<'a> {
             );
             if let Some(mut job) = job {
                 job.readonly = self.input.readonly;
-                check_job(&job, self.input.runs(), &mut self.diags);
+                let fio = self.input.mode == Mode::Fio;
+                if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
+                    self.refuse(msg);
+                }
                 self.total_files += job.files.len();
                 if self.waits && !self.first_named.contains_key(&job.name) {
                     self.first_named.insert(job.name.clone(), self.count);
@@ -426,6 +546,16 @@ impl<'a> Expander<'a> {
                 return;
             }
             self.group_jobs += 1;
+        }
+    }
+}
+
+impl Expander<'_> {
+    /// `--compat=fio`: fio refuses the run when it adds the job being
+    /// made (the first refusal counts).
+    fn refuse(&mut self, msg: String) {
+        if self.refusal.is_none() {
+            self.refusal = Some((self.count, msg));
         }
     }
 }
@@ -464,6 +594,7 @@ fn job_spec(
         wait_for,
         span: p.span.clone(),
         options: Arc::clone(&p.options),
+        own_options: p.own_options,
         pattern,
         ioengine: p.options.ioengine().to_string(),
         engine: Default::default(),
@@ -520,8 +651,10 @@ fn job_spec(
 }
 
 /// Cross-option rules fio enforces when it adds a job; with `runs`, also
-/// those a dry run skips.
-fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
+/// those a dry run skips. With `fio` (`--compat=fio`), what fio finds
+/// only when it adds the job to run comes back, in fio's words, to be
+/// refused then.
+fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> Option<String> {
     let mut fail = |msg: String| {
         diags.push(Diagnostic::at(
             job.span.clone(),
@@ -548,17 +681,50 @@ fn check_job(job: &JobSpec, runs: bool, diags: &mut Diagnostics) {
                 .into(),
         );
     }
+    let mut refusal = None;
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {
-            fail(format!(
+            let fio_says = format!(
                 "size too small, must not be less than minimum block size: {size} < {min_bs}"
-            ));
+            );
+            if fio {
+                refusal = runs.then(|| format!("fio: {fio_says}"));
+            } else {
+                fail(format!(
+                    "{fio_says}; fio finds this only when it runs the jobs (exit 1), not with \
+                 --parse-only or --showcmd; give a larger size, {}",
+                    crate::jobfile::mode::COMPAT_HINT
+                ));
+            }
         }
     }
     if runs && first {
         super::report::check_logs(job, diags);
     }
+    refusal
+}
+
+/// What the plan's jobs need of the file system before any of them
+/// starts: fio checks `directory=` when it reads the option for a run
+/// (with lstat: a symbolic link is refused too) and drops the job, so
+/// rfio refuses the run before its banner, naming the job's file:line.
+pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
+    let mut diags = Diagnostics::default();
+    for job in plan.jobs.iter().filter(|j| j.subjob == 0) {
+        for dir in &job.directories {
+            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+                diags.push(Diagnostic::at(
+                    job.span.clone(),
+                    format!(
+                        "job '{}': {dir} is not a directory (fio: failed parsing directory={dir})",
+                        job.name
+                    ),
+                ));
+            }
+        }
+    }
+    diags
 }
 
 /// Engines that change files whatever the I/O direction: `falloc`

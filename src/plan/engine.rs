@@ -353,21 +353,18 @@ fn parse_split<E>(
     for piece in pieces {
         let mut f = piece.split('/');
         let bs = size(f.next().unwrap_or("")).map_err(Refused::NotASize)?;
-        // sscanf("%u") fields: the rest must be numbers, 1, 3 or 4 of them
-        // in all (`bs/`, `bs/perc`, `bs/perc/class/level`).
-        let nums: Vec<&str> = f.collect();
-        let num = |s: &str| {
-            s.trim()
-                .parse::<u32>()
-                .map_err(|_| Refused::Fio(CmdPrioError::BadFormat))
-        };
+        // fio's sscanf("%m[^/]/%u/%u/%u"): the numbers read before the
+        // first that is not one (or is followed by something else than
+        // `/`), at most three; 0 or 1 (`bs/`, `bs/perc`) or 3
+        // (`bs/perc/class/level`) of them; anything after is ignored.
+        let nums = leading_u32s(f, 3);
         let (perc, prio) = match nums.as_slice() {
-            [] | [""] => (0, None),
-            [p] => (num(p)?, None),
+            [] => (0, None),
+            [p] => (*p, None),
             [p, c, l] => {
-                let class = num(c)?.min(MAX_CLASS) as u16;
-                let level = num(l)?.min(MAX_LEVEL) as u16;
-                (num(p)?, Some(ioprio_value(class, level)))
+                let class = (*c).min(MAX_CLASS) as u16;
+                let level = (*l).min(MAX_LEVEL) as u16;
+                (*p, Some(ioprio_value(class, level)))
             }
             _ => return Err(Refused::Fio(CmdPrioError::BadFormat)),
         };
@@ -377,6 +374,34 @@ fn parse_split<E>(
         }
     }
     Ok(out)
+}
+
+/// The `/`-separated fields as `sscanf("/%u/%u...")` reads them, up to
+/// `max`: each a number after optional blanks and sign (negative ones
+/// wrap, as `%u`), stopping at the first field that is no number or has
+/// more after its digits (which is then still read).
+fn leading_u32s<'a>(fields: impl Iterator<Item = &'a str>, max: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    for field in fields.take(max) {
+        let t = field.trim_start();
+        let (neg, body) = match t.as_bytes().first() {
+            Some(b'-') => (true, &t[1..]),
+            Some(b'+') => (false, &t[1..]),
+            _ => (false, t),
+        };
+        let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let n = body[..digits]
+            .parse::<u64>()
+            .map_or(u32::MAX, |n| n.min(u64::from(u32::MAX)) as u32);
+        out.push(if neg { n.wrapping_neg() } else { n });
+        if digits < body.len() {
+            break;
+        }
+    }
+    out
 }
 
 /// Typed reads of a job's options, as the executor has always read them
@@ -902,6 +927,21 @@ mod tests {
         assert_eq!(
             cmdprio_of(&["--rw=randread", "--cmdprio_bssplit=4k/50/1"]),
             Err(CmdPrioError::BadFormat)
+        );
+        // sscanf reads at most bs/perc/class/level: a fifth field, or text
+        // after a number, is ignored (fio 3.33 runs these).
+        for extra in ["1M/10/2/0/1", "1M/10/2/0x", "1M/10/2/0/junk"] {
+            let split = format!("--cmdprio_bssplit={extra}");
+            assert_eq!(
+                cmdprio(&["--rw=randread", &split]).slots(0),
+                &[0, ioprio_value(2, 0)],
+                "{extra}"
+            );
+        }
+        assert_eq!(
+            cmdprio(&["--rw=randread", "--cmdprio_bssplit=1M/10x/2/0"]).slots(0),
+            cmdprio(&["--rw=randread", "--cmdprio_bssplit=1M/10"]).slots(0),
+            "the class after '10x' is not read: no priority of its own"
         );
         assert_eq!(
             cmdprio_of(&["--rw=randread", "--cmdprio_bssplit=4k/60:4k/50"]),

@@ -33,8 +33,20 @@ pub(crate) fn files(
         Some(Value::Text(d)) if !d.is_empty() => split_colons(d),
         _ => Vec::new(),
     };
+    // Every `filename=` in force adds its files (fio's `str_filename_cb`
+    // appends to the job's list): a job's own after those of `[global]`.
+    let given: Vec<String> = o
+        .settings
+        .iter()
+        .filter(|s| s.def.name == "filename")
+        .filter_map(|s| match &s.value {
+            Value::Text(f) if !f.is_empty() => Some(split_colons(f)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     let names: Vec<String> = match o.value("filename") {
-        Some(Value::Text(f)) if !f.is_empty() => split_colons(f),
+        Some(Value::Text(f)) if !f.is_empty() => given,
         _ => {
             let nrfiles = match o.value("nrfiles") {
                 Some(Value::Int(n)) => *n,
@@ -68,6 +80,10 @@ pub(crate) fn files(
             "filename='{given}' names no file (only separators and blanks)"
         ));
     }
+    let whole = matches!(
+        o.value("filesize"),
+        Some(Value::Bytes(_) | Value::Ranges(_))
+    );
     let per_file = match o.value("filesize") {
         Some(Value::Bytes(n)) => Some(*n),
         Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
@@ -91,6 +107,7 @@ pub(crate) fn files(
                 path,
                 size: per_file,
                 range: None,
+                whole,
             }
         })
         .collect())

@@ -2,6 +2,7 @@
 //! job sections and the flags that change the plan.
 
 use crate::diag::Span;
+use crate::jobfile::Mode;
 use crate::options::jobopts::RawOption;
 
 /// A command-line job section: `--name=X` and the options after it (or the
@@ -37,6 +38,9 @@ pub struct Input {
     /// `--profile=NAME`, where it was given: the profile's jobs follow all
     /// others (`plan::profile`).
     pub(crate) profile: Option<(String, Span)>,
+    /// How job files and values are read: strictly, or as fio 3.33 reads
+    /// them (`--compat=fio`, or rfio called as `fio`).
+    pub(crate) mode: Mode,
 }
 
 impl Input {

@@ -14,6 +14,7 @@ pub(crate) mod spec;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub(crate) use build::filesystem_checks;
 pub(crate) use build::SectionOutcome;
 pub use build::{build, Frontend};
 pub(crate) use input::Input;

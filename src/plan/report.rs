@@ -297,27 +297,10 @@ fn clock_exists(id: i32) -> bool {
     unsafe { libc::clock_getres(id as libc::clockid_t, &mut ts) == 0 }
 }
 
-/// Whether `setting` was written in `job`'s own section (not inherited
-/// from a `[global]` section or the command line's global options).
-fn is_own(job: &JobSpec, setting: &Setting) -> bool {
-    match (&job.span, &setting.span) {
-        (Span::Arg { index: j }, Span::Arg { index: s }) => s >= j,
-        (
-            Span::File {
-                path: jp, line: jl, ..
-            },
-            Span::File {
-                path: sp, line: sl, ..
-            },
-        ) => jp == sp && sl >= jl,
-        _ => false,
-    }
-}
-
-/// JSON `job options`: the options set in the job's own section, in the
-/// order applied.
+/// JSON `job options`: the options set in the job's own section (an
+/// included file's too), in the order applied.
 fn job_options(job: &JobSpec) -> impl Iterator<Item = &Setting> {
-    job.options.settings.iter().filter(|s| is_own(job, s))
+    job.options.settings.iter().skip(job.own_options)
 }
 
 /// JSON `global options` of a run of `plan`: every global option its jobs
@@ -327,7 +310,7 @@ pub fn global_options(plan: &Plan) -> OptionList {
     let mut out = OptionList::default();
     let mut seen: HashSet<(&Span, &str)> = HashSet::new();
     for job in &plan.jobs {
-        for s in job.options.settings.iter().filter(|s| !is_own(job, s)) {
+        for s in job.options.settings.iter().take(job.own_options) {
             if seen.insert((&s.span, s.def.name)) {
                 out.push(s.def.name, s.text.as_deref().unwrap_or(""));
             }

@@ -73,6 +73,10 @@ pub struct FileSpec {
     /// meets such a file takes its size, and gives each later file the
     /// `size` of the file one place earlier in the draw order.
     pub(crate) range: Option<(u64, u64)>,
+    /// `size` is the whole file's (`filesize=`): the job's I/O runs from its
+    /// start offset to the file's end (fio's `io_size = filesize -
+    /// file_offset`), not `size` bytes from the offset.
+    pub(crate) whole: bool,
 }
 
 /// One job (a section, or one `numjobs` clone of it).
@@ -95,6 +99,10 @@ pub struct JobSpec {
     /// Every option in force for the job, defaults not included (shared by
     /// a job and its `numjobs` clones).
     pub options: Arc<JobOptions>,
+    /// Where the settings of the job's own section start in `options`
+    /// (those before are inherited: JSON `global options`; those from here
+    /// on, an `include`'s too, are its `job options`).
+    pub(crate) own_options: usize,
     pub pattern: Pattern,
     pub(crate) ioengine: String,
     /// The engine's options, common and its own (`plan::engine`).

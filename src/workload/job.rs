@@ -173,16 +173,31 @@ impl<'a> Prepared<'a> {
                 .or(caps.no_io.then(|| spec.bs[0].1.max(1)));
             // fio's real_file_size: what the file has, or will have once laid
             // out; `start_offset` takes percentages of it.
-            let real = existing
-                .unwrap_or(0)
-                .max(spec.offset + planned.unwrap_or(0));
+            // With `filesize=` the drawn size is the whole file's.
+            let whole = drawn.filter(|_| f.whole);
+            let real = match whole {
+                Some(w) => existing.unwrap_or(0).max(w),
+                None => existing
+                    .unwrap_or(0)
+                    .max(spec.offset + planned.unwrap_or(0)),
+            };
             let start = offsets::start_offset(spec, real);
             let from_file = || {
                 caps.needs_files
                     .then(|| existing.map(|len| len.saturating_sub(start)))
                     .flatten()
             };
-            let size = planned.or_else(from_file);
+            let size = match whole {
+                // fio: `io_size = filesize - file_offset`.
+                Some(w) if start > w => {
+                    return Err(RunError::Refused {
+                        job: spec.name.clone(),
+                        msg: format!("{}: you need to specify valid offset=", spec.name),
+                    })
+                }
+                Some(w) => Some(w - start),
+                None => planned.or_else(from_file),
+            };
             match size {
                 Some(s) if s > 0 => {
                     let region = FileRegion {

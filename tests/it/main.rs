@@ -9,6 +9,7 @@ mod architecture;
 mod cli;
 mod cmdhelp;
 mod cmdprio;
+mod compat;
 mod conformance;
 mod corpus_coverage;
 mod dedupe;

@@ -172,7 +172,10 @@ fn unknown_waitee_is_an_error() {
     assert_eq!(fe.diags.0.len(), 1);
     assert_eq!(
         fe.diags.0[0].to_string(),
-        "w.fio:1:1: job 'a': wait_for='nosuch': no job of that name is defined before this one"
+        "w.fio:1:1: job 'a': wait_for='nosuch': no job of that name is defined before this one; \
+         fio finds this only when it runs the jobs ('a: waitee job nosuch unknown.', exit 1), not \
+         with --parse-only or --showcmd; name a job defined before this one, or run with \
+         --compat=fio to read it as fio does"
     );
 }
 

@@ -243,7 +243,9 @@ fn a_long_cycle_is_refused() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: c49.inc:2:1: include cycle: 'c0.inc' is already being read (it includes itself, directly or through other files)\n"
+        "rfio: c49.inc:2:1: include cycle: 'c0.inc' is already being read (it includes itself, \
+         directly or through other files); fio follows it until it runs out of file descriptors, \
+         then fails the job; remove the include, or run with --compat=fio to read it as fio does\n"
     );
 }
 

@@ -168,7 +168,8 @@ fn lex_sized(
     }
     let (suffix, after) = letters(w.rest);
     if percent && suffix.is_empty() && after.starts_with('%') {
-        if after.len() > 1 {
+        // `100%%` (a template's escaped `%`) is 100% for fio too.
+        if after.len() > 1 && !after.bytes().all(|b| b == b'%') {
             return Err(trailing(text, &after[1..]));
         }
         if w.negative {
@@ -458,6 +459,24 @@ pub(super) fn spread<T: Clone>(
     Ok(out)
 }
 
+/// fio reads a time's unit in the rest of the whole value: `s`, `m`, `h`
+/// and `d` count only at its very end, so in `5s-10s` or `10s,20s` the
+/// first is 5 (10) microseconds. rfio refuses a piece so written that
+/// more follows (`us` and `ms` work anywhere).
+pub(super) fn check_time_piece(text: &str, piece: &str) -> Result<(), ValueError> {
+    let digits = piece.trim_start_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
+    let (unit, _) = letters(digits);
+    if ["s", "m", "h", "d"]
+        .iter()
+        .any(|u| unit.eq_ignore_ascii_case(u))
+    {
+        return Err(ValueError::Other(format!(
+            "'{text}': fio takes the unit '{unit}' of '{piece}' only at the end of the value"
+        )));
+    }
+    Ok(())
+}
+
 /// A numeric option: one value, or one per direction.
 pub(super) fn parse_numeric(
     def: &OptionDef,
@@ -473,6 +492,11 @@ pub(super) fn parse_numeric(
         }
         split => {
             let pieces = split_dirs(text);
+            if def.kind == ValueKind::Time {
+                for piece in &pieces[..pieces.len() - 1] {
+                    check_time_piece(text, piece)?;
+                }
+            }
             let dirs = directions(split);
             spread(text, &pieces, dirs, |p| parse_scalar(def, p, ctx)).map(Value::PerDir)
         }

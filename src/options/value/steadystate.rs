@@ -109,7 +109,15 @@ mod tests {
         assert_eq!(b.debug_message(), "set steady state BW threshold to 12\n");
         let b = t("bw", "1k").unwrap();
         assert_eq!(b.limit, 1024.0);
-        let b = threshold("bw", Some("1k"), &ParseCtx { kb_base: 1000 }).unwrap();
+        let b = threshold(
+            "bw",
+            Some("1k"),
+            &ParseCtx {
+                kb_base: 1000,
+                ..ParseCtx::default()
+            },
+        )
+        .unwrap();
         assert_eq!(b.limit, 1000.0);
     }
 

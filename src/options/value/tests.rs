@@ -127,8 +127,14 @@ const CPUS: OptionDef = def(ValueKind::CpuList, FioType::Str);
 const DIST: OptionDef = def(ValueKind::RandomDistribution, FioType::Str);
 const IGNORED: OptionDef = def(ValueKind::Ignored, FioType::SoftDeprecated);
 
-const K1024: ParseCtx = ParseCtx { kb_base: 1024 };
-const K1000: ParseCtx = ParseCtx { kb_base: 1000 };
+const K1024: ParseCtx = ParseCtx {
+    kb_base: 1024,
+    mode: Mode::Strict,
+};
+const K1000: ParseCtx = ParseCtx {
+    kb_base: 1000,
+    mode: Mode::Strict,
+};
 
 fn ok(d: &OptionDef, raw: &str) -> Value {
     ok_in(d, raw, &K1024)
@@ -299,6 +305,10 @@ fn size_bounds_use_fios_messages() {
 fn size_or_percent() {
     assert_eq!(ok(&SIZE_PCT, "50%"), Value::Percent(50.0));
     assert_eq!(ok(&SIZE_PCT, "100%"), Value::Percent(100.0));
+    // A template's escaped `%`: fio reads `100%%` as 100% (and `50%%` runs
+    // half the file).
+    assert_eq!(ok(&SIZE_PCT, "100%%"), Value::Percent(100.0));
+    assert_eq!(ok(&SIZE_PCT, "50%%"), Value::Percent(50.0));
     assert_eq!(ok(&SIZE_PCT, "1m"), Value::Bytes(1 << 20));
     assert_eq!(ok(&SIZE_PCT, "10z"), Value::Zones(10));
     // fio: 0% means "unset" (whole file); 150% is a huge byte count clamped

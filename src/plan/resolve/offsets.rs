@@ -150,8 +150,10 @@ fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), String> {
     };
     let refused = || format!("rw postfix parsing failed ('{m}')");
     if random {
+        // 0 only comes from `--compat=fio` (fio's `atoi` of the text);
+        // the strict parser wants at least 1.
         match m.trim().parse::<u32>() {
-            Ok(n) if n >= 1 => Ok((n, 0)),
+            Ok(n) => Ok((n, 0)),
             _ => Err(refused()),
         }
     } else {

@@ -173,10 +173,14 @@ impl OffsetGen {
     #[inline]
     pub(crate) fn next_offset(&mut self, f: &mut FileCursor, dir: Ddir) -> Option<NextOffset> {
         let mut hit = false;
-        self.seq_nr_left -= 1;
-        if self.seq_nr_left == 0 {
-            hit = true;
-            self.seq_nr_left = self.seq_nr;
+        // A count of 0 (`rw=randread:0`, fio's reading of `randread:foo`
+        // under --compat=fio) never picks a new random offset.
+        if self.seq_nr != 0 {
+            self.seq_nr_left -= 1;
+            if self.seq_nr_left == 0 {
+                hit = true;
+                self.seq_nr_left = self.seq_nr;
+            }
         }
         let mut next = self.next_block(f, dir, hit)?;
         if next.offset >= f.region.io_size {
