@@ -50,6 +50,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.progress.snapshot_due() {
                 self.serve_snapshot(now);
             }
+            if self.flow_held_back() {
+                continue;
+            }
             let mut issued_dir = None;
             // fio's do_io counts toward a pass's bytes only the I/O the
             // engine queues (FIO_Q_QUEUED), never one completed inside
