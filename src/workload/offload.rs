@@ -23,9 +23,9 @@
 //! - with `serialize_overlap`, a worker waits until no I/O in flight in any
 //!   offloaded job with `serialize_overlap` overlaps its I/O's range (fio's
 //!   `check_overlap`, which compares offsets only, whatever the file):
-//!   [`Overlaps`], one per run;
-//! - io_uring refuses to be offloaded (fio's `FIO_NO_OFFLOAD`): the job
-//!   fails before its I/O, in fio's words ([`start`]).
+//!   [`Overlaps`], one per run (`super::links`);
+//! - io_uring cannot be offloaded (fio's `FIO_NO_OFFLOAD`): the run is
+//!   refused before any job runs, in fio's words ([`refusal`]).
 //!
 //! The workers' times are taken on the monotonic clock and turned into the
 //! loop's clock when the loop reaps ([`Stamps`]). The engines (file
@@ -40,18 +40,24 @@ use std::time::{Duration, Instant};
 
 use super::errno::{engine_verror, verror};
 use super::job::Prepared;
+use super::links::Overlaps;
 use super::log::Log;
 use super::placement::Failure;
 use crate::ioengine::{Caps, Completion, EngineError, FileId, FileTarget, Io, IoEngine, IoMem};
 use crate::ioengine::{IoResult, Queued};
+use crate::plan::spec::JobSpec;
 
-/// fio's words when the engine cannot be offloaded (its worker fails to
-/// load the engine, and with it the workqueue).
-const REFUSED: &str = "can't be used with offloaded submit. Use a sync engine";
-
-/// The job's `td_verror` then (fio's `workqueue_init` with ESRCH).
-fn refused_verror() -> String {
-    verror("workqueue.c:370", "workqueue_init", libc::ESRCH)
+/// fio's refusal of a job whose engine cannot be offloaded (fio's
+/// `FIO_NO_OFFLOAD`: io_uring), which it makes while it adds the job (its
+/// `ioengine_load`), before any job runs.
+pub(crate) fn refusal(spec: &JobSpec) -> Option<String> {
+    spec.submit.engine_refuses.then(|| {
+        format!(
+            "{}: can't be used with offloaded submit. Use a sync engine\n\
+             fio: failed to load engine",
+            spec.ioengine
+        )
+    })
 }
 
 /// The engine the loop drives, and the stamps of its completions when it
@@ -74,13 +80,6 @@ pub(super) fn start(
     log: &dyn Log,
 ) -> Result<Started, Failure> {
     let spec = job.spec;
-    if spec.submit.engine_refuses {
-        log.err(&format!(
-            "{}: {REFUSED}\nfio: failed to load engine\nCan't create rate workqueue\n",
-            engine.name()
-        ));
-        return Err(Failure::Error(libc::ESRCH, refused_verror()));
-    }
     if engine.caps().file_op {
         return Ok((engine, None));
     }
@@ -117,16 +116,37 @@ pub(crate) struct Stamps {
     base: Instant,
     issued: Box<[AtomicU64]>,
     done: Box<[AtomicU64]>,
+    /// Whether a worker's I/O counts as a submission and as a completion
+    /// in the job's batch distributions ([`Stamps::marks`]).
+    marks: (bool, bool),
 }
 
 impl Stamps {
-    fn new(depth: usize) -> Stamps {
+    fn new(depth: usize, inner: Caps) -> Stamps {
         let zeros = || (0..depth).map(|_| AtomicU64::new(0)).collect();
+        // fio's td_io_queue counts one of each for an engine without a
+        // commit; with one, its commit counts the submission (libaio; a
+        // synchronous answer commits nothing) and getevents the
+        // completion.
+        let marks = if !inner.has_commit {
+            (true, true)
+        } else if inner.is_sync {
+            (false, false)
+        } else {
+            (!inner.fake_io, true)
+        };
         Stamps {
             base: Instant::now(),
             issued: zeros(),
             done: zeros(),
+            marks,
         }
+    }
+
+    /// Whether each offloaded I/O counts as a submission of 1 and a
+    /// completion of 1 (`iodepth_submit`, `iodepth_complete`).
+    pub(crate) fn marks(&self) -> (bool, bool) {
+        self.marks
     }
 
     fn since_base(&self, t: Instant) -> u64 {
@@ -147,36 +167,6 @@ impl Stamps {
             on_loop(self.issued[t].load(Ordering::Relaxed)),
             on_loop(self.done[t].load(Ordering::Relaxed)),
         )
-    }
-}
-
-/// The in-flight I/O ranges of the run's offloaded jobs with
-/// `serialize_overlap` (fio's `overlap_check` lock over their `io_u`s).
-#[derive(Debug, Default)]
-pub(crate) struct Overlaps {
-    flight: Mutex<Vec<(u64, u64)>>,
-    cv: Condvar,
-}
-
-impl Overlaps {
-    /// Wait until `[start, end)` overlaps no range in flight, then put it
-    /// in flight.
-    fn enter(&self, start: u64, end: u64) {
-        let mut f = lock(&self.flight);
-        while f.iter().any(|&(s, e)| start < e && s < end) {
-            f = self.cv.wait(f).unwrap_or_else(|e| e.into_inner());
-        }
-        f.push((start, end));
-    }
-
-    /// `[start, end)` is no longer in flight.
-    fn leave(&self, start: u64, end: u64) {
-        let mut f = lock(&self.flight);
-        if let Some(i) = f.iter().position(|&r| r == (start, end)) {
-            f.swap_remove(i);
-        }
-        drop(f);
-        self.cv.notify_all();
     }
 }
 
@@ -258,7 +248,7 @@ impl Offload {
     ) -> std::io::Result<Offload> {
         let inner = engines[0].caps();
         let name = engines[0].name();
-        let stamps = Arc::new(Stamps::new(depth));
+        let stamps = Arc::new(Stamps::new(depth, inner));
         let shared = Arc::new(Shared {
             slots: engines
                 .into_iter()

@@ -24,13 +24,23 @@ pub(crate) const MAX_RUN_JOBS: usize = 4088;
 
 /// What fio 3.33 refuses while it adds the jobs of a run (after
 /// `--parse-only` would have stopped): the number of jobs added before the
-/// refused one, and the refusal. A job whose minimum rate is above its rate
+/// refused one, and the refusal. An engine that cannot be offloaded
+/// (`io_submit_mode=offload`), a job whose minimum rate is above its rate
 /// in some direction (the first such job, in order: fio stops adding jobs
 /// there), or more than [`MAX_RUN_JOBS`] jobs.
 pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
     for (i, spec) in plan.jobs.iter().enumerate() {
         if i == MAX_RUN_JOBS {
             return Err((i, RunError::TooManyJobs));
+        }
+        if let Some(msg) = super::offload::refusal(spec) {
+            return Err((
+                i,
+                RunError::Refused {
+                    job: spec.name.clone(),
+                    msg,
+                },
+            ));
         }
         let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {

@@ -10,7 +10,8 @@ pub(crate) struct SubmitOptions {
     /// `io_submit_mode=offload`.
     pub(crate) offload: bool,
     /// The engine cannot be offloaded (fio's `FIO_NO_OFFLOAD`: io_uring
-    /// and io_uring_cmd): fio fails such a job when it starts its workers.
+    /// and io_uring_cmd): fio refuses such a job while it adds it, before
+    /// any job runs.
     pub(crate) engine_refuses: bool,
 }
 

@@ -38,6 +38,25 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
     }
 
+    /// An I/O was handed to the submit workers: it is accounted as its
+    /// worker, at depth 1, submits and completes it (fio sums the workers'
+    /// depth, submission and completion counts into the job's).
+    pub(super) fn offload_queued(&mut self) {
+        let Some(stamps) = self.offload.as_deref() else {
+            return;
+        };
+        if self.time.recording() {
+            let (submit, complete) = stamps.marks();
+            self.ts.io_submitted(1);
+            if submit {
+                self.ts.io_submit_batch(1);
+            }
+            if complete {
+                self.ts.io_complete_batch(1);
+            }
+        }
+    }
+
     /// An offloaded I/O of unit `t` completed: its issue time (set on the
     /// unit) and its completion time (returned), as its worker took them,
     /// on the loop's clock, which reads `now` at the stamps' time `mono`.

@@ -73,14 +73,10 @@ impl<C: Clock> Exec<'_, '_, C> {
             Queued::Queued => {
                 self.units.submitted(t);
                 let now = if self.caps.has_commit { 0 } else { self.now() };
-                if self.time.recording() {
-                    // Offloaded, each worker runs at depth 1.
-                    let depth = if self.offload.is_some() {
-                        1
-                    } else {
-                        self.units.in_flight() as u32
-                    };
-                    self.ts.io_submitted(depth);
+                if self.offload.is_some() {
+                    self.offload_queued();
+                } else if self.time.recording() {
+                    self.ts.io_submitted(self.units.in_flight() as u32);
                     if !self.caps.has_commit {
                         self.ts.io_submit_batch(1);
                         self.ts.io_complete_batch(1);
