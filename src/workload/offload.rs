@@ -60,18 +60,24 @@ pub(crate) fn refusal(spec: &JobSpec) -> Option<String> {
     })
 }
 
-/// The engine the loop drives, and the stamps of its completions when it
-/// is the pool.
-pub(super) type Started = (Box<dyn IoEngine>, Option<Arc<Stamps>>);
+/// The engine the loop drives (the pool), and the stamps of its
+/// completions.
+pub(super) type Started = (Box<dyn IoEngine>, Arc<Stamps>);
 
 /// The stack of a submit worker: it runs one engine call at a time.
 const WORKER_STACK: usize = 256 * 1024;
 
+/// Whether `job` submits through the pool: `io_submit_mode=offload`, on
+/// an engine that moves data (a file operation engine does its work when
+/// the loop opens the file: it runs inline).
+pub(super) fn applies(job: &Prepared<'_>) -> bool {
+    job.spec.submit.offload && !job.caps.file_op
+}
+
 /// Start the pool for `job` on `engine` (the job's instance, which becomes
 /// the first worker's) over `mem`, `depth` workers in all. Returns the
-/// engine the loop drives and the stamps of its completions; a file
-/// operation engine comes back as it is (no stamps). Messages of a failure
-/// go to `log`, as fio prints them.
+/// engine the loop drives and the stamps of its completions. Messages of
+/// a failure go to `log`, as fio prints them.
 pub(super) fn start(
     job: &Prepared<'_>,
     engine: Box<dyn IoEngine>,
@@ -80,9 +86,6 @@ pub(super) fn start(
     log: &dyn Log,
 ) -> Result<Started, Failure> {
     let spec = job.spec;
-    if engine.caps().file_op {
-        return Ok((engine, None));
-    }
     let mut engines = Vec::with_capacity(depth);
     engines.push(engine);
     while engines.len() < depth.max(1) {
@@ -104,7 +107,7 @@ pub(super) fn start(
         Failure::Error(errno, verror("workqueue.c:370", "workqueue_init", errno))
     })?;
     let stamps = Arc::clone(&off.stamps);
-    Ok((Box::new(off), Some(stamps)))
+    Ok((Box::new(off), stamps))
 }
 
 /// When each unit's last I/O was issued and completed, as the workers took

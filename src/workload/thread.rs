@@ -142,7 +142,8 @@ impl Prepared<'_> {
         };
         // The I/O units: one per possible I/O in flight (offloaded, each
         // submit worker has one in flight, whatever the engine).
-        let depth = if self.caps.is_sync && !spec.submit.offload {
+        let offloaded = super::offload::applies(self);
+        let depth = if self.caps.is_sync && !offloaded {
             1
         } else {
             set.iodepth as usize
@@ -222,9 +223,9 @@ impl Prepared<'_> {
         }
         // io_submit_mode=offload: the submit workers start (fio's
         // rate_submit_init).
-        let (engine, offload) = if spec.submit.offload {
+        let (engine, offload) = if offloaded {
             match super::offload::start(self, engine, mem, depth, log) {
-                Ok(started) => started,
+                Ok((engine, stamps)) => (engine, Some(stamps)),
                 Err(f) => return failed(ts, f),
             }
         } else {
