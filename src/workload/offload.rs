@@ -20,12 +20,17 @@
 //!   and each I/O is one submission and one completion;
 //! - the pass counts no issued bytes (fio's `do_io` does not, for an
 //!   offloaded I/O), as with an inline synchronous engine;
+//! - a rate wait lets the I/O in flight go on (inline, fio quiesces
+//!   first): the job keeps to its rate whatever the workers' latency;
 //! - with `serialize_overlap`, a worker waits until no I/O in flight in any
 //!   offloaded job with `serialize_overlap` overlaps its I/O's range (fio's
 //!   `check_overlap`, which compares offsets only, whatever the file):
 //!   [`Overlaps`], one per run (`super::links`);
 //! - io_uring cannot be offloaded (fio's `FIO_NO_OFFLOAD`): the run is
 //!   refused before any job runs, in fio's words ([`refusal`]).
+//!
+//! fio's verify phase (`do_verify`) submits inline even when offloaded;
+//! here its reads go through the pool too.
 //!
 //! The workers' times are taken on the monotonic clock and turned into the
 //! loop's clock when the loop reaps ([`Stamps`]). The engines (file

@@ -173,6 +173,28 @@ fn offload_moves_the_same_io() {
     }
 }
 
+/// Offloaded, the job thread keeps to its rate while the workers do the
+/// I/O (fio quiesces before a rate wait only inline).
+#[test]
+fn offload_keeps_the_rate() {
+    let dir = TempDir::new("offload-rate");
+    let j = run_json(
+        &dir,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=100g",
+            "--runtime=500ms",
+            "--time_based",
+            "--iodepth=2",
+            "--rate_iops=1000",
+            "--io_submit_mode=offload",
+        ],
+    );
+    let n = ios(&j, 0, "read");
+    assert!((450..=505).contains(&n), "{n}");
+}
+
 /// io_uring cannot be offloaded: fio refuses the job while it adds it,
 /// before any job runs (nothing is laid out), and exits 1.
 #[test]

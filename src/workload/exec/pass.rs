@@ -145,8 +145,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         if next.wait_ns > 0 {
             // The rate says wait: complete what is in flight, then sleep
-            // (fio's io_u_quiesce + usec_sleep).
-            self.drain();
+            // (fio's io_u_quiesce + usec_sleep). Offloaded, the I/O in
+            // flight goes on meanwhile (fio quiesces only inline).
+            if self.offload.is_none() {
+                self.drain();
+            }
             self.clock.sleep(next.wait_ns, self.stop);
             now = self.now();
         }
