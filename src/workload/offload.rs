@@ -222,13 +222,22 @@ struct Done {
 struct Queue {
     ios: VecDeque<SendIo>,
     closing: bool,
+    /// Workers waiting for an I/O (a hand-over wakes one only then).
+    idle: usize,
+}
+
+/// The completions handed back, and whether the job thread waits for them.
+#[derive(Default)]
+struct DoneQueue {
+    done: VecDeque<Done>,
+    waiting: bool,
 }
 
 struct Shared {
     slots: Box<[Mutex<Slot>]>,
     queue: Mutex<Queue>,
     queue_cv: Condvar,
-    done: Mutex<VecDeque<Done>>,
+    done: Mutex<DoneQueue>,
     done_cv: Condvar,
     overlap: Option<Arc<Overlaps>>,
     caps: Caps,
@@ -270,9 +279,13 @@ impl Offload {
             queue: Mutex::new(Queue {
                 ios: VecDeque::with_capacity(depth),
                 closing: false,
+                idle: 0,
             }),
             queue_cv: Condvar::new(),
-            done: Mutex::new(VecDeque::with_capacity(depth)),
+            done: Mutex::new(DoneQueue {
+                done: VecDeque::with_capacity(depth),
+                waiting: false,
+            }),
             done_cv: Condvar::new(),
             overlap,
             caps: inner,
@@ -320,7 +333,9 @@ fn worker(shared: &Shared, w: usize) {
                 if q.closing {
                     return;
                 }
+                q.idle += 1;
                 q = shared.queue_cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                q.idle -= 1;
             }
         };
         let range = (io.offset, io.offset + io.len as u64);
@@ -334,8 +349,13 @@ fn worker(shared: &Shared, w: usize) {
         if let Some(o) = &shared.overlap {
             o.leave(range.0, range.1);
         }
-        lock(&shared.done).push_back(done);
-        shared.done_cv.notify_one();
+        let mut d = lock(&shared.done);
+        d.done.push_back(done);
+        let wake = d.waiting;
+        drop(d);
+        if wake {
+            shared.done_cv.notify_one();
+        }
     }
 }
 
@@ -421,8 +441,13 @@ impl IoEngine for Offload {
     }
 
     unsafe fn queue(&mut self, io: &Io) -> Queued {
-        lock(&self.shared.queue).ios.push_back(SendIo(*io));
-        self.shared.queue_cv.notify_one();
+        let mut q = lock(&self.shared.queue);
+        q.ios.push_back(SendIo(*io));
+        let wake = q.idle > 0;
+        drop(q);
+        if wake {
+            self.shared.queue_cv.notify_one();
+        }
         Queued::Queued
     }
 
@@ -435,7 +460,8 @@ impl IoEngine for Offload {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut done = lock(&self.shared.done);
         let cv = &self.shared.done_cv;
-        while done.len() < min {
+        while done.done.len() < min {
+            done.waiting = true;
             done = match deadline {
                 None => cv.wait(done).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
@@ -450,9 +476,10 @@ impl IoEngine for Offload {
                 }
             };
         }
+        done.waiting = false;
         self.events.clear();
-        let n = done.len().min(max.max(min));
-        self.events.extend(done.drain(..n));
+        let n = done.done.len().min(max.max(min));
+        self.events.extend(done.done.drain(..n));
         drop(done);
         for d in &self.events {
             let t = d.token as usize;
