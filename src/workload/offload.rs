@@ -74,9 +74,9 @@ const WORKER_STACK: usize = 256 * 1024;
 
 /// Whether `job` submits through the pool: `io_submit_mode=offload`, on
 /// an engine that moves data (a file operation engine does its work when
-/// the loop opens the file: it runs inline).
+/// the loop opens the file, cpuio and exec none: they run inline).
 pub(super) fn applies(job: &Prepared<'_>) -> bool {
-    job.spec.submit.offload && !job.caps.file_op
+    job.spec.submit.offload && !job.caps.file_op && !job.caps.no_io
 }
 
 /// Start the pool for `job` on `engine` (the job's instance, which becomes
