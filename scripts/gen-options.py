@@ -401,6 +401,8 @@ SUPPORTED = set(
     + """write_iolog read_iolog read_iolog_chunked replay_no_stall replay_redirect replay_scale replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars merge_blktrace_iters""".split()
     # stats (helper stats, issue 11): statistics, placement, identity, profiles
     + """block_error_percentiles gtod_cpu error_dump numa_cpu_nodes numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid profile""".split()
+    # flow: flows, offloaded submission, rate_ignore_thinktime
+    + "flow_id flow flow_sleep io_submit_mode rate_ignore_thinktime".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

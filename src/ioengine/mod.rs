@@ -85,7 +85,6 @@ pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine, StopFlag};
 pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
-#[cfg(test)]
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};

@@ -428,7 +428,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O depth",
         help: "How IO submissions and completions are done",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "size",
@@ -2521,7 +2521,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O rate",
         help: "Rated IO ignores thinktime settings",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "max_latency",
@@ -4161,7 +4161,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "The flow index ID to use",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "flow",
@@ -4179,7 +4179,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "Weight for flow control of this job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "flow_watermark",
@@ -4215,7 +4215,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Threads, processes and job synchronization",
         help: "How many microseconds to sleep after being held back by the flow control mechanism",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "steadystate",

@@ -639,6 +639,8 @@ fn job_spec(
         steadystate: r.steadystate,
         iolog: r.iolog.clone(),
         host: r.host.for_job(&p.span, subjob),
+        flow: r.flow,
+        submit: r.submit,
         directories: r.directories.clone(),
         files,
         report: Default::default(),

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use super::resolve::bs::BlockOptions;
 use super::resolve::buffers::BufferOptions;
 use super::resolve::exec::ExecOptions;
+use super::resolve::flow::FlowOptions;
 use super::resolve::io::IoOptions;
 use super::resolve::iolog::IologOptions;
 use super::resolve::offsets::OffsetOptions;
 use super::resolve::placement::PlacementOptions;
 use super::resolve::rate::RateOptions;
 use super::resolve::steadystate::SteadyStateOptions;
+use super::resolve::submit::SubmitOptions;
 use super::resolve::think::ThinkOptions;
 use super::resolve::verify::VerifyOptions;
 use super::resolve::zones::ZoneOptions;
@@ -170,6 +172,10 @@ pub struct JobSpec {
     /// Identity, time thread, NUMA, cgroup, error dump, block histogram
     /// (`plan::resolve::host`).
     pub(crate) host: super::resolve::host::HostOptions,
+    /// The job's flow (`flow_id`, `flow`, `flow_sleep`); `None`: none.
+    pub(crate) flow: Option<FlowOptions>,
+    /// `io_submit_mode`.
+    pub(crate) submit: SubmitOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub(crate) directories: Vec<String>,

@@ -11,6 +11,7 @@ use super::buffers::BufferFiller;
 use super::errno::{engine_verror, open_place, strerror};
 use super::error::RunError;
 use super::layout::{self, Mode};
+use super::links::Links;
 use super::log::Log;
 use super::offsets::{self, IoGen};
 use super::placement::Placement;
@@ -83,6 +84,8 @@ pub(crate) struct Prepared<'a> {
     /// `read_iolog`: the log the job replays instead of its pattern
     /// ([`Prepared::replaying`]).
     pub(crate) replay: Option<super::iolog::Replay>,
+    /// What it shares with the run's other jobs (set by the runner).
+    pub(super) links: Links,
 }
 
 impl<'a> Prepared<'a> {
@@ -302,6 +305,7 @@ impl<'a> Prepared<'a> {
             place,
             verify_state,
             replay: None,
+            links: Links::default(),
         })
     }
 

@@ -11,7 +11,10 @@
 //! clock). `steadystate` stops a job whose IOPS or bandwidth have settled
 //! (`ss_dur`). `progress` is what the jobs publish while they run (the status
 //! line's numbers); `stop` the request that stops them, which the runner
-//! is given and hands down (rfio's signal handler raises it).
+//! is given and hands down (rfio's signal handler raises it). `links` is
+//! what the jobs of a run share: their flows (`flow`) and, for offloaded
+//! jobs, the I/O ranges in flight; `offload` is `io_submit_mode=offload`'s
+//! pool of submit workers.
 //! The generators the loop calls per I/O are public:
 //! `offsets` (with `bs`, `ddir`) says what the next I/O is, `rate` and
 //! `think` when, `buffers` what a write carries; they draw from fio's
@@ -27,13 +30,16 @@ pub mod dedupe;
 mod errno;
 mod error;
 mod exec;
+mod flow;
 mod gtod;
 mod host;
 pub(crate) mod iolog;
 mod job;
 mod lat_target;
 mod layout;
+mod links;
 mod log;
+mod offload;
 pub mod offsets;
 mod placement;
 pub(crate) mod progress;

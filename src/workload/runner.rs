@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub(crate) use super::error::RunError;
 use super::job::Prepared;
+use super::links::RunLinks;
 pub(crate) use super::log::{Log, StdLog};
 use super::progress::{JobState, Progress};
 use super::safety::{self, DeviceProblem};
@@ -23,13 +24,23 @@ pub(crate) const MAX_RUN_JOBS: usize = 4088;
 
 /// What fio 3.33 refuses while it adds the jobs of a run (after
 /// `--parse-only` would have stopped): the number of jobs added before the
-/// refused one, and the refusal. A job whose minimum rate is above its rate
+/// refused one, and the refusal. An engine that cannot be offloaded
+/// (`io_submit_mode=offload`), a job whose minimum rate is above its rate
 /// in some direction (the first such job, in order: fio stops adding jobs
 /// there), or more than [`MAX_RUN_JOBS`] jobs.
 pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
     for (i, spec) in plan.jobs.iter().enumerate() {
         if i == MAX_RUN_JOBS {
             return Err((i, RunError::TooManyJobs));
+        }
+        if let Some(msg) = super::offload::refusal(spec) {
+            return Err((
+                i,
+                RunError::Refused {
+                    job: spec.name.clone(),
+                    msg,
+                },
+            ));
         }
         let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {
@@ -99,10 +110,13 @@ pub(crate) fn run_with_progress(
     let mut prepared: Vec<Option<Prepared<'_>>> = Vec::with_capacity(plan.jobs.len());
     // dedupe_global: the working set spans every job's buffer generator.
     let peers = super::dedupe::DedupePeers::of(&plan.jobs);
+    // Flows: every job joins its flow now (fio's `add_job`).
+    let links = RunLinks::new(&plan.jobs);
     for (i, spec) in plan.jobs.iter().enumerate() {
         match Prepared::new(spec) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
+                p.links = links.of(i, spec);
                 if spec.group_id > 0 {
                     // Set up again when its group starts: its generators (a
                     // random map is a bit per block) need not wait in memory
@@ -174,6 +188,7 @@ pub(crate) fn run_with_progress(
                 match Prepared::new(spec) {
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
+                        p.links = links.of(i, spec);
                         check_devices(std::iter::once(&p))?;
                         safety::check_space(&p.layout_needs())?;
                         progress.jobs()[i].set_total_bytes(p.total_bytes);
@@ -235,6 +250,7 @@ pub(crate) fn run_with_progress(
                     continue;
                 };
                 let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
+                let links = &links;
                 let job = progress.jobs()[i].clone();
                 let gate = &gate;
                 let spawned = std::thread::Builder::new()
@@ -250,6 +266,7 @@ pub(crate) fn run_with_progress(
                         }
                         job.set_state(JobState::Initialized);
                         let report = p.run(layout, terminate.job(i), &job, log);
+                        links.job_over(i);
                         job.publish_final(&report);
                         job.set_state(JobState::Exited);
                         if exitall || (p.set.exitall_on_error && report.error != 0) {

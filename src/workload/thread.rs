@@ -140,8 +140,10 @@ impl Prepared<'_> {
             Ok(p) => p,
             Err(f) => return failed(ts, f),
         };
-        // The I/O units: one per possible I/O in flight.
-        let depth = if self.caps.is_sync {
+        // The I/O units: one per possible I/O in flight (offloaded, each
+        // submit worker has one in flight, whatever the engine).
+        let offloaded = super::offload::applies(self);
+        let depth = if self.caps.is_sync && !offloaded {
             1
         } else {
             set.iodepth as usize
@@ -219,6 +221,16 @@ impl Prepared<'_> {
                 let _ = layout::pre_read(&f.path, f.end(), stop);
             }
         }
+        // io_submit_mode=offload: the submit workers start (fio's
+        // rate_submit_init).
+        let (engine, offload) = if offloaded {
+            match super::offload::start(self, engine, mem, depth, log) {
+                Ok((engine, stamps)) => (engine, Some(stamps)),
+                Err(f) => return failed(ts, f),
+            }
+        } else {
+            (engine, None)
+        };
         let env = Env {
             clock: if spec.host.time_thread.is_some() {
                 RealClock::start_on_time_thread(set.clock)
@@ -228,6 +240,7 @@ impl Prepared<'_> {
             stop,
             progress,
             log,
+            offload,
         };
         let mut exec = Exec::new(self, engine, mem, depth, filler, ts, env);
         exec.run_passes();

@@ -274,13 +274,13 @@ fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
     let dir = TempDir::new("notyet");
     dir.write(
         "job.fio",
-        "[x]\nioengine=null\nsize=1m\nnumjobs=2\nio_submit_mode=offload\n",
+        "[x]\nioengine=null\nsize=1m\nnumjobs=2\nwrite_barrier=4\n",
     );
     let o = rfio(&dir, &["job.fio"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: job.fio:5:1: job 'x': rfio does not support io_submit_mode yet\n"
+        "rfio: job.fio:5:1: job 'x': rfio does not support write_barrier yet\n"
     );
     assert_eq!(stdout(&o), "");
     // --parse-only accepts what fio accepts.

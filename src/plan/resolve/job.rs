@@ -5,6 +5,7 @@ use super::iolog::{self, IologOptions};
 use super::read::Opts;
 use super::steadystate::{self, SteadyStateOptions};
 use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones};
+use super::{flow, submit};
 use super::{
     BlockOptions, ExecOptions, IoOptions, OffsetOptions, PlacementOptions, RateOptions, Refusal,
     SeedOptions, ThinkOptions, VerifyOptions, ZoneOptions,
@@ -44,6 +45,8 @@ pub(crate) struct Resolved {
     pub(crate) iolog: IologOptions,
     /// Identity, time thread, NUMA, cgroup, error dump, block histogram.
     pub(crate) host: super::host::HostOptions,
+    pub(crate) flow: Option<flow::FlowOptions>,
+    pub(crate) submit: submit::SubmitOptions,
     /// `directory=`, split at `:`.
     pub(crate) directories: Vec<String>,
     /// Values rfio refuses, in its words.
@@ -92,6 +95,8 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         steadystate: steadystate::resolve(o),
         iolog,
         host,
+        flow: flow::resolve(o),
+        submit: submit::resolve(o),
         directories: match o.text("directory") {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),

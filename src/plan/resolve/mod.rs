@@ -24,7 +24,9 @@
 //!   ([`IologOptions`](iolog::IologOptions));
 //! - `host`: user and group, `gtod_cpu`, NUMA (node lists read in `numa`),
 //!   cgroup, `error_dump`, `block_error_percentiles`
-//!   ([`HostOptions`](host::HostOptions)).
+//!   ([`HostOptions`](host::HostOptions));
+//! - `flow`, `submit`: flows shared between jobs ([`flow::FlowOptions`]),
+//!   `io_submit_mode` ([`submit::SubmitOptions`]).
 //!
 //! A value rfio refuses in its own words is a plan error at the job's
 //! span, raised only when the plan is to run: fio's dry runs
@@ -38,6 +40,7 @@
 pub(crate) mod bs;
 pub(crate) mod buffers;
 pub(crate) mod exec;
+pub(crate) mod flow;
 pub(crate) mod host;
 pub(crate) mod io;
 pub(crate) mod iolog;
@@ -49,6 +52,7 @@ pub(crate) mod random;
 pub(crate) mod rate;
 pub(crate) mod read;
 pub(crate) mod steadystate;
+pub(crate) mod submit;
 pub(crate) mod think;
 pub(crate) mod verify;
 pub(crate) mod zones;

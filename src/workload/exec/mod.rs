@@ -28,11 +28,13 @@
 //! | `act.rs` | `--profile=act`'s latency slices | `profiles/act.c` hooks |
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
 //! | `iolog.rs` | replaying a log, writing one | `read_iolog_get`, `log_io_u` |
+//! | `flow.rs` | the flow check, offloaded I/O's times | `flow_threshold_exceeded`, `rate-submit.c` |
 
 mod act;
 mod control;
 mod errors;
 mod files;
+mod flow;
 mod iolog;
 mod latency;
 mod noio;
@@ -51,8 +53,10 @@ use self::sync::Cadence;
 use self::units::Units;
 use super::buffers::BufferFiller;
 use super::clock::Clock;
+use super::flow::FlowSeat;
 use super::iolog::{Cursor, IologWriter};
 use super::job::Prepared;
+use super::offload::Stamps;
 use super::offsets::IoGen;
 use super::progress::{JobProgress, JobState};
 use super::rate::RateLimiter;
@@ -61,6 +65,7 @@ use super::stop::Stop;
 use super::think::ThinkTime;
 use crate::ioengine::{Caps, FileId, IoEngine, IoMem, StopFlag};
 use crate::stats::ThreadStats;
+use std::sync::Arc;
 
 /// Why the loop stops issuing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +84,9 @@ pub(crate) struct Env<'j, C> {
     pub(crate) stop: &'j Stop,
     pub(crate) progress: &'j JobProgress,
     pub(crate) log: &'j dyn Log,
+    /// `io_submit_mode=offload`: the workers' times of each unit's I/O
+    /// (`None`: the loop submits inline).
+    pub(crate) offload: Option<Arc<Stamps>>,
 }
 
 /// The running job: engine, units, counters; generic over its clock.
@@ -127,6 +135,10 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     iolog: Option<IologWriter>,
     /// `--profile=act`: the job's latency slices.
     act: Option<super::act::ActSlices>,
+    /// The job's seat in its flow, if it has one.
+    flow: Option<Arc<FlowSeat>>,
+    /// Offloaded submission: the workers' times (`Env::offload`).
+    offload: Option<Arc<Stamps>>,
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -180,13 +192,17 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             halt: Halt::Running,
             just_done_ns: None,
             sync: Cadence::new(&job.set),
-            verify: Readback::new(job, caps.is_sync),
+            // An offloaded pass, as a synchronous one, counts no bytes.
+            verify: Readback::new(job, caps.is_sync || env.offload.is_some()),
             lat: Latency::new(spec),
             cmdprio: spec.engine.cmdprio().is_some(),
-            serialize: depth > 1 && spec.exec.serialize_overlap,
+            // Offloaded, the workers serialize (over every such job).
+            serialize: depth > 1 && spec.exec.serialize_overlap && env.offload.is_none(),
             replay: None,
             iolog: None,
             act: spec.host.act.as_ref().map(super::act::ActSlices::new),
+            flow: job.links.flow.clone(),
+            offload: env.offload,
         };
         exec.start_iolog();
         exec

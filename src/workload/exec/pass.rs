@@ -50,6 +50,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.progress.snapshot_due() {
                 self.serve_snapshot(now);
             }
+            if self.flow_held_back() {
+                continue;
+            }
             let mut issued_dir = None;
             // fio's do_io counts toward a pass's bytes only the I/O the
             // engine queues (FIO_Q_QUEUED), never one completed inside
@@ -142,8 +145,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         if next.wait_ns > 0 {
             // The rate says wait: complete what is in flight, then sleep
-            // (fio's io_u_quiesce + usec_sleep).
-            self.drain();
+            // (fio's io_u_quiesce + usec_sleep). Offloaded, the I/O in
+            // flight goes on meanwhile (fio quiesces only inline).
+            if self.offload.is_none() {
+                self.drain();
+            }
             self.clock.sleep(next.wait_ns, self.stop);
             now = self.now();
         }

@@ -45,7 +45,8 @@ impl<C: Clock> Exec<'_, '_, C> {
                 // and it goes back there.
                 unsafe { self.engine.queue(&self.units.get(t).io) }
             };
-        let queued = status == Queued::Queued;
+        // fio's do_io counts no bytes for an offloaded I/O.
+        let queued = status == Queued::Queued && self.offload.is_none();
         match status {
             Queued::Completed(r) => {
                 if self.time.recording() {
@@ -72,7 +73,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             Queued::Queued => {
                 self.units.submitted(t);
                 let now = if self.caps.has_commit { 0 } else { self.now() };
-                if self.time.recording() {
+                if self.offload.is_some() {
+                    self.offload_queued();
+                } else if self.time.recording() {
                     self.ts.io_submitted(self.units.in_flight() as u32);
                     if !self.caps.has_commit {
                         self.ts.io_submit_batch(1);
@@ -179,13 +182,20 @@ impl<C: Clock> Exec<'_, '_, C> {
             }
         };
         let now = self.now();
-        if self.time.recording() {
+        // Offloaded: the workers' clock, now (their submission counted
+        // each completion).
+        let mono = self.offload.as_ref().map(|s| s.now());
+        if self.time.recording() && mono.is_none() {
             self.ts.io_complete_batch(n as u32);
         }
         for i in 0..n {
             let c = self.engine.event(i);
             self.units.landed(c.token);
-            self.complete(c.token, c.result, now);
+            let at = match mono {
+                Some(mono) => self.offload_landed(c.token, now, mono),
+                None => now,
+            };
+            self.complete(c.token, c.result, at);
         }
         true
     }

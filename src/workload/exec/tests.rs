@@ -30,6 +30,10 @@ struct Script {
     fail: Option<fn(u64) -> Option<i32>>,
     /// Ask the job to stop once this many I/Os were queued.
     stop_after: Option<u64>,
+    /// Called with `n` as the `n`th I/O is queued (`tests/flow.rs`).
+    on_queue: Option<Box<dyn Fn(u64)>>,
+    /// The job's links with the run's other jobs (`tests/flow.rs`).
+    links: crate::workload::links::Links,
 }
 
 /// The null engine, with the [`Script`] on top.
@@ -65,6 +69,9 @@ impl IoEngine for TestEngine {
         }
         let n = self.queued.get();
         self.queued.set(n + 1);
+        if let Some(f) = &self.script.on_queue {
+            f(n);
+        }
         self.time.advance(self.script.cost_ns);
         if self.script.stop_after == Some(n + 1) {
             self.stop.request();
@@ -143,7 +150,8 @@ impl Outcome {
 fn run(argv: &[&str], script: Script) -> Outcome {
     let argv: Vec<&str> = ["--ioengine=null"].iter().chain(argv).copied().collect();
     let spec = crate::plan::testing::job(&argv);
-    let job = Prepared::new(&spec).expect("the job is valid");
+    let mut job = Prepared::new(&spec).expect("the job is valid");
+    job.links = script.links.clone();
     let depth = if job.caps.is_sync {
         1
     } else {
@@ -175,6 +183,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
         stop: &stop,
         progress: &progress,
         log: &log,
+        offload: None,
     };
     let mut exec = Exec::new(
         &job,
@@ -445,4 +454,5 @@ fn what_a_pass_wrote_is_read_back() {
     assert_eq!((o.report.dirs[1].ios, o.reads()), (256, 256));
 }
 
+mod flow;
 mod iolog;

@@ -43,6 +43,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.progress.snapshot_due() {
                 self.serve_snapshot(now);
             }
+            if self.flow_held_back() {
+                continue;
+            }
             let t = if let Some(t) = self.units.take_requeued() {
                 t
             } else {

@@ -105,6 +105,7 @@ impl<'a> Prepared<'a> {
             fill: false,
             verify_state,
             replay: Some(replay),
+            links: Default::default(),
         })
     }
 

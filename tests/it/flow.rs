@@ -1,0 +1,282 @@
+//! Flows (`flow_id`, `flow`, `flow_sleep`), `io_submit_mode=offload` and
+//! `rate_ignore_thinktime`, run through the binary as a user runs them.
+//! The jobs are small (at most a second each); the ratios they check have
+//! the tolerance of fio's own tests (t0011, t0012), since they run on a
+//! loaded machine.
+
+use crate::common;
+
+use std::process::Output;
+
+use common::{rfio, stderr, TempDir};
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// Job `i`'s `total_ios` in direction `dir`.
+fn ios(j: &serde_json::Value, i: usize, dir: &str) -> u64 {
+    j["jobs"][i][dir]["total_ios"].as_u64().unwrap()
+}
+
+fn run_json(dir: &TempDir, args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--output-format=json");
+    let o = rfio(dir, &a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)
+}
+
+/// t0011 in small: a job of weight 1 at 500 IOPS and one of weight 4 with
+/// no limit: the second is held to four times the first.
+#[test]
+fn a_flow_holds_a_job_to_its_weight() {
+    let dir = TempDir::new("flow-weight");
+    let j = run_json(
+        &dir,
+        &[
+            "--ioengine=null",
+            "--size=100g",
+            "--runtime=1",
+            "--time_based",
+            "--flow_id=1",
+            "--name=slow",
+            "--flow=1",
+            "--rate_iops=500",
+            "--name=held",
+            "--flow=4",
+        ],
+    );
+    let (slow, held) = (ios(&j, 0, "read"), ios(&j, 1, "read"));
+    assert!((450..=510).contains(&slow), "{slow}");
+    let ratio = held as f64 / slow as f64;
+    assert!((3.5..=4.5).contains(&ratio), "{held} / {slow}");
+}
+
+/// t0012 in small: weights 1:2:3 with `flow_sleep`, 1 s.
+#[test]
+fn three_weights_with_flow_sleep() {
+    let dir = TempDir::new("flow-sleep");
+    let j = run_json(
+        &dir,
+        &[
+            "--ioengine=null",
+            "--size=100g",
+            "--runtime=1",
+            "--time_based",
+            "--flow_sleep=100",
+            "--name=a",
+            "--flow=1",
+            "--name=b",
+            "--flow=2",
+            "--name=c",
+            "--flow=3",
+        ],
+    );
+    let (a, b, c) = (ios(&j, 0, "read"), ios(&j, 1, "read"), ios(&j, 2, "read"));
+    let (rb, rc) = (b as f64 / a as f64, c as f64 / a as f64);
+    assert!((1.6..=2.4).contains(&rb), "{a} {b} {c}");
+    assert!((2.4..=3.6).contains(&rc), "{a} {b} {c}");
+}
+
+/// Every job joins its flow when the run starts, as in fio: a job of the
+/// second group weighs on the first group's job, which issues two I/Os
+/// (0/1 and 1/2 of the flow's counter are within its half) and is then
+/// held back for its whole runtime; the second job, alone in the flow once
+/// the first left it, runs through its size. fio 3.33 reports the same.
+#[test]
+fn a_later_jobs_weight_counts_from_the_start() {
+    let dir = TempDir::new("flow-later");
+    let j = run_json(
+        &dir,
+        &[
+            "--ioengine=null",
+            "--size=1m",
+            "--runtime=500ms",
+            "--flow_id=2",
+            "--name=a",
+            "--flow=1",
+            "--name=b",
+            "--stonewall",
+            "--flow=1",
+        ],
+    );
+    assert_eq!((ios(&j, 0, "read"), ios(&j, 1, "read")), (2, 256));
+    let runtime = j["jobs"][0]["job_runtime"].as_u64().unwrap();
+    assert!((500..600).contains(&runtime), "{runtime}");
+}
+
+/// Jobs in different flows, or without a weight, do not hold each other
+/// back: a job of weight 1 alone in its flow runs through its size.
+#[test]
+fn flows_are_per_id() {
+    let dir = TempDir::new("flow-ids");
+    let j = run_json(
+        &dir,
+        &[
+            "--ioengine=null",
+            "--size=1m",
+            "--name=a",
+            "--flow_id=1",
+            "--flow=1",
+            "--name=b",
+            "--flow_id=2",
+            "--flow=1000",
+            "--name=c",
+        ],
+    );
+    for i in 0..3 {
+        assert_eq!(ios(&j, i, "read"), 256);
+    }
+}
+
+/// The same job inline and offloaded: the same I/O, counted the same; the
+/// workers run at depth 1; a synchronous engine records no slat, and the
+/// time an I/O waits for its worker is in its latency.
+#[test]
+fn offload_moves_the_same_io() {
+    let dir = TempDir::new("offload-same");
+    let file = dir.arg("f");
+    for (engine, depth) in [("psync", "1"), ("psync", "4"), ("null", "1")] {
+        let job = |mode: &str| {
+            run_json(
+                &dir,
+                &[
+                    "--name=t",
+                    &file,
+                    "--rw=randrw",
+                    "--size=1m",
+                    &format!("--ioengine={engine}"),
+                    &format!("--iodepth={depth}"),
+                    &format!("--io_submit_mode={mode}"),
+                ],
+            )
+        };
+        let (inline, off) = (job("inline"), job("offload"));
+        for d in ["read", "write"] {
+            assert_eq!(ios(&inline, 0, d), ios(&off, 0, d), "{engine} {d}");
+            let r = &off["jobs"][0][d];
+            assert_eq!(r["slat_ns"]["N"], 0, "{engine} {d}");
+            assert_eq!(r["clat_ns"]["N"], r["lat_ns"]["N"]);
+            let (lat, clat) = (r["lat_ns"]["mean"].as_f64(), r["clat_ns"]["mean"].as_f64());
+            assert!(lat >= clat, "{engine} {d}: lat {lat:?} clat {clat:?}");
+        }
+        assert_eq!(ios(&off, 0, "read") + ios(&off, 0, "write"), 256);
+        let j = &off["jobs"][0];
+        assert_eq!(j["iodepth_level"]["1"], 100.0, "{engine} {depth}");
+    }
+}
+
+/// Offloaded, the job thread keeps to its rate while the workers do the
+/// I/O (fio quiesces before a rate wait only inline).
+#[test]
+fn offload_keeps_the_rate() {
+    let dir = TempDir::new("offload-rate");
+    let j = run_json(
+        &dir,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=100g",
+            "--runtime=500ms",
+            "--time_based",
+            "--iodepth=2",
+            "--rate_iops=1000",
+            "--io_submit_mode=offload",
+        ],
+    );
+    let n = ios(&j, 0, "read");
+    assert!((450..=505).contains(&n), "{n}");
+}
+
+/// io_uring cannot be offloaded: fio refuses the job while it adds it,
+/// before any job runs (nothing is laid out), and exits 1.
+#[test]
+fn io_uring_cannot_be_offloaded() {
+    let dir = TempDir::new("offload-uring");
+    let file = dir.arg("f");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=ok",
+            "--ioengine=null",
+            "--size=64k",
+            "--name=t",
+            &file,
+            "--size=64k",
+            "--io_submit_mode=offload",
+            "--ioengine=io_uring",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "io_uring: can't be used with offloaded submit. Use a sync engine\n\
+         fio: failed to load engine\n"
+    );
+    assert!(common::stdout(&o).starts_with("ok: (g=0): rw=read"));
+    assert!(!dir.file("f").exists());
+}
+
+/// t0013 in small: offloaded jobs with `serialize_overlap` over one block
+/// each wait for one another (fio compares offsets only), and all finish.
+#[test]
+fn offloaded_jobs_serialize_their_overlaps() {
+    let dir = TempDir::new("offload-overlap");
+    let o = rfio(
+        &dir,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--thread",
+            "--size=4k",
+            "--bs=4k",
+            "--io_submit_mode=offload",
+            "--serialize_overlap=1",
+            "--numjobs=4",
+            "--loops=500",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "");
+    let j = json(&o);
+    for i in 0..4 {
+        assert_eq!(ios(&j, i, "read"), 500);
+    }
+}
+
+/// `rate_ignore_thinktime`: after each think time the rate counts the
+/// blocks it would have moved meanwhile, and does not catch up.
+#[test]
+fn rate_ignore_thinktime_does_not_catch_up() {
+    let dir = TempDir::new("rate-ignore-think");
+    let job = |ignore: &str| {
+        let j = run_json(
+            &dir,
+            &[
+                "--name=t",
+                "--ioengine=null",
+                "--size=100g",
+                "--runtime=1",
+                "--time_based",
+                "--rate_iops=200",
+                "--thinktime=15ms",
+                "--thinktime_blocks=10",
+                &format!("--rate_ignore_thinktime={ignore}"),
+            ],
+        );
+        ios(&j, 0, "read")
+    };
+    // fio's arithmetic on an exact clock: 200 and 169 I/Os (fio 3.33
+    // here: 200 and 168).
+    let (caught_up, ignored) = (job("0"), job("1"));
+    assert!((185..=201).contains(&caught_up), "{caught_up}");
+    assert!((150..=175).contains(&ignored), "{ignored}");
+}
