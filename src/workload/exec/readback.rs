@@ -539,7 +539,12 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.verify.write_issues,
             comps,
         );
+        let name = match &spec.aux_path {
+            Some(dir) => format!("{}/{name}", dir.display()),
+            None => name,
+        };
         if let Err(e) = std::fs::write(&name, data) {
+            let e = crate::workload::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
             self.log.err(&format!(
                 "fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n"
             ));

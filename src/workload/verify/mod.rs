@@ -66,6 +66,7 @@ mod state;
 mod trim;
 mod verifier;
 
+pub(crate) use checksum::checksum;
 pub(crate) use history::{History, Key, Piece};
 pub(crate) use state::{state_file, LoadedState, WriteComps};
 pub(crate) use trim::TrimPicker;

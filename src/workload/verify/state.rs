@@ -141,8 +141,12 @@ impl LoadedState {
     /// `verify_load_state`), from `dir`. Err: what fio prints, whole
     /// lines.
     pub(crate) fn load(dir: &std::path::Path, name: &str, index: u32) -> Result<Self, String> {
-        let file = state_name(name, index);
-        let data = std::fs::read(dir.join(&file)).map_err(|e| {
+        let mut file = state_name(name, index);
+        if dir != std::path::Path::new(".") {
+            // fio names the file with its `--aux-path` prefix.
+            file = format!("{}/{file}", dir.display());
+        }
+        let data = std::fs::read(&file).map_err(|e| {
             let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
             format!("fio: open state file: {e}\nfio: state file: {file} (for_write=0)\n")
         })?;
@@ -226,11 +230,14 @@ mod tests {
             LoadedState::load(&dir, "a/b", 2),
             Err("fio: verify state is corrupt\n".into())
         );
+        // Named with the directory (fio's `--aux-path` prefix).
         assert_eq!(
             LoadedState::load(&dir, "none", 0),
-            Err("fio: open state file: No such file or directory\n\
-                 fio: state file: local-none-0-verify.state (for_write=0)\n"
-                .into())
+            Err(format!(
+                "fio: open state file: No such file or directory\n\
+                 fio: state file: {}/local-none-0-verify.state (for_write=0)\n",
+                dir.display()
+            ))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
