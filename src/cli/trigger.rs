@@ -2,9 +2,9 @@
 //! `--trigger-remote=CMD`: fio 3.33's triggers (`backend.c`
 //! `check_trigger_file`).
 //!
-//! While the jobs run, every 10 ms, the trigger fires when FILE exists
-//! (it is then removed; `fio: failed to unlink FILE: ERROR` when it
-//! cannot be) or, once, when T whole seconds have passed since the jobs
+//! Once the jobs have started, every 10 ms, the trigger fires when FILE
+//! exists (it is then removed; `fio: failed to unlink FILE: ERROR` when
+//! it cannot be) or, once, when T whole seconds have passed since the jobs
 //! started (T as fio reads it: a bare number is seconds, and anything
 //! under one second is no timeout). When it fires, the jobs stop as on
 //! SIGINT, but silently and with the exit status they would have had, and
@@ -12,10 +12,14 @@
 //! `fio: failed executing CMD trigger` when it cannot be started). The
 //! report of what the jobs did follows as usual.
 //!
-//! fio saves its verify state files when the trigger fires and runs the
-//! command at once; rfio runs it once the jobs have left their I/O (their
-//! state files are written as they stop), so that a command that cuts the
-//! power finds them on disk.
+//! As fio does, the trigger has every job save its verify state file
+//! (`local-NAME-N-verify.state`, with its last completed writes when it
+//! verifies and keeps them, else with none), whatever its options. fio
+//! writes them when the trigger fires and runs the command at once; rfio
+//! has each job write its own as it stops, and runs the command once the
+//! jobs have left their I/O, so that a command that cuts the power finds
+//! the files on disk. (fio also rewrites the files of the jobs that were
+//! over before the trigger; rfio leaves those as the jobs left them.)
 //!
 //! `--trigger-remote` is the command fio's clients send to the servers;
 //! locally fio ignores it, and so does rfio.
@@ -93,6 +97,10 @@ pub(crate) fn watch(t: &Triggers, progress: &Progress, stop: &Stop, run_over: &A
     let mut timeout = t.timeout_s;
     while !run_over.load(Ordering::SeqCst) {
         std::thread::sleep(POLL);
+        // fio looks once its jobs are set up and started.
+        if progress.genesis().is_none() {
+            continue;
+        }
         let by_file = t.file.as_ref().is_some_and(|f| file_fired(f));
         let by_time = timeout > 0
             && progress
@@ -102,7 +110,7 @@ pub(crate) fn watch(t: &Triggers, progress: &Progress, stop: &Stop, run_over: &A
             timeout = 0;
         }
         if by_file || by_time {
-            stop.request();
+            stop.request_saving_state();
             wait_for_jobs(progress, run_over);
             if let Some(cmd) = t.cmd.as_deref().filter(|c| !c.is_empty()) {
                 run_command(cmd);

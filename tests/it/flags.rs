@@ -288,27 +288,40 @@ const LONG_JOB: [&str; 6] = [
 
 /// `--trigger-timeout`: after that many seconds the jobs stop, the
 /// `--trigger` command runs (its output before the report), the report
-/// follows, and the status is the jobs' (0).
+/// follows, and the status is the jobs' (0). Every job leaves its verify
+/// state file, the one of a later group that never started too (the same
+/// bytes as fio's).
 #[test]
 fn a_trigger_timeout_stops_the_jobs_and_runs_the_command() {
-    let dir = TempDir::new("flags-trigger-time");
     let mut args = LONG_JOB.to_vec();
-    args.extend(["--trigger-timeout=1", "--trigger=echo TRIGGERED"]);
+    args.extend([
+        "--iodepth=4",
+        "--name=b",
+        "--stonewall",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=write",
+        "--trigger-timeout=1",
+        "--trigger=echo TRIGGERED",
+    ]);
+    let (dir, fdir) = (
+        TempDir::new("flags-trigger-time"),
+        TempDir::new("flags-trigger-fio"),
+    );
     let t = Instant::now();
     let o = rfio(&dir, &args);
     let took = t.elapsed();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(took < Duration::from_secs(10), "{took:?}");
-    let out = stdout(&o);
-    assert!(
-        out.contains("Starting 1 process\nTRIGGERED\n\nj: (groupid=0, jobs=1): err= 0:"),
-        "{out}"
-    );
-    let f = common::run_in(real_fio(), &dir, &args);
-    let fout = stdout(&f);
-    assert!(fout.contains("Starting 1 process\nTRIGGERED\n\nj: (groupid=0, jobs=1): err= 0:"));
-    assert_eq!(f.status.code(), Some(0));
+    let seen = "Starting 2 processes\nTRIGGERED\n\nj: (groupid=0, jobs=1): err= 0:";
+    assert!(stdout(&o).contains(seen), "{}", stdout(&o));
     assert_eq!(stderr(&o), "");
+    let f = common::run_in(real_fio(), &fdir, &args);
+    assert!(stdout(&f).contains(seen));
+    assert_eq!(f.status.code(), Some(0));
+    assert!(dir.file("local-j-0-verify.state").exists());
+    let state = |d: &TempDir| std::fs::read(d.file("local-b-1-verify.state")).expect("b's state");
+    assert_eq!(state(&dir), state(&fdir));
     // Under a second of run time counts as none.
     let mut args = vec!["--name=j", "--ioengine=null", "--size=1m"];
     args.extend(["--trigger-timeout=500ms", "--trigger=echo TRIGGERED"]);

@@ -11,6 +11,7 @@
 //! `(file number, offset)`: the last completed writes, newest first.
 
 use super::checksum::fio_crc32c;
+use crate::plan::spec::JobSpec;
 
 /// fio's `VSTATE_HDR_VERSION`.
 const VERSION: u64 = 3;
@@ -110,6 +111,26 @@ pub(crate) fn state_file(
     out.extend_from_slice(&u64::from(fio_crc32c(&s)).to_le_bytes());
     out.extend_from_slice(&s);
     (state_name(name, index), out)
+}
+
+/// Write the state file of job `spec` (fio's `verify_save_state`), after
+/// `numberio` writes issued, with its last completions `comps`: in the
+/// `--aux-path` directory, or the working directory. Err: fio's lines.
+pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<(), String> {
+    let (name, data) = state_file(
+        &spec.name,
+        spec.thread_number.saturating_sub(1),
+        numberio,
+        comps,
+    );
+    let name = match &spec.aux_path {
+        Some(dir) => format!("{}/{name}", dir.display()),
+        None => name,
+    };
+    std::fs::write(&name, data).map_err(|e| {
+        let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
+        format!("fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n")
+    })
 }
 
 /// A loaded state file (fio's `td->vstate`): where the writes it
