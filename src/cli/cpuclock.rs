@@ -444,6 +444,7 @@ mod tests {
                     .split_once(' ')
                     .unwrap()
                     .1
+                    .trim_start()
                     .to_string()
             })
             .collect();
