@@ -161,6 +161,17 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
             refusal,
         });
     }
+    if inv.input.warnings_fatal {
+        // fio refuses the first job it warns about.
+        if let Some((added, msg)) = crate::plan::warnings::first_fatal(plan) {
+            let job = plan.jobs[added].name.clone();
+            return Err(Error::Refused {
+                front,
+                added,
+                refusal: RunError::Refused { job, msg },
+            });
+        }
+    }
     watch.starting(plan)?;
     let progress = Progress::new(plan.jobs.len());
     let stop = inv.stop;

@@ -16,6 +16,10 @@ use crate::jobfile::Mode;
 use crate::options::{suggest, table, FioType};
 pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
+use crate::stats::IdleMode;
+
+use super::tools::Tool;
+use super::trigger::Triggers;
 
 /// Whether a long option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +109,8 @@ pub(crate) enum Action {
     EngHelp(Option<String>),
     /// `--inflate-log=FILE`: print a compressed log and exit.
     InflateLog(PathBuf),
+    /// One of fio's self-tests (`--crctest`, ...).
+    Tool(Tool),
 }
 
 /// The whole command line, read.
@@ -125,11 +131,15 @@ pub struct Args {
     pub(crate) status_interval_ms: Option<u64>,
     pub(crate) warnings_fatal: bool,
     pub(crate) bandwidth_log: bool,
-    /// `--max-jobs`: read and ignored, as fio 3.33 ignores it; a run is
-    /// refused past fio's fixed 4,088 jobs (the runner's `MAX_RUN_JOBS`)
-    /// whatever this says.
-    pub(crate) max_jobs: Option<u64>,
+    /// `--max-jobs`: read and ignored (any value), as fio 3.33 ignores
+    /// it; a run is refused past fio's fixed 4,088 jobs (the runner's
+    /// `MAX_RUN_JOBS`) whatever this says.
+    pub(crate) max_jobs: Option<String>,
     pub(crate) aux_path: Option<PathBuf>,
+    /// `--idle-prof=system|percpu`.
+    pub(crate) idle_prof: Option<IdleMode>,
+    /// `--trigger-file`, `--trigger-timeout`, `--trigger`, `--trigger-remote`.
+    pub(crate) triggers: Triggers,
     /// `--debug` values, in order.
     pub(crate) debug: Vec<String>,
     pub(crate) cmd_sections: Vec<CmdSection>,
@@ -184,6 +194,8 @@ impl Default for Args {
             bandwidth_log: false,
             max_jobs: None,
             aux_path: None,
+            idle_prof: None,
+            triggers: Triggers::default(),
             debug: Vec::new(),
             cmd_sections: Vec::new(),
             profile: None,
@@ -202,6 +214,8 @@ impl From<&Args> for Input {
     fn from(args: &Args) -> Input {
         Input {
             readonly: args.readonly,
+            aux_path: args.aux_path.clone(),
+            warnings_fatal: args.warnings_fatal,
             parse_only: args.parse_only,
             showcmd: args.showcmd,
             sections: args.sections.clone(),
@@ -359,6 +373,11 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
         } else if let Err(msg) = flag(&mut args, opt.name, value) {
             diags.push(Diagnostic::at(span, msg));
         }
+        // fio acts on the first flag that exits (--help, --crctest, ...)
+        // as it reads it: what follows is never read.
+        if args.action != Action::Run {
+            break;
+        }
     }
     diags.into_result(args)
 }
@@ -408,19 +427,23 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             }
             args.sections.push(v());
         }
-        "max-jobs" => {
-            args.max_jobs = Some(
-                v().trim()
-                    .parse()
-                    .map_err(|_| format!("bad --max-jobs value '{}'", v()))?,
-            )
-        }
+        "max-jobs" => args.max_jobs = Some(v()),
         "debug" => args.debug.push(v()),
         "aux-path" => args.aux_path = Some(PathBuf::from(v())),
         "latency-log" => {
             return Err("--latency-log is deprecated. Use per-job latency log options.".into())
         }
-        "alloc-size" => {}
+        "alloc-size" => super::alloc::alloc_size(&v())?,
+        "crctest" => args.action = Action::Tool(Tool::CrcTest(value)),
+        "memcpytest" => args.action = Action::Tool(Tool::MemcpyTest(value)),
+        "cpuclock-test" => args.action = Action::Tool(Tool::CpuClockTest),
+        "idle-prof" => match super::idle::parse_mode(&v())? {
+            IdleMode::Calibrate => args.action = Action::Tool(Tool::IdleCalibrate),
+            mode => args.idle_prof = Some(mode),
+        },
+        "trigger-file" | "trigger-timeout" | "trigger" | "trigger-remote" => {
+            args.triggers.flag(name, &v())?
+        }
         // fio inflates at once and exits: the first such flag wins.
         "inflate-log" if args.action == Action::Run => args.action = Action::InflateLog(v().into()),
         "inflate-log" => {}

@@ -3,12 +3,20 @@
 //! and runs it), and print what comes back: fio's banner, status line and
 //! reports while the jobs run (a [`Watch`]), then the results or the error.
 
+mod alloc;
 pub(crate) mod args;
+mod cpuclock;
+mod crctest;
 pub(crate) mod eta;
+mod idle;
+mod memcpytest;
 mod merge;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
 pub(crate) mod status;
+mod tools;
+mod trigger;
+mod usage;
 
 use std::io::Write;
 use std::path::Path;
@@ -118,6 +126,7 @@ fn run_inner(
                 Err(e) => writeln!(err, "{e}").map(|()| e.exit_status()),
             }
         }
+        Action::Tool(tool) => return tools::run(tool, out, err),
     }
     if args.merge_blktrace_only {
         return merge::merge_only(&args, formats(&args).normal, out, err);
@@ -400,10 +409,13 @@ impl Watch for Printer<'_> {
         let reports =
             status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms);
         let run_over = AtomicBool::new(false);
+        let idle = idle::Profiler::start(self.args.idle_prof);
+        let triggers = &self.args.triggers;
         let (result, outcome) = std::thread::scope(|s| {
             let (settings, run_over) = (&settings, &run_over);
             let monitor =
                 s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
+            s.spawn(move || trigger::watch(triggers, progress, &signals::STOP, run_over));
             let result = {
                 let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
                 let log = RunLog {
@@ -416,6 +428,7 @@ impl Watch for Printer<'_> {
             (result, monitor.join().unwrap_or_default())
         });
         self.told = outcome.told;
+        let result = idle::attach(idle, result);
         if self.args.bandwidth_log {
             // fio writes all three files, empty where the status line was
             // not computed.
@@ -453,37 +466,8 @@ fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     Ok(status)
 }
 
-/// `--help`.
+/// `--help`, and the usage printed when there is no job: fio's, called
+/// as `fio`; rfio's otherwise.
 pub(crate) fn usage() -> String {
-    format!(
-        "{FIO_VERSION} compatible (rfio {})\n\
-rfio [options] [job options] <job file(s)>\n\
-  --parse-only\t\tParse options only, don't start any IO\n\
-  --output\t\tWrite output to file\n\
-  --bandwidth-log\tGenerate aggregate bandwidth logs\n\
-  --minimal\t\tMinimal (terse) output\n\
-  --output-format=type\tOutput format (terse,json,json+,normal)\n\
-  --terse-version=type\tSet terse version output format (default 3, or 2 or 4 or 5)\n\
-  --version\t\tPrint version info and exit\n\
-  --help\t\tPrint this page\n\
-  --cmdhelp=cmd\t\tPrint command help, \"all\" for all of them\n\
-  --enghelp=engine\tPrint ioengine help, or list available ioengines\n\
-  --enghelp=engine,cmd\tPrint help for an ioengine cmd\n\
-  --showcmd\t\tTurn a job file into command line options\n\
-  --eta=when\t\tWhen ETA estimate should be printed\n\
-            \t\tMay be \"always\", \"never\" or \"auto\"\n\
-  --eta-newline=t\tForce a new line for every 't' period passed\n\
-  --status-interval=t\tForce full status dump every 't' period passed\n\
-  --readonly\t\tTurn on safety read-only checks, preventing writes\n\
-  --section=name\tOnly run specified section in job file, multiple sections can be specified\n\
-  --warnings-fatal\tFio parser warnings are fatal\n\
-  --max-jobs=nr\t\tMaximum number of threads/processes to support\n\
-  --inflate-log=log\tInflate and output compressed log\n\
-  --aux-path=path\tUse this path for fio state generated files\n\
-  --compat=fio\t\tRead job files and values as fio 3.33 does (the default when called as fio)\n\
-  --compat=strict\tRefuse what fio silently misreads (the default when called as rfio)\n\
-\n\
-rfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n",
-        env!("CARGO_PKG_VERSION")
-    )
+    usage::as_fio().unwrap_or_else(usage::rfio_usage)
 }

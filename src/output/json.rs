@@ -51,6 +51,9 @@ pub fn render(report: &RunReport, plus: bool) -> String {
                 .collect(),
         );
     }
+    if let Some(idle) = &report.idle {
+        root.obj("cpu_idleness", super::idle::json(idle));
+    }
     root.to_document()
 }
 

@@ -60,7 +60,11 @@ pub(crate) fn write_results(report: &RunReport, out: &mut dyn Write) -> io::Resu
     for g in &summary.groups {
         group_block(out, g)?;
     }
-    disk_block(out, &report.disks)
+    disk_block(out, &report.disks)?;
+    if let Some(idle) = &report.idle {
+        out.write_all(super::idle::normal(idle).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// [`write_results`] into a string.

@@ -524,6 +524,7 @@ impl<'a> Expander<'a> {
             );
             if let Some(mut job) = job {
                 job.readonly = self.input.readonly;
+                job.aux_path.clone_from(&self.input.aux_path);
                 let fio = self.input.mode == Mode::Fio;
                 if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
                     self.refuse(msg);
@@ -623,6 +624,7 @@ fn job_spec(
         },
         group_reporting: o.is("group_reporting"),
         readonly: false,
+        aux_path: None,
         io: r.io.clone(),
         placement: r.placement.clone(),
         rate: r.rate,

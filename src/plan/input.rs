@@ -1,6 +1,8 @@
 //! What the plan is built from besides the job files: the command line's
 //! job sections and the flags that change the plan.
 
+use std::path::PathBuf;
+
 use crate::diag::Span;
 use crate::jobfile::Mode;
 use crate::options::jobopts::RawOption;
@@ -26,6 +28,10 @@ impl CmdSection {
 pub struct Input {
     /// `--readonly`: no job may write.
     pub(crate) readonly: bool,
+    /// `--aux-path`: where the jobs' verify state files and dumps go.
+    pub(crate) aux_path: Option<PathBuf>,
+    /// `--warnings-fatal`: a job fio warns about is refused.
+    pub(crate) warnings_fatal: bool,
     /// `--parse-only`: the plan is checked, not kept.
     pub(crate) parse_only: bool,
     /// `--showcmd`: the sections keep their options, to be printed.

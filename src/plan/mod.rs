@@ -13,6 +13,7 @@ pub(crate) mod resolve;
 pub(crate) mod spec;
 #[cfg(test)]
 pub(crate) mod testing;
+pub(crate) mod warnings;
 
 pub(crate) use build::filesystem_checks;
 pub(crate) use build::SectionOutcome;

@@ -136,6 +136,9 @@ pub struct JobSpec {
     /// a file (checked when the plan is built, and again by every part of
     /// the run that could write).
     pub readonly: bool,
+    /// `--aux-path`: the directory of the verify state files and the
+    /// verify dumps (`None`: the working directory).
+    pub(crate) aux_path: Option<PathBuf>,
     // The options resolved into typed parts (`plan::resolve`).
     /// Queue depth and batching, syncs, file handling, error policy.
     pub(crate) io: IoOptions,

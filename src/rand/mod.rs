@@ -22,12 +22,15 @@
 //!   `random_generator`.
 //! - [`jhash`] and [`hash_u64`] (`hash`) are fio's `hash.h`.
 //! - [`Axmap`] (`axmap`) is the random map of `lib/axmap.c`.
+//! - [`murmurhash3`] and [`fnv`] (`bloom`) are the other hashes of fio's
+//!   bloom filter (`crc/murmur3.c`, `crc/fnv.c`).
 //! - [`Zipf`] (`zipf`, zipf and pareto) and [`Gauss`] (`gauss`) are
 //!   `lib/zipf.c` and `lib/gauss.c`.
 //! - [`Rng`] (`xorshift`) is a small fast generator for rfio's own needs
 //!   (not fio's).
 
 mod axmap;
+mod bloom;
 mod gauss;
 mod hash;
 mod lfsr;
@@ -37,6 +40,7 @@ mod xorshift;
 mod zipf;
 
 pub(crate) use axmap::Axmap;
+pub(crate) use bloom::{fnv, murmurhash3};
 pub(crate) use gauss::Gauss;
 pub(crate) use hash::hash_u64;
 pub use hash::jhash;

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::disk::DiskUtil;
+use super::idle::IdleReport;
 use super::info::OptionList;
 use super::job::JobReport;
 use super::summary::Summary;
@@ -100,6 +101,9 @@ pub struct RunReport {
     /// The jobs' ETA in seconds for a report taken while they run
     /// (`--status-interval`, SIGUSR1); `None` once the run is over.
     pub(crate) eta_sec: Option<u64>,
+    /// `--idle-prof`: how idle the CPUs were while the jobs ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) idle: Option<IdleReport>,
 }
 
 impl RunReport {
@@ -131,6 +135,7 @@ impl RunReport {
             elapsed_ms: finished_ms.saturating_sub(started_ms),
             disks,
             eta_sec: None,
+            idle: None,
         }
     }
 }

@@ -495,7 +495,8 @@ fn file_size(path: &Path, m: &std::fs::Metadata) -> u64 {
 }
 
 /// fio's `verify_load_state` for a job with `verify_state_load`: the
-/// state file `local-NAME-INDEX-verify.state` in the working directory.
+/// state file `local-NAME-INDEX-verify.state` in the working directory
+/// (or the `--aux-path` directory).
 /// A file that cannot be read fails the job before it starts, with fio's
 /// messages.
 fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
@@ -503,7 +504,7 @@ fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
         return Ok(None);
     }
     LoadedState::load(
-        Path::new("."),
+        spec.aux_path.as_deref().unwrap_or(Path::new(".")),
         &spec.name,
         spec.thread_number.saturating_sub(1),
     )

@@ -61,3 +61,4 @@ pub(crate) use runner::refusal_when_added;
 pub(crate) use runner::run_with_progress;
 pub use runner::{run, run_with_log};
 pub(crate) use stop::Stop;
+pub(crate) use verify::checksum;

@@ -224,7 +224,7 @@ pub(crate) fn run_with_progress(
         // obeys its own (steady state stops one).
         let terminate = JobStops::new(plan.jobs.len());
         if stop_everything.load(Ordering::Relaxed) || stop.requested() {
-            terminate.request();
+            terminate.request_as(stop);
         }
         let group_over = AtomicBool::new(false);
         let gate = StartGate::default();
@@ -403,7 +403,7 @@ fn watch_stop(
 ) {
     while !group_over.load(Ordering::Relaxed) {
         if stop.requested() {
-            terminate.request();
+            terminate.request_as(stop);
             stop_everything.store(true, Ordering::Relaxed);
             return;
         }

@@ -6,14 +6,28 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The stop request of a run, or of one group's jobs.
+/// The stop request of a run, or of one group's jobs; with it, whether
+/// each job is to save its verify state as it stops (a trigger's).
 #[derive(Debug, Default)]
-pub(crate) struct Stop(AtomicBool);
+pub(crate) struct Stop(AtomicBool, AtomicBool);
 
 impl Stop {
     /// Not requested.
     pub(crate) const fn new() -> Stop {
-        Stop(AtomicBool::new(false))
+        Stop(AtomicBool::new(false), AtomicBool::new(false))
+    }
+
+    /// Ask to stop, every job saving its verify state file as it does,
+    /// whatever its options (fio's trigger: `verify_save_state` for every
+    /// job, then `fio_terminate_threads`).
+    pub(crate) fn request_saving_state(&self) {
+        self.1.store(true, Ordering::SeqCst);
+        self.request();
+    }
+
+    /// Whether the stop asks every job to save its verify state.
+    pub(crate) fn saves_state(&self) -> bool {
+        self.1.load(Ordering::SeqCst)
     }
 
     /// Ask to stop. Async-signal-safe: one atomic store.
@@ -36,6 +50,7 @@ impl Stop {
 
     /// Forget an earlier request (before a new run).
     pub(crate) fn clear(&self) {
+        self.1.store(false, Ordering::SeqCst);
         self.0.store(false, Ordering::SeqCst);
     }
 }
@@ -56,6 +71,18 @@ impl JobStops {
     pub(crate) fn request(&self) {
         for s in self.0.iter() {
             s.request();
+        }
+    }
+
+    /// Stop every job, as the run's `stop` asks (saving their verify state
+    /// if it says so).
+    pub(crate) fn request_as(&self, stop: &Stop) {
+        for s in self.0.iter() {
+            if stop.saves_state() {
+                s.request_saving_state();
+            } else {
+                s.request();
+            }
         }
     }
 

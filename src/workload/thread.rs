@@ -17,6 +17,7 @@ use super::placement::Failure;
 use super::progress::JobProgress;
 use super::stop::Stop;
 use super::think::sleep_unless;
+use super::verify::{save_state, WriteComps};
 use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
 use crate::rand::Rng;
 use crate::stats::blocks::MAX_BLOCKS;
@@ -128,6 +129,13 @@ impl Prepared<'_> {
             sleep_unless(stop, Duration::from_micros(delay));
         }
         if stop.requested() {
+            if stop.saves_state() {
+                // A trigger saves the state of the jobs not started too.
+                let comps = WriteComps::new(spec.iodepth.max(1) as usize, self.files.len());
+                if let Err(lines) = save_state(spec, 0, &comps) {
+                    log.err(&lines);
+                }
+            }
             return;
         }
         let failed = |ts: &mut ThreadStats, f: Failure| {

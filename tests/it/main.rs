@@ -18,6 +18,7 @@ mod engines_more;
 mod eta;
 mod fill_device;
 mod fio_tools;
+mod flags;
 mod flow;
 mod fuzz_corpus;
 mod grammar;

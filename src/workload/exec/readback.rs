@@ -10,7 +10,7 @@ use super::super::clock::Clock;
 use super::super::job::Prepared;
 use super::super::offsets::Io as NextIo;
 use super::super::verify::{
-    state_file, History, Key, Piece, ReadBack, TrimPicker, Verifier, WriteComps, F_IN_CUR_DEPTH,
+    save_state, History, Key, Piece, ReadBack, TrimPicker, Verifier, WriteComps, F_IN_CUR_DEPTH,
     F_VER_LIST,
 };
 use super::units::Unit;
@@ -527,22 +527,21 @@ impl<C: Clock> Exec<'_, '_, C> {
     }
 
     /// fio's verify state file at the end of a writing job with verify
-    /// (`verify_state_save`, on by default).
+    /// (`verify_state_save`, on by default), and of every job a trigger
+    /// stopped (without completions when they were not kept).
     pub(super) fn save_verify_state(&mut self) {
-        let Some(comps) = self.verify.comps.as_ref() else {
-            return;
-        };
         let spec = self.job.spec;
-        let (name, data) = state_file(
-            &spec.name,
-            spec.thread_number.saturating_sub(1),
-            self.verify.write_issues,
-            comps,
-        );
-        if let Err(e) = std::fs::write(&name, data) {
-            self.log.err(&format!(
-                "fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n"
-            ));
+        let none;
+        let comps = match self.verify.comps.as_ref() {
+            Some(c) => c,
+            None if self.stop.saves_state() => {
+                none = WriteComps::new(spec.iodepth.max(1) as usize, self.job.files.len());
+                &none
+            }
+            None => return,
+        };
+        if let Err(lines) = save_state(spec, self.verify.write_issues, comps) {
+            self.log.err(&lines);
         }
     }
 }

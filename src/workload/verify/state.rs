@@ -11,6 +11,7 @@
 //! `(file number, offset)`: the last completed writes, newest first.
 
 use super::checksum::fio_crc32c;
+use crate::plan::spec::JobSpec;
 
 /// fio's `VSTATE_HDR_VERSION`.
 const VERSION: u64 = 3;
@@ -112,6 +113,26 @@ pub(crate) fn state_file(
     (state_name(name, index), out)
 }
 
+/// Write the state file of job `spec` (fio's `verify_save_state`), after
+/// `numberio` writes issued, with its last completions `comps`: in the
+/// `--aux-path` directory, or the working directory. Err: fio's lines.
+pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<(), String> {
+    let (name, data) = state_file(
+        &spec.name,
+        spec.thread_number.saturating_sub(1),
+        numberio,
+        comps,
+    );
+    let name = match &spec.aux_path {
+        Some(dir) => format!("{}/{name}", dir.display()),
+        None => name,
+    };
+    std::fs::write(&name, data).map_err(|e| {
+        let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
+        format!("fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n")
+    })
+}
+
 /// A loaded state file (fio's `td->vstate`): where the writes it
 /// describes stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +162,12 @@ impl LoadedState {
     /// `verify_load_state`), from `dir`. Err: what fio prints, whole
     /// lines.
     pub(crate) fn load(dir: &std::path::Path, name: &str, index: u32) -> Result<Self, String> {
-        let file = state_name(name, index);
-        let data = std::fs::read(dir.join(&file)).map_err(|e| {
+        let mut file = state_name(name, index);
+        if dir != std::path::Path::new(".") {
+            // fio names the file with its `--aux-path` prefix.
+            file = format!("{}/{file}", dir.display());
+        }
+        let data = std::fs::read(&file).map_err(|e| {
             let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
             format!("fio: open state file: {e}\nfio: state file: {file} (for_write=0)\n")
         })?;
@@ -226,11 +251,14 @@ mod tests {
             LoadedState::load(&dir, "a/b", 2),
             Err("fio: verify state is corrupt\n".into())
         );
+        // Named with the directory (fio's `--aux-path` prefix).
         assert_eq!(
             LoadedState::load(&dir, "none", 0),
-            Err("fio: open state file: No such file or directory\n\
-                 fio: state file: local-none-0-verify.state (for_write=0)\n"
-                .into())
+            Err(format!(
+                "fio: open state file: No such file or directory\n\
+                 fio: state file: {}/local-none-0-verify.state (for_write=0)\n",
+                dir.display()
+            ))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -61,6 +61,8 @@ pub(crate) struct Verifier {
     pasted: Vec<u8>,
     pub(crate) fatal: bool,
     pub(crate) dump: bool,
+    /// `--aux-path`: where the dumps go (`None`: the working directory).
+    dump_dir: Option<std::path::PathBuf>,
     pub(crate) backlog: u64,
     pub(crate) backlog_batch: u64,
     pub(crate) only: bool,
@@ -99,6 +101,7 @@ impl Verifier {
             pasted: vec![0; plen],
             fatal: o.fatal,
             dump: o.dump,
+            dump_dir: spec.aux_path.clone(),
             backlog: o.backlog,
             backlog_batch: o.backlog_batch,
             only: o.only,
@@ -366,7 +369,14 @@ impl Verifier {
             rb.file, rb.offset, buflen
         ));
         if self.dump {
-            dump_file(rb.file, at, "hdr_fail", chunk, log);
+            dump_file(
+                self.dump_dir.as_deref(),
+                rb.file,
+                at,
+                "hdr_fail",
+                chunk,
+                log,
+            );
         }
         EILSEQ
     }
@@ -446,13 +456,27 @@ impl Verifier {
         }
         let start = if hdr.is_some() { n * inc } else { 0 };
         let end = (start + len).min(buf.len());
-        dump_file(rb.file, at, "received", &buf[start..end], log);
+        dump_file(
+            self.dump_dir.as_deref(),
+            rb.file,
+            at,
+            "received",
+            &buf[start..end],
+            log,
+        );
         // Regenerate what the write carried, from the header's seed.
         let mut expected = vec![0u8; buf.len()];
         let seed = hdr.map_or(0, |h| h.rand_seed);
         let numberio = u64::from(hdr.map_or(0, |h| h.numberio));
         self.fill(&mut expected, rb.offset, numberio, rb.time, seed);
-        dump_file(rb.file, at, "expected", &expected[start..end], log);
+        dump_file(
+            self.dump_dir.as_deref(),
+            rb.file,
+            at,
+            "expected",
+            &expected[start..end],
+            log,
+        );
     }
 }
 
@@ -460,12 +484,23 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// fio's `dump_buf`: `BASENAME.OFFSET.TYPE` in the working directory.
-fn dump_file(file: &str, offset: u64, kind: &str, data: &[u8], log: &dyn Log) {
+/// fio's `dump_buf`: `BASENAME.OFFSET.TYPE` in `dir` (`--aux-path`), or
+/// in the working directory.
+fn dump_file(
+    dir: Option<&std::path::Path>,
+    file: &str,
+    offset: u64,
+    kind: &str,
+    data: &[u8],
+    log: &dyn Log,
+) {
     let base = std::path::Path::new(file)
         .file_name()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
-    let name = format!("{base}.{offset}.{kind}");
+    let name = match dir {
+        Some(d) => format!("{}/{base}.{offset}.{kind}", d.display()),
+        None => format!("{base}.{offset}.{kind}"),
+    };
     match std::fs::write(&name, data) {
         Ok(()) => log.err(&format!("       {kind} data dumped as {name}\n")),
         Err(e) => log.err(&format!("open verify buf file: {e}\n")),

@@ -1,0 +1,31 @@
+//! The flags that run one of fio's self-tests instead of jobs, and exit:
+//! `--crctest`, `--memcpytest`, `--cpuclock-test` and
+//! `--idle-prof=calibrate`. fio runs the first such flag as soon as its
+//! command-line parser meets it, and exits with the test's status.
+
+use std::io::{self, Write};
+
+/// A self-test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tool {
+    /// `--crctest[=LIST]`.
+    CrcTest(Option<String>),
+    /// `--memcpytest[=LIST]`.
+    MemcpyTest(Option<String>),
+    /// `--cpuclock-test`.
+    CpuClockTest,
+    /// `--idle-prof=calibrate`.
+    IdleCalibrate,
+}
+
+/// Run `tool`; its exit status.
+pub(crate) fn run(tool: &Tool, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let status = match tool {
+        Tool::CrcTest(list) => super::crctest::run(list.as_deref(), out, err)?,
+        Tool::MemcpyTest(list) => super::memcpytest::run(list.as_deref(), out, err)?,
+        Tool::CpuClockTest => super::cpuclock::run(out, err)?,
+        Tool::IdleCalibrate => super::idle::calibrate_only(out)?,
+    };
+    out.flush()?;
+    Ok(status)
+}
