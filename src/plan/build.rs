@@ -481,9 +481,12 @@ impl<'a> Expander<'a> {
             _ => None,
         };
         // fio loads the engine when it adds the job to run: one it does not
-        // have refuses the run there, before any job starts.
+        // have refuses the run there, before any job starts. (Read strictly,
+        // the engine's refusal names the job file's line instead: see
+        // `plan::engine::refusal`.)
         let engine = p.options.ioengine();
         if self.input.runs()
+            && self.input.mode == Mode::Fio
             && !crate::options::engines::is_available(engine)
             && crate::options::engines::external_path(engine).is_none()
         {
