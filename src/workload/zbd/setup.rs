@@ -24,9 +24,30 @@ use crate::workload::offsets::FileRegion;
 
 /// The zone tables of one run, by file name: every job using a file
 /// shares its table (fio's `zbd_init_zone_info`).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ZbdRegistry {
     tables: Mutex<HashMap<String, Arc<Mutex<ZoneTable>>>>,
+    /// The tests' devices, by file name, taken instead of the file's own.
+    #[cfg(test)]
+    devices: Mutex<HashMap<String, Box<dyn super::device::ZonedDevice>>>,
+}
+
+#[cfg(test)]
+impl ZbdRegistry {
+    /// File `name` is device `dev` (the next job to use it finds it).
+    pub(crate) fn with_device(self, name: &str, dev: Box<dyn super::device::ZonedDevice>) -> Self {
+        self.devices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_string(), dev);
+        self
+    }
+
+    /// The table of file `name`, once a job made it.
+    pub(crate) fn table(&self, name: &str) -> Option<Arc<Mutex<ZoneTable>>> {
+        let tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        tables.get(name).cloned()
+    }
 }
 
 /// One file of the job being set up.
@@ -190,7 +211,19 @@ fn table_of(
         return Ok(Arc::clone(t));
     }
     let name = f.name;
-    let dev = probe(f.path).map_err(|e| match e {
+    #[cfg(test)]
+    let given = registry
+        .devices
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(name);
+    #[cfg(not(test))]
+    let given = None;
+    let probed = match given {
+        Some(dev) => Ok(dev),
+        None => probe(f.path),
+    };
+    let dev = probed.map_err(|e| match e {
         ProbeError::Pipe => Refused::err("zonemode=zbd does not support pipes\n".into())
             .with_error(libc::EINVAL, "zbd.c:985", "zbd_create_zone_info() failed"),
         ProbeError::NoModel => Refused::err(format!(
