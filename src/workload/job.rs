@@ -98,12 +98,18 @@ impl<'a> Prepared<'a> {
     /// tables of their own).
     #[cfg(test)]
     pub(crate) fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
-        Prepared::new_in(spec, &ZbdRegistry::default())
+        Prepared::new_in(spec, Some(&ZbdRegistry::default()))
     }
 
     /// `spec` checked and made ready; a zoned file's zones are the run's
-    /// (`zbd`), shared with the other jobs using the file.
-    pub(crate) fn new_in(spec: &'a JobSpec, zbd: &ZbdRegistry) -> Result<Prepared<'a>, RunError> {
+    /// (`zbd`), shared with the other jobs using the file. Without `zbd`
+    /// the zones are left for later: a job of a later group is made ready
+    /// again when its group starts, and fio reads a file's zones once the
+    /// jobs before it laid their files out.
+    pub(crate) fn new_in(
+        spec: &'a JobSpec,
+        zbd: Option<&ZbdRegistry>,
+    ) -> Result<Prepared<'a>, RunError> {
         let Some(engine) = ioengine::lookup(&spec.ioengine) else {
             return Err(RunError::UnknownEngine {
                 job: spec.name.clone(),
@@ -290,7 +296,7 @@ impl<'a> Prepared<'a> {
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
         let mut zoned = None;
         let mut zbd_notes = Vec::new();
-        if let Ok(Some(ZoneMode::Zbd(opts))) = &spec.zones {
+        if let (Ok(Some(ZoneMode::Zbd(opts))), Some(zbd)) = (&spec.zones, zbd) {
             let infos: Vec<zbd::FileInfo<'_>> = files
                 .iter()
                 .zip(&names)
@@ -364,7 +370,7 @@ impl<'a> Prepared<'a> {
     /// fio's lines about the job's zones once its files are laid out.
     pub(crate) fn zbd_notes(&self, log: &dyn Log) {
         for line in &self.zbd_notes {
-            log.info(line);
+            log.note(line);
         }
     }
 

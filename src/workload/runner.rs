@@ -116,7 +116,9 @@ pub(crate) fn run_with_progress(
     // zonemode=zbd: the zones of each file, shared by the run's jobs.
     let zbd = ZbdRegistry::default();
     for (i, spec) in plan.jobs.iter().enumerate() {
-        match Prepared::new_in(spec, &zbd) {
+        // A later group's zones are read when the group starts.
+        let zones = (spec.group_id == 0).then_some(&zbd);
+        match Prepared::new_in(spec, zones) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
                 p.links = links.of(i, spec);
@@ -188,7 +190,7 @@ pub(crate) fn run_with_progress(
                     continue;
                 }
                 let spec = &plan.jobs[i];
-                match Prepared::new_in(spec, &zbd) {
+                match Prepared::new_in(spec, Some(&zbd)) {
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
                         p.links = links.of(i, spec);
@@ -465,7 +467,7 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
                 if *stderr {
                     log.err(line);
                 } else {
-                    log.info(line);
+                    log.note(line);
                 }
             }
             let mut report = JobReport::empty(spec.report.clone(), 0);

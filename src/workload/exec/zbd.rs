@@ -59,7 +59,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             if *stderr {
                 self.log.err(line);
             } else {
-                self.log.info(line);
+                self.log.note(line);
             }
         }
     }
