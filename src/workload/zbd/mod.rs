@@ -21,14 +21,15 @@
 //! zones, zones of `zonesize` bytes that fio emulates (all empty when the
 //! run starts). Every job using a file shares its zones ([`ZbdRegistry`]).
 //!
-//! The files: `types` (models, zones), `device` (the trait, emulation,
-//! which model a file has), `blkzoned` (Linux), `table` (a device's zones
+//! The files: `types` (models, zones), `device` (the trait, emulation),
+//! `probe` (which a file has), `blkzoned` (Linux), `table` (a device's zones
 //! as fio tracks them), `setup` (a job's zones made ready, fio's checks),
 //! `job` (the per-I/O rules).
 
 pub mod blkzoned;
 pub mod device;
 mod job;
+mod probe;
 mod setup;
 mod table;
 pub mod types;

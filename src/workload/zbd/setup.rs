@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::device::{probe, ProbeError};
 use super::job::{JobSettings, ZbdFile, ZbdJob};
+use super::probe::{probe, ProbeError};
 use super::table::{JobZones, Refused, ZoneTable, MAX_OPEN_ZONES};
 use super::types::{Model, ZoneCond};
 use crate::debug::{dprint, Cat};

@@ -9,6 +9,7 @@ use super::setup::ZbdRegistry;
 use super::table::{JobZones, ZoneTable, MAX_OPEN_ZONES};
 use super::types::{ZoneCond, ZoneType};
 use crate::ddir::Ddir;
+use crate::plan::resolve::ZoneMode;
 use crate::plan::spec::JobSpec;
 use crate::plan::testing;
 use crate::workload::error::RunError;
@@ -60,7 +61,7 @@ fn drive_in(
     let p = Prepared::new_in(spec, Some(reg))?;
     let mut gen = p.take_gen();
     let mut done = Done::default();
-    let beyond = spec.opt("read_beyond_wp").is_some();
+    let beyond = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(z))) if z.read_beyond_wp);
     for pass in 0..passes {
         if pass > 0 {
             gen.reset();
