@@ -85,7 +85,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         block: bs::resolve(o),
         buffers,
         working_set,
-        zones: zones::resolve(o),
+        zones: zones::resolve(o, &mut invalid),
         norandommap: o.is("norandommap"),
         seeds: random::resolve(o),
         offsets,

@@ -71,10 +71,23 @@ pub(crate) enum ZoneMode {
 }
 
 /// `None` without zones; fio's refusal (in its words) for settings fio
-/// refuses.
-pub(super) fn resolve(o: Opts<'_>) -> Result<Option<ZoneMode>, Refusal> {
+/// refuses. What rfio cannot run goes to `bad`: sizes in zones (`size=2z`)
+/// with `zonemode=zbd` and no `zonesize`, which count in a zoned device's
+/// own zone size (known only once the device is open; rfio reads such
+/// sizes when the plan is made).
+pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneMode>, Refusal> {
     let mode = o.choice("zonemode").unwrap_or("none");
     let size = bytes(o, "zonesize", 0);
+    if mode == "zbd" && size == 0 {
+        for name in ["size", "io_size", "offset", "offset_increment"] {
+            if let Some(Value::Zones(n)) = o.value(name) {
+                bad.push(format!(
+                    "{name}={n}z: rfio counts zones in zonesize= bytes; set zonesize to the \
+                     device's zone size (fio reads it from the zoned device)"
+                ));
+            }
+        }
+    }
     match mode {
         "zbd" if o.flag("create_serialize") == Some(false) => {
             return Err(Refusal(
@@ -154,6 +167,42 @@ mod tests {
         let mut argv = vec!["--name=z", "--ioengine=null", "--size=1m"];
         argv.extend_from_slice(args);
         job(&argv).zones
+    }
+
+    #[test]
+    fn sizes_in_zones_count_zonesize_bytes() {
+        let j = job(&[
+            "--name=z",
+            "--ioengine=null",
+            "--zonemode=zbd",
+            "--zonesize=1m",
+            "--size=3z",
+            "--io_size=2z",
+            "--offset=1z",
+        ]);
+        assert_eq!(
+            (j.size, j.io_size, j.offset),
+            (Some(3 << 20), Some(2 << 20), 1 << 20)
+        );
+        // Strided zones too.
+        let j = job(&[
+            "--name=z",
+            "--zonemode=strided",
+            "--zonesize=64k",
+            "--size=2z",
+        ]);
+        assert_eq!(j.size, Some(128 << 10));
+        // Without a zone size fio ignores them (the size comes from the file).
+        assert_eq!(job(&["--name=z", "--filename=f", "--size=2z"]).size, None);
+        // A zoned device's own zone size is not known here: refused.
+        let fe = crate::plan::testing::frontend(&["--name=z", "--zonemode=zbd", "--size=2z"]);
+        assert!(
+            fe.diags
+                .to_string()
+                .contains("size=2z: rfio counts zones in zonesize= bytes"),
+            "{}",
+            fe.diags
+        );
     }
 
     fn zbd_of(args: &[&str]) -> ZbdOptions {
