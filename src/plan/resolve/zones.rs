@@ -71,13 +71,26 @@ pub(crate) enum ZoneMode {
 }
 
 /// `None` without zones; fio's refusal (in its words) for settings fio
-/// refuses. What rfio cannot run goes to `bad`: sizes in zones (`size=2z`)
+/// refuses. What rfio cannot run goes to `bad`: a list of reset
+/// thresholds or frequencies (fio keeps the first), sizes in zones (`size=2z`)
 /// with `zonemode=zbd` and no `zonesize`, which count in a zoned device's
 /// own zone size (known only once the device is open; rfio reads such
 /// sizes when the plan is made).
 pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneMode>, Refusal> {
     let mode = o.choice("zonemode").unwrap_or("none");
     let size = bytes(o, "zonesize", 0);
+    // fio takes one value (maxlen 1) and warns about the others, which it
+    // drops: rfio refuses the list.
+    for name in ["zone_reset_threshold", "zone_reset_frequency"] {
+        if let Some(Value::Floats(f)) = o.value(name) {
+            if f.len() > 1 {
+                bad.push(format!(
+                    "{name}: the list exceeding max length 1 (fio warns and keeps only {:.6})",
+                    f[0]
+                ));
+            }
+        }
+    }
     if mode == "zbd" && size == 0 {
         for name in ["size", "io_size", "offset", "offset_increment"] {
             if let Some(Value::Zones(n)) = o.value(name) {
@@ -167,6 +180,23 @@ mod tests {
         let mut argv = vec!["--name=z", "--ioengine=null", "--size=1m"];
         argv.extend_from_slice(args);
         job(&argv).zones
+    }
+
+    #[test]
+    fn one_reset_threshold_and_frequency() {
+        for opt in [
+            "--zone_reset_threshold=.4:.6",
+            "--zone_reset_frequency=.4:.6",
+        ] {
+            let fe = crate::plan::testing::frontend(&["--name=z", "--zonemode=zbd", opt]);
+            assert!(
+                fe.diags
+                    .to_string()
+                    .contains(": the list exceeding max length 1 (fio warns"),
+                "{}",
+                fe.diags
+            );
+        }
     }
 
     #[test]

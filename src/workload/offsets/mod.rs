@@ -51,7 +51,7 @@ pub use region::{start_offset, FileRegion};
 use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
-use super::zbd::ZbdJob;
+use super::zbd::{Region, ZbdJob};
 use super::zones::StridedZones;
 use crate::ddir::Ddir;
 use crate::plan::spec::JobSpec;
@@ -214,22 +214,32 @@ impl IoGen {
                 .bs
                 .next_len(dir, next.is_random, next.offset, f.region.end()),
         };
-        // zonemode=zbd moves the I/O onto the zones (the random map still
-        // marks the offset drawn, as fio's).
         let (offset, len) = match &mut self.zbd {
-            Some(z) => z.adjust_block(fi, f, dir, next.offset, len)?,
-            None => (next.offset, len),
+            // zonemode=zbd moves the I/O onto the zones (the random map
+            // still marks the offset drawn, as fio's).
+            Some(z) => {
+                let offsets = &mut self.offsets;
+                let placed =
+                    z.adjust_block(fi, Region::of(f), dir, (next.offset, len), |o, l| {
+                        if l == 0 || o + l > f.region.real_file_size {
+                            return None;
+                        }
+                        let l = offsets.commit(f, dir, &next, l);
+                        f.moved(dir, o, l);
+                        Some(l)
+                    })?;
+                z.issued(placed.1);
+                placed
+            }
+            None => {
+                if len == 0 || next.offset + len > f.region.real_file_size {
+                    return None;
+                }
+                (next.offset, self.offsets.commit(f, dir, &next, len))
+            }
         };
-        if len == 0 || offset + len > f.region.real_file_size {
-            return None;
-        }
-        let len = self.offsets.commit(f, dir, &next, len);
         if let Some(z) = &mut self.zones {
             z.done(len);
-        }
-        if let Some(z) = &mut self.zbd {
-            z.issued(len);
-            f.moved(dir, offset, len);
         }
         Some(Io {
             file: fi,

@@ -74,7 +74,8 @@ pub(crate) struct Region {
 }
 
 impl Region {
-    fn of(f: &FileCursor) -> Region {
+    /// The region of file `f` now.
+    pub(crate) fn of(f: &FileCursor) -> Region {
         Region {
             file_offset: f.file_offset(),
             io_size: f.region.io_size,
@@ -86,6 +87,11 @@ impl Region {
         offset.wrapping_sub(self.file_offset) < self.io_size
     }
 }
+
+/// How long a write waits for other jobs' writes to close their zones
+/// before its file has no more I/O (fio waits as long as any job has I/O
+/// in flight; a job that lost its I/O must not hang the others).
+const QUIESCE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn lock(t: &Mutex<ZoneTable>) -> MutexGuard<'_, ZoneTable> {
     t.lock().unwrap_or_else(|e| e.into_inner())
@@ -215,31 +221,53 @@ impl ZbdJob {
     }
 
     /// fio's `zbd_adjust_block`: where the I/O of `dir` drawn at `offset`
-    /// for `len` bytes on file `fi` really goes, or `None` when this file
-    /// has no more I/O for it (then [`ZbdJob::take_failure`] says whether
-    /// that fails the job). A write moves its zone's write pointer.
+    /// for `len` bytes on file `fi` (its region now `region`) really goes,
+    /// or `None` when this file has no more I/O for it (then
+    /// [`ZbdJob::take_failure`] says whether that fails the job).
+    /// `commit(offset, len)` takes the I/O placed: it may drop it (`None`)
+    /// or shorten it (the random map), and a write then moves its zone's
+    /// write pointer by what is left (fio's `zbd_queue_io`), the zone
+    /// still locked.
+    #[inline]
     pub(crate) fn adjust_block(
         &mut self,
         fi: usize,
-        f: &FileCursor,
+        region: Region,
         dir: Ddir,
-        offset: u64,
-        len: u64,
+        (offset, len): (u64, u64),
+        commit: impl FnOnce(u64, u64) -> Option<u64>,
     ) -> Option<(u64, u64)> {
         let zf = &self.files[fi];
         let mut t = lock(&zf.table);
-        let mut io = Placed {
-            t: &mut t,
-            zf,
-            set: &self.set,
-            counters: &mut self.counters,
-            region: Region::of(f),
-            dir,
-            offset,
-            len,
+        let mut waited = None;
+        let (placed, offset, len) = loop {
+            let mut io = Placed {
+                t: &mut t,
+                zf,
+                set: &self.set,
+                counters: &mut self.counters,
+                region,
+                dir,
+                offset,
+                len,
+                no_open_zone: false,
+            };
+            let placed = io.place();
+            let (o, l, stuck) = (io.offset, io.len, io.no_open_zone);
+            // No open zone has room, but writes in flight (other jobs')
+            // will close theirs: fio waits for them (`io_u_quiesce`, and
+            // again while any job has I/O in flight).
+            if placed == Ok(false) && stuck && t.filling > self.filling {
+                let since = *waited.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() < QUIESCE_LIMIT {
+                    drop(t);
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                    t = lock(&zf.table);
+                    continue;
+                }
+            }
+            break (placed, o, l);
         };
-        let placed = io.place();
-        let (offset, len) = (io.offset, io.len);
         match placed {
             Ok(true) => {}
             Ok(false) => return None,
@@ -248,6 +276,7 @@ impl ZbdJob {
                 return None;
             }
         }
+        let len = commit(offset, len)?;
         if dir == Ddir::Write {
             let zi = t.zone_idx(offset);
             let z = t.zone(zi);
@@ -255,6 +284,7 @@ impl ZbdJob {
                 t.advance(zi, offset + len);
                 if offset + len >= z.capacity_end() {
                     self.filling += 1;
+                    t.filling += 1;
                 }
             }
         }
@@ -273,6 +303,7 @@ impl ZbdJob {
         let z = t.zone(zi);
         if z.has_wp && offset + len >= z.capacity_end() {
             self.filling = self.filling.saturating_sub(1);
+            t.filling = t.filling.saturating_sub(1);
             t.close_zone(&mut self.counters, zi);
         }
     }
@@ -307,6 +338,8 @@ struct Placed<'a, 'b> {
     dir: Ddir,
     offset: u64,
     len: u64,
+    /// A write found no open zone with room for it.
+    no_open_zone: bool,
 }
 
 /// How placing an I/O ends: accepted (`Ok(true)`), no I/O left on the
@@ -420,7 +453,10 @@ impl Placed<'_, '_> {
         {
             match self.convert_to_open_zone() {
                 Some(z) => zi = z,
-                None => return Self::EOF,
+                None => {
+                    self.no_open_zone = true;
+                    return Self::EOF;
+                }
             }
         }
         if self.set.reset_frequency != 0.0

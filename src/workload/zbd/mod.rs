@@ -35,7 +35,7 @@ mod table;
 pub mod types;
 
 pub use device::ZonedDevice;
-pub(crate) use job::ZbdJob;
+pub(crate) use job::{Region, ZbdJob};
 pub(crate) use setup::{prepare, FileInfo, ZbdRegistry};
 pub(crate) use table::Refused;
 

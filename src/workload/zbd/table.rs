@@ -118,6 +118,9 @@ pub(crate) struct ZoneTable {
     /// Writes left before the next periodic reset
     /// (`zone_reset_frequency`).
     pub(crate) write_cnt: u32,
+    /// Writes in flight, of every job, that fill their zone (it closes
+    /// when they complete).
+    pub(crate) filling: u32,
     pub(crate) dev: Box<dyn ZonedDevice>,
 }
 
@@ -152,6 +155,7 @@ impl ZoneTable {
             with_data: 0,
             wp_with_data: 0,
             write_cnt: 0,
+            filling: 0,
             dev,
         }
     }
