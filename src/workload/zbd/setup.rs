@@ -27,6 +27,9 @@ use crate::workload::offsets::FileRegion;
 #[derive(Default)]
 pub(crate) struct ZbdRegistry {
     tables: Mutex<HashMap<String, Arc<Mutex<ZoneTable>>>>,
+    /// Every job whose zones were read, in the order they were: fio checks
+    /// them all again each time it sets a zoned job up.
+    jobs: Mutex<Vec<Checked>>,
     /// The tests' devices, by file name, taken instead of the file's own.
     #[cfg(test)]
     devices: Mutex<HashMap<String, Box<dyn super::device::ZonedDevice>>>,
@@ -100,38 +103,42 @@ pub(crate) fn prepare(
         }
     }
     let p = spec.pattern;
-    let seq_read_only = p.read && !p.write && !p.trim && !p.random;
-    let mut notes = Vec::new();
     // fio's get_start_offset, where zoneskip wraps to: before rounding.
     let starts: Vec<u64> = regions.iter().map(|r| r.file_offset).collect();
-    for (t, f) in tables.iter().zip(files) {
-        let t = lock(t);
-        if !spec.direct && p.write && t.model == Model::HostManaged && is_block(f.path) {
-            return Err(Refused::err(
-                "Using direct I/O is mandatory for writing to ZBD drives\n\n".into(),
-            ));
-        }
+    let me = Checked {
+        files: tables
+            .iter()
+            .zip(files)
+            .zip(regions.iter())
+            .map(|((t, f), r)| CheckedFile {
+                table: Arc::clone(t),
+                name: f.name.to_string(),
+                region: *r,
+                block: is_block(f.path),
+            })
+            .collect(),
+        zone_size,
+        zone_skip,
+        seq_read_only: p.read && !p.write && !p.trim && !p.random,
+        direct: spec.direct,
+        writes: p.write,
+        trims: p.trim,
+        bs: spec.bs,
+        trim_split: !spec.block.split[2].is_empty(),
+        verify: spec.verify.is_some(),
+        notes: Vec::new(),
+    };
+    let mut jobs = registry.jobs.lock().unwrap_or_else(|e| e.into_inner());
+    jobs.push(me);
+    let mine = jobs.len() - 1;
+    check_all(&mut jobs)?;
+    for (r, f) in regions.iter_mut().zip(&jobs[mine].files) {
+        *r = f.region;
     }
-    for ((t, f), r) in tables.iter().zip(files).zip(regions.iter_mut()) {
-        let t = lock(t);
-        if let Err(mut e) = align(
-            &t,
-            f.name,
-            r,
-            seq_read_only,
-            &mut zone_size,
-            zone_skip,
-            &mut notes,
-        ) {
-            // What fio logged before it refused.
-            let mut lines: Vec<(bool, String)> = notes.drain(..).map(|n| (false, n)).collect();
-            lines.append(&mut e.lines);
-            e.lines = lines;
-            return Err(e);
-        }
-    }
+    zone_size = jobs[mine].zone_size;
+    let notes = std::mem::take(&mut jobs[mine].notes);
+    drop(jobs);
     let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0);
-    check_bs(spec, &tables, files)?;
     let mut zfiles = Vec::with_capacity(files.len());
     let mut max_open = opts.max_open_zones;
     for ((t, r), start_offset) in tables.iter().zip(regions.iter()).zip(starts) {
@@ -373,34 +380,29 @@ fn holds_seq_zones(t: &ZoneTable, r: &FileRegion) -> bool {
     (b..=e).any(|i| t.zone(i).has_wp)
 }
 
-/// fio's `zbd_verify_bs`: trims are whole zones of one size; with
-/// verification every block size divides the zone size.
-fn check_bs(
-    spec: &JobSpec,
-    tables: &[Arc<Mutex<ZoneTable>>],
-    files: &[FileInfo<'_>],
-) -> Result<(), Refused> {
+/// fio's `zbd_verify_bs` for job `j`: trims are whole zones of one size;
+/// with verification every block size divides the zone size.
+fn check_bs(j: &Checked) -> Result<(), Refused> {
     let info = |line: String| Refused {
         lines: vec![(false, line)],
         error: None,
     };
-    let trims = spec.pattern.trim;
-    let (tmin, tmax) = spec.bs[2];
-    if trims && (tmin != tmax || !spec.block.split[2].is_empty()) {
+    let (tmin, tmax) = j.bs[2];
+    if j.trims && (tmin != tmax || j.trim_split) {
         return Err(info(
             "bsrange and bssplit are not allowed for trim with zonemode=zbd\n".into(),
         ));
     }
-    for (t, f) in tables.iter().zip(files) {
-        let zs = lock(t).zone_size;
-        if trims && tmin != zs {
+    for f in &j.files {
+        let zs = lock(&f.table).zone_size;
+        if j.trims && tmin != zs {
             return Err(info(format!(
                 "{}: trim block size {tmin} is not the zone size {zs}\n",
                 f.name
             )));
         }
-        if spec.verify.is_some() {
-            for (bs, _) in spec.bs {
+        if j.verify {
+            for (bs, _) in j.bs {
                 if bs == 0 || zs % bs != 0 {
                     return Err(info(format!(
                         "{}: block size {bs} is not a divisor of the zone size {zs}\n",
@@ -411,4 +413,80 @@ fn check_bs(
         }
     }
     Ok(())
+}
+
+/// One file of a job checked (see [`Checked`]).
+struct CheckedFile {
+    table: Arc<Mutex<ZoneTable>>,
+    name: String,
+    /// The job's region of the file, rounded to zones once checked.
+    region: FileRegion,
+    /// A block device.
+    block: bool,
+}
+
+/// What fio checks of a zoned job whenever it sets one up
+/// (`zbd_using_direct_io`, `zbd_verify_sizes` and `zbd_verify_bs` loop
+/// over every job): a job that failed them once fails every zoned job set
+/// up after it.
+struct Checked {
+    files: Vec<CheckedFile>,
+    /// The job's zone size (the device's once checked).
+    zone_size: u64,
+    zone_skip: u64,
+    seq_read_only: bool,
+    direct: bool,
+    writes: bool,
+    trims: bool,
+    bs: [(u64, u64); 3],
+    trim_split: bool,
+    verify: bool,
+    /// The lines fio logs rounding the job's regions.
+    notes: Vec<String>,
+}
+
+/// fio's checks of `jobs` (the last one is being set up), in fio's order;
+/// a failure carries the notes of the rounding done before it.
+fn check_all(jobs: &mut [Checked]) -> Result<(), Refused> {
+    let mine = jobs.len() - 1;
+    let hm_block = |f: &CheckedFile| f.block && lock(&f.table).model == Model::HostManaged;
+    if jobs
+        .iter()
+        .any(|j| !j.direct && j.writes && j.files.iter().any(hm_block))
+    {
+        return Err(Refused::err(
+            "Using direct I/O is mandatory for writing to ZBD drives\n\n".into(),
+        ));
+    }
+    let mut notes = Vec::new();
+    for j in jobs.iter_mut() {
+        let Checked {
+            files,
+            zone_size,
+            zone_skip,
+            seq_read_only,
+            ..
+        } = j;
+        for f in files.iter_mut() {
+            let t = lock(&f.table);
+            let r = align(
+                &t,
+                &f.name,
+                &mut f.region,
+                *seq_read_only,
+                zone_size,
+                *zone_skip,
+                &mut notes,
+            );
+            if let Err(mut e) = r {
+                // What fio logged before it refused.
+                let mut lines: Vec<(bool, String)> = notes.drain(..).map(|n| (false, n)).collect();
+                lines.append(&mut e.lines);
+                e.lines = lines;
+                return Err(e);
+            }
+        }
+    }
+    jobs[mine].notes = notes;
+    jobs.iter().try_for_each(check_bs)
 }
