@@ -36,7 +36,7 @@ pub enum RunError {
     #[error("{msg}")]
     VerifyState { job: String, msg: String },
     /// fio refuses the zones of a job (`zonemode=zbd`): the lines fio logs
-    /// (`true`: on stderr), and the job's error (errno and fio's
+    /// (`true`: on stderr; rfio prints them all there), and the job's error (errno and fio's
     /// `td_verror` text) where fio sets one. The job fails, the others
     /// run.
     #[error("{}", lines.iter().map(|l| l.1.as_str()).collect::<String>())]

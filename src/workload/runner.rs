@@ -463,12 +463,10 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
         }
         RunError::Iolog { msg, .. } => Some(super::iolog::replay::failed(spec, msg, log)),
         RunError::Zbd { lines, error, .. } => {
-            for (stderr, line) in lines {
-                if *stderr {
-                    log.err(line);
-                } else {
-                    log.note(line);
-                }
+            // Every line, stdout's too: rfio keeps its stdout for the
+            // report, and a refusal must show whatever the format.
+            for (_, line) in lines {
+                log.err(line);
             }
             let mut report = JobReport::empty(spec.report.clone(), 0);
             if let Some((errno, verror)) = error {

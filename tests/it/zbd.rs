@@ -19,8 +19,9 @@ use rfio::api::{BlkZoned, Model, Zone, ZonedDevice};
 /// What is compared of a normal-format run in `dir` (written `@DIR`):
 /// the exit status, each job's read/write line from its `(` on (bytes
 /// and, for writes, the zone resets; the rates are timings), its `issued
-/// rwts` line, the notes about the file, the `fio: pid=` lines, and the
-/// rest of stderr.
+/// rwts` line, the lines about the file (some refusals fio prints on
+/// stdout, rfio on stderr: from both), the `fio: pid=` lines, and the rest
+/// of stderr.
 fn summary(o: &Output, dir: &TempDir) -> (Option<i32>, Vec<String>, Vec<String>) {
     let at = dir.0.display().to_string();
     let mut lines = Vec::new();
@@ -48,11 +49,14 @@ fn summary(o: &Output, dir: &TempDir) -> (Option<i32>, Vec<String>, Vec<String>)
         .chain(err.lines())
         .filter(|l| l.starts_with("fio: pid="));
     lines.extend(failed.map(|l| l.split_once(", ").map_or(l, |p| p.1).to_string()));
-    let err = err
+    // The lines about the file, from either stream (fio prints some on
+    // stdout that rfio prints on stderr), then the rest of stderr.
+    let (about_file, err): (Vec<String>, Vec<String>) = err
         .lines()
         .filter(|l| !l.starts_with("fio: pid="))
         .map(|l| l.replace(&at, "@DIR"))
-        .collect();
+        .partition(|l| l.starts_with("@DIR"));
+    lines.extend(about_file);
     (o.status.code(), lines, err)
 }
 

@@ -54,13 +54,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
     }
 
+    /// The lines fio logs about a failed placement: on stderr (rfio keeps
+    /// stdout for the report).
     fn zbd_lines(&self, r: &Refused) {
-        for (stderr, line) in &r.lines {
-            if *stderr {
-                self.log.err(line);
-            } else {
-                self.log.note(line);
-            }
+        for (_, line) in &r.lines {
+            self.log.err(line);
         }
     }
 
