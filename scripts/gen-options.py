@@ -403,6 +403,8 @@ SUPPORTED = set(
     + """block_error_percentiles gtod_cpu error_dump numa_cpu_nodes numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid profile""".split()
     # flow: flows, offloaded submission, rate_ignore_thinktime
     + "flow_id flow flow_sleep io_submit_mode rate_ignore_thinktime".split()
+    # zoned block devices (helper zones, issue 11)
+    + "zonecapacity read_beyond_wp max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -56,6 +56,13 @@ pub use crate::workload::rate::RateLimiter;
 pub use crate::workload::think::ThinkTime;
 pub use crate::workload::{run, run_with_log, Log, RunError};
 
+// Zoned block devices (`crate::workload::zbd`): a Linux block device's
+// zone operations, tried on a loop device (`tests/it/zbd.rs`).
+pub use crate::workload::zbd::blkzoned::BlkZoned;
+pub use crate::workload::zbd::device::Emulated;
+pub use crate::workload::zbd::types::{Model, Zone, ZoneCond, ZoneType};
+pub use crate::workload::zbd::ZonedDevice;
+
 // I/O engines (`crate::ioengine`): an engine started on its own, to probe
 // what the kernel allows and to submit I/O by hand (`tests/it/engines.rs`,
 // `tests/it/cmdprio.rs`).

@@ -171,8 +171,9 @@ impl Layout {
 
 /// A line fio prints on stdout that is not part of its report, and that rfio prints on stderr:
 /// errors (`fio: pid=N, err=...`, `fio: file:ioengines.c:134, func=dlopen, ...`), the
-/// synchronous-engine depth note, `exec_prerun`/`exec_postrun`'s "Saving output" line, and the
-/// start lines of the cpuio and exec engines (rfio prints those with the normal output only).
+/// synchronous-engine depth note, `exec_prerun`/`exec_postrun`'s "Saving output" line, the
+/// start lines of the cpuio and exec engines (rfio prints those with the normal output only),
+/// and `zonemode=zbd`'s notes on a region rounded to whole zones (the same).
 fn fio_noise(line: &str) -> bool {
     line.starts_with("fio: ")
         || line.starts_with("note: ")
@@ -181,6 +182,9 @@ fn fio_noise(line: &str) -> bool {
         || (line.contains(" : program=") && line.contains(", arguments="))
         || (line.contains(" : Saving output of ") && line.contains(" : stdout="))
         || line.contains(" : Running ")
+        || line.contains(": rounded up offset from ")
+        || line.contains(": rounded down io_size from ")
+        || line.ends_with(": io_size must be at least one zone")
 }
 
 /// Compares the terse outputs of `run` (terse version `version`). `fio_doc` is fio's JSON

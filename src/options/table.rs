@@ -2029,7 +2029,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Capacity per zone",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zonerange",
@@ -2083,7 +2083,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Allow reads beyond the zone write pointer",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "max_open_zones",
@@ -2101,7 +2101,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "job_max_open_zones",
@@ -2119,7 +2119,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd by one thread/process",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "ignore_zone_limits",
@@ -2137,7 +2137,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Ignore the zone resource limits (max open/active zones) reported by the device",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zone_reset_threshold",
@@ -2155,7 +2155,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Zoned block device reset threshold",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zone_reset_frequency",
@@ -2173,7 +2173,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Zoned block device zone reset frequency in HZ",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "lockmem",

@@ -199,8 +199,10 @@ fn entry_block(
             } else {
                 DIR_NAMES[d]
             };
+            let resets;
             let suffix = if d == 1 && e.cfg.unified != Unified::Mixed {
-                "; 0 zone resets"
+                resets = format!("; {} zone resets", e.zone_resets);
+                resets.as_str()
             } else {
                 ""
             };

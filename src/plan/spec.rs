@@ -16,7 +16,7 @@ use super::resolve::steadystate::SteadyStateOptions;
 use super::resolve::submit::SubmitOptions;
 use super::resolve::think::ThinkOptions;
 use super::resolve::verify::VerifyOptions;
-use super::resolve::zones::ZoneOptions;
+use super::resolve::zones::ZoneMode;
 use super::resolve::Refusal;
 use crate::diag::Span;
 use crate::ioengine::EngineSpec;
@@ -151,8 +151,9 @@ pub struct JobSpec {
     pub(crate) block: BlockOptions,
     /// What write buffers hold.
     pub(crate) buffers: BufferOptions,
-    /// Strided zones (`None`: none), or fio's refusal of the settings.
-    pub(crate) zones: Result<Option<ZoneOptions>, Refusal>,
+    /// The zone mode (strided, or zoned block devices; `None`: none), or
+    /// fio's refusal of the settings.
+    pub(crate) zones: Result<Option<ZoneMode>, Refusal>,
     /// `norandommap`.
     pub(crate) norandommap: bool,
     /// The job's seed table and random generator (`plan::resolve::random`):

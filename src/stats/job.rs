@@ -111,6 +111,9 @@ pub struct JobReport {
     /// `block_error_percentiles`: the blocks of the job's file.
     #[serde(default)]
     pub blocks: Option<super::blocks::BlockInfos>,
+    /// Zones reset (`zonemode=zbd`; fio's `nr_zone_resets`).
+    #[serde(default)]
+    pub zone_resets: u64,
 }
 
 impl JobReport {
@@ -168,6 +171,7 @@ impl JobReport {
             steadystate: None,
             setup_failed: false,
             blocks: ts.blocks.as_ref().map(|b| b.infos.clone()),
+            zone_resets: ts.zone_resets,
         }
     }
 

@@ -128,6 +128,8 @@ pub struct Entry {
     /// entry's: with `group_reporting` the last member's holds the
     /// group's measurements).
     pub(crate) steadystate: Option<SteadyStateReport>,
+    /// Zones the members reset (`zonemode=zbd`).
+    pub(crate) zone_resets: u64,
 }
 
 impl Entry {
@@ -154,6 +156,7 @@ impl Entry {
             ioprio: j.ioprio,
             prios: Default::default(),
             steadystate: None,
+            zone_resets: 0,
         }
     }
 
@@ -191,6 +194,7 @@ impl Entry {
         self.depth.merge(&j.depth);
         self.lat_buckets.merge(&j.lat_buckets);
         self.run_ms += j.run_ms;
+        self.zone_resets += j.zone_resets;
         self.members += 1;
         self.steadystate.clone_from(&j.steadystate);
     }
@@ -267,6 +271,7 @@ impl Entry {
             ioprio: 0,
             prios: Default::default(),
             steadystate: None,
+            zone_resets: 0,
         }
     }
 

@@ -67,6 +67,8 @@ pub struct ThreadStats {
     pub(crate) first_error: i32,
     /// The queue depth `latency_target` settled on (default: iodepth).
     pub(crate) latency_depth: Option<u32>,
+    /// Zones reset (`zonemode=zbd`, fio's `nr_zone_resets`).
+    pub(crate) zone_resets: u64,
     /// A log file that could not be written, reported after the run.
     pub log_error: Option<String>,
     /// The job's own I/O priority (`prio`/`prioclass`, fio's `td->ioprio`;

@@ -35,6 +35,16 @@ pub enum RunError {
     /// runs the others; the run exits non-zero.
     #[error("{msg}")]
     VerifyState { job: String, msg: String },
+    /// fio refuses the zones of a job (`zonemode=zbd`): the lines fio logs
+    /// (`true`: on stderr; rfio prints them all there), and the job's error (errno and fio's
+    /// `td_verror` text) where fio sets one. The job fails, the others
+    /// run.
+    #[error("{}", lines.iter().map(|l| l.1.as_str()).collect::<String>())]
+    Zbd {
+        job: String,
+        lines: Vec<(bool, String)>,
+        error: Option<(i32, String)>,
+    },
     /// More jobs than fio 3.33 can hold (the runner's `MAX_RUN_JOBS`); fio's two
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]

@@ -19,8 +19,10 @@ use super::rate::RateLimiter;
 use super::stop::Stop;
 use super::think::ThinkTime;
 use super::verify::LoadedState;
+use super::zbd::{self, ZbdRegistry};
 use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::resolve::io::IoOptions;
+use crate::plan::resolve::ZoneMode;
 use crate::plan::spec::JobSpec;
 use crate::stats::Layout;
 
@@ -86,10 +88,28 @@ pub(crate) struct Prepared<'a> {
     pub(crate) replay: Option<super::iolog::Replay>,
     /// What it shares with the run's other jobs (set by the runner).
     pub(super) links: Links,
+    /// `zonemode=zbd`: fio's lines once the files are laid out (regions
+    /// rounded to whole zones).
+    pub(super) zbd_notes: Vec<String>,
 }
 
 impl<'a> Prepared<'a> {
+    /// `spec` checked and made ready, on its own (zoned files get zone
+    /// tables of their own).
+    #[cfg(test)]
     pub(crate) fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
+        Prepared::new_in(spec, Some(&ZbdRegistry::default()))
+    }
+
+    /// `spec` checked and made ready; a zoned file's zones are the run's
+    /// (`zbd`), shared with the other jobs using the file. Without `zbd`
+    /// the zones are left for later: a job of a later group is made ready
+    /// again when its group starts, and fio reads a file's zones once the
+    /// jobs before it laid their files out.
+    pub(crate) fn new_in(
+        spec: &'a JobSpec,
+        zbd: Option<&ZbdRegistry>,
+    ) -> Result<Prepared<'a>, RunError> {
         let Some(engine) = ioengine::lookup(&spec.ioengine) else {
             return Err(RunError::UnknownEngine {
                 job: spec.name.clone(),
@@ -138,6 +158,8 @@ impl<'a> Prepared<'a> {
         // filesize=lo-hi: the next draw (in file order) for a file that
         // does not keep its existing size.
         let mut draw = 0;
+        // The files' sizes before any layout (fio reads the zones then).
+        let mut sizes = Vec::with_capacity(spec.files.len());
         for f in &spec.files {
             let meta = std::fs::metadata(&f.path).ok();
             use std::os::unix::fs::FileTypeExt;
@@ -153,6 +175,13 @@ impl<'a> Prepared<'a> {
                 }
             }
             let existing = meta.as_ref().map(|m| file_size(&f.path, m));
+            // fio's real_file_size before the layout: a diskless engine's
+            // missing file has the job's share of `size`.
+            sizes.push(existing.unwrap_or(if caps.needs_files {
+                0
+            } else {
+                spec.size.unwrap_or(0) / nfiles
+            }));
             let is_device = meta
                 .as_ref()
                 .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
@@ -265,6 +294,33 @@ impl<'a> Prepared<'a> {
             .unwrap_or(4096)
             .max(1);
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+        let mut zoned = None;
+        let mut zbd_notes = Vec::new();
+        if let (Ok(Some(ZoneMode::Zbd(opts))), Some(zbd)) = (&spec.zones, zbd) {
+            let infos: Vec<zbd::FileInfo<'_>> = files
+                .iter()
+                .zip(&names)
+                .zip(&sizes)
+                .map(|((f, name), &size)| zbd::FileInfo {
+                    path: &f.path,
+                    name,
+                    size,
+                })
+                .collect();
+            match zbd::prepare(spec, opts, &infos, &mut regions, zbd) {
+                Ok(ready) => {
+                    zoned = Some(ready.job);
+                    zbd_notes = ready.notes;
+                }
+                Err(r) => {
+                    return Err(RunError::Zbd {
+                        job: spec.name.clone(),
+                        lines: r.lines,
+                        error: r.error,
+                    })
+                }
+            }
+        }
         let with_names: Vec<_> = regions
             .iter()
             .zip(&names)
@@ -278,7 +334,8 @@ impl<'a> Prepared<'a> {
             job: spec.name.clone(),
             msg: e.to_string(),
         };
-        let gen = IoGen::new(spec, &seeds, &with_names).map_err(refused)?;
+        let mut gen = IoGen::new(spec, &seeds, &with_names).map_err(refused)?;
+        gen.zbd = zoned;
         if gen.zones.is_some() {
             // Strided zones wrap around the file: a pass ends when the job
             // has issued all it may, or when an I/O would pass the file's
@@ -306,7 +363,15 @@ impl<'a> Prepared<'a> {
             verify_state,
             replay: None,
             links: Links::default(),
+            zbd_notes,
         })
+    }
+
+    /// fio's lines about the job's zones once its files are laid out.
+    pub(crate) fn zbd_notes(&self, log: &dyn Log) {
+        for line in &self.zbd_notes {
+            log.note(line);
+        }
     }
 
     /// fio's `td_verror` text for the engine's failure `e` to open a file.

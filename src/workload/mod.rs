@@ -51,6 +51,7 @@ mod stop;
 pub mod think;
 mod thread;
 mod verify;
+pub mod zbd;
 pub(crate) mod zones;
 
 pub use error::RunError;

@@ -12,6 +12,7 @@ use super::progress::{JobState, Progress};
 use super::safety::{self, DeviceProblem};
 use super::steadystate::Monitor;
 use super::stop::{JobStops, Stop};
+use super::zbd::ZbdRegistry;
 use crate::plan::resolve::io::ExitWhat;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::{DiskWatch, JobReport, RunReport};
@@ -112,8 +113,12 @@ pub(crate) fn run_with_progress(
     let peers = super::dedupe::DedupePeers::of(&plan.jobs);
     // Flows: every job joins its flow now (fio's `add_job`).
     let links = RunLinks::new(&plan.jobs);
+    // zonemode=zbd: the zones of each file, shared by the run's jobs.
+    let zbd = ZbdRegistry::default();
     for (i, spec) in plan.jobs.iter().enumerate() {
-        match Prepared::new(spec) {
+        // A later group's zones are read when the group starts.
+        let zones = (spec.group_id == 0).then_some(&zbd);
+        match Prepared::new_in(spec, zones) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
                 p.links = links.of(i, spec);
@@ -185,7 +190,7 @@ pub(crate) fn run_with_progress(
                     continue;
                 }
                 let spec = &plan.jobs[i];
-                match Prepared::new(spec) {
+                match Prepared::new_in(spec, Some(&zbd)) {
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
                         p.links = links.of(i, spec);
@@ -216,7 +221,10 @@ pub(crate) fn run_with_progress(
                 if stop_everything.load(Ordering::Relaxed) || stop.requested() {
                     Ok(None)
                 } else {
-                    prepared[i].as_ref().expect("set up").lay_out(log, stop)
+                    let p = prepared[i].as_ref().expect("set up");
+                    let laid = p.lay_out(log, stop);
+                    p.zbd_notes(log);
+                    laid
                 }
             })
             .collect();
@@ -454,6 +462,23 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             Some(report)
         }
         RunError::Iolog { msg, .. } => Some(super::iolog::replay::failed(spec, msg, log)),
+        RunError::Zbd { lines, error, .. } => {
+            // Every line, stdout's too: rfio keeps its stdout for the
+            // report, and a refusal must show whatever the format.
+            for (_, line) in lines {
+                log.err(line);
+            }
+            let mut report = JobReport::empty(spec.report.clone(), 0);
+            if let Some((errno, verror)) = error {
+                log.err(&format!("fio: pid=0, err={errno}/{verror}\n"));
+                report.error = *errno;
+                report.error_msg = Some(verror.clone());
+            }
+            // fio counts the job in its exit status, error or not.
+            report.setup_failed = true;
+            report.latency_depth = Some(0);
+            Some(report)
+        }
         _ => None,
     }
 }

@@ -24,7 +24,7 @@
 use super::offsets::cursor::FileCursor;
 use super::offsets::error::SetupError;
 use crate::ddir::Ddir;
-use crate::plan::resolve::zones::ZoneOptions;
+use crate::plan::resolve::zones::{ZoneMode, ZoneOptions};
 use crate::plan::spec::JobSpec;
 
 /// The strided zone state of one job.
@@ -41,18 +41,21 @@ pub(crate) struct StridedZones {
 }
 
 impl StridedZones {
-    /// The zone state of `spec`: `None` without strided zones, fio's
+    /// The zone state of `spec`: `None` without strided zones (zoned
+    /// block devices are [`super::zbd`]'s), fio's
     /// refusal (in its words) for settings fio refuses.
     pub(crate) fn of(spec: &JobSpec) -> Result<Option<StridedZones>, SetupError> {
         match &spec.zones {
             Err(refusal) => Err(SetupError::Invalid(refusal.0.clone())),
-            Ok(None) => Ok(None),
-            Ok(Some(ZoneOptions { size, range, skip })) => Ok(Some(StridedZones {
-                size: *size,
-                range: *range,
-                skip: *skip,
-                bytes: 0,
-            })),
+            Ok(None | Some(ZoneMode::Zbd(_))) => Ok(None),
+            Ok(Some(ZoneMode::Strided(ZoneOptions { size, range, skip }))) => {
+                Ok(Some(StridedZones {
+                    size: *size,
+                    range: *range,
+                    skip: *skip,
+                    bytes: 0,
+                }))
+            }
         }
     }
 

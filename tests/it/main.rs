@@ -47,4 +47,5 @@ mod status_interval;
 mod steadystate;
 mod verify;
 mod verify_trim;
+mod zbd;
 mod zones;

@@ -111,10 +111,6 @@ fn refusals_name_the_option() {
             &["--zonemode=strided"][..],
             "--zonesize must be specified when using --zonemode=strided.",
         ),
-        (
-            &["--zonemode=zbd", "--zonesize=256k"][..],
-            "zonemode=zbd is not supported by rfio",
-        ),
     ] {
         let dir = TempDir::new("zones-err");
         let out = run_rfio(&dir, extra);

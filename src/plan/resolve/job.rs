@@ -8,7 +8,7 @@ use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones
 use super::{flow, submit};
 use super::{
     BlockOptions, ExecOptions, IoOptions, OffsetOptions, PlacementOptions, RateOptions, Refusal,
-    SeedOptions, ThinkOptions, VerifyOptions, ZoneOptions,
+    SeedOptions, ThinkOptions, VerifyOptions, ZoneMode,
 };
 use crate::options::jobopts::JobOptions;
 use crate::options::value::parse_signed_size;
@@ -31,7 +31,7 @@ pub(crate) struct Resolved {
     /// The dedupe working set asked for, sized once the job's size and
     /// files are known ([`Resolved::working_set`]).
     working_set: Option<buffers::WorkingSetAsk>,
-    pub(crate) zones: Result<Option<ZoneOptions>, Refusal>,
+    pub(crate) zones: Result<Option<ZoneMode>, Refusal>,
     pub(crate) norandommap: bool,
     pub(crate) seeds: SeedOptions,
     pub(crate) offsets: OffsetOptions,
@@ -85,7 +85,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         block: bs::resolve(o),
         buffers,
         working_set,
-        zones: zones::resolve(o),
+        zones: zones::resolve(o, &mut invalid),
         norandommap: o.is("norandommap"),
         seeds: random::resolve(o),
         offsets,

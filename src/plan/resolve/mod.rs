@@ -11,7 +11,7 @@
 //! - `bs`: how block sizes are drawn ([`BlockOptions`]);
 //! - `buffers`: what writes carry, dedupe working sets
 //!   ([`BufferOptions`](buffers::BufferOptions));
-//! - `zones`: strided zones ([`ZoneOptions`]);
+//! - `zones`: strided zones and zoned block devices ([`ZoneMode`]);
 //! - `random`: how the job's generators are seeded ([`SeedOptions`]; each
 //!   job's seed table is `JobSpec::seeds`);
 //! - `offsets`: where the I/O goes, the random distribution, the next
@@ -66,7 +66,7 @@ pub(crate) use random::SeedOptions;
 pub(crate) use rate::RateOptions;
 pub(crate) use think::ThinkOptions;
 pub(crate) use verify::VerifyOptions;
-pub(crate) use zones::ZoneOptions;
+pub(crate) use zones::ZoneMode;
 
 /// A setting fio refuses when the job is set up: the message in fio's
 /// words, without fio's `fio: ` (the run adds it).

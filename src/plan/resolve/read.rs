@@ -44,11 +44,24 @@ impl<'a> Opts<'a> {
         }
     }
 
-    /// A size in bytes (a non-negative integer reads as one).
+    /// A size in bytes (a non-negative integer reads as one; `Nz`, for
+    /// the options that take zones, is N zones of `zonesize` bytes, and
+    /// nothing without a zone size, as fio's
+    /// `zbd_recalc_options_with_zone_granularity`).
     pub(crate) fn bytes(&self, name: &str) -> Option<u64> {
         match self.value(name)? {
             Value::Bytes(n) => Some(*n),
             Value::Int(n) => u64::try_from(*n).ok(),
+            Value::Zones(n) => self.zone_size().map(|z| n.saturating_mul(z)),
+            _ => None,
+        }
+    }
+
+    /// `zonesize`, if set above 0.
+    pub(crate) fn zone_size(&self) -> Option<u64> {
+        match self.value("zonesize")? {
+            Value::Bytes(n) => Some(*n).filter(|&n| n > 0),
+            Value::Int(n) => u64::try_from(*n).ok().filter(|&n| n > 0),
             _ => None,
         }
     }

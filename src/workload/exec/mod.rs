@@ -29,6 +29,7 @@
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
 //! | `iolog.rs` | replaying a log, writing one | `read_iolog_get`, `log_io_u` |
 //! | `flow.rs` | the flow check, offloaded I/O's times | `flow_threshold_exceeded`, `rate-submit.c` |
+//! | `zbd.rs` | `zonemode=zbd`: quiesce, resets, trims, zone closes | `zbd.c` hooks |
 
 mod act;
 mod control;
@@ -45,6 +46,7 @@ mod sync;
 mod trace;
 mod units;
 mod verify_phase;
+mod zbd;
 
 use self::control::{Budget, Counters, Timeline};
 use self::latency::Latency;

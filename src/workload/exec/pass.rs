@@ -24,6 +24,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 r.reset();
             }
         }
+        self.zbd_pass_starts();
         let now = self.now();
         if let Some(t) = self.think.as_mut() {
             t.reset(now);
@@ -90,7 +91,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 let next = if self.replay.is_some() {
                     self.replay_next(&mut now)
                 } else {
-                    self.gen.next_io(self.rate.as_mut(), now)
+                    self.next_io(now)
                 };
                 if self.iolog.is_some() {
                     self.log_closed_files();

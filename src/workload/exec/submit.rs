@@ -37,6 +37,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         let status =
             if self.serialize && self.units.in_flight() > 0 && self.units.overlaps_in_flight(t) {
                 Queued::Busy
+            } else if let Some(r) = self.zbd_trim(t) {
+                Queued::Completed(r)
             } else {
                 // SAFETY: unit `t` was taken from the free list, so no I/O
                 // in flight has its token and nobody else touches its
@@ -228,6 +230,9 @@ impl<C: Clock> Exec<'_, '_, C> {
                 self.io_error(e, u.io.dir, u.file, 0, 0);
             }
             return;
+        }
+        if !matches!(r, Ok(n) if n > 0 && n < u.io.len) {
+            self.zbd_completed(&u);
         }
         match r {
             Ok(n) if n >= u.io.len => {}

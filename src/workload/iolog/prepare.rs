@@ -106,6 +106,7 @@ impl<'a> Prepared<'a> {
             verify_state,
             replay: Some(replay),
             links: Default::default(),
+            zbd_notes: Vec::new(),
         })
     }
 

@@ -61,6 +61,13 @@ impl FileCursor {
         self.last_pos[dir.index()] = pos;
     }
 
+    /// The I/O of `dir` just placed went to `offset` for `len` bytes (a
+    /// zoned device moved it from where it was drawn).
+    pub(crate) fn moved(&mut self, dir: Ddir, offset: u64, len: u64) {
+        self.last_start[dir.index()] = offset;
+        self.last_pos[dir.index()] = offset + len;
+    }
+
     /// fio's `fio_file_reset`: positions back to the region's start,
     /// random map cleared, LFSR re-seeded with `block_seed`.
     pub(crate) fn reset(&mut self, block_seed: u64) {

@@ -51,6 +51,7 @@ pub use region::{start_offset, FileRegion};
 use super::bs::BsGen;
 use super::ddir::DirGen;
 use super::rate::RateLimiter;
+use super::zbd::{Region, ZbdJob};
 use super::zones::StridedZones;
 use crate::ddir::Ddir;
 use crate::plan::spec::JobSpec;
@@ -91,6 +92,8 @@ pub struct IoGen {
     pub(crate) select: FileSelector,
     /// `zonemode=strided`: the zone state of the job.
     pub(crate) zones: Option<StridedZones>,
+    /// `zonemode=zbd`: the job's zones (set by the job's set-up).
+    pub(crate) zbd: Option<ZbdJob>,
     seeds: Seeds,
     /// `write_iolog`: the files that ran out (fio closes them then), for
     /// the loop to log; `None` when nobody logs.
@@ -119,6 +122,7 @@ impl IoGen {
             bs: BsGen::new(spec, &seeds),
             select: FileSelector::new(spec, &seeds, files.len())?,
             zones,
+            zbd: None,
             offsets,
             files: cursors,
             seeds,
@@ -153,6 +157,9 @@ impl IoGen {
         // an I/O (reset forever by a non-uniform service) ends the job.
         let mut failures = 0usize;
         loop {
+            if self.zbd.as_ref().is_some_and(ZbdJob::failed) {
+                return None;
+            }
             let file = self.select.next_file()?;
             if let Some(io) = self.fill(file, rate.as_deref_mut(), now_ns) {
                 self.dirs.issued(io.dir);
@@ -188,11 +195,17 @@ impl IoGen {
             wait_ns = w;
         }
         let f = &mut self.files[fi];
+        if let Some(z) = &self.zbd {
+            dir = z.adjust_dir(fi, dir);
+        }
         dir = self
             .dirs
             .for_file(dir, f.last_start(Ddir::Write), f.last_start(Ddir::Trim));
         if let Some(z) = &mut self.zones {
             z.before_io(f, dir, self.seeds.get(Slot::Block));
+        }
+        if let Some(z) = &mut self.zbd {
+            z.before_offset(fi, f, dir);
         }
         let next = self.offsets.next_offset(f, dir)?;
         let len = match next.len {
@@ -201,17 +214,37 @@ impl IoGen {
                 .bs
                 .next_len(dir, next.is_random, next.offset, f.region.end()),
         };
-        if len == 0 || next.offset + len > f.region.real_file_size {
-            return None;
-        }
-        let len = self.offsets.commit(f, dir, &next, len);
+        let (offset, len) = match &mut self.zbd {
+            // zonemode=zbd moves the I/O onto the zones (the random map
+            // still marks the offset drawn, as fio's).
+            Some(z) => {
+                let offsets = &mut self.offsets;
+                let placed =
+                    z.adjust_block(fi, Region::of(f), dir, (next.offset, len), |o, l| {
+                        if l == 0 || o + l > f.region.real_file_size {
+                            return None;
+                        }
+                        let l = offsets.commit(f, dir, &next, l);
+                        f.moved(dir, o, l);
+                        Some(l)
+                    })?;
+                z.issued(placed.1);
+                placed
+            }
+            None => {
+                if len == 0 || next.offset + len > f.region.real_file_size {
+                    return None;
+                }
+                (next.offset, self.offsets.commit(f, dir, &next, len))
+            }
+        };
         if let Some(z) = &mut self.zones {
             z.done(len);
         }
         Some(Io {
             file: fi,
             dir,
-            offset: next.offset,
+            offset,
             len,
             is_random: next.is_random,
             wait_ns,
