@@ -403,6 +403,8 @@ SUPPORTED = set(
     + """block_error_percentiles gtod_cpu error_dump numa_cpu_nodes numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid profile""".split()
     # flow: flows, offloaded submission, rate_ignore_thinktime
     + "flow_id flow flow_sleep io_submit_mode rate_ignore_thinktime".split()
+    # engines, second batch (helper engines2, issue 11 section 3): nbd
+    + "uri".split()
 )
 
 # Kinds that the HOWTO type column does not tell.

@@ -5195,7 +5195,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Name of NBD URI",
         engines: &["nbd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "userspace_reap",

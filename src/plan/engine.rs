@@ -18,9 +18,10 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
-    CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
-    MmapOptions, NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    lookup, nbd_uri_unsupported, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
+    CommonOptions, CpuMode, CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions,
+    LibaioOptions, MmapOptions, NbdOptions, NetOptions, Proto, Pvsync2Options, SplitEntry,
+    StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -182,9 +183,27 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
         Some("mmap") => EngineOptions::Mmap(MmapOptions {
             thp: o.int("thp").unwrap_or(0) != 0,
         }),
+        Some("nbd") => EngineOptions::Nbd(nbd_options(job)?),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
+}
+
+/// The options of nbd: a URI of a kind rfio cannot connect with (TLS,
+/// vsock) is refused here.
+fn nbd_options(job: &JobSpec) -> Result<NbdOptions, PlanError> {
+    let uri = Opts(job).text("uri");
+    if let Some((u, why)) = uri
+        .as_deref()
+        .and_then(|u| nbd_uri_unsupported(u).map(|why| (u, why)))
+    {
+        let span = job
+            .options
+            .get("uri")
+            .map_or(job.span.clone(), |s| s.span.clone());
+        return Err((span, format!("ioengine=nbd: uri={u}: {why}")));
+    }
+    Ok(NbdOptions { uri })
 }
 
 /// The options of net and netsplice, with what they need of the job.
@@ -777,6 +796,32 @@ mod tests {
             })
             .collect();
         assert_eq!(subjobs, [0, 2, 1]);
+    }
+
+    #[test]
+    fn nbd_takes_its_uri_and_refuses_tls() {
+        let s = spec(&["--name=n", "--ioengine=nbd", "--uri=nbd://h:7/e"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Nbd(NbdOptions {
+                uri: Some("nbd://h:7/e".into())
+            })
+        );
+        let s = spec(&["--name=n", "--ioengine=nbd"]);
+        assert_eq!(s.options, EngineOptions::Nbd(NbdOptions { uri: None }));
+        let fe = crate::plan::testing::frontend(&[
+            "--name=n",
+            "--ioengine=nbd",
+            "--uri=nbds+unix:///?socket=s",
+        ]);
+        assert!(fe.plan.jobs.is_empty());
+        assert!(
+            fe.diags.to_string().contains(
+                "job 'n': ioengine=nbd: uri=nbds+unix:///?socket=s: rfio's NBD client has no TLS"
+            ),
+            "{}",
+            fe.diags
+        );
     }
 
     #[test]
