@@ -27,7 +27,8 @@
 //!   `arguments`, `grace_time`, `std_redirect`; `NetOptions` (net and
 //!   netsplice): `hostname`, `port`, `protocol`, `listen`, `pingpong`,
 //!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`; `NbdOptions`:
-//!   `uri`) and `OPTIONS`, their fio names;
+//!   `uri`; `HttpOptions`: `https`, `http_*`) and `OPTIONS`, their fio
+//!   names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
@@ -67,6 +68,7 @@ mod filecreate;
 mod filedelete;
 mod filestat;
 mod ftruncate;
+mod http;
 mod io_uring;
 mod libaio;
 mod mmap;
@@ -89,6 +91,7 @@ pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
+pub(crate) use http::{HttpMode, HttpOptions, Https};
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};

@@ -13,6 +13,7 @@ use super::cpuio::CpuioOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
+use super::http::HttpOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
@@ -21,8 +22,8 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, nbd,
-    net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, http, io_uring, libaio, mmap,
+    nbd, net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -72,6 +73,7 @@ pub(crate) enum EngineOptions {
     Net(NetOptions),
     Mmap(MmapOptions),
     Nbd(NbdOptions),
+    Http(HttpOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -195,6 +197,8 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("io_uring", io_uring, IoUring),
     engine!("nbd", nbd, Nbd, setup),
     engine!("libaio", libaio, Libaio),
+    // Not in Debian's fio build (it needs libcurl): last.
+    engine!("http", http, Http),
 ];
 
 /// The names of the engines rfio runs, in fio's order (`--enghelp`).
@@ -226,7 +230,7 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd"
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd" | "http"
             ) {
                 continue; // may be unavailable in a sandbox; need their options
             }
@@ -255,7 +259,7 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd"
+                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd" | "http"
             ) {
                 continue;
             }
@@ -286,6 +290,7 @@ mod tests {
                     | "net"
                     | "netsplice"
                     | "nbd"
+                    | "http"
             );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }

@@ -20,8 +20,8 @@ use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
     lookup, nbd_uri_unsupported, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
     CommonOptions, CpuMode, CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions,
-    LibaioOptions, MmapOptions, NbdOptions, NetOptions, Proto, Pvsync2Options, SplitEntry,
-    StatType, UringOptions,
+    HttpMode, HttpOptions, Https, LibaioOptions, MmapOptions, NbdOptions, NetOptions, Proto,
+    Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -184,6 +184,7 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
             thp: o.int("thp").unwrap_or(0) != 0,
         }),
         Some("nbd") => EngineOptions::Nbd(nbd_options(job)?),
+        Some("http") => EngineOptions::Http(http_options(job)?),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
@@ -204,6 +205,61 @@ fn nbd_options(job: &JobSpec) -> Result<NbdOptions, PlanError> {
         return Err((span, format!("ioengine=nbd: uri={u}: {why}")));
     }
     Ok(NbdOptions { uri })
+}
+
+/// The options of http, with fio's defaults, and the job's first file
+/// name (its objects'). `https` other than `off` needs TLS, which rfio
+/// does not have: refused here.
+fn http_options(job: &JobSpec) -> Result<HttpOptions, PlanError> {
+    let o = Opts(job);
+    let d = HttpOptions::default();
+    let text = |name: &str, default: String| o.text(name).unwrap_or(default);
+    let https = match o.choice("https") {
+        Some("on") => Https::On,
+        Some("insecure") => Https::Insecure,
+        _ => Https::Off,
+    };
+    if https != Https::Off {
+        let setting = job.options.get("https");
+        let span = setting.map_or(job.span.clone(), |s| s.span.clone());
+        let value = setting.and_then(|s| s.text.as_deref()).unwrap_or("on");
+        return Err((
+            span,
+            format!(
+                "ioengine=http: https={value} needs TLS, which rfio does not have \
+                 (no TLS library it can build); use https=off and an http:// server"
+            ),
+        ));
+    }
+    Ok(HttpOptions {
+        https,
+        host: text("http_host", d.host),
+        user: o.text("http_user"),
+        pass: o.text("http_pass"),
+        s3_key: text("http_s3_key", d.s3_key),
+        s3_keyid: text("http_s3_keyid", d.s3_keyid),
+        swift_auth_token: text("http_swift_auth_token", d.swift_auth_token),
+        s3_region: text("http_s3_region", d.s3_region),
+        s3_sse_customer_key: text("http_s3_sse_customer_key", d.s3_sse_customer_key),
+        s3_sse_customer_algorithm: text(
+            "http_s3_sse_customer_algorithm",
+            d.s3_sse_customer_algorithm,
+        ),
+        s3_storage_class: text("http_s3_storage_class", d.s3_storage_class),
+        mode: match o.choice("http_mode") {
+            Some("s3") => HttpMode::S3,
+            Some("swift") => HttpMode::Swift,
+            _ => HttpMode::Webdav,
+        },
+        verbose: o
+            .int("http_verbose")
+            .unwrap_or(0)
+            .clamp(0, i64::from(i32::MAX)) as i32,
+        object: job
+            .files
+            .first()
+            .map_or(String::new(), |f| f.path.display().to_string()),
+    })
 }
 
 /// The options of net and netsplice, with what they need of the job.
