@@ -62,12 +62,19 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some((dir, fi)) = self.sync.due() else {
             return false;
         };
-        match self.sync_file(fi, dir, true) {
-            Ok(()) => {}
-            Err(SyncError::Queue(q)) => self.queue_error(dir, q),
-            Err(SyncError::Io(e)) => self.io_error(e, dir, fi, 0, 0),
+        if let Err(e) = self.sync_file(fi, dir, true) {
+            self.sync_failed(e, dir, fi);
         }
         true
+    }
+
+    /// A sync of direction `dir` on file `fi` failed with `e`: the job's
+    /// error, as fio reports it.
+    pub(super) fn sync_failed(&mut self, e: SyncError, dir: Ddir, fi: usize) {
+        match e {
+            SyncError::Queue(q) => self.queue_error(dir, q),
+            SyncError::Io(errno) => self.io_error(errno, dir, fi, 0, 0),
+        }
     }
 
     /// At the end of a pass (inside its time, as fio's `do_io`):
