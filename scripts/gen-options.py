@@ -405,12 +405,13 @@ SUPPORTED = set(
     + """block_error_percentiles gtod_cpu error_dump numa_cpu_nodes numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid profile""".split()
     # flow: flows, offloaded submission, rate_ignore_thinktime
     + "flow_id flow flow_sleep io_submit_mode rate_ignore_thinktime".split()
-    # engines, second batch (helper engines2, issue 11 section 3): nbd, http
+    # engines, second batch (helper engines2, issue 11 section 3): nbd, http, e4defrag
     + "uri".split()
     + """https http_host http_user http_pass http_s3_key http_s3_keyid
     http_swift_auth_token http_s3_region http_s3_sse_customer_key
     http_s3_sse_customer_algorithm http_s3_storage_class http_mode
     http_verbose""".split()
+    + "donorname inplace".split()
 )
 
 # Options of engines that fio 3.33 has but Debian's build lacks, so that the

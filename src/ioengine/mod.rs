@@ -27,8 +27,8 @@
 //!   `arguments`, `grace_time`, `std_redirect`; `NetOptions` (net and
 //!   netsplice): `hostname`, `port`, `protocol`, `listen`, `pingpong`,
 //!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`; `NbdOptions`:
-//!   `uri`; `HttpOptions`: `https`, `http_*`) and `OPTIONS`, their fio
-//!   names;
+//!   `uri`; `HttpOptions`: `https`, `http_*`; `E4defragOptions`:
+//!   `donorname`, `inplace`) and `OPTIONS`, their fio names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
@@ -62,6 +62,7 @@ mod mem;
 mod registry;
 
 mod cpuio;
+mod e4defrag;
 mod exec;
 mod falloc;
 mod filecreate;
@@ -87,6 +88,7 @@ pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub(crate) use cpuio::{CpuMode, CpuioOptions};
+pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use exec::ExecOptions;

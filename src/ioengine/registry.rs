@@ -10,6 +10,7 @@
 
 use super::cmdprio::CmdPrio;
 use super::cpuio::CpuioOptions;
+use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
@@ -22,8 +23,8 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, http, io_uring, libaio, mmap,
-    nbd, net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http, io_uring,
+    libaio, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -74,6 +75,7 @@ pub(crate) enum EngineOptions {
     Mmap(MmapOptions),
     Nbd(NbdOptions),
     Http(HttpOptions),
+    E4defrag(E4defragOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -193,6 +195,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
+    engine!("e4defrag", e4defrag, E4defrag),
     engine!("splice", splice),
     engine!("io_uring", io_uring, IoUring),
     engine!("nbd", nbd, Nbd, setup),
@@ -230,7 +233,15 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd" | "http"
+                "io_uring"
+                    | "libaio"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
+                    | "nbd"
+                    | "http"
+                    | "e4defrag"
             ) {
                 continue; // may be unavailable in a sandbox; need their options
             }
@@ -259,7 +270,15 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice" | "nbd" | "http"
+                "io_uring"
+                    | "libaio"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
+                    | "nbd"
+                    | "http"
+                    | "e4defrag"
             ) {
                 continue;
             }
@@ -291,6 +310,7 @@ mod tests {
                     | "netsplice"
                     | "nbd"
                     | "http"
+                    | "e4defrag"
             );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }

@@ -4734,7 +4734,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "File used as a block donor",
         engines: &["e4defrag"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "inplace",
@@ -4752,7 +4752,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O engine specific parameters",
         help: "Alloc and free space inside defrag event",
         engines: &["e4defrag"],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "volume",

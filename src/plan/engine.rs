@@ -19,9 +19,9 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
     lookup, nbd_uri_unsupported, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
-    CommonOptions, CpuMode, CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions,
-    HttpMode, HttpOptions, Https, LibaioOptions, MmapOptions, NbdOptions, NetOptions, Proto,
-    Pvsync2Options, SplitEntry, StatType, UringOptions,
+    CommonOptions, CpuMode, CpuioOptions, E4defragOptions, EngineOptions, EngineSpec, ExecOptions,
+    FileStatOptions, HttpMode, HttpOptions, Https, LibaioOptions, MmapOptions, NbdOptions,
+    NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -185,6 +185,17 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
         }),
         Some("nbd") => EngineOptions::Nbd(nbd_options(job)?),
         Some("http") => EngineOptions::Http(http_options(job)?),
+        Some("e4defrag") => EngineOptions::E4defrag(E4defragOptions {
+            donorname: o.text("donorname"),
+            inplace: o.int("inplace").unwrap_or(0) != 0,
+            directory: o.text("directory"),
+            start_offset: job.offset,
+            file_size_high: match job.opt("filesize") {
+                Some(Value::Bytes(n)) => *n,
+                Some(Value::Ranges(r)) => r.first().copied().flatten().map_or(0, |(_, hi)| hi),
+                _ => 0,
+            },
+        }),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
@@ -877,6 +888,74 @@ mod tests {
             ),
             "{}",
             fe.diags
+        );
+    }
+
+    #[test]
+    fn http_and_e4defrag_options() {
+        let s = spec(&[
+            "--name=h",
+            "--ioengine=http",
+            "--size=1m",
+            "--filename=/dav/o",
+            "--http_host=h:81",
+            "--http_mode=s3",
+            "--http_s3_keyid=id",
+            "--http_s3_region=eu-west-1",
+            "--http_user=u",
+            "--http_verbose=2",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Http(HttpOptions {
+                host: "h:81".into(),
+                mode: HttpMode::S3,
+                s3_keyid: "id".into(),
+                s3_region: "eu-west-1".into(),
+                user: Some("u".into()),
+                verbose: 2,
+                object: "/dav/o".into(),
+                ..HttpOptions::default()
+            })
+        );
+        let s = spec(&["--name=h", "--ioengine=http", "--size=1m"]);
+        let EngineOptions::Http(o) = s.options else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                o.host.as_str(),
+                o.s3_storage_class.as_str(),
+                o.object.as_str()
+            ),
+            ("localhost", "STANDARD", "h.0.0")
+        );
+        let fe = crate::plan::testing::frontend(&["--name=h", "--ioengine=http", "--https=on"]);
+        assert!(fe.plan.jobs.is_empty());
+        assert!(
+            fe.diags.to_string().contains("https=on needs TLS"),
+            "{}",
+            fe.diags
+        );
+        let s = spec(&[
+            "--name=d",
+            "--ioengine=e4defrag",
+            "--donorname=x.def",
+            "--inplace=1",
+            "--directory=/mnt",
+            "--offset=64k",
+            "--filesize=1m-2m",
+            "--size=1m",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::E4defrag(E4defragOptions {
+                donorname: Some("x.def".into()),
+                inplace: true,
+                directory: Some("/mnt".into()),
+                start_offset: 65536,
+                file_size_high: 2 << 20,
+            })
         );
     }
 

@@ -72,7 +72,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// error, as fio reports it.
     pub(super) fn sync_failed(&mut self, e: SyncError, dir: Ddir, fi: usize) {
         match e {
-            SyncError::Queue(q) => self.queue_error(dir, q),
+            SyncError::Queue(q) => self.queue_error(dir, *q),
             SyncError::Io(errno) => self.io_error(errno, dir, fi, 0, 0),
         }
     }
@@ -157,7 +157,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.ts.sync_done(lat);
         }
         result.map(|_| ()).map_err(|e| match queued_error {
-            Some(q) => SyncError::Queue(q),
+            Some(q) => SyncError::Queue(Box::new(q)),
             None => SyncError::Io(e),
         })
     }
@@ -167,7 +167,7 @@ impl<C: Clock> Exec<'_, '_, C> {
 /// that it reports its own way ([`crate::ioengine::IoEngine::queue_error`]).
 pub(super) enum SyncError {
     Io(i32),
-    Queue(QueueError),
+    Queue(Box<QueueError>),
 }
 
 #[cfg(test)]
