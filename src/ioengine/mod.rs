@@ -28,7 +28,9 @@
 //!   netsplice): `hostname`, `port`, `protocol`, `listen`, `pingpong`,
 //!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`; `NbdOptions`:
 //!   `uri`; `HttpOptions`: `https`, `http_*`; `E4defragOptions`:
-//!   `donorname`, `inplace`) and `OPTIONS`, their fio names;
+//!   `donorname`, `inplace`; libpmem's `PmemOptions` and dev-dax's
+//!   `DevdaxOptions` hold what they need of the job) and `OPTIONS`, their
+//!   fio names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
@@ -62,6 +64,7 @@ mod mem;
 mod registry;
 
 mod cpuio;
+mod devdax;
 mod e4defrag;
 mod exec;
 mod falloc;
@@ -72,6 +75,7 @@ mod ftruncate;
 mod http;
 mod io_uring;
 mod libaio;
+mod libpmem;
 mod mmap;
 mod nbd;
 mod net;
@@ -88,6 +92,7 @@ pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub(crate) use cpuio::{CpuMode, CpuioOptions};
+pub(crate) use devdax::{not_dax, DevdaxOptions};
 pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
@@ -99,6 +104,7 @@ pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;
 pub(crate) use libaio::LibaioOptions;
+pub(crate) use libpmem::PmemOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
 pub(crate) use mmap::MmapOptions;
 pub(crate) use nbd::{uri_unsupported as nbd_uri_unsupported, NbdOptions};
@@ -107,4 +113,4 @@ pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
 pub use registry::{lookup, names, EngineSpec};
-pub(crate) use registry::{EngineDef, EngineOptions};
+pub(crate) use registry::{no_disk_util, EngineDef, EngineOptions};

@@ -10,6 +10,7 @@
 
 use super::cmdprio::CmdPrio;
 use super::cpuio::CpuioOptions;
+use super::devdax::DevdaxOptions;
 use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::exec::ExecOptions;
@@ -18,13 +19,15 @@ use super::http::HttpOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
+use super::libpmem::PmemOptions;
 use super::mmap::MmapOptions;
 use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http, io_uring,
-    libaio, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, devdax, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http,
+    io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice,
+    sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -76,6 +79,8 @@ pub(crate) enum EngineOptions {
     Nbd(NbdOptions),
     Http(HttpOptions),
     E4defrag(E4defragOptions),
+    Libpmem(PmemOptions),
+    Devdax(DevdaxOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -200,9 +205,17 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("io_uring", io_uring, IoUring),
     engine!("nbd", nbd, Nbd, setup),
     engine!("libaio", libaio, Libaio),
+    engine!("dev-dax", devdax, Devdax, setup),
+    engine!("libpmem", libpmem, Libpmem),
     // Not in Debian's fio build (it needs libcurl): last.
     engine!("http", http, Http),
 ];
+
+/// The engines that keep no disk statistics (fio's `FIO_NODISKUTIL`):
+/// their jobs have no `disk_util`.
+pub(crate) fn no_disk_util(engine: &str) -> bool {
+    matches!(engine, "libpmem" | "dev-dax")
+}
 
 /// The names of the engines rfio runs, in fio's order (`--enghelp`).
 pub fn names() -> impl Iterator<Item = &'static str> {

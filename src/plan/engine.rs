@@ -18,10 +18,11 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, nbd_uri_unsupported, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
-    CommonOptions, CpuMode, CpuioOptions, E4defragOptions, EngineOptions, EngineSpec, ExecOptions,
-    FileStatOptions, HttpMode, HttpOptions, Https, LibaioOptions, MmapOptions, NbdOptions,
-    NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    lookup, nbd_uri_unsupported, not_dax, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
+    CommonOptions, CpuMode, CpuioOptions, DevdaxOptions, E4defragOptions, EngineOptions,
+    EngineSpec, ExecOptions, FileStatOptions, HttpMode, HttpOptions, Https, LibaioOptions,
+    MmapOptions, NbdOptions, NetOptions, PmemOptions, Proto, Pvsync2Options, SplitEntry, StatType,
+    UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -79,6 +80,13 @@ const NEEDS: &[(&str, &str)] = &[
 /// refuses the run before it starts.
 pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
     let name = job.ioengine.as_str();
+    if name == "dev-dax" {
+        // Only a device DAX character device can be mapped as one.
+        let why = job.files.iter().find_map(|f| not_dax(&f.path))?;
+        return Some(format!(
+            "ioengine=dev-dax needs a device DAX character device (/dev/daxX.Y); {why}"
+        ));
+    }
     if lookup(name).is_some() {
         return None;
     }
@@ -185,6 +193,11 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
         }),
         Some("nbd") => EngineOptions::Nbd(nbd_options(job)?),
         Some("http") => EngineOptions::Http(http_options(job)?),
+        Some("libpmem") => EngineOptions::Libpmem(pmem_options(job)),
+        Some("dev-dax") => EngineOptions::Devdax(DevdaxOptions {
+            pmem: pmem_options(job),
+            device: job.files.first().map(|f| f.path.clone()),
+        }),
         Some("e4defrag") => EngineOptions::E4defrag(E4defragOptions {
             donorname: o.text("donorname"),
             inplace: o.int("inplace").unwrap_or(0) != 0,
@@ -271,6 +284,22 @@ fn http_options(job: &JobSpec) -> Result<HttpOptions, PlanError> {
             .first()
             .map_or(String::new(), |f| f.path.display().to_string()),
     })
+}
+
+/// What libpmem and dev-dax need of the job: fio's init refuses blocks
+/// below a page (`rw_min_bs & page_mask`) with `fsync=N`/`fdatasync=N`;
+/// `sync=` drains each write.
+fn pmem_options(job: &JobSpec) -> PmemOptions {
+    let o = Opts(job);
+    let min_bs = job.bs[..2].iter().map(|b| b.0).min().unwrap_or(4096);
+    let syncs = o.int("fsync").unwrap_or(0) > 0 || o.int("fdatasync").unwrap_or(0) > 0;
+    PmemOptions {
+        small_blocks_with_syncs: min_bs % 4096 != 0 && syncs,
+        sync_io: job.io.o_sync || job.io.o_dsync,
+        read: job.pattern.read,
+        write: job.pattern.write,
+        verify: job.verify.is_some(),
+    }
 }
 
 /// The options of net and netsplice, with what they need of the job.
@@ -603,7 +632,11 @@ mod tests {
         for name in crate::options::engines::ENGINES {
             let r = refusal(name);
             assert!(
-                r.is_none() || NEEDS.iter().any(|(e, _)| e == name) || r.unwrap().contains("yet"),
+                r.is_none()
+                    || NEEDS.iter().any(|(e, _)| e == name)
+                    || r.as_deref().is_some_and(|r| r.contains("yet"))
+                    || (*name == "dev-dax"
+                        && r.is_some_and(|r| r.contains("needs a device DAX character device"))),
                 "{name}"
             );
         }
