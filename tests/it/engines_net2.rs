@@ -512,6 +512,23 @@ fn http_webdav_puts_gets_and_deletes_objects() {
         .take()
         .iter()
         .all(|r| r.starts_with("GET ") && r.ends_with(" 404")));
+    // http_verbose=1: curl's trace of each request on stderr.
+    let (_, err, _) = http_run(
+        &dir,
+        &store,
+        &[
+            "--filename=/v",
+            "--rw=write",
+            "--size=4k",
+            "--http_verbose=1",
+        ],
+    );
+    assert!(err.contains("> PUT /v_0_4096 HTTP/1.1\r\n"), "{err}");
+    assert!(err.contains("< HTTP/1.1 201 Created\r\n"), "{err}");
+    assert!(
+        err.contains("* Connected to 127.0.0.1 (127.0.0.1) port"),
+        "{err}"
+    );
 }
 
 /// `http_mode=s3`: every request carries fio's AWS Signature Version 4
