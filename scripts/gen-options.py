@@ -27,9 +27,11 @@ Where each field comes from:
 * options.tsv (the reference notes): value kind, per-direction split and
   HOWTO category.
 
-Options of ioengines that are not in this build (http, libblkio, xnvme, ...),
+Options of ioengines that are not in this build (libblkio, xnvme, ...),
 `gpu_dev_id` (CONFIG_CUDA) and profile options (`fio --cmdhelp=NAME` does not
 know them without `--profile=`) are not in the table; the script lists them.
+The exception is http, which rfio runs: its options come from SUPPLEMENT
+below, copied from fio-3.33's engines/http.c.
 """
 
 import argparse
@@ -405,7 +407,47 @@ SUPPORTED = set(
     + "flow_id flow flow_sleep io_submit_mode rate_ignore_thinktime".split()
     # zoned block devices (helper zones, issue 11)
     + "zonecapacity read_beyond_wp max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency".split()
+    # engines, second batch (helper engines2, issue 11 section 3): nbd, http, e4defrag
+    + "uri".split()
+    + """https http_host http_user http_pass http_s3_key http_s3_keyid
+    http_swift_auth_token http_s3_region http_s3_sse_customer_key
+    http_s3_sse_customer_algorithm http_s3_storage_class http_mode
+    http_verbose""".split()
+    + "donorname inplace".split()
 )
+
+# Options of engines that fio 3.33 has but Debian's build lacks, so that the
+# executable cannot tell them: http (it needs libcurl). Each is copied from
+# fio-3.33's engines/http.c `options[]` (name, `.type`, `.help`, `.def`,
+# `.posval` values and helps; none has a range, a parent or an alias;
+# category from options.tsv), in that table's order. `fio_type`/`kind` are
+# what the generated entries of the same fio types get: FIO_OPT_STR with
+# posvals is `Str`/`Choice`, FIO_OPT_STR_STORE `StrStore`/`Text`,
+# FIO_OPT_INT `Int`/`Int`. They go after every engine of the build.
+def _http(name, fio_type, kind, help_, default=None, posvals=()):
+    return dict(engine="http", name=name, fio_type=fio_type, kind=kind, help=help_,
+                default=default, posvals=list(posvals))
+
+
+SUPPLEMENT = [
+    _http("https", "Str", "Choice", "Enable https", "off",
+          [("off", "No HTTPS"), ("on", "Enable HTTPS"),
+           ("insecure", "Enable HTTPS, disable peer verification")]),
+    _http("http_host", "StrStore", "Text", "Hostname (S3 bucket)", "localhost"),
+    _http("http_user", "StrStore", "Text", "HTTP user name"),
+    _http("http_pass", "StrStore", "Text", "HTTP password"),
+    _http("http_s3_key", "StrStore", "Text", "S3 secret key", ""),
+    _http("http_s3_keyid", "StrStore", "Text", "S3 key id", ""),
+    _http("http_swift_auth_token", "StrStore", "Text", "OpenStack Swift auth token", ""),
+    _http("http_s3_region", "StrStore", "Text", "S3 region", "us-east-1"),
+    _http("http_s3_sse_customer_key", "StrStore", "Text", "S3 SSE Customer Key", ""),
+    _http("http_s3_sse_customer_algorithm", "StrStore", "Text", "S3 SSE Customer Algorithm", "AES256"),
+    _http("http_s3_storage_class", "StrStore", "Text", "S3 Storage Class", "STANDARD"),
+    _http("http_mode", "Str", "Choice", "Whether to use WebDAV, Swift, or S3", "webdav",
+          [("webdav", "WebDAV server"), ("s3", "S3 storage backend"),
+           ("swift", "OpenStack Swift storage")]),
+    _http("http_verbose", "Int", "Int", "increase http engine verbosity", "0"),
+]
 
 # Kinds that the HOWTO type column does not tell.
 KIND_OVERRIDES = {
@@ -754,6 +796,29 @@ def generate(args):
                     **info,
                 )
             )
+    for sup in SUPPLEMENT:
+        row = eng_rows[(sup["engine"], sup["name"])]
+        used.add((sup["engine"], sup["name"]))
+        entries.append(
+            dict(
+                name=sup["name"],
+                fio_type=sup["fio_type"],
+                kind=sup["kind"],
+                time_unit="Seconds",
+                split="One",
+                prio=0,
+                parent=None,
+                category=row[5],
+                engines=[sup["engine"]],
+                support="Yes" if sup["name"] in SUPPORTED else "NotYet",
+                help=sup["help"],
+                alias=None,
+                default=sup["default"],
+                min=None,
+                max=None,
+                posvals=sup.get("posvals", []),
+            )
+        )
     seen = set()
     for (e, name), r in eng_rows.items():
         if (e, name) not in used and (r[6], name) not in seen:

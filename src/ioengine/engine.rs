@@ -146,6 +146,16 @@ impl StopFlag {
     }
 }
 
+/// An error of `queue` as the engine reports it (see
+/// [`IoEngine::queue_error`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueError {
+    /// The job's error (fio's `td_verror`).
+    pub(crate) error: EngineError,
+    /// What the engine printed first (fio's `log_err`), whole lines.
+    pub(crate) log: Option<String>,
+}
+
 /// One engine instance, owned by one job thread.
 pub trait IoEngine {
     /// fio's name of the engine (`ioengine=`).
@@ -253,6 +263,18 @@ pub trait IoEngine {
     /// goodbye to its peer then, and a failed `sendto` is the job's
     /// error); taken once, after [`IoEngine::close_all`].
     fn close_error(&mut self) -> Option<EngineError> {
+        None
+    }
+
+    /// How fio reports an error that `queue` gave back
+    /// (`Queued::Completed(Err(errno))`) for this engine, when not as an
+    /// I/O error of the file: `None`, the default, as fio's file engines
+    /// do (`fio: io_u error on file ...`, `io_u.c:1876`); otherwise the
+    /// job's error and what the engine printed (nbd leaves the error to
+    /// fio's `td_io_queue`, `ioengines.c:399`, printing nothing; http
+    /// says which HTTP status failed and names its `transfer`).
+    fn queue_error(&mut self, errno: i32) -> Option<QueueError> {
+        let _ = errno;
         None
     }
 

@@ -111,6 +111,9 @@ pub struct EngineError {
     /// fio's own words in place of `strerror` (its `td_vmsg`: `cpu thread
     /// needs rate (cpuload=)`).
     pub(crate) text: Option<String>,
+    /// What the engine printed before failing (fio's `log_err` from inside
+    /// an engine: e4defrag's `'donorname' options required`), whole lines.
+    pub(crate) log: Option<String>,
 }
 
 impl EngineError {
@@ -121,7 +124,21 @@ impl EngineError {
             detail: None,
             src: None,
             text: None,
+            log: None,
         }
+    }
+
+    /// An engine failure with no error text of fio's (it sets the job's
+    /// error and calls no `td_verror`: `err=1/`), after the engine's own
+    /// `lines`.
+    pub(crate) fn bare(errno: i32, lines: impl Into<String>) -> EngineError {
+        EngineError::new(errno, "").with_log(lines)
+    }
+
+    /// The same, after the engine printed `lines`.
+    pub(crate) fn with_log(mut self, lines: impl Into<String>) -> EngineError {
+        self.log = Some(lines.into());
+        self
     }
 
     /// fio's `td_vmsg(td, errno, text, func)` at `src` in its source: the

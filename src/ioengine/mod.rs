@@ -26,8 +26,11 @@
 //!   `cpuchunks`, `exit_on_io_done`; `ExecOptions`: `program`,
 //!   `arguments`, `grace_time`, `std_redirect`; `NetOptions` (net and
 //!   netsplice): `hostname`, `port`, `protocol`, `listen`, `pingpong`,
-//!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`) and `OPTIONS`,
-//!   their fio names;
+//!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`; `NbdOptions`:
+//!   `uri`; `HttpOptions`: `https`, `http_*`; `E4defragOptions`:
+//!   `donorname`, `inplace`; libpmem's `PmemOptions` and dev-dax's
+//!   `DevdaxOptions` hold what they need of the job) and `OPTIONS`, their
+//!   fio names;
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
@@ -37,7 +40,10 @@
 //! for the user: cpuio's and exec's start lines, net's `waiting for
 //! connection`), `think_us` (the think time a `no_io` engine sets),
 //! `done` (fio's `td->done`), `watch_stop` (the stop request, for long
-//! waits), `stats_start_at_open`, `close_error` and `take_dropped` (net).
+//! waits), `stats_start_at_open`, `close_error` and `take_dropped` (net),
+//! `queue_error` (how fio reports an error of `queue`: nbd's is
+//! `td_io_queue`'s). An engine with fio's `.setup` (nbd: the size of its
+//! server's export) declares it in its [`EngineDef`].
 //! Engines fio has and rfio does not run are refused by the plan
 //! (`plan::engine::refusal`), naming what they need.
 //!
@@ -58,15 +64,20 @@ mod mem;
 mod registry;
 
 mod cpuio;
+mod devdax;
+mod e4defrag;
 mod exec;
 mod falloc;
 mod filecreate;
 mod filedelete;
 mod filestat;
 mod ftruncate;
+mod http;
 mod io_uring;
 mod libaio;
+mod libpmem;
 mod mmap;
+mod nbd;
 mod net;
 mod null;
 mod posixaio;
@@ -81,20 +92,25 @@ pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub(crate) use cpuio::{CpuMode, CpuioOptions};
+pub(crate) use devdax::{not_dax, DevdaxOptions};
+pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
-pub(crate) use engine::{Caps, IoEngine, StopFlag};
+pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use exec::ExecOptions;
 pub(crate) use filestat::{FileStatOptions, StatType};
+pub(crate) use http::{HttpMode, HttpOptions, Https};
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use io_uring::UringOptions;
 pub(crate) use libaio::LibaioOptions;
+pub(crate) use libpmem::PmemOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
 pub(crate) use mmap::MmapOptions;
+pub(crate) use nbd::{uri_unsupported as nbd_uri_unsupported, NbdOptions};
 pub(crate) use net::{NetOptions, Proto};
 pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
 pub use registry::{lookup, names, EngineSpec};
-pub(crate) use registry::{EngineDef, EngineOptions};
+pub(crate) use registry::{no_disk_util, EngineDef, EngineOptions};

@@ -10,18 +10,24 @@
 
 use super::cmdprio::CmdPrio;
 use super::cpuio::CpuioOptions;
+use super::devdax::DevdaxOptions;
+use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
+use super::http::HttpOptions;
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
+use super::libpmem::PmemOptions;
 use super::mmap::MmapOptions;
+use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, exec, falloc, filecreate, filedelete, filestat, ftruncate, io_uring, libaio, mmap, net,
-    null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
+    cpuio, devdax, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http,
+    io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice,
+    sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -38,6 +44,19 @@ pub struct EngineDef {
     pub(crate) caps: fn(&EngineSpec) -> Caps,
     /// Start an instance for one job thread, on the job's buffer pool.
     pub new: fn(&EngineSpec, IoMem) -> Started,
+    /// What the engine finds out when the job's files are set up, before
+    /// any job starts (fio's engine `.setup`: nbd asks its server how big
+    /// the export is): the size of the job's first file, which is then
+    /// fixed (fio's `real_file_size`), or `None` to size the files as
+    /// usual; an error is what fio prints when the setup fails (whole
+    /// lines), and the job is reaped unstarted.
+    pub(crate) setup: fn(&EngineSpec) -> Result<Option<u64>, String>,
+}
+
+/// The setup of an engine that finds nothing out (fio's engines without
+/// `.setup`).
+fn no_setup(_: &EngineSpec) -> Result<Option<u64>, String> {
+    Ok(None)
 }
 
 /// A started engine instance, or why it could not start.
@@ -57,6 +76,11 @@ pub(crate) enum EngineOptions {
     Exec(ExecOptions),
     Net(NetOptions),
     Mmap(MmapOptions),
+    Nbd(NbdOptions),
+    Http(HttpOptions),
+    E4defrag(E4defragOptions),
+    Libpmem(PmemOptions),
+    Devdax(DevdaxOptions),
 }
 
 /// Everything a job's engine is configured with, resolved once per job by
@@ -109,6 +133,7 @@ macro_rules! engine {
             options: &[],
             caps: |_| $module::CAPS,
             new: |spec, mem| $module::new(&spec.common, mem),
+            setup: no_setup,
         }
     };
     ($name:literal, $module:ident, $variant:ident) => {
@@ -119,6 +144,23 @@ macro_rules! engine {
             new: |spec, mem| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
+            },
+            setup: no_setup,
+        }
+    };
+    // ... and its `setup` (fio's engine `.setup`).
+    ($name:literal, $module:ident, $variant:ident, setup) => {
+        EngineDef {
+            name: $name,
+            options: $module::OPTIONS,
+            caps: |_| $module::CAPS,
+            new: |spec, mem| match &spec.options {
+                EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
+                _ => $module::new(&spec.common, &Default::default(), mem),
+            },
+            setup: |spec| match &spec.options {
+                EngineOptions::$variant(o) => $module::setup(o),
+                _ => $module::setup(&Default::default()),
             },
         }
     };
@@ -138,6 +180,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         options: &[],
         caps: |spec| null::caps(&spec.common),
         new: |spec, mem| null::new(&spec.common, mem),
+        setup: no_setup,
     },
     engine!("net", net, Net),
     EngineDef {
@@ -148,6 +191,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
             EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
             _ => net::new_splice(&spec.common, &Default::default(), mem),
         },
+        setup: no_setup,
     },
     engine!("ftruncate", ftruncate),
     engine!("filecreate", filecreate),
@@ -156,10 +200,22 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
+    engine!("e4defrag", e4defrag, E4defrag),
     engine!("splice", splice),
     engine!("io_uring", io_uring, IoUring),
+    engine!("nbd", nbd, Nbd, setup),
     engine!("libaio", libaio, Libaio),
+    engine!("dev-dax", devdax, Devdax, setup),
+    engine!("libpmem", libpmem, Libpmem),
+    // Not in Debian's fio build (it needs libcurl): last.
+    engine!("http", http, Http),
 ];
+
+/// The engines that keep no disk statistics (fio's `FIO_NODISKUTIL`):
+/// their jobs have no `disk_util`.
+pub(crate) fn no_disk_util(engine: &str) -> bool {
+    matches!(engine, "libpmem" | "dev-dax")
+}
 
 /// The names of the engines rfio runs, in fio's order (`--enghelp`).
 pub fn names() -> impl Iterator<Item = &'static str> {
@@ -190,7 +246,15 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+                "io_uring"
+                    | "libaio"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
+                    | "nbd"
+                    | "http"
+                    | "e4defrag"
             ) {
                 continue; // may be unavailable in a sandbox; need their options
             }
@@ -219,7 +283,15 @@ mod tests {
         for def in ENGINES {
             if matches!(
                 def.name,
-                "io_uring" | "libaio" | "cpuio" | "exec" | "net" | "netsplice"
+                "io_uring"
+                    | "libaio"
+                    | "cpuio"
+                    | "exec"
+                    | "net"
+                    | "netsplice"
+                    | "nbd"
+                    | "http"
+                    | "e4defrag"
             ) {
                 continue;
             }
@@ -249,6 +321,9 @@ mod tests {
                     | "exec"
                     | "net"
                     | "netsplice"
+                    | "nbd"
+                    | "http"
+                    | "e4defrag"
             );
             assert_eq!(!def.options.is_empty(), has, "{}", def.name);
         }

@@ -18,9 +18,11 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, CpuMode,
-    CpuioOptions, EngineOptions, EngineSpec, ExecOptions, FileStatOptions, LibaioOptions,
-    MmapOptions, NetOptions, Proto, Pvsync2Options, SplitEntry, StatType, UringOptions,
+    lookup, nbd_uri_unsupported, not_dax, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
+    CommonOptions, CpuMode, CpuioOptions, DevdaxOptions, E4defragOptions, EngineOptions,
+    EngineSpec, ExecOptions, FileStatOptions, HttpMode, HttpOptions, Https, LibaioOptions,
+    MmapOptions, NbdOptions, NetOptions, PmemOptions, Proto, Pvsync2Options, SplitEntry, StatType,
+    UringOptions,
 };
 use crate::options::value::parse_size;
 use crate::options::Value;
@@ -78,6 +80,13 @@ const NEEDS: &[(&str, &str)] = &[
 /// refuses the run before it starts.
 pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
     let name = job.ioengine.as_str();
+    if name == "dev-dax" {
+        // Only a device DAX character device can be mapped as one.
+        let why = job.files.iter().find_map(|f| not_dax(&f.path))?;
+        return Some(format!(
+            "ioengine=dev-dax needs a device DAX character device (/dev/daxX.Y); {why}"
+        ));
+    }
     if lookup(name).is_some() {
         return None;
     }
@@ -182,9 +191,115 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
         Some("mmap") => EngineOptions::Mmap(MmapOptions {
             thp: o.int("thp").unwrap_or(0) != 0,
         }),
+        Some("nbd") => EngineOptions::Nbd(nbd_options(job)?),
+        Some("http") => EngineOptions::Http(http_options(job)?),
+        Some("libpmem") => EngineOptions::Libpmem(pmem_options(job)),
+        Some("dev-dax") => EngineOptions::Devdax(DevdaxOptions {
+            pmem: pmem_options(job),
+            device: job.files.first().map(|f| f.path.clone()),
+        }),
+        Some("e4defrag") => EngineOptions::E4defrag(E4defragOptions {
+            donorname: o.text("donorname"),
+            inplace: o.int("inplace").unwrap_or(0) != 0,
+            directory: o.text("directory"),
+            start_offset: job.offset,
+            file_size_high: match job.opt("filesize") {
+                Some(Value::Bytes(n)) => *n,
+                Some(Value::Ranges(r)) => r.first().copied().flatten().map_or(0, |(_, hi)| hi),
+                _ => 0,
+            },
+        }),
         _ => EngineOptions::None,
     };
     Ok(EngineSpec { common, options })
+}
+
+/// The options of nbd: a URI of a kind rfio cannot connect with (TLS,
+/// vsock) is refused here.
+fn nbd_options(job: &JobSpec) -> Result<NbdOptions, PlanError> {
+    let uri = Opts(job).text("uri");
+    if let Some((u, why)) = uri
+        .as_deref()
+        .and_then(|u| nbd_uri_unsupported(u).map(|why| (u, why)))
+    {
+        let span = job
+            .options
+            .get("uri")
+            .map_or(job.span.clone(), |s| s.span.clone());
+        return Err((span, format!("ioengine=nbd: uri={u}: {why}")));
+    }
+    Ok(NbdOptions { uri })
+}
+
+/// The options of http, with fio's defaults, and the job's first file
+/// name (its objects'). `https` other than `off` needs TLS, which rfio
+/// does not have: refused here.
+fn http_options(job: &JobSpec) -> Result<HttpOptions, PlanError> {
+    let o = Opts(job);
+    let d = HttpOptions::default();
+    let text = |name: &str, default: String| o.text(name).unwrap_or(default);
+    let https = match o.choice("https") {
+        Some("on") => Https::On,
+        Some("insecure") => Https::Insecure,
+        _ => Https::Off,
+    };
+    if https != Https::Off {
+        let setting = job.options.get("https");
+        let span = setting.map_or(job.span.clone(), |s| s.span.clone());
+        let value = setting.and_then(|s| s.text.as_deref()).unwrap_or("on");
+        return Err((
+            span,
+            format!(
+                "ioengine=http: https={value} needs TLS, which rfio does not have \
+                 (no TLS library it can build); use https=off and an http:// server"
+            ),
+        ));
+    }
+    Ok(HttpOptions {
+        https,
+        host: text("http_host", d.host),
+        user: o.text("http_user"),
+        pass: o.text("http_pass"),
+        s3_key: text("http_s3_key", d.s3_key),
+        s3_keyid: text("http_s3_keyid", d.s3_keyid),
+        swift_auth_token: text("http_swift_auth_token", d.swift_auth_token),
+        s3_region: text("http_s3_region", d.s3_region),
+        s3_sse_customer_key: text("http_s3_sse_customer_key", d.s3_sse_customer_key),
+        s3_sse_customer_algorithm: text(
+            "http_s3_sse_customer_algorithm",
+            d.s3_sse_customer_algorithm,
+        ),
+        s3_storage_class: text("http_s3_storage_class", d.s3_storage_class),
+        mode: match o.choice("http_mode") {
+            Some("s3") => HttpMode::S3,
+            Some("swift") => HttpMode::Swift,
+            _ => HttpMode::Webdav,
+        },
+        verbose: o
+            .int("http_verbose")
+            .unwrap_or(0)
+            .clamp(0, i64::from(i32::MAX)) as i32,
+        object: job
+            .files
+            .first()
+            .map_or(String::new(), |f| f.path.display().to_string()),
+    })
+}
+
+/// What libpmem and dev-dax need of the job: fio's init refuses blocks
+/// below a page (`rw_min_bs & page_mask`) with `fsync=N`/`fdatasync=N`;
+/// `sync=` drains each write.
+fn pmem_options(job: &JobSpec) -> PmemOptions {
+    let o = Opts(job);
+    let min_bs = job.bs[..2].iter().map(|b| b.0).min().unwrap_or(4096);
+    let syncs = o.int("fsync").unwrap_or(0) > 0 || o.int("fdatasync").unwrap_or(0) > 0;
+    PmemOptions {
+        small_blocks_with_syncs: min_bs % 4096 != 0 && syncs,
+        sync_io: job.io.o_sync || job.io.o_dsync,
+        read: job.pattern.read,
+        write: job.pattern.write,
+        verify: job.verify.is_some(),
+    }
 }
 
 /// The options of net and netsplice, with what they need of the job.
@@ -517,7 +632,11 @@ mod tests {
         for name in crate::options::engines::ENGINES {
             let r = refusal(name);
             assert!(
-                r.is_none() || NEEDS.iter().any(|(e, _)| e == name) || r.unwrap().contains("yet"),
+                r.is_none()
+                    || NEEDS.iter().any(|(e, _)| e == name)
+                    || r.as_deref().is_some_and(|r| r.contains("yet"))
+                    || (*name == "dev-dax"
+                        && r.is_some_and(|r| r.contains("needs a device DAX character device"))),
                 "{name}"
             );
         }
@@ -777,6 +896,100 @@ mod tests {
             })
             .collect();
         assert_eq!(subjobs, [0, 2, 1]);
+    }
+
+    #[test]
+    fn nbd_takes_its_uri_and_refuses_tls() {
+        let s = spec(&["--name=n", "--ioengine=nbd", "--uri=nbd://h:7/e"]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Nbd(NbdOptions {
+                uri: Some("nbd://h:7/e".into())
+            })
+        );
+        let s = spec(&["--name=n", "--ioengine=nbd"]);
+        assert_eq!(s.options, EngineOptions::Nbd(NbdOptions { uri: None }));
+        let fe = crate::plan::testing::frontend(&[
+            "--name=n",
+            "--ioengine=nbd",
+            "--uri=nbds+unix:///?socket=s",
+        ]);
+        assert!(fe.plan.jobs.is_empty());
+        assert!(
+            fe.diags.to_string().contains(
+                "job 'n': ioengine=nbd: uri=nbds+unix:///?socket=s: rfio's NBD client has no TLS"
+            ),
+            "{}",
+            fe.diags
+        );
+    }
+
+    #[test]
+    fn http_and_e4defrag_options() {
+        let s = spec(&[
+            "--name=h",
+            "--ioengine=http",
+            "--size=1m",
+            "--filename=/dav/o",
+            "--http_host=h:81",
+            "--http_mode=s3",
+            "--http_s3_keyid=id",
+            "--http_s3_region=eu-west-1",
+            "--http_user=u",
+            "--http_verbose=2",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::Http(HttpOptions {
+                host: "h:81".into(),
+                mode: HttpMode::S3,
+                s3_keyid: "id".into(),
+                s3_region: "eu-west-1".into(),
+                user: Some("u".into()),
+                verbose: 2,
+                object: "/dav/o".into(),
+                ..HttpOptions::default()
+            })
+        );
+        let s = spec(&["--name=h", "--ioengine=http", "--size=1m"]);
+        let EngineOptions::Http(o) = s.options else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                o.host.as_str(),
+                o.s3_storage_class.as_str(),
+                o.object.as_str()
+            ),
+            ("localhost", "STANDARD", "h.0.0")
+        );
+        let fe = crate::plan::testing::frontend(&["--name=h", "--ioengine=http", "--https=on"]);
+        assert!(fe.plan.jobs.is_empty());
+        assert!(
+            fe.diags.to_string().contains("https=on needs TLS"),
+            "{}",
+            fe.diags
+        );
+        let s = spec(&[
+            "--name=d",
+            "--ioengine=e4defrag",
+            "--donorname=x.def",
+            "--inplace=1",
+            "--directory=/mnt",
+            "--offset=64k",
+            "--filesize=1m-2m",
+            "--size=1m",
+        ]);
+        assert_eq!(
+            s.options,
+            EngineOptions::E4defrag(E4defragOptions {
+                donorname: Some("x.def".into()),
+                inplace: true,
+                directory: Some("/mnt".into()),
+                start_offset: 65536,
+                file_size_high: 2 << 20,
+            })
+        );
     }
 
     #[test]

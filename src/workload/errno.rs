@@ -20,6 +20,10 @@ pub(crate) fn verror(src: &str, func: &str, errno: i32) -> String {
 /// place where rfio knows the one fio names for this failure, in fio's
 /// shape without it (`func=FUNC, error=STRERROR`) otherwise.
 pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str>) -> String {
+    if e.func.is_empty() && e.src.is_none() && place.is_none() {
+        // No td_verror: fio's text is empty (`err=1/`).
+        return String::new();
+    }
     let error = e.text.clone().unwrap_or_else(|| strerror(e.errno));
     let mut s = match place.or(e.src) {
         Some(src) => format!("file:{src}, func={}, error={error}", e.func),

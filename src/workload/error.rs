@@ -45,6 +45,12 @@ pub enum RunError {
         lines: Vec<(bool, String)>,
         error: Option<(i32, String)>,
     },
+    /// The engine's setup failed (fio's engine `.setup`: nbd could not
+    /// reach its server): `msg` is what fio prints (whole lines). fio
+    /// reaps the job unstarted and runs the others; the run exits
+    /// non-zero.
+    #[error("{msg}")]
+    EngineSetup { job: String, msg: String },
     /// More jobs than fio 3.33 can hold (the runner's `MAX_RUN_JOBS`); fio's two
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]

@@ -155,13 +155,20 @@ impl<'a> Prepared<'a> {
                 return Err(invalid(format!("{dir} is not a directory")));
             }
         }
+        // The engine's setup (fio's `.setup`, before the sizes): nbd's
+        // export has a size of its own, that of the first file.
+        let engine_size = (engine.setup)(&spec.engine).map_err(|msg| RunError::EngineSetup {
+            job: spec.name.clone(),
+            msg,
+        })?;
         // filesize=lo-hi: the next draw (in file order) for a file that
         // does not keep its existing size.
         let mut draw = 0;
         // The files' sizes before any layout (fio reads the zones then).
         let mut sizes = Vec::with_capacity(spec.files.len());
-        for f in &spec.files {
-            let meta = std::fs::metadata(&f.path).ok();
+        for (i, f) in spec.files.iter().enumerate() {
+            let fixed = engine_size.filter(|_| i == 0);
+            let meta = std::fs::metadata(&f.path).ok().filter(|_| fixed.is_none());
             use std::os::unix::fs::FileTypeExt;
             // A FIFO, socket or directory is never laid out over (fio:
             // "failed to get file size"): only files and devices are targets.
@@ -174,7 +181,7 @@ impl<'a> Prepared<'a> {
                     )));
                 }
             }
-            let existing = meta.as_ref().map(|m| file_size(&f.path, m));
+            let existing = fixed.or(meta.as_ref().map(|m| file_size(&f.path, m)));
             // fio's real_file_size before the layout: a diskless engine's
             // missing file has the job's share of `size`.
             sizes.push(existing.unwrap_or(if caps.needs_files {
@@ -207,15 +214,16 @@ impl<'a> Prepared<'a> {
             // out; `start_offset` takes percentages of it.
             // With `filesize=` the drawn size is the whole file's.
             let whole = drawn.filter(|_| f.whole);
-            let real = match whole {
-                Some(w) => existing.unwrap_or(0).max(w),
-                None => existing
+            let real = match (fixed, whole) {
+                (Some(size), _) => size,
+                (None, Some(w)) => existing.unwrap_or(0).max(w),
+                (None, None) => existing
                     .unwrap_or(0)
                     .max(spec.offset + planned.unwrap_or(0)),
             };
             let start = offsets::start_offset(spec, real);
             let from_file = || {
-                caps.needs_files
+                (caps.needs_files || fixed.is_some())
                     .then(|| existing.map(|len| len.saturating_sub(start)))
                     .flatten()
             };
@@ -240,7 +248,7 @@ impl<'a> Prepared<'a> {
                     regions.push(offsets::FileRegion {
                         file_offset: start,
                         io_size: s,
-                        real_file_size: existing.unwrap_or(0).max(region.end()),
+                        real_file_size: fixed.unwrap_or(existing.unwrap_or(0).max(region.end())),
                     });
                     files.push(region);
                 }

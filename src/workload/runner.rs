@@ -452,7 +452,7 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             report.latency_depth = Some(0);
             Some(report)
         }
-        RunError::VerifyState { msg, .. } => {
+        RunError::VerifyState { msg, .. } | RunError::EngineSetup { msg, .. } => {
             // fio reaps the job unstarted: no error of its own, but the
             // run exits non-zero.
             log.err(msg);

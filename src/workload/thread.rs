@@ -196,7 +196,19 @@ impl Prepared<'_> {
         let mut engine = match (self.engine.new)(self.engine_spec(), mem) {
             Ok(e) => e,
             Err(e) => {
-                log.err(&format!("fio: {} engine: {e}\n", self.engine.name));
+                // fio's td_io_init: the engine's own lines, then its note.
+                if let Some(lines) = &e.log {
+                    log.err(lines);
+                }
+                log.err(&format!(
+                    "fio: io engine {} init failed.{}\n",
+                    self.engine.name,
+                    if spec.iodepth > 1 {
+                        " Perhaps try reducing io depth?"
+                    } else {
+                        ""
+                    }
+                ));
                 ts.error = e.errno;
                 ts.error_msg = Some(engine_verror(&e, None));
                 return;

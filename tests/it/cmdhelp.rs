@@ -134,7 +134,8 @@ fn enghelp_of_every_engine_option_matches_fio() {
     check_version();
     let mut n = 0;
     for o in OPTIONS.iter().filter(|o| o.is_engine_option()) {
-        for e in o.engines {
+        // (Engines Debian's fio lacks, such as http, have no fio to ask.)
+        for e in o.engines.iter().filter(|e| ENGINES.contains(e)) {
             for name in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
                 let arg = format!("--enghelp={e},{name}");
                 same(&arg, enghelp_output(Some(&format!("{e},{name}"))));

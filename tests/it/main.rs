@@ -15,6 +15,7 @@ mod corpus_coverage;
 mod dedupe;
 mod engines;
 mod engines_more;
+mod engines_net2;
 mod eta;
 mod fill_device;
 mod fio_tools;

@@ -214,7 +214,10 @@ pub(super) fn resolve(
         exitall: flag("exitall", false),
         exitall_on_error: flag("exitall_on_error", false),
         exit_what,
-        disk_util: flag("disk_util", true),
+        disk_util: flag("disk_util", true)
+            && !o
+                .text("ioengine")
+                .is_some_and(crate::ioengine::no_disk_util),
         clock,
         backlog_verifies: verifies && o.int("verify_backlog").is_some_and(|n| n > 0),
     }

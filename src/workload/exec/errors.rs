@@ -5,9 +5,10 @@
 //! the one reported.
 
 use super::super::clock::Clock;
-use super::super::errno::{strerror, verror};
+use super::super::errno::{engine_verror, strerror, verror};
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
+use crate::ioengine::QueueError;
 use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 
 /// fio's source location and function of a failed verify: the
@@ -55,6 +56,45 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         self.log.err(&dump());
         self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
+    }
+
+    /// Unit `t` failed in the engine's `queue` with an error the engine
+    /// reports its own way ([`crate::ioengine::IoEngine::queue_error`]):
+    /// fio's `io_queue_event` drops the I/O (`clear_io_u`), and the job
+    /// ends unless `continue_on_error` covers the error.
+    #[cold]
+    pub(super) fn queue_failed(&mut self, t: u32, q: QueueError) {
+        let u = *self.units.get(t);
+        self.units.give_back(t);
+        self.verify.failed(&u);
+        self.queue_error(u.io.dir, q);
+    }
+
+    /// An I/O of direction `dir` failed in `queue` with `q` (see
+    /// [`Exec::queue_failed`]; a sync, whose unit its caller keeps).
+    #[cold]
+    pub(super) fn queue_error(&mut self, dir: Ddir, q: QueueError) {
+        if let Some(log) = &q.log {
+            self.log.err(log);
+        }
+        let errno = q.error.errno;
+        if dir.is_data() && self.time.recording() {
+            self.ts.io_failed(dir.index());
+        }
+        let bit = if dir == Ddir::Read {
+            ERR_READ
+        } else {
+            ERR_WRITE
+        };
+        let msg = engine_verror(&q.error, None);
+        if self.job.set.non_fatal(bit, errno) {
+            self.ts.io_error(errno);
+            if self.ts.error_msg.is_none() {
+                self.ts.error_msg = Some(msg);
+            }
+            return;
+        }
+        self.fail_with(errno, msg);
     }
 
     /// A read failed its check: fio's error of the completion path, unless

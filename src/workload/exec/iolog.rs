@@ -80,8 +80,8 @@ impl<C: Clock> Exec<'_, '_, C> {
                 Act::Sync(d) if file < nfiles => {
                     self.replay_delay(e.delay_us);
                     *now = self.replay_issue();
-                    if let Err(errno) = self.sync_file(file, d, true) {
-                        self.io_error(errno, d, file, 0, 0);
+                    if let Err(e) = self.sync_file(file, d, true) {
+                        self.sync_failed(e, d, file);
                     }
                 }
                 // fio's get_io_u fails on an I/O of no length: the pass

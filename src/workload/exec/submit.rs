@@ -66,7 +66,14 @@ impl<C: Clock> Exec<'_, '_, C> {
                 } else {
                     u.start_ns
                 };
-                self.complete(t, r, now);
+                match r {
+                    // An error the engine reports its own way.
+                    Err(e) => match self.engine.queue_error(e) {
+                        Some(q) => self.queue_failed(t, q),
+                        None => self.complete(t, r, now),
+                    },
+                    Ok(_) => self.complete(t, r, now),
+                }
                 // (Not after a verified read: its check takes time.)
                 if self.caps.is_sync && !self.verify.on() {
                     self.just_done_ns = Some(now);

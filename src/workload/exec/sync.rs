@@ -6,7 +6,7 @@
 use super::super::clock::Clock;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
-use crate::ioengine::Queued;
+use crate::ioengine::{QueueError, Queued};
 use crate::plan::resolve::io::IoOptions;
 
 /// When the next sync of `fsync=N`/`fdatasync=N` is due, and of which file.
@@ -63,9 +63,18 @@ impl<C: Clock> Exec<'_, '_, C> {
             return false;
         };
         if let Err(e) = self.sync_file(fi, dir, true) {
-            self.io_error(e, dir, fi, 0, 0);
+            self.sync_failed(e, dir, fi);
         }
         true
+    }
+
+    /// A sync of direction `dir` on file `fi` failed with `e`: the job's
+    /// error, as fio reports it.
+    pub(super) fn sync_failed(&mut self, e: SyncError, dir: Ddir, fi: usize) {
+        match e {
+            SyncError::Queue(q) => self.queue_error(dir, *q),
+            SyncError::Io(errno) => self.io_error(errno, dir, fi, 0, 0),
+        }
     }
 
     /// At the end of a pass (inside its time, as fio's `do_io`):
@@ -91,10 +100,15 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// `record`: count it in the stats, as fio does for `fsync=N` and
     /// `fdatasync=N` (its IO depths and sync latency) but not for
     /// `end_fsync`/`fsync_on_close`.
-    pub(super) fn sync_file(&mut self, fi: usize, dir: Ddir, record: bool) -> Result<(), i32> {
+    pub(super) fn sync_file(
+        &mut self,
+        fi: usize,
+        dir: Ddir,
+        record: bool,
+    ) -> Result<(), SyncError> {
         self.drain();
         let Some(t) = self.units.take() else {
-            return Err(libc::EBUSY);
+            return Err(SyncError::Io(libc::EBUSY));
         };
         if self.iolog.is_some() {
             self.log_sync(t, fi, dir);
@@ -108,11 +122,17 @@ impl<C: Clock> Exec<'_, '_, C> {
         u.file = fi;
         u.len = 0;
         let t0 = self.now();
+        let mut queued_error = None;
         let result = loop {
             // SAFETY: nothing is in flight (drained above) and unit `t`
             // came from the free list; a sync moves no data (`len` 0).
             match unsafe { self.engine.queue(&self.units.get(t).io) } {
-                Queued::Completed(r) => break r,
+                Queued::Completed(r) => {
+                    if let Err(e) = r {
+                        queued_error = self.engine.queue_error(e);
+                    }
+                    break r;
+                }
                 Queued::Queued => {
                     if let Err(e) = self.engine.commit() {
                         break Err(e);
@@ -136,8 +156,18 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.ts.io_submitted(1);
             self.ts.sync_done(lat);
         }
-        result.map(|_| ())
+        result.map(|_| ()).map_err(|e| match queued_error {
+            Some(q) => SyncError::Queue(Box::new(q)),
+            None => SyncError::Io(e),
+        })
     }
+}
+
+/// Why a sync failed: an I/O error, or an error of the engine's `queue`
+/// that it reports its own way ([`crate::ioengine::IoEngine::queue_error`]).
+pub(super) enum SyncError {
+    Io(i32),
+    Queue(Box<QueueError>),
 }
 
 #[cfg(test)]
