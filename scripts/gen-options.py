@@ -414,6 +414,10 @@ SUPPORTED = set(
     http_s3_sse_customer_algorithm http_s3_storage_class http_mode
     http_verbose""".split()
     + "donorname inplace".split()
+    # files: file options (issue 11)
+    + """openfiles sync_file_range write_hint atomic file_append allow_file_create
+    write_barrier unique_filename offset_align create_only create_serialize
+    lockfile ioscheduler opendir""".split()
 )
 
 # Options of engines that fio 3.33 has but Debian's build lacks, so that the

@@ -321,6 +321,21 @@ pub trait IoEngine {
         }
     }
 
+    /// Close one file (`openfiles`: a file done for the pass closes to
+    /// make room for another).
+    fn close_file(&mut self, file: FileId) {
+        if let Some(files) = self.files() {
+            files.close(file);
+        }
+    }
+
+    /// The descriptor of an open file, for the calls fio makes on it
+    /// whatever the engine (`write_hint`'s `fcntl`, `sync_file_range`);
+    /// `None` for an engine without descriptors.
+    fn raw_fd(&mut self, file: FileId) -> Option<std::os::fd::RawFd> {
+        self.files().map(|files| files.fd(file))
+    }
+
     /// Close every file opened so far.
     fn close_all(&mut self) {
         if let Some(files) = self.files() {

@@ -11,7 +11,8 @@ use super::io::{EngineError, FileId, FileTarget, Io, IoMem, OpenFlags, Queued};
 
 #[derive(Default)]
 pub(crate) struct FileCreate {
-    fds: Vec<OwnedFd>,
+    /// `None` once closed (`openfiles`).
+    fds: Vec<Option<OwnedFd>>,
 }
 
 /// What this engine can do.
@@ -45,13 +46,19 @@ impl IoEngine for FileCreate {
             create: true,
             ..OpenFlags::default()
         };
-        self.fds.push(open_fd(&target.path, flags, 0o600)?);
+        self.fds.push(Some(open_fd(&target.path, flags, 0o600)?));
         Ok(FileId(self.fds.len() as u32 - 1))
     }
 
     #[inline]
     unsafe fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(Ok(if io.dir.is_data() { io.len } else { 0 }))
+    }
+
+    fn close_file(&mut self, file: FileId) {
+        if let Some(fd) = self.fds.get_mut(file.0 as usize) {
+            *fd = None;
+        }
     }
 
     fn close_all(&mut self) {

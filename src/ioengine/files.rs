@@ -12,6 +12,8 @@ use super::io::{errno, EngineError, FileId, FileTarget, IoResult, OpenFlags};
 
 /// `BLKDISCARD`: `_IO(0x12, 119)`.
 const BLKDISCARD: libc::c_ulong = 0x1277;
+/// fio's `OS_O_ATOMIC` (`040000000`) for `atomic=1`.
+const O_ATOMIC: libc::c_int = 0o40000000;
 /// `BLKFLSBUF`: `_IO(0x12, 97)`.
 const BLKFLSBUF: libc::c_ulong = 0x1261;
 
@@ -23,10 +25,13 @@ pub(crate) struct OpenFile {
     pub(crate) is_block: bool,
 }
 
-/// The files an engine has open, indexed by [`FileId`].
+/// The files an engine has open, indexed by [`FileId`]. A closed file's
+/// slot is taken by the next file opened.
 #[derive(Debug, Default)]
 pub struct Files {
-    files: Vec<OpenFile>,
+    files: Vec<Option<OpenFile>>,
+    /// Slots of closed files, to be used again.
+    free: Vec<u32>,
 }
 
 impl Files {
@@ -39,26 +44,43 @@ impl Files {
     /// Remember an already open descriptor.
     pub(crate) fn push(&mut self, fd: OwnedFd) -> Result<FileId, EngineError> {
         let is_block = is_block_fd(fd.as_raw_fd());
-        self.files.push(OpenFile { fd, is_block });
+        let file = Some(OpenFile { fd, is_block });
+        if let Some(slot) = self.free.pop() {
+            self.files[slot as usize] = file;
+            return Ok(FileId(slot));
+        }
+        self.files.push(file);
         Ok(FileId(self.files.len() as u32 - 1))
     }
 
+    /// The open file `id`.
+    ///
+    /// # Panics
+    /// When `id` was closed: the workload issues no I/O to a closed file.
     #[inline]
     pub(crate) fn get(&self, id: FileId) -> &OpenFile {
-        &self.files[id.0 as usize]
+        self.files[id.0 as usize]
+            .as_ref()
+            .expect("no I/O goes to a closed file")
     }
 
+    /// The descriptor of file `id` (-1, which every call refuses with
+    /// `EBADF`, once it is closed).
     #[inline]
     pub(crate) fn fd(&self, id: FileId) -> RawFd {
-        self.files[id.0 as usize].fd.as_raw_fd()
+        self.files[id.0 as usize]
+            .as_ref()
+            .map_or(-1, |f| f.fd.as_raw_fd())
     }
 
+    /// The descriptors of the open files, in slot order.
     pub(crate) fn raw_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
-        self.files.iter().map(|f| f.fd.as_raw_fd())
+        self.files.iter().flatten().map(|f| f.fd.as_raw_fd())
     }
 
+    /// No file is open.
     pub(crate) fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.files.iter().all(Option::is_none)
     }
 
     /// `posix_fadvise(DONTNEED)` on a file, `BLKFLSBUF` on a block device.
@@ -91,9 +113,19 @@ impl Files {
         }
     }
 
+    /// Close file `id` (its slot is free again).
+    pub(crate) fn close(&mut self, id: FileId) {
+        if let Some(slot) = self.files.get_mut(id.0 as usize) {
+            if slot.take().is_some() {
+                self.free.push(id.0);
+            }
+        }
+    }
+
     /// Close everything.
     pub(crate) fn clear(&mut self) {
         self.files.clear();
+        self.free.clear();
     }
 }
 
@@ -122,6 +154,11 @@ pub(crate) fn open_fd(
     }
     if flags.create {
         oflags |= libc::O_CREAT;
+    }
+    if flags.atomic {
+        // fio's OS_O_ATOMIC where the headers have no O_ATOMIC: Linux
+        // ignores the bit, the open is O_DIRECT.
+        oflags |= libc::O_DIRECT | O_ATOMIC;
     }
     // SAFETY: `c` is a NUL-terminated path; open has no other preconditions.
     let fd = unsafe { libc::open(c.as_ptr(), oflags, libc::c_uint::from(mode)) };
@@ -184,6 +221,46 @@ pub(crate) fn trim(file: &OpenFile, offset: u64, len: usize) -> IoResult {
         Err(errno())
     } else {
         Ok(len)
+    }
+}
+
+/// `fcntl(2)` commands of Linux's write lifetime hints
+/// (`F_LINUX_SPECIFIC_BASE + 12` and `+ 14`).
+const F_SET_RW_HINT: libc::c_int = 1036;
+const F_SET_FILE_RW_HINT: libc::c_int = 1038;
+
+/// Set write lifetime hint `hint` (`RWH_WRITE_LIFE_*`) as fio's
+/// `td_io_open_file` does: on the open file for direct I/O
+/// (`F_SET_FILE_RW_HINT`), on the inode otherwise (`F_SET_RW_HINT`).
+pub(crate) fn set_write_hint(fd: RawFd, direct: bool, hint: u64) -> Result<(), i32> {
+    let cmd = if direct {
+        F_SET_FILE_RW_HINT
+    } else {
+        F_SET_RW_HINT
+    };
+    // SAFETY: both commands read one u64 through the pointer, which is
+    // valid for the call.
+    let r = unsafe { libc::fcntl(fd, cmd, &hint as *const u64) };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(())
+    }
+}
+
+/// `sync_file_range(2)` of `len` bytes at `offset` with `flags`; nothing
+/// (and success) when `len` is 0, as fio's `do_sync_file_range`.
+pub(crate) fn sync_range(fd: RawFd, offset: u64, len: u64, flags: u32) -> IoResult {
+    if len == 0 {
+        return Ok(0);
+    }
+    // SAFETY: sync_file_range only reads its integer arguments.
+    let r =
+        unsafe { libc::sync_file_range(fd, offset as libc::off64_t, len as libc::off64_t, flags) };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(0)
     }
 }
 
@@ -265,3 +342,41 @@ macro_rules! sync_file_engine {
     };
 }
 pub(crate) use sync_file_engine;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `atomic=1` opens `O_DIRECT` (the kernel drops fio's `O_ATOMIC` bit).
+    #[test]
+    fn atomic_opens_direct() {
+        let path = std::env::temp_dir().join(format!("rfio-atomic-{}", std::process::id()));
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let flags = OpenFlags {
+            atomic: true,
+            ..OpenFlags::default()
+        };
+        let fd = open_fd(&path, flags, 0o644).unwrap();
+        // SAFETY: F_GETFL takes no argument besides the open descriptor.
+        let fl = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
+        assert_ne!(fl & libc::O_DIRECT, 0);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A closed file's slot is taken by the next file opened; its
+    /// descriptor reads as -1 meanwhile.
+    #[test]
+    fn closed_slots_are_used_again() {
+        let mut files = Files::default();
+        let a = files.push(open_fd(Path::new("/dev/null"), OpenFlags::default(), 0).unwrap());
+        let b = files.push(open_fd(Path::new("/dev/null"), OpenFlags::default(), 0).unwrap());
+        files.close(a.unwrap());
+        assert_eq!(files.fd(FileId(0)), -1);
+        assert!(!files.is_empty());
+        let c = files.push(open_fd(Path::new("/dev/null"), OpenFlags::default(), 0).unwrap());
+        assert_eq!(c.unwrap(), FileId(0));
+        files.close(b.unwrap());
+        files.close(FileId(0));
+        assert!(files.is_empty());
+    }
+}

@@ -61,6 +61,8 @@ pub struct OpenFlags {
     /// Create the file if it does not exist (`create_on_open`, or a write
     /// job whose file was not laid out).
     pub(crate) create: bool,
+    /// `atomic=1`: fio's `O_ATOMIC` bit (besides `O_DIRECT`).
+    pub(crate) atomic: bool,
 }
 
 /// A file to open, as [`IoEngine::open`](crate::ioengine::IoEngine::open) receives it.

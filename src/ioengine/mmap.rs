@@ -16,7 +16,8 @@ use super::files::{open_fd, trim, OpenFile};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 struct Mapped {
-    file: OpenFile,
+    /// `None` once closed (`openfiles`).
+    file: Option<OpenFile>,
     ptr: *mut u8,
     len: usize,
 }
@@ -77,7 +78,12 @@ impl Mmap {
     unsafe fn xfer(&mut self, io: &Io) -> IoResult {
         let m = &self.maps[io.file.0 as usize];
         match io.dir {
-            Ddir::Trim => return trim(&m.file, io.offset, io.len),
+            Ddir::Trim => {
+                return match &m.file {
+                    Some(f) => trim(f, io.offset, io.len),
+                    None => Err(libc::EBADF),
+                }
+            }
             Ddir::Sync | Ddir::DataSync => {
                 // SAFETY: the range is the whole live mapping.
                 let r = unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) };
@@ -179,7 +185,11 @@ impl IoEngine for Mmap {
             fd,
             is_block: false,
         };
-        self.maps.push(Mapped { file, ptr, len });
+        self.maps.push(Mapped {
+            file: Some(file),
+            ptr,
+            len,
+        });
         Ok(FileId(self.maps.len() as u32 - 1))
     }
 
@@ -200,7 +210,10 @@ impl IoEngine for Mmap {
         if r < 0 {
             return Err(errno());
         }
-        super::files::invalidate_fd(m.file.fd.as_raw_fd(), false)
+        match &m.file {
+            Some(f) => super::files::invalidate_fd(f.fd.as_raw_fd(), false),
+            None => Err(libc::EBADF),
+        }
     }
 
     fn fadvise(&mut self, file: FileId, _offset: u64, _len: u64, advice: i32) -> Result<(), i32> {
@@ -220,6 +233,24 @@ impl IoEngine for Mmap {
         } else {
             Ok(())
         }
+    }
+
+    fn close_file(&mut self, file: FileId) {
+        if let Some(m) = self.maps.get_mut(file.0 as usize) {
+            if m.len > 0 {
+                // SAFETY: `ptr`/`len` are exactly what mmap returned, and
+                // no I/O of the file is in flight (I/O here is synchronous).
+                unsafe { libc::munmap(m.ptr.cast(), m.len) };
+            }
+            m.ptr = std::ptr::null_mut();
+            m.len = 0;
+            m.file = None;
+        }
+    }
+
+    fn raw_fd(&mut self, file: FileId) -> Option<std::os::fd::RawFd> {
+        let m = self.maps.get(file.0 as usize)?;
+        m.file.as_ref().map(|f| f.fd.as_raw_fd())
     }
 
     fn close_all(&mut self) {

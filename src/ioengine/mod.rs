@@ -97,6 +97,7 @@ pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
 pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use exec::ExecOptions;
+pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use filestat::{FileStatOptions, StatType};
 pub(crate) use http::{HttpMode, HttpOptions, Https};
 pub(crate) use io::Completion;

@@ -162,7 +162,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "For network clients, prefix file with source IP",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "lockfile",
@@ -184,7 +184,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Lock file when doing IO to it",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "opendir",
@@ -202,7 +202,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Recursively add files from this directory and down",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "rw",
@@ -518,7 +518,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O size",
         help: "IO will start at the end of the file(s)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "offset",
@@ -554,7 +554,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Start IO from this offset alignment",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "offset_increment",
@@ -907,7 +907,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Number of files to keep open at the same time",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "file_service_type",
@@ -1036,7 +1036,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Make every Nth write a barrier write",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "sync_file_range",
@@ -1058,7 +1058,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use sync_file_range()",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "direct",
@@ -1094,7 +1094,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Use Atomic IO with O_DIRECT (implies O_DIRECT)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "buffered",
@@ -1971,7 +1971,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Use this IO scheduler on the backing device",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "zonemode",
@@ -2671,7 +2671,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "I/O type",
         help: "Set expected write life time",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "create_serialize",
@@ -2689,7 +2689,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Serialize creation of job files",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "create_fsync",
@@ -2743,7 +2743,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Only perform file creation phase",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "allow_file_create",
@@ -2761,7 +2761,7 @@ pub static OPTIONS: &[OptionDef] = &[
         category: "Target file/device",
         help: "Permit fio to create files, if they don't exist",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     },
     OptionDef {
         name: "allow_mounted_write",

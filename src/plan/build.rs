@@ -494,8 +494,12 @@ impl<'a> Expander<'a> {
                 "fio: engine {engine} not loadable\nfio: failed to load engine"
             ));
         }
-        let resolved = resolve::resolve(&p.options, self.input.readonly);
+        let mut resolved = resolve::resolve(&p.options, self.input.readonly);
         if self.input.runs() {
+            // fio scans opendir= as it reads the option (not in dry runs).
+            if let Err(msg) = files::resolve_opendir(&p.options, &mut resolved.file) {
+                resolved.invalid.push(msg);
+            }
             // Once for a job and its clones: they share their options.
             for msg in &resolved.invalid {
                 self.diags.push(Diagnostic::at(
@@ -579,7 +583,7 @@ fn job_spec(
     let o = Opts(&p.options);
     let (pattern, bs) = (r.pattern, r.bs);
     let size = o.bytes("size");
-    let files = match files::files(&p.options, p.section_name, subjob, size) {
+    let files = match files::files(&p.options, &r.file, p.section_name, subjob, size) {
         Ok(f) => f,
         Err(msg) => {
             diags.push(Diagnostic::at(
@@ -609,7 +613,8 @@ fn job_spec(
         offset: o.bytes("offset").unwrap_or(0),
         number_ios: o.int("number_ios").unwrap_or(0).max(0) as u64,
         loops: o.int("loops").unwrap_or(1).max(1) as u32,
-        direct: o.is("direct") || o.flag("buffered") == Some(false),
+        // fio's fixup_options: atomic implies O_DIRECT.
+        direct: o.is("direct") || o.flag("buffered") == Some(false) || r.file.atomic,
         // fio's fixup_options: time_based without a runtime is dropped
         // (the runner prints fio's warning), the job runs through its size.
         time_based: o.is("time_based") && o.micros("runtime") > 0,
@@ -647,6 +652,7 @@ fn job_spec(
         flow: r.flow,
         submit: r.submit,
         directories: r.directories.clone(),
+        file: r.file.clone(),
         files,
         report: Default::default(),
         logs: None,
@@ -689,6 +695,15 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         );
     }
     let mut refusal = None;
+    if runs && first {
+        for (msg, fio_says) in super::files::refusals(job) {
+            match fio_says {
+                // fio refuses it when it adds the job to run.
+                Some(words) if fio => refusal = Some(words),
+                _ => fail(msg),
+            }
+        }
+    }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if let Some(size) = job.size {
         if size > 0 && size < min_bs {

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use super::resolve::files::{FileOptions, OpenDir};
+use super::resolve::offsets::Share;
 use super::resolve::read::Opts;
 use super::spec::{FileSpec, JobSpec};
 use crate::options::jobopts::JobOptions;
@@ -23,8 +25,15 @@ const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
 /// directory, generated names under directory `jobnum` (modulo their
 /// number), as fio's `add_file` and `set_name_idx`. `..` is not stopped,
 /// as fio does not stop it.
+///
+/// With `opendir=`, the files found under it come in the place of the
+/// option among `filename=` (before or after its names, as the two were
+/// set), under the first directory when `directory=` was set before it
+/// (fio joins a name with the directory in force when it adds the file);
+/// an `nrfiles` below their number keeps the first ones.
 pub(crate) fn files(
     o: &JobOptions,
+    file: &FileOptions,
     section: &str,
     jobnum: u32,
     size: Option<u64>,
@@ -33,6 +42,9 @@ pub(crate) fn files(
         Some(Value::Text(d)) if !d.is_empty() => split_colons(d),
         _ => Vec::new(),
     };
+    if let Some(found) = &file.opendir {
+        return Ok(with_opendir(o, &dirs, found, size));
+    }
     // Every `filename=` in force adds its files (fio's `str_filename_cb`
     // appends to the job's list): a job's own after those of `[global]`.
     let given: Vec<String> = o
@@ -111,6 +123,173 @@ pub(crate) fn files(
             }
         })
         .collect())
+}
+
+/// The files of a job with `opendir=` (see [`files`]).
+fn with_opendir(
+    o: &JobOptions,
+    dirs: &[String],
+    found: &OpenDir,
+    size: Option<u64>,
+) -> Vec<FileSpec> {
+    let at = |name: &str| {
+        (o.settings.iter().enumerate())
+            .filter(|(_, s)| s.def.name == name)
+            .map(|(i, _)| i)
+            .last()
+    };
+    let opendir_at = at("opendir");
+    let before = |name: &str| at(name).is_some_and(|i| Some(i) < opendir_at);
+    let scanned = found.files.iter().map(|f| match dirs.first() {
+        Some(d) if before("directory") => under(d, f),
+        _ => PathBuf::from(f),
+    });
+    // Every `filename=` in force adds its files, as in [`files`].
+    let listed: Vec<PathBuf> = o
+        .settings
+        .iter()
+        .filter(|s| s.def.name == "filename")
+        .filter_map(|s| match &s.value {
+            Value::Text(f) if !f.is_empty() => Some(split_colons(f)),
+            _ => None,
+        })
+        .flatten()
+        .map(|n| match dirs.first() {
+            Some(d) => under(d, &n),
+            None => PathBuf::from(n),
+        })
+        .collect();
+    let mut paths: Vec<PathBuf> = if before("filename") {
+        listed.into_iter().chain(scanned).collect()
+    } else {
+        scanned.chain(listed).collect()
+    };
+    if let (Some(Value::Int(n)), true) = (o.value("nrfiles"), o.get("nrfiles").is_some()) {
+        if *n >= 1 && (*n as usize) < paths.len() {
+            paths.truncate(*n as usize);
+        }
+    }
+    let whole = matches!(
+        o.value("filesize"),
+        Some(Value::Bytes(_) | Value::Ranges(_))
+    );
+    let per_file = match o.value("filesize") {
+        Some(Value::Bytes(n)) => Some(*n),
+        Some(Value::Ranges(r)) => r.first().copied().flatten().map(|(lo, _)| lo),
+        _ => size.map(|s| s / paths.len().max(1) as u64),
+    };
+    paths
+        .into_iter()
+        .map(|path| FileSpec {
+            path,
+            size: per_file,
+            range: None,
+            whole,
+        })
+        .collect()
+}
+
+/// `opendir=DIR`: every regular file below `DIR`, recursively, in
+/// `readdir` order, as fio's `recurse_dir` adds them (`DIR/NAME`; symbolic
+/// links and other files are passed over). The error is fio's
+/// `opendir(DIR)` or `stat` failure.
+pub(crate) fn scan_opendir(dir: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    recurse(dir, &mut out)?;
+    Ok(out)
+}
+
+fn recurse(dir: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
+        let full = format!("{dir}/{}", entry.file_name().to_string_lossy());
+        let meta = match std::fs::symlink_metadata(&full) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("stat({full}): {}", os_text(&e))),
+        };
+        if meta.file_type().is_file() {
+            out.push(full);
+        } else if meta.file_type().is_dir() {
+            recurse(&full, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// strerror's text of an I/O error, without Rust's ` (os error N)`.
+fn os_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Scan `opendir=` (when the job is to run) into `file`: the files found,
+/// or the error that refuses the job. A scan that finds no file leaves the
+/// job without files: it fails when it is set up, as fio's (`you need to
+/// specify size=`).
+pub(crate) fn resolve_opendir(o: &JobOptions, file: &mut FileOptions) -> Result<(), String> {
+    let Some(setting) = o.get("opendir") else {
+        return Ok(());
+    };
+    let Value::Text(dir) = &setting.value else {
+        return Ok(());
+    };
+    let files = scan_opendir(dir).map_err(|e| format!("opendir={dir}: {e}"))?;
+    file.opendir = Some(std::sync::Arc::new(OpenDir {
+        files,
+        at: setting.span.to_string(),
+    }));
+    Ok(())
+}
+
+/// What fio refuses (or rfio cannot run) in a job's file options, checked
+/// when the job is added to a run (not by `--parse-only`): rfio's words,
+/// and fio's where fio refuses it when it adds the job.
+pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let caps = crate::ioengine::lookup(&job.ioengine).map(|def| (def.caps)(&job.engine));
+    if job.file.append && caps.is_some_and(|c| c.no_extend) {
+        // fio's fixup_options: "can't append/extent with IO engine".
+        out.push((
+            format!(
+                "file_append=1: fio can't append/extent with IO engine {}",
+                job.ioengine
+            ),
+            Some(format!(
+                "fio: can't append/extent with IO engine {}",
+                job.ioengine
+            )),
+        ));
+    }
+    let percent = |s: &Share| matches!(s, Share::Percent(_));
+    if Opts(&job.options).bytes("offset_align") == Some(0)
+        && (percent(&job.offsets.offset) || percent(&job.offsets.offset_increment))
+    {
+        // fio's get_start_offset divides by the alignment it was given.
+        out.push((
+            "offset_align=0 with a percentage offset: fio divides by it (and dies with \
+             SIGFPE); leave it unset to align to the smallest block size"
+                .into(),
+            None,
+        ));
+    }
+    let registered = match &job.engine.options {
+        crate::ioengine::EngineOptions::IoUring(u) => u.registerfiles || u.sqthread_poll,
+        _ => false,
+    };
+    if registered && job.file.open_limit(job.files.len()) < job.files.len() {
+        out.push((
+            "rfio does not support openfiles below the number of files with io_uring's \
+             registerfiles or sqthread_poll yet (every file is registered when the job starts)"
+                .into(),
+            None,
+        ));
+    }
+    out
 }
 
 /// `name` under `dir`, as fio's `set_name_idx` then `add_file` join them:

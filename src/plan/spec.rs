@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::resolve::bs::BlockOptions;
 use super::resolve::buffers::BufferOptions;
 use super::resolve::exec::ExecOptions;
+use super::resolve::files::FileOptions;
 use super::resolve::flow::FlowOptions;
 use super::resolve::io::IoOptions;
 use super::resolve::iolog::IologOptions;
@@ -183,6 +184,8 @@ pub struct JobSpec {
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
     pub(crate) directories: Vec<String>,
+    /// How the job treats its files (`openfiles`, `lockfile`, ...).
+    pub(crate) file: FileOptions,
     /// What the job records (`report.stats`) and how it is reported,
     /// resolved from its options (`super::report`).
     pub report: JobInfo,

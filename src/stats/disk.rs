@@ -206,7 +206,7 @@ impl DiskWatch {
 }
 
 /// The sysfs directory of the whole device holding `path`.
-fn device_dir(path: &Path) -> Option<PathBuf> {
+pub(crate) fn device_dir(path: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     // The file, or the nearest directory above it that exists yet (a job
     // may create `sub/data.bin` and `sub/` with it).

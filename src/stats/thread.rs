@@ -209,6 +209,21 @@ impl ThreadStats {
         }
     }
 
+    /// An `fdatasync` (`slot` 0) or `sync_file_range` (`slot` 1) call
+    /// took `lat_ns`: fio records its latency with the syncs' but counts
+    /// the call past the end of its per-direction I/O totals
+    /// (`total_io_u[4]` and `[5]` are `short_io_u[0]` and `[1]`): as a
+    /// short read or write, not in the syncs' total.
+    pub(crate) fn sync_in_short_slot(&mut self, slot: usize, lat_ns: u64) {
+        self.short_ios[slot.min(2)] += 1;
+        if self.cfg.clat {
+            self.sync.add(lat_ns);
+            self.sync_hist
+                .get_or_insert_with(Box::default)
+                .record(lat_ns);
+        }
+    }
+
     /// The engine completes each I/O in its submission call (fio's
     /// `FIO_SYNCIO`): the time from an I/O's start to its issue counts in
     /// `lat`, but fio records and logs no submission latency for it.

@@ -21,6 +21,7 @@ use super::think::ThinkTime;
 use super::verify::LoadedState;
 use super::zbd::{self, ZbdRegistry};
 use crate::ioengine::{self, Caps, EngineDef};
+use crate::plan::resolve::files::LockMode;
 use crate::plan::resolve::io::IoOptions;
 use crate::plan::resolve::ZoneMode;
 use crate::plan::spec::JobSpec;
@@ -91,6 +92,15 @@ pub(crate) struct Prepared<'a> {
     /// `zonemode=zbd`: fio's lines once the files are laid out (regions
     /// rounded to whole zones).
     pub(super) zbd_notes: Vec<String>,
+    /// `file_append` on regular files: only the first pass does I/O (fio
+    /// starts every later loop at the end of the file as it is then,
+    /// beyond the region, and stops when a loop moves nothing).
+    pub(super) append_once: bool,
+    /// Each file's region as the generators were set up over it, to set
+    /// them up again ([`Prepared::restore_gen`]).
+    pub(super) regions: Vec<offsets::FileRegion>,
+    /// `lockfile=exclusive`: each file's lock (`None`: no locking).
+    pub(super) locks: Option<Box<[super::lock::FileLock]>>,
 }
 
 impl<'a> Prepared<'a> {
@@ -130,6 +140,13 @@ impl<'a> Prepared<'a> {
             return Prepared::replaying(spec, engine, caps, replay, verify_state);
         }
         if spec.files.is_empty() {
+            if spec.file.opendir.is_some() {
+                // opendir= found nothing: fio fails the job as one without
+                // a size.
+                return Err(RunError::NoSize {
+                    job: spec.name.clone(),
+                });
+            }
             return Err(RunError::NoFiles {
                 job: spec.name.clone(),
             });
@@ -166,6 +183,7 @@ impl<'a> Prepared<'a> {
         let mut draw = 0;
         // The files' sizes before any layout (fio reads the zones then).
         let mut sizes = Vec::with_capacity(spec.files.len());
+        let mut all_regular = true;
         for (i, f) in spec.files.iter().enumerate() {
             let fixed = engine_size.filter(|_| i == 0);
             let meta = std::fs::metadata(&f.path).ok().filter(|_| fixed.is_none());
@@ -192,6 +210,7 @@ impl<'a> Prepared<'a> {
             let is_device = meta
                 .as_ref()
                 .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
+            all_regular &= !is_device;
             // fio keeps an existing file whose size is in the range and takes
             // no draw for it; the others take the draws in order.
             let drawn = match f.range {
@@ -210,18 +229,26 @@ impl<'a> Prepared<'a> {
                 .or(spec.size.map(|s| s / nfiles))
                 .or((fill && !is_device).then_some(FILL_SIZE))
                 .or(caps.no_io.then(|| spec.bs[0].1.max(1)));
-            // fio's real_file_size: what the file has, or will have once laid
-            // out; `start_offset` takes percentages of it.
-            // With `filesize=` the drawn size is the whole file's.
+            // fio's real_file_size when it places the region: what the file
+            // has (a file not there yet has nothing); `start_offset` takes
+            // percentages of it. With `filesize=` the drawn size is the
+            // whole file's; without files, what the job will cover.
             let whole = drawn.filter(|_| f.whole);
             let real = match (fixed, whole) {
                 (Some(size), _) => size,
                 (None, Some(w)) => existing.unwrap_or(0).max(w),
+                (None, None) if caps.needs_files => existing.unwrap_or(0),
                 (None, None) => existing
                     .unwrap_or(0)
                     .max(spec.offset + planned.unwrap_or(0)),
             };
-            let start = offsets::start_offset(spec, real);
+            // file_append: a regular file's region starts at its end (fio's
+            // get_start_offset; a missing file is empty).
+            let start = if spec.file.append && !is_device {
+                existing.unwrap_or(0)
+            } else {
+                offsets::start_offset(spec, real)
+            };
             let from_file = || {
                 (caps.needs_files || fixed.is_some())
                     .then(|| existing.map(|len| len.saturating_sub(start)))
@@ -372,6 +399,14 @@ impl<'a> Prepared<'a> {
             replay: None,
             links: Links::default(),
             zbd_notes,
+            append_once: spec.file.append && all_regular,
+            regions,
+            locks: (spec.file.lock == LockMode::Exclusive).then(|| {
+                spec.files
+                    .iter()
+                    .map(|f| super::lock::lock_of(&f.path))
+                    .collect()
+            }),
         })
     }
 
@@ -395,6 +430,13 @@ impl<'a> Prepared<'a> {
             .then(|| cache_invalidation_failed(path))
     }
 
+    /// `lockfile=exclusive`: hold file `fi`'s lock while an I/O of it is
+    /// handed to the engine (`None`: the job does not lock).
+    #[inline]
+    pub(super) fn lock_file(&self, fi: usize) -> Option<std::sync::MutexGuard<'_, ()>> {
+        self.locks.as_ref().map(|l| super::lock::hold(&l[fi]))
+    }
+
     /// The offset generators, for the job's one run.
     pub(super) fn take_gen(&self) -> IoGen {
         self.gen
@@ -408,6 +450,34 @@ impl<'a> Prepared<'a> {
     /// (a later group's job: its files may change before then).
     pub(super) fn release_gen(&self) {
         *self.gen.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Set the generators up again after [`Prepared::release_gen`], over
+    /// the same regions (fio sized the files once, when it set them up).
+    pub(super) fn restore_gen(&self) -> Result<(), RunError> {
+        let mut gen = self.gen.lock().unwrap_or_else(|e| e.into_inner());
+        if gen.is_some() {
+            return Ok(());
+        }
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        let with_names: Vec<_> = self
+            .regions
+            .iter()
+            .zip(&names)
+            .map(|(r, n)| (*r, n.as_str()))
+            .collect();
+        let fresh = IoGen::new(self.spec, &self.spec.seeds, &with_names).map_err(|e| {
+            RunError::Refused {
+                job: self.spec.name.clone(),
+                msg: e.to_string(),
+            }
+        })?;
+        *gen = Some(fresh);
+        Ok(())
     }
 
     /// The files this job lays out before it starts, for the free-space
@@ -439,14 +509,15 @@ impl<'a> Prepared<'a> {
     /// How this job lays its files out.
     fn mode(&self) -> Mode {
         let p = self.spec.pattern;
-        Mode::for_job(
+        Mode::appending(
             p.read,
             p.writes(),
             self.set.overwrite,
             self.caps.no_extend,
-            self.set.fallocate,
-            self.set.create_fsync,
+            self.spec.file.append,
         )
+        .with(self.set.fallocate, self.set.create_fsync)
+        .allow_create(self.spec.file.allow_create)
         .readonly(self.spec.readonly)
     }
 

@@ -35,11 +35,14 @@ pub(crate) struct Mode {
     /// `--readonly`: nothing may be written; a file that needs laying out
     /// is refused before anything is touched.
     pub(crate) readonly: bool,
+    /// `allow_file_create` (default on): a missing file may be created.
+    pub(crate) allow_create: bool,
 }
 
 impl Mode {
     /// fio's choice (`extend_file`) for a job that reads and/or writes;
     /// `no_extend`: the engine cannot grow files (fio's `FIO_NOEXTEND`).
+    #[cfg(test)]
     pub(crate) fn for_job(
         reads: bool,
         writes: bool,
@@ -48,14 +51,44 @@ impl Mode {
         fallocate: Fallocate,
         fsync: bool,
     ) -> Mode {
-        let fill = reads || (writes && (overwrite || no_extend));
-        let unlink_first = fill || (writes && !overwrite);
+        Mode::appending(reads, writes, overwrite, no_extend, false).with(fallocate, fsync)
+    }
+
+    /// The same with `file_append` (`append`): a job that only writes
+    /// keeps the file and extends it (fio neither unlinks nor refills it).
+    pub(crate) fn appending(
+        reads: bool,
+        writes: bool,
+        overwrite: bool,
+        no_extend: bool,
+        append: bool,
+    ) -> Mode {
+        let fill = reads || (writes && ((overwrite && !append) || no_extend));
+        let unlink_first = fill || (writes && !overwrite && !append);
         Mode {
             fill,
             unlink_first,
+            fallocate: Fallocate::Native,
+            fsync: false,
+            readonly: false,
+            allow_create: true,
+        }
+    }
+
+    /// The same, with `fallocate` and `create_fsync`.
+    pub(crate) fn with(self, fallocate: Fallocate, fsync: bool) -> Mode {
+        Mode {
             fallocate,
             fsync,
-            readonly: false,
+            ..self
+        }
+    }
+
+    /// The same, with `allow_file_create` as given.
+    pub(crate) fn allow_create(self, allow_create: bool) -> Mode {
+        Mode {
+            allow_create,
+            ..self
         }
     }
 
@@ -80,6 +113,10 @@ pub(crate) struct Failed {
     /// `Laying out IO file` line all the same).
     pub(crate) laid: Option<crate::stats::Layout>,
 }
+
+/// fio's line when `allow_file_create=0` keeps it from creating a file.
+pub(crate) const CREATION_DISALLOWED: &str =
+    "fio: file creation disallowed by allow_file_create=0\n";
 
 /// fio's line when `--readonly` keeps it from laying a file out.
 pub(crate) const READONLY_NOTE: &str = "fio: refusing extend of file due to read-only\n";
@@ -114,6 +151,17 @@ impl Failed {
                 strerror(errno)
             ),
             note: None,
+            laid: None,
+        }
+    }
+
+    /// `allow_file_create=0` and the file is missing: fio says so and
+    /// fails the job's set-up without an error of the job.
+    pub(crate) fn creation_disallowed() -> Failed {
+        Failed {
+            errno: 0,
+            msg: String::new(),
+            note: Some(CREATION_DISALLOWED.to_string()),
             laid: None,
         }
     }
@@ -217,13 +265,19 @@ pub(crate) fn lay_out(
             _ => {}
         }
     }
-    let mut f = OpenOptions::new()
+    let mut f = match OpenOptions::new()
         .write(true)
-        .create(true)
+        .create(mode.allow_create)
         .truncate(mode.fill)
         .mode(0o644)
         .open(path)
-        .map_err(|e| Failed::extend(&e, 174, "open"))?;
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !mode.allow_create => {
+            return Err(Failed::creation_disallowed())
+        }
+        Err(e) => return Err(Failed::extend(&e, 174, "open")),
+    };
     fallocate(&f, size, mode.fallocate);
     if !mode.fill {
         return Ok(());

@@ -1,11 +1,15 @@
 //! Runs a plan: each reporting group's jobs concurrently, groups in order.
 
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::dedupe::DedupePeers;
 pub(crate) use super::error::RunError;
 use super::job::Prepared;
+use super::layout::Failed;
 use super::links::RunLinks;
 pub(crate) use super::log::{Log, StdLog};
 use super::progress::{JobState, Progress};
@@ -14,8 +18,9 @@ use super::steadystate::Monitor;
 use super::stop::{JobStops, Stop};
 use super::zbd::ZbdRegistry;
 use crate::plan::resolve::io::ExitWhat;
+use crate::plan::resolve::zones::ZoneMode;
 use crate::plan::spec::{JobSpec, Plan};
-use crate::stats::{DiskWatch, JobReport, RunReport};
+use crate::stats::{DiskWatch, JobReport, Layout, RunReport};
 
 /// The most jobs a run may have, counted over all its groups: fio 3.33
 /// keeps its jobs in shared-memory segments of 8, at most 511 of them, and
@@ -100,6 +105,7 @@ pub(crate) fn run_with_progress(
             log.err(&format!("{NO_RUNTIME_WARNING}\n"));
         }
     }
+    announce_opendir(plan, log);
     let started_ms = epoch_ms();
     // The time thread of `gtod_cpu`; the control groups the jobs make go
     // when the run is over.
@@ -131,13 +137,14 @@ pub(crate) fn run_with_progress(
                 }
                 prepared.push(Some(p))
             }
-            // A later group may create the file this job needs a size
-            // from: it is set up again when its group starts.
-            // Likewise the log a replaying job reads (fio reads it as
-            // the job starts).
-            Err(RunError::NoSize { .. } | RunError::Iolog { .. }) if spec.group_id > 0 => {
+            // An earlier job's layout (or, without create_serialize, an
+            // earlier group) may create the file this job needs a size
+            // from: it is set up again then. Likewise the log a replaying
+            // job of a later group reads (fio reads it as the job starts).
+            Err(RunError::NoSize { .. }) if i > 0 || !spec.file.create_serialize => {
                 prepared.push(None)
             }
+            Err(RunError::Iolog { .. }) if spec.group_id > 0 => prepared.push(None),
             Err(e) => {
                 setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
                 prepared.push(None);
@@ -178,18 +185,41 @@ pub(crate) fn run_with_progress(
         .map(|_| (Mutex::new(false), Condvar::new()))
         .collect();
     let mut jobs: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
+    // create_serialize: every such job's files, in job order, now.
+    let mut serial = serial_setup(
+        plan,
+        &mut prepared,
+        &mut setup_failed,
+        &peers,
+        &links,
+        &zbd,
+        progress,
+        log,
+        stop,
+    )?;
     for g in 0..plan.groups() {
         let mut members: Vec<usize> = (0..plan.jobs.len())
             .filter(|&i| plan.jobs[i].group_id == g)
             .collect();
-        if g > 0 && !(stop_everything.load(Ordering::Relaxed) || stop.requested()) {
-            // fio sets a job's files up when its group starts: sizes come
-            // from the files as the earlier groups left them.
+        if !(stop_everything.load(Ordering::Relaxed) || stop.requested()) {
+            // Without create_serialize fio sets a job's files up when it
+            // starts: sizes come from the files as the earlier groups left
+            // them. The others were set up before the first group.
             for &i in &members {
                 if setup_failed[i].is_some() {
                     continue;
                 }
                 let spec = &plan.jobs[i];
+                let zbd_job = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(_))));
+                if let Some(p) = prepared[i]
+                    .as_ref()
+                    .filter(|_| spec.file.create_serialize && !zbd_job)
+                {
+                    if let Err(e) = p.restore_gen() {
+                        setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                    }
+                    continue;
+                }
                 match Prepared::new_in(spec, Some(&zbd)) {
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
@@ -217,10 +247,10 @@ pub(crate) fn run_with_progress(
         });
         let layouts: Vec<_> = members
             .iter()
-            .map(|&i| {
-                if stop_everything.load(Ordering::Relaxed) || stop.requested() {
-                    Ok(None)
-                } else {
+            .map(|&i| match serial[i].take() {
+                Some(laid) => laid,
+                None if stop_everything.load(Ordering::Relaxed) || stop.requested() => Ok(None),
+                None => {
                     let p = prepared[i].as_ref().expect("set up");
                     let laid = p.lay_out(log, stop);
                     p.zbd_notes(log);
@@ -480,6 +510,109 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             Some(report)
         }
         _ => None,
+    }
+}
+
+/// What laying a job's files out gave.
+type Laid = Result<Option<Layout>, Failed>;
+
+/// When each job's files are set up (fio's `create_serialize`): with
+/// `create_serialize=1` (fio's default) fio sets up every job's files in
+/// `run_threads`, one job after another in job order, before the first
+/// job starts: each job is sized from its files as the jobs before it left
+/// them (their layouts, not their I/O), and laid out. With
+/// `create_serialize=0` a job sets its files up when it starts (rfio: when
+/// its group starts, after the groups before it ran).
+///
+/// Set up, in job order, the files of every job with `create_serialize`
+/// (fio's `run_threads` before any job starts). A job is prepared again
+/// when an earlier job laid out one of its files, or when it had no size
+/// before. Returns each such job's layout, by job index.
+#[allow(clippy::too_many_arguments)]
+fn serial_setup<'p>(
+    plan: &'p Plan,
+    prepared: &mut [Option<Prepared<'p>>],
+    setup_failed: &mut [Option<JobReport>],
+    peers: &DedupePeers,
+    links: &RunLinks,
+    zbd: &ZbdRegistry,
+    progress: &Progress,
+    log: &dyn Log,
+    stop: &Stop,
+) -> Result<Vec<Option<Laid>>, RunError> {
+    let mut laid: Vec<Option<Laid>> = (0..plan.jobs.len()).map(|_| None).collect();
+    let mut touched: HashSet<PathBuf> = HashSet::new();
+    for (i, spec) in plan.jobs.iter().enumerate() {
+        if !spec.file.create_serialize || setup_failed[i].is_some() {
+            continue;
+        }
+        if prepared[i].is_none() && !spec.iolog.read.is_empty() {
+            // The log it replays may come from an earlier group: fio reads
+            // it as the job starts.
+            continue;
+        }
+        // zonemode=zbd: the zones are read once (as the first group's jobs
+        // are made ready, or when a later group starts), not again here.
+        let zbd_job = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(_))));
+        if zbd_job && (spec.group_id > 0 || prepared[i].is_none()) {
+            continue;
+        }
+        let stale = !zbd_job
+            && (prepared[i].is_none() || spec.files.iter().any(|f| touched.contains(&f.path)));
+        if stale {
+            match Prepared::new_in(spec, Some(zbd)) {
+                Ok(mut p) => {
+                    p.filler.share_working_set(peers);
+                    p.links = links.of(i, spec);
+                    check_devices(std::iter::once(&p))?;
+                    safety::check_space(&p.layout_needs())?;
+                    progress.jobs()[i].set_total_bytes(p.total_bytes);
+                    prepared[i] = Some(p);
+                }
+                Err(e) => {
+                    prepared[i] = None;
+                    setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                    continue;
+                }
+            }
+        }
+        let Some(p) = prepared[i].as_ref() else {
+            continue;
+        };
+        let result = if stop.requested() {
+            Ok(None)
+        } else {
+            let laid = p.lay_out(log, stop);
+            p.zbd_notes(log);
+            laid
+        };
+        let wrote = match &result {
+            Ok(l) => l.is_some(),
+            Err(e) => e.laid.is_some(),
+        };
+        if wrote {
+            touched.extend(p.files.iter().map(|f| f.path.clone()));
+        }
+        if spec.group_id > 0 {
+            // Its generators are set up again when its group starts.
+            p.release_gen();
+        }
+        laid[i] = Some(result);
+    }
+    Ok(laid)
+}
+
+/// fio's line for each `opendir=` setting, with the number of files it
+/// added (fio prints it on stdout as it reads the option; rfio keeps
+/// stdout for the report).
+fn announce_opendir(plan: &Plan, log: &dyn Log) {
+    let mut seen = HashSet::new();
+    for spec in &plan.jobs {
+        if let Some(found) = &spec.file.opendir {
+            if seen.insert(found.at.as_str()) {
+                log.err(&format!("fio: opendir added {} files\n", found.files.len()));
+            }
+        }
     }
 }
 

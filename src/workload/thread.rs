@@ -53,17 +53,19 @@ impl Prepared<'_> {
                 Err(e)
             }
         });
+        let mut setup_failed = false;
         let laid = match layout {
             Ok(l) => {
                 self.execute(&mut ts, stop, progress, log);
                 l
             }
             Err(e) => {
+                setup_failed = e.errno == 0;
                 if let Some(note) = &e.note {
                     log.err(note);
                 }
                 ts.error = e.errno;
-                ts.error_msg = Some(e.msg);
+                ts.error_msg = (!setup_failed).then_some(e.msg);
                 // fio lays files out before it starts the job's process:
                 // the job has no pid yet.
                 pid = 0;
@@ -79,7 +81,9 @@ impl Prepared<'_> {
                 ts.error_msg.as_deref().unwrap_or("")
             ));
         }
-        JobReport::new(spec.report.clone(), pid, laid, &ts)
+        let mut report = JobReport::new(spec.report.clone(), pid, laid, &ts);
+        report.setup_failed = setup_failed;
+        report
     }
 
     /// `block_error_percentiles`: one word per trim-sized block of the
@@ -232,6 +236,9 @@ impl Prepared<'_> {
         };
         if let Err(f) = self.place.renice() {
             return failed(ts, f);
+        }
+        if let Err((errno, msg)) = self.switch_ioscheduler(log) {
+            return failed(ts, Failure::Error(errno, msg));
         }
         if !self.place.prerun(log) {
             return;

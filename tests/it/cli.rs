@@ -271,18 +271,23 @@ fn version_names_the_fio_release() {
 
 #[test]
 fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
+    // Every core option of fio 3.33 runs (write_barrier, the last one
+    // refused here, with the file options of issue 11): only options of
+    // engines rfio does not run are left, and those engines are refused
+    // (tests/it/engines_more.rs).
+    let left: Vec<&str> = rfio::api::OPTIONS
+        .iter()
+        .filter(|o| o.engines.is_empty() && o.support == rfio::api::Support::NotYet)
+        .map(|o| o.name)
+        .collect();
+    assert_eq!(left, Vec::<&str>::new());
     let dir = TempDir::new("notyet");
     dir.write(
         "job.fio",
         "[x]\nioengine=null\nsize=1m\nnumjobs=2\nwrite_barrier=4\n",
     );
     let o = rfio(&dir, &["job.fio"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "rfio: job.fio:5:1: job 'x': rfio does not support write_barrier yet\n"
-    );
-    assert_eq!(stdout(&o), "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // --parse-only accepts what fio accepts.
     let o = rfio(&dir, &["--parse-only", "job.fio"]);
     assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));

@@ -17,6 +17,7 @@ mod engines;
 mod engines_more;
 mod engines_net2;
 mod eta;
+mod file_options;
 mod fill_device;
 mod fio_tools;
 mod flags;

@@ -4,11 +4,11 @@ use super::buffers::{self, BufferOptions};
 use super::iolog::{self, IologOptions};
 use super::read::Opts;
 use super::steadystate::{self, SteadyStateOptions};
-use super::{bs, exec, io, offsets, placement, random, rate, think, verify, zones};
+use super::{bs, exec, files, io, offsets, placement, random, rate, think, verify, zones};
 use super::{flow, submit};
 use super::{
-    BlockOptions, ExecOptions, IoOptions, OffsetOptions, PlacementOptions, RateOptions, Refusal,
-    SeedOptions, ThinkOptions, VerifyOptions, ZoneMode,
+    BlockOptions, ExecOptions, FileOptions, IoOptions, OffsetOptions, PlacementOptions,
+    RateOptions, Refusal, SeedOptions, ThinkOptions, VerifyOptions, ZoneMode,
 };
 use crate::options::jobopts::JobOptions;
 use crate::options::value::parse_signed_size;
@@ -49,6 +49,8 @@ pub(crate) struct Resolved {
     pub(crate) submit: submit::SubmitOptions,
     /// `directory=`, split at `:`.
     pub(crate) directories: Vec<String>,
+    /// `openfiles`, `lockfile`, `file_append`, ... (`resolve::files`).
+    pub(crate) file: FileOptions,
     /// Values rfio refuses, in its words.
     pub(crate) invalid: Vec<String>,
 }
@@ -75,6 +77,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
     );
     let iolog = iolog::resolve(o, &mut invalid);
     let host = super::host::resolve(o, &mut invalid);
+    let file = files::resolve(o, &mut invalid);
     Resolved {
         pattern,
         bs,
@@ -101,6 +104,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
             Some(d) => crate::plan::files::split_colons(d),
             None => Vec::new(),
         },
+        file,
         invalid,
     }
 }

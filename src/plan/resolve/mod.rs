@@ -40,6 +40,7 @@
 pub(crate) mod bs;
 pub(crate) mod buffers;
 pub(crate) mod exec;
+pub(crate) mod files;
 pub(crate) mod flow;
 pub(crate) mod host;
 pub(crate) mod io;
@@ -59,6 +60,7 @@ pub(crate) mod zones;
 
 pub(crate) use bs::BlockOptions;
 pub(crate) use exec::ExecOptions;
+pub(crate) use files::FileOptions;
 pub(crate) use io::IoOptions;
 pub(crate) use offsets::OffsetOptions;
 pub(crate) use placement::PlacementOptions;

@@ -1,53 +1,33 @@
 //! The job's files in the loop (fio's `td_io_open_file` at the start of a
 //! pass, `close_files` at its end): opened through the engine, with the
-//! cache invalidation and `fadvise_hint` fio does on open.
+//! cache invalidation, `fadvise_hint` and `write_hint` fio applies on
+//! open.
+//!
+//! With `openfiles` below the number of files, nothing is opened when the
+//! pass starts: the file service opens a file when it first picks it and
+//! closes it when it is done (see `offsets::open_limit`); the loop
+//! carries those opens and closes out on the engine
+//! ([`Exec::file_events`]) before the I/O that needed them.
 
 use super::super::clock::Clock;
+use super::super::errno::verror;
+use super::super::offsets::open_limit::FileEvent;
+use super::sync::SyncError;
 use super::Exec;
-use crate::ioengine::{FileTarget, OpenFlags};
+use crate::ddir::Ddir;
+use crate::ioengine::{FileId, FileTarget, OpenFlags};
 
 impl<C: Clock> Exec<'_, '_, C> {
-    /// Open (and invalidate) every file; false when one fails.
+    /// Open (and invalidate) every file, or, with `openfiles`, none yet;
+    /// false when one fails.
     pub(super) fn open_files(&mut self) -> bool {
         let job = self.job;
-        let spec = job.spec;
-        let p = job.pattern();
-        let flags = OpenFlags {
-            direct: spec.direct,
-            write: p.writes(),
-            sync: job.set.o_sync,
-            dsync: job.set.o_dsync,
-            // fio's generic_open_file: O_CREAT for a job that writes.
-            create: job.set.create_on_open || p.write,
-        };
-        for (i, f) in job.files.iter().enumerate() {
-            let target = FileTarget {
-                path: f.path.clone(),
-                flags,
-                region_end: f.end(),
-            };
-            let t0 = self.now();
-            match self.engine.open(&target) {
-                Ok(id) => self.ids[i] = id,
-                Err(e) => {
-                    // fio prints no line of its own for it (the job's
-                    // `err=` line says it).
-                    self.engine.close_all();
-                    if let Some(note) = job.open_failure_note(&f.path) {
-                        self.log.err(&note);
-                    }
-                    self.fail_with(e.errno, job.open_verror(&e));
+        let lazy = self.gen.select.limit.is_some();
+        self.files_open = 0;
+        if !lazy {
+            for i in 0..job.files.len() {
+                if !self.open_file(i) {
                     return false;
-                }
-            }
-            self.op_ns[i] = self.now().saturating_sub(t0);
-            self.op_pending[i] = true;
-            if self.caps.needs_files && !self.caps.file_op {
-                if job.set.invalidate && !spec.direct {
-                    let _ = self.engine.invalidate(self.ids[i]);
-                }
-                if let Some(advice) = job.set.fadvise {
-                    let _ = self.engine.fadvise(self.ids[i], f.start, f.len, advice);
                 }
             }
         }
@@ -61,11 +41,172 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.fail_with(e.errno, job.open_verror(&e));
             return false;
         }
-        self.progress.set_files_open(job.files.len() as u32);
-        if crate::debug::on(crate::debug::Cat::File) {
+        self.progress.set_files_open(self.files_open);
+        if !lazy && crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd open");
         }
         true
+    }
+
+    /// How the job opens its files (fio's `generic_open_file` flags).
+    fn open_flags(&self) -> OpenFlags {
+        let job = self.job;
+        let spec = job.spec;
+        let p = job.pattern();
+        let allow = spec.file.allow_create;
+        OpenFlags {
+            direct: spec.direct,
+            write: p.writes(),
+            sync: job.set.o_sync,
+            dsync: job.set.o_dsync,
+            // fio's generic_open_file: O_CREAT for a job that writes, and
+            // never without allow_file_create.
+            create: allow && (job.set.create_on_open || p.write),
+            atomic: spec.file.atomic,
+        }
+    }
+
+    /// Open file `i` through the engine and apply what fio applies on
+    /// open; false (the job failed) when that fails.
+    fn open_file(&mut self, i: usize) -> bool {
+        let job = self.job;
+        let spec = job.spec;
+        let f = &job.files[i];
+        let target = FileTarget {
+            path: f.path.clone(),
+            flags: self.open_flags(),
+            region_end: f.end(),
+        };
+        let t0 = self.now();
+        match self.engine.open(&target) {
+            Ok(id) => self.ids[i] = id,
+            Err(e) => {
+                // fio prints no line of its own for it (the job's
+                // `err=` line says it).
+                self.engine.close_all();
+                if let Some(note) = job.open_failure_note(&f.path) {
+                    self.log.err(&note);
+                }
+                if e.errno == libc::EMFILE {
+                    // fio's td_io_open_file (which goes on to the next file
+                    // and says it again for each).
+                    self.log.err(&format!(
+                        "fio: try reducing/setting openfiles (failed at {} of {})\n",
+                        self.files_open,
+                        job.files.len()
+                    ));
+                }
+                self.fail_with(e.errno, job.open_verror(&e));
+                return false;
+            }
+        }
+        self.files_open += 1;
+        self.op_ns[i] = self.now().saturating_sub(t0);
+        self.op_pending[i] = true;
+        if self.caps.needs_files && !self.caps.file_op {
+            if job.set.invalidate && !spec.direct {
+                let _ = self.engine.invalidate(self.ids[i]);
+            }
+            if let Some(advice) = job.set.fadvise {
+                let _ = self.engine.fadvise(self.ids[i], f.start, f.len, advice);
+            }
+            if let Some(hint) = spec.file.write_hint {
+                let fd = self.engine.raw_fd(self.ids[i]);
+                let r = fd.map_or(Ok(()), |fd| {
+                    crate::ioengine::set_write_hint(fd, spec.direct, hint.0)
+                });
+                if let Err(errno) = r {
+                    self.engine.close_all();
+                    self.fail_with(errno, verror("ioengines.c:596", "fcntl write hint", errno));
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Carry out the opens and closes the file service decided (with
+    /// `openfiles`); false when an open failed (the job failed).
+    pub(super) fn file_events(&mut self) -> bool {
+        loop {
+            let Some(ev) = self.gen.select.limit.as_mut().and_then(|l| l.next_event()) else {
+                return true;
+            };
+            match ev {
+                FileEvent::Open(i) => {
+                    if !self.open_file(i) {
+                        return false;
+                    }
+                }
+                FileEvent::Close(i) => {
+                    if self.job.set.fsync_on_close && self.job.spec.pattern.write {
+                        // fio's put_file: fsync_on_close syncs at each close.
+                        let _ = self.sync_file(i, Ddir::Sync, false);
+                    }
+                    self.engine.close_file(self.ids[i]);
+                    self.files_open = self.files_open.saturating_sub(1);
+                }
+            }
+            self.progress.set_files_open(self.files_open);
+        }
+    }
+
+    /// The engine's id of file `fi` for an I/O outside the file service
+    /// (a verify read): with `openfiles`, a closed file is opened first,
+    /// whatever the limit (as fio's verify path), and the I/O holds it
+    /// open until it completes.
+    pub(super) fn file_id(&mut self, fi: usize) -> FileId {
+        if self.gen.select.limit.is_some() {
+            self.gen.select.open_outside(fi);
+            self.file_events();
+        }
+        self.ids[fi]
+    }
+
+    /// Whether file `fi` is open on the engine (always, without
+    /// `openfiles`).
+    pub(super) fn file_open(&self, fi: usize) -> bool {
+        self.gen.select.limit.as_ref().is_none_or(|l| l.is_open(fi))
+    }
+
+    /// A data I/O of file `fi` is over (completed, failed, or given up):
+    /// with `openfiles`, a file closing waits for it.
+    #[inline]
+    pub(super) fn file_io_done(&mut self, fi: usize) {
+        if let Some(l) = self.gen.select.limit.as_mut() {
+            l.put(fi);
+        }
+    }
+
+    /// The file service refused a pick (`openfiles`): reap one I/O, after
+    /// which it may pick again.
+    pub(super) fn file_busy(&mut self) -> bool {
+        if !self.gen.select.take_busy() {
+            return false;
+        }
+        self.reap(1);
+        true
+    }
+
+    /// Sync file `fi` as [`Exec::sync_file`] does, first opening it when
+    /// `openfiles` closed it, and closing it again after (fio's
+    /// `fio_file_fsync`).
+    pub(super) fn sync_any(&mut self, fi: usize, dir: Ddir, record: bool) -> Result<(), SyncError> {
+        if self.file_open(fi) {
+            return self.sync_file(fi, dir, record);
+        }
+        if let Some(l) = self.gen.select.limit.as_mut() {
+            l.open(fi);
+        }
+        if !self.file_events() {
+            return Err(SyncError::Io(self.ts.error));
+        }
+        let r = self.sync_file(fi, dir, record);
+        if let Some(l) = self.gen.select.limit.as_mut() {
+            l.close(fi);
+        }
+        self.file_events();
+        r
     }
 
     /// After a pass: close the files.
@@ -84,6 +225,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         if dropped > 0 && self.time.recording() {
             self.ts.drop_ios[0] += dropped;
         }
+        self.files_open = 0;
         self.progress.set_files_open(0);
     }
 }

@@ -102,6 +102,8 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     /// and whether that time is still to be recorded.
     op_ns: Box<[u64]>,
     op_pending: Box<[bool]>,
+    /// Files the engine has open (the status line's count).
+    files_open: u32,
     gen: IoGen,
     rate: Option<RateLimiter>,
     think: Option<ThinkTime>,
@@ -174,6 +176,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             ids: vec![FileId(0); nfiles].into_boxed_slice(),
             op_ns: vec![0; nfiles].into_boxed_slice(),
             op_pending: vec![false; nfiles].into_boxed_slice(),
+            files_open: 0,
             gen: job.take_gen(),
             rate: job.rate.clone(),
             think: job.think.clone(),
@@ -193,7 +196,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             count: Counters::default(),
             halt: Halt::Running,
             just_done_ns: None,
-            sync: Cadence::new(&job.set),
+            sync: Cadence::new(&job.set).with_range(spec.file.sync_range, nfiles),
             // An offloaded pass, as a synchronous one, counts no bytes.
             verify: Readback::new(job, caps.is_sync || env.offload.is_some()),
             lat: Latency::new(spec),
@@ -219,6 +222,11 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
     pub(crate) fn run_passes(&mut self) {
         let job = self.job;
         let spec = job.spec;
+        if spec.file.create_only {
+            // The files are laid out, the job is done (fio's setup_files
+            // sets td->done; its I/O loop never starts).
+            return;
+        }
         self.clock.restart();
         // The queue depth the report shows: iodepth (or what the latency
         // target settles on, below).
@@ -298,7 +306,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             if self.time.runtime_over(self.now()) {
                 break;
             }
-            if !self.budget.another_pass(pass, self.count.done_bytes) {
+            if !self.budget.another_pass(pass, self.count.done_bytes) || job.append_once {
                 break;
             }
             self.halt = Halt::Running;

@@ -19,6 +19,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             // fio's clear_io_state: files from their start, generators
             // re-seeded as randrepeat says.
             self.gen.reset();
+            self.sync.new_pass();
             self.engine.new_loop();
             if let Some(r) = self.rate.as_mut() {
                 r.reset();
@@ -97,8 +98,14 @@ impl<C: Clock> Exec<'_, '_, C> {
                     self.log_closed_files();
                 }
                 let Some(next) = next else {
+                    if self.replay.is_none() && self.file_busy() {
+                        continue;
+                    }
                     break;
                 };
+                if self.gen.select.limit.is_some() && !self.file_events() {
+                    break;
+                }
                 if self.verify.on() && self.pattern_io_stops(&next) {
                     break;
                 }
@@ -201,9 +208,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         if next.dir != Ddir::Trim {
             self.pass_issued_ios += 1;
         }
-        if next.dir == Ddir::Write {
-            self.sync.wrote(next.file);
-        }
+        self.sync.issued(next.dir, next.file, next.offset, next.len);
         Some(t)
     }
 

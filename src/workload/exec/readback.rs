@@ -453,7 +453,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     fn setup_unit(&mut self, t: u32, dir: Ddir, piece: &Piece, now: u64) {
         let buf = self.units.buf(t);
         let fi = piece.file as usize;
-        let file = self.ids[fi];
+        let file = self.file_id(fi);
         let u = self.units.get_mut(t);
         u.io.file = file;
         u.io.dir = dir;

@@ -34,6 +34,9 @@ impl<C: Clock> Exec<'_, '_, C> {
         // fio's io_u_submit: an I/O overlapping one in flight is busy.
         // fio's issue time of a synchronous engine: just before `queue`.
         let issued = if self.caps.is_sync { self.now() } else { 0 };
+        // lockfile=exclusive: held until the engine returns.
+        let job = self.job;
+        let held = job.lock_file(self.units.get(t).file);
         let status =
             if self.serialize && self.units.in_flight() > 0 && self.units.overlaps_in_flight(t) {
                 Queued::Busy
@@ -47,6 +50,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 // and it goes back there.
                 unsafe { self.engine.queue(&self.units.get(t).io) }
             };
+        drop(held);
         // fio's do_io counts no bytes for an offloaded I/O.
         let queued = status == Queued::Queued && self.offload.is_none();
         match status {
@@ -240,6 +244,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         if !matches!(r, Ok(n) if n > 0 && n < u.io.len) {
             self.zbd_completed(&u);
+            // Not queued again for a remainder: the file may close.
+            self.file_io_done(u.file);
         }
         match r {
             Ok(n) if n >= u.io.len => {}

@@ -94,6 +94,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         let now = self.now();
         loop {
             let next = self.gen.next_io(None, now)?;
+            // Not issued: with openfiles, the file need not stay open.
+            self.file_io_done(next.file);
             let mut piece = Piece::new(next.file as u32, next.offset, next.len as u32, 0, 0);
             piece.in_flight = false;
             match next.dir {
@@ -142,6 +144,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             let Some(next) = self.gen.next_io(None, 0) else {
                 break;
             };
+            self.file_io_done(next.file);
             self.count.issued_bytes += next.len;
             self.count.issued_ios += 1;
             self.dry_complete(next.dir, next.offset, next.len);

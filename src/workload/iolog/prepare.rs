@@ -84,6 +84,14 @@ impl<'a> Prepared<'a> {
         let gen = IoGen::new(spec, &spec.seeds, &regions).map_err(refused)?;
         let filler = BufferFiller::new(spec, &spec.seeds).map_err(refused)?;
         let plan_bs = spec.bs.iter().map(|b| b.0.max(b.1)).max().unwrap_or(4096);
+        // lockfile=exclusive: the log's files, by name.
+        let locks =
+            (spec.file.lock == crate::plan::resolve::files::LockMode::Exclusive).then(|| {
+                files
+                    .iter()
+                    .map(|f| super::super::lock::lock_of(&f.path))
+                    .collect()
+            });
         Ok(Prepared {
             spec,
             set,
@@ -107,6 +115,9 @@ impl<'a> Prepared<'a> {
             replay: Some(replay),
             links: Default::default(),
             zbd_notes: Vec::new(),
+            append_once: false,
+            regions: regions.iter().map(|(r, _)| *r).collect(),
+            locks,
         })
     }
 

@@ -2,6 +2,7 @@
 //! `__get_next_file`).
 
 use super::error::SetupError;
+use super::open_limit::OpenLimit;
 use crate::plan::resolve::offsets::FileService;
 use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Gauss, Seeds, Slot, Zipf};
@@ -42,6 +43,20 @@ pub(crate) struct FileSelector {
     /// `td_fill_rand_seeds` seeds `next_file_state` again and sets up the
     /// zipf, pareto and normal choices afresh).
     initial: Service,
+    /// `openfiles` below the number of files: files open on first pick,
+    /// at most so many at once (`None`: all open for the whole pass).
+    pub(crate) limit: Option<Box<OpenLimit>>,
+    /// The last pick was refused (fio's `-EBUSY`): reap, then ask again.
+    busy: bool,
+}
+
+/// The file service's answer (fio's `__get_next_file`).
+enum Pick {
+    File(usize),
+    /// Every file is done.
+    Done,
+    /// The file picked is closed and `openfiles` are open.
+    Busy,
 }
 
 impl FileSelector {
@@ -90,6 +105,11 @@ impl FileSelector {
             service_nr: service_nr.max(1),
             left: 0,
             seeds: seeds.clone(),
+            limit: {
+                let max = spec.file.open_limit(nr_files);
+                (max < nr_files).then(|| Box::new(OpenLimit::new(max, nr_files)))
+            },
+            busy: false,
         })
     }
 
@@ -99,45 +119,92 @@ impl FileSelector {
         matches!(self.service, Service::Zipf(_) | Service::Gauss(_))
     }
 
-    /// The file for the next I/O; `None` when every file is done.
+    /// The file for the next I/O; `None` when every file is done, or
+    /// when, with `openfiles`, the file picked cannot be opened before an
+    /// I/O in flight completes ([`FileSelector::take_busy`]).
     #[inline]
     pub(crate) fn next_file(&mut self) -> Option<usize> {
-        if self.nr_done >= self.nr {
-            return None;
+        loop {
+            match self.pick() {
+                Pick::File(f) => return Some(f),
+                Pick::Done => return None,
+                // Nothing in flight: nothing will change, ask again (fio's
+                // I/O loop reaps nothing and asks again).
+                Pick::Busy if !self.limit.as_ref().is_some_and(|l| l.in_flight()) => {}
+                Pick::Busy => {
+                    self.busy = true;
+                    return None;
+                }
+            }
         }
-        if let Some(f) = self.current.filter(|&f| !self.done[f]) {
+    }
+
+    /// Whether the last `None` of [`FileSelector::next_file`] was a
+    /// refused pick (cleared by asking).
+    pub(crate) fn take_busy(&mut self) -> bool {
+        std::mem::take(&mut self.busy)
+    }
+
+    #[inline]
+    fn usable(&self, f: usize) -> bool {
+        !self.done[f] && self.limit.as_ref().is_none_or(|l| l.usable(f))
+    }
+
+    fn pick(&mut self) -> Pick {
+        if self.nr_done >= self.nr {
+            return Pick::Done;
+        }
+        if let Some(f) = self.current.filter(|&f| self.usable(f)) {
             if matches!(self.service, Service::Sequential) {
-                return Some(f);
+                return Pick::File(f);
             }
             if self.left > 0 {
                 self.left -= 1;
-                return Some(f);
+                return Pick::File(f);
             }
         }
         let f = match self.service {
-            Service::RoundRobin | Service::Sequential => self.next_rr()?,
+            Service::RoundRobin | Service::Sequential => match self.next_rr() {
+                Pick::File(f) => f,
+                other => return other,
+            },
             _ => loop {
                 let f = self.next_rand();
-                if !self.done[f] {
-                    break f;
+                if self.done[f] {
+                    continue;
                 }
+                if let Some(l) = self.limit.as_mut() {
+                    if l.open_for_pick(f).is_none() {
+                        return Pick::Busy;
+                    }
+                    // A closing file is done: it never comes here.
+                }
+                break f;
             },
         };
         self.current = Some(f);
         self.left = self.service_nr - 1;
-        Some(f)
+        Pick::File(f)
     }
 
-    fn next_rr(&mut self) -> Option<usize> {
+    fn next_rr(&mut self) -> Pick {
         let old = self.next_file;
         loop {
             let f = self.next_file;
             self.next_file = (self.next_file + 1) % self.nr;
             if !self.done[f] {
-                return Some(f);
+                let Some(l) = self.limit.as_mut() else {
+                    return Pick::File(f);
+                };
+                match l.open_for_pick(f) {
+                    None => return Pick::Busy,
+                    Some(_) if l.usable(f) => return Pick::File(f),
+                    // Open and closing: not for new I/O.
+                    Some(_) => {}
+                }
             }
             if self.next_file == old {
-                return None;
+                return Pick::Done;
             }
         }
     }
@@ -152,8 +219,28 @@ impl FileSelector {
         ((n >> FSERVICE_SHIFT) as usize).min(self.nr - 1)
     }
 
-    /// Mark file `f` done for this pass.
+    /// With `openfiles`: open file `f` for an I/O outside the service (a
+    /// verify read), whatever the limit, as fio's verify path does, and
+    /// hold it open until that I/O completes. A file done for the pass
+    /// then closes again: fio 3.33 keeps it open, which can leave every
+    /// open file done with the limit reached, and its I/O loop asking for
+    /// a file forever.
+    pub(crate) fn open_outside(&mut self, f: usize) {
+        let done = self.done[f];
+        if let Some(l) = self.limit.as_mut() {
+            l.open(f);
+            l.get(f);
+            if done {
+                l.close(f);
+            }
+        }
+    }
+
+    /// Mark file `f` done for this pass (with `openfiles`, it closes).
     pub(crate) fn mark_done(&mut self, f: usize) {
+        if let Some(l) = self.limit.as_mut() {
+            l.close(f);
+        }
         if !self.done[f] {
             self.done[f] = true;
             self.nr_done += 1;
@@ -166,6 +253,10 @@ impl FileSelector {
         self.done.iter_mut().for_each(|d| *d = false);
         self.nr_done = 0;
         self.current = None;
+        self.busy = false;
+        if let Some(l) = self.limit.as_mut() {
+            l.reset();
+        }
         if self.seeds.repeatable {
             self.service = self.initial.clone();
         }

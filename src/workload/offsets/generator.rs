@@ -37,6 +37,8 @@ pub(crate) struct OffsetGen {
     min_bs: [u64; 3],
     rw_min_bs: u64,
     time_based: bool,
+    /// `file_append`: fio's start offset of a file is its size.
+    append: bool,
     nr_files: usize,
     nonuniform_files: bool,
     randtrimwrite: bool,
@@ -71,6 +73,7 @@ impl OffsetGen {
             min_bs,
             rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
             time_based: spec.time_based,
+            append: spec.file.append,
             nr_files: spec.files.len().max(1),
             nonuniform_files: o.file_service.as_ref().is_ok_and(|s| s.nonuniform()),
             randtrimwrite: p.random && p.write && p.trim,
@@ -255,8 +258,15 @@ impl OffsetGen {
         let d = dir.index();
         let r = f.region;
         let fo = f.file_offset;
-        // fio compares with the start offset, not the (zone) file offset.
-        if f.last_pos[d] >= r.end() && self.time_based && self.nr_files == 1 {
+        // fio compares with the start offset, not the (zone) file offset:
+        // with file_append, the file's size (a time-based job then never
+        // starts the file over).
+        let start = if self.append {
+            r.real_file_size
+        } else {
+            r.file_offset
+        };
+        if f.last_pos[d] >= start + r.io_size && self.time_based && self.nr_files == 1 {
             f.last_pos[d] = fo;
             f.wrapped = true;
         }

@@ -40,6 +40,7 @@ pub(crate) mod cursor;
 pub(crate) mod error;
 mod files;
 mod generator;
+pub(crate) mod open_limit;
 mod region;
 
 pub(crate) use cursor::FileCursor;
@@ -162,6 +163,9 @@ impl IoGen {
             }
             let file = self.select.next_file()?;
             if let Some(io) = self.fill(file, rate.as_deref_mut(), now_ns) {
+                if let Some(l) = self.select.limit.as_mut() {
+                    l.get(file);
+                }
                 self.dirs.issued(io.dir);
                 if let Some(r) = rate {
                     r.issued(io.dir, io.len);
@@ -173,6 +177,11 @@ impl IoGen {
             }
             if self.select.nonuniform() {
                 self.files[file].reset(self.seeds.get(Slot::Block));
+                // fio closes the file it resets (it opens again when
+                // picked): with `openfiles`, that frees its place.
+                if let Some(l) = self.select.limit.as_mut() {
+                    l.close(file);
+                }
                 failures += 1;
                 if failures > 2 * self.files.len() {
                     return None;
