@@ -2,51 +2,12 @@
 //! each against what fio 3.33 does with the same job (the expected numbers
 //! were taken from real fio runs; see the comment at each test).
 
-use std::sync::Mutex;
 use std::time::Instant;
 
-use rfio::api::{
-    lookup_engine, CommonOptions, EngineSpec, IoMem, JobReport, Log, RunError, RunReport,
-};
+use rfio::api::{lookup_engine, CommonOptions, EngineSpec, IoMem, RunError};
 
 use crate::common;
-use common::{plan, TempDir};
-
-/// The live messages of a run, kept for the test to read.
-#[derive(Default)]
-struct Captured {
-    info: Mutex<String>,
-    err: Mutex<String>,
-}
-
-impl Log for Captured {
-    fn info(&self, text: &str) {
-        self.info.lock().unwrap().push_str(text);
-    }
-    fn err(&self, text: &str) {
-        self.err.lock().unwrap().push_str(text);
-    }
-}
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn try_run(a: &[&str]) -> (Result<RunReport, RunError>, Captured) {
-    let p = plan(&args(a));
-    let log = Captured::default();
-    let r = rfio::api::run_with_log(&p, &log);
-    (r, log)
-}
-
-fn run(a: &[&str]) -> (RunReport, Captured) {
-    let (r, log) = try_run(a);
-    (r.expect("run starts"), log)
-}
-
-fn ok(j: &JobReport) {
-    assert_eq!(j.error, 0, "job {}: {:?}", j.name(), j.error_msg);
-}
+use common::{assert_job_ok, run_captured, try_run_captured, TempDir};
 
 /// Whether the kernel lets `engine` start here; prints why not.
 fn available(engine: &str, depth: u32) -> bool {
@@ -79,7 +40,7 @@ fn one_workload_same_counts_on_every_engine() {
         if !available(engine, depth) {
             continue;
         }
-        let (r, log) = run(&[
+        let (r, log) = run_captured(&[
             "--name=same",
             &format!("--ioengine={engine}"),
             &format!("--iodepth={depth}"),
@@ -91,7 +52,7 @@ fn one_workload_same_counts_on_every_engine() {
             &file,
         ]);
         let j = &r.jobs[0];
-        ok(j);
+        assert_job_ok(j);
         assert!(
             log.err.lock().unwrap().is_empty(),
             "{engine}: {}",
@@ -128,7 +89,7 @@ fn async_engines_complete_size_bound_jobs() {
             continue;
         }
         for batch in ["1", "4"] {
-            let (r, _) = run(&[
+            let (r, _) = run_captured(&[
                 "--name=a",
                 &format!("--ioengine={engine}"),
                 "--iodepth=8",
@@ -140,7 +101,7 @@ fn async_engines_complete_size_bound_jobs() {
                 &file,
             ]);
             let j = &r.jobs[0];
-            ok(j);
+            assert_job_ok(j);
             assert_eq!(j.dirs[0].ios, 1024, "{engine} batch {batch}");
             assert_eq!(j.dirs[0].bytes, 4 << 20, "{engine} batch {batch}");
         }
@@ -156,7 +117,7 @@ fn libaio_userspace_reap_and_low_water_mark() {
     }
     let dir = TempDir::new("aio");
     let file = dir.arg("f");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=u",
         "--ioengine=libaio",
         "--userspace_reap",
@@ -167,7 +128,7 @@ fn libaio_userspace_reap_and_low_water_mark() {
         "--rw=randwrite",
         &file,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[1].ios, 512);
 }
 
@@ -195,9 +156,9 @@ fn io_uring_options_keep_the_counts() {
             &file,
         ];
         a.extend_from_slice(opts);
-        let (r, _) = run(&a);
+        let (r, _) = run_captured(&a);
         let j = &r.jobs[0];
-        ok(j);
+        assert_job_ok(j);
         assert_eq!(j.dirs[0].ios + j.dirs[1].ios, 256, "{opts:?}");
     }
 }
@@ -212,7 +173,7 @@ fn io_uring_sqpoll_and_hipri() {
     }
     let dir = TempDir::new("sqpoll");
     let file = dir.arg("f");
-    let (r, log) = try_run(&[
+    let (r, log) = try_run_captured(&[
         "--name=s",
         "--ioengine=io_uring",
         "--iodepth=8",
@@ -229,7 +190,7 @@ fn io_uring_sqpoll_and_hipri() {
             log.err.lock().unwrap()
         ),
     }
-    let (r, log) = run(&[
+    let (r, log) = run_captured(&[
         "--name=h",
         "--ioengine=io_uring",
         "--iodepth=8",
@@ -258,7 +219,7 @@ fn io_uring_sqpoll_and_hipri() {
 fn sync_engine_with_depth_notes_once_per_job() {
     let dir = TempDir::new("note");
     let file = dir.arg("f");
-    let (r, log) = run(&[
+    let (r, log) = run_captured(&[
         "--name=n",
         "--ioengine=psync",
         "--iodepth=8",
@@ -278,7 +239,7 @@ fn sync_engine_with_depth_notes_once_per_job() {
     );
     assert!(r.jobs.iter().all(|j| j.dirs[0].ios == 64));
     // The null engine is asynchronous at depth > 1: no note.
-    let (_, log) = run(&["--name=n", "--ioengine=null", "--iodepth=8", "--size=256k"]);
+    let (_, log) = run_captured(&["--name=n", "--ioengine=null", "--iodepth=8", "--size=256k"]);
     assert!(log.err.lock().unwrap().is_empty());
 }
 
@@ -288,7 +249,7 @@ fn sync_engine_with_depth_notes_once_per_job() {
 fn filecreate_creates_empty_files() {
     let dir = TempDir::new("fc");
     let d = dir.dir_arg();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=fc",
         "--ioengine=filecreate",
         "--nrfiles=4",
@@ -297,7 +258,7 @@ fn filecreate_creates_empty_files() {
         &d,
     ]);
     let j = &r.jobs[0];
-    ok(j);
+    assert_job_ok(j);
     assert_eq!(j.dirs[0].ios, 8);
     assert_eq!(j.dirs[0].bytes, 32 << 10);
     assert!(j.layout.is_none());
@@ -316,7 +277,7 @@ fn filestat_and_filedelete() {
     let dir = TempDir::new("fs");
     let d = dir.dir_arg();
     for engine in ["filestat", "filedelete"] {
-        let (r, _) = run(&[
+        let (r, _) = run_captured(&[
             "--name=fs",
             &format!("--ioengine={engine}"),
             "--nrfiles=4",
@@ -325,7 +286,7 @@ fn filestat_and_filedelete() {
             &d,
         ]);
         let j = &r.jobs[0];
-        ok(j);
+        assert_job_ok(j);
         assert_eq!(j.dirs[0].ios, 8, "{engine}");
         let exists = dir.file("fs.0.0").exists();
         assert_eq!(exists, engine == "filestat", "{engine}");
@@ -337,7 +298,7 @@ fn filestat_and_filedelete() {
 fn ftruncate_and_falloc() {
     let dir = TempDir::new("ft");
     let f = dir.arg("t");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=t",
         "--ioengine=ftruncate",
         "--size=64k",
@@ -345,12 +306,12 @@ fn ftruncate_and_falloc() {
         "--rw=write",
         &f,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[1].ios, 16);
     // The last write was at 60k.
     assert_eq!(std::fs::metadata(dir.file("t")).unwrap().len(), 60 << 10);
     // A read is not something ftruncate can do.
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=t",
         "--ioengine=ftruncate",
         "--size=64k",
@@ -360,7 +321,7 @@ fn ftruncate_and_falloc() {
     assert_eq!(r.jobs[0].error, libc::EINVAL);
 
     let g = dir.arg("g");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=g",
         "--ioengine=falloc",
         "--size=64k",
@@ -368,7 +329,7 @@ fn ftruncate_and_falloc() {
         "--rw=randtrim",
         &g,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[2].ios, 16);
 }
 
@@ -382,7 +343,7 @@ fn trim_punches_holes() {
         if !available(engine, depth) {
             continue;
         }
-        let (r, _) = run(&[
+        let (r, _) = run_captured(&[
             "--name=t",
             &format!("--ioengine={engine}"),
             &format!("--iodepth={depth}"),
@@ -391,7 +352,7 @@ fn trim_punches_holes() {
             "--rw=trim",
             &f,
         ]);
-        ok(&r.jobs[0]);
+        assert_job_ok(&r.jobs[0]);
         assert_eq!(r.jobs[0].dirs[2].ios, 4, "{engine}");
         let m = std::fs::metadata(dir.file("t")).unwrap();
         assert_eq!(m.len(), 256 << 10);
@@ -404,9 +365,9 @@ fn trim_punches_holes() {
 /// loops=3 does 30.
 #[test]
 fn loops_repeat_the_job() {
-    let (r, _) = run(&["--name=l", "--ioengine=null", "--size=1m", "--loops=3"]);
+    let (r, _) = run_captured(&["--name=l", "--ioengine=null", "--size=1m", "--loops=3"]);
     assert_eq!(r.jobs[0].dirs[0].ios, 768);
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=l",
         "--ioengine=null",
         "--size=1m",
@@ -416,7 +377,7 @@ fn loops_repeat_the_job() {
     assert_eq!(r.jobs[0].dirs[0].ios, 30);
     let dir = TempDir::new("loops");
     let f = dir.arg("f");
-    let (r, _) = run(&["--name=l", "--ioengine=psync", "--size=1m", "--loops=3", &f]);
+    let (r, _) = run_captured(&["--name=l", "--ioengine=psync", "--size=1m", "--loops=3", &f]);
     assert_eq!(r.jobs[0].dirs[0].ios, 768);
 }
 
@@ -424,7 +385,7 @@ fn loops_repeat_the_job() {
 #[test]
 fn ramp_time_discards_its_io() {
     let t0 = Instant::now();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=r",
         "--ioengine=null",
         "--size=1m",
@@ -453,7 +414,7 @@ fn ramp_time_discards_its_io() {
 fn offset_increment_spreads_clones() {
     let dir = TempDir::new("inc");
     let f = dir.arg("f");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=x",
         "--ioengine=psync",
         "--size=64k",
@@ -476,7 +437,7 @@ fn offset_increment_spreads_clones() {
 #[test]
 fn layout_modes() {
     let dir = TempDir::new("lay");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=w",
         "--ioengine=psync",
         "--size=1m",
@@ -487,7 +448,7 @@ fn layout_modes() {
     ]);
     assert_eq!(r.jobs[0].layout.map(|l| l.files), Some(1));
     assert_eq!(std::fs::metadata(dir.file("w")).unwrap().len(), 4096);
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=t",
         "--ioengine=psync",
         "--size=1m",
@@ -496,9 +457,9 @@ fn layout_modes() {
         "--fallocate=truncate",
         &dir.arg("t"),
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(std::fs::metadata(dir.file("t")).unwrap().len(), 1 << 20);
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=c",
         "--ioengine=psync",
         "--size=1m",
@@ -510,7 +471,7 @@ fn layout_modes() {
     assert!(r.jobs[0].layout.is_none());
     assert_eq!(std::fs::metadata(dir.file("c")).unwrap().len(), 4096);
     // With offset, the file is laid out up to offset + size.
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=o",
         "--ioengine=psync",
         "--size=64k",
@@ -518,7 +479,7 @@ fn layout_modes() {
         "--rw=read",
         &dir.arg("o"),
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(
         r.jobs[0].layout.map(|l| l.bytes),
         Some((1 << 20) + (64 << 10))
@@ -530,7 +491,7 @@ fn layout_modes() {
 #[test]
 fn unlink_and_syncs() {
     let dir = TempDir::new("unl");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=u",
         "--ioengine=psync",
         "--size=256k",
@@ -540,7 +501,7 @@ fn unlink_and_syncs() {
         "--end_fsync=1",
         &dir.arg("u"),
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[1].ios, 64);
     assert!(!dir.file("u").exists());
     for engine in ["libaio", "io_uring", "posixaio", "mmap"] {
@@ -548,7 +509,7 @@ fn unlink_and_syncs() {
         if !available(engine, depth) {
             continue;
         }
-        let (r, _) = run(&[
+        let (r, _) = run_captured(&[
             "--name=s",
             &format!("--ioengine={engine}"),
             &format!("--iodepth={depth}"),
@@ -559,7 +520,7 @@ fn unlink_and_syncs() {
             "--sync=dsync",
             &dir.arg("s"),
         ]);
-        ok(&r.jobs[0]);
+        assert_job_ok(&r.jobs[0]);
         assert_eq!(r.jobs[0].dirs[1].ios, 64, "{engine}");
     }
 }
@@ -570,7 +531,7 @@ fn unlink_and_syncs() {
 fn errors_stop_or_continue() {
     let dir = TempDir::new("err");
     let f = dir.arg("e");
-    let (r, log) = run(&[
+    let (r, log) = run_captured(&[
         "--name=e",
         "--ioengine=ftruncate",
         "--size=64k",
@@ -596,10 +557,10 @@ fn errors_stop_or_continue() {
     );
     assert!(err.contains(", err=22/file:io_u.c:1876"), "{err}");
     // The other job is not affected.
-    ok(&r.jobs[1]);
+    assert_job_ok(&r.jobs[1]);
     assert_eq!(r.jobs[1].dirs[0].ios, 16);
 
-    let (r, log) = run(&[
+    let (r, log) = run_captured(&[
         "--name=e",
         "--ioengine=ftruncate",
         "--size=64k",
@@ -625,7 +586,7 @@ fn errors_stop_or_continue() {
 fn free_space_is_checked_before_layout() {
     let dir = TempDir::new("space");
     let f = dir.arg("huge");
-    let (r, _) = try_run(&[
+    let (r, _) = try_run_captured(&[
         "--name=h",
         "--ioengine=psync",
         "--size=100p",
@@ -643,7 +604,7 @@ fn free_space_is_checked_before_layout() {
 #[test]
 fn exitall_stops_the_group() {
     let t0 = Instant::now();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--exitall",
         "--name=short",
         "--ioengine=null",
@@ -671,7 +632,7 @@ fn exitall_stops_the_group() {
 #[test]
 fn wait_for_orders_jobs_in_a_group() {
     let t0 = Instant::now();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=first",
         "--ioengine=null",
         "--size=64k",
@@ -691,7 +652,7 @@ fn wait_for_orders_jobs_in_a_group() {
 #[test]
 fn startdelay_waits() {
     let t0 = Instant::now();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=d",
         "--ioengine=null",
         "--size=64k",
@@ -704,7 +665,7 @@ fn startdelay_waits() {
 /// Engines that fio has and rfio cannot run are named at start.
 #[test]
 fn unknown_engine_is_refused() {
-    let (r, _) = try_run(&["--name=x", "--ioengine=nosuch", "--size=64k"]);
+    let (r, _) = try_run_captured(&["--name=x", "--ioengine=nosuch", "--size=64k"]);
     assert!(matches!(r, Err(RunError::UnknownEngine { .. })));
 }
 
@@ -712,7 +673,7 @@ fn unknown_engine_is_refused() {
 fn pvsync2_hipri_runs() {
     let dir = TempDir::new("hipri");
     let f = dir.arg("h");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=h",
         "--ioengine=pvsync2",
         "--hipri",
@@ -721,6 +682,6 @@ fn pvsync2_hipri_runs() {
         &f,
     ]);
     // Buffered I/O ignores RWF_HIPRI; what matters is that it is accepted.
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[0].ios, 16);
 }

@@ -4,44 +4,8 @@
 //! (the numbers were taken from real fio runs; see the comment at each
 //! test).
 
-use std::sync::Mutex;
-
-use rfio::api::{JobReport, Log, RunError, RunReport};
-
 use crate::common;
-use common::{plan, rfio, stderr, TempDir};
-
-/// The live messages of a run, kept for the test to read.
-#[derive(Default)]
-struct Captured {
-    info: Mutex<String>,
-    err: Mutex<String>,
-}
-
-impl Log for Captured {
-    fn info(&self, text: &str) {
-        self.info.lock().unwrap().push_str(text);
-    }
-    fn err(&self, text: &str) {
-        self.err.lock().unwrap().push_str(text);
-    }
-}
-
-fn try_run(a: &[&str]) -> (Result<RunReport, RunError>, Captured) {
-    let p = plan(a);
-    let log = Captured::default();
-    let r = rfio::api::run_with_log(&p, &log);
-    (r, log)
-}
-
-fn run(a: &[&str]) -> (RunReport, Captured) {
-    let (r, log) = try_run(a);
-    (r.expect("run starts"), log)
-}
-
-fn ok(j: &JobReport) {
-    assert_eq!(j.error, 0, "job {}: {:?}", j.name(), j.error_msg);
-}
+use common::{assert_job_ok, rfio, run_captured, stderr, TempDir};
 
 /// fio 3.33, `--ioengine=splice --rw=randrw --bs=4k --size=1m`: 132 reads
 /// and 124 writes, as every other engine; with blocks larger than the
@@ -50,7 +14,7 @@ fn ok(j: &JobReport) {
 fn splice_moves_what_fio_moves() {
     let dir = TempDir::new("splice");
     let file = dir.arg("f");
-    let (r, log) = run(&[
+    let (r, log) = run_captured(&[
         "--name=s",
         "--ioengine=splice",
         "--rw=randrw",
@@ -59,11 +23,11 @@ fn splice_moves_what_fio_moves() {
         &file,
     ]);
     let j = &r.jobs[0];
-    ok(j);
+    assert_job_ok(j);
     assert_eq!(log.err.lock().unwrap().as_str(), "");
     assert_eq!([j.dirs[0].ios, j.dirs[1].ios], [132, 124]);
     assert_eq!([j.dirs[0].bytes, j.dirs[1].bytes], [132 * 4096, 124 * 4096]);
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=v",
         "--ioengine=splice",
         "--rw=write",
@@ -75,7 +39,7 @@ fn splice_moves_what_fio_moves() {
         &dir.arg("v"),
     ]);
     let j = &r.jobs[0];
-    ok(j);
+    assert_job_ok(j);
     assert_eq!([j.dirs[0].ios, j.dirs[1].ios], [10, 10]);
 }
 
@@ -327,9 +291,9 @@ fn cpuio_exits_when_the_io_is_done() {
     };
     let a = args("1");
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let (r, _) = run(&a);
-    ok(&r.jobs[0]);
-    ok(&r.jobs[1]);
+    let (r, _) = run_captured(&a);
+    assert_job_ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[1]);
     assert_eq!(r.jobs[1].dirs[0].ios, 128);
     // 500 ms of reading: 5 ms + 20 ms per burn, about 20 of them (fewer
     // on a busy machine); the burner's 3 s runtime is cut short.
@@ -702,16 +666,16 @@ fn a_waiting_listener_stops_on_a_signal() {
 fn mmap_thp_writes_to_a_private_copy() {
     let dir = TempDir::new("thp");
     let file = dir.arg("f");
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=l",
         "--ioengine=mmap",
         "--rw=read",
         "--size=1m",
         &file,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     let laid_out = std::fs::read(dir.file("f")).unwrap();
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=t",
         "--ioengine=mmap",
         "--thp=1",
@@ -720,20 +684,20 @@ fn mmap_thp_writes_to_a_private_copy() {
         "--overwrite=1",
         &file,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert_eq!(r.jobs[0].dirs[1].ios, 256);
     assert!(
         std::fs::read(dir.file("f")).unwrap() == laid_out,
         "no write reached the file"
     );
-    let (r, _) = run(&[
+    let (r, _) = run_captured(&[
         "--name=w",
         "--ioengine=mmap",
         "--rw=write",
         "--size=1m",
         &file,
     ]);
-    ok(&r.jobs[0]);
+    assert_job_ok(&r.jobs[0]);
     assert!(
         std::fs::read(dir.file("f")).unwrap() != laid_out,
         "without thp they do"

@@ -26,6 +26,43 @@ pub fn plan<S: AsRef<str>>(argv: &[S]) -> Plan {
     fe.plan
 }
 
+/// The live messages of an in-process run, kept for the test to read.
+#[derive(Default)]
+pub struct Captured {
+    pub info: std::sync::Mutex<String>,
+    pub err: std::sync::Mutex<String>,
+}
+
+impl rfio::api::Log for Captured {
+    fn info(&self, text: &str) {
+        self.info.lock().unwrap().push_str(text);
+    }
+    fn err(&self, text: &str) {
+        self.err.lock().unwrap().push_str(text);
+    }
+}
+
+/// Run the command-line job `argv` in this process; its result and messages.
+pub fn try_run_captured<S: AsRef<str>>(
+    argv: &[S],
+) -> (Result<rfio::api::RunReport, rfio::api::RunError>, Captured) {
+    let p = plan(argv);
+    let log = Captured::default();
+    let r = rfio::api::run_with_log(&p, &log);
+    (r, log)
+}
+
+/// As [`try_run_captured`], for a run that must start.
+pub fn run_captured<S: AsRef<str>>(argv: &[S]) -> (rfio::api::RunReport, Captured) {
+    let (r, log) = try_run_captured(argv);
+    (r.expect("run starts"), log)
+}
+
+/// Job `j` ended without an error.
+pub fn assert_job_ok(j: &rfio::api::JobReport) {
+    assert_eq!(j.error, 0, "job {}: {:?}", j.name(), j.error_msg);
+}
+
 /// The statistics of job `spec` as its thread starts them: its resolved
 /// settings, I/O priorities and logs.
 pub fn thread_stats(spec: &rfio::api::JobSpec) -> rfio::api::ThreadStats {
