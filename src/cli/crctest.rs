@@ -42,30 +42,27 @@ const NAMES: [&str; 17] = [
     "murmur3", "jhash", "fnv", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
 ];
 
-/// Which tests `list` selects (fio's `get_test_mask`): exact names,
-/// unknown ones ignored. `None` (no value): all of them.
-fn selected(list: Option<&str>) -> [bool; NAMES.len()] {
-    let mut on = [list.is_none(); NAMES.len()];
+/// fio's reading of a test list (`--crctest=md5,crc32c`, `--memcpytest=...`):
+/// which of `names` run, or, for `help`/`list` or a list naming none of them
+/// (fio's "unknown hash" message on `err`), the names printed on `out` and
+/// the exit status 1.
+pub(super) fn choose(
+    list: Option<&str>,
+    names: &[&str],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Result<Vec<bool>, i32>> {
+    let listing: String = names.iter().map(|n| format!("{n}\n")).collect();
+    if matches!(list, Some("help" | "list")) {
+        write!(out, "{listing}")?;
+        return Ok(Err(1));
+    }
+    let mut on = vec![list.is_none(); names.len()];
     for name in list.unwrap_or("").split(',') {
-        if let Some(i) = NAMES.iter().position(|n| *n == name) {
+        if let Some(i) = names.iter().position(|n| *n == name) {
             on[i] = true;
         }
     }
-    on
-}
-
-/// The names, one a line.
-fn names() -> String {
-    NAMES.iter().map(|n| format!("{n}\n")).collect()
-}
-
-/// Run `--crctest` with its value; the exit status.
-pub(crate) fn run(list: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
-    if matches!(list, Some("help" | "list")) {
-        write!(out, "{}", names())?;
-        return Ok(1);
-    }
-    let on = selected(list);
     if !on.contains(&true) {
         writeln!(
             err,
@@ -73,9 +70,18 @@ pub(crate) fn run(list: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) 
             list.unwrap_or("")
         )?;
         err.flush()?;
-        write!(out, "{}", names())?;
-        return Ok(1);
+        write!(out, "{listing}")?;
+        return Ok(Err(1));
     }
+    Ok(Ok(on))
+}
+
+/// Run `--crctest` with its value; the exit status.
+pub(crate) fn run(list: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let on = match choose(list, &NAMES, out, err)? {
+        Ok(on) => on,
+        Err(status) => return Ok(status),
+    };
     let mut buf = vec![0u8; CHUNK];
     let seed = crate::rand::FioRand::new(u64::from(SEED), false).next_u64();
     crate::workload::buffers::fill_random(&mut buf, seed);
@@ -191,14 +197,20 @@ mod tests {
         assert_eq!(line("fnv", 0), "fnv:inf MiB/sec");
     }
 
+    /// Which names `list` turns on; `None` when it names none of them.
+    fn selected(list: Option<&str>) -> Option<Vec<bool>> {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        choose(list, &NAMES, &mut out, &mut err).unwrap().ok()
+    }
+
     #[test]
     fn lists_select_fios_names_only() {
-        let on = selected(Some("crc32c,bogus,md5"));
+        let on = selected(Some("crc32c,bogus,md5")).unwrap();
         let picked: Vec<&str> = NAMES.iter().zip(on).filter(|p| p.1).map(|p| *p.0).collect();
         assert_eq!(picked, ["md5", "crc32c"]);
-        assert!(!selected(Some("")).contains(&true));
-        assert!(!selected(Some("MD5")).contains(&true));
-        assert!(!selected(None).contains(&false));
+        assert_eq!(selected(Some("")), None);
+        assert_eq!(selected(Some("MD5")), None);
+        assert!(!selected(None).unwrap().contains(&false));
     }
 
     #[test]
@@ -209,8 +221,9 @@ mod tests {
             String::from_utf8(err).unwrap(),
             "fio: unknown hash `foo`. Available:\n"
         );
-        assert_eq!(String::from_utf8(out).unwrap(), names());
-        assert!(names().starts_with("md5\ncrc64\ncrc32\n"));
-        assert!(names().ends_with("fnv\nsha3-224\nsha3-256\nsha3-384\nsha3-512\n"));
+        let names = String::from_utf8(out).unwrap();
+        assert_eq!(names, NAMES.map(|n| format!("{n}\n")).concat());
+        assert!(names.starts_with("md5\ncrc64\ncrc32\n"));
+        assert!(names.ends_with("fnv\nsha3-224\nsha3-256\nsha3-384\nsha3-512\n"));
     }
 }

@@ -30,32 +30,12 @@ const SIZES: [usize; 11] = [
 /// The methods, in fio's order.
 const METHODS: [&str; 4] = ["memcpy", "memmove", "simple", "hybrid"];
 
-fn names() -> String {
-    METHODS.iter().map(|n| format!("{n}\n")).collect()
-}
-
 /// Run `--memcpytest` with its value; the exit status.
 pub(crate) fn run(list: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
-    if matches!(list, Some("help" | "list")) {
-        write!(out, "{}", names())?;
-        return Ok(1);
-    }
-    let mut on = [list.is_none(); METHODS.len()];
-    for name in list.unwrap_or("").split(',') {
-        if let Some(i) = METHODS.iter().position(|m| *m == name) {
-            on[i] = true;
-        }
-    }
-    if !on.contains(&true) {
-        writeln!(
-            err,
-            "fio: unknown hash `{}`. Available:",
-            list.unwrap_or("")
-        )?;
-        err.flush()?;
-        write!(out, "{}", names())?;
-        return Ok(1);
-    }
+    let on = match super::crctest::choose(list, &METHODS, out, err)? {
+        Ok(on) => on,
+        Err(status) => return Ok(status),
+    };
     let mut src = vec![0u8; BUF_SIZE];
     let seed = crate::rand::FioRand::new(0x8989, false).next_u64();
     crate::workload::buffers::fill_random(&mut src, seed);
