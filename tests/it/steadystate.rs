@@ -112,7 +112,7 @@ fn a_criterion_not_met_runs_the_runtime_and_keeps_the_window() {
     assert!(o.status.success(), "{}", stderr(&o));
     let j = &json(&o)["jobs"][0];
     let runtime = j["read"]["runtime"].as_u64().unwrap();
-    assert!((1450..=1700).contains(&runtime), "ran {runtime} ms");
+    assert!((1450..=2500).contains(&runtime), "ran {runtime} ms");
     let ss = &j["steadystate"];
     assert_eq!(ss["ss"], "bw_slope:0.000000");
     assert_eq!(
