@@ -42,6 +42,7 @@ mod plan;
 mod rand;
 mod run;
 mod stats;
+mod wire;
 mod workload;
 
 /// Run the whole front end (grammar, options, plan, `--showcmd`, the job

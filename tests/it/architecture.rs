@@ -43,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("output", &["diag", "stats"]),
+    ("wire", &["diag", "stats"]),
 ];
 
 /// Modules below the plan: they read typed values, never an option name.
