@@ -104,6 +104,23 @@ impl LatAccum {
     }
 
     /// The summary, or `None` without samples.
+    /// fio's `io_stat` as it is (a TS body): samples, min, max, mean and
+    /// `S`, the sum of squared deviations, kept bit for bit.
+    pub(crate) fn from_raw(samples: u64, min: u64, max: u64, mean: f64, m2: f64) -> LatAccum {
+        LatAccum {
+            samples,
+            min,
+            max,
+            mean,
+            m2,
+        }
+    }
+
+    /// The fields [`LatAccum::from_raw`] takes: samples, min, max, mean, `S`.
+    pub(crate) fn raw(&self) -> (u64, u64, u64, f64, f64) {
+        (self.samples, self.min, self.max, self.mean, self.m2)
+    }
+
     pub fn summary(&self) -> Option<LatSummary> {
         if self.samples == 0 {
             return None;
