@@ -22,7 +22,7 @@
 pub(crate) mod addr;
 pub(crate) mod body;
 pub(crate) mod frame;
-// pub(crate) mod stats; (the statistics bodies land next)
+pub(crate) mod stats;
 
 /// A body that does not fit its message, or a field outside its range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
