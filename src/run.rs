@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::jobfile::subst::Keywords;
-use crate::jobfile::{load_partial, JobFile};
+use crate::jobfile::{load_partial, parse_partial, JobFile};
 use crate::options::jobopts::Setting;
 use crate::options::Support;
 use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
@@ -22,6 +22,9 @@ use crate::workload::{self, Log, Progress, RunError, Stop};
 /// `--showcmd`).
 pub(crate) struct Invocation<'a> {
     pub(crate) job_files: Vec<PathBuf>,
+    /// Job files given as text (a server's client sent them), read after
+    /// `job_files`, each with the name its diagnostics show.
+    pub(crate) job_texts: Vec<(PathBuf, Vec<u8>)>,
     pub(crate) input: Input,
     /// `$pagesize`, `$mb_memory`, `$ncpus` for the job files.
     pub(crate) keywords: Keywords,
@@ -184,12 +187,27 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
     }
 }
 
+/// Load the job files and build the plan, without running it: the front
+/// end, or why it failed.
+pub(crate) fn plan_only(inv: &Invocation) -> Result<Box<Front>, Error> {
+    let front = Box::new(front_end(inv)?);
+    if !(front.load_diags.is_empty() && front.fe.diags.is_empty()) {
+        return Err(Error::Invalid(front));
+    }
+    Ok(front)
+}
+
 /// Load the job files and build the plan.
 fn front_end(inv: &Invocation) -> Result<Front, Error> {
-    let mut files: Vec<JobFile> = Vec::with_capacity(inv.job_files.len());
+    let mut files: Vec<JobFile> = Vec::with_capacity(inv.job_files.len() + inv.job_texts.len());
     let mut load_diags = Diagnostics::default();
     for path in &inv.job_files {
         let (file, diags) = load_partial(path, inv.input.mode).map_err(Error::Load)?;
+        files.push(file);
+        load_diags.extend(diags);
+    }
+    for (name, text) in &inv.job_texts {
+        let (file, diags) = parse_partial(name.as_path().into(), text, inv.input.mode);
         files.push(file);
         load_diags.extend(diags);
     }

@@ -77,7 +77,16 @@ const FLAGS: &[(&str, HasArg)] = &[
 /// files and values as fio 3.33 does (what rfio does when called as
 /// `fio`), `--compat=strict` refuses what fio silently misreads (the
 /// default when called as `rfio`).
-const RFIO_FLAGS: &[(&str, HasArg)] = &[("compat", HasArg::Required)];
+///
+/// `--server-allow` and `--server-jail` restrict what an rfio server lets
+/// its clients do; `--server-session` (internal) serves one connection on
+/// standard input, in the process the listener starts for it.
+const RFIO_FLAGS: &[(&str, HasArg)] = &[
+    ("compat", HasArg::Required),
+    ("server-allow", HasArg::Required),
+    ("server-jail", HasArg::Required),
+    ("server-session", HasArg::No),
+];
 
 /// An output format of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +165,16 @@ pub struct Args {
     pub(crate) compat: Option<Mode>,
     /// How job files and values are read (see [`Args::called_as`]).
     pub(crate) mode: Mode,
+    /// `--server[=ADDR]` (`Some("")` without an address).
+    pub(crate) server: Option<String>,
+    /// `--daemonize=PIDFILE`.
+    pub(crate) daemonize: Option<PathBuf>,
+    /// `--server-allow=CIDR[,CIDR...]`.
+    pub(crate) server_allow: Option<String>,
+    /// `--server-jail=DIR`.
+    pub(crate) server_jail: Option<PathBuf>,
+    /// `--server-session`: serve the connection on standard input.
+    pub(crate) server_session: bool,
 }
 
 impl Args {
@@ -203,6 +222,11 @@ impl Default for Args {
             merge_blktrace_only: false,
             unsupported: Vec::new(),
             compat: None,
+            server: None,
+            daemonize: None,
+            server_allow: None,
+            server_jail: None,
+            server_session: false,
             mode: Mode::Strict,
         }
     }
@@ -222,6 +246,7 @@ impl From<&Args> for Input {
             cmd_sections: args.cmd_sections.clone(),
             profile: args.profile.clone(),
             mode: args.mode,
+            files_share_group: false,
         }
     }
 }
@@ -460,6 +485,11 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
                 }
             })
         }
+        "server" => args.server = Some(v()),
+        "daemonize" => args.daemonize = Some(PathBuf::from(v())),
+        "server-allow" => args.server_allow = Some(v()),
+        "server-jail" => args.server_jail = Some(PathBuf::from(v())),
+        "server-session" => args.server_session = true,
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

@@ -11,6 +11,7 @@ pub(crate) mod eta;
 mod idle;
 mod memcpytest;
 mod merge;
+mod server;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
 pub(crate) mod status;
@@ -128,6 +129,24 @@ fn run_inner(
         }
         Action::Tool(tool) => return tools::run(tool, out, err),
     }
+    if args.server_session {
+        let as_fio = args.mode == crate::jobfile::Mode::Fio;
+        return Ok(server::session(as_fio, args.server_jail.as_deref(), err));
+    }
+    if let Some(addr) = &args.server {
+        if args.unsupported.iter().any(|f| f == "client") {
+            writeln!(err, "fio: can't be both client and server")?;
+            return Ok(1);
+        }
+        let cfg = server::Config {
+            addr: addr.clone(),
+            daemonize: args.daemonize.clone(),
+            allow: args.server_allow.clone(),
+            jail: args.server_jail.clone(),
+            as_fio: args.mode == crate::jobfile::Mode::Fio,
+        };
+        return Ok(server::listen(&cfg, out, err));
+    }
     if args.merge_blktrace_only {
         return merge::merge_only(&args, formats(&args).normal, out, err);
     }
@@ -157,6 +176,7 @@ fn run_inner(
     }
     let invocation = Invocation {
         job_files: args.job_files.clone(),
+        job_texts: Vec::new(),
         input: plan::Input::from(&args),
         keywords: Keywords::from_system(),
         stop: &signals::STOP,

@@ -128,6 +128,13 @@ impl<'a> StatusReports<'a> {
 
     /// Collect the jobs' reports and print them.
     pub(crate) fn print(&self, progress: &Progress) {
+        let report = self.report(progress);
+        self.dest
+            .write(&output::render_results(&report, &self.formats));
+    }
+
+    /// Collect the jobs' reports: the run's report of the moment.
+    pub(crate) fn report(&self, progress: &Progress) -> RunReport {
         let jobs = progress.collect(SNAPSHOT_WAIT);
         let now_ms = unix_ms();
         let started_ms = progress.genesis().map_or(self.started_ms, |g| {
@@ -138,8 +145,7 @@ impl<'a> StatusReports<'a> {
             Some(g) => jobs_eta_sec(self.plan, progress, g, Instant::now()),
             None => i32::MAX as u64,
         });
-        self.dest
-            .write(&output::render_results(&report, &self.formats));
+        report
     }
 }
 

@@ -264,7 +264,7 @@ fn file_sections(
             own_options: start,
             span: section.span.clone(),
             options: scope,
-            implicit_stonewall: idx > 0 && first_job,
+            implicit_stonewall: idx > 0 && first_job && !input.files_share_group,
         });
         first_job = false;
     }

@@ -47,6 +47,10 @@ pub struct Input {
     /// How job files and values are read: strictly, or as fio 3.33 reads
     /// them (`--compat=fio`, or rfio called as `fio`).
     pub(crate) mode: Mode,
+    /// The job files came to a server from its client: no implicit
+    /// `stonewall` starts each file's first job (fio's server parses with
+    /// its stonewall flag off, so every file's jobs share group 0).
+    pub(crate) files_share_group: bool,
 }
 
 impl Input {

@@ -509,16 +509,31 @@ fn blktrace_byte_order_readonly_and_chunked_replays() {
         &[
             &["--iodepth=1", "--replay_no_stall=1"],
             &["--iodepth=1", "--readonly", "--replay_no_stall=1"],
-            &[
-                "--iodepth=1",
-                "--read_iolog_chunked=1",
-                "--replay_no_stall=1",
-            ],
         ],
     );
     assert_eq!(r[0].ios.len(), 4);
     assert_eq!(r[1].ios, [(0, 0, 4096), (0, 153600, 1000)]);
-    assert_eq!(r[2].ios, r[0].ios);
+    // Read in chunks, fio 3.33 now and then takes a wrong first offset
+    // from a byte-swapped trace (28,678 instead of 0, seen in CI), so
+    // rfio's chunked replay is held to the whole replay both agree on.
+    let d = TempDir::new("iolog-blk-chunked");
+    std::fs::write(d.file("t.bin"), a_trace(true)).unwrap();
+    std::fs::write(d.file("red"), vec![0u8; 1 << 20]).unwrap();
+    let chunked = ran(
+        RFIO,
+        &d.0,
+        &[
+            "--name=r",
+            "--read_iolog=t.bin",
+            "--replay_redirect=red",
+            "--iodepth=1",
+            "--read_iolog_chunked=1",
+            "--replay_no_stall=1",
+        ],
+    );
+    assert_eq!(chunked.code, Some(0), "{}", stderr(&chunked.out));
+    assert_eq!(chunked.ios, r[0].ios);
+    assert_eq!(chunked.counts, r[0].counts);
 }
 
 #[test]

@@ -43,6 +43,7 @@ mod report_fields;
 mod report_serde;
 mod run_basic;
 mod safety;
+mod server;
 mod signals;
 mod stats_options;
 mod status_interval;

@@ -110,7 +110,7 @@ impl Units {
 }
 
 /// The jobs' state at `now`, as the ETA reads it.
-pub(super) fn snapshots(progress: &Progress, now: Instant) -> Vec<JobSnap> {
+pub(crate) fn snapshots(progress: &Progress, now: Instant) -> Vec<JobSnap> {
     progress
         .jobs()
         .iter()

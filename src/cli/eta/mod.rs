@@ -57,3 +57,20 @@ mod monitor;
 mod states;
 
 pub(crate) use monitor::{monitor, stdout_is_tty, Settings, StopOnDrop};
+
+pub(crate) use line::{JobsEta, Status};
+
+/// The status line's numbers now (fio's `calc_thread_status` for a
+/// client's ETA request): `None` before the jobs start, or when none runs
+/// or waits. `status` keeps the counts of the previous call, from which
+/// the rates are taken.
+pub(crate) fn jobs_eta_now(
+    status: &mut Status,
+    progress: &crate::workload::Progress,
+) -> Option<JobsEta> {
+    let genesis = progress.genesis()?;
+    let now = std::time::Instant::now();
+    let snaps = jobs::snapshots(progress, now);
+    let at_ms = now.saturating_duration_since(genesis).as_millis() as u64;
+    status.calc(&snaps, at_ms, progress.done_secs())
+}
