@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
@@ -41,6 +42,14 @@ impl Conn {
         let bytes = frame::encode(self.version(), op, tag, body);
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         let _ = out.write_all(&bytes).and_then(|()| out.flush());
+    }
+
+    /// Send nothing more: the client reads the end of the stream.
+    pub(crate) fn close_write(&self) {
+        let out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: shutdown(2) on a descriptor this connection owns (a
+        // socket; on anything else it fails with ENOTSOCK, ignored).
+        unsafe { libc::shutdown(out.as_raw_fd(), libc::SHUT_WR) };
     }
 
     /// A TEXT message of `level`.

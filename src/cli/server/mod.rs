@@ -187,19 +187,30 @@ fn daemonize(pidfile: &Path) -> Result<(), String> {
 }
 
 /// Refuse a connection before reading from it: one TEXT saying why, then
-/// QUIT (a fio client prints the text and ends).
+/// QUIT (a fio client prints the text and ends). What the client sent
+/// meanwhile is read and dropped before the close, so that the close does
+/// not reset the connection (which would lose the text), for at most a
+/// few seconds and a few MiB, in a thread of its own.
 fn turn_away(mut stream: std::net::TcpStream, peer: SocketAddr) {
-    let t = body::Text {
-        level: body::LEVEL_ERR,
-        sec: 0,
-        usec: 0,
-        text: format!(
-            "rfio: client {} is not allowed by --server-allow\n",
-            peer.ip()
-        ),
-    };
-    let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Text, 0, &t.encode()));
-    let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Quit, 0, &[]));
+    std::thread::spawn(move || {
+        let t = body::Text {
+            level: body::LEVEL_ERR,
+            sec: 0,
+            usec: 0,
+            text: format!(
+                "rfio: client {} is not allowed by --server-allow\n",
+                peer.ip()
+            ),
+        };
+        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Text, 0, &t.encode()));
+        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Quit, 0, &[]));
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let _ = std::io::copy(
+            &mut std::io::Read::take(&mut stream, 4 << 20),
+            &mut std::io::sink(),
+        );
+    });
 }
 
 /// Start the process that serves one connection.

@@ -78,7 +78,7 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
         ..Jobs::default()
     };
     let mut first = true;
-    std::thread::scope(|scope| loop {
+    let status = std::thread::scope(|scope| loop {
         let msg = match reader.next_message() {
             Ok(m) => m,
             Err(e) if e.is_disconnect() => {
@@ -194,7 +194,22 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
                 return 1;
             }
         }
-    })
+    });
+    linger(&conn, &mut reader, status)
+}
+
+/// End the session: say no more, then read and drop what the client still
+/// sends until it closes (for at most 5 s), so that closing with its bytes
+/// unread does not reset the connection and lose the last messages (a
+/// refusal's text) before the client reads them.
+fn linger(conn: &Conn, reader: &mut Reader<File>, status: i32) -> i32 {
+    conn.close_write();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(5));
+        std::process::exit(status);
+    });
+    while reader.next_message().is_ok() {}
+    status
 }
 
 /// Send a refusal and end the session as fio does (TEXT, then QUIT).
