@@ -772,3 +772,34 @@ fn daemonize_writes_the_pid_file() {
         stderr(&again)
     );
 }
+
+/// A job's logs go to the client (IOLOG), which writes them as
+/// `NAME.HOST`, as from fio's server; none stays on the server.
+#[test]
+fn logs_go_to_the_client() {
+    let dir = TempDir::new("srv-logs");
+    let job = "[global]\nioengine=null\nsize=16m\nwrite_bw_log=bwl\nwrite_lat_log=lat\n\
+               log_offset=1\nlog_avg_msec=100\nrate_iops=2000\nruntime=1\ntime_based\n[j]\n";
+    dir.write("bwlog.fio", job);
+    std::fs::create_dir_all(dir.file("client")).unwrap();
+    let ours = rfio_server(&dir);
+    let mut cmd = Command::new(real_fio());
+    cmd.current_dir(dir.file("client"))
+        .arg(format!("--client=127.0.0.1,{}", ours.port))
+        .args(["--output-format=json", "../bwlog.fio"]);
+    let (o, _) = common::output_within(&mut cmd, Duration::from_secs(60));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bw = std::fs::read_to_string(dir.file("client/bwl_bw.1.log.127.0.0.1")).unwrap();
+    let lines: Vec<&str> = bw.lines().collect();
+    assert!((5..=11).contains(&lines.len()), "{bw}");
+    for l in &lines {
+        let f: Vec<&str> = l.split(", ").collect();
+        // time, value, read, bs 0, offset 0 (log_offset), priority 0.
+        assert_eq!(&f[2..], ["0", "0", "0", "0"], "{l}");
+    }
+    // Latencies averaged over the same windows, with the offset column.
+    let lat = std::fs::read_to_string(dir.file("client/lat_lat.1.log.127.0.0.1")).unwrap();
+    assert!((5..=11).contains(&lat.lines().count()), "{lat}");
+    assert!(lat.lines().all(|l| l.split(", ").count() == 6), "{lat}");
+    assert!(!dir.file("bwl_bw.1.log").exists() && !dir.file("lat_lat.1.log").exists());
+}

@@ -104,3 +104,74 @@ pub(super) fn idle_eta(jobs: u32) -> Vec<u8> {
     }
     eta.encode()
 }
+
+/// A log a job of the run writes, to be sent to the client (fio's server
+/// sends its jobs' logs as IOLOG messages and keeps none).
+pub(super) struct LogFile {
+    path: std::path::PathBuf,
+    thread_number: u32,
+    /// fio's `log_type`: 1 lat, 2 clat, 3 slat, 4 bw, 5 iops.
+    log_type: u32,
+    offset: bool,
+    prio: bool,
+    stored: bool,
+}
+
+/// The logs `plan`'s jobs write (histogram logs stay where they are
+/// written: rfio does not send them).
+pub(super) fn log_files(plan: &Plan) -> Vec<LogFile> {
+    use crate::logs::LogKind;
+    let mut out = Vec::new();
+    for job in &plan.jobs {
+        let Some(cfg) = &job.logs else { continue };
+        for (kind, prefix) in &cfg.logs {
+            let log_type = match kind {
+                LogKind::Lat => 1,
+                LogKind::Clat => 2,
+                LogKind::Slat => 3,
+                LogKind::Bw => 4,
+                LogKind::Iops => 5,
+                LogKind::ClatHist => continue,
+            };
+            out.push(LogFile {
+                path: cfg.path(*kind, prefix),
+                thread_number: cfg.thread_number,
+                log_type,
+                offset: cfg.offset,
+                prio: cfg.prio,
+                stored: cfg.store_compressed,
+            });
+        }
+    }
+    out
+}
+
+/// Send each log the jobs wrote as an IOLOG message and remove it here, as
+/// fio's server keeps no log of its own.
+pub(super) fn send_logs(conn: &Conn, files: &[LogFile]) {
+    use crate::wire::stats::iolog::{self, Iolog, STORE_COMPRESSED};
+    for f in files {
+        let Ok(bytes) = std::fs::read(&f.path) else {
+            continue;
+        };
+        let name = f.path.to_string_lossy().into_owned();
+        let mut log = Iolog {
+            thread_number: f.thread_number,
+            log_type: f.log_type,
+            log_offset: u32::from(f.offset),
+            log_prio: u32::from(f.prio),
+            name,
+            ..Iolog::default()
+        };
+        if f.stored {
+            log.compressed = STORE_COMPRESSED;
+            log.stored = bytes;
+        } else {
+            log.samples = iolog::parse_text_log(&String::from_utf8_lossy(&bytes), f.offset);
+        }
+        if let Some(body) = iolog::encode_iolog(&log, conn.version()) {
+            conn.send(Op::IoLog, 0, &body);
+            let _ = std::fs::remove_file(&f.path);
+        }
+    }
+}

@@ -409,9 +409,11 @@ fn run_jobs(
         normal: formats.normal,
         formats,
         status_interval_ms: a.status_interval_ms,
+        logs: Vec::new(),
     };
     match crate::run::run(inv, &mut watch) {
         Ok(Outcome::Ran(report)) => {
+            results::send_logs(conn, &watch.logs);
             results::send_report(conn, &report);
             if formats.normal {
                 conn.text(body::LEVEL_INFO, "\n");
@@ -469,6 +471,8 @@ struct ServerWatch<'a> {
     formats: crate::output::Formats,
     /// `--status-interval` from the client: interim reports as messages.
     status_interval_ms: Option<u64>,
+    /// The logs the jobs write, sent to the client once they are over.
+    logs: Vec<results::LogFile>,
 }
 
 impl Watch for ServerWatch<'_> {
@@ -480,6 +484,7 @@ impl Watch for ServerWatch<'_> {
     }
 
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
+        self.logs = results::log_files(plan);
         if self.normal {
             let jobs = || plan.jobs.iter().map(|j| &j.report);
             for line in crate::output::normal::banners(jobs()).split_inclusive('\n') {
