@@ -247,6 +247,7 @@ impl From<&Args> for Input {
             profile: args.profile.clone(),
             mode: args.mode,
             files_share_group: false,
+            file_prefix: None,
         }
     }
 }

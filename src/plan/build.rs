@@ -495,6 +495,12 @@ impl<'a> Expander<'a> {
             ));
         }
         let mut resolved = resolve::resolve(&p.options, self.input.readonly);
+        if resolved.file.unique_filename {
+            resolved
+                .file
+                .name_prefix
+                .clone_from(&self.input.file_prefix);
+        }
         if self.input.runs() {
             // fio scans opendir= as it reads the option (not in dry runs).
             if let Err(msg) = files::resolve_opendir(&p.options, &mut resolved.file) {

@@ -43,7 +43,13 @@ pub(crate) fn files(
         _ => Vec::new(),
     };
     if let Some(found) = &file.opendir {
-        return Ok(with_opendir(o, &dirs, found, size));
+        return Ok(with_opendir(
+            o,
+            &dirs,
+            found,
+            size,
+            file.name_prefix.as_deref(),
+        ));
     }
     // Every `filename=` in force adds its files (fio's `str_filename_cb`
     // appends to the job's list): a job's own after those of `[global]`.
@@ -113,7 +119,11 @@ pub(crate) fn files(
         .map(|name| {
             let path = match dirs.as_slice() {
                 [] => PathBuf::from(name),
-                _ => under(&dirs[dir_index % dirs.len()], name),
+                _ => under(
+                    &dirs[dir_index % dirs.len()],
+                    name,
+                    file.name_prefix.as_deref(),
+                ),
             };
             FileSpec {
                 path,
@@ -131,6 +141,7 @@ fn with_opendir(
     dirs: &[String],
     found: &OpenDir,
     size: Option<u64>,
+    prefix: Option<&str>,
 ) -> Vec<FileSpec> {
     let at = |name: &str| {
         (o.settings.iter().enumerate())
@@ -141,7 +152,7 @@ fn with_opendir(
     let opendir_at = at("opendir");
     let before = |name: &str| at(name).is_some_and(|i| Some(i) < opendir_at);
     let scanned = found.files.iter().map(|f| match dirs.first() {
-        Some(d) if before("directory") => under(d, f),
+        Some(d) if before("directory") => under(d, f, prefix),
         _ => PathBuf::from(f),
     });
     // Every `filename=` in force adds its files, as in [`files`].
@@ -155,7 +166,7 @@ fn with_opendir(
         })
         .flatten()
         .map(|n| match dirs.first() {
-            Some(d) => under(d, &n),
+            Some(d) => under(d, &n, prefix),
             None => PathBuf::from(n),
         })
         .collect();
@@ -294,8 +305,14 @@ pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
 
 /// `name` under `dir`, as fio's `set_name_idx` then `add_file` join them:
 /// `DIR` `/` `NAME`, whatever `NAME` starts with.
-fn under(dir: &str, name: &str) -> PathBuf {
-    PathBuf::from(format!("{dir}/{name}"))
+/// `name` under `dir`, as fio's `set_name_idx` joins them: on a server
+/// with `unique_filename`, `prefix` (the server's address of the client's
+/// connection) and a dot come before the name.
+fn under(dir: &str, name: &str, prefix: Option<&str>) -> PathBuf {
+    match prefix {
+        Some(p) => PathBuf::from(format!("{dir}/{p}.{name}")),
+        None => PathBuf::from(format!("{dir}/{name}")),
+    }
 }
 
 /// `filesize=lo-hi`: give each file of `job` its own size in the range,

@@ -51,6 +51,9 @@ pub struct Input {
     /// `stonewall` starts each file's first job (fio's server parses with
     /// its stonewall flag off, so every file's jobs share group 0).
     pub(crate) files_share_group: bool,
+    /// On a server: its own address of the client's connection, which
+    /// `unique_filename` puts before generated file names (`ADDR.`).
+    pub(crate) file_prefix: Option<String>,
 }
 
 impl Input {

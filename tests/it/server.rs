@@ -803,3 +803,42 @@ fn logs_go_to_the_client() {
     assert!(lat.lines().all(|l| l.split(", ").count() == 6), "{lat}");
     assert!(!dir.file("bwl_bw.1.log").exists() && !dir.file("lat_lat.1.log").exists());
 }
+
+/// `unique_filename` (on by default) puts the server's address of the
+/// connection before every name joined with `directory=` (given or
+/// generated), as fio's server does.
+#[test]
+fn generated_file_names_carry_the_address() {
+    let dir = TempDir::new("srv-unique");
+    for d in ["ours", "theirs"] {
+        std::fs::create_dir_all(dir.file(d)).unwrap();
+    }
+    let job = |d: &str| {
+        format!(
+            "[global]\nioengine=psync\nrw=write\nsize=64k\ndirectory={}\n[a]\n[b]\nunique_filename=0\n\
+             [c]\nfilename=given.dat\n",
+            dir.file(d).display()
+        )
+    };
+    dir.write("ours.fio", &job("ours"));
+    dir.write("theirs.fio", &job("theirs"));
+    let (ours, theirs) = (rfio_server(&dir), fio_server(&dir));
+    assert!(fio_client(&dir, ours.port, &["ours.fio"]).status.success());
+    assert!(fio_client(&dir, theirs.port, &["theirs.fio"])
+        .status
+        .success());
+    let names = |d: &str| {
+        let mut v: Vec<String> = std::fs::read_dir(dir.file(d))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        names("ours"),
+        ["127.0.0.1.a.0.0", "127.0.0.1.given.dat", "b.0.0"]
+    );
+    assert_eq!(names("ours"), names("theirs"));
+}

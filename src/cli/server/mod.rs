@@ -60,12 +60,13 @@ fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, String> {
         as_fio,
         token,
         jail,
+        file_prefix: None,
     })
 }
 
 /// `--server-session`: serve the connection on standard input.
 pub(crate) fn session(as_fio: bool, jail: Option<&Path>, err: &mut dyn Write) -> i32 {
-    let rules = match rules(as_fio, jail) {
+    let mut rules = match rules(as_fio, jail) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "{e}");
@@ -84,6 +85,14 @@ pub(crate) fn session(as_fio: bool, jail: Option<&Path>, err: &mut dyn Write) ->
     }
     // SAFETY: `fd` is a fresh, open descriptor owned by nobody else.
     let sock = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    // The connection's local address, if it is TCP (fio's garbage prefix
+    // on a Unix socket is left out).
+    rules.file_prefix = sock
+        .try_clone()
+        .ok()
+        .map(|f| std::net::TcpStream::from(OwnedFd::from(f)))
+        .and_then(|t| t.local_addr().ok())
+        .map(|a| a.ip().to_string());
     session::serve(sock, &rules)
 }
 

@@ -38,6 +38,9 @@ pub(crate) struct Rules {
     /// `--server-jail`: the canonical directory the jobs are confined to
     /// (the connection works in it).
     pub(crate) jail: Option<PathBuf>,
+    /// The server's own address of this connection (TCP), which
+    /// `unique_filename` puts before generated file names, as fio's.
+    pub(crate) file_prefix: Option<String>,
 }
 
 /// Where ETA requests go while the jobs run.
@@ -315,7 +318,7 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
     }
     jobs.argv.retain(|arg| arg.starts_with('-'));
     let stop = workload::Stop::new();
-    let inv = invocation(&a, jobs.texts.clone(), &stop);
+    let inv = invocation(&a, jobs.texts.clone(), &stop, rules);
     match crate::run::plan_only(&inv) {
         Ok(front) => {
             jobs.start = Start {
@@ -354,16 +357,20 @@ fn stat_outputs(plan: &Plan) -> u32 {
     n
 }
 
+/// What to run: the client's command line and job texts, read as a
+/// server reads them.
 fn invocation<'a>(
     a: &Args,
     texts: Vec<(PathBuf, Vec<u8>)>,
     stop: &'a workload::Stop,
+    rules: &Rules,
 ) -> Invocation<'a> {
     Invocation {
         job_files: Vec::new(),
         job_texts: texts,
         input: Input {
             files_share_group: true,
+            file_prefix: rules.file_prefix.clone(),
             ..Input::from(a)
         },
         keywords: Keywords::from_system(),
@@ -388,7 +395,7 @@ fn run_jobs(
         }
     };
     if let Some(jail) = &rules.jail {
-        let inv = invocation(&a, texts.clone(), stop);
+        let inv = invocation(&a, texts.clone(), stop, rules);
         if let Ok(front) = crate::run::plan_only(&inv) {
             let cwd = std::env::current_dir().unwrap_or_default();
             let bodies: Vec<Vec<u8>> = texts.iter().map(|(_, t)| t.clone()).collect();
@@ -402,7 +409,7 @@ fn run_jobs(
         }
     }
     let formats = super::super::formats(&a);
-    let inv = invocation(&a, texts, stop);
+    let inv = invocation(&a, texts, stop, rules);
     let mut watch = ServerWatch {
         conn,
         desk,

@@ -77,10 +77,13 @@ pub(crate) struct FileOptions {
     /// `ioscheduler=`: the scheduler to switch the device under each file
     /// to before the job starts.
     pub(crate) ioscheduler: Option<String>,
-    /// `unique_filename` (default on): fio prefixes generated names with
-    /// the client's address in client/server mode only; rfio has no such
-    /// mode, so names never change.
+    /// `unique_filename` (default on): on a server, names joined with
+    /// `directory=` get [`FileOptions::name_prefix`]; elsewhere no effect.
     pub(crate) unique_filename: bool,
+    /// On a server with `unique_filename`: `ADDR.` before each name joined
+    /// with `directory=` (fio's server's own address of the client's
+    /// connection, its `set_name_idx`).
+    pub(crate) name_prefix: Option<String>,
     /// `opendir=`, scanned when the plan is to run (`plan::files`).
     pub(crate) opendir: Option<std::sync::Arc<OpenDir>>,
 }
@@ -100,6 +103,7 @@ impl Default for FileOptions {
             atomic: false,
             ioscheduler: None,
             unique_filename: true,
+            name_prefix: None,
             opendir: None,
         }
     }
@@ -155,6 +159,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> FileOptions {
         atomic: o.is("atomic"),
         ioscheduler: o.text("ioscheduler").map(str::to_string),
         unique_filename: o.flag("unique_filename").unwrap_or(true),
+        name_prefix: None,
         opendir: None,
     }
 }
