@@ -5,6 +5,7 @@
 
 mod alloc;
 pub(crate) mod args;
+mod client;
 mod cpuclock;
 mod crctest;
 pub(crate) mod eta;
@@ -146,6 +147,9 @@ fn run_inner(
             as_fio: args.mode == crate::jobfile::Mode::Fio,
         };
         return Ok(server::listen(&cfg, out, err));
+    }
+    if client::wanted(&args) {
+        return client::run(argv, called_fio, out, err);
     }
     if args.merge_blktrace_only {
         return merge::merge_only(&args, formats(&args).normal, out, err);

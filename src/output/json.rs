@@ -12,6 +12,7 @@ use std::io::{self, Write};
 
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
+use crate::stats::disk::DiskAgg;
 use crate::stats::dist::{dist_pct, lat_pct};
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
 use crate::stats::{DirReport, DiskUtil, LatAccum, LatHist, OptionList, RunReport, Unified};
@@ -57,7 +58,7 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     root.to_document()
 }
 
-fn options_obj(opts: &OptionList) -> Obj<'_> {
+pub(crate) fn options_obj(opts: &OptionList) -> Obj<'_> {
     let mut o = Obj::new();
     for (name, value) in opts.iter() {
         o.str(name, value);
@@ -96,6 +97,39 @@ fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) ->
             o.obj("job options", options_obj(&job.info.options));
         }
     }
+    entry_body(&mut o, e, g, plus, super::blocks::json(report, e));
+    o
+}
+
+/// A statistics block as fio's client prints one a server sent
+/// (`client_stats`): no `eta` and `elapsed` (the client runs no job), its
+/// `job options` when given, no block states.
+pub(crate) fn client_entry<'a>(
+    e: &'a Entry,
+    g: &GroupRun,
+    options: Option<&'a OptionList>,
+    plus: bool,
+) -> Obj<'a> {
+    let mut o = Obj::new();
+    o.str("jobname", &e.name)
+        .int("groupid", e.group_id)
+        .int("error", e.error);
+    if let Some(opts) = options.filter(|o| !o.is_empty()) {
+        o.obj("job options", options_obj(opts));
+    }
+    entry_body(&mut o, e, g, plus, None);
+    o
+}
+
+/// Everything of a job object after its name, group, error, ETA and
+/// options: the directions, CPU, depths, latency classes, and the rest.
+fn entry_body<'a>(
+    o: &mut Obj<'a>,
+    e: &'a Entry,
+    g: &GroupRun,
+    plus: bool,
+    block: Option<Obj<'static>>,
+) {
     let p = &e.cfg.percentiles;
     if e.cfg.unified == Unified::Mixed {
         o.obj("mixed", dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus));
@@ -182,11 +216,10 @@ fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) ->
     if let Some(d) = &e.cfg.description {
         o.str("desc", d);
     }
-    if let Some(b) = super::blocks::json(report, e) {
+    if let Some(b) = block {
         o.obj("block", b);
     }
-    super::steadystate::add_json(&mut o, e);
-    o
+    super::steadystate::add_json(o, e);
 }
 
 fn dir_obj(
@@ -309,6 +342,12 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
 }
 
 fn disk_obj(d: &DiskUtil) -> Obj<'_> {
+    disk_obj_with(d, d.aggregate())
+}
+
+/// A disk's object, with its slaves' aggregate `agg` (a client has the
+/// aggregate a server sent, not the slaves).
+pub(crate) fn disk_obj_with(d: &DiskUtil, agg: Option<DiskAgg>) -> Obj<'_> {
     let s = &d.stats;
     let mut o = Obj::new();
     o.str("name", &d.name)
@@ -320,7 +359,7 @@ fn disk_obj(d: &DiskUtil) -> Obj<'_> {
         .int("write_ticks", s.ticks[1])
         .int("in_queue", s.time_in_queue)
         .float("util", d.util());
-    if let Some(a) = d.aggregate() {
+    if let Some(a) = agg {
         let n = a.slaves;
         o.int("aggr_read_ios", a.ios[0] / n)
             .int("aggr_write_ios", a.ios[1] / n)

@@ -9,6 +9,7 @@
 
 mod blocks;
 mod cfmt;
+pub(crate) mod client;
 pub(crate) mod idle;
 pub(crate) mod json;
 mod jsonw;

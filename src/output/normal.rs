@@ -10,6 +10,7 @@ use std::io::{self, Write};
 
 use super::cfmt::{fw, to_c_int};
 use super::num2str::{num2str, Unit};
+use crate::stats::disk::DiskAgg;
 use crate::stats::dist::{dist_pct, lat_pct};
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupDirRun, GroupRun, Summary};
 use crate::stats::{DirReport, DiskUtil, JobInfo, LatHist, LatSummary, RunReport, Unified};
@@ -175,6 +176,30 @@ fn entry_block(
     summary: &Summary,
     report: &RunReport,
 ) -> io::Result<()> {
+    let date = ctime(report.finished_at, report.utc_offset);
+    entry_text(out, e, summary.group_of(e), &date, Some(report))
+}
+
+/// A statistics block a server sent, as fio's client prints it: dated
+/// `date`, with the group totals `g` sent with it, no block states.
+pub(crate) fn client_entry(
+    out: &mut dyn Write,
+    e: &Entry,
+    g: &GroupRun,
+    date: &str,
+) -> io::Result<()> {
+    entry_text(out, e, g, date, None)
+}
+
+/// One entry's block, dated `date`; the block states of `report`'s jobs
+/// when given.
+fn entry_text(
+    out: &mut dyn Write,
+    e: &Entry,
+    g: &GroupRun,
+    date: &str,
+    report: Option<&RunReport>,
+) -> io::Result<()> {
     if !e.did_io() {
         return Ok(());
     }
@@ -186,12 +211,10 @@ fn entry_block(
     if e.error != 0 {
         write!(out, " ({})", e.verror)?;
     }
-    let date = ctime(report.finished_at, report.utc_offset);
     writeln!(out, ": pid={}: {date}", e.pid)?;
     if let Some(d) = &e.cfg.description {
         writeln!(out, "  Description  : [{d}]")?;
     }
-    let g = summary.group_of(e);
     for (d, dir) in e.dirs.iter().enumerate() {
         if dir.bytes > 0 {
             let name = if e.cfg.unified == Unified::Mixed {
@@ -311,7 +334,9 @@ fn entry_block(
         )?;
     }
     // fio: the block histogram, then steady state.
-    super::blocks::normal(out, report, e)?;
+    if let Some(report) = report {
+        super::blocks::normal(out, report, e)?;
+    }
     if let Some(line) = super::steadystate::normal_line(e) {
         out.write_all(line.as_bytes())?;
     }
@@ -576,7 +601,7 @@ fn lat_buckets(out: &mut dyn Write, e: &Entry) -> io::Result<()> {
 }
 
 /// `show_group_stats`.
-fn group_block(out: &mut dyn Write, g: &GroupRun) -> io::Result<()> {
+pub(crate) fn group_block(out: &mut dyn Write, g: &GroupRun) -> io::Result<()> {
     writeln!(out, "\nRun status group {} (all jobs):", g.id)?;
     let pow2 = g.kb_base != 1000;
     let unit = rate_unit(g.unit_base);
@@ -632,42 +657,57 @@ fn disk_block(out: &mut dyn Write, disks: &[DiskUtil]) -> io::Result<()> {
     }
     out.write_all(b"\nDisk stats (read/write):\n")?;
     for d in disks {
-        let agg = d.aggregate();
-        if agg.is_some() {
-            out.write_all(b"  ")?;
-        }
-        let s = &d.stats;
-        write!(
-            out,
-            "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
-            d.name,
-            s.ios[0],
-            s.ios[1],
-            s.merges[0],
-            s.merges[1],
-            s.ticks[0],
-            s.ticks[1],
-            s.time_in_queue,
-            fw(d.util(), 3, 2)
-        )?;
-        if let Some(a) = agg {
-            let n = a.slaves;
-            write!(
-                out,
-                ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
-                a.ios[0] / n,
-                a.ios[1] / n,
-                a.merges[0] / n,
-                a.merges[1] / n,
-                a.ticks[0] / n,
-                a.ticks[1] / n,
-                a.time_in_queue / n,
-                fw(a.max_util, 3, 2)
-            )?;
-        }
-        out.write_all(b"\n")?;
+        disk_line(out, d, d.aggregate())?;
     }
     Ok(())
+}
+
+/// A disk a server sent, under a heading of its own (as fio's client
+/// prints each), with the aggregate `agg` of its slaves.
+pub(crate) fn client_disk(
+    out: &mut dyn Write,
+    d: &DiskUtil,
+    agg: Option<DiskAgg>,
+) -> io::Result<()> {
+    out.write_all(b"\nDisk stats (read/write):\n")?;
+    disk_line(out, d, agg)
+}
+
+/// One disk's line.
+fn disk_line(out: &mut dyn Write, d: &DiskUtil, agg: Option<DiskAgg>) -> io::Result<()> {
+    if agg.is_some() {
+        out.write_all(b"  ")?;
+    }
+    let s = &d.stats;
+    write!(
+        out,
+        "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
+        d.name,
+        s.ios[0],
+        s.ios[1],
+        s.merges[0],
+        s.merges[1],
+        s.ticks[0],
+        s.ticks[1],
+        s.time_in_queue,
+        fw(d.util(), 3, 2)
+    )?;
+    if let Some(a) = agg {
+        let n = a.slaves;
+        write!(
+            out,
+            ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
+            a.ios[0] / n,
+            a.ios[1] / n,
+            a.merges[0] / n,
+            a.merges[1] / n,
+            a.ticks[0] / n,
+            a.ticks[1] / n,
+            a.time_in_queue / n,
+            fw(a.max_util, 3, 2)
+        )?;
+    }
+    out.write_all(b"\n")
 }
 
 /// `strerror(3)`.

@@ -27,9 +27,10 @@ use std::io::{self, Write};
 
 use super::cfmt::f;
 use crate::stats::config::MAX_PERCENTILES;
+use crate::stats::disk::DiskAgg;
 use crate::stats::dist::{dist_pct, lat_pct, lat_pct_terse_us};
 use crate::stats::summary::{Entry, GroupRun};
-use crate::stats::{DirReport, LatAccum, RunReport, Unified};
+use crate::stats::{DirReport, DiskUtil, LatAccum, RunReport, Unified};
 
 /// Names of the fields of one direction block, in order (`dir_` prefix
 /// added by [`field_names`]).
@@ -185,21 +186,48 @@ pub(crate) fn write(report: &RunReport, version: u8, out: &mut dyn Write) -> io:
     let summary = &report.summary;
     for e in &summary.entries {
         let g = summary.group_of(e);
-        let fields = entry_fields(report, e, g, version);
-        let last = fields.len().saturating_sub(1);
-        for (i, v) in fields.iter().enumerate() {
-            if i > 0 {
-                // v2 puts the description on a line of its own.
-                if version == 2 && i == last && e.cfg.description.is_some() {
-                    out.write_all(b"\n")?;
-                }
-                out.write_all(b";")?;
-            }
-            out.write_all(v.as_bytes())?;
-        }
-        out.write_all(b"\n")?;
+        write_line(out, &entry_fields(&report.disks, e, g, version), e, version)?;
     }
     Ok(())
+}
+
+/// One entry's line.
+fn write_line(out: &mut dyn Write, fields: &[String], e: &Entry, version: u8) -> io::Result<()> {
+    let last = fields.len().saturating_sub(1);
+    for (i, v) in fields.iter().enumerate() {
+        if i > 0 {
+            // v2 puts the description on a line of its own.
+            if version == 2 && i == last && e.cfg.description.is_some() {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b";")?;
+        }
+        out.write_all(v.as_bytes())?;
+    }
+    out.write_all(b"\n")
+}
+
+/// The line of a statistics block a server sent, as fio's client prints
+/// it: the client has no disk of its own, so none follows.
+pub(crate) fn client_entry(
+    out: &mut dyn Write,
+    e: &Entry,
+    g: &GroupRun,
+    version: u8,
+) -> io::Result<()> {
+    write_line(out, &entry_fields(&[], e, g, version), e, version)
+}
+
+/// A disk a server sent, on a line of its own (terse version 3 and up):
+/// `;vda;ios;...;util%`.
+pub(crate) fn client_disk(
+    out: &mut dyn Write,
+    d: &DiskUtil,
+    agg: Option<DiskAgg>,
+) -> io::Result<()> {
+    let mut v = Vec::new();
+    disk_fields(&mut v, d, agg);
+    writeln!(out, ";{}", v.join(";"))
 }
 
 /// The terse lines of a run, `version` 2 to 5.
@@ -209,7 +237,7 @@ pub fn render(report: &RunReport, version: u8) -> String {
 
 /// The values of one entry's line, in field order (see [`field_names`]).
 pub(crate) fn entry_fields(
-    report: &RunReport,
+    disks: &[DiskUtil],
     e: &Entry,
     g: &GroupRun,
     version: u8,
@@ -252,37 +280,8 @@ pub(crate) fn entry_fields(
         v.push(format!("{}%", super::cfmt::fw(p, 3, 2)));
     }
     if version >= 3 {
-        for d in &report.disks {
-            let s = &d.stats;
-            v.push(d.name.clone());
-            for n in [
-                s.ios[0],
-                s.ios[1],
-                s.merges[0],
-                s.merges[1],
-                s.ticks[0],
-                s.ticks[1],
-                s.time_in_queue,
-            ] {
-                v.push(n.to_string());
-            }
-            v.push(format!("{}%", super::cfmt::fw(d.util(), 3, 2)));
-            if let Some(a) = d.aggregate() {
-                let n = a.slaves;
-                v.push("slaves".into());
-                for x in [
-                    a.ios[0],
-                    a.ios[1],
-                    a.merges[0],
-                    a.merges[1],
-                    a.ticks[0],
-                    a.ticks[1],
-                    a.time_in_queue,
-                ] {
-                    v.push((x / n).to_string());
-                }
-                v.push(format!("{}%", super::cfmt::fw(a.max_util, 3, 2)));
-            }
+        for d in disks {
+            disk_fields(&mut v, d, d.aggregate());
         }
     }
     if e.cfg.continue_on_error {
@@ -293,6 +292,40 @@ pub(crate) fn entry_fields(
         v.push(d.clone());
     }
     v
+}
+
+/// A disk's fields: name, counters, utilization, and its slaves'.
+fn disk_fields(v: &mut Vec<String>, d: &DiskUtil, agg: Option<DiskAgg>) {
+    let s = &d.stats;
+    v.push(d.name.clone());
+    for n in [
+        s.ios[0],
+        s.ios[1],
+        s.merges[0],
+        s.merges[1],
+        s.ticks[0],
+        s.ticks[1],
+        s.time_in_queue,
+    ] {
+        v.push(n.to_string());
+    }
+    v.push(format!("{}%", super::cfmt::fw(d.util(), 3, 2)));
+    if let Some(a) = agg {
+        let n = a.slaves;
+        v.push("slaves".into());
+        for x in [
+            a.ios[0],
+            a.ios[1],
+            a.merges[0],
+            a.merges[1],
+            a.ticks[0],
+            a.ticks[1],
+            a.time_in_queue,
+        ] {
+            v.push((x / n).to_string());
+        }
+        v.push(format!("{}%", super::cfmt::fw(a.max_util, 3, 2)));
+    }
 }
 
 /// `min/1000;max/1000;mean/1000;dev/1000`, or zeros without samples.

@@ -21,6 +21,7 @@
 //! job's); `summary` (entries and groups); `report` (the run).
 
 pub(crate) mod blocks;
+pub(crate) mod clients;
 pub(crate) mod completion;
 pub(crate) mod config;
 pub(crate) mod cpu;

@@ -142,7 +142,7 @@ impl RunReport {
 
 /// The local time zone's offset from UTC at `secs` since the epoch, in
 /// seconds east (`localtime_r`'s `tm_gmtoff`); 0 when unknown.
-fn local_utc_offset(secs: i64) -> i64 {
+pub(crate) fn local_utc_offset(secs: i64) -> i64 {
     let t = secs as libc::time_t;
     // SAFETY: an all-zero `tm` is a valid value (plain integers and a null
     // zone pointer), and localtime_r only writes into the `tm` we pass.

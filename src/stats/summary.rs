@@ -301,7 +301,7 @@ impl Entry {
 
 /// Add direction `src` into `dst`: counts and bytes summed, runtime the
 /// longest, latencies pooled, bandwidth/IOPS samples summed field by field.
-fn merge_dir(dst: &mut DirReport, src: &DirReport) {
+pub(crate) fn merge_dir(dst: &mut DirReport, src: &DirReport) {
     dst.bytes += src.bytes;
     dst.ios += src.ios;
     dst.short_ios += src.short_ios;
@@ -324,7 +324,7 @@ fn merge_dir(dst: &mut DirReport, src: &DirReport) {
     dst.iops_samples.sum(&src.iops_samples);
 }
 
-fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
+pub(crate) fn merge_hist(dst: &mut Option<Box<LatHist>>, src: &Option<Box<LatHist>>) {
     if let Some(s) = src {
         match dst {
             Some(d) => d.merge(s),
