@@ -222,7 +222,7 @@ mod tests {
             !text.contains("percentiles") && !text.contains("latency   :"),
             "{text}"
         );
-        all.fix_units_and_percentiles(&e);
+        all.fix_units_and_percentiles(&e.cfg);
         let text = block_text(&all.entry, &all.group, &f, at);
         assert!(text.contains("BW=15.6GiB/s (16.8GB/s)"), "{text}");
         let own = block_text(&e, &g, &f, at);

@@ -162,12 +162,12 @@ impl AllClients {
 
     /// What fio 3.33 leaves unset in the aggregate and rfio fills in: the
     /// units (fio prints `BW=16.5Mi (17.3M)` without `/s`) and the
-    /// percentile settings, both from `like` (the last block added).
-    pub(crate) fn fix_units_and_percentiles(&mut self, like: &Entry) {
+    /// percentile settings, both from `like` (the last block's).
+    pub(crate) fn fix_units_and_percentiles(&mut self, like: &StatsConfig) {
         let cfg = &mut self.entry.cfg;
-        cfg.kb_base = like.cfg.kb_base;
-        cfg.unit_base = like.cfg.unit_base;
-        cfg.percentiles = like.cfg.percentiles.clone();
+        cfg.kb_base = like.kb_base;
+        cfg.unit_base = like.unit_base;
+        cfg.percentiles = like.percentiles.clone();
     }
 }
 
@@ -284,7 +284,7 @@ mod tests {
         );
         assert_eq!(g.dirs[1].unwrap().bytes, 4096);
         assert!(g.dirs[2].is_none());
-        all.fix_units_and_percentiles(&b);
+        all.fix_units_and_percentiles(&b.cfg);
         assert_eq!((all.entry.cfg.kb_base, all.entry.cfg.unit_base), (1024, 8));
         assert!(all.entry.cfg.percentiles.clat);
     }

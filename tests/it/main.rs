@@ -7,6 +7,7 @@ mod common;
 
 mod architecture;
 mod cli;
+mod client;
 mod cmdhelp;
 mod cmdprio;
 mod compat;

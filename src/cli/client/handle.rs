@@ -103,7 +103,10 @@ impl Session<'_> {
                 if s.jobs > 0 {
                     c.opts = Some(Default::default());
                 }
+                c.starts += 1;
+                c.stat_added += i64::from(s.stat_outputs);
                 self.sum_stat_clients += i64::from(s.stat_outputs);
+                self.all_clients_when_complete();
             }
             Op::Stop => {
                 let s = Stop::decode(b)?;
@@ -256,7 +259,7 @@ impl Session<'_> {
     /// document); into "All clients" when more than one is expected,
     /// printed once they all came.
     fn stat(&mut self, i: usize, b: &[u8], version: u16) -> Result<(), Failure> {
-        let (mut e, g) = decode_ts(b, version)?;
+        let (e, g) = decode_ts(b, version)?;
         let f = self.settings.formats;
         let now = Stamp::local(unix_now());
         let c = &mut self.clients[i];
@@ -279,30 +282,65 @@ impl Session<'_> {
                 origin: origin.clone(),
             });
         }
-        if self.sum_stat_clients <= 1 {
+        // fio sums a block only while more than one is expected, and
+        // prints "All clients" each time the count is reached (so twice
+        // when a server's START comes after another's blocks); called as
+        // rfio, every block is summed and "All clients" printed once, when
+        // every server has started and every block came.
+        if self.settings.as_fio && self.sum_stat_clients <= 1 {
             return Ok(());
         }
         self.all.add(&e, &g);
         self.sum_stat_nr += 1;
-        if self.sum_stat_nr != self.sum_stat_clients {
-            return Ok(());
+        if self.settings.as_fio {
+            if self.sum_stat_nr == self.sum_stat_clients {
+                self.print_all_clients(&origin);
+            }
+        } else {
+            self.all_last = Some((e.cfg.clone(), origin));
+            self.all_clients_when_complete();
         }
+        Ok(())
+    }
+
+    /// Called as rfio: "All clients", once every live server answered
+    /// each job file with its START and the blocks announced all came.
+    pub(super) fn all_clients_when_complete(&mut self) {
+        if self.settings.as_fio || self.all_done {
+            return;
+        }
+        let settled = self
+            .clients
+            .iter()
+            .all(|c| !c.alive || c.starts >= c.expect_starts);
+        if !settled || self.sum_stat_clients <= 1 || self.sum_stat_nr != self.sum_stat_clients {
+            return;
+        }
+        let Some((cfg, origin)) = self.all_last.clone() else {
+            return;
+        };
+        self.all_done = true;
         let mut all = self.all.clone();
-        if !self.settings.as_fio {
-            all.fix_units_and_percentiles(&e);
-        }
+        all.fix_units_and_percentiles(&cfg);
+        self.all = all;
+        self.print_all_clients(&origin);
+    }
+
+    /// The "All clients" block as it stands, credited to `origin`.
+    fn print_all_clients(&mut self, origin: &crate::stats::clients::Origin) {
+        let f = self.settings.formats;
+        let all = self.all.clone();
+        let now = Stamp::local(unix_now());
         self.allclients
             .push_str(&block_text(&all.entry, &all.group, &f, now));
         if f.json {
-            e = all.entry;
             self.report.stats.push(ClientStat {
-                entry: e,
+                entry: all.entry,
                 group: all.group,
                 options: None,
-                origin,
+                origin: origin.clone(),
             });
         }
-        Ok(())
     }
 
     /// fio's `handle_du`.

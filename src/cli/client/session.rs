@@ -82,6 +82,11 @@ pub(super) struct Client {
     pub(super) state: State,
     pub(super) jobs: u32,
     pub(super) nr_stat: u32,
+    /// STARTs received, and expected (one per JOBLINE, JOB, LOAD_FILE).
+    pub(super) starts: usize,
+    pub(super) expect_starts: usize,
+    /// What its STARTs added to the expected count of statistics.
+    pub(super) stat_added: i64,
     /// `job options` by TS index, once a START gave a job count.
     pub(super) opts: Option<BTreeMap<u32, OptionList>>,
     pub(super) did_stat: bool,
@@ -125,6 +130,10 @@ pub(crate) struct Session<'a> {
     pub(super) sum_stat_nr: i64,
     /// The "All clients" text.
     pub(super) allclients: String,
+    /// Called as rfio: "All clients" printed already, and the settings and
+    /// origin of the last block summed.
+    pub(super) all_done: bool,
+    pub(super) all_last: Option<(crate::stats::StatsConfig, Origin)>,
     pub(super) error_clients: u32,
     pub(super) retval: bool,
     pub(super) rounds: Rounds,
@@ -169,6 +178,9 @@ impl<'a> Session<'a> {
                 state: State::Connected,
                 jobs: 0,
                 nr_stat: 0,
+                starts: 0,
+                expect_starts: 0,
+                stat_added: 0,
                 opts: None,
                 did_stat: false,
                 error: 0,
@@ -191,6 +203,8 @@ impl<'a> Session<'a> {
             sum_stat_clients: 0,
             sum_stat_nr: 0,
             allclients: String::new(),
+            all_done: false,
+            all_last: None,
             error_clients: 0,
             retval: false,
             rounds: Rounds::new(!settings.as_fio, newline_ms),
@@ -270,6 +284,8 @@ impl<'a> Session<'a> {
         c.conn = id;
         c.w = Some(stream);
         c.got_any = false;
+        c.starts = 0;
+        c.expect_starts = usize::from(!c.forwarded.is_empty());
         let probe = ProbeRequest {
             flags: PROBE_ZLIB,
             server: sname,
@@ -326,6 +342,7 @@ impl<'a> Session<'a> {
                     .encode(),
                 ),
             };
+            self.clients[i].expect_starts += 1;
             self.send(i, body.0, 0, &body.1);
         }
         Ok(())
@@ -438,18 +455,21 @@ impl<'a> Session<'a> {
         c.pending.clear();
         let round = c.eta_round.take();
         let buf = std::mem::take(&mut c.buf);
-        let (did_stat, error) = (c.did_stat, c.error);
+        let (did_stat, error, added) = (c.did_stat, c.error, c.stat_added);
         if let Some(id) = round {
             self.round_done(id)?;
         }
         self.log.write_all(buf.as_bytes())?;
         self.log.flush()?;
         if !did_stat {
-            self.sum_stat_clients -= 1;
+            // fio takes one off whatever the server announced; rfio what
+            // it announced.
+            self.sum_stat_clients -= if self.settings.as_fio { 1 } else { added };
         }
         if error != 0 {
             self.error_clients += 1;
         }
+        self.all_clients_when_complete();
         Ok(())
     }
 
