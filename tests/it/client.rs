@@ -29,15 +29,20 @@ const LIMIT: Duration = Duration::from_secs(60);
 struct FioServer {
     _run: Running,
     port: u16,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 impl FioServer {
     fn start() -> FioServer {
+        FioServer::of(real_fio())
+    }
+
+    /// A server of `bin` (fio, or rfio).
+    fn of(bin: &str) -> FioServer {
         let dir = TempDir::new("client-server");
         for _ in 0..20 {
             let port = free_port();
-            let mut cmd = Command::new(real_fio());
+            let mut cmd = Command::new(bin);
             cmd.current_dir(&dir.0)
                 .arg(format!("--server=ip:127.0.0.1,{port}"));
             let mut run = Running::start(&mut cmd);
@@ -47,14 +52,14 @@ impl FioServer {
                     return FioServer {
                         _run: run,
                         port,
-                        _dir: dir,
+                        dir,
                     };
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
             // The port was taken meanwhile: another one.
         }
-        panic!("fio --server did not start");
+        panic!("{bin} --server did not start");
     }
 
     fn arg(&self) -> String {
@@ -1009,6 +1014,13 @@ fn hostile_requests_touch_nothing_outside_the_working_directory() {
         "{}",
         stderr(&out)
     );
+    assert!(
+        stderr(&out).contains(
+            "fio: log ../../x of 127.0.0.1 written as x.127.0.0.1 (in the working directory)"
+        ),
+        "{}",
+        stderr(&out)
+    );
     assert!(!stdout(&out).contains("disconnected"), "{}", stdout(&out));
     let log = std::fs::read_to_string(top.file("a/b/x.127.0.0.1")).expect("the log, in the cwd");
     assert_eq!(log, "100, 5, 0, 4096, 0\n200, 7, 0, 4096, 0\n");
@@ -1108,4 +1120,119 @@ fn the_client_sends_what_fios_sends() {
             "97 16 false"
         ]
     );
+}
+
+// ------------------------------------------------------- more of fio's CLI
+
+/// `--output=FILE` (after `--client`: also sent to the server), a host
+/// list file, `--remote-config`, and rfio's own server.
+#[test]
+fn output_file_host_list_remote_config_and_rfio_server() {
+    let a = FioServer::start();
+    let b = FioServer::of(RFIO);
+    let dir = TempDir::new("client-more");
+    dir.write("two.fio", TWO);
+    dir.write(
+        "hosts",
+        &format!("127.0.0.1,{}\n  ip:127.0.0.1,{} \n", a.port, b.port),
+    );
+    let out = client(
+        RFIO,
+        &dir.0,
+        &[
+            "--client=hosts",
+            "--output-format=json",
+            "--output=doc.json",
+            "two.fio",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let doc = std::fs::read_to_string(dir.file("doc.json")).unwrap();
+    let v: Value = serde_json::from_str(&doc).unwrap();
+    let mut n = names(&v);
+    assert_eq!(n.pop(), Some("All clients"));
+    n.sort_unstable();
+    assert_eq!(n, ["job1", "job1", "job2", "job2"]);
+    let all = stats(&v).last().unwrap();
+    assert_eq!(all["read"]["io_bytes"], 2 << 26);
+    assert_eq!(all["write"]["total_ios"], 2 * 16_384);
+
+    let remote = a.dir.write("r.fio", "[r]\nioengine=null\nsize=2m\n");
+    let remote = format!("--remote-config={}", remote.display());
+    let out = client(RFIO, &dir.0, &[&a.arg(), &remote, "--output-format=json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_of(&out);
+    assert_eq!(names(&v), ["r"]);
+    assert_eq!(stats(&v)[0]["read"]["io_bytes"], 2 << 20);
+}
+
+/// SIGINT: the client sends QUIT, the server stops its job early and
+/// still reports; the client prints it and exits 0.
+#[test]
+fn sigint_quits_the_servers_and_still_prints_their_results() {
+    let srv = FioServer::start();
+    let dir = TempDir::new("client-sigint");
+    dir.write(
+        "long.fio",
+        "[long]\nioengine=null\nsize=1g\nrw=read\ntime_based\nruntime=30\nrate_iops=1000\n",
+    );
+    let mut cmd = Command::new(RFIO);
+    cmd.current_dir(&dir.0).args([&srv.arg(), "long.fio"]);
+    let mut run = Running::start(&mut cmd);
+    run.wait_for_stdout("the job starting", Duration::from_secs(20), |o| {
+        o.contains("Starting 1 process")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    run.signal(libc::SIGINT);
+    let out = run.finish(Duration::from_secs(20), "SIGINT");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let block = &text[text
+        .find("long: (groupid=0, jobs=1): err= 0")
+        .expect("the report")..];
+    let msec: u64 = block
+        .split("msec)")
+        .next()
+        .and_then(|s| s.rsplit('/').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{block}"));
+    assert!(msec < 20_000, "ran {msec} ms of 30 s");
+}
+
+/// A bandwidth log (IOLOG, deflated by the server): written as
+/// `NAME.HOST` in the working directory, in fio's columns (an averaged sample has no block size), as many lines as
+/// fio's client writes (give or take the last one).
+#[test]
+fn bw_logs_are_written_as_fios_client_writes_them() {
+    let srv = FioServer::start();
+    let (d1, d2) = (
+        TempDir::new("client-bwl-fio"),
+        TempDir::new("client-bwl-rfio"),
+    );
+    let job = "[global]\nioengine=null\nbs=4k\nsize=16m\n\n[job1]\nrw=read\nwrite_bw_log=bwl\n\
+               log_avg_msec=100\nrate_iops=2000\nruntime=1\ntime_based\n";
+    d1.write("bwlog.fio", job);
+    d2.write("bwlog.fio", job);
+    let args = [srv.arg(), "--output-format=json".into(), "bwlog.fio".into()];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (fio, ours) = std::thread::scope(|s| {
+        let fio = s.spawn(|| client(real_fio(), &d1.0, &args));
+        (fio.join().unwrap(), client(RFIO, &d2.0, &args))
+    });
+    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    assert_eq!(fio.status.code(), Some(0));
+    let read = |d: &TempDir| std::fs::read_to_string(d.file("bwl_bw.1.log.127.0.0.1")).unwrap();
+    let (f, o) = (read(&d1), read(&d2));
+    assert!(
+        o.lines().count().abs_diff(f.lines().count()) <= 1,
+        "rfio:\n{o}\nfio:\n{f}"
+    );
+    assert!(o.lines().count() >= 5, "{o}");
+    for l in o.lines() {
+        let cols: Vec<&str> = l.split(", ").collect();
+        assert_eq!(cols.len(), 5, "{l}");
+        assert!(cols.iter().all(|c| c.parse::<i64>().is_ok()), "{l}");
+        assert_eq!(&cols[2..], ["0", "0", "0"], "{l}");
+    }
 }

@@ -121,11 +121,15 @@ impl Session<'_> {
             // The options image is for GUI clients.
             Op::AddJob => {}
             Op::IoLog => match decode_iolog(b, msg.version) {
-                Ok(log) => {
-                    if let Err(e) = files::write_iolog(&log, &self.clients[i].host) {
-                        writeln!(self.err, "{e}")?;
-                    }
-                }
+                Ok(log) => match files::write_iolog(&log, &self.clients[i].host) {
+                    Ok(path) if log.name.contains('/') => writeln!(
+                        self.err,
+                        "fio: log {} of {} written as {path} (in the working directory)",
+                        log.name, self.clients[i].host
+                    )?,
+                    Ok(_) => {}
+                    Err(e) => writeln!(self.err, "{e}")?,
+                },
                 Err(e) => writeln!(self.err, "fio: failed converting IO log ({e})")?,
             },
             Op::UpdateJob => {
