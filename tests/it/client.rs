@@ -1201,8 +1201,9 @@ fn sigint_quits_the_servers_and_still_prints_their_results() {
 }
 
 /// A bandwidth log (IOLOG, deflated by the server): written as
-/// `NAME.HOST` in the working directory, in fio's columns (an averaged sample has no block size), as many lines as
-/// fio's client writes (give or take the last one).
+/// `NAME.HOST` in the working directory, in fio's columns (an averaged
+/// sample has no block size), as many lines as fio's client writes (give
+/// or take the last one).
 #[test]
 fn bw_logs_are_written_as_fios_client_writes_them() {
     let srv = FioServer::start();
