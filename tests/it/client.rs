@@ -1042,6 +1042,7 @@ fn no_job_file_fails_and_an_unreachable_server_is_dropped() {
     let out = client(RFIO, &dir.0, &[&srv.arg(), "--output-format=json"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
+    assert_eq!(stderr(&out), "rfio: no job file for 127.0.0.1\n");
     // PROBE and JOBLINE, then the close.
     assert_eq!(srv.notes(), ["10", "4"]);
 

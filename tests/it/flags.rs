@@ -566,12 +566,7 @@ fn warnings_fatal_refuses_the_first_job_warned_about() {
 #[test]
 fn client_server_flags_are_refused() {
     let dir = TempDir::new("flags-server");
-    for arg in [
-        "--server",
-        "--client=localhost",
-        "--daemonize=pid",
-        "--remote-config=x.fio",
-    ] {
+    for arg in ["--server", "--daemonize=pid", "--remote-config=x.fio"] {
         let o = rfio(&dir, &[arg, "--name=j", "--ioengine=null", "--size=1m"]);
         assert_eq!(o.status.code(), Some(1), "{arg}");
         let name = arg.trim_start_matches("--").split('=').next().unwrap();

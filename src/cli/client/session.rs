@@ -315,6 +315,10 @@ impl<'a> Session<'a> {
     pub(super) fn send_jobs(&mut self, i: usize) -> io::Result<()> {
         let plan = self.clients[i].jobs_plan.clone();
         if plan.is_empty() {
+            // fio drops such a server without a word.
+            if !self.settings.as_fio {
+                writeln!(self.err, "rfio: no job file for {}", self.clients[i].host)?;
+            }
             return self.remove(i);
         }
         for src in &plan {
