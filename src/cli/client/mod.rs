@@ -12,18 +12,30 @@
 //!
 //! Beyond fio: rfio speaks a server's wire version when it answers in
 //! another one it knows (fio 3.34 to 3.42): it reconnects once in that
-//! version. It never writes a log outside the working directory, nor sends
-//! a file that is not a verify state of the working directory.
+//! version. It never writes a log outside the working directory (a log
+//! name's directory is dropped, and said on stderr), nor sends a file that
+//! is not a verify state of the working directory; it checks every index
+//! and length a server sends.
 //!
-//! fio 3.33's quirks, kept when called as `fio` (or `--compat=fio`):
-//! "All clients" prints its bandwidth without a unit (`BW=16.5Mi
-//! (17.3M)`) and no percentiles, the status line's rates have no unit, and
-//! of the job files that follow no `--client` only the first is sent (and a
-//! server with files of its own gets them once per such file). Called as
-//! `rfio`, these are fixed. Kept in both: several servers' global options
-//! in one JSON object (duplicate keys), the expected count of statistics
-//! summed over every START (two job files to one server give no "All
-//! clients"), TEXT printed as it comes (also inside JSON output).
+//! fio 3.33's quirks, kept when called as `fio` (or `--compat=fio`), fixed
+//! when called as `rfio`:
+//! - "All clients" prints its bandwidth without a unit (`BW=16.5Mi
+//!   (17.3M)`) and no percentiles (fio copies neither into its sum);
+//! - the status line's rates have no unit (`r=53.3M`);
+//! - of the job files that follow no `--client` only the first is sent,
+//!   and a server with files of its own gets them once per such file;
+//! - "All clients" is printed each time the count of blocks is reached
+//!   (twice when one server's START comes after another's blocks), and a
+//!   server that sent no block takes one, not its own count, off it;
+//! - a server without a job file is dropped without a word.
+//!
+//! Kept in both (they shape what parsers read): several servers' global
+//! options in one JSON object (duplicate keys); the expected count of
+//! blocks summed over every START (two job files to one server give no
+//! "All clients"); TEXT printed as it comes, also inside JSON output.
+//! Fixed in both: options are forwarded as `--name=value` (fio forwards
+//! the last argument getopt read: `--output-format json` sends only
+//! `json`, which a server takes for a job file).
 
 mod argv;
 mod conn;
