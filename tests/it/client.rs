@@ -219,7 +219,13 @@ fn json_is_fios_against_a_real_server() {
     let mut as_fio = vec!["--compat=fio"];
     as_fio.extend(&args);
     let (fio, ours) = side_by_side(&dir.0, &args, &as_fio);
-    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}\n{}",
+        stderr(&ours),
+        stdout(&ours)
+    );
     assert_eq!(fio.status.code(), Some(0), "{}", stderr(&fio));
     assert_eq!(stderr(&ours), "");
     assert_same_lines(&masked(&stdout(&ours)), &masked(&stdout(&fio)), "json");
@@ -303,7 +309,13 @@ fn normal_and_terse_are_fios_against_a_real_server() {
         &[&server, "two.fio"],
         &["--compat=fio", &server, "two.fio"],
     );
-    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}\n{}",
+        stderr(&ours),
+        stdout(&ours)
+    );
     let (o, f) = (stdout(&ours), stdout(&fio));
     assert_same_lines(&normal_skeleton(&o), &normal_skeleton(&f), "normal");
     assert!(o.starts_with("hostname="), "{o}");
@@ -346,7 +358,13 @@ fn normal_and_terse_are_fios_against_a_real_server() {
         let (name_at, head) = if v == "2" { (1, 5) } else { (2, 6) };
         for (a, b) in ol.iter().zip(&fl) {
             assert_eq!(a.len(), b.len(), "terse v{v}: field counts\n{a:?}\n{b:?}");
-            assert_eq!(a[..head], b[..head], "terse v{v}");
+            assert_eq!(
+                a[..head],
+                b[..head],
+                "terse v{v}\n{}\n{}",
+                stdout(&ours),
+                stdout(&fio)
+            );
             // Percentile labels (`1.000000%=`, or fio's `0%=` in "All
             // clients") in the same places.
             for (x, y) in a.iter().zip(b) {
@@ -390,7 +408,13 @@ fn psync_group_reporting_and_two_job_files() {
     ] {
         let fio = client(real_fio(), &dir.0, &args);
         let ours = client(RFIO, &dir.0, &args);
-        assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+        assert_eq!(
+            ours.status.code(),
+            Some(0),
+            "{}\n{}",
+            stderr(&ours),
+            stdout(&ours)
+        );
         assert_same_lines(
             &masked(&stdout(&ours)),
             &masked(&stdout(&fio)),
@@ -405,7 +429,7 @@ fn psync_group_reporting_and_two_job_files() {
         &[&server, "--output-format=json", "g.fio"],
     ));
     let g = &stats(&v)[0];
-    assert_eq!(g["write"]["io_bytes"], 2 << 20);
+    assert_eq!(g["write"]["io_bytes"], 2 << 20, "{v}");
     assert_eq!(g["write"]["total_ios"], 512);
 }
 
@@ -421,7 +445,13 @@ fn two_and_eight_servers_sum_into_all_clients() {
         args.extend(["--output-format=json".to_string(), "two.fio".to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let ours = client(RFIO, &dir.0, &args);
-        assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+        assert_eq!(
+            ours.status.code(),
+            Some(0),
+            "{}\n{}",
+            stderr(&ours),
+            stdout(&ours)
+        );
         let v = json_of(&ours);
         let s = stats(&v);
         assert_eq!(s.len(), 2 * n + 1, "{:?}", names(&v));
@@ -1222,7 +1252,13 @@ fn bw_logs_are_written_as_fios_client_writes_them() {
         let fio = s.spawn(|| client(real_fio(), &d1.0, &args));
         (fio.join().unwrap(), client(RFIO, &d2.0, &args))
     });
-    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}\n{}",
+        stderr(&ours),
+        stdout(&ours)
+    );
     assert_eq!(fio.status.code(), Some(0));
     let read = |d: &TempDir| std::fs::read_to_string(d.file("bwl_bw.1.log.127.0.0.1")).unwrap();
     let (f, o) = (read(&d1), read(&d2));
