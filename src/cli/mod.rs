@@ -155,10 +155,14 @@ fn run_inner(
         return merge::merge_only(&args, formats(&args).normal, out, err);
     }
     if let Some(flag) = args.unsupported.first() {
-        writeln!(
-            err,
-            "rfio: --{flag} is not supported yet (rfio runs jobs locally only)"
-        )?;
+        // `--remote-config` names a job file on a server: without
+        // `--client` fio exits 1 and says nothing; rfio says why.
+        if args.mode != crate::jobfile::Mode::Fio {
+            writeln!(
+                err,
+                "rfio: --{flag} needs --client (it names a job file on the server)"
+            )?;
+        }
         return Ok(1);
     }
     let formats = formats(&args);

@@ -274,10 +274,6 @@ impl<R: Read> Reader<R> {
         self.accept = accept;
     }
 
-    pub(crate) fn get_ref(&self) -> &R {
-        &self.inner
-    }
-
     /// The next message: its frames read and checked, its body
     /// reassembled.
     pub(crate) fn next_message(&mut self) -> Result<Message, FrameError> {

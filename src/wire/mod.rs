@@ -16,8 +16,6 @@
 //! peer is checked against the bytes received: a hostile peer gets an
 //! error, never a panic or a large allocation.
 
-// The server and the client that use these land in the following commits.
-#![allow(dead_code)]
 
 pub(crate) mod addr;
 pub(crate) mod body;

@@ -562,18 +562,33 @@ fn warnings_fatal_refuses_the_first_job_warned_about() {
     assert_eq!(rfio(&dir, &["w.fio"]).status.code(), Some(0));
 }
 
-/// fio's client/server flags are refused, naming the flag.
+/// fio's client/server flags without their mode (`--server`, `--client`:
+/// tests/it/server.rs and client.rs).
 #[test]
-fn client_server_flags_are_refused() {
+fn client_server_flags_without_their_mode() {
     let dir = TempDir::new("flags-server");
-    for arg in ["--server", "--daemonize=pid", "--remote-config=x.fio"] {
-        let o = rfio(&dir, &[arg, "--name=j", "--ioengine=null", "--size=1m"]);
-        assert_eq!(o.status.code(), Some(1), "{arg}");
-        let name = arg.trim_start_matches("--").split('=').next().unwrap();
-        assert_eq!(
-            stderr(&o),
-            format!("rfio: --{name} is not supported yet (rfio runs jobs locally only)\n")
-        );
-        assert_eq!(stdout(&o), "");
-    }
+    let job = ["--name=j", "--ioengine=null", "--size=1m", "--minimal"];
+    // --daemonize without --server: the job runs here, as with fio.
+    let o = rfio(&dir, &[&["--daemonize=pid"][..], &job[..]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("3;fio-3.33;j;0;0;1024;"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!dir.file("pid").exists());
+    // --remote-config without --client: fio exits 1 silently; rfio says
+    // why, and as fio it is silent too.
+    let o = rfio(&dir, &[&["--remote-config=x.fio"][..], &job[..]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: --remote-config needs --client (it names a job file on the server)\n"
+    );
+    assert_eq!(stdout(&o), "");
+    let o = rfio(
+        &dir,
+        &[&["--compat=fio", "--remote-config=x.fio"][..], &job[..]].concat(),
+    );
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(1), ""));
 }

@@ -5,7 +5,7 @@
 //!
 //! What rfio does not keep travels as fio sends it for a job without it:
 //! `block_infos` (count 0), `cachehit`/`cachemiss` (0). `job_start` is an
-//! argument of [`encode_ts`] and read by [`ts_job_start`].
+//! argument of [`encode_ts`] (read back by the tests).
 
 use super::gs::{put_gs, read_gs};
 use super::layout::{layout, Layout, CLAT_PRIO_LEN, F, IO_STAT, MAX_BLOCK_INFOS, PLAT_NR};
@@ -271,6 +271,7 @@ fn put_ss(p: &mut Put, l: &Layout, s: &SteadyStateReport, data: bool, mut at: us
 
 /// `job_start` (epoch ms) of a TS body of wire `version`; `None` before
 /// 101 (and for a body too short or an unknown version).
+#[cfg(test)]
 pub(crate) fn ts_job_start(b: &[u8], version: u16) -> Option<u64> {
     let l = layout(version)?;
     if !l.has(F::JobStart) || b.len() < l.body_len {
