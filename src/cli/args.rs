@@ -29,48 +29,50 @@ enum HasArg {
     Optional,
 }
 
-/// fio's own flags, in fio's order (`l_opts` in init.c); the names are
+/// fio's own flags, in fio's order (`l_opts` in init.c), each with
+/// whether fio flags it `FIO_CLIENT_FLAG` (after a `--client` it is sent
+/// to that server, [`is_client_flag`]); the names are
 /// [`suggest::FIO_COMMAND_LINE_OPTIONS`] (a test keeps the two equal).
-const FLAGS: &[(&str, HasArg)] = &[
-    ("output", HasArg::Required),
-    ("latency-log", HasArg::Required),
-    ("bandwidth-log", HasArg::No),
-    ("minimal", HasArg::No),
-    ("output-format", HasArg::Required),
-    ("append-terse", HasArg::Optional),
-    ("version", HasArg::No),
-    ("help", HasArg::No),
-    ("cmdhelp", HasArg::Optional),
-    ("enghelp", HasArg::Optional),
-    ("showcmd", HasArg::No),
-    ("readonly", HasArg::No),
-    ("eta", HasArg::Required),
-    ("eta-interval", HasArg::Required),
-    ("eta-newline", HasArg::Required),
-    ("debug", HasArg::Required),
-    ("parse-only", HasArg::No),
-    ("section", HasArg::Required),
-    ("inflate-log", HasArg::Required),
-    ("alloc-size", HasArg::Required),
-    ("profile", HasArg::Required),
-    ("warnings-fatal", HasArg::No),
-    ("max-jobs", HasArg::Required),
-    ("terse-version", HasArg::Required),
-    ("server", HasArg::Optional),
-    ("daemonize", HasArg::Required),
-    ("client", HasArg::Required),
-    ("remote-config", HasArg::Required),
-    ("cpuclock-test", HasArg::No),
-    ("crctest", HasArg::Optional),
-    ("memcpytest", HasArg::Optional),
-    ("idle-prof", HasArg::Required),
-    ("status-interval", HasArg::Required),
-    ("trigger-file", HasArg::Required),
-    ("trigger-timeout", HasArg::Required),
-    ("trigger", HasArg::Required),
-    ("trigger-remote", HasArg::Required),
-    ("aux-path", HasArg::Required),
-    ("merge-blktrace-only", HasArg::No),
+const FLAGS: &[(&str, HasArg, bool)] = &[
+    ("output", HasArg::Required, true),
+    ("latency-log", HasArg::Required, true),
+    ("bandwidth-log", HasArg::No, true),
+    ("minimal", HasArg::No, true),
+    ("output-format", HasArg::Required, true),
+    ("append-terse", HasArg::Optional, false),
+    ("version", HasArg::No, true),
+    ("help", HasArg::No, true),
+    ("cmdhelp", HasArg::Optional, true),
+    ("enghelp", HasArg::Optional, true),
+    ("showcmd", HasArg::No, true),
+    ("readonly", HasArg::No, true),
+    ("eta", HasArg::Required, true),
+    ("eta-interval", HasArg::Required, true),
+    ("eta-newline", HasArg::Required, true),
+    ("debug", HasArg::Required, true),
+    ("parse-only", HasArg::No, true),
+    ("section", HasArg::Required, true),
+    ("inflate-log", HasArg::Required, true),
+    ("alloc-size", HasArg::Required, true),
+    ("profile", HasArg::Required, true),
+    ("warnings-fatal", HasArg::No, true),
+    ("max-jobs", HasArg::Required, true),
+    ("terse-version", HasArg::Required, true),
+    ("server", HasArg::Optional, false),
+    ("daemonize", HasArg::Required, false),
+    ("client", HasArg::Required, false),
+    ("remote-config", HasArg::Required, false),
+    ("cpuclock-test", HasArg::No, false),
+    ("crctest", HasArg::Optional, false),
+    ("memcpytest", HasArg::Optional, false),
+    ("idle-prof", HasArg::Required, false),
+    ("status-interval", HasArg::Required, true),
+    ("trigger-file", HasArg::Required, false),
+    ("trigger-timeout", HasArg::Required, false),
+    ("trigger", HasArg::Required, false),
+    ("trigger-remote", HasArg::Required, false),
+    ("aux-path", HasArg::Required, false),
+    ("merge-blktrace-only", HasArg::No, true),
 ];
 
 /// rfio's own flags, which fio does not have: `--compat=fio` reads job
@@ -252,6 +254,12 @@ impl From<&Args> for Input {
     }
 }
 
+/// Whether fio's flag `name` is a client option (sent to the server it
+/// follows on a `--client` command line).
+pub(crate) fn is_client_flag(name: &str) -> bool {
+    FLAGS.iter().any(|&(n, _, client)| client && n == name)
+}
+
 /// A long option: one of fio's flags or a job option.
 #[derive(Debug, Clone, Copy)]
 struct LongOpt {
@@ -263,8 +271,9 @@ struct LongOpt {
 fn long_options() -> Vec<LongOpt> {
     let mut all: Vec<LongOpt> = FLAGS
         .iter()
-        .chain(RFIO_FLAGS)
-        .map(|&(name, has_arg)| LongOpt {
+        .map(|&(name, has_arg, _)| (name, has_arg))
+        .chain(RFIO_FLAGS.iter().copied())
+        .map(|(name, has_arg)| LongOpt {
             name,
             has_arg,
             job: false,

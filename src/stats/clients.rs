@@ -5,7 +5,6 @@
 //! aggregate, summed as fio's `sum_thread_stats`/`sum_group_stats` do.
 
 use super::config::Percentiles;
-use super::cpu::CpuUsage;
 use super::disk::{DiskAgg, DiskUtil};
 use super::info::OptionList;
 use super::summary::{merge_dir, merge_hist, Entry, GroupDirRun, GroupRun};
@@ -100,30 +99,7 @@ impl AllClients {
             ..StatsConfig::default()
         };
         AllClients {
-            entry: Entry {
-                name: ALL_CLIENTS.to_string(),
-                group_id: u32::MAX,
-                pid: 0,
-                thread_number: 0,
-                members: 0,
-                error: 0,
-                verror: String::new(),
-                cfg,
-                dirs: Default::default(),
-                sync: Default::default(),
-                lat_buckets: Default::default(),
-                depth: Default::default(),
-                cpu: CpuUsage::default(),
-                run_ms: 0,
-                total_err: 0,
-                first_error: 0,
-                latency_depth: 0,
-                last_job: usize::MAX,
-                ioprio: 0,
-                prios: Default::default(),
-                steadystate: None,
-                zone_resets: 0,
-            },
+            entry: Entry::empty(ALL_CLIENTS.to_string(), u32::MAX, cfg),
             group: GroupRun {
                 id: 0,
                 dirs: [None; 3],

@@ -249,9 +249,15 @@ impl Entry {
         cfg.percentiles.clat = false;
         cfg.percentiles.lat = false;
         cfg.percentiles.list.clear();
+        Entry::empty(String::new(), PLACEHOLDER_GROUP, cfg)
+    }
+
+    /// An entry named `name` of group `group_id` with settings `cfg`, every
+    /// counter zero and no member yet.
+    pub(crate) fn empty(name: String, group_id: u32, cfg: StatsConfig) -> Entry {
         Entry {
-            name: String::new(),
-            group_id: PLACEHOLDER_GROUP,
+            name,
+            group_id,
             pid: 0,
             thread_number: 0,
             members: 0,

@@ -16,7 +16,6 @@
 //! peer is checked against the bytes received: a hostile peer gets an
 //! error, never a panic or a large allocation.
 
-
 pub(crate) mod addr;
 pub(crate) mod body;
 pub(crate) mod frame;

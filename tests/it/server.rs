@@ -11,6 +11,7 @@ use std::net::TcpStream;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use common::wire::{crc16, message, read_message};
 use common::{real_fio, stderr, stdout, Running, TempDir, RFIO};
 use serde_json::Value;
 
@@ -380,58 +381,16 @@ fn frame_of(
     h
 }
 
-/// A whole message in frames of at most 1,024 bytes.
-fn message(version: u16, op: u16, tag: u64, body: &[u8]) -> Vec<u8> {
-    let chunks: Vec<&[u8]> = match body.is_empty() {
-        true => vec![&[][..]],
-        false => body.chunks(1024).collect(),
-    };
-    let mut out = Vec::new();
-    for (i, c) in chunks.iter().enumerate() {
-        let more = u32::from(i + 1 < chunks.len());
-        out.extend(frame_of(version, op, more, tag, c.len() as u32, c, false));
-    }
-    out
-}
-
 /// Read messages until QUIT: (version, opcode, body) of each.
 fn read_messages(s: &mut TcpStream) -> Vec<(u16, u16, Vec<u8>)> {
     let mut out = Vec::new();
-    let mut body = Vec::new();
-    loop {
-        let mut h = [0u8; 24];
-        if s.read_exact(&mut h).is_err() {
-            return out;
-        }
-        let le16 = |at: usize| u16::from_le_bytes([h[at], h[at + 1]]);
-        let len = u32::from_le_bytes([h[16], h[17], h[18], h[19]]) as usize;
-        assert_eq!(le16(20), crc16(&h[..20]), "header CRC");
-        let mut p = vec![0u8; len];
-        s.read_exact(&mut p).unwrap();
-        body.extend_from_slice(&p);
-        if h[4] & 1 == 0 {
-            let op = le16(2);
-            out.push((le16(0), op, std::mem::take(&mut body)));
-            if op == 1 {
-                return out;
-            }
+    while let Some((version, op, _, body)) = read_message(s) {
+        out.push((version, op, body));
+        if op == 1 {
+            break;
         }
     }
-}
-
-fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc = 0u16;
-    for &b in bytes {
-        crc ^= u16::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xA001
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
+    out
 }
 
 /// A client that leaves mid-run stops its jobs; the server serves the next.

@@ -4,7 +4,7 @@
 //!
 //! - Options before the first `--client` apply here only.
 //! - After a `--client`, fio's client options (`--output`, `--output-format`,
-//!   `--eta`, ... [`CLIENT_FLAGS`]) are sent to that server, and also apply
+//!   `--eta`, ... [`is_client_flag`]) are sent to that server, and also apply
 //!   here. When a `--client` follows one that got no option yet, the
 //!   options after it go to both (fio's `arg_list`).
 //! - Job files right after `--client=HOST` are that server's; the others
@@ -17,38 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::args::{classify, Arg};
+use crate::cli::args::{classify, is_client_flag, Arg};
 use crate::wire::addr::Addr;
-
-/// fio's options flagged `FIO_CLIENT_FLAG` (init.c `l_opts`): sent to the
-/// servers when they follow a `--client`.
-pub(crate) const CLIENT_FLAGS: &[&str] = &[
-    "output",
-    "latency-log",
-    "bandwidth-log",
-    "minimal",
-    "output-format",
-    "version",
-    "help",
-    "cmdhelp",
-    "enghelp",
-    "showcmd",
-    "readonly",
-    "eta",
-    "eta-interval",
-    "eta-newline",
-    "debug",
-    "parse-only",
-    "section",
-    "inflate-log",
-    "alloc-size",
-    "profile",
-    "warnings-fatal",
-    "max-jobs",
-    "terse-version",
-    "status-interval",
-    "merge-blktrace-only",
-];
 
 /// A job file for a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +103,7 @@ pub(crate) fn split(argv: &[String]) -> Result<ClientLine, String> {
                     }
                     n => {
                         line.local.extend(argv[range.clone()].iter().cloned());
-                        if CLIENT_FLAGS.contains(&n) && !line.servers.is_empty() {
+                        if is_client_flag(n) && !line.servers.is_empty() {
                             let opt = match &arg {
                                 Arg::Opt { value: Some(v), .. } => format!("--{n}={v}"),
                                 _ => format!("--{n}"),

@@ -10,15 +10,11 @@
 //! unit). Called as `rfio`, the units of the first reply are kept.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::time::Instant;
 
-use crate::cli::eta::estimate::eta_to_str;
-use crate::output::num2str::{num2str_from, Unit};
+use crate::cli::eta::display::{Line, LineUnits};
+use crate::cli::eta::JobsEta;
 use crate::wire::stats::eta::Eta;
-
-/// fio's "no ETA" (`INT_MAX`).
-const UNKNOWN: u64 = i32::MAX as u64;
 
 /// The rounds of SEND_ETA in flight, and the line's state.
 #[derive(Debug)]
@@ -28,6 +24,8 @@ pub(crate) struct Rounds {
     /// Keep the first reply's units (fio leaves them zero).
     keep_units: bool,
     line: Line,
+    /// What the `--eta-newline` period counts from.
+    origin: Instant,
 }
 
 #[derive(Debug, Default)]
@@ -43,10 +41,8 @@ impl Rounds {
             rounds: HashMap::new(),
             next: 1,
             keep_units,
-            line: Line {
-                newline_ms,
-                ..Line::default()
-            },
+            line: Line::new(newline_ms),
+            origin: Instant::now(),
         }
     }
 
@@ -88,7 +84,9 @@ impl Rounds {
             return None;
         }
         let r = self.rounds.remove(&id)?;
-        Some(self.line.display(&r.sum, now))
+        let (je, units) = as_line(&r.sum);
+        let at_ms = now.saturating_duration_since(self.origin).as_millis() as u64;
+        Some(self.line.display(&je, r.sum.nr_setting_up, units, at_ms))
     }
 }
 
@@ -118,127 +116,31 @@ fn sum(dst: &mut Eta, je: &Eta, units: bool) {
     }
 }
 
-/// The line's state between prints (fio's statics).
-#[derive(Debug, Default)]
-struct Line {
-    linelen_last: usize,
-    eta_good: bool,
-    newline_ms: Option<u64>,
-    newline_from: Option<Instant>,
-    newline_pending: bool,
-}
-
-impl Line {
-    /// fio's `display_thread_status` of `je`: the text, `\r` included.
-    fn display(&mut self, je: &Eta, now: Instant) -> String {
-        let mut out = String::new();
-        let known = je.eta_sec != UNKNOWN;
-        let mut perc = if known && je.elapsed_sec > 0 {
-            je.elapsed_sec as f64 / (je.elapsed_sec as f64 + je.eta_sec as f64)
-        } else {
-            0.0
-        };
-        if self.newline_pending {
-            self.newline_pending = false;
-            self.linelen_last = 0;
-            out.push('\n');
-        }
-        let _ = write!(
-            out,
-            "Jobs: {} (f={})",
-            je.nr_running as i32, je.files_open as i32
-        );
-        let pow2 = je.is_pow2 != 0;
-        let sig = je.sig_figs as usize;
-        let m_rate: u64 = je.m_rate.iter().fold(0, |a, b| a.wrapping_add(*b));
-        let t_rate: u64 = je.t_rate.iter().fold(0, |a, b| a.wrapping_add(*b));
-        let m_iops: u32 = je.m_iops.iter().fold(0, |a, b| a.wrapping_add(*b));
-        let t_iops: u32 = je.t_iops.iter().fold(0, |a, b| a.wrapping_add(*b));
-        if m_rate > 0 || t_rate > 0 {
-            let _ = write!(
-                out,
-                ", {}-{}",
-                num2str_from(m_rate, sig, 0, pow2, Unit::BytePerSec),
-                num2str_from(t_rate, sig, 0, pow2, Unit::BytePerSec)
-            );
-        } else if m_iops > 0 || t_iops > 0 {
-            let _ = write!(out, ", {}-{} IOPS", m_iops as i32, t_iops as i32);
-        }
-        if known && je.nr_running > 0 {
-            let perc_str = if (je.eta_sec == 0 && !self.eta_good)
-                || je.nr_ramp == je.nr_running
-                || je.eta_sec == u64::MAX
-            {
-                "-.-%".to_string()
-            } else {
-                let mut mult = 100.0;
-                if je.nr_setting_up > 0 {
-                    mult *= 1.0 - f64::from(je.nr_setting_up) / f64::from(je.nr_running);
-                }
-                self.eta_good = true;
-                perc *= mult;
-                format!("{perc:3.1}%")
-            };
-            let _ = write!(out, ": [{}][{perc_str}]", je.run_str);
-            out.push_str(&rates(je, pow2));
-            let _ = write!(out, "[eta {}]", eta_to_str(je.eta_sec));
-            let linelen = out.len();
-            if linelen < self.linelen_last {
-                out.push_str(&" ".repeat(self.linelen_last - linelen));
-            }
-            self.linelen_last = linelen;
-        }
-        out.push('\r');
-        match (self.newline_from, self.newline_ms) {
-            (None, _) => self.newline_from = Some(now),
-            (Some(from), Some(every))
-                if every > 0
-                    && now.saturating_duration_since(from).as_millis() > u128::from(every) =>
-            {
-                self.newline_from = Some(now);
-                self.newline_pending = true;
-            }
-            _ => {}
-        }
-        out
-    }
-}
-
-/// fio's `gen_eta_str`: `[r=…,w=…][r=…,w=… IOPS]`, each rate with
-/// `num2str(rate, 4, 1024, is_pow2, unit_base)`.
-fn rates(je: &Eta, pow2: bool) -> String {
-    const NAMES: [char; 3] = ['r', 'w', 't'];
-    let has: Vec<usize> = (0..3)
-        .filter(|&d| je.rate[d] > 0 || je.iops[d] > 0)
-        .collect();
-    if has.is_empty() {
-        return String::new();
-    }
-    let list = |f: &dyn Fn(usize) -> String| {
-        has.iter()
-            .map(|&d| format!("{}={}", NAMES[d], f(d)))
-            .collect::<Vec<_>>()
-            .join(",")
+/// The summed reply as the status line's numbers and units (fio's client
+/// prints it with eta.c's `display_thread_status`).
+fn as_line(je: &Eta) -> (JobsEta, LineUnits) {
+    let wide = |a: [u32; 3]| a.map(u64::from);
+    let numbers = JobsEta {
+        nr_running: je.nr_running,
+        nr_ramp: je.nr_ramp,
+        nr_pending: je.nr_pending,
+        files_open: je.files_open,
+        m_rate: je.m_rate,
+        t_rate: je.t_rate,
+        m_iops: wide(je.m_iops),
+        t_iops: wide(je.t_iops),
+        rate: je.rate,
+        iops: wide(je.iops),
+        elapsed_sec: je.elapsed_sec,
+        eta_sec: je.eta_sec,
+        run_str: je.run_str.clone(),
     };
-    let bw = list(&|d| unit_str(je.rate[d], pow2, je.unit_base));
-    let iops = list(&|d| num2str_from(u64::from(je.iops[d]), 4, 0, false, Unit::None));
-    format!("[{bw}][{iops} IOPS]")
-}
-
-/// `num2str(kib, 4, 1024, pow2, unit)` with fio's unit codes (0 none,
-/// 1 `/s`, 2 `B`, 3 `bit`, 4 `B/s`, 5 `bit/s`).
-fn unit_str(kib: u64, pow2: bool, unit: u32) -> String {
-    match unit {
-        1 => format!("{}/s", num2str_from(kib, 4, 1, pow2, Unit::None)),
-        2 => num2str_from(kib, 4, 1, pow2, Unit::Byte),
-        3 => {
-            let s = num2str_from(kib, 4, 1, pow2, Unit::BitPerSec);
-            s.strip_suffix("/s").map_or(s.clone(), str::to_string)
-        }
-        4 => num2str_from(kib, 4, 1, pow2, Unit::BytePerSec),
-        5 => num2str_from(kib, 4, 1, pow2, Unit::BitPerSec),
-        _ => num2str_from(kib, 4, 1, pow2, Unit::None),
-    }
+    let units = LineUnits {
+        pow2: je.is_pow2 != 0,
+        sig_figs: je.sig_figs as usize,
+        unit: je.unit_base,
+    };
+    (numbers, units)
 }
 
 #[cfg(test)]

@@ -3,54 +3,31 @@
 //! ETA) and `display_thread_status` (the text, padded over the previous
 //! line, with a new line every `--eta-newline`).
 
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::agg::AggState;
-use super::estimate::{eta_sec, eta_to_str, UNKNOWN};
+use super::display::{JobsEta, Line, LineUnits};
+use super::estimate::eta_sec;
 use super::jobs::{snapshots, JobInfo, JobSnap, Units};
 use super::states::{condense, state_letter};
 use crate::logs::agg::AggLog;
-use crate::output::num2str::{num2str, Unit};
 use crate::plan::spec::Plan;
 use crate::workload::progress::{JobState, Progress};
-
-/// The numbers of one line (fio's `struct jobs_eta`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct JobsEta {
-    pub(crate) nr_running: u32,
-    pub(crate) nr_ramp: u32,
-    pub(crate) nr_pending: u32,
-    pub(crate) files_open: u32,
-    pub(crate) m_rate: [u64; 3],
-    pub(crate) t_rate: [u64; 3],
-    pub(crate) m_iops: [u64; 3],
-    pub(crate) t_iops: [u64; 3],
-    /// Bandwidth (KiB/s) and IOPS since the last line.
-    pub(crate) rate: [u64; 3],
-    pub(crate) iops: [u64; 3],
-    pub(crate) elapsed_sec: u64,
-    pub(crate) eta_sec: u64,
-    pub(crate) run_str: String,
-}
 
 /// The line's state between updates (fio's statics in `eta.c`).
 #[derive(Debug, Clone)]
 pub(crate) struct Status {
     jobs: Vec<JobInfo>,
     units: Units,
-    /// `--eta-interval` and `--eta-newline`, in ms.
+    /// `--eta-interval`, in ms.
     interval_ms: u64,
-    newline_ms: Option<u64>,
     /// Bytes and I/Os at the last line, and when it was (ms after the
     /// start of the jobs).
     disp_bytes: [u64; 3],
     disp_ios: [u64; 3],
     disp_at_ms: u64,
-    eta_good: bool,
-    linelen_last: usize,
-    newline_from_ms: Option<u64>,
-    newline_pending: bool,
+    /// The text's state between lines (and `--eta-newline`).
+    line: Line,
     /// `--bandwidth-log`: the aggregate samples taken with the line.
     agg: Option<AggState>,
 }
@@ -71,14 +48,10 @@ impl Status {
             jobs,
             units,
             interval_ms,
-            newline_ms: newline.map(|d| d.as_millis() as u64),
+            line: Line::new(newline.map(|d| d.as_millis() as u64)),
             disp_bytes: [0; 3],
             disp_ios: [0; 3],
             disp_at_ms: 0,
-            eta_good: false,
-            linelen_last: 0,
-            newline_from_ms: None,
-            newline_pending: false,
             agg: None,
         }
     }
@@ -198,106 +171,19 @@ impl Status {
     /// fio's `display_thread_status`: the text to print, `\r` included,
     /// at `at_ms` after the start of the jobs.
     pub(crate) fn display(&mut self, je: &JobsEta, at_ms: u64) -> String {
-        let mut out = String::new();
-        let known = je.eta_sec != UNKNOWN;
-        let perc = if known && je.elapsed_sec > 0 {
-            je.elapsed_sec as f64 / je.elapsed_sec.wrapping_add(je.eta_sec) as f64
-        } else {
-            0.0
+        let units = LineUnits {
+            pow2: self.units.pow2,
+            sig_figs: self.units.sig_figs,
+            unit: if self.units.bits { 5 } else { 4 },
         };
-        if self.newline_pending {
-            self.newline_pending = false;
-            self.linelen_last = 0;
-            out.push('\n');
-        }
-        let _ = write!(out, "Jobs: {} (f={})", je.nr_running, je.files_open);
-        let sum = |a: &[u64; 3]| a.iter().sum::<u64>();
-        if sum(&je.m_rate) > 0 || sum(&je.t_rate) > 0 {
-            let fmt = |n| num2str(n, self.units.sig_figs, self.units.pow2, Unit::BytePerSec);
-            let _ = write!(out, ", {}-{}", fmt(sum(&je.m_rate)), fmt(sum(&je.t_rate)));
-        } else if sum(&je.m_iops) > 0 || sum(&je.t_iops) > 0 {
-            let _ = write!(out, ", {}-{} IOPS", sum(&je.m_iops), sum(&je.t_iops));
-        }
-        if known && je.nr_running > 0 {
-            let perc_str = if (je.eta_sec == 0 && !self.eta_good) || je.nr_ramp == je.nr_running {
-                "-.-%".to_string()
-            } else {
-                self.eta_good = true;
-                format!("{:3.1}%", perc * 100.0)
-            };
-            let _ = write!(out, ": [{}][{perc_str}]", je.run_str);
-            out.push_str(&self.rates(je));
-            let _ = write!(out, "[eta {}]", eta_to_str(je.eta_sec));
-            let linelen = out.len();
-            if linelen < self.linelen_last {
-                out.push_str(&" ".repeat(self.linelen_last - linelen));
-            }
-            self.linelen_last = linelen;
-        }
-        out.push('\r');
-        match (self.newline_from_ms, self.newline_ms) {
-            (None, _) => self.newline_from_ms = Some(at_ms),
-            (Some(from), Some(every)) if every > 0 && at_ms.saturating_sub(from) > every => {
-                self.newline_from_ms = Some(at_ms);
-                self.newline_pending = true;
-            }
-            _ => {}
-        }
-        out
+        self.line.display(je, 0, units, at_ms)
     }
-
-    /// fio's `gen_eta_str`: `[r=…,w=…][r=…,w=… IOPS]` for the directions
-    /// that moved something.
-    fn rates(&self, je: &JobsEta) -> String {
-        const NAMES: [char; 3] = ['r', 'w', 't'];
-        let has: Vec<usize> = (0..3)
-            .filter(|&d| je.rate[d] > 0 || je.iops[d] > 0)
-            .collect();
-        if has.is_empty() {
-            return String::new();
-        }
-        let list = |f: &dyn Fn(usize) -> String| {
-            has.iter()
-                .map(|&d| format!("{}={}", NAMES[d], f(d)))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let bw = list(&|d| kib_per_sec(je.rate[d], self.units.pow2, self.units.bits));
-        let iops = list(&|d| num2str(je.iops[d], 4, false, Unit::None));
-        format!("[{bw}][{iops} IOPS]")
-    }
-}
-
-/// fio's `num2str(kib, 4, 1024, pow2, unit)`: a rate in KiB/s, printed
-/// from the `Ki` (or `k`) prefix up.
-fn kib_per_sec(kib: u64, pow2: bool, bits: bool) -> String {
-    let (unit, suffix, n) = if bits {
-        (Unit::BitPerSec, "bit/s", kib.wrapping_mul(8))
-    } else {
-        (Unit::BytePerSec, "B/s", kib)
-    };
-    if n < 10_000 {
-        let prefix = if pow2 { "Ki" } else { "k" };
-        return format!("{n}{prefix}{suffix}");
-    }
-    let thousand = if pow2 { 1024 } else { 1000 };
-    num2str(kib.wrapping_mul(thousand), 4, pow2, unit)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::eta::jobs::fixtures::{job, running};
-
-    #[test]
-    fn rates_print_from_kib() {
-        assert_eq!(kib_per_sec(0, true, false), "0KiB/s");
-        assert_eq!(kib_per_sec(4000, true, false), "4000KiB/s");
-        assert_eq!(kib_per_sec(507_904, true, false), "496MiB/s");
-        assert_eq!(kib_per_sec(23_173_530, true, false), "22.1GiB/s");
-        assert_eq!(kib_per_sec(43_725, true, false), "42.7MiB/s");
-        assert_eq!(kib_per_sec(500, false, false), "500kB/s");
-    }
 
     /// `fio --name=x --ioengine=null --size=64g --rw=randread --runtime=6
     /// --time_based` on a terminal (fio 3.33): two short lines, then

@@ -50,6 +50,7 @@
 //!   when due (fio's helper thread, `helper_thread.c`).
 
 mod agg;
+pub(crate) mod display;
 pub(crate) mod estimate;
 mod jobs;
 mod line;
@@ -58,7 +59,8 @@ mod states;
 
 pub(crate) use monitor::{monitor, stdout_is_tty, Settings, StopOnDrop};
 
-pub(crate) use line::{JobsEta, Status};
+pub(crate) use display::JobsEta;
+pub(crate) use line::Status;
 
 /// The status line's numbers now (fio's `calc_thread_status` for a
 /// client's ETA request): `None` before the jobs start, or when none runs

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub mod wire;
+
 use rfio::api::{Args, Plan};
 
 /// The command line `argv` (program name excluded), read.
