@@ -13,7 +13,7 @@ use crate::registry::{Check, Mode};
 use crate::run::{self, Status};
 use crate::show::head;
 use crate::spec::{Directives, RunMode, RunSpec};
-use crate::verdict::{capped, compare_exit_and_stdout, Difference, RunPair, Verdict};
+use crate::verdict::{capped, compare_exit_and_stdout, Difference, RunPair, Side, Verdict};
 use crate::{pipelines, runcheck};
 
 /// The outcome of one check of one job file.
@@ -117,11 +117,12 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
                 })
                 .collect();
             let mut verdict = verdict_of(&runs);
-            // Timing figures that miss their tolerance may be the machine's load: both
-            // binaries run again, and one attempt within the tolerances passes. Anything
-            // else (a count, a value, a layout) fails at once.
+            // Timing figures that miss their tolerance may be the machine's load, and fio
+            // 3.33 now and then hangs (`io_submit_mode=offload`): both binaries run again,
+            // and one attempt within the tolerances passes. Anything else (a count, a
+            // value, a layout, rfio timing out) fails at once.
             let mut attempts = 1;
-            while attempts <= bins.retries && only_timing(&verdict) {
+            while attempts <= bins.retries && worth_another_attempt(&verdict) {
                 attempts += 1;
                 runs = modes
                     .iter()
@@ -191,12 +192,12 @@ fn run_both(mode: Mode, job: &Path, bins: &Binaries<'_>) -> RunPair {
 }
 
 /// Whether `verdict` fails only on timing figures out of their tolerance (rule `... within
-/// N ...`), which another attempt may bring within it.
-fn only_timing(verdict: &Verdict) -> bool {
+/// N ...`) or on fio's own hang, which another attempt may clear.
+fn worth_another_attempt(verdict: &Verdict) -> bool {
     match verdict {
         Verdict::Diff(differences) => differences.iter().all(|d| {
             matches!(d, Difference::Mismatch(m) if m.rule.contains("within "))
-                || matches!(d, Difference::More(_))
+                || matches!(d, Difference::More(_) | Difference::Timeout(Side::Fio))
         }),
         _ => false,
     }
@@ -612,7 +613,7 @@ mod tests {
     }
 
     #[test]
-    fn only_timing_differences_are_retried() {
+    fn timing_differences_and_fios_hangs_are_retried() {
         let late = Difference::mismatch(
             "json-plausible",
             "json+ .x.iops",
@@ -621,16 +622,14 @@ mod tests {
             "iops within 5% (+9.0%)",
         );
         let count = mismatch("json-value", "json+ .x.total_ios");
-        assert!(only_timing(&Verdict::Diff(vec![
-            late.clone(),
-            Difference::More(3)
-        ])));
-        assert!(!only_timing(&Verdict::Diff(vec![late.clone(), count])));
-        assert!(!only_timing(&Verdict::Diff(vec![
-            late,
-            Difference::Timeout(Side::Fio)
-        ])));
-        assert!(!only_timing(&Verdict::Ok));
+        let again = |d: Vec<Difference>| worth_another_attempt(&Verdict::Diff(d));
+        assert!(again(vec![late.clone(), Difference::More(3)]));
+        assert!(!again(vec![late.clone(), count]));
+        // fio hung (fio 3.33 does, now and then, with offload): run again.
+        assert!(again(vec![late.clone(), Difference::Timeout(Side::Fio)]));
+        // rfio hung: a difference at once.
+        assert!(!again(vec![late, Difference::Timeout(Side::Rfio)]));
+        assert!(!worth_another_attempt(&Verdict::Ok));
     }
 
     #[test]
