@@ -19,7 +19,10 @@
 //! ```
 //!
 //! [`run`] drives that pipeline for one invocation; `cli`
-//! parses argv into it and prints. The public surface is [`api`] (what
+//! parses argv into it and prints. Across machines, [`wire`] is fio's
+//! client/server protocol as bytes ↔ the report's types: `cli`'s
+//! `--server` sends a run's report in it, and `--client` prints what
+//! servers send with the same output printers. The public surface is [`api`] (what
 //! the integration tests and the benchmarks drive), [`cli::main`] (the
 //! binary) and [`front_end_check`] (the fuzz target); the modules are
 //! private, their items `pub(crate)`. These docs are for rfio's own
