@@ -120,15 +120,15 @@ impl AllClients {
         for (l, src) in e.dirs.iter().enumerate() {
             merge_dir(&mut dst.dirs[if mixed { 0 } else { l }], src);
         }
-        dst.sync.ios += e.sync.ios;
+        dst.sync.ios = dst.sync.ios.wrapping_add(e.sync.ios);
         dst.sync.lat.merge(&e.sync.lat);
         merge_hist(&mut dst.sync.hist, &e.sync.hist);
         dst.cpu.merge(&e.cpu);
         dst.depth.merge(&e.depth);
         dst.lat_buckets.merge(&e.lat_buckets);
-        dst.run_ms += e.run_ms;
-        dst.zone_resets += e.zone_resets;
-        dst.members += 1;
+        dst.run_ms = dst.run_ms.wrapping_add(e.run_ms);
+        dst.zone_resets = dst.zone_resets.wrapping_add(e.zone_resets);
+        dst.members = dst.members.wrapping_add(1);
         dst.thread_number = e.thread_number;
         dst.group_id = e.group_id;
         dst.cfg.unified = e.cfg.unified;
@@ -161,8 +161,8 @@ pub(crate) fn sum_group(dst: &mut GroupRun, src: &GroupRun) {
         d.min_run = d.min_run.min(s.min_run);
         d.max_bw = d.max_bw.max(s.max_bw);
         d.min_bw = d.min_bw.min(s.min_bw);
-        d.bytes += s.bytes;
-        d.agg += s.agg;
+        d.bytes = d.bytes.wrapping_add(s.bytes);
+        d.agg = d.agg.wrapping_add(s.agg);
     }
     if dst.kb_base == 0 {
         dst.kb_base = src.kb_base;

@@ -801,3 +801,89 @@ fn generated_file_names_carry_the_address() {
     );
     assert_eq!(names("ours"), names("theirs"));
 }
+
+/// What a client without the token, or in a jail, could once have the
+/// server echo back or write: the token itself (`${RFIO_SERVER_TOKEN}` in
+/// an option name, whose parse error named it), a server file through an
+/// `include` with a tab, a verify state through `--aux-path` outside the
+/// jail (sent by hand: fio's client does not forward it). Each is refused
+/// before it is parsed or run.
+#[test]
+fn nothing_leaks_before_the_token_or_out_of_the_jail() {
+    let dir = TempDir::new("srv-leak");
+    std::fs::create_dir_all(dir.file("jail")).unwrap();
+    std::fs::create_dir_all(dir.file("outside")).unwrap();
+    dir.write(
+        "leak.fio",
+        "[x]\nioengine=null\nsize=1m\nfoo${RFIO_SERVER_TOKEN}=1\n",
+    );
+    let s = server_in(RFIO, &dir, &[], &[("RFIO_SERVER_TOKEN", "s3cret")]);
+    let o = fio_client(&dir, s.port, &["leak.fio"]);
+    let text = stdout(&o);
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(text.contains("requires a token"), "{text}");
+    // Carrying the token (sent by hand, `${...}` unexpanded as no fio
+    // client sends it), the text is parsed with the server's environment,
+    // which no longer holds the token: the variable is empty.
+    let text = b"# rfio-token: s3cret\n[x]\nioengine=null\nsize=1m\nfoo${RFIO_SERVER_TOKEN}=1\n";
+    let mut job = Vec::new();
+    job.extend((text.len() as u32).to_le_bytes());
+    job.extend(1u32.to_le_bytes());
+    job.extend(text);
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    c.write_all(&message(97, 3, 0, &job)).unwrap();
+    let said: String = read_messages(&mut c)
+        .iter()
+        .filter(|m| m.1 == 5)
+        .map(|m| String::from_utf8_lossy(&m.2[24..]).into_owned())
+        .collect();
+    assert!(said.contains("unknown option 'foo'"), "{said}");
+    assert!(!said.contains("s3cret"), "{said}");
+
+    let jail = dir.file("jail");
+    let j = server_in(
+        RFIO,
+        &dir,
+        &[&format!("--server-jail={}", jail.display())],
+        &[],
+    );
+    dir.write("inc.fio", "[x]\ninclude\t/etc/passwd\n");
+    let o = fio_client(&dir, j.port, &["inc.fio"]);
+    assert!(!stdout(&o).contains("root:"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("include is refused in the jail"),
+        "{}",
+        stdout(&o)
+    );
+
+    // By hand: a JOBLINE with --aux-path outside the jail, a verify job.
+    let mut line = Vec::new();
+    line.extend(2u16.to_le_bytes());
+    line.extend(1u16.to_le_bytes());
+    let aux = format!("--aux-path={}", dir.file("outside").display());
+    for a in ["fio", aux.as_str()] {
+        line.extend((a.len() as u16 + 1).to_le_bytes());
+        line.extend(a.as_bytes());
+        line.push(0);
+    }
+    let text = b"[v]\nioengine=psync\nrw=write\nsize=64k\nverify=crc32c\nfilename=v.dat\n";
+    let mut job = Vec::new();
+    job.extend((text.len() as u32).to_le_bytes());
+    job.extend(1u32.to_le_bytes());
+    job.extend(text);
+    let mut c = TcpStream::connect(("127.0.0.1", j.port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    for (op, body) in [(4u16, line), (3, job), (16, Vec::new())] {
+        c.write_all(&message(97, op, 0, &body)).unwrap();
+    }
+    let got = read_messages(&mut c);
+    let texts: String = got
+        .iter()
+        .filter(|m| m.1 == 5)
+        .map(|m| String::from_utf8_lossy(&m.2[24..]).into_owned())
+        .collect();
+    assert!(texts.contains("is outside the jail"), "{texts}");
+    assert_eq!(std::fs::read_dir(dir.file("outside")).unwrap().count(), 0);
+    assert!(!dir.file("jail/v.dat").exists());
+}

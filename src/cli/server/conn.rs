@@ -19,6 +19,7 @@ pub(crate) struct Conn {
 
 impl Conn {
     pub(crate) fn new(out: File, version: Version) -> Conn {
+        limit_sends(&out);
         Conn {
             out: Mutex::new(out),
             version: AtomicU16::new(version),
@@ -37,11 +38,16 @@ impl Conn {
     }
 
     /// Send one message; a client gone is not an error here (the reading
-    /// side sees it).
+    /// side sees it). A client that stops reading for 10 s is cut off (the
+    /// connection is shut both ways, which ends the reading side too), so
+    /// that the jobs never wait on it.
     pub(crate) fn send(&self, op: Op, tag: u64, body: &[u8]) {
         let bytes = frame::encode(self.version(), op, tag, body);
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = out.write_all(&bytes).and_then(|()| out.flush());
+        if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+            // SAFETY: shutdown(2) on the connection's own descriptor.
+            unsafe { libc::shutdown(out.as_raw_fd(), libc::SHUT_RDWR) };
+        }
     }
 
     /// Send nothing more: the client reads the end of the stream.
@@ -73,5 +79,36 @@ impl Conn {
     pub(crate) fn stop_and_quit(&self, error: u32) {
         self.send(Op::Stop, 0, &Stop { error, signal: 0 }.encode());
         self.send(Op::Quit, 0, &[]);
+    }
+}
+
+/// A send that waits 10 s at most, and TCP keepalive, so that a client
+/// that stops reading or vanishes ends the session (fio's server waits on
+/// it forever). Not a socket, or options it lacks: left as it is.
+fn limit_sends(out: &File) {
+    let fd = out.as_raw_fd();
+    let timeout = libc::timeval {
+        tv_sec: 10,
+        tv_usec: 0,
+    };
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt reads `size_of` bytes from each pointer, which
+    // point at live values of those sizes; a descriptor that is not a socket
+    // makes it fail with ENOTSOCK, ignored.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_SNDTIMEO,
+            (&timeout as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        );
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_KEEPALIVE,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }

@@ -73,6 +73,10 @@ pub(crate) fn session(as_fio: bool, jail: Option<&Path>, err: &mut dyn Write) ->
             return 1;
         }
     };
+    // The job files' `${VAR}` are expanded from this process's environment:
+    // the token must not be among them (a client could have it echoed back
+    // in an error). The process has one thread here.
+    std::env::remove_var(policy::TOKEN_ENV);
     // SAFETY: dup returns a new descriptor (or -1, checked) that nothing
     // else owns; the File takes it over.
     let fd = unsafe { libc::dup(0) };
@@ -195,13 +199,24 @@ fn daemonize(pidfile: &Path) -> Result<(), String> {
     }
 }
 
+/// Turn-aways in progress, each a thread: beyond [`MAX_TURN_AWAYS`] a
+/// refused client is simply closed.
+static TURN_AWAYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+const MAX_TURN_AWAYS: usize = 32;
+
 /// Refuse a connection before reading from it: one TEXT saying why, then
 /// QUIT (a fio client prints the text and ends). What the client sent
 /// meanwhile is read and dropped before the close, so that the close does
-/// not reset the connection (which would lose the text), for at most a
-/// few seconds and a few MiB, in a thread of its own.
-fn turn_away(mut stream: std::net::TcpStream, peer: SocketAddr) {
-    std::thread::spawn(move || {
+/// not reset the connection (which would lose the text): for 5 s in all
+/// and 4 MiB at most, in a thread of its own.
+fn turn_away(stream: std::net::TcpStream, peer: SocketAddr) {
+    use std::sync::atomic::Ordering;
+    if TURN_AWAYS.fetch_add(1, Ordering::SeqCst) >= MAX_TURN_AWAYS {
+        TURN_AWAYS.fetch_sub(1, Ordering::SeqCst);
+        return;
+    }
+    let spawned = std::thread::Builder::new().spawn(move || {
+        let mut stream = stream;
         let t = body::Text {
             level: body::LEVEL_ERR,
             sec: 0,
@@ -211,15 +226,27 @@ fn turn_away(mut stream: std::net::TcpStream, peer: SocketAddr) {
                 peer.ip()
             ),
         };
+        let _ = stream.set_write_timeout(Some(std::time::Duration::from_secs(5)));
         let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Text, 0, &t.encode()));
         let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Quit, 0, &[]));
         let _ = stream.shutdown(std::net::Shutdown::Write);
-        let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-        let _ = std::io::copy(
-            &mut std::io::Read::take(&mut stream, 4 << 20),
-            &mut std::io::sink(),
-        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let (mut buf, mut left) = ([0u8; 4096], 4usize << 20);
+        while left > 0 {
+            let now = std::time::Instant::now();
+            if now >= deadline || stream.set_read_timeout(Some(deadline - now)).is_err() {
+                break;
+            }
+            match std::io::Read::read(&mut stream, &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+        TURN_AWAYS.fetch_sub(1, Ordering::SeqCst);
     });
+    if spawned.is_err() {
+        TURN_AWAYS.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Start the process that serves one connection.
@@ -236,7 +263,9 @@ fn spawn_session(fd: OwnedFd, cfg: &Config) -> std::io::Result<()> {
         cmd.arg(format!("--server-jail={}", j.display()));
     }
     let mut child = cmd.stdin(Stdio::from(fd)).spawn()?;
-    std::thread::spawn(move || child.wait());
+    // Reaped when it ends (if no thread can be had, the child stays a
+    // zombie until the listener exits; nothing else is lost).
+    let _ = std::thread::Builder::new().spawn(move || child.wait());
     Ok(())
 }
 

@@ -94,6 +94,16 @@ pub(crate) fn token_matches(text: &[u8], token: &str) -> bool {
     diff == 0 && !token.is_empty()
 }
 
+/// Whether a job text has an `include` line (any blanks after the word, as
+/// the job-file grammar takes them).
+pub(crate) fn has_include(text: &[u8]) -> bool {
+    String::from_utf8_lossy(text).lines().any(|l| {
+        l.trim_start()
+            .strip_prefix("include")
+            .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+    })
+}
+
 /// `path` made absolute against `base` with `.` and `..` taken out,
 /// without following links.
 fn normalize(base: &Path, path: &Path) -> PathBuf {
@@ -243,6 +253,13 @@ mod tests {
         assert!(Cidr::parse("10.0.0.0/33").is_err());
         assert!(Cidr::parse("nope").is_err());
         assert_eq!(parse_allow("127.0.0.1,::1").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn includes_with_any_blanks() {
+        assert!(has_include(b"[x]\ninclude\t/etc/passwd\n"));
+        assert!(has_include(b"  include  a.fio\n"));
+        assert!(!has_include(b"[x]\nincludes=1\n# no include here\n"));
     }
 
     #[test]

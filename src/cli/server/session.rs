@@ -124,14 +124,10 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
             },
             Op::Job => match body::Job::decode(&msg.body) {
                 Ok(job) => {
-                    let n = jobs.texts.len() + 1;
-                    add_text(
-                        &mut jobs,
-                        PathBuf::from(format!("<job file {n}>")),
-                        job.text,
-                        rules,
-                    );
-                    if !accept(&conn, &mut jobs, rules) {
+                    let name = PathBuf::from(format!("<job file {}>", jobs.texts.len() + 1));
+                    if !add_text(&conn, &mut jobs, name, job.text, rules)
+                        || !accept(&conn, &mut jobs, rules)
+                    {
                         return 1;
                     }
                 }
@@ -154,12 +150,7 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
                 let token_ok = jobs.token_ok;
                 scope.spawn(move || {
                     if !token_ok {
-                        conn.text(
-                            body::LEVEL_ERR,
-                            "rfio: this server requires a token: add the line \
-                             '# rfio-token: ${RFIO_SERVER_TOKEN}' to the job file and set \
-                             RFIO_SERVER_TOKEN where the client runs\n",
-                        );
+                        conn.text(body::LEVEL_ERR, TOKEN_REFUSAL);
                         return conn.stop_and_quit(1);
                     }
                     let status = run_jobs(conn, desk, stop, &argv, texts, rules);
@@ -247,14 +238,38 @@ fn probe_reply() -> ProbeReply {
     }
 }
 
-/// Keep a job text, noting whether it carried the token.
-fn add_text(jobs: &mut Jobs, name: PathBuf, text: Vec<u8>, rules: &Rules) {
+/// Keep a job text, or refuse it (false: the session is over): with a
+/// token, a text without it is refused before it is parsed (a parse
+/// could echo server-side text in its errors); in a jail, a text with an
+/// `include` is refused (an include would read a file of the server's).
+fn add_text(conn: &Conn, jobs: &mut Jobs, name: PathBuf, text: Vec<u8>, rules: &Rules) -> bool {
     if let Some(token) = &rules.token {
-        jobs.token_ok =
-            (jobs.texts.is_empty() || jobs.token_ok) && policy::token_matches(&text, token);
+        if !policy::token_matches(&text, token) {
+            refuse(conn, TOKEN_REFUSAL);
+            return false;
+        }
+        jobs.token_ok = true;
+    }
+    if let Some(jail) = &rules.jail {
+        if policy::has_include(&text) {
+            refuse(
+                conn,
+                &format!(
+                    "rfio: include is refused in the jail {} (it reads files of the server's)\n",
+                    jail.display()
+                ),
+            );
+            return false;
+        }
     }
     jobs.texts.push((name, text));
+    true
 }
+
+/// What a client without the token is told.
+const TOKEN_REFUSAL: &str = "rfio: this server requires a token: add the line \
+     '# rfio-token: ${RFIO_SERVER_TOKEN}' to the job file and set RFIO_SERVER_TOKEN where the \
+     client runs\n";
 
 /// A job file of the server's own (LOAD_FILE, or a file named in a
 /// JOBLINE): read it here, inside the jail if there is one.
@@ -274,10 +289,7 @@ fn load_server_file(conn: &Conn, jobs: &mut Jobs, path: &Path, rules: &Rules) ->
         }
     }
     match std::fs::read(path) {
-        Ok(text) => {
-            add_text(jobs, path.to_path_buf(), text, rules);
-            true
-        }
+        Ok(text) => add_text(conn, jobs, path.to_path_buf(), text, rules),
         Err(e) => {
             refuse(
                 conn,
@@ -303,6 +315,12 @@ fn parse_args(argv: &[String], rules: &Rules) -> Result<Args, String> {
 /// START with the counts, or the errors and QUIT (false: the session is
 /// over).
 fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
+    if rules.token.is_some() && !jobs.token_ok {
+        // Nothing is parsed or read before a text with the token came (a
+        // JOBLINE comes first): fio's START for a command line of flags.
+        conn.send(Op::Start, 0, &Start::default().encode());
+        return true;
+    }
     let mut a = match parse_args(&jobs.argv, rules) {
         Ok(a) => a,
         Err(e) => {
@@ -311,12 +329,16 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
         }
     };
     // Job files named on the client's command line are the server's.
-    for path in std::mem::take(&mut a.job_files) {
-        if !load_server_file(conn, jobs, &path, rules) {
+    let files = std::mem::take(&mut a.job_files);
+    for path in &files {
+        if !load_server_file(conn, jobs, path, rules) {
             return false;
         }
     }
-    jobs.argv.retain(|arg| arg.starts_with('-'));
+    // Loaded once: they leave the command line (the values of its flags
+    // stay, `--output-format terse` as two arguments too).
+    jobs.argv
+        .retain(|arg| arg.starts_with('-') || !files.iter().any(|f| f.as_os_str() == arg.as_str()));
     let stop = workload::Stop::new();
     let inv = invocation(&a, jobs.texts.clone(), &stop, rules);
     match crate::run::plan_only(&inv) {
@@ -395,9 +417,25 @@ fn run_jobs(
         }
     };
     if let Some(jail) = &rules.jail {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        // `--aux-path` is where verify states are written and read.
+        if let Some(aux) = a
+            .aux_path
+            .as_deref()
+            .filter(|p| !policy::inside_jail(jail, &cwd, p))
+        {
+            conn.text(
+                body::LEVEL_ERR,
+                &format!(
+                    "rfio: --aux-path={} is outside the jail {}\n",
+                    aux.display(),
+                    jail.display()
+                ),
+            );
+            return 1;
+        }
         let inv = invocation(&a, texts.clone(), stop, rules);
         if let Ok(front) = crate::run::plan_only(&inv) {
-            let cwd = std::env::current_dir().unwrap_or_default();
             let bodies: Vec<Vec<u8>> = texts.iter().map(|(_, t)| t.clone()).collect();
             let refused = policy::jail_refusals(jail, &cwd, &front.fe.plan, &bodies);
             if !refused.is_empty() {
@@ -525,10 +563,12 @@ impl Watch for ServerWatch<'_> {
                 normal: self.normal,
             };
             let r = jobs(&log);
+            // No more requests to this service, then it answers those it
+            // has and ends.
+            *self.desk.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
             done.store(true, Ordering::Release);
             r
         });
-        *self.desk.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Ok(result)
     }
 }
@@ -573,4 +613,10 @@ fn eta_service(
         }
     }
     announce(&mut announced);
+    // Requests that came as the jobs ended are answered too (a client
+    // waits 5 s for each).
+    while let Ok(tag) = rx.try_recv() {
+        let je = eta::jobs_eta_now(&mut status, progress);
+        conn.send(Op::Eta, tag, &results::eta_body(je.as_ref(), plan));
+    }
 }

@@ -29,7 +29,7 @@ const SAMPLE_BITS: u32 = OFFSET_BIT | PRIO_BIT | AVG_MAX_BIT | ISSUE_TIME_BIT;
 /// A histogram sample's `io_u_plat_entry`: list pointers, buckets.
 const HIST_ENTRY: usize = 16 + PLAT_NR * 8;
 /// At most this much is inflated from one body (a bomb is cut, an error).
-const MAX_INFLATED: usize = 512 << 20;
+const MAX_INFLATED: usize = 64 << 20;
 
 /// One log sample.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -306,7 +306,8 @@ pub(crate) fn decode_ts(b: &[u8], version: u16) -> Result<(Entry, GroupRun), Bod
     cfg.percentiles.clat = r.u32(l.at(F::ClatPercentiles)) != 0;
     cfg.percentiles.lat = r.u32(l.at(F::LatPercentiles)) != 0;
     cfg.percentiles.slat = r.u32(l.at(F::SlatPercentiles)) != 0;
-    cfg.percentiles.precision = r.u64(l.at(F::PercentilePrecision)) as usize;
+    // Printed as a width: a peer's huge value must not reach the printers.
+    cfg.percentiles.precision = r.u64(l.at(F::PercentilePrecision)).min(16) as usize;
     cfg.percentiles.list = (0..MAX_PERCENTILES)
         .map(|i| r.fp64(l.at(F::PercentileList) + i * 16))
         .take_while(|v| *v != 0.0)
