@@ -88,7 +88,13 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("server-allow", HasArg::Required),
     ("server-jail", HasArg::Required),
     ("server-session", HasArg::No),
+    ("status-format", HasArg::Required),
 ];
+
+/// rfio's flags matched by their whole name only, so that the prefixes
+/// they share with fio's flags (`--status` for `--status-interval`) keep
+/// meaning what they mean to fio.
+const EXACT_ONLY: &[&str] = &["status-format"];
 
 /// An output format of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +103,8 @@ pub(crate) enum Format {
     Terse,
     Json,
     JsonPlus,
+    /// rfio's streaming status, one JSON object a line (`ndjson`).
+    Ndjson,
 }
 
 /// When the ETA line is printed.
@@ -140,6 +148,9 @@ pub struct Args {
     pub(crate) eta_newline_ms: Option<u64>,
     pub(crate) eta_interval_ms: Option<u64>,
     pub(crate) status_interval_ms: Option<u64>,
+    /// `--status-format=ndjson`: the `--status-interval` reports as NDJSON
+    /// lines, whatever `--output-format` says.
+    pub(crate) status_ndjson: bool,
     pub(crate) warnings_fatal: bool,
     pub(crate) bandwidth_log: bool,
     /// `--max-jobs`: read and ignored (any value), as fio 3.33 ignores
@@ -211,6 +222,7 @@ impl Default for Args {
             eta_newline_ms: None,
             eta_interval_ms: None,
             status_interval_ms: None,
+            status_ndjson: false,
             warnings_fatal: false,
             bandwidth_log: false,
             max_jobs: None,
@@ -320,7 +332,10 @@ fn find<'a>(opts: &'a [LongOpt], name: &str) -> Result<&'a LongOpt, String> {
     if let Some(o) = opts.iter().find(|o| o.name == name) {
         return Ok(o);
     }
-    let matches: Vec<&LongOpt> = opts.iter().filter(|o| o.name.starts_with(name)).collect();
+    let matches: Vec<&LongOpt> = opts
+        .iter()
+        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name))
+        .collect();
     match matches.as_slice() {
         [one] => Ok(one),
         [] => {
@@ -456,6 +471,17 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "status-interval" => {
             args.status_interval_ms = Some(interval_ms("status-interval", &v(), 1)?)
         }
+        "status-format" => {
+            args.status_ndjson = match v().as_str() {
+                "ndjson" => true,
+                "normal" => false,
+                other => {
+                    return Err(format!(
+                        "invalid status format '{other}' (normal: as --output-format, ndjson)"
+                    ))
+                }
+            }
+        }
         "section" => {
             if v() == "global" {
                 return Err("can't use global as only section".into());
@@ -521,9 +547,10 @@ fn output_formats(list: &str) -> Result<Vec<Format>, String> {
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
             "normal" => Format::Normal,
+            "ndjson" => Format::Ndjson,
             _ => {
                 return Err(format!(
-                    "invalid output format '{name}' (normal, terse, json, json+)"
+                    "invalid output format '{name}' (normal, terse, json, json+, ndjson)"
                 ))
             }
         };

@@ -230,6 +230,10 @@ fn run_inner(
                 }
             }
             output::write_results(&report, &formats, run_out)?;
+            if args.formats.contains(&Format::Ndjson) {
+                let line = output::ndjson::final_line(&report, formats.json_plus);
+                run_out.write_all(line.as_bytes())?;
+            }
             run_out.flush()?;
             let failed = report
                 .jobs
@@ -434,8 +438,10 @@ impl Watch for Printer<'_> {
     ) -> std::io::Result<Result<RunReport, RunError>> {
         let (formats, dest) = (self.formats, self.dest);
         let settings = eta::Settings::new(self.args, formats.normal, eta::stdout_is_tty());
+        let ndjson = self.args.status_ndjson || self.args.formats.contains(&Format::Ndjson);
         let reports =
-            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms);
+            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms)
+                .ndjson(ndjson);
         let run_over = AtomicBool::new(false);
         let idle = idle::Profiler::start(self.args.idle_prof);
         let triggers = &self.args.triggers;

@@ -81,6 +81,11 @@ pub(crate) struct StatusReports<'a> {
     /// `mtime_since_genesis`).
     started_ms: u64,
     disks: DiskWatch,
+    /// `--output-format=ndjson` / `--status-format=ndjson`: each report is
+    /// one NDJSON status line instead ([`output::ndjson`]).
+    ndjson: bool,
+    /// The last report printed as NDJSON (its interval starts there).
+    prev: Option<RunReport>,
 }
 
 impl<'a> StatusReports<'a> {
@@ -104,7 +109,15 @@ impl<'a> StatusReports<'a> {
             next_ms: interval_ms.unwrap_or(u64::MAX),
             started_ms,
             disks: DiskWatch::start(watched_files(plan).iter().map(|p| p.as_path())),
+            ndjson: false,
+            prev: None,
         }
+    }
+
+    /// The reports as NDJSON status lines (`on`) instead of `formats`.
+    pub(crate) fn ndjson(mut self, on: bool) -> StatusReports<'a> {
+        self.ndjson = on;
+        self
     }
 
     /// Whether a periodic report is due `tick_ms` after the progress
@@ -127,8 +140,14 @@ impl<'a> StatusReports<'a> {
     }
 
     /// Collect the jobs' reports and print them.
-    pub(crate) fn print(&self, progress: &Progress) {
+    pub(crate) fn print(&mut self, progress: &Progress) {
         let report = self.report(progress);
+        if self.ndjson {
+            let line = output::ndjson::status_line(self.prev.as_ref(), &report);
+            self.dest.write(&line);
+            self.prev = Some(report);
+            return;
+        }
         self.dest
             .write(&output::render_results(&report, &self.formats));
     }

@@ -78,6 +78,7 @@ const REFUSED: [&str; 4] = ["--server", "--daemonize", "--client", "--remote-con
 const RFIO_FLAGS: &[&str] = &[
     "  --compat=fio\t\tRead job files and values as fio 3.33 does (the default when called as fio)",
     "  --compat=strict\tRefuse what fio silently misreads (the default when called as rfio)",
+    "  --status-format=ndjson\tStatus dumps as JSON lines (--output-format=ndjson: the results too)",
 ];
 
 /// fio's lines for its flags, those `keep` keeps (by flag name).

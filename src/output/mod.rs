@@ -13,6 +13,7 @@ pub(crate) mod client;
 pub(crate) mod idle;
 pub(crate) mod json;
 mod jsonw;
+pub(crate) mod ndjson;
 pub(crate) mod normal;
 pub(crate) mod num2str;
 mod steadystate;

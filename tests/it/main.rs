@@ -30,6 +30,7 @@ mod iolog;
 mod latency;
 mod latency_stats;
 mod log_compression;
+mod ndjson;
 mod offsets_passes;
 mod open_errors;
 mod output_golden;

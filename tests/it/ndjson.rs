@@ -1,0 +1,186 @@
+//! `--output-format=ndjson` and `--status-format=ndjson`: rfio's streaming
+//! status, one compact JSON object a line (fio 3.33 has no such format:
+//! `fio: invalid output format ndjson`).
+//!
+//! A 3 s null-engine job at `rate_iops=100` with `--status-interval=1`
+//! (3 s, not 10 s, to keep the suite quick; the bounds are loose so a
+//! loaded machine cannot fail them, the upper ones exact).
+
+use crate::common;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use common::{run_in, TempDir, RFIO};
+
+const JOB: &[&str] = &[
+    "--name=paced",
+    "--ioengine=null",
+    "--rw=read",
+    "--bs=4k",
+    "--size=1m",
+    "--rate_iops=100",
+    "--time_based",
+];
+
+fn rfio(dir: &TempDir, extra: &[&str]) -> (i32, String, String) {
+    let args: Vec<&str> = extra.iter().chain(JOB).copied().collect();
+    let out = run_in(RFIO, dir, &args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    assert!(text.ends_with('\n'), "{text}");
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_line_per_interval_then_the_final_report() {
+    let dir = TempDir::new("ndjson");
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--output-format=ndjson",
+            "--status-interval=1",
+            "--runtime=3",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let all = lines(&out);
+    let (last, status) = all.split_last().expect("some lines");
+    assert!(status.len() >= 2, "{out}");
+    assert!(status.len() <= 4, "{out}");
+    let mut prev_ios = 0;
+    let mut prev_bytes = 0;
+    for s in status {
+        assert_eq!(s["type"], "status", "{s}");
+        assert!(s["time"].as_u64().unwrap() > 1_600_000_000_000);
+        assert!(s["elapsed_ms"].is_u64());
+        assert!(s["eta_sec"].is_u64() || s["eta_sec"].is_null());
+        let job = &s["jobs"][0];
+        assert_eq!(job["jobname"], "paced");
+        assert_eq!(job["groupid"], 0);
+        let read = &job["read"];
+        let iops = read["iops"].as_f64().unwrap();
+        assert!(iops <= 110.0, "{s}");
+        assert!(read["bw_bytes"].as_u64().unwrap() as f64 <= 110.0 * 4096.0);
+        let ios = read["total_ios"].as_u64().unwrap();
+        let bytes = read["io_bytes"].as_u64().unwrap();
+        assert!(ios >= prev_ios && bytes >= prev_bytes, "{s}");
+        assert_eq!(bytes, ios * 4096);
+        (prev_ios, prev_bytes) = (ios, bytes);
+        if iops > 0.0 {
+            assert!(read["clat_mean_ns"].as_f64().unwrap() > 0.0);
+            assert!(read["clat_p99_ns"].as_u64().unwrap() > 0);
+        }
+        for d in ["write", "trim"] {
+            assert_eq!(job[d]["total_ios"], 0);
+            assert_eq!(job[d]["iops"], 0.0);
+            assert!(job[d]["clat_p99_ns"].is_null());
+        }
+    }
+    // A full interval at the rate: at least one line shows it.
+    assert!(
+        status
+            .iter()
+            .any(|s| s["jobs"][0]["read"]["iops"].as_f64().unwrap() >= 50.0),
+        "{out}"
+    );
+    assert_eq!(keys(last), ["report", "type"].map(String::from).into());
+    assert_eq!(last["type"], "final");
+    let report = &last["report"];
+    let total = report["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert!(total >= prev_ios, "{out}");
+    // 100/s for 3 s, the first at once: 301 at most.
+    assert!((150..=302).contains(&total), "{total}");
+    assert_eq!(report["jobs"][0]["read"]["io_bytes"], total * 4096);
+    assert_eq!(report["fio version"], "fio-3.33");
+
+    // The same keys as the document `--output-format=json` prints.
+    let (rc, json, err) = rfio(&dir, &["--output-format=json", "--runtime=1"]);
+    assert_eq!(rc, 0, "{err}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(keys(report), keys(&doc));
+    assert_eq!(keys(&report["jobs"][0]), keys(&doc["jobs"][0]));
+    assert_eq!(
+        keys(&report["jobs"][0]["read"]),
+        keys(&doc["jobs"][0]["read"])
+    );
+    if let Ok(jq) = std::process::Command::new("jq")
+        .arg("-c")
+        .arg(".")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        let mut jq = jq;
+        jq.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
+        let done = jq.wait_with_output().unwrap();
+        assert!(done.status.success());
+        // jq -c prints each object as one line, as rfio does.
+        assert_eq!(
+            String::from_utf8_lossy(&done.stdout).lines().count(),
+            all.len()
+        );
+    }
+}
+
+#[test]
+fn status_format_streams_beside_any_output_format() {
+    let dir = TempDir::new("ndjson-status-format");
+    let file = dir.file("out.txt");
+    let output = format!("--output={}", file.display());
+    // `--status` still means `--status-interval`, as to fio.
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--status-format=ndjson",
+            "--output-format=json",
+            "--status=400ms",
+            "--runtime=1",
+            &output,
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(out, "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (streamed, doc) = text.split_at(text.find("{\n").expect("the JSON document"));
+    let status = lines(streamed);
+    assert!(!status.is_empty() && status.len() <= 3, "{text}");
+    assert!(status.iter().all(|s| s["type"] == "status"));
+    let doc: Value = serde_json::from_str(doc).unwrap();
+    assert_eq!(doc["jobs"][0]["jobname"], "paced");
+
+    let (rc, _, err) = rfio(&dir, &["--status-format=xml", "--runtime=1"]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("invalid status format 'xml'"), "{err}");
+}
+
+#[test]
+fn without_an_interval_only_the_final_line() {
+    let dir = TempDir::new("ndjson-final");
+    // Accepted when reading as fio too (fio has no `ndjson`).
+    let (rc, out, err) = rfio(
+        &dir,
+        &["--compat=fio", "--output-format=ndjson", "--runtime=100ms"],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let all = lines(&out);
+    assert_eq!(all.len(), 1, "{out}");
+    assert_eq!(all[0]["type"], "final");
+    assert_eq!(all[0]["report"]["jobs"][0]["jobname"], "paced");
+}
