@@ -88,6 +88,9 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("server-allow", HasArg::Required),
     ("server-jail", HasArg::Required),
     ("server-session", HasArg::No),
+    ("lint", HasArg::No),
+    ("lint-format", HasArg::Required),
+    ("quiet-lint", HasArg::No),
 ];
 
 /// An output format of `--output-format`.
@@ -177,6 +180,12 @@ pub struct Args {
     pub(crate) server_jail: Option<PathBuf>,
     /// `--server-session`: serve the connection on standard input.
     pub(crate) server_session: bool,
+    /// `--lint`: report the jobs' methodology problems, run nothing.
+    pub(crate) lint: bool,
+    /// `--lint-format=json`: the `--lint` report as JSON.
+    pub(crate) lint_json: bool,
+    /// `--quiet-lint`: no lint warnings before a run.
+    pub(crate) quiet_lint: bool,
 }
 
 impl Args {
@@ -230,6 +239,9 @@ impl Default for Args {
             server_jail: None,
             server_session: false,
             mode: Mode::Strict,
+            lint: false,
+            lint_json: false,
+            quiet_lint: false,
         }
     }
 }
@@ -500,6 +512,16 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "server-allow" => args.server_allow = Some(v()),
         "server-jail" => args.server_jail = Some(PathBuf::from(v())),
         "server-session" => args.server_session = true,
+        "lint" => args.lint = true,
+        "lint-format" => {
+            args.lint = true;
+            args.lint_json = match v().as_str() {
+                "json" => true,
+                "text" => false,
+                other => return Err(format!("--lint-format={other}: 'text' or 'json'")),
+            }
+        }
+        "quiet-lint" => args.quiet_lint = true,
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())
