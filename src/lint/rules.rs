@@ -86,7 +86,9 @@ pub(crate) fn check(job: &JobSpec, host: &dyn Host) -> Vec<Finding> {
 
     // 1. buffered-io
     if file_job && !job.direct {
-        if let (Some(size), Some(mem)) = (size, host.mem_total()) {
+        // Without a size, the job works on the existing files whole.
+        let data = size.or_else(|| existing_len(job).filter(|&n| n > 0));
+        if let (Some(size), Some(mem)) = (data, host.mem_total()) {
             if size < mem.saturating_mul(2) {
                 add(
                     "buffered-io",
@@ -187,12 +189,7 @@ pub(crate) fn check(job: &JobSpec, host: &dyn Host) -> Vec<Finding> {
     // 6. no-room
     if let (Some(size), Some((path, info))) = (size, fs.first()) {
         if !blockdev {
-            let existing: u64 = job
-                .files
-                .iter()
-                .filter_map(|f| std::fs::metadata(&f.path).ok())
-                .map(|m| m.len())
-                .sum();
+            let existing = existing_len(job).unwrap_or(0);
             let need = size.saturating_add(size / 10);
             if info.avail.saturating_add(existing) < need {
                 add(
@@ -345,6 +342,17 @@ fn job_size(job: &JobSpec) -> Option<u64> {
         let sizes: Option<Vec<u64>> = job.files.iter().map(|f| f.size).collect();
         sizes.map(|s| s.iter().sum()).filter(|&s| s > 0)
     })
+}
+
+/// The bytes of the job's files that exist (regular files only).
+fn existing_len(job: &JobSpec) -> Option<u64> {
+    let lens = job
+        .files
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    lens.reduce(|a, b| a.saturating_add(b))
 }
 
 /// The span of the first of `names` set for the job, else the job's.
