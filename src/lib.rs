@@ -38,6 +38,7 @@ mod debug;
 mod diag;
 mod ioengine;
 mod jobfile;
+mod lint;
 mod logs;
 mod options;
 mod output;

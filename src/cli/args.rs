@@ -89,6 +89,9 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("server-jail", HasArg::Required),
     ("server-session", HasArg::No),
     ("status-format", HasArg::Required),
+    ("lint", HasArg::No),
+    ("lint-format", HasArg::Required),
+    ("quiet-lint", HasArg::No),
 ];
 
 /// rfio's flags matched by their whole name only, so that the prefixes
@@ -188,6 +191,12 @@ pub struct Args {
     pub(crate) server_jail: Option<PathBuf>,
     /// `--server-session`: serve the connection on standard input.
     pub(crate) server_session: bool,
+    /// `--lint`: report the jobs' methodology problems, run nothing.
+    pub(crate) lint: bool,
+    /// `--lint-format=json`: the `--lint` report as JSON.
+    pub(crate) lint_json: bool,
+    /// `--quiet-lint`: no lint warnings before a run.
+    pub(crate) quiet_lint: bool,
 }
 
 impl Args {
@@ -242,6 +251,9 @@ impl Default for Args {
             server_jail: None,
             server_session: false,
             mode: Mode::Strict,
+            lint: false,
+            lint_json: false,
+            quiet_lint: false,
         }
     }
 }
@@ -526,6 +538,16 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "server-allow" => args.server_allow = Some(v()),
         "server-jail" => args.server_jail = Some(PathBuf::from(v())),
         "server-session" => args.server_session = true,
+        "lint" => args.lint = true,
+        "lint-format" => {
+            args.lint = true;
+            args.lint_json = match v().as_str() {
+                "json" => true,
+                "text" => false,
+                other => return Err(format!("--lint-format={other}: 'text' or 'json'")),
+            }
+        }
+        "quiet-lint" => args.quiet_lint = true,
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

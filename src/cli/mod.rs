@@ -22,7 +22,7 @@ mod usage;
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::jobfile::subst::Keywords;
 use crate::options::cmdhelp;
@@ -36,9 +36,17 @@ use args::{Action, Args, Format};
 /// The fio release whose behaviour rfio reproduces.
 pub(crate) const FIO_VERSION: &str = "fio-3.33";
 
+/// The process's stderr is a terminal: the lint warnings before a run are
+/// printed (set by [`main`] only, so in-process callers never get them).
+static LINT_TTY: AtomicBool = AtomicBool::new(false);
+
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
     signals::default_sigpipe();
+    LINT_TTY.store(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        Ordering::Relaxed,
+    );
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -165,6 +173,9 @@ fn run_inner(
         }
         return Ok(1);
     }
+    if args.lint {
+        return lint_only(&args, out, err);
+    }
     let formats = formats(&args);
     // The `--output` file: the main thread writes the banner and the
     // results through a buffer, the status thread its reports directly
@@ -259,6 +270,36 @@ fn run_inner(
             Ok(1)
         }
     }
+}
+
+/// `--lint`: build the plan and report its methodology problems (exit 0:
+/// none, 1: some, 2: the jobs are invalid, reported as a run would).
+fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    let invocation = Invocation {
+        job_files: args.job_files.clone(),
+        job_texts: Vec::new(),
+        input: plan::Input::from(args),
+        keywords: Keywords::from_system(),
+        stop: &signals::STOP,
+    };
+    let front = match crate::run::plan_only(&invocation) {
+        Ok(front) => front,
+        Err(e) => {
+            report_error(e, &formats(args), out, err)?;
+            return Ok(2);
+        }
+    };
+    let plan = &front.fe.plan;
+    if plan.jobs.is_empty() {
+        no_jobs(front.fe.sections.iter().any(|s| !s.global), out, err)?;
+        return Ok(2);
+    }
+    let found = crate::lint::lint(plan);
+    match args.lint_json {
+        true => write!(out, "{}", crate::lint::json(&found))?,
+        false => write!(out, "{}", crate::lint::text(&found))?,
+    }
+    Ok(i32::from(!found.is_empty()))
 }
 
 /// No job to run: job sections that make no jobs (numjobs=0) fail without
@@ -407,6 +448,17 @@ impl Watch for Printer<'_> {
     }
 
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
+        // rfio's own mode, on a terminal: the lint's findings, one line
+        // each (never on stdout, where the report goes).
+        if self.args.mode == crate::jobfile::Mode::Strict
+            && !self.args.quiet_lint
+            && LINT_TTY.load(Ordering::Relaxed)
+        {
+            for line in crate::lint::warning_lines(&crate::lint::lint(plan)) {
+                writeln!(self.err, "{line}")?;
+            }
+            self.err.flush()?;
+        }
         // Installed before `Starting N processes` is printed (as fio), so a
         // signal after that line never loses the report.
         self.handlers = Some(signals::Handlers::install());

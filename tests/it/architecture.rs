@@ -43,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("output", &["diag", "stats"]),
+    ("lint", &["diag", "options", "plan", "stats"]),
     ("wire", &["diag", "stats"]),
 ];
 

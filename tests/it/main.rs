@@ -29,6 +29,7 @@ mod harness;
 mod iolog;
 mod latency;
 mod latency_stats;
+mod lint;
 mod log_compression;
 mod ndjson;
 mod offsets_passes;
