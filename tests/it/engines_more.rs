@@ -100,7 +100,22 @@ fn rwf_flags_reach_the_kernel_as_fios() {
                 j["write"]["total_ios"].as_u64(),
             )
         };
-        assert_eq!(summary(common::RFIO), summary(fio), "{engine} {opt} {rw}");
+        let (ours, theirs) = (summary(common::RFIO), summary(fio));
+        if opt == "--nowait=1" {
+            // Whether a RWF_NOWAIT read finds its pages cached depends on
+            // the page cache at that moment (CI saw fio fail with EAGAIN
+            // while rfio, just after, read all 16 blocks): either outcome
+            // is the kernel's answer, for both tools.
+            let kernels = |s: (Option<i64>, Option<u64>, Option<u64>)| {
+                s == (Some(0), Some(16), Some(0)) || s.0 == Some(11)
+            };
+            assert!(
+                kernels(ours) && kernels(theirs),
+                "{engine} {opt} {rw}: {ours:?} {theirs:?}"
+            );
+        } else {
+            assert_eq!(ours, theirs, "{engine} {opt} {rw}");
+        }
     }
 }
 

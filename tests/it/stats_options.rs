@@ -83,7 +83,10 @@ fn deprecated_mix_options_are_refused() {
         ],
     ] {
         let (r, f) = (rfio(&dir.0, &args), run(real_fio(), &dir.0, &args));
-        assert_eq!((r.status.code(), f.status.code()), (Some(1), Some(1)));
+        // fio 3.33 exits 1, or now and then dies of a signal here (seen in
+        // CI); rfio exits 1.
+        assert_eq!(r.status.code(), Some(1));
+        assert_ne!(f.status.code(), Some(0));
         let name = if args.len() == 1 {
             "rwmixcycle"
         } else {
@@ -492,7 +495,10 @@ fn gtod_cpu_keeps_time_on_its_own_thread() {
             "--minimal",
         ];
         let (r, f) = (rfio(&dir.0, &args), run(real_fio(), &dir.0, &args));
-        assert_eq!((r.status.code(), f.status.code()), (Some(1), Some(1)));
+        // fio 3.33 exits 1, or now and then dies of a signal here (seen in
+        // CI); rfio exits 1.
+        assert_eq!(r.status.code(), Some(1));
+        assert_ne!(f.status.code(), Some(0));
         assert!(stderr(&r).contains("err=22/file:backend.c:1716, func=cpu_set_affinity"));
     }
 }
