@@ -53,16 +53,7 @@ pub(crate) fn files(
     }
     // Every `filename=` in force adds its files (fio's `str_filename_cb`
     // appends to the job's list): a job's own after those of `[global]`.
-    let given: Vec<String> = o
-        .settings
-        .iter()
-        .filter(|s| s.def.name == "filename")
-        .filter_map(|s| match &s.value {
-            Value::Text(f) if !f.is_empty() => Some(split_colons(f)),
-            _ => None,
-        })
-        .flatten()
-        .collect();
+    let given = given_names(o);
     let names: Vec<String> = match o.value("filename") {
         Some(Value::Text(f)) if !f.is_empty() => given,
         _ => {
@@ -135,6 +126,20 @@ pub(crate) fn files(
         .collect())
 }
 
+/// The names of every `filename=` in force, in order (fio's
+/// `str_filename_cb` appends to the job's list: `[global]`'s first).
+fn given_names(o: &JobOptions) -> Vec<String> {
+    o.settings
+        .iter()
+        .filter(|s| s.def.name == "filename")
+        .filter_map(|s| match &s.value {
+            Value::Text(f) if !f.is_empty() => Some(split_colons(f)),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 /// The files of a job with `opendir=` (see [`files`]).
 fn with_opendir(
     o: &JobOptions,
@@ -156,15 +161,8 @@ fn with_opendir(
         _ => PathBuf::from(f),
     });
     // Every `filename=` in force adds its files, as in [`files`].
-    let listed: Vec<PathBuf> = o
-        .settings
-        .iter()
-        .filter(|s| s.def.name == "filename")
-        .filter_map(|s| match &s.value {
-            Value::Text(f) if !f.is_empty() => Some(split_colons(f)),
-            _ => None,
-        })
-        .flatten()
+    let listed: Vec<PathBuf> = given_names(o)
+        .into_iter()
         .map(|n| match dirs.first() {
             Some(d) => under(d, &n, prefix),
             None => PathBuf::from(n),
