@@ -381,6 +381,15 @@ fn frame_of(
     h
 }
 
+/// A JOB body as fio's client sends it (its text, without fio's slack).
+fn job_body(text: &[u8]) -> Vec<u8> {
+    let mut job = Vec::new();
+    job.extend((text.len() as u32).to_le_bytes());
+    job.extend(1u32.to_le_bytes());
+    job.extend(text);
+    job
+}
+
 /// Read messages until QUIT: (version, opcode, body) of each.
 fn read_messages(s: &mut TcpStream) -> Vec<(u16, u16, Vec<u8>)> {
     let mut out = Vec::new();
@@ -826,10 +835,7 @@ fn nothing_leaks_before_the_token_or_out_of_the_jail() {
     // client sends it), the text is parsed with the server's environment,
     // which no longer holds the token: the variable is empty.
     let text = b"# rfio-token: s3cret\n[x]\nioengine=null\nsize=1m\nfoo${RFIO_SERVER_TOKEN}=1\n";
-    let mut job = Vec::new();
-    job.extend((text.len() as u32).to_le_bytes());
-    job.extend(1u32.to_le_bytes());
-    job.extend(text);
+    let job = job_body(text);
     let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     c.write_all(&message(97, 3, 0, &job)).unwrap();
@@ -868,10 +874,7 @@ fn nothing_leaks_before_the_token_or_out_of_the_jail() {
         line.push(0);
     }
     let text = b"[v]\nioengine=psync\nrw=write\nsize=64k\nverify=crc32c\nfilename=v.dat\n";
-    let mut job = Vec::new();
-    job.extend((text.len() as u32).to_le_bytes());
-    job.extend(1u32.to_le_bytes());
-    job.extend(text);
+    let job = job_body(text);
     let mut c = TcpStream::connect(("127.0.0.1", j.port)).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     for (op, body) in [(4u16, line), (3, job), (16, Vec::new())] {
