@@ -436,8 +436,7 @@ fn run_jobs(
         }
         let inv = invocation(&a, texts.clone(), stop, rules);
         if let Ok(front) = crate::run::plan_only(&inv) {
-            let bodies: Vec<Vec<u8>> = texts.iter().map(|(_, t)| t.clone()).collect();
-            let refused = policy::jail_refusals(jail, &cwd, &front.fe.plan, &bodies);
+            let refused = policy::jail_refusals(jail, &cwd, &front.fe.plan);
             if !refused.is_empty() {
                 for r in refused {
                     conn.text(body::LEVEL_ERR, &format!("rfio: {r}\n"));
