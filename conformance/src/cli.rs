@@ -36,7 +36,7 @@ compares what the two print, how they exit and what they leave behind.
                      with long runtimes gets 10 times what they add up to)
   --retries N        run a check again up to N times when its only differences
                      are timing figures out of tolerance or fio's own timeout
-                     (default: 2)
+                     (any count or value on an `unsteady` file; default: 2)
   --jobs N           job files compared in parallel (default: number of CPUs)
   -h, --help         print this help
 

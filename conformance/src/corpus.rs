@@ -53,6 +53,11 @@ impl JobFile {
             (Check::Run | Check::Pipelines, RunMode::ParseOnly) => Applies::No,
         }
     }
+
+    /// Whether the header says fio's own results on this file vary (`unsteady`).
+    pub(crate) fn unsteady(&self) -> bool {
+        matches!(&self.run, RunMode::Run(spec) if spec.unsteady)
+    }
 }
 
 /// Whether a check applies to a job file.
@@ -125,9 +130,10 @@ const RUN: &str = "run";
 const SKIP_RUN: &str = "skip-run=";
 const TIMED: &str = "timed";
 const MIXED: &str = "mixed";
+const UNSTEADY: &str = "unsteady";
 const TERSE_VERSION: &str = "terse-version=";
 const KNOWN: &str = "rfio-refuses, rfio-refuses=CHECK+CHECK, rfio-accepts, run, \
-                     skip-run=REASON, timed, mixed, tolerance=N, tolerance.KEY=N, terse-version=N";
+                     skip-run=REASON, timed, mixed, unsteady, tolerance=N, tolerance.KEY=N, terse-version=N";
 
 /// The job files named by `paths` (files or folders), after those of fio's examples when
 /// `examples` is set; each file once. Every error is a message for the user.
@@ -315,6 +321,10 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
                 MIXED => {
                     spec.mixed = true;
                     run_options.get_or_insert((number, MIXED));
+                }
+                UNSTEADY => {
+                    spec.unsteady = true;
+                    run_options.get_or_insert((number, UNSTEADY));
                 }
                 _ if word.starts_with("tolerance") && word.contains('=') => {
                     let (name, value) = word.split_once('=').unwrap_or((word, ""));
@@ -562,6 +572,7 @@ mod tests {
                 },
                 timed: true,
                 mixed: false,
+                unsteady: false,
                 terse_version: Some(5),
             })
         );
@@ -574,6 +585,15 @@ mod tests {
                 ..RunSpec::default()
             })
         );
+        let header = parse_header(b"; conformance: run, unsteady\n").unwrap();
+        assert_eq!(
+            header.run,
+            RunMode::Run(RunSpec {
+                unsteady: true,
+                ..RunSpec::default()
+            })
+        );
+        assert!(parse_header(b"; conformance: unsteady\n").is_err());
         let header =
             parse_header(b"; conformance: run, skip-run=needs a block device, sorry\n").unwrap();
         assert_eq!(

@@ -112,9 +112,14 @@ pub(crate) fn skips(files: &[FileResult]) -> String {
         for result in file.results.iter().filter(|r| r.attempts > 1) {
             let _ = writeln!(
                 out,
-                "retried {} [{}]: timing figures out of tolerance; {} after {} attempts",
+                "retried {} [{}]: {}; {} after {} attempts",
                 file.job.display,
                 result.check.name(),
+                if file.job.unsteady() {
+                    "fio's own results vary here (`unsteady`)"
+                } else {
+                    "timing figures out of tolerance"
+                },
                 if result.verdict.passed() {
                     "agreed"
                 } else {

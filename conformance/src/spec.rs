@@ -26,6 +26,10 @@ pub(crate) struct RunSpec {
     /// `mixed`: a random read/write mix whose split is not reproducible: per direction, counts
     /// are only checked for plausibility; the total bytes of all directions are exact.
     pub(crate) mixed: bool,
+    /// `unsteady`: fio's own counts on this job depend on the machine's scheduling (loopback
+    /// sockets under load can split a block or stall a pong): a difference of any kind, not only
+    /// a timing figure, is run again (`--retries`), and one attempt that agrees passes.
+    pub(crate) unsteady: bool,
     /// `terse-version=N`: the terse run uses `--output-format=terse --terse-version=N` instead
     /// of `--minimal`.
     pub(crate) terse_version: Option<u8>,
