@@ -160,8 +160,12 @@ pub(crate) fn check(job: &JobSpec, host: &dyn Host) -> Vec<Finding> {
             );
         }
     }
-    // 5. tmpfs-target / root-fs-target
-    if let Some((path, _)) = fs.iter().find(|(_, i)| i.fs_type == TMPFS_MAGIC) {
+    // 5. tmpfs-target / root-fs-target (a block device's node lives on
+    // devtmpfs, its I/O goes to the device)
+    if let Some((path, _)) = fs
+        .iter()
+        .find(|(p, i)| i.fs_type == TMPFS_MAGIC && !host.is_block_device(p))
+    {
         add(
             "tmpfs-target",
             at(job, &["filename", "directory"]),
@@ -544,6 +548,10 @@ mod tests {
             ..Fake::default()
         };
         assert_eq!(with_host(&host, &["--rw=randwrite"]), ["raw-device-write"]);
+        assert_eq!(with_host(&host, &[]), Vec::<&str>::new());
+        // The device node is on devtmpfs (tmpfs's magic): the I/O is not.
+        let mut host = host;
+        host.fs.fs_type = TMPFS_MAGIC;
         assert_eq!(with_host(&host, &[]), Vec::<&str>::new());
     }
 

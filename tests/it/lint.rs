@@ -149,6 +149,94 @@ fn short_runtime_log_avg() {
     );
 }
 
+/// The rules that ask the machine, on real targets: a file on tmpfs
+/// (/dev/shm), one in `/` itself, a size no file system here has room for.
+/// The lint creates nothing: none of the files exists afterwards.
+#[test]
+fn targets_on_tmpfs_on_root_and_without_room() {
+    assert!(
+        std::path::Path::new("/dev/shm").is_dir(),
+        "Linux's /dev/shm (tmpfs) is needed"
+    );
+    let tail = "size=1m\nrw=randread\ndirect=1\nioengine=libaio\niodepth=4\n";
+    let shm = format!("/dev/shm/rfio-lint-{}", std::process::id());
+    shows(
+        "tmpfs-target",
+        &format!("[j]\nfilename={shm}\n{tail}"),
+        ("j", 2),
+        &format!("[j]\n# rfio: allow tmpfs-target\nfilename={shm}\n{tail}"),
+    );
+    assert!(!std::path::Path::new(&shm).exists());
+    let probe = format!("rfio-lint-{}", std::process::id());
+    shows(
+        "root-fs-target",
+        &format!("[j]\ndirectory=/\nfilename={probe}\n{tail}"),
+        ("j", 3),
+        &format!("[j]\n# rfio: allow root-fs-target\ndirectory=/\nfilename={probe}\n{tail}"),
+    );
+    assert!(!std::path::Path::new("/").join(&probe).exists());
+    // 1 EiB: no file system here has it.
+    let big = "[j]\nfilename=f\nrw=randwrite\ndirect=1\nioengine=libaio\niodepth=4\n\
+               refill_buffers=1\n";
+    shows(
+        "no-room",
+        &format!("{big}size=1024p\n"),
+        ("j", 8),
+        &format!("{big}size=1m\n"),
+    );
+}
+
+/// A block device (a loop device with 4 KiB sectors and nr_requests 128):
+/// writes to it, direct I/O below its logical block size, and a depth
+/// above its queue are found; its node on devtmpfs is not "on tmpfs".
+/// (Root and a loop device are needed; skipped where there are none.)
+#[test]
+fn a_block_device_target() {
+    let dir = TempDir::new("loop");
+    let Some(dev) = common::LoopDevice::with_sector_size(&dir, 8 << 20, 4096) else {
+        eprintln!("no loop device here: skipped");
+        return;
+    };
+    let nr_requests: u64 = std::fs::read_to_string(format!(
+        "/sys/block/{}/queue/nr_requests",
+        dev.0.trim_start_matches("/dev/")
+    ))
+    .unwrap()
+    .trim()
+    .parse()
+    .unwrap();
+    let head = format!(
+        "[j]\nfilename={}\nsize=1m\nioengine=libaio\ndirect=1\n",
+        dev.0
+    );
+    let (code, found) = lint(
+        "loop",
+        &format!(
+            "{head}rw=randwrite\nrefill_buffers=1\nbs=512\niodepth={}\n",
+            nr_requests + 1
+        ),
+    );
+    let rules: Vec<&str> = found.iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(
+        rules,
+        [
+            "raw-device-write",
+            "direct-bs-alignment",
+            "depth-over-nr-requests"
+        ],
+        "{found:?}"
+    );
+    assert_eq!(code, 1);
+    assert_eq!(of(&found, "raw-device-write"), [("j".to_string(), 2)]);
+    assert_eq!(of(&found, "direct-bs-alignment"), [("j".to_string(), 8)]);
+    assert_eq!(of(&found, "depth-over-nr-requests"), [("j".to_string(), 9)]);
+    let m = found[1]["message"].as_str().unwrap();
+    assert!(m.contains("logical block size (4096)"), "{m}");
+    // Reads of 4 KiB at a depth the queue holds: nothing to say.
+    let (code, found) = lint("loop-ok", &format!("{head}rw=randread\nbs=4k\niodepth=8\n"));
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+}
+
 #[test]
 fn allow_in_another_section_does_not_silence() {
     let text = "[a]\n# rfio: allow rwmix-default\nioengine=null\nsize=1m\nrw=randrw\n\

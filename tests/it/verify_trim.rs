@@ -13,7 +13,7 @@ use crate::common;
 
 use std::process::Output;
 
-use common::{real_fio, run_in as run, stderr, stdout, TempDir, RFIO};
+use common::{real_fio, run_in as run, stderr, stdout, LoopDevice, TempDir, RFIO};
 use serde_json::Value;
 
 /// The JSON report of a run (fio may print lines before it).
@@ -311,31 +311,6 @@ fn trim_verify_zero_passes_on_a_device_that_zeroes() {
         let c = same_as_fio(&d, &a);
         assert_eq!(c[0].1, 0, "{extra:?}");
         assert_eq!(c[0].0[0], (256, 64), "{extra:?}: every block read back");
-    }
-}
-
-/// A loop device over a file of the test's directory, detached on drop.
-struct LoopDevice(String);
-
-impl LoopDevice {
-    fn new(d: &TempDir, size: u64) -> Option<LoopDevice> {
-        let img = d.file("loop.img");
-        std::fs::File::create(&img).ok()?.set_len(size).ok()?;
-        let o = std::process::Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&img)
-            .output()
-            .ok()?;
-        let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        (o.status.success() && dev.starts_with("/dev/loop")).then_some(LoopDevice(dev))
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.0])
-            .status();
     }
 }
 

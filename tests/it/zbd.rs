@@ -317,25 +317,10 @@ fn a_loop_device_emulates_zones_as_fio_does() {
         return;
     }
     let dir = TempDir::new("zbd-loop");
-    file_of(8 << 20)(&dir);
-    let img = dir.file("f");
-    let out = std::process::Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&img)
-        .output();
-    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+    let Some(loop_dev) = common::LoopDevice::new(&dir, 8 << 20) else {
         return; // no loop devices here
     };
-    let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    struct Detach(String);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("losetup")
-                .args(["-d", &self.0])
-                .status();
-        }
-    }
-    let _detach = Detach(dev.clone());
+    let dev = loop_dev.0.clone();
     let filename = format!("--filename={dev}");
     let base = [
         "--name=z",

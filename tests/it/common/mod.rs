@@ -477,3 +477,33 @@ impl Drop for Tmpfs<'_> {
         let _ = Command::new("umount").arg(&self.0 .0).status();
     }
 }
+
+/// A loop device over a sparse file of `size` bytes in `dir` (root only;
+/// `None` where no loop device can be set up), detached on drop. Its path
+/// is the `.0` (`/dev/loopN`).
+pub struct LoopDevice(pub String);
+
+impl LoopDevice {
+    pub fn new(dir: &TempDir, size: u64) -> Option<LoopDevice> {
+        LoopDevice::with_sector_size(dir, size, 512)
+    }
+
+    /// With this logical block size (512 to 4096).
+    pub fn with_sector_size(dir: &TempDir, size: u64, sector: u32) -> Option<LoopDevice> {
+        let img = dir.file(&format!("loop-{sector}.img"));
+        std::fs::File::create(&img).ok()?.set_len(size).ok()?;
+        let o = Command::new("losetup")
+            .args(["-f", "--show", "--sector-size", &sector.to_string()])
+            .arg(&img)
+            .output()
+            .ok()?;
+        let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        (o.status.success() && dev.starts_with("/dev/loop")).then_some(LoopDevice(dev))
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
