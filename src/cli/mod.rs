@@ -5,6 +5,7 @@
 
 mod alloc;
 pub(crate) mod args;
+mod beyond;
 mod client;
 mod cpuclock;
 mod crctest;
@@ -91,6 +92,14 @@ fn run_inner(
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(d) => {
             write!(err, "{d}")?;
+            return Ok(1);
+        }
+    };
+    // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
+    let beyond = match beyond::read(&args) {
+        Ok(b) => b,
+        Err(msg) => {
+            write!(err, "{msg}")?;
             return Ok(1);
         }
     };
@@ -216,7 +225,7 @@ fn run_inner(
         handlers: None,
         told: false,
     };
-    let result = crate::run::run(invocation, &mut watch);
+    let result = crate::run::run_repeated(invocation, beyond.repeat, &mut watch);
     let Printer {
         out: run_out,
         err: run_err,
