@@ -6,6 +6,7 @@
 mod common;
 
 mod architecture;
+mod baseline;
 mod cli;
 mod client;
 mod cmdhelp;
