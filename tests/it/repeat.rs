@@ -313,3 +313,34 @@ fn a_signal_in_a_later_run_reports_the_runs_done() {
         assert_eq!(r["jobs"][0]["read"]["runs"], runs);
     }
 }
+
+/// A run in which a job fails ends the repetition: that run is the one
+/// reported (its error and fio's exit status, the number of failed jobs).
+#[test]
+fn a_failed_job_ends_the_repetition() {
+    let dir = TempDir::new("repeat-fail");
+    dir.write("plain", "");
+    let target = format!("--filename={}/x", dir.file("plain").display());
+    let out = rfio(
+        &dir,
+        &[
+            "--repeat=3",
+            "--output-format=json",
+            "--name=e",
+            target.as_str(),
+            "--size=64k",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc = json_of(&out);
+    assert_eq!(doc["jobs"][0]["error"], libc::ENOTDIR);
+    let r = &doc["repeat"];
+    assert_eq!(
+        (r["requested"].as_u64(), r["runs"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(r["median_run"], 1);
+    assert_eq!(r["stopped"], "job error");
+    assert_eq!(r["jobs"][0]["jobname"], "e");
+    assert!(r["jobs"][0].get("write").is_none(), "nothing moved: {r}");
+}
