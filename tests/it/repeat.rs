@@ -273,10 +273,7 @@ fn a_signal_in_the_first_run_keeps_its_report() {
     child.signal(libc::SIGINT);
     let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
     assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
-    let text = stdout(&out);
-    let last = text.rfind("\"fio version\"").expect("a final report");
-    let start = text[..last].rfind('{').unwrap();
-    let doc: Value = serde_json::from_str(&text[start..]).expect("the final report parses");
+    let doc = last_doc(&stdout(&out));
     let r = &doc["repeat"];
     assert_eq!(r["requested"], 5, "{r}");
     assert_eq!(r["runs"], 1, "{r}");
@@ -286,23 +283,27 @@ fn a_signal_in_the_first_run_keeps_its_report() {
     assert!(ios > 0 && ios < 30_000, "{ios}");
 }
 
-/// SIGINT after the first run (1 s each) of 100: the runs before it are
-/// summed up and the interrupted one left out, so the run reported is a
-/// whole one (1000 I/Os at 1000 IOPS over 1 s, give or take the first).
+/// SIGINT a second and a half after the first status report (runs of
+/// 1 s each, 100 asked for): the runs before it are summed up and the
+/// interrupted one left out, so the run reported is a whole one (1000
+/// I/Os at 1000 IOPS over 1 s, give or take the first).
 #[test]
 fn a_signal_in_a_later_run_reports_the_runs_done() {
     let dir = TempDir::new("repeat-sig2");
     let mut cmd = Command::new(RFIO);
     cmd.args(paced("1"))
         .arg("--repeat=100")
-        .arg("--eta=never")
+        .arg("--status-interval=1")
         .current_dir(&dir.0);
-    let child = Running::start(&mut cmd);
-    std::thread::sleep(Duration::from_millis(2500));
+    let mut child = Running::start(&mut cmd);
+    child.wait_for_stdout("a status report", Duration::from_secs(60), |s| {
+        s.contains("\"jobs\"")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
     child.signal(libc::SIGINT);
     let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
     assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
-    let doc = json_of(&out);
+    let doc = last_doc(&stdout(&out));
     let r = &doc["repeat"];
     assert_eq!(r["stopped"], "signal", "{r}");
     let runs = r["runs"].as_u64().unwrap();
@@ -312,6 +313,13 @@ fn a_signal_in_a_later_run_reports_the_runs_done() {
         assert!((990..=1010).contains(&ios), "a whole run: {ios}");
         assert_eq!(r["jobs"][0]["read"]["runs"], runs);
     }
+}
+
+/// The last JSON document of `text` (after the `--status-interval` ones).
+fn last_doc(text: &str) -> Value {
+    let last = text.rfind("\"fio version\"").expect("a final report");
+    let start = text[..last].rfind('{').unwrap();
+    serde_json::from_str(&text[start..]).expect("the final report parses")
 }
 
 /// A run in which a job fails ends the repetition: that run is the one
