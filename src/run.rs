@@ -14,6 +14,7 @@ use crate::jobfile::{load_partial, parse_partial, JobFile};
 use crate::options::jobopts::Setting;
 use crate::options::Support;
 use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
+use crate::stats::repeat::{self, Stopped};
 use crate::stats::RunReport;
 use crate::workload::{self, Log, Progress, RunError, Stop};
 
@@ -119,6 +120,23 @@ pub(crate) trait Watch {
 
 /// Run `inv` from its job files to its report.
 pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Error> {
+    run_repeated(inv, 1, watch)
+}
+
+/// [`run`], the jobs run `repeat` times over (`--repeat=N`, rfio's own;
+/// 1 or 0: once, a plain run). The plan is built and checked once, the
+/// banner printed once (`Watch::starting`); each run lays out its files
+/// as fio would (what a run left is reused by the next, as by a second
+/// fio invocation). A stop request (SIGINT) ends the repetition: the
+/// interrupted run is left out unless it is the first. A run in which a
+/// job fails ends it too, and is the run reported. Otherwise the report
+/// is the median run's ([`repeat::median_run`]), with every run summed up
+/// in [`RunReport::repeat`].
+pub(crate) fn run_repeated(
+    inv: Invocation,
+    repeat: u32,
+    watch: &mut dyn Watch,
+) -> Result<Outcome, Error> {
     let front = Box::new(front_end(&inv)?);
     watch.warnings(&front.fe.warnings)?;
     if inv.input.showcmd {
@@ -176,15 +194,50 @@ pub(crate) fn run(inv: Invocation, watch: &mut dyn Watch) -> Result<Outcome, Err
         }
     }
     watch.starting(plan)?;
-    let progress = Progress::new(plan.jobs.len());
     let stop = inv.stop;
-    let result = watch.running(plan, &progress, &mut |log| {
-        workload::run_with_progress(plan, log, &progress, stop)
-    })?;
-    match result {
-        Ok(report) => Ok(Outcome::Ran(Box::new(report))),
-        Err(e) => Err(Error::Run(e)),
+    let mut reports: Vec<RunReport> = Vec::new();
+    let mut stopped = None;
+    for _ in 0..repeat.max(1) {
+        let progress = Progress::new(plan.jobs.len());
+        let result = watch.running(plan, &progress, &mut |log| {
+            workload::run_with_progress(plan, log, &progress, stop)
+        })?;
+        let report = result.map_err(Error::Run)?;
+        if repeat <= 1 {
+            return Ok(Outcome::Ran(Box::new(report)));
+        }
+        if stop.requested() {
+            stopped = Some(Stopped::Signal);
+            if reports.is_empty() {
+                reports.push(report);
+            }
+            break;
+        }
+        let failed = report.jobs.iter().any(|j| j.error != 0 || j.setup_failed);
+        reports.push(report);
+        if failed {
+            stopped = Some(Stopped::JobError);
+            break;
+        }
     }
+    Ok(Outcome::Ran(Box::new(repeated(reports, repeat, stopped))))
+}
+
+/// The report of a repetition: the median run's (the failed run's when a
+/// job error stopped it), with every run summed up.
+fn repeated(mut reports: Vec<RunReport>, requested: u32, stopped: Option<Stopped>) -> RunReport {
+    let runs: Vec<repeat::RunMetrics> = reports
+        .iter()
+        .map(|r| repeat::metrics(&r.summary))
+        .collect();
+    let pick = match stopped {
+        Some(Stopped::JobError) => runs.len() - 1,
+        _ => repeat::median_run(&runs),
+    };
+    let summary = repeat::summarize(&runs, requested, pick, stopped);
+    let mut report = reports.swap_remove(pick);
+    report.repeat = Some(summary);
+    report
 }
 
 /// Load the job files and build the plan, without running it: the front

@@ -92,12 +92,31 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("lint", HasArg::No),
     ("lint-format", HasArg::Required),
     ("quiet-lint", HasArg::No),
+    ("repeat", HasArg::Required),
+    ("baseline-save", HasArg::Required),
+    ("baseline-compare", HasArg::Required),
+    ("baseline-threshold", HasArg::Required),
+];
+
+/// rfio's flags that fio mode (called as `fio`, `--compat=fio`) refuses as
+/// fio 3.33 refuses an unknown option ([`Args::beyond_fio`]).
+pub(crate) const BEYOND_FIO: &[&str] = &[
+    "repeat",
+    "baseline-save",
+    "baseline-compare",
+    "baseline-threshold",
 ];
 
 /// rfio's flags matched by their whole name only, so that the prefixes
 /// they share with fio's flags (`--status` for `--status-interval`) keep
 /// meaning what they mean to fio.
-const EXACT_ONLY: &[&str] = &["status-format"];
+const EXACT_ONLY: &[&str] = &[
+    "status-format",
+    "repeat",
+    "baseline-save",
+    "baseline-compare",
+    "baseline-threshold",
+];
 
 /// An output format of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,6 +216,16 @@ pub struct Args {
     pub(crate) lint_json: bool,
     /// `--quiet-lint`: no lint warnings before a run.
     pub(crate) quiet_lint: bool,
+    /// `--repeat=N`, as written (checked by `cli::beyond`).
+    pub(crate) repeat: Option<String>,
+    /// `--baseline-save=FILE`, `--baseline-compare=FILE`.
+    pub(crate) baseline_save: Option<PathBuf>,
+    pub(crate) baseline_compare: Option<PathBuf>,
+    /// `--baseline-threshold=PCT`, as written.
+    pub(crate) baseline_threshold: Option<String>,
+    /// The arguments that gave one of [`BEYOND_FIO`], as written (fio
+    /// mode refuses the first as fio refuses an unknown option).
+    pub(crate) beyond_fio: Vec<String>,
 }
 
 impl Args {
@@ -254,6 +283,11 @@ impl Default for Args {
             lint: false,
             lint_json: false,
             quiet_lint: false,
+            repeat: None,
+            baseline_save: None,
+            baseline_compare: None,
+            baseline_threshold: None,
+            beyond_fio: Vec::new(),
         }
     }
 }
@@ -405,6 +439,9 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
                 continue;
             }
         };
+        if BEYOND_FIO.contains(&opt.name) {
+            args.beyond_fio.push(arg.clone());
+        }
         let value = match (opt.has_arg, inline) {
             (HasArg::No, Some(_)) => {
                 diags.push(Diagnostic::at(
@@ -548,6 +585,10 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             }
         }
         "quiet-lint" => args.quiet_lint = true,
+        "repeat" => args.repeat = Some(v()),
+        "baseline-save" => args.baseline_save = Some(PathBuf::from(v())),
+        "baseline-compare" => args.baseline_compare = Some(PathBuf::from(v())),
+        "baseline-threshold" => args.baseline_threshold = Some(v()),
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

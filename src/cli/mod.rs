@@ -5,6 +5,8 @@
 
 mod alloc;
 pub(crate) mod args;
+mod baseline;
+mod beyond;
 mod client;
 mod cpuclock;
 mod crctest;
@@ -91,6 +93,14 @@ fn run_inner(
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(d) => {
             write!(err, "{d}")?;
+            return Ok(1);
+        }
+    };
+    // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
+    let beyond = match beyond::read(&args) {
+        Ok(b) => b,
+        Err(msg) => {
+            write!(err, "{msg}")?;
             return Ok(1);
         }
     };
@@ -200,6 +210,15 @@ fn run_inner(
         keywords: Keywords::from_system(),
         stop: &signals::STOP,
     };
+    // `--baseline-*` (rfio's own): the work identified before the run; a
+    // compare of other work is refused here, nothing run.
+    let baseline = match baseline::prepare(&beyond, &args, argv, &invocation) {
+        Ok(b) => b,
+        Err((status, msg)) => {
+            write!(err, "{msg}")?;
+            return Ok(status);
+        }
+    };
     let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);
     let mut watch = Printer {
         args: &args,
@@ -216,7 +235,7 @@ fn run_inner(
         handlers: None,
         told: false,
     };
-    let result = crate::run::run(invocation, &mut watch);
+    let result = crate::run::run_repeated(invocation, beyond.repeat, &mut watch);
     let Printer {
         out: run_out,
         err: run_err,
@@ -251,10 +270,30 @@ fn run_inner(
                 .iter()
                 .filter(|j| j.error != 0 || j.setup_failed)
                 .count();
+            let mut regressed = false;
+            if let Some(b) = baseline {
+                let whole = failed == 0 && signals::received().is_none();
+                let normal_only = formats.normal
+                    && !formats.terse
+                    && !formats.json
+                    && !args.formats.contains(&Format::Ndjson);
+                match b.finish(&report, whole, normal_only, run_out, run_err)? {
+                    Ok(r) => regressed = r,
+                    Err(msg) => {
+                        write!(run_err, "{msg}")?;
+                        if whole {
+                            return Ok(1);
+                        }
+                    }
+                }
+            }
             // A signal while the results were written counts too (fio's
             // handler sets its exit value).
             if signals::received().is_some() {
                 return Ok(signals::SIGNALED_STATUS);
+            }
+            if failed == 0 && regressed {
+                return Ok(baseline::REGRESSED_STATUS);
             }
             // fio exits with the number of jobs that ended with an error, as
             // a process status (modulo 256).

@@ -55,6 +55,10 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     if let Some(idle) = &report.idle {
         root.obj("cpu_idleness", super::idle::json(idle));
     }
+    // `--repeat` (rfio's own): after fio's keys.
+    if let Some(r) = &report.repeat {
+        root.obj("repeat", super::repeat::json(r));
+    }
     root.to_document()
 }
 

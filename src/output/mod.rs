@@ -16,6 +16,7 @@ mod jsonw;
 pub(crate) mod ndjson;
 pub(crate) mod normal;
 pub(crate) mod num2str;
+mod repeat;
 mod steadystate;
 pub(crate) mod terse;
 
@@ -63,6 +64,10 @@ pub(crate) fn write_results(
     }
     if formats.normal {
         normal::write_results(report, out)?;
+        // `--repeat` (rfio's own): after fio's report.
+        if let Some(r) = &report.repeat {
+            out.write_all(repeat::normal(r).as_bytes())?;
+        }
     }
     Ok(())
 }

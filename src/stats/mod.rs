@@ -18,7 +18,8 @@
 //! `lat`, `hist`, `dist`, `cpu`, `disk`, `prio`, `completion`, `blocks`
 //! (`block_error_percentiles`); `thread`
 //! (the accumulators); `job` (a job's results); `snapshot` (a running
-//! job's); `summary` (entries and groups); `report` (the run).
+//! job's); `summary` (entries and groups); `repeat` (`--repeat`'s runs summed
+//! up); `report` (the run).
 
 pub(crate) mod blocks;
 pub(crate) mod clients;
@@ -33,6 +34,7 @@ mod info;
 mod job;
 mod lat;
 mod prio;
+pub mod repeat;
 mod report;
 pub(crate) mod snapshot;
 mod steadystate;

@@ -9,6 +9,7 @@ use super::disk::DiskUtil;
 use super::idle::IdleReport;
 use super::info::OptionList;
 use super::job::JobReport;
+use super::repeat::RepeatSummary;
 use super::summary::Summary;
 
 /// One direction of a reporting group ("Run status group"), each job on
@@ -104,6 +105,10 @@ pub struct RunReport {
     /// `--idle-prof`: how idle the CPUs were while the jobs ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) idle: Option<IdleReport>,
+    /// `--repeat=N` (rfio's own): the runs summed up; the rest of the
+    /// report is the median run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatSummary>,
 }
 
 impl RunReport {
@@ -136,6 +141,7 @@ impl RunReport {
             disks,
             eta_sec: None,
             idle: None,
+            repeat: None,
         }
     }
 }

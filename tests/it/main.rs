@@ -6,6 +6,7 @@
 mod common;
 
 mod architecture;
+mod baseline;
 mod cli;
 mod client;
 mod cmdhelp;
@@ -41,6 +42,7 @@ mod output_replay;
 mod patterns;
 mod placement;
 mod plan;
+mod repeat;
 mod report_entries;
 mod report_fields;
 mod report_serde;

@@ -1,0 +1,318 @@
+//! `--baseline-save=FILE` and `--baseline-compare=FILE` (rfio's own).
+//!
+//! A baseline is a JSON file ([`Baseline`]): rfio's version, the command
+//! line, the job files' exact text with its SHA-256, the command-line job
+//! options, the machine ([`probe::HostInfo`]), each job's target (engine,
+//! and for each file its mount, file system, free space and block device,
+//! [`probe::FileTarget`]), and the results: the `--repeat` summary, or a
+//! single run's values as a summary of one run.
+//!
+//! Comparing first checks that the work is the same (job text, command-
+//! line job options, targets): otherwise rfio refuses, runs nothing, says
+//! what differs and exits [`REFUSED_STATUS`]. After the run, each metric is
+//! `better`, `worse` or `within variance` ([`compare`]); any `worse` makes
+//! the exit status [`REGRESSED_STATUS`] (unless a job failed or a signal
+//! came, whose statuses win).
+
+mod compare;
+mod probe;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::args::{classify, Arg, Args};
+use super::beyond::Beyond;
+use crate::plan::Plan;
+use crate::run::Invocation;
+use crate::stats::repeat::{self, RepeatSummary};
+use crate::stats::RunReport;
+use probe::{FileTarget, HostInfo, Probe};
+
+/// The `format` of the files this rfio writes and reads.
+pub(crate) const FORMAT: &str = "rfio-baseline/1";
+/// Exit status: the baseline cannot be read, or the work differs (nothing
+/// ran).
+pub(crate) const REFUSED_STATUS: i32 = 2;
+/// Exit status: a metric got worse beyond the band.
+pub(crate) const REGRESSED_STATUS: i32 = 3;
+
+/// A job file as saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SavedText {
+    /// As given on the command line.
+    pub(crate) name: String,
+    /// SHA-256 of the exact bytes, hex.
+    pub(crate) sha256: String,
+    /// The bytes (as UTF-8; invalid sequences replaced: the hash is of
+    /// the bytes).
+    pub(crate) text: String,
+}
+
+/// A job's target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct JobTarget {
+    pub(crate) job: String,
+    pub(crate) engine: String,
+    /// The job's files (none for engines that do no file I/O).
+    pub(crate) files: Vec<FileTarget>,
+}
+
+/// The baseline file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Baseline {
+    pub(crate) format: String,
+    pub(crate) rfio_version: String,
+    /// Seconds since the epoch.
+    pub(crate) created: u64,
+    pub(crate) command_line: Vec<String>,
+    pub(crate) job_files: Vec<SavedText>,
+    /// The command-line job options, as written (`--bs=4k`).
+    pub(crate) job_options: Vec<String>,
+    pub(crate) host: HostInfo,
+    pub(crate) targets: Vec<JobTarget>,
+    pub(crate) results: RepeatSummary,
+}
+
+/// What identifies the work of this invocation.
+pub(crate) struct Work {
+    job_files: Vec<SavedText>,
+    job_options: Vec<String>,
+    host: HostInfo,
+    targets: Vec<JobTarget>,
+    command_line: Vec<String>,
+}
+
+/// Ready to save or compare once the jobs have run.
+pub(crate) struct Prepared {
+    work: Work,
+    save: Option<PathBuf>,
+    /// The baseline compared with, and its file.
+    compare: Option<(PathBuf, Baseline)>,
+    threshold_pct: f64,
+}
+
+/// SHA-256 of `bytes`, lower-case hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Before the run: what identifies the work (its plan built from `inv`),
+/// and for a compare, the baseline read and checked against it.
+/// `Ok(None)`: neither flag, or jobs that do not build (the run reports
+/// why). `Err((status, text))`: refused, nothing to run.
+pub(crate) fn prepare(
+    beyond: &Beyond,
+    args: &Args,
+    argv: &[String],
+    inv: &Invocation,
+) -> Result<Option<Prepared>, (i32, String)> {
+    if beyond.save.is_none() && beyond.compare.is_none() {
+        return Ok(None);
+    }
+    let Ok(front) = crate::run::plan_only(inv) else {
+        return Ok(None);
+    };
+    let work = work_of(args, argv, &front.fe.plan).map_err(|e| (1, e))?;
+    let compare = match &beyond.compare {
+        None => None,
+        Some(path) => {
+            let saved = read(path).map_err(|e| (REFUSED_STATUS, e))?;
+            let name = path.display();
+            let mut why = compare::text_differences(&saved.job_files, &work.job_files);
+            if saved.job_options != work.job_options {
+                why.push(format!(
+                    "command-line job options differ: {} → {}",
+                    shown(&saved.job_options),
+                    shown(&work.job_options)
+                ));
+            }
+            let targets = compare::target_differences(&saved.targets, &work.targets);
+            why.extend(targets.iter().map(|t| format!("target differs: {t}")));
+            if !why.is_empty() {
+                let text: String = why
+                    .iter()
+                    .map(|w| format!("rfio: baseline {name}: cannot compare: {w}\n"))
+                    .collect();
+                return Err((REFUSED_STATUS, text));
+            }
+            Some((path.clone(), saved))
+        }
+    };
+    Ok(Some(Prepared {
+        work,
+        save: beyond.save.clone(),
+        compare,
+        threshold_pct: beyond.threshold_pct,
+    }))
+}
+
+fn shown(opts: &[String]) -> String {
+    match opts.is_empty() {
+        true => "(none)".into(),
+        false => opts.join(" "),
+    }
+}
+
+/// Read and check a baseline file.
+fn read(path: &Path) -> Result<Baseline, String> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("rfio: baseline {name}: {e}\n"))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("rfio: baseline {name}: not JSON: {e}\n"))?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(format!(
+            "rfio: baseline {name}: not an rfio baseline (no \"format\": \"{FORMAT}\")\n"
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| format!("rfio: baseline {name}: malformed: {e}\n"))
+}
+
+fn work_of(args: &Args, argv: &[String], plan: &Plan) -> Result<Work, String> {
+    let mut job_files = Vec::new();
+    for path in &args.job_files {
+        if path.as_os_str() == "-" {
+            return Err(
+                "rfio: --baseline-save/--baseline-compare need the job file's path, not standard input\n"
+                    .into(),
+            );
+        }
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("rfio: failed to read job file {}: {e}\n", path.display()))?;
+        job_files.push(SavedText {
+            name: path.display().to_string(),
+            sha256: sha256_hex(&bytes),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        });
+    }
+    let job_options = classify(argv)
+        .into_iter()
+        .filter(|(a, _)| matches!(a, Arg::Opt { job: true, .. }))
+        .map(|(_, range)| argv[range].join(" "))
+        .collect();
+    let probe = Probe::system();
+    let targets = plan
+        .jobs
+        .iter()
+        .map(|job| {
+            let file_job = crate::plan::engine::caps(job)
+                .is_some_and(|c| c.needs_files && !c.fake_io && !c.no_io && !c.file_op);
+            JobTarget {
+                job: job.name.clone(),
+                engine: job.ioengine.clone(),
+                files: match file_job {
+                    true => job.files.iter().map(|f| probe.file(&f.path)).collect(),
+                    false => Vec::new(),
+                },
+            }
+        })
+        .collect();
+    Ok(Work {
+        job_files,
+        job_options,
+        host: probe.host(),
+        targets,
+        command_line: argv.to_vec(),
+    })
+}
+
+impl Prepared {
+    /// After the run: save the baseline and print the comparison (on
+    /// `out` with the normal output only, else on `err`, so that a
+    /// machine-read report stays whole). `ran_whole`: no job failed and no
+    /// signal came (a partial run is never saved). Returns whether a
+    /// metric regressed.
+    pub(crate) fn finish(
+        self,
+        report: &RunReport,
+        ran_whole: bool,
+        normal_only: bool,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> std::io::Result<Result<bool, String>> {
+        let results = match &report.repeat {
+            Some(r) => r.clone(),
+            None => repeat::summarize(&[repeat::metrics(&report.summary)], 1, 0, None),
+        };
+        let mut regressed = false;
+        if let Some((path, saved)) = &self.compare {
+            if let Some(diffs) = host_differences(&saved.host, &self.work.host) {
+                writeln!(
+                    err,
+                    "rfio: baseline {}: host differs ({diffs}); compared anyway",
+                    path.display()
+                )?;
+            }
+            let lines = compare::compare(&saved.results, &results, self.threshold_pct);
+            regressed = lines.iter().any(|l| l.verdict.regressed());
+            let text = compare::render(&lines, &path.display().to_string(), self.threshold_pct);
+            match normal_only {
+                true => write!(out, "\n{text}")?,
+                false => write!(err, "{text}")?,
+            }
+            out.flush()?;
+        }
+        if let Some(path) = &self.save {
+            if !ran_whole {
+                return Ok(Err(format!(
+                    "rfio: baseline {} not saved: the run did not complete\n",
+                    path.display()
+                )));
+            }
+            let created = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let b = Baseline {
+                format: FORMAT.into(),
+                rfio_version: env!("CARGO_PKG_VERSION").into(),
+                created,
+                command_line: self.work.command_line,
+                job_files: self.work.job_files,
+                job_options: self.work.job_options,
+                host: self.work.host,
+                targets: self.work.targets,
+                results,
+            };
+            let text = serde_json::to_string_pretty(&b).unwrap_or_default();
+            if let Err(e) = std::fs::write(path, text + "\n") {
+                return Ok(Err(format!(
+                    "rfio: baseline {}: cannot write: {e}\n",
+                    path.display()
+                )));
+            }
+        }
+        Ok(Ok(regressed))
+    }
+}
+
+/// What differs between two machines, or `None`.
+fn host_differences(a: &HostInfo, b: &HostInfo) -> Option<String> {
+    let mut d = Vec::new();
+    let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    if a.cpu_model != b.cpu_model {
+        d.push(format!(
+            "cpu {} → {}",
+            show(&a.cpu_model),
+            show(&b.cpu_model)
+        ));
+    }
+    if a.cpus != b.cpus {
+        d.push(format!("cpus {} → {}", show(&a.cpus), show(&b.cpus)));
+    }
+    if a.kernel != b.kernel {
+        d.push(format!("kernel {} → {}", show(&a.kernel), show(&b.kernel)));
+    }
+    if a.mem_bytes != b.mem_bytes {
+        d.push(format!(
+            "memory {} → {}",
+            show(&a.mem_bytes),
+            show(&b.mem_bytes)
+        ));
+    }
+    (!d.is_empty()).then(|| d.join(", "))
+}

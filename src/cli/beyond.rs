@@ -1,0 +1,117 @@
+//! rfio's flags beyond fio that change a run: `--repeat=N`,
+//! `--baseline-save=FILE`, `--baseline-compare=FILE`,
+//! `--baseline-threshold=PCT`, checked once the reading mode is known.
+//! Called as `fio` (or with `--compat=fio`) they are refused as fio 3.33
+//! refuses an option it does not know.
+
+use std::path::PathBuf;
+
+use super::args::Args;
+use crate::jobfile::Mode;
+
+/// The flags, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Beyond {
+    /// How many times the jobs run (1: a plain run).
+    pub(crate) repeat: u32,
+    pub(crate) save: Option<PathBuf>,
+    pub(crate) compare: Option<PathBuf>,
+    /// The change, in percent, past which a metric counts as better or
+    /// worse (default 10).
+    pub(crate) threshold_pct: f64,
+}
+
+/// The default `--baseline-threshold`, percent.
+pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 10.0;
+
+/// Check the flags of `args`; `Err` holds what to print on stderr (the
+/// exit status is 1).
+pub(crate) fn read(args: &Args) -> Result<Beyond, String> {
+    if args.mode == Mode::Fio {
+        if let Some(arg) = args.beyond_fio.first() {
+            // fio 3.33: getopt's line, then fio's own, the same words.
+            let line = format!("fio: unrecognized option '{arg}'\n");
+            return Err(format!("{line}{line}"));
+        }
+    }
+    let repeat = match args.repeat.as_deref() {
+        None => 1,
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(format!(
+                    "rfio: --repeat={text}: the number of runs must be a whole number, at least 1\n"
+                ))
+            }
+        },
+    };
+    let threshold_pct = match args.baseline_threshold.as_deref() {
+        None => DEFAULT_THRESHOLD_PCT,
+        Some(text) => match text.trim().trim_end_matches('%').parse::<f64>() {
+            Ok(p) if p.is_finite() && p >= 0.0 => p,
+            _ => {
+                return Err(format!(
+                    "rfio: --baseline-threshold={text}: a percentage, at least 0 (e.g. 10 or 2.5)\n"
+                ))
+            }
+        },
+    };
+    Ok(Beyond {
+        repeat,
+        save: args.baseline_save.clone(),
+        compare: args.baseline_compare.clone(),
+        threshold_pct,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(argv: &[&str], fio: bool) -> Result<Beyond, String> {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let argv0 = fio.then_some(std::ffi::OsStr::new("fio"));
+        let args = super::super::args::parse(&argv).unwrap().called_as(argv0);
+        read(&args)
+    }
+
+    #[test]
+    fn repeat_counts_and_refusals() {
+        assert_eq!(parse(&["x.fio"], false).unwrap().repeat, 1);
+        assert_eq!(parse(&["--repeat=3", "x.fio"], false).unwrap().repeat, 3);
+        assert_eq!(parse(&["--repeat", "2", "x.fio"], false).unwrap().repeat, 2);
+        let zero = "rfio: --repeat=0: the number of runs must be a whole number, at least 1\n";
+        assert_eq!(parse(&["--repeat=0"], false).unwrap_err(), zero);
+        assert!(parse(&["--repeat=x"], false)
+            .unwrap_err()
+            .contains("--repeat=x:"));
+        assert!(parse(&["--repeat=-1"], false).is_err());
+    }
+
+    #[test]
+    fn fio_mode_refuses_them_as_fio_does() {
+        let line = "fio: unrecognized option '--repeat=3'\n";
+        assert_eq!(
+            parse(&["--repeat=3", "x.fio"], true).unwrap_err(),
+            format!("{line}{line}")
+        );
+        let e = parse(&["--compat=fio", "--baseline-save", "b.json"], false).unwrap_err();
+        assert!(
+            e.starts_with("fio: unrecognized option '--baseline-save'\n"),
+            "{e}"
+        );
+        // A prefix keeps meaning what it means to fio.
+        let argv = vec!["--repea=3".to_string()];
+        assert!(super::super::args::parse(&argv).is_err());
+    }
+
+    #[test]
+    fn thresholds() {
+        let t = |a: &str| parse(&[a], false).map(|b| b.threshold_pct);
+        assert_eq!(t("--baseline-threshold=5").unwrap(), 5.0);
+        assert_eq!(t("--baseline-threshold=2.5%").unwrap(), 2.5);
+        assert!(t("--baseline-threshold=-1").is_err());
+        assert!(t("--baseline-threshold=abc").is_err());
+        assert_eq!(parse(&[], false).unwrap().threshold_pct, 10.0);
+    }
+}

@@ -1,0 +1,325 @@
+//! `--baseline-save=FILE` / `--baseline-compare=FILE` (rfio's own): a
+//! baseline records the host, the job text, the targets and the results;
+//! a compare refuses other work (exit 2, nothing run), else judges every
+//! metric `better`, `worse` or `within variance` (exit 3 on `worse`).
+
+use crate::common;
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use common::{stderr, stdout, TempDir, RFIO};
+
+/// The null engine, 1 MiB read, `rate_iops=${RATE}` from the environment
+/// (the text is the same whatever the rate).
+const PACED: &str = "[n]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=${RATE}\n";
+
+fn rfio_env(dir: &TempDir, rate: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(RFIO);
+    cmd.current_dir(&dir.0).env("RATE", rate).args(args);
+    let (out, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert!(!timed_out, "{args:?} hung");
+    out
+}
+
+fn load(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("the baseline file");
+    serde_json::from_str(&text).expect("the baseline parses")
+}
+
+fn store(path: &std::path::Path, v: &Value) {
+    std::fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+}
+
+/// The verdict lines of a comparison: `(job dir metric, verdict)`.
+fn verdicts(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let (what, rest) = l.split_once(": ")?;
+            let verdict = rest.split(" (").next()?;
+            ["better", "worse", "within variance", "not measured now"]
+                .contains(&verdict)
+                .then(|| (what.to_string(), verdict.to_string()))
+        })
+        .collect()
+}
+
+const METRICS: usize = 3 + 17;
+
+#[test]
+fn save_then_compare_the_same_job() {
+    let dir = TempDir::new("baseline-same");
+    let job = dir.write("x.fio", PACED);
+    let out = rfio_env(
+        &dir,
+        "1000000",
+        &["--repeat=3", "--baseline-save=b.json", "x.fio"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let b = load(&dir.file("b.json"));
+    assert_eq!(b["format"], "rfio-baseline/1");
+    assert_eq!(b["rfio_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        b["command_line"],
+        serde_json::json!(["--repeat=3", "--baseline-save=b.json", "x.fio"])
+    );
+    let bytes = std::fs::read(&job).unwrap();
+    let sha: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect();
+    assert_eq!(b["job_files"][0]["name"], "x.fio");
+    assert_eq!(b["job_files"][0]["sha256"], sha.as_str());
+    assert_eq!(b["job_files"][0]["text"], PACED);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_eq!(b["host"]["kernel"], kernel.trim());
+    assert!(b["host"]["cpus"].as_u64().unwrap() >= 1);
+    assert!(b["host"]["mem_bytes"].as_u64().unwrap() > 1 << 20);
+    assert_eq!(b["targets"][0]["job"], "n");
+    assert_eq!(b["targets"][0]["engine"], "null");
+    assert_eq!(b["targets"][0]["files"], serde_json::json!([]));
+    let r = &b["results"];
+    assert_eq!(r["runs"], 3);
+    let read = &r["jobs"][0]["dirs"][0];
+    assert_eq!(read["ddir"], "read");
+    assert!(read["iops"]["median"].as_f64().unwrap() > 0.0);
+    assert_eq!(read["clat_percentiles"].as_array().unwrap().len(), 17);
+
+    // The same again, a band wide enough for any machine: all within.
+    let out = rfio_env(
+        &dir,
+        "1000000",
+        &[
+            "--repeat=3",
+            "--baseline-compare=b.json",
+            "--baseline-threshold=100000",
+            "x.fio",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let v = verdicts(&text);
+    assert_eq!(v.len(), METRICS, "{text}");
+    assert_eq!(v[0].0, "n read iops");
+    assert_eq!(v[1].0, "n read bw_bytes");
+    assert_eq!(v[2].0, "n read clat_mean_ns");
+    assert_eq!(v[3].0, "n read clat_p1.00_ns");
+    assert_eq!(v[19].0, "n read clat_p99.99_ns");
+    assert!(v.iter().all(|(_, x)| x == "within variance"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "baseline b.json: 0 better, 0 worse, {METRICS} within variance, 0 not measured now \
+             (threshold 100000%)\n"
+        )),
+        "{text}"
+    );
+    // After fio's report.
+    assert!(text.find("Run status group 0").unwrap() < text.find("n read iops:").unwrap());
+}
+
+/// Saved at 1,000,000 IOPS, compared at 1,000 IOPS (256 I/Os: 1/4 s):
+/// the same text, a hundred times slower: IOPS and bandwidth worse,
+/// exit 3. With JSON output the verdicts go to stderr and the JSON stays
+/// whole.
+#[test]
+fn a_slower_run_is_a_regression() {
+    let dir = TempDir::new("baseline-slow");
+    dir.write("x.fio", PACED);
+    let out = rfio_env(&dir, "1000000", &["--baseline-save=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = rfio_env(
+        &dir,
+        "1000",
+        &["--baseline-compare=b.json", "--output-format=json", "x.fio"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).expect("stdout is the JSON alone");
+    assert_eq!(doc["jobs"][0]["read"]["total_ios"], 256);
+    let text = stderr(&out);
+    let v = verdicts(&text);
+    assert_eq!(v.len(), METRICS, "{text}");
+    assert_eq!(v[0], ("n read iops".into(), "worse".into()), "{text}");
+    assert_eq!(v[1], ("n read bw_bytes".into(), "worse".into()), "{text}");
+    let iops = text.lines().next().unwrap();
+    // e.g. `n read iops: worse (256000 → 1000, -99.61%; band 10.00%)`
+    let change: f64 = iops
+        .split(", ")
+        .nth(1)
+        .and_then(|c| c.split('%').next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{iops}"));
+    assert!(change < -50.0, "{iops}");
+    assert!(iops.ends_with("; band 10.00%)"), "{iops}");
+}
+
+/// A baseline edited to be far better (latency far worse) than any run:
+/// IOPS and bandwidth `worse`, the mean latency `better`, exit 3.
+#[test]
+fn an_edited_baseline_gives_both_verdicts() {
+    let dir = TempDir::new("baseline-edit");
+    let data = dir.arg("data");
+    let args = ["--name=f", data.as_str(), "--size=2m", "--rw=write"];
+    let save: Vec<&str> = ["--baseline-save=b.json"]
+        .iter()
+        .chain(&args)
+        .copied()
+        .collect();
+    let out = common::rfio(&dir, &save);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut b = load(&dir.file("b.json"));
+    assert_eq!(b["job_options"], serde_json::json!(args));
+    let f = &b["targets"][0]["files"][0];
+    assert_eq!(f["path"], dir.file("data").display().to_string());
+    assert!(f["fs_type"].is_string(), "{f}");
+    assert!(f["mount_point"].is_string(), "{f}");
+    assert!(f["free_bytes"].as_u64().unwrap() > 0, "{f}");
+    let w = &mut b["results"]["jobs"][0]["dirs"][0];
+    assert_eq!(w["ddir"], "write");
+    for k in ["median", "min", "max"] {
+        w["iops"][k] = 1e15.into();
+        w["bw_bytes"][k] = 1e18.into();
+        w["clat_mean_ns"][k] = 1e12.into();
+    }
+    store(&dir.file("b.json"), &b);
+    let cmp: Vec<&str> = ["--baseline-compare=b.json"]
+        .iter()
+        .chain(&args)
+        .copied()
+        .collect();
+    let out = common::rfio(&dir, &cmp);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v = verdicts(&stdout(&out));
+    assert_eq!(v.len(), METRICS);
+    assert_eq!(v[0], ("f write iops".into(), "worse".into()));
+    assert_eq!(v[1], ("f write bw_bytes".into(), "worse".into()));
+    assert_eq!(v[2], ("f write clat_mean_ns".into(), "better".into()));
+}
+
+#[test]
+fn other_work_is_refused_and_nothing_runs() {
+    let dir = TempDir::new("baseline-refuse");
+    let data = dir.file("data");
+    let text = format!("[f]\nfilename={}\nbs=4k\nsize=1m\n", data.display());
+    dir.write("x.fio", &text);
+    let out = common::rfio(&dir, &["--baseline-save=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::remove_file(&data).unwrap();
+
+    // The job text.
+    dir.write("x.fio", &text.replace("bs=4k", "bs=8k"));
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("rfio: baseline b.json: cannot compare: x.fio text differs (sha256 "),
+        "{err}"
+    );
+    assert!(err.ends_with("): line 3: bs=4k → bs=8k\n"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(stdout(&out), "");
+    assert!(!data.exists(), "nothing ran");
+
+    // The command-line job options.
+    dir.write("x.fio", &text);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "--bs=8k", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "rfio: baseline b.json: cannot compare: command-line job options differ: (none) → --bs=8k\n"
+    );
+
+    // The target's file system.
+    let mut b = load(&dir.file("b.json"));
+    let real = b["targets"][0]["files"][0]["fs_type"]
+        .as_str()
+        .expect("a file system")
+        .to_string();
+    b["targets"][0]["files"][0]["fs_type"] = "fakefs".into();
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rfio: baseline b.json: cannot compare: target differs: job f: {}: filesystem \
+             fakefs → {real}\n",
+            data.display()
+        )
+    );
+    assert!(!data.exists(), "nothing ran");
+}
+
+#[test]
+fn missing_or_malformed_baselines_are_named() {
+    let dir = TempDir::new("baseline-bad");
+    dir.write("x.fio", "[n]\nioengine=null\nsize=64k\n");
+    let cases = [
+        (
+            None,
+            "rfio: baseline none.json: No such file or directory (os error 2)\n",
+        ),
+        (
+            Some("{\"format\":"),
+            "rfio: baseline bad.json: not JSON: EOF while parsing a value at line 1 column 10\n",
+        ),
+        (
+            Some("{\"a\":1}"),
+            "rfio: baseline bad.json: not an rfio baseline (no \"format\": \"rfio-baseline/1\")\n",
+        ),
+    ];
+    for (text, want) in cases {
+        let name = match text {
+            Some(t) => {
+                dir.write("bad.json", t);
+                "bad.json"
+            }
+            None => "none.json",
+        };
+        let flag = format!("--baseline-compare={name}");
+        let out = common::rfio(&dir, &[flag.as_str(), "x.fio"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(stderr(&out), want);
+        assert_eq!(stdout(&out), "");
+    }
+    dir.write("bad.json", "{\"format\":\"rfio-baseline/1\",\"host\":3}");
+    let out = common::rfio(&dir, &["--baseline-compare=bad.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("rfio: baseline bad.json: malformed: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = common::rfio(&dir, &["--baseline-threshold=x", "x.fio"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "rfio: --baseline-threshold=x: a percentage, at least 0 (e.g. 10 or 2.5)\n"
+    );
+}
+
+/// Called as `fio`, fio 3.33's refusal of an unknown option.
+#[test]
+fn fio_mode_refuses_baselines_as_fio_does() {
+    let dir = TempDir::new("baseline-fio");
+    dir.write("x.fio", "[x]\nioengine=null\nsize=64k\n");
+    let real = common::run_in(
+        common::real_fio(),
+        &dir,
+        &["--baseline-save=b.json", "x.fio"],
+    );
+    let line = "fio: unrecognized option '--baseline-save=b.json'\n";
+    assert_eq!(stderr(&real), format!("{line}{line}"));
+    assert_eq!(real.status.code(), Some(1));
+    let mut cmd = Command::new(RFIO);
+    cmd.arg0("fio")
+        .current_dir(&dir.0)
+        .args(["--baseline-save=b.json", "x.fio"]);
+    let (out, _) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert_eq!(stderr(&out), stderr(&real));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), stdout(&real));
+    assert!(!dir.file("b.json").exists());
+}

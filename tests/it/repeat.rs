@@ -1,0 +1,354 @@
+//! `--repeat=N` (rfio's own): the jobs run N times, fio's report is the
+//! median run's (exactly as a single run prints it), the runs summed up
+//! after it (JSON `"repeat"`, a normal-output block; terse unchanged).
+//! Called as `fio` the flag is refused as fio 3.33 refuses an unknown
+//! option (`fio: unrecognized option '--repeat=3'`, twice, exit 1).
+
+use crate::common;
+
+use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use common::{rfio, stderr, stdout, Running, TempDir, RFIO};
+
+const NULL_JOB: &[&str] = &["--name=n", "--ioengine=null", "--rw=read", "--size=1m"];
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn json_of(out: &Output) -> Value {
+    let text = stdout(out);
+    let start = text.find('{').unwrap_or_else(|| panic!("no JSON: {text}"));
+    serde_json::from_str(&text[start..]).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn run(dir: &TempDir, extra: &[&str], job: &[&str]) -> Output {
+    let args: Vec<&str> = extra.iter().chain(job).copied().collect();
+    let out = rfio(dir, &args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    out
+}
+
+/// Every spread of a `"repeat"` direction: min <= median <= max, cv >= 0.
+fn check_spread(s: &Value, what: &str) {
+    let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{what}.{k}: {s}"));
+    assert!(f("min") <= f("median"), "{what}: {s}");
+    assert!(f("median") <= f("max"), "{what}: {s}");
+    assert!(f("cv_pct") >= 0.0, "{what}: {s}");
+}
+
+/// The `"repeat"` section of a run of `runs` runs of one job `name`, its
+/// direction `dir` (with the percentile keys `pct_keys`).
+fn check_repeat(doc: &Value, runs: u64, name: &str, dir: &str, pct_keys: &BTreeSet<String>) {
+    let r = &doc["repeat"];
+    assert_eq!(r["runs"], runs, "{r}");
+    assert_eq!(r["requested"], runs, "{r}");
+    let median = r["median_run"].as_u64().unwrap();
+    assert!((1..=runs).contains(&median), "{r}");
+    assert!(r.get("stopped").is_none(), "{r}");
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{r}");
+    assert_eq!(jobs[0]["jobname"], name);
+    assert_eq!(jobs[0]["groupid"], 0);
+    let d = &jobs[0][dir];
+    assert_eq!(d["runs"], runs, "{d}");
+    for m in ["iops", "bw_bytes"] {
+        check_spread(&d[m], m);
+        assert!(d[m]["min"].as_f64().unwrap() > 0.0, "{d}");
+    }
+    check_spread(&d["clat_ns"]["mean"], "clat mean");
+    let pct = &d["clat_ns"]["percentile"];
+    assert_eq!(&keys(pct), pct_keys);
+    for (k, s) in pct.as_object().unwrap() {
+        check_spread(s, k);
+    }
+    // Only the directions that moved data.
+    let dirs: Vec<String> = keys(&jobs[0])
+        .into_iter()
+        .filter(|k| ["read", "write", "trim"].contains(&k.as_str()))
+        .collect();
+    assert_eq!(dirs, [dir.to_string()]);
+}
+
+#[test]
+fn null_engine_json_is_the_single_runs_plus_repeat() {
+    let dir = TempDir::new("repeat-null");
+    let single = json_of(&run(&dir, &["--output-format=json"], NULL_JOB));
+    let three = json_of(&run(
+        &dir,
+        &["--output-format=json", "--repeat=3"],
+        NULL_JOB,
+    ));
+    let mut top = keys(&three);
+    assert!(top.remove("repeat"));
+    assert_eq!(top, keys(&single));
+    let (a, b) = (&single["jobs"][0], &three["jobs"][0]);
+    assert_eq!(keys(a), keys(b));
+    assert_eq!(keys(&a["read"]), keys(&b["read"]));
+    assert_eq!(keys(&a["read"]["clat_ns"]), keys(&b["read"]["clat_ns"]));
+    assert_eq!(b["read"]["total_ios"], 256);
+    assert_eq!(b["read"]["io_bytes"], 1 << 20);
+    assert_eq!(a["read"]["total_ios"], b["read"]["total_ios"]);
+    assert_eq!(b["write"]["total_ios"], 0);
+    let pct = keys(&b["read"]["clat_ns"]["percentile"]);
+    assert_eq!(pct.len(), 17, "fio's default list");
+    assert!(pct.contains("99.900000") && pct.contains("50.000000"));
+    check_repeat(&three, 3, "n", "read", &pct);
+    assert!(single.get("repeat").is_none());
+}
+
+#[test]
+fn repeat_once_is_a_plain_run() {
+    let dir = TempDir::new("repeat-once");
+    let one = json_of(&run(
+        &dir,
+        &["--output-format=json", "--repeat=1"],
+        NULL_JOB,
+    ));
+    assert!(one.get("repeat").is_none());
+    let out = stdout(&run(&dir, &["--repeat=1"], NULL_JOB));
+    assert!(!out.contains("Repeat:"), "{out}");
+}
+
+#[test]
+fn file_job_normal_output_reports_once_then_the_block() {
+    let dir = TempDir::new("repeat-file");
+    let file = dir.arg("data");
+    let job = [
+        "--name=f",
+        file.as_str(),
+        "--size=4m",
+        "--rw=randwrite",
+        "--bs=4k",
+    ];
+    let out = stdout(&run(&dir, &["--repeat=3"], &job));
+    // One fio report, with a single run's exact counts; the file laid
+    // out once (kept by the first run, as by a first fio invocation).
+    assert_eq!(out.matches("Laying out IO file").count(), 1, "{out}");
+    assert_eq!(out.matches("Starting 1 process").count(), 1, "{out}");
+    assert_eq!(out.matches("Run status group 0").count(), 1, "{out}");
+    assert_eq!(
+        out.matches("issued rwts: total=0,1024,0,0 short=0,0,0,0")
+            .count(),
+        1,
+        "{out}"
+    );
+    let block = &out[out.find("\nRepeat: ").expect("the repeat block")..];
+    assert!(out.find("Run status group 0").unwrap() < out.find("\nRepeat: ").unwrap());
+    let header = block.lines().nth(1).unwrap();
+    assert!(
+        header.starts_with("Repeat: 3 runs (median run: ") && header.ends_with(')'),
+        "{block}"
+    );
+    assert!(block.contains("\nf: (groupid=0)\n"), "{block}");
+    for what in [
+        "IOPS",
+        "BW",
+        "clat mean (nsec)",
+        "clat p50.00 (nsec)",
+        "clat p90.00 (nsec)",
+        "clat p99.00 (nsec)",
+        "clat p99.90 (nsec)",
+    ] {
+        let prefix = format!("  write: {what} median=");
+        let line = block
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {what} line: {block}"));
+        assert!(line.contains(", min=") && line.contains(", max="), "{line}");
+        assert!(line.ends_with('%') && line.contains(", cv="), "{line}");
+    }
+    assert!(!block.contains("  read:"), "{block}");
+    assert_eq!(std::fs::metadata(dir.file("data")).unwrap().len(), 4 << 20);
+
+    // JSON+ on the same file: fio's shape, plus the section.
+    let single = json_of(&run(&dir, &["--output-format=json+"], &job));
+    let three = json_of(&run(&dir, &["--output-format=json+", "--repeat=3"], &job));
+    let w = &three["jobs"][0]["write"];
+    assert_eq!(w["total_ios"], 1024);
+    assert_eq!(keys(w), keys(&single["jobs"][0]["write"]));
+    assert!(w["clat_ns"]["bins"].is_object());
+    let pct = keys(&w["clat_ns"]["percentile"]);
+    check_repeat(&three, 3, "f", "write", &pct);
+}
+
+#[test]
+fn terse_is_the_median_runs_line_only() {
+    let dir = TempDir::new("repeat-terse");
+    let single = stdout(&run(&dir, &["--minimal"], NULL_JOB));
+    let two = stdout(&run(&dir, &["--minimal", "--repeat=2"], NULL_JOB));
+    assert_eq!(two.lines().count(), 1, "{two}");
+    let fields = |s: &str| s.trim_end().split(';').count();
+    assert_eq!(fields(&two), fields(&single));
+    // The read KiB (field 6 of version 3) as a single run's.
+    let kib = |s: &str| s.split(';').nth(5).unwrap().to_string();
+    assert_eq!(kib(&two), "1024");
+    assert_eq!(kib(&two), kib(&single));
+}
+
+#[test]
+fn bad_counts_are_refused() {
+    let dir = TempDir::new("repeat-bad");
+    for (arg, shown) in [
+        ("--repeat=0", "0"),
+        ("--repeat=abc", "abc"),
+        ("--repeat=-2", "-2"),
+    ] {
+        let args: Vec<&str> = [arg].iter().chain(NULL_JOB).copied().collect();
+        let out = rfio(&dir, &args);
+        assert_eq!(out.status.code(), Some(1), "{arg}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "rfio: --repeat={shown}: the number of runs must be a whole number, at least 1\n"
+            )
+        );
+        assert_eq!(stdout(&out), "", "nothing ran");
+    }
+}
+
+/// Real fio 3.33: `fio --repeat=3 x.fio` prints `fio: unrecognized option
+/// '--repeat=3'` twice on stderr (getopt's line and fio's), nothing on
+/// stdout, exit 1. rfio called as `fio` and with `--compat=fio` alike.
+#[test]
+fn fio_mode_refuses_repeat_as_fio_does() {
+    let dir = TempDir::new("repeat-fio");
+    dir.write("x.fio", "[x]\nioengine=null\nsize=1m\n");
+    let fio = common::real_fio();
+    let real = common::run_in(fio, &dir, &["--repeat=3", "x.fio"]);
+    let line = "fio: unrecognized option '--repeat=3'\n";
+    assert_eq!(stderr(&real), format!("{line}{line}"));
+    assert_eq!(real.status.code(), Some(1));
+    assert_eq!(stdout(&real), "");
+    let mut cmd = Command::new(RFIO);
+    cmd.arg0("fio")
+        .current_dir(&dir.0)
+        .args(["--repeat=3", "x.fio"]);
+    let (as_fio, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert!(!timed_out);
+    let compat = rfio(&dir, &["--compat=fio", "--repeat=3", "x.fio"]);
+    for out in [as_fio, compat] {
+        assert_eq!(stderr(&out), stderr(&real));
+        assert_eq!(stdout(&out), stdout(&real));
+        assert_eq!(out.status.code(), real.status.code());
+    }
+}
+
+fn paced(runtime: &str) -> Vec<String> {
+    [
+        "--name=t",
+        "--ioengine=null",
+        "--size=1m",
+        "--time_based",
+        "--rate_iops=1000",
+        "--output-format=json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--runtime={runtime}")])
+    .collect()
+}
+
+/// SIGINT in the first run of five: the repetition stops, the run so far
+/// is reported (as fio reports an interrupted run), status 128.
+#[test]
+fn a_signal_in_the_first_run_keeps_its_report() {
+    let dir = TempDir::new("repeat-sig1");
+    let mut cmd = Command::new(RFIO);
+    cmd.args(paced("30"))
+        .arg("--repeat=5")
+        .arg("--status-interval=1")
+        .current_dir(&dir.0);
+    let mut child = Running::start(&mut cmd);
+    child.wait_for_stdout("a status report", Duration::from_secs(60), |s| {
+        s.contains("\"jobs\"")
+    });
+    child.signal(libc::SIGINT);
+    let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
+    assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
+    let doc = last_doc(&stdout(&out));
+    let r = &doc["repeat"];
+    assert_eq!(r["requested"], 5, "{r}");
+    assert_eq!(r["runs"], 1, "{r}");
+    assert_eq!(r["median_run"], 1, "{r}");
+    assert_eq!(r["stopped"], "signal", "{r}");
+    let ios = doc["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert!(ios > 0 && ios < 30_000, "{ios}");
+}
+
+/// SIGINT a second and a half after the first status report (runs of
+/// 1 s each, 100 asked for): the runs before it are summed up and the
+/// interrupted one left out, so the run reported is a whole one (1000
+/// I/Os at 1000 IOPS over 1 s, give or take the first).
+#[test]
+fn a_signal_in_a_later_run_reports_the_runs_done() {
+    let dir = TempDir::new("repeat-sig2");
+    let mut cmd = Command::new(RFIO);
+    cmd.args(paced("1"))
+        .arg("--repeat=100")
+        .arg("--status-interval=1")
+        .current_dir(&dir.0);
+    let mut child = Running::start(&mut cmd);
+    child.wait_for_stdout("a status report", Duration::from_secs(60), |s| {
+        s.contains("\"jobs\"")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    child.signal(libc::SIGINT);
+    let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
+    assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
+    let doc = last_doc(&stdout(&out));
+    let r = &doc["repeat"];
+    assert_eq!(r["stopped"], "signal", "{r}");
+    let runs = r["runs"].as_u64().unwrap();
+    assert!((1..100).contains(&runs), "{r}");
+    if runs >= 2 {
+        let ios = doc["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+        assert!((990..=1010).contains(&ios), "a whole run: {ios}");
+        assert_eq!(r["jobs"][0]["read"]["runs"], runs);
+    }
+}
+
+/// The last JSON document of `text` (after the `--status-interval` ones).
+fn last_doc(text: &str) -> Value {
+    let last = text.rfind("\"fio version\"").expect("a final report");
+    let start = text[..last].rfind('{').unwrap();
+    serde_json::from_str(&text[start..]).expect("the final report parses")
+}
+
+/// A run in which a job fails ends the repetition: that run is the one
+/// reported (its error and fio's exit status, the number of failed jobs).
+#[test]
+fn a_failed_job_ends_the_repetition() {
+    let dir = TempDir::new("repeat-fail");
+    dir.write("plain", "");
+    let target = format!("--filename={}/x", dir.file("plain").display());
+    let out = rfio(
+        &dir,
+        &[
+            "--repeat=3",
+            "--output-format=json",
+            "--name=e",
+            target.as_str(),
+            "--size=64k",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc = json_of(&out);
+    assert_eq!(doc["jobs"][0]["error"], libc::ENOTDIR);
+    let r = &doc["repeat"];
+    assert_eq!(
+        (r["requested"].as_u64(), r["runs"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(r["median_run"], 1);
+    assert_eq!(r["stopped"], "job error");
+    assert_eq!(r["jobs"][0]["jobname"], "e");
+    assert!(r["jobs"][0].get("write").is_none(), "nothing moved: {r}");
+}
