@@ -41,6 +41,7 @@ mod output_replay;
 mod patterns;
 mod placement;
 mod plan;
+mod plot;
 mod report_entries;
 mod report_fields;
 mod report_serde;
