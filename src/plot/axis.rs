@@ -41,8 +41,9 @@ impl Axis {
     /// A log axis of latencies: values are `log10(ns)`, ticks at the
     /// powers of ten, labelled `1us`, `10us`, ...
     pub fn log_ns(label: impl Into<String>, lo_ns: f64, hi_ns: f64) -> Axis {
-        let min = lo_ns.max(1.0).log10().floor();
-        let mut max = hi_ns.max(1.0).log10().ceil();
+        // A bar on an exact power of ten stays off the frame.
+        let min = (lo_ns.max(1.0).log10() - 0.1).floor().max(0.0);
+        let mut max = (hi_ns.max(1.0).log10() + 0.1).ceil();
         if max <= min {
             max = min + 1.0;
         }

@@ -69,7 +69,7 @@ pub fn svg(chart: &Chart, size: Size) -> Result<String, String> {
     {
         let root =
             SVGBackend::with_string(&mut text, (size.width, size.height)).into_drawing_area();
-        draw(&root, chart).map_err(|e| e.to_string())?;
+        draw(&root, chart, 1.24).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(text)
@@ -84,28 +84,53 @@ pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, String> {
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw(&root, chart).map_err(|e| e.to_string())?;
+        draw(&root, chart, 1.0).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
+    encode_png(&rgb, w, h)
+}
+
+/// An 8-bit RGB image as a PNG file: the signature, IHDR, one IDAT (the
+/// rows, each behind filter byte 0, in a zlib stream) and IEND, each chunk
+/// with its CRC-32 (PNG spec §5; flate2 and crc are rfio's already).
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    for row in rgb.chunks(w as usize * 3) {
+        z.write_all(&[0])
+            .and_then(|()| z.write_all(row))
+            .map_err(|e| e.to_string())?;
+    }
+    let idat = z.finish().map_err(|e| e.to_string())?;
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    // Bit depth 8, colour type 2 (RGB), deflate, adaptive filters, no interlace.
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [(b"IHDR", &ihdr), (b"IDAT", &idat), (b"IEND", &Vec::new())] {
+        let len = u32::try_from(data.len()).map_err(|_| "image too large".to_string())?;
+        out.extend_from_slice(&len.to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
     Ok(out)
 }
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-fn text_style(size: u32, h: HPos, v: VPos) -> TextStyle<'static> {
+/// Text `size` px high. plotters writes SVG font sizes as size / 1.24
+/// (its em box); SVG text is sized up by that to look as in the PNG.
+fn text_style(size: f64, h: HPos, v: VPos) -> TextStyle<'static> {
     TextStyle::from((FAMILY, size).into_font())
         .color(&BLACK)
         .pos(Pos::new(h, v))
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawResult<DB> {
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart, k: f64) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);
@@ -128,7 +153,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
     root.draw(&Text::new(
         c.title.clone(),
         (w / 2, 12),
-        text_style(18, HPos::Center, VPos::Top),
+        text_style(18.0 * k, HPos::Center, VPos::Top),
     ))?;
     let grid = RGBColor(225, 225, 225).stroke_width(1);
     for (v, label) in &c.x.ticks {
@@ -138,7 +163,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
         root.draw(&Text::new(
             label.clone(),
             (x, bottom + 8),
-            text_style(14, HPos::Center, VPos::Top),
+            text_style(14.0 * k, HPos::Center, VPos::Top),
         ))?;
     }
     for (v, label) in &c.y.ticks {
@@ -148,7 +173,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
         root.draw(&Text::new(
             label.clone(),
             (left - 8, y),
-            text_style(14, HPos::Right, VPos::Center),
+            text_style(14.0 * k, HPos::Right, VPos::Center),
         ))?;
     }
     root.draw(&Rectangle::new(
@@ -158,14 +183,18 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
     root.draw(&Text::new(
         c.x.label.clone(),
         ((left + right) / 2, h - 8),
-        text_style(15, HPos::Center, VPos::Bottom),
+        text_style(15.0 * k, HPos::Center, VPos::Bottom),
     ))?;
     root.draw(&Text::new(
         c.y.label.clone(),
         (14, (top + bottom) / 2),
-        TextStyle::from((FAMILY, 15).into_font().transform(FontTransform::Rotate270))
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Center)),
+        TextStyle::from(
+            (FAMILY, 15.0 * k)
+                .into_font()
+                .transform(FontTransform::Rotate270),
+        )
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Center)),
     ))?;
 
     for (i, s) in c.series.iter().enumerate() {
@@ -191,7 +220,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
             }
         }
     }
-    legend(root, c, &places, left, 36)
+    legend(root, c, &places, left, 36, k)
 }
 
 const ROW: i32 = 18;
@@ -225,6 +254,7 @@ fn legend<DB: DrawingBackend>(
     places: &[(i32, i32)],
     x0: i32,
     y0: i32,
+    k: f64,
 ) -> DrawResult<DB> {
     for (i, (s, &(row, dx))) in c.series.iter().zip(places).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -236,8 +266,34 @@ fn legend<DB: DrawingBackend>(
         root.draw(&Text::new(
             s.label.clone(),
             (x + 25, cy),
-            text_style(13, HPos::Left, VPos::Center),
+            text_style(13.0 * k, HPos::Left, VPos::Center),
         ))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_files_have_their_chunks_and_pixels() {
+        let rgb: Vec<u8> = (0..2 * 3 * 3).map(|i| i as u8).collect();
+        let png = encode_png(&rgb, 3, 2).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[8..16], b"\0\0\0\x0dIHDR");
+        assert_eq!(&png[16..29], &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
+        // IEND's CRC is fixed: AE 42 60 82.
+        assert_eq!(&png[png.len() - 12..], b"\0\0\0\0IEND\xae\x42\x60\x82");
+        let idat_len = u32::from_be_bytes(png[33..37].try_into().unwrap()) as usize;
+        assert_eq!(&png[37..41], b"IDAT");
+        let mut rows = Vec::new();
+        let mut z = flate2::read::ZlibDecoder::new(&png[41..41 + idat_len]);
+        std::io::Read::read_to_end(&mut z, &mut rows).unwrap();
+        let mut want = vec![0];
+        want.extend_from_slice(&rgb[..9]);
+        want.push(0);
+        want.extend_from_slice(&rgb[9..]);
+        assert_eq!(rows, want);
+    }
 }

@@ -247,7 +247,7 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
         for c in &charts {
             let svg = read(out.join(format!("{c}.svg")));
             assert!(html.contains(svg.trim_end()), "{c} not inline");
-            assert!(html.contains(&format!("<figure id=\"{c}\">")), "{c}");
+            assert!(html.contains(&format!("<figure id=\"{c}\" ")), "{c}");
         }
         assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href="));
         let runtime = job["read"]["runtime"].as_u64().unwrap();
