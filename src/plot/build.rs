@@ -309,6 +309,20 @@ mod tests {
     }
 
     #[test]
+    fn unix_epoch_times_start_at_the_first_sample() {
+        let c = charts(
+            &[input(
+                "j_lat.1.log",
+                "1795990127452, 900, 0, 0, 0\n1795990127552, 1100, 0, 0, 0\n",
+            )],
+            false,
+        );
+        assert_eq!(c[0].series[0].points, vec![(0.0, 900.0), (0.1, 1100.0)]);
+        assert_eq!(c[0].y.label, "lat (nsec)");
+        assert_eq!(c[0].title, "total latency over time: j_lat.1.log");
+    }
+
+    #[test]
     fn per_io_iops_logs_are_counted_per_window() {
         let text: String = (0..100)
             .map(|i| format!("{}, 1, 0, 4096, 0\n", i * 10))

@@ -338,6 +338,45 @@ fn png_size_and_format_are_as_asked() {
 }
 
 #[test]
+fn compressed_logs_and_plain_json_are_drawn() {
+    let dir = TempDir::new("plot-fz");
+    let o = common::rfio(
+        &dir,
+        &[
+            "--name=z",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=16m",
+            "--time_based",
+            "--runtime=1",
+            "--rate_iops=1000",
+            "--log_avg_msec=100",
+            "--write_iops_log=z",
+            "--log_compression=1m",
+            "--log_store_compressed=1",
+            "--output-format=json",
+            "--output=z.json",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = common::stdout(&common::rfio(&dir, &["--inflate-log=z_iops.1.log.fz"]));
+    let o = plot(
+        &dir,
+        &["z_iops.1.log.fz", "z.json", "--format=svg", "-o", "o"],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // Plain JSON has no bins: the percentile curve only.
+    assert_eq!(
+        common::stdout(&o),
+        "o/z_iops.1.svg\no/z-read-clat-pct.svg\n"
+    );
+    let svg = read(dir.file("o/z_iops.1.svg"));
+    assert_eq!(polylines(&svg, 2), vec![text.lines().count()]);
+    assert!(has_text(&svg, "IOPS"));
+}
+
+#[test]
 fn bad_inputs_are_named_and_nothing_is_written() {
     let dir = TempDir::new("plot-errors");
     dir.write("x_bw.1.log", "100, 20, 0, 0, 0\ngarbage\n");
@@ -345,7 +384,14 @@ fn bad_inputs_are_named_and_nothing_is_written() {
     dir.write("notes.txt", "hello\n");
     dir.write("other.json", "{\"a\": 1}\n");
     dir.write("ok_bw.1.log", "100, 20, 0, 0, 0\n");
+    dir.write("junk_bw.1.log.fz", "junk");
+    dir.write("notafont.ttf", "junk");
     let cases: &[(&[&str], &str)] = &[
+        (&["junk_bw.1.log.fz", "-o", "o"], "rfio plot: junk_bw.1.log.fz: fio: failed inflating log: -3\n"),
+        (
+            &["--font=notafont.ttf", "ok_bw.1.log", "-o", "o"],
+            "rfio plot: notafont.ttf: not a TrueType or OpenType font\n",
+        ),
         (&["nope.log", "-o", "o"], "rfio plot: nope.log: No such file or directory\n"),
         (
             &["ok_bw.1.log", "x_bw.1.log", "-o", "o"],
