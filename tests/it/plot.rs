@@ -478,6 +478,7 @@ fn browse(dir: &TempDir, page: &Path, extra: &[&str]) -> (String, String) {
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-dev-shm-usage",
         "--enable-logging=stderr",
         "--v=0",
     ])
