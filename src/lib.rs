@@ -43,6 +43,7 @@ mod logs;
 mod options;
 mod output;
 mod plan;
+mod plot;
 mod rand;
 mod run;
 mod stats;

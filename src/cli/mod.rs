@@ -14,6 +14,7 @@ pub(crate) mod eta;
 mod idle;
 mod memcpytest;
 mod merge;
+mod plot;
 mod server;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
@@ -89,6 +90,9 @@ fn run_inner(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
+    if !called_fio && argv.first().is_some_and(|a| a == "plot") {
+        return plot::main(&argv[1..], out, err);
+    }
     let args = match args::parse(argv) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(d) => {

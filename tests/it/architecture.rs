@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("output", &["diag", "stats"]),
     ("lint", &["diag", "options", "plan", "stats"]),
     ("wire", &["diag", "stats"]),
+    ("plot", &[]),
 ];
 
 /// Modules below the plan: they read typed values, never an option name.

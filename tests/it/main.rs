@@ -42,6 +42,7 @@ mod output_replay;
 mod patterns;
 mod placement;
 mod plan;
+mod plot;
 mod repeat;
 mod report_entries;
 mod report_fields;

@@ -1,0 +1,258 @@
+//! `rfio plot LOG_OR_JSON... -o DIR`: reads fio's logs and JSON output,
+//! writes their charts (SVG, PNG) and, with `--html`, one page holding
+//! them all into DIR. The charts themselves are `crate::plot`'s.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::plot::{self, Input, LogKind, Size};
+
+const USAGE: &str = "\
+Usage: rfio plot [OPTIONS] FILE... -o DIR
+
+Charts of fio's logs and JSON output, drawn without gnuplot.
+
+FILE is a per-job log written by rfio or fio (NAME_iops.N.log, NAME_bw.N.log,
+NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz) or the output
+of --output-format=json or json+.
+
+  Logs: IOPS, bandwidth (KiB/s, MiB/s or GiB/s) or latency (nsec, usec or
+        msec) over time (s), a series per direction; one chart per log.
+  JSON: per job, direction and latency (clat, lat, slat), the percentile
+        curve and, from json+, the latency histogram.
+
+Options:
+  -o, --output DIR     write the charts into DIR (created if missing)
+  --overlay            one chart per kind of log (iops, bw, lat, clat, slat),
+                       a series per file and direction
+  --format=FMT         svg, png or both (default both)
+  --html               also write DIR/index.html: every chart inline and the
+                       summary of each JSON input
+  --size=WxH           chart size in pixels (default 800x480)
+  --font=FILE          TrueType font for the text of PNG charts (default:
+                       DejaVu Sans or Liberation Sans from the system)
+  -h, --help           this text
+";
+
+/// Fonts looked for when `--font` is not given (Debian's fonts-dejavu-core
+/// first).
+const FONTS: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+];
+
+const NEED_FONT: &str = "PNG charts need a TrueType font: apt-get install fonts-dejavu-core \
+                         (or give --font=FILE); SVG needs none (--format=svg)";
+
+struct Opts {
+    inputs: Vec<String>,
+    dir: Option<String>,
+    overlay: bool,
+    html: bool,
+    svg: bool,
+    png: bool,
+    size: Size,
+    font: Option<String>,
+}
+
+enum Parsed {
+    Help,
+    Run(Opts),
+}
+
+/// `rfio plot ARGS` (the arguments after `plot`); the exit status.
+pub(crate) fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let opts = match parse(argv) {
+        Ok(Parsed::Help) => {
+            out.write_all(USAGE.as_bytes())?;
+            return Ok(0);
+        }
+        Ok(Parsed::Run(o)) => o,
+        Err(e) => {
+            writeln!(err, "rfio plot: {e}\nTry 'rfio plot --help'.")?;
+            return Ok(1);
+        }
+    };
+    match run(&opts, out) {
+        Ok(()) => Ok(0),
+        Err(e) => {
+            writeln!(err, "rfio plot: {e}")?;
+            Ok(1)
+        }
+    }
+}
+
+fn parse(argv: &[String]) -> Result<Parsed, String> {
+    let mut o = Opts {
+        inputs: Vec::new(),
+        dir: None,
+        overlay: false,
+        html: false,
+        svg: true,
+        png: true,
+        size: Size::default(),
+        font: None,
+    };
+    let mut args = argv.iter();
+    let mut only_files = false;
+    while let Some(a) = args.next() {
+        if only_files || !a.starts_with('-') || a == "-" {
+            o.inputs.push(a.clone());
+            continue;
+        }
+        let (key, inline) = match a.split_once('=') {
+            Some((k, v)) if a.starts_with("--") => (k, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            match inline.clone() {
+                Some(v) => Ok(v),
+                None => args.next().cloned().ok_or(format!("{name} needs a value")),
+            }
+        };
+        match key {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--" => only_files = true,
+            "-o" | "--output" => o.dir = Some(value(key)?),
+            "--overlay" => o.overlay = true,
+            "--html" => o.html = true,
+            "--format" => {
+                (o.svg, o.png) = match value(key)?.as_str() {
+                    "svg" => (true, false),
+                    "png" => (false, true),
+                    "both" => (true, true),
+                    v => return Err(format!("--format={v}: want svg, png or both")),
+                }
+            }
+            "--size" => {
+                let v = value(key)?;
+                o.size = parse_size(&v).ok_or(format!(
+                    "--size={v}: want WIDTHxHEIGHT, each 200 to 8000 pixels"
+                ))?;
+            }
+            "--font" => o.font = Some(value(key)?),
+            _ if key.starts_with("-o") => o.dir = Some(key[2..].to_string()),
+            _ => return Err(format!("unknown option {a}")),
+        }
+    }
+    if o.inputs.is_empty() {
+        return Err("no log or JSON file given".into());
+    }
+    if o.dir.as_deref().is_none_or(str::is_empty) {
+        return Err("no output directory given (-o DIR)".into());
+    }
+    Ok(Parsed::Run(o))
+}
+
+fn parse_size(v: &str) -> Option<Size> {
+    let (w, h) = v.split_once('x')?;
+    let (width, height) = (w.parse().ok()?, h.parse().ok()?);
+    let ok = |n: u32| (200..=8000).contains(&n);
+    (ok(width) && ok(height)).then_some(Size { width, height })
+}
+
+fn run(o: &Opts, out: &mut dyn Write) -> Result<(), String> {
+    let inputs = o
+        .inputs
+        .iter()
+        .map(|p| read_input(Path::new(p)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if o.png {
+        load_font(o.font.as_deref())?;
+    }
+    let charts = plot::charts(&inputs, o.overlay);
+    let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let write = |name: String, bytes: &[u8], out: &mut dyn Write| -> Result<(), String> {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        writeln!(out, "{}", path.display()).map_err(|e| e.to_string())
+    };
+    let mut svgs = Vec::new();
+    for c in &charts {
+        let failed = |e: String| format!("chart {}: {e}", c.name);
+        if o.svg || o.html {
+            let svg = plot::svg(c, o.size).map_err(failed)?;
+            if o.svg {
+                write(format!("{}.svg", c.name), svg.as_bytes(), out)?;
+            }
+            svgs.push(svg);
+        }
+        if o.png {
+            let png = plot::png(c, o.size).map_err(failed)?;
+            write(format!("{}.png", c.name), &png, out)?;
+        }
+    }
+    if o.html {
+        let reports: Vec<(&str, &plot::Report)> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Report { name, report } => Some((name.as_str(), report)),
+                Input::Log { .. } => None,
+            })
+            .collect();
+        let figures: Vec<(&plot::Chart, &str)> =
+            charts.iter().zip(svgs.iter().map(String::as_str)).collect();
+        write(
+            "index.html".into(),
+            plot::page(&reports, &figures).as_bytes(),
+            out,
+        )?;
+    }
+    Ok(())
+}
+
+/// One input file, read and parsed; errors name it.
+fn read_input(path: &Path) -> Result<Input, String> {
+    let shown = path.display();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.to_string());
+    let text = if name.ends_with(".fz") {
+        let mut text = Vec::new();
+        crate::logs::inflate_file(path, &mut text).map_err(|e| format!("{shown}: {e}"))?;
+        String::from_utf8_lossy(&text).into_owned()
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {}", io_error(&e)))?;
+        String::from_utf8(bytes)
+            .map_err(|_| format!("{shown}: neither a fio log nor fio JSON output (not text)"))?
+    };
+    if plot::looks_like_json(&text) {
+        let report = plot::parse_json(&text).map_err(|e| format!("{shown}: {e}"))?;
+        return Ok(Input::Report { name, report });
+    }
+    let Some(kind) = LogKind::from_file_name(&name) else {
+        return Err(format!(
+            "{shown}: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output"
+        ));
+    };
+    let log = plot::parse_log(kind, &text).map_err(|e| format!("{shown}: {e}"))?;
+    Ok(Input::Log { name, log })
+}
+
+/// An I/O error without Rust's ` (os error N)` tail.
+fn io_error(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
+
+fn load_font(given: Option<&str>) -> Result<(), String> {
+    let path = match given {
+        Some(p) => PathBuf::from(p),
+        None => FONTS
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
+            .ok_or(NEED_FONT)?,
+    };
+    let bytes =
+        std::fs::read(&path).map_err(|e| format!("--font={}: {}", path.display(), io_error(&e)))?;
+    plot::use_font(bytes).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,376 @@
+//! Parsed inputs → charts: one per log file (or per kind of log with
+//! `overlay`), and per job, direction and latency of a JSON report a
+//! histogram (JSON+ bins) and a percentile curve.
+
+use std::collections::HashSet;
+
+use super::axis::{bw_unit, lat_unit, nines, Axis};
+use super::chart::{file_stem, thin, Chart, Series, Style};
+use super::json::Report;
+use super::log::{Log, LogKind};
+
+/// One parsed input file, under its file name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    Log { name: String, log: Log },
+    Report { name: String, report: Report },
+}
+
+const DDIRS: [&str; 3] = ["read", "write", "trim"];
+
+/// Every chart of `inputs`, in input order, with distinct file stems.
+pub fn charts(inputs: &[Input], overlay: bool) -> Vec<Chart> {
+    let mut out = Vec::new();
+    let logs: Vec<(&str, &Log)> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Log { name, log } => Some((name.as_str(), log)),
+            Input::Report { .. } => None,
+        })
+        .collect();
+    if overlay {
+        let mut kinds: Vec<LogKind> = logs.iter().map(|l| l.1.kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        for kind in kinds {
+            let group: Vec<(&str, &Log)> =
+                logs.iter().copied().filter(|l| l.1.kind == kind).collect();
+            out.push(log_chart(&format!("overlay-{}", kind.name()), &group, true));
+        }
+    } else {
+        for &(name, log) in &logs {
+            out.push(log_chart(&log_stem(name), &[(name, log)], false));
+        }
+    }
+    let reports: Vec<(&str, &Report)> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Report { name, report } => Some((name.as_str(), report)),
+            Input::Log { .. } => None,
+        })
+        .collect();
+    for &(name, report) in &reports {
+        let from = (reports.len() > 1).then_some(name);
+        out.extend(report_charts(report, from));
+    }
+    let mut used = HashSet::new();
+    for c in &mut out {
+        let base = file_stem(&c.name);
+        let mut stem = base.clone();
+        let mut n = 1;
+        while !used.insert(stem.clone()) {
+            n += 1;
+            stem = format!("{base}-{n}");
+        }
+        c.name = stem;
+    }
+    out
+}
+
+/// `job_iops.1.log[.fz]` → `job_iops.1`.
+fn log_stem(name: &str) -> String {
+    let s = name.strip_suffix(".fz").unwrap_or(name);
+    s.strip_suffix(".log").unwrap_or(s).to_string()
+}
+
+/// A chart of one or more logs of the same kind: a series per file and
+/// direction.
+fn log_chart(name: &str, logs: &[(&str, &Log)], overlay: bool) -> Chart {
+    let kind = logs[0].1.kind;
+    // Times since the Unix epoch (`log_unix_epoch=1`) start at the first.
+    let t0 = logs
+        .iter()
+        .flat_map(|l| l.1.samples.iter().map(|s| s.time_ms))
+        .min()
+        .filter(|&t| t > 100_000_000_000)
+        .unwrap_or(0);
+    let mut series = Vec::new();
+    let mut notes = Vec::new();
+    for &(file, log) in logs {
+        let (raw, note) = values(log, t0);
+        for (d, points) in raw.into_iter().enumerate() {
+            if points.is_empty() {
+                continue;
+            }
+            // An overlay's series say which are per-I/O logs; a single
+            // log's title does.
+            let label = match (overlay, &note) {
+                (true, Some(_)) => format!("{file} {} (per I/O)", DDIRS[d]),
+                (true, None) => format!("{file} {}", DDIRS[d]),
+                (false, _) => DDIRS[d].to_string(),
+            };
+            series.push(Series { label, points });
+        }
+        if !overlay {
+            notes.extend(note);
+        }
+    }
+    let max_y = max(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+    let max_x = max(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
+    let (what, unit, size) = match kind {
+        LogKind::Iops => ("IOPS", "IOPS".to_string(), 1.0),
+        LogKind::Bw => {
+            let (u, s) = bw_unit(max_y);
+            ("bandwidth", format!("bandwidth ({u})"), s)
+        }
+        k => {
+            let (u, s) = lat_unit(max_y);
+            let what = match k {
+                LogKind::Slat => "submission latency",
+                LogKind::Clat => "completion latency",
+                _ => "total latency",
+            };
+            (what, format!("{} ({u})", k.name()), s)
+        }
+    };
+    for s in &mut series {
+        let points = std::mem::take(&mut s.points);
+        s.points = thin(points.into_iter().map(|(x, y)| (x, y / size)).collect());
+    }
+    let subject = match overlay {
+        true if logs.len() == 1 => format!("1 log ({})", logs[0].0),
+        true => format!("{} logs", logs.len()),
+        false => logs[0].0.to_string(),
+    };
+    let mut title = format!("{what} over time: {subject}");
+    if let Some(n) = notes.first() {
+        title.push_str(&format!(" ({n})"));
+    }
+    Chart {
+        name: name.to_string(),
+        title,
+        x: Axis::linear("time (s)", 0.0, max_x),
+        // Room above the highest point.
+        y: Axis::linear(unit, 0.0, max_y / size * 1.05),
+        style: Style::Line,
+        series,
+    }
+}
+
+fn max(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, f64::max)
+}
+
+/// A log's points per direction, (seconds, value in the kind's base unit:
+/// IOPS, KiB/s, ns), and a note on how they were derived.
+fn values(log: &Log, t0: u64) -> ([Vec<(f64, f64)>; 3], Option<String>) {
+    let mut out: [Vec<(f64, f64)>; 3] = Default::default();
+    let secs = |t: u64| t.saturating_sub(t0) as f64 / 1000.0;
+    let windowed = log.windowed();
+    match log.kind {
+        // A line per I/O, each `1`: I/Os counted per window.
+        LogKind::Iops if !windowed => {
+            let first = log.samples.iter().map(|s| s.time_ms).min().unwrap_or(0);
+            let last = log.samples.iter().map(|s| s.time_ms).max().unwrap_or(0);
+            let win = window_ms(last.saturating_sub(first));
+            let mut counts: [Vec<u64>; 3] = Default::default();
+            for s in &log.samples {
+                let slot = (s.time_ms.saturating_sub(first) / win) as usize;
+                let c = &mut counts[usize::from(s.ddir)];
+                if c.len() <= slot {
+                    c.resize(slot + 1, 0);
+                }
+                c[slot] += s.value;
+            }
+            for (d, c) in counts.iter().enumerate() {
+                out[d] = c
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        let end = first + (i as u64 + 1) * win;
+                        (secs(end), n as f64 * 1000.0 / win as f64)
+                    })
+                    .collect();
+            }
+            return (out, Some(format!("per-I/O log, I/Os counted per {win} ms")));
+        }
+        _ => {
+            // Per-I/O bandwidth is bytes per ms of the one I/O.
+            let scale = match log.kind == LogKind::Bw && !windowed {
+                true => 1000.0 / 1024.0,
+                false => 1.0,
+            };
+            for s in &log.samples {
+                out[usize::from(s.ddir)].push((secs(s.time_ms), s.value as f64 * scale));
+            }
+        }
+    }
+    let note = (!windowed).then(|| "per-I/O log".to_string());
+    (out, note)
+}
+
+/// A round window (1, 2, 5 × 10^k ms) giving at most 200 windows over
+/// `span_ms`.
+fn window_ms(span_ms: u64) -> u64 {
+    let mut p = 1;
+    loop {
+        for m in [1, 2, 5] {
+            if span_ms / (m * p) < 200 {
+                return m * p;
+            }
+        }
+        p *= 10;
+    }
+}
+
+/// The histogram and percentile charts of a report; `from` names the
+/// report's file when there are several.
+fn report_charts(report: &Report, from: Option<&str>) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for job in &report.jobs {
+        for dir in &job.dirs {
+            for lat in &dir.lats {
+                let who = match from {
+                    Some(f) => format!("{} {} ({f})", job.name, dir.ddir),
+                    None => format!("{} {}", job.name, dir.ddir),
+                };
+                let stem = format!("{}-{}-{}", job.name, dir.ddir, lat.kind);
+                if !lat.bins.is_empty() {
+                    let lo = lat.bins.first().map_or(1.0, |b| b.0);
+                    let hi = lat.bins.last().map_or(1.0, |b| b.0);
+                    let top = lat.bins.iter().map(|b| b.1).max().unwrap_or(0) as f64;
+                    out.push(Chart {
+                        name: format!("{stem}-hist"),
+                        title: format!("{who}: {} latency histogram", lat.kind),
+                        x: Axis::log_ns(format!("{} (log scale)", lat.kind), lo, hi),
+                        y: Axis::linear("I/Os", 0.0, top),
+                        style: Style::Bars,
+                        series: vec![Series {
+                            label: String::new(),
+                            points: lat
+                                .bins
+                                .iter()
+                                .map(|&(ns, n)| (ns.max(1.0).log10(), n as f64))
+                                .collect(),
+                        }],
+                    });
+                }
+                let pct: Vec<&(f64, f64)> =
+                    lat.percentiles.iter().filter(|p| p.0 < 100.0).collect();
+                if !pct.is_empty() {
+                    let top = max(pct.iter().map(|p| p.1));
+                    let (unit, size) = lat_unit(top);
+                    let last = pct.last().map_or(1.0, |p| nines(p.0));
+                    out.push(Chart {
+                        name: format!("{stem}-pct"),
+                        title: format!("{who}: {} latency percentiles", lat.kind),
+                        x: Axis::nines("percentile", last),
+                        y: Axis::linear(format!("{} ({unit})", lat.kind), 0.0, top / size),
+                        style: Style::LineDots,
+                        series: vec![Series {
+                            label: String::new(),
+                            points: pct.iter().map(|&&(p, ns)| (nines(p), ns / size)).collect(),
+                        }],
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{json, log};
+    use super::*;
+
+    fn input(name: &str, text: &str) -> Input {
+        let kind = LogKind::from_file_name(name).unwrap();
+        Input::Log {
+            name: name.into(),
+            log: log::parse(kind, text).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_chart_per_log_a_series_per_direction() {
+        let ins = [
+            input(
+                "j_bw.1.log",
+                "100, 20480, 0, 0, 0\n100, 10240, 1, 0, 0\n200, 30720, 0, 0, 0\n",
+            ),
+            input("j_clat.1.log", "100, 250000, 0, 0, 0\n"),
+        ];
+        let c = charts(&ins, false);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].name, "j_bw.1");
+        assert_eq!(c[0].y.label, "bandwidth (MiB/s)");
+        assert_eq!(c[0].x.label, "time (s)");
+        assert_eq!(c[0].series.len(), 2);
+        assert_eq!(c[0].series[0].points, vec![(0.1, 20.0), (0.2, 30.0)]);
+        assert_eq!(c[1].y.label, "clat (usec)");
+        assert_eq!(c[1].series[0].points, vec![(0.1, 250.0)]);
+        let o = charts(&ins, true);
+        assert_eq!(
+            o.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["overlay-bw", "overlay-clat"]
+        );
+        assert_eq!(o[0].series[1].label, "j_bw.1.log write");
+    }
+
+    #[test]
+    fn unix_epoch_times_start_at_the_first_sample() {
+        let c = charts(
+            &[input(
+                "j_lat.1.log",
+                "1795990127452, 900, 0, 0, 0\n1795990127552, 1100, 0, 0, 0\n",
+            )],
+            false,
+        );
+        assert_eq!(c[0].series[0].points, vec![(0.0, 900.0), (0.1, 1100.0)]);
+        assert_eq!(c[0].y.label, "lat (nsec)");
+        assert_eq!(c[0].title, "total latency over time: j_lat.1.log");
+    }
+
+    #[test]
+    fn per_io_iops_logs_are_counted_per_window() {
+        let text: String = (0..100)
+            .map(|i| format!("{}, 1, 0, 4096, 0\n", i * 10))
+            .collect();
+        let c = charts(&[input("j_iops.1.log", &text)], false);
+        // 990 ms of I/O: 5 ms windows, 2 I/Os each = 400 IOPS.
+        assert!(c[0].title.contains("counted per 5 ms"), "{}", c[0].title);
+        assert!(c[0].series[0]
+            .points
+            .iter()
+            .all(|p| p.1 == 200.0 || p.1 == 0.0 || p.1 == 400.0));
+        let total: f64 = c[0].series[0]
+            .points
+            .iter()
+            .map(|p| p.1 * 5.0 / 1000.0)
+            .sum();
+        assert_eq!(total, 100.0);
+    }
+
+    #[test]
+    fn reports_give_histograms_and_percentiles_with_distinct_names() {
+        let text = r#"{"jobs": [
+          {"jobname": "a/b", "read": {"total_ios": 3, "clat_ns": {
+            "percentile": {"50.000000": 2000, "99.000000": 20000}, "bins": {"1000": 1, "20000": 2}}}},
+          {"jobname": "a/b", "read": {"total_ios": 3, "clat_ns": {"percentile": {"50.000000": 2000}}}}
+        ]}"#;
+        let r = json::parse(text).unwrap();
+        let c = charts(
+            &[Input::Report {
+                name: "r.json".into(),
+                report: r,
+            }],
+            false,
+        );
+        let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "a_b-read-clat-hist",
+                "a_b-read-clat-pct",
+                "a_b-read-clat-pct-2"
+            ]
+        );
+        assert_eq!(
+            c[0].series[0].points,
+            vec![(3.0, 1.0), ((20000f64).log10(), 2.0)]
+        );
+        assert_eq!(c[1].y.label, "clat (usec)");
+        assert_eq!(c[1].series[0].points.len(), 2);
+    }
+}

@@ -1,0 +1,216 @@
+//! fio's JSON and JSON+ output (`--output-format=json` / `json+`, from
+//! rfio or fio), read for charts: per job and direction the summary
+//! numbers, the latency percentiles and, in JSON+, the latency bins
+//! (`clat_ns.bins`: bucket value in ns → I/O count).
+
+use serde_json::Value;
+
+/// A run's report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub jobs: Vec<Job>,
+}
+
+/// One job of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub name: String,
+    /// The directions that did I/O, in fio's order (read, write, trim).
+    pub dirs: Vec<Dir>,
+}
+
+/// One direction of a job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dir {
+    /// `read`, `write` or `trim`.
+    pub ddir: &'static str,
+    pub iops: f64,
+    /// KiB/s.
+    pub bw_kib: f64,
+    pub runtime_ms: u64,
+    /// `lat_ns.mean`.
+    pub lat_mean_ns: Option<f64>,
+    /// `clat_ns.percentile["99.000000"]`.
+    pub clat_p99_ns: Option<f64>,
+    /// clat, lat, slat: those with percentiles or bins.
+    pub lats: Vec<Latency>,
+}
+
+/// The distribution of one latency of a direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Latency {
+    /// `clat`, `lat` or `slat`.
+    pub kind: &'static str,
+    /// (percentile, ns), ascending.
+    pub percentiles: Vec<(f64, f64)>,
+    /// (bucket ns, count), ascending (JSON+ only).
+    pub bins: Vec<(f64, u64)>,
+}
+
+/// Whether `text` is JSON output (its first non-blank line opens an
+/// object) rather than a log; fio may print other lines before it
+/// (`--output-format=normal,json`), so any line that is exactly `{` counts.
+pub fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with('{') || text.lines().any(|l| l == "{")
+}
+
+/// The report in `text`: the first JSON object in it (from its first
+/// line opening one).
+pub fn parse(text: &str) -> Result<Report, String> {
+    let start = if text.trim_start().starts_with('{') {
+        text.len() - text.trim_start().len()
+    } else {
+        let mut at = 0;
+        let mut found = None;
+        for line in text.split_inclusive('\n') {
+            if line.trim_end() == "{" {
+                found = Some(at);
+                break;
+            }
+            at += line.len();
+        }
+        found.ok_or("no JSON object in it")?
+    };
+    let value: Value = serde_json::Deserializer::from_str(&text[start..])
+        .into_iter()
+        .next()
+        .ok_or("no JSON object in it")?
+        .map_err(|e| format!("not valid JSON: {e}"))?;
+    let jobs = value
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or("not fio JSON output (no \"jobs\" array)")?;
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| job(i, j))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Report { jobs })
+}
+
+fn job(i: usize, j: &Value) -> Result<Job, String> {
+    let name = j
+        .get("jobname")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("job {}: no \"jobname\"", i + 1))?
+        .to_string();
+    let mut dirs = Vec::new();
+    for ddir in ["read", "write", "trim"] {
+        let Some(d) = j.get(ddir) else { continue };
+        let num = |k: &str| d.get(k).and_then(Value::as_f64);
+        if num("total_ios").unwrap_or(0.0) <= 0.0 && num("io_bytes").unwrap_or(0.0) <= 0.0 {
+            continue;
+        }
+        let lats: Vec<Latency> = ["clat", "lat", "slat"]
+            .into_iter()
+            .filter_map(|kind| latency(kind, d.get(format!("{kind}_ns"))?))
+            .collect();
+        let clat_p99_ns = lats
+            .iter()
+            .find(|l| l.kind == "clat")
+            .and_then(|l| l.percentiles.iter().find(|(p, _)| *p == 99.0))
+            .map(|&(_, ns)| ns);
+        dirs.push(Dir {
+            ddir,
+            iops: num("iops").unwrap_or(0.0),
+            bw_kib: num("bw").unwrap_or(0.0),
+            runtime_ms: d.get("runtime").and_then(Value::as_u64).unwrap_or(0),
+            lat_mean_ns: d.get("lat_ns").and_then(|l| l.get("mean")?.as_f64()),
+            clat_p99_ns,
+            lats,
+        });
+    }
+    Ok(Job { name, dirs })
+}
+
+/// `clat_ns` and its kin; `None` when it has neither percentiles nor bins.
+fn latency(kind: &'static str, v: &Value) -> Option<Latency> {
+    let pairs = |key: &str| -> Vec<(f64, f64)> {
+        let mut out: Vec<(f64, f64)> = v
+            .get(key)
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, n)| Some((k.parse::<f64>().ok()?, n.as_f64()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort_by(|a, b| a.0.total_cmp(&b.0));
+        out
+    };
+    let percentiles = pairs("percentile");
+    let bins: Vec<(f64, u64)> = pairs("bins")
+        .into_iter()
+        .filter(|&(_, n)| n > 0.0)
+        .map(|(ns, n)| (ns, n as u64))
+        .collect();
+    (!percentiles.is_empty() || !bins.is_empty()).then_some(Latency {
+        kind,
+        percentiles,
+        bins,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLUS: &str = r#"{
+  "fio version" : "fio-3.33",
+  "jobs" : [
+    {
+      "jobname" : "j",
+      "read" : {
+        "io_bytes" : 4096, "bw" : 2000, "iops" : 500.5, "runtime" : 2, "total_ios" : 1,
+        "slat_ns" : { "min" : 0, "mean" : 0.0 },
+        "clat_ns" : { "mean" : 10.0,
+          "percentile" : { "1.000000" : 1000, "99.000000" : 5000, "50.000000" : 2000 },
+          "bins" : { "2000" : 3, "1000" : 1, "5000" : 0 } },
+        "lat_ns" : { "mean" : 3000.5 }
+      },
+      "write" : { "io_bytes" : 0, "total_ios" : 0 }
+    }
+  ]
+}
+"#;
+
+    #[test]
+    fn a_json_plus_report_reads() {
+        assert!(looks_like_json(PLUS));
+        let r = parse(PLUS).unwrap();
+        assert_eq!(r.jobs.len(), 1);
+        let d = &r.jobs[0].dirs;
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].ddir, "read");
+        assert_eq!(d[0].iops, 500.5);
+        assert_eq!(d[0].lat_mean_ns, Some(3000.5));
+        assert_eq!(d[0].clat_p99_ns, Some(5000.0));
+        assert_eq!(d[0].lats.len(), 1);
+        let c = &d[0].lats[0];
+        assert_eq!(c.kind, "clat");
+        assert_eq!(
+            c.percentiles,
+            vec![(1.0, 1000.0), (50.0, 2000.0), (99.0, 5000.0)]
+        );
+        assert_eq!(c.bins, vec![(1000.0, 1), (2000.0, 3)]);
+    }
+
+    #[test]
+    fn json_after_normal_output_reads() {
+        let text = format!("j: (groupid=0, jobs=1): err= 0\n{PLUS}");
+        assert!(looks_like_json(&text));
+        assert_eq!(parse(&text).unwrap().jobs[0].name, "j");
+    }
+
+    #[test]
+    fn other_json_is_refused() {
+        assert_eq!(
+            parse("{\"a\": 1}").unwrap_err(),
+            "not fio JSON output (no \"jobs\" array)"
+        );
+        assert!(parse("{\"jobs\": [")
+            .unwrap_err()
+            .starts_with("not valid JSON"));
+        assert!(!looks_like_json("0, 1, 0, 4096, 0\n"));
+    }
+}

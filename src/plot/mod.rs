@@ -1,0 +1,24 @@
+//! `rfio plot`: charts of fio's logs and JSON output, drawn without
+//! gnuplot.
+//!
+//! Pure: text in, charts out. [`log`] and [`json`] read fio's per-job
+//! logs and its JSON/JSON+ reports; [`build`] turns them into [`Chart`]s
+//! (values in fio's units, one per log or per kind of log, histograms and
+//! percentile curves per job and direction); [`render`] draws a chart as
+//! SVG or PNG; [`html`] puts every chart and the runs' summaries on one
+//! page. Reading and writing files is the front end's (`cli/plot.rs`).
+
+mod axis;
+mod build;
+mod chart;
+mod html;
+mod json;
+mod log;
+mod render;
+
+pub(crate) use build::{charts, Input};
+pub(crate) use chart::Chart;
+pub(crate) use html::page;
+pub(crate) use json::{looks_like_json, parse as parse_json, Report};
+pub(crate) use log::{parse as parse_log, LogKind};
+pub(crate) use render::{png, svg, use_font, Size};
