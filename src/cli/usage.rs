@@ -54,15 +54,15 @@ pub(crate) fn fio_usage(name: &str) -> String {
     s
 }
 
-/// rfio's usage text (called as `rfio`): fio's, less the client/server
-/// flags rfio refuses, then rfio's own flags.
+/// rfio's usage text (called as `rfio`): fio's flags, then rfio's own
+/// flags and its `plot` command.
 pub(crate) fn rfio_usage() -> String {
     let mut s = format!(
         "{} compatible (rfio {})\nrfio [options] [job options] <job file(s)>\n",
         super::FIO_VERSION,
         env!("CARGO_PKG_VERSION")
     );
-    s.push_str(&flags(|flag| !REFUSED.contains(&flag)));
+    s.push_str(&flags(|_| true));
     for line in RFIO_FLAGS {
         s.push_str(line);
         s.push('\n');
@@ -70,9 +70,6 @@ pub(crate) fn rfio_usage() -> String {
     s.push_str("\nrfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n");
     s
 }
-
-/// fio's flags that rfio refuses (fio's client/server mode).
-const REFUSED: [&str; 4] = ["--server", "--daemonize", "--client", "--remote-config"];
 
 /// rfio's own flags, as usage lines.
 const RFIO_FLAGS: &[&str] = &[
@@ -86,6 +83,7 @@ const RFIO_FLAGS: &[&str] = &[
     "  --baseline-save=FILE\tSave the host, targets, job text and results to FILE (JSON)",
     "  --baseline-compare=FILE\tRun the same jobs and compare with FILE (exit 3: a metric got worse)",
     "  --baseline-threshold=PCT\tThe change that counts as better or worse (default 10)",
+    "\nrfio plot FILE... -o DIR\tCharts of fio's logs and JSON output (rfio plot --help)",
 ];
 
 /// fio's lines for its flags, those `keep` keeps (by flag name).
