@@ -120,6 +120,49 @@ fn save_then_compare_the_same_job() {
     assert!(text.find("Run status group 0").unwrap() < text.find("n read iops:").unwrap());
 }
 
+/// A job on a file in the test's directory: the baseline records the
+/// file's file system (as /proc/self/mountinfo has it) and free space, and
+/// the same work compares (a band wide enough for any machine: within).
+#[test]
+fn a_file_job_records_its_target_and_compares() {
+    let dir = TempDir::new("baseline-file");
+    dir.write(
+        "x.fio",
+        "[f]\nfilename=data\nioengine=psync\nrw=randread\nbs=4k\nsize=2m\n",
+    );
+    let out = common::rfio(&dir, &["--baseline-save=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let b = load(&dir.file("b.json"));
+    let file = &b["targets"][0]["files"][0];
+    assert_eq!(file["path"], "data");
+    assert_eq!(b["targets"][0]["engine"], "psync");
+    assert!(file["free_bytes"].as_u64().unwrap() > 0, "{file}");
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let fs = file["fs_type"].as_str().expect("a file system");
+    let mount = file["mount_point"].as_str().expect("a mount point");
+    assert!(
+        mountinfo
+            .lines()
+            .any(|l| l.split(' ').nth(4) == Some(mount) && l.contains(&format!(" - {fs} "))),
+        "{file}"
+    );
+    assert!(dir.file("data").starts_with(mount));
+    assert_eq!(b["results"]["jobs"][0]["dirs"][0]["ddir"], "read");
+
+    let out = common::rfio(
+        &dir,
+        &[
+            "--baseline-compare=b.json",
+            "--baseline-threshold=100000",
+            "x.fio",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = verdicts(&stdout(&out));
+    assert_eq!(v.len(), METRICS, "{}", stdout(&out));
+    assert!(v.iter().all(|(_, x)| x == "within variance"));
+}
+
 /// Saved at 1,000,000 IOPS, compared at 1,000 IOPS (256 I/Os: 1/4 s):
 /// the same text, a hundred times slower: IOPS and bandwidth worse,
 /// exit 3. With JSON output the verdicts go to stderr and the JSON stays
