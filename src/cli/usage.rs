@@ -180,14 +180,17 @@ mod tests {
     }
 
     #[test]
-    fn rfios_usage_leaves_out_the_client_server_flags() {
+    fn rfios_usage_is_fios_flags_then_its_own() {
         let u = rfio_usage();
         assert!(u.starts_with("fio-3.33 compatible (rfio "));
         assert!(u.contains("\nrfio [options] [job options] <job file(s)>\n  --debug=options\t"));
-        assert!(u.contains(
-            "\n  --max-jobs=nr\t\tMaximum number of threads/processes to support\n  --idle-prof="
-        ));
-        assert!(!u.contains("--server") && !u.contains("--client"));
+        // fio's flags as fio lists them, client and server too.
+        let fio = fio_usage("fio");
+        let flags = &fio[fio.find("  --debug").unwrap()..fio.find("\nFio was written").unwrap()];
+        assert!(u.contains(flags));
+        assert!(u.contains("\n  --server=args\t") && u.contains("\n  --client=hostname\t"));
+        assert!(u.contains(&format!("{flags}  --compat=fio\t")));
+        assert!(u.contains("\nrfio plot FILE... -o DIR\t"));
         assert!(u.ends_with(
             "\nrfio reproduces fio, which was written by Jens Axboe <axboe@kernel.dk>\n"
         ));
