@@ -136,7 +136,7 @@ where
 {
     let labelled = !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
     let mut chart = ChartBuilder::on(root)
-        .caption(&c.title, (FAMILY, CAPTION))
+        .caption(&c.title, (FAMILY, caption_size(root, &c.title)))
         .margin(MARGIN)
         .margin_right(3 * MARGIN)
         .x_label_area_size(X_AREA)
@@ -219,6 +219,17 @@ impl Ranged for NinesCoord {
 
     fn range(&self) -> Range<f64> {
         self.0.clone()
+    }
+}
+
+/// The caption's text size: [`CAPTION`], or less where the title would
+/// not fit the chart's width otherwise.
+fn caption_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> f64 {
+    let room = f64::from(root.dim_in_pixel().0.saturating_sub(2 * MARGIN));
+    let size = f64::from(CAPTION);
+    match root.estimate_text_size(title, &TextStyle::from((FAMILY, size).into_font())) {
+        Ok((w, _)) if f64::from(w) > room => (size * room / f64::from(w)).max(6.0),
+        _ => size,
     }
 }
 
