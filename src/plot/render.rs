@@ -123,7 +123,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
     match c.x.scale {
         Scale::Linear => plot(root, c, x),
         Scale::LogNs => plot(root, c, x.log_scale().with_key_points(c.x.key_points())),
-        Scale::Nines => plot(root, c, NinesCoord(x)),
+        Scale::Nines => plot(root, c, NinesCoord(x, c.x.key_points())),
     }
 }
 
@@ -164,10 +164,10 @@ where
         let drawn = match c.style {
             Style::Bars => {
                 // A bar per bin, a fixed share of the axis wide.
-                let half = bar_half_width(c);
+                let edge = bar_edges(c);
                 let base = c.y.min.max(0.0);
                 chart.draw_series(s.points.iter().map(|&(x, y)| {
-                    Rectangle::new([(x * half.0, base), (x * half.1, y)], color.filled())
+                    Rectangle::new([(x * edge.0, base), (x * edge.1, y)], color.filled())
                 }))?
             }
             Style::Line | Style::LineDots => chart.draw_series(LineSeries::new(
@@ -198,8 +198,10 @@ where
 }
 
 /// A [`Scale::Nines`] axis: linear in [`super::axis::nines`] values,
-/// with a tick at every whole nine (0, 90, 99, 99.9, ...).
-struct NinesCoord(Range<f64>);
+/// with its ticks at the given ones (the whole nines: 0, 90, 99, 99.9,
+/// ...). plotters' `with_key_points` would do, but it leaves `f64` axes
+/// without a label formatter.
+struct NinesCoord(Range<f64>, Vec<f64>);
 
 impl Ranged for NinesCoord {
     type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
@@ -212,9 +214,7 @@ impl Ranged for NinesCoord {
     }
 
     fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
-        (self.0.start.ceil() as i32..=self.0.end.floor() as i32)
-            .map(f64::from)
-            .collect()
+        self.1.clone()
     }
 
     fn range(&self) -> Range<f64> {
@@ -255,7 +255,7 @@ fn y_range(c: &Chart, height: u32, labelled: bool) -> Range<f64> {
 
 /// A histogram bar's left and right edge as factors of its bin's value on
 /// the log axis: 0.4 % of the axis's decades to each side.
-fn bar_half_width(c: &Chart) -> (f64, f64) {
+fn bar_edges(c: &Chart) -> (f64, f64) {
     let decades = (c.x.max / c.x.min).log10().max(1.0);
     let k = 10f64.powf(0.004 * decades);
     (1.0 / k, k)
