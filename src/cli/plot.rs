@@ -29,8 +29,8 @@ Options:
   --html               also write DIR/index.html: every chart inline and the
                        summary of each JSON input
   --size=WxH           chart size in pixels (default 800x480)
-  --font=FILE          TrueType font for the text of PNG charts (default:
-                       DejaVu Sans or Liberation Sans from the system)
+  --font=FILE          TrueType font for the charts' text (default: DejaVu
+                       Sans or Liberation Sans from the system)
   -h, --help           this text
 ";
 
@@ -44,8 +44,8 @@ const FONTS: &[&str] = &[
     "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
 ];
 
-const NEED_FONT: &str = "PNG charts need a TrueType font: apt-get install fonts-dejavu-core \
-                         (or give --font=FILE); SVG needs none (--format=svg)";
+const NEED_FONT: &str =
+    "charts need a TrueType font: apt-get install fonts-dejavu-core, or --font=FILE";
 
 struct Opts {
     inputs: Vec<String>,
@@ -160,9 +160,8 @@ fn run(o: &Opts, out: &mut dyn Write) -> Result<(), String> {
         .iter()
         .map(|p| read_input(Path::new(p)))
         .collect::<Result<Vec<_>, _>>()?;
-    if o.png {
-        load_font(o.font.as_deref())?;
-    }
+    // plotters measures the text of SVG and PNG charts alike.
+    load_font(o.font.as_deref(), FONTS)?;
     let charts = plot::charts(&inputs, o.overlay);
     let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -243,10 +242,11 @@ fn io_error(e: &io::Error) -> String {
     }
 }
 
-fn load_font(given: Option<&str>) -> Result<(), String> {
+/// Registers the font `given`, or else the first of `system` present.
+fn load_font(given: Option<&str>, system: &[&str]) -> Result<(), String> {
     let path = match given {
         Some(p) => PathBuf::from(p),
-        None => FONTS
+        None => system
             .iter()
             .map(PathBuf::from)
             .find(|p| p.is_file())
@@ -255,4 +255,19 @@ fn load_font(given: Option<&str>) -> Result<(), String> {
     let bytes =
         std::fs::read(&path).map_err(|e| format!("--font={}: {}", path.display(), io_error(&e)))?;
     plot::use_font(bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_font_nothing_is_drawn() {
+        let gone = ["/nonexistent/DejaVuSans.ttf"];
+        assert_eq!(load_font(None, &gone), Err(NEED_FONT.to_string()));
+        assert_eq!(
+            NEED_FONT,
+            "charts need a TrueType font: apt-get install fonts-dejavu-core, or --font=FILE"
+        );
+    }
 }

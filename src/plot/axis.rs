@@ -1,81 +1,94 @@
-//! Axes: their range, ticks and labels, and the units fio prints values
-//! in (IOPS; KiB/s, MiB/s, GiB/s; nsec, usec, msec; seconds).
+//! Axes: their range and scale, how their ticks read, and the units fio
+//! prints values in (IOPS; KiB/s, MiB/s, GiB/s; nsec, usec, msec;
+//! seconds). Where the ticks go is plotters' (see [`super::render`]).
 
-/// One axis of a chart: values between `min` and `max` (already in the
-/// chart's coordinates), with labelled ticks.
+/// How values are placed along an axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Evenly.
+    Linear,
+    /// Latencies in ns on a log scale, ticks at the powers of ten.
+    LogNs,
+    /// Percentiles as [`nines`] values, placed evenly (0, 90, 99, 99.9,
+    /// ... equally apart), ticks at whole nines.
+    Nines,
+}
+
+/// One axis of a chart: values between `min` and `max`, in the chart's
+/// coordinates (ns on a [`Scale::LogNs`] axis, [`nines`] on a
+/// [`Scale::Nines`] one).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
     pub label: String,
     pub min: f64,
     pub max: f64,
-    pub ticks: Vec<(f64, String)>,
+    pub scale: Scale,
 }
 
 impl Axis {
-    /// A linear axis covering `lo..=hi`, widened to round ticks (about
-    /// five of them).
+    /// A linear axis covering `lo..=hi` (one unit wide if empty).
     pub fn linear(label: impl Into<String>, lo: f64, hi: f64) -> Axis {
-        let (lo, hi) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo, lo + lo.abs().max(1.0))
-        };
-        let step = nice_step((hi - lo) / 5.0);
-        let min = (lo / step).floor() * step;
-        let max = (hi / step).ceil() * step;
-        let n = ((max - min) / step).round() as usize;
-        let ticks = (0..=n)
-            .map(|i| {
-                let v = min + i as f64 * step;
-                (v, fmt_tick(v, step))
-            })
-            .collect();
+        let hi = if hi > lo { hi } else { lo + lo.abs().max(1.0) };
         Axis {
             label: label.into(),
-            min,
-            max,
-            ticks,
+            min: lo,
+            max: hi,
+            scale: Scale::Linear,
         }
     }
 
-    /// A log axis of latencies: values are `log10(ns)`, ticks at the
-    /// powers of ten, labelled `1us`, `10us`, ...
+    /// A log axis of latencies from `lo_ns` to `hi_ns`, widened to powers
+    /// of ten (a bar on a power of ten stays off the frame).
     pub fn log_ns(label: impl Into<String>, lo_ns: f64, hi_ns: f64) -> Axis {
-        // A bar on an exact power of ten stays off the frame.
-        let min = (lo_ns.max(1.0).log10() - 0.1).floor().max(0.0);
-        let mut max = (hi_ns.max(1.0).log10() + 0.1).ceil();
-        if max <= min {
-            max = min + 1.0;
+        let lo = (lo_ns.max(1.0).log10() - 0.1).floor().max(0.0);
+        let mut hi = (hi_ns.max(1.0).log10() + 0.1).ceil();
+        if hi <= lo {
+            hi = lo + 1.0;
         }
-        let ticks = (min as i32..=max as i32)
-            .map(|e| (f64::from(e), fmt_ns(10f64.powi(e))))
-            .collect();
         Axis {
             label: label.into(),
-            min,
-            max,
-            ticks,
+            min: 10f64.powf(lo),
+            max: 10f64.powf(hi),
+            scale: Scale::LogNs,
         }
     }
 
-    /// A percentile axis stretched towards 100: values are [`nines`],
-    /// ticks at 0, 90, 99, 99.9, ...
+    /// A percentile axis from 0 up to the whole nines at or above `hi`
+    /// (a [`nines`] value).
     pub fn nines(label: impl Into<String>, hi: f64) -> Axis {
-        let max = hi.ceil().max(1.0);
-        let ticks = (0..=max as i32)
-            .map(|k| {
-                let p = 100.0 * (1.0 - 10f64.powi(-k));
-                (
-                    f64::from(k),
-                    trim_float(format!("{p:.*}", k.max(1) as usize)),
-                )
-            })
-            .collect();
         Axis {
             label: label.into(),
             min: 0.0,
-            max,
-            ticks,
+            max: hi.ceil().max(1.0),
+            scale: Scale::Nines,
+        }
+    }
+
+    /// Where a log or percentile axis has its ticks (plotters picks them
+    /// on a linear one): the powers of ten, or the whole nines.
+    pub fn key_points(&self) -> Vec<f64> {
+        let (lo, hi, f): (i32, i32, fn(i32) -> f64) = match self.scale {
+            Scale::Linear => return Vec::new(),
+            Scale::LogNs => (
+                self.min.log10().round() as i32,
+                self.max.log10().round() as i32,
+                |e| 10f64.powi(e),
+            ),
+            Scale::Nines => (0, self.max as i32, f64::from),
+        };
+        (lo..=hi).map(f).collect()
+    }
+
+    /// How a tick at `v` reads.
+    pub fn tick_label(&self, v: f64) -> String {
+        match self.scale {
+            Scale::Linear => trim_float(format!("{v:.3}")),
+            Scale::LogNs => fmt_ns(v),
+            Scale::Nines => {
+                let k = v.round() as i32;
+                let p = 100.0 * (1.0 - 10f64.powi(-k));
+                trim_float(format!("{p:.*}", k.max(1) as usize))
+            }
         }
     }
 }
@@ -108,42 +121,21 @@ pub fn bw_unit(max_kib: f64) -> (&'static str, f64) {
     }
 }
 
-/// 1, 2 or 5 times a power of ten, at least `raw`.
-fn nice_step(raw: f64) -> f64 {
-    let raw = if raw > 0.0 && raw.is_finite() {
-        raw
-    } else {
-        1.0
-    };
-    let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|&s| s >= raw * (1.0 - 1e-9))
-        .unwrap_or(10.0 * p)
-}
-
-/// A tick value with as many decimals as the step needs.
-fn fmt_tick(v: f64, step: f64) -> String {
-    let decimals = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10()).ceil() as usize
-    };
-    let v = if v.abs() < step * 1e-6 { 0.0 } else { v };
-    format!("{v:.decimals$}")
-}
-
-/// `12.50` → `12.5`, `90.0` → `90`.
+/// `12.500` → `12.5`, `90.000` → `90`, `-0.000` → `0`.
 fn trim_float(s: String) -> String {
-    if s.contains('.') {
+    let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".into()
     } else {
         s
     }
 }
 
-/// A power of ten of ns as a short duration: `100ns`, `1us`, `10ms`, `1s`.
+/// A duration in ns, short: `100ns`, `1us`, `10ms`, `1s`.
 fn fmt_ns(ns: f64) -> String {
     let (unit, size) = if ns >= 1e9 {
         ("s", 1e9)
@@ -154,7 +146,7 @@ fn fmt_ns(ns: f64) -> String {
     } else {
         ("ns", 1.0)
     };
-    format!("{}{unit}", (ns / size).round())
+    format!("{}{unit}", trim_float(format!("{:.2}", ns / size)))
 }
 
 #[cfg(test)]
@@ -162,14 +154,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn linear_ticks_are_round() {
+    fn linear_ticks_read_as_numbers() {
         let a = Axis::linear("IOPS", 0.0, 9321.0);
-        assert_eq!((a.min, a.max), (0.0, 10000.0));
-        let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
-        assert_eq!(labels, ["0", "2000", "4000", "6000", "8000", "10000"]);
-        let b = Axis::linear("s", 0.1, 1.93);
-        assert_eq!(b.ticks.first().unwrap().1, "0.0");
-        assert_eq!(b.ticks.last().unwrap().1, "2.0");
+        assert_eq!((a.min, a.max, a.scale), (0.0, 9321.0, Scale::Linear));
+        assert_eq!(a.tick_label(2000.0), "2000");
+        assert_eq!(a.tick_label(0.30000000000000004), "0.3");
+        assert_eq!(a.tick_label(-0.0), "0");
         let flat = Axis::linear("x", 0.0, 0.0);
         assert_eq!((flat.min, flat.max), (0.0, 1.0));
     }
@@ -177,10 +167,11 @@ mod tests {
     #[test]
     fn log_and_nines_axes() {
         let a = Axis::log_ns("latency", 800.0, 2_000_000.0);
-        let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!((a.min, a.max), (100.0, 10_000_000.0));
+        let labels: Vec<String> = a.key_points().iter().map(|&v| a.tick_label(v)).collect();
         assert_eq!(labels, ["100ns", "1us", "10us", "100us", "1ms", "10ms"]);
         let n = Axis::nines("percentile", nines(99.99));
-        let labels: Vec<&str> = n.ticks.iter().map(|t| t.1.as_str()).collect();
+        let labels: Vec<String> = n.key_points().iter().map(|&v| n.tick_label(v)).collect();
         assert_eq!(labels, ["0", "90", "99", "99.9", "99.99"]);
         assert!((nines(99.0) - 2.0).abs() < 1e-9);
     }

@@ -233,14 +233,15 @@ fn report_charts(report: &Report, from: Option<&str>) -> Vec<Chart> {
                         name: format!("{stem}-hist"),
                         title: format!("{who}: {} latency histogram", lat.kind),
                         x: Axis::log_ns(format!("{} (log scale)", lat.kind), lo, hi),
-                        y: Axis::linear("I/Os", 0.0, top),
+                        // Room above the highest bar.
+                        y: Axis::linear("I/Os", 0.0, top * 1.05),
                         style: Style::Bars,
                         series: vec![Series {
                             label: String::new(),
                             points: lat
                                 .bins
                                 .iter()
-                                .map(|&(ns, n)| (ns.max(1.0).log10(), n as f64))
+                                .map(|&(ns, n)| (ns.max(1.0), n as f64))
                                 .collect(),
                         }],
                     });
@@ -255,7 +256,7 @@ fn report_charts(report: &Report, from: Option<&str>) -> Vec<Chart> {
                         name: format!("{stem}-pct"),
                         title: format!("{who}: {} latency percentiles", lat.kind),
                         x: Axis::nines("percentile", last),
-                        y: Axis::linear(format!("{} ({unit})", lat.kind), 0.0, top / size),
+                        y: Axis::linear(format!("{} ({unit})", lat.kind), 0.0, top / size * 1.05),
                         style: Style::LineDots,
                         series: vec![Series {
                             label: String::new(),
@@ -366,10 +367,7 @@ mod tests {
                 "a_b-read-clat-pct-2"
             ]
         );
-        assert_eq!(
-            c[0].series[0].points,
-            vec![(3.0, 1.0), ((20000f64).log10(), 2.0)]
-        );
+        assert_eq!(c[0].series[0].points, vec![(1000.0, 1.0), (20000.0, 2.0)]);
         assert_eq!(c[1].y.label, "clat (usec)");
         assert_eq!(c[1].series[0].points.len(), 2);
     }

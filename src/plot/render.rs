@@ -1,16 +1,20 @@
-//! Drawing a [`Chart`] with plotters: SVG text (no font needed: the
-//! viewer lays text out) or PNG bytes (text rasterised with a TrueType
-//! font handed in once, [`use_font`]).
+//! Drawing a [`Chart`] with plotters' chart API: `ChartBuilder` lays out
+//! the caption and label areas, the mesh draws the grid, ticks and axis
+//! descriptions, series are `LineSeries`, `Circle`s and `Rectangle` bars,
+//! and `configure_series_labels` draws the legend. Output is SVG text or
+//! a PNG file (the `png` crate encodes plotters' RGB buffer).
 //!
-//! The layout is fixed (margins, ticks, legend) rather than measured, so
-//! that SVG needs no font: labels are placed by their anchors.
+//! plotters measures text to lay a chart out, so both formats need a
+//! TrueType font, handed in once ([`use_font`]).
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::axis::Scale;
 use super::chart::{Chart, Style};
 
 /// A chart's size in pixels.
@@ -45,10 +49,23 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
+/// Layout, in pixels: the margin around the chart, the caption's and the
+/// labels' text sizes, and the areas left for the tick labels and axis
+/// descriptions below and to the left of the plot.
+const MARGIN: u32 = 12;
+const CAPTION: u32 = 18;
+const LABEL: u32 = 13;
+const X_AREA: u32 = 44;
+const Y_AREA: u32 = 76;
+/// A legend entry's height, and the legend box's padding (plotters'
+/// defaults for [`LABEL`]-sized text).
+const LEGEND_ROW: u32 = 18;
+const LEGEND_PAD: u32 = 16;
+
 static FONT: OnceLock<Result<(), String>> = OnceLock::new();
 
-/// Use `bytes` (a TrueType/OpenType font file) for the text of PNG
-/// charts; the first call in a process decides.
+/// Use `bytes` (a TrueType/OpenType font file) for the charts' text; the
+/// first call in a process decides.
 pub fn use_font(bytes: Vec<u8>) -> Result<(), String> {
     FONT.get_or_init(|| {
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
@@ -58,18 +75,21 @@ pub fn use_font(bytes: Vec<u8>) -> Result<(), String> {
     .clone()
 }
 
-/// Whether [`use_font`] succeeded in this process.
-pub fn has_font() -> bool {
-    matches!(FONT.get(), Some(Ok(())))
+fn need_font() -> Result<(), String> {
+    match FONT.get() {
+        Some(Ok(())) => Ok(()),
+        _ => Err("no font for the charts' text".into()),
+    }
 }
 
 /// The chart as an SVG document.
 pub fn svg(chart: &Chart, size: Size) -> Result<String, String> {
+    need_font()?;
     let mut text = String::new();
     {
         let root =
             SVGBackend::with_string(&mut text, (size.width, size.height)).into_drawing_area();
-        draw(&root, chart, 1.24).map_err(|e| e.to_string())?;
+        draw(&root, chart).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(text)
@@ -77,223 +97,233 @@ pub fn svg(chart: &Chart, size: Size) -> Result<String, String> {
 
 /// The chart as a PNG image (8-bit RGB).
 pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, String> {
-    if !has_font() {
-        return Err("no font for the text of PNG charts".into());
-    }
+    need_font()?;
     let (w, h) = (size.width, size.height);
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw(&root, chart, 1.0).map_err(|e| e.to_string())?;
+        draw(&root, chart).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
-    encode_png(&rgb, w, h)
-}
-
-/// An 8-bit RGB image as a PNG file: the signature, IHDR, one IDAT (the
-/// rows, each behind filter byte 0, in a zlib stream) and IEND, each chunk
-/// with its CRC-32 (PNG spec §5; flate2 and crc are rfio's already).
-fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
-    use std::io::Write;
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    for row in rgb.chunks(w as usize * 3) {
-        z.write_all(&[0])
-            .and_then(|()| z.write_all(row))
-            .map_err(|e| e.to_string())?;
-    }
-    let idat = z.finish().map_err(|e| e.to_string())?;
-    let mut ihdr = Vec::with_capacity(13);
-    ihdr.extend_from_slice(&w.to_be_bytes());
-    ihdr.extend_from_slice(&h.to_be_bytes());
-    // Bit depth 8, colour type 2 (RGB), deflate, adaptive filters, no interlace.
-    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    for (kind, data) in [(b"IHDR", &ihdr), (b"IDAT", &idat), (b"IEND", &Vec::new())] {
-        let len = u32::try_from(data.len()).map_err(|_| "image too large".to_string())?;
-        out.extend_from_slice(&len.to_be_bytes());
-        let start = out.len();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(data);
-        let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&out[start..]);
-        out.extend_from_slice(&crc.to_be_bytes());
-    }
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()
+        .and_then(|mut w| w.write_image_data(&rgb))
+        .map_err(|e| format!("PNG: {e}"))?;
     Ok(out)
 }
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// Text `size` px high. plotters writes SVG font sizes as size / 1.24
-/// (its em box); SVG text is sized up by that to look as in the PNG.
-fn text_style(size: f64, h: HPos, v: VPos) -> TextStyle<'static> {
-    TextStyle::from((FAMILY, size).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(h, v))
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let x = c.x.min..c.x.max;
+    match c.x.scale {
+        Scale::Linear => plot(root, c, x),
+        Scale::LogNs => plot(root, c, x.log_scale().with_key_points(c.x.key_points())),
+        Scale::Nines => plot(root, c, NinesCoord(x, c.x.key_points())),
+    }
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart, k: f64) -> DrawResult<DB> {
-    root.fill(&WHITE)?;
-    let (w, h) = root.dim_in_pixel();
-    let (w, h) = (w as i32, h as i32);
-    // The plot box: room for the title above, tick labels and the axis
-    // label below and to the left.
-    let (left, right) = (86, w - 24);
-    let places = legend_layout(c, right - left);
-    let rows = places.last().map_or(0, |p| p.0 + 1);
-    let (top, bottom) = (42 + ROW * rows, h - 56);
-    if right <= left || bottom <= top {
-        return Ok(());
-    }
-    let px = |x: f64| {
-        left + ((x - c.x.min) / (c.x.max - c.x.min) * f64::from(right - left)).round() as i32
-    };
-    let py = |y: f64| {
-        bottom - ((y - c.y.min) / (c.y.max - c.y.min) * f64::from(bottom - top)).round() as i32
-    };
+/// The chart on an x axis of coordinate kind `X` (the y axis is linear).
+fn plot<DB, X>(root: &DrawingArea<DB, Shift>, c: &Chart, x: X) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let labelled = !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
+    let mut chart = ChartBuilder::on(root)
+        .caption(&c.title, (FAMILY, caption_size(root, &c.title)))
+        .margin(MARGIN)
+        .margin_right(3 * MARGIN)
+        .x_label_area_size(X_AREA)
+        .y_label_area_size(Y_AREA)
+        .build_cartesian_2d(x, y_range(c, root.dim_in_pixel().1, labelled))?;
 
-    root.draw(&Text::new(
-        c.title.clone(),
-        (w / 2, 12),
-        text_style(18.0 * k, HPos::Center, VPos::Top),
-    ))?;
-    let grid = RGBColor(225, 225, 225).stroke_width(1);
-    for (v, label) in &c.x.ticks {
-        let x = px(*v);
-        root.draw(&PathElement::new(vec![(x, top), (x, bottom)], grid))?;
-        root.draw(&PathElement::new(vec![(x, bottom), (x, bottom + 5)], BLACK))?;
-        root.draw(&Text::new(
-            label.clone(),
-            (x, bottom + 8),
-            text_style(14.0 * k, HPos::Center, VPos::Top),
-        ))?;
-    }
-    for (v, label) in &c.y.ticks {
-        let y = py(*v);
-        root.draw(&PathElement::new(vec![(left, y), (right, y)], grid))?;
-        root.draw(&PathElement::new(vec![(left - 5, y), (left, y)], BLACK))?;
-        root.draw(&Text::new(
-            label.clone(),
-            (left - 8, y),
-            text_style(14.0 * k, HPos::Right, VPos::Center),
-        ))?;
-    }
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        BLACK.stroke_width(1),
-    ))?;
-    root.draw(&Text::new(
-        c.x.label.clone(),
-        ((left + right) / 2, h - 8),
-        text_style(15.0 * k, HPos::Center, VPos::Bottom),
-    ))?;
-    root.draw(&Text::new(
-        c.y.label.clone(),
-        (14, (top + bottom) / 2),
-        TextStyle::from(
-            (FAMILY, 15.0 * k)
-                .into_font()
-                .transform(FontTransform::Rotate270),
-        )
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Center, VPos::Center)),
-    ))?;
+    let (xf, yf) = (|v: &f64| c.x.tick_label(*v), |v: &f64| c.y.tick_label(*v));
+    chart
+        .configure_mesh()
+        .max_light_lines(1)
+        .light_line_style(RGBColor(240, 240, 240))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .x_desc(c.x.label.as_str())
+        .y_desc(c.y.label.as_str())
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style((FAMILY, LABEL))
+        .axis_desc_style((FAMILY, LABEL + 1))
+        .draw()?;
 
     for (i, s) in c.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let pts: Vec<(i32, i32)> = s.points.iter().map(|&(x, y)| (px(x), py(y))).collect();
-        match c.style {
+        let drawn = match c.style {
             Style::Bars => {
-                let base = py(c.y.min.max(0.0));
-                for &(x, y) in &pts {
-                    root.draw(&PathElement::new(
-                        vec![(x, base), (x, y)],
-                        color.stroke_width(3),
-                    ))?;
-                }
+                // A bar per bin, a fixed share of the axis wide.
+                let edge = bar_edges(c);
+                let base = c.y.min.max(0.0);
+                chart.draw_series(s.points.iter().map(|&(x, y)| {
+                    Rectangle::new([(x * edge.0, base), (x * edge.1, y)], color.filled())
+                }))?
             }
-            Style::Line | Style::LineDots => {
-                root.draw(&PathElement::new(pts.clone(), color.stroke_width(2)))?;
-                if c.style == Style::LineDots || pts.len() == 1 {
-                    for &p in &pts {
-                        root.draw(&Circle::new(p, 3, color.filled()))?;
-                    }
-                }
-            }
+            Style::Line | Style::LineDots => chart.draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))?,
+        };
+        if labelled {
+            drawn.label(s.label.as_str()).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled())
+            });
+        }
+        if c.style == Style::LineDots || (c.style == Style::Line && s.points.len() == 1) {
+            let dots = s.points.iter().map(|&p| Circle::new(p, 3, color.filled()));
+            chart.draw_series(dots)?;
         }
     }
-    legend(root, c, &places, left, 36, k)
-}
-
-const ROW: i32 = 18;
-
-/// Where each legend entry goes, as (row, x offset), laid out left to
-/// right in rows no wider than `width`; none for a single unlabelled
-/// series. Text widths are estimated (13 px text is about 7 px a
-/// character in common sans-serif fonts), as SVG text is not measured.
-fn legend_layout(c: &Chart, width: i32) -> Vec<(i32, i32)> {
-    if c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()) {
-        return Vec::new();
-    }
-    let (mut row, mut x) = (0, 0);
-    let mut out = Vec::new();
-    for s in &c.series {
-        let w = 40 + 7 * s.label.chars().count() as i32;
-        if x > 0 && x + w > width {
-            row += 1;
-            x = 0;
-        }
-        out.push((row, x));
-        x += w;
-    }
-    out
-}
-
-/// The series' labels in rows between the title and the plot.
-fn legend<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    c: &Chart,
-    places: &[(i32, i32)],
-    x0: i32,
-    y0: i32,
-    k: f64,
-) -> DrawResult<DB> {
-    for (i, (s, &(row, dx))) in c.series.iter().zip(places).enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let (x, cy) = (x0 + dx, y0 + ROW / 2 + ROW * row);
-        root.draw(&PathElement::new(
-            vec![(x, cy), (x + 20, cy)],
-            color.stroke_width(3),
-        ))?;
-        root.draw(&Text::new(
-            s.label.clone(),
-            (x + 25, cy),
-            text_style(13.0 * k, HPos::Left, VPos::Center),
-        ))?;
+    if labelled {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FAMILY, LABEL))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()?;
     }
     Ok(())
 }
 
+/// A [`Scale::Nines`] axis: linear in [`super::axis::nines`] values,
+/// with its ticks at the given ones (the whole nines: 0, 90, 99, 99.9,
+/// ...). plotters' `with_key_points` would do, but it leaves `f64` axes
+/// without a label formatter.
+struct NinesCoord(Range<f64>, Vec<f64>);
+
+impl Ranged for NinesCoord {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let Range { start, end } = self.0;
+        let share = (v - start) / (end - start);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
+        self.1.clone()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.0.clone()
+    }
+}
+
+/// The caption's text size: [`CAPTION`], or less where the title would
+/// not fit the chart's width otherwise.
+fn caption_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> f64 {
+    let room = f64::from(root.dim_in_pixel().0.saturating_sub(2 * MARGIN));
+    let size = f64::from(CAPTION);
+    match root.estimate_text_size(title, &TextStyle::from((FAMILY, size).into_font())) {
+        Ok((w, _)) if f64::from(w) > room => (size * room / f64::from(w)).max(6.0),
+        _ => size,
+    }
+}
+
+/// The y range: the chart's, raised where a legend needs the room above
+/// the highest point (it sits in the upper right corner, over no data).
+fn y_range(c: &Chart, height: u32, labelled: bool) -> Range<f64> {
+    let (lo, hi) = (c.y.min, c.y.max);
+    if !labelled {
+        return lo..hi;
+    }
+    let plot = f64::from(height.saturating_sub(2 * MARGIN + CAPTION + 12 + X_AREA));
+    let legend = f64::from(LEGEND_PAD + LEGEND_ROW * c.series.len() as u32 + MARGIN);
+    let top = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(lo, f64::max);
+    // The data keep at least a third of the plot's height.
+    let free = (plot - legend).max(plot / 3.0);
+    let need = lo + (top - lo) * plot / free;
+    lo..hi.max(need)
+}
+
+/// A histogram bar's left and right edge as factors of its bin's value on
+/// the log axis: 0.4 % of the axis's decades to each side.
+fn bar_edges(c: &Chart) -> (f64, f64) {
+    let decades = (c.x.max / c.x.min).log10().max(1.0);
+    let k = 10f64.powf(0.004 * decades);
+    (1.0 / k, k)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::axis::Axis;
+    use super::super::chart::Series;
     use super::*;
 
+    fn chart(series: usize) -> Chart {
+        Chart {
+            name: "c".into(),
+            title: "t".into(),
+            x: Axis::linear("time (s)", 0.0, 1.0),
+            y: Axis::linear("IOPS", 0.0, 105.0),
+            style: Style::Line,
+            series: (0..series)
+                .map(|i| Series {
+                    label: format!("s{i}"),
+                    points: vec![(0.0, 50.0), (1.0, 100.0)],
+                })
+                .collect(),
+        }
+    }
+
     #[test]
-    fn png_files_have_their_chunks_and_pixels() {
-        let rgb: Vec<u8> = (0..2 * 3 * 3).map(|i| i as u8).collect();
-        let png = encode_png(&rgb, 3, 2).unwrap();
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-        assert_eq!(&png[8..16], b"\0\0\0\x0dIHDR");
-        assert_eq!(&png[16..29], &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
-        // IEND's CRC is fixed: AE 42 60 82.
-        assert_eq!(&png[png.len() - 12..], b"\0\0\0\0IEND\xae\x42\x60\x82");
-        let idat_len = u32::from_be_bytes(png[33..37].try_into().unwrap()) as usize;
-        assert_eq!(&png[37..41], b"IDAT");
-        let mut rows = Vec::new();
-        let mut z = flate2::read::ZlibDecoder::new(&png[41..41 + idat_len]);
-        std::io::Read::read_to_end(&mut z, &mut rows).unwrap();
-        let mut want = vec![0];
-        want.extend_from_slice(&rgb[..9]);
-        want.push(0);
-        want.extend_from_slice(&rgb[9..]);
-        assert_eq!(rows, want);
+    fn legends_get_room_above_the_data() {
+        let one = chart(1);
+        assert_eq!(y_range(&one, 480, false), 0.0..105.0);
+        let two = y_range(&one, 480, true);
+        let four = y_range(&chart(4), 480, true);
+        assert!(two.end > 105.0 && four.end > two.end, "{two:?} {four:?}");
+        // However many series, the data keep a third of the height.
+        assert!(y_range(&chart(40), 480, true).end <= 300.0 + 1e-9);
+    }
+
+    /// One test, as the font is the process's: no chart without it, then
+    /// a PNG drawn with DejaVu Sans (where installed) decodes to the size
+    /// asked, white around a plot in the series' colour.
+    #[test]
+    fn charts_need_the_font_and_pngs_decode() {
+        if FONT.get().is_none() {
+            assert_eq!(
+                svg(&chart(1), Size::default()),
+                Err("no font for the charts' text".into())
+            );
+        }
+        let Ok(font) = std::fs::read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") else {
+            return;
+        };
+        use_font(font).unwrap();
+        let size = Size {
+            width: 320,
+            height: 200,
+        };
+        let bytes = png(&chart(2), size).unwrap();
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut rgb = vec![0; dec.output_buffer_size().unwrap()];
+        let info = dec.next_frame(&mut rgb).unwrap();
+        assert_eq!((info.width, info.height), (320, 200));
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        assert_eq!(&rgb[..3], &[255, 255, 255]);
+        let RGBColor(r, g, b) = PALETTE[0];
+        assert!(rgb.chunks(3).any(|p| p == [r, g, b]));
+        assert!(svg(&chart(2), size).unwrap().contains("<polyline"));
     }
 }

@@ -59,7 +59,8 @@ fn read(path: impl AsRef<Path>) -> String {
 }
 
 /// The `points` of every `<polyline>` drawn `stroke-width` wide: the
-/// series' lines are 2 px, histogram bars 3 px, grid and ticks 1 px.
+/// series' lines (plotters' `LineSeries`) are 2 px; the mesh is `<line>`s
+/// and the legend's keys are rectangles.
 fn polylines(svg: &str, width: u32) -> Vec<usize> {
     let want = format!("stroke-width=\"{width}\"");
     svg.split("<polyline")
@@ -71,6 +72,15 @@ fn polylines(svg: &str, width: u32) -> Vec<usize> {
             pts[..pts.find('"').unwrap()].split_whitespace().count()
         })
         .collect()
+}
+
+/// The filled `<rect>`s of the first series colour: a histogram's bars
+/// (histograms have no legend, whose keys are rectangles too).
+fn bars(svg: &str) -> usize {
+    svg.split("<rect")
+        .skip(1)
+        .filter(|tag| tag[..tag.find("/>").expect("rect closed")].contains("fill=\"#1F77B4\""))
+        .count()
 }
 
 /// The text of every `<text>` element, trimmed (plotters puts it on a
@@ -222,11 +232,15 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
             assert_well_formed(&hist, &stem);
             let nonzero = bins.values().filter(|v| v.as_u64() != Some(0)).count();
             assert!(nonzero > 0);
-            // A bar (a 2-point line) per bin.
-            assert_eq!(polylines(&hist, 3), vec![2; nonzero], "{stem}-hist");
+            // A bar per bin, and no line.
+            assert_eq!(bars(&hist), nonzero, "{stem}-hist");
+            assert_eq!(polylines(&hist, 2), Vec::<usize>::new(), "{stem}-hist");
             assert!(has_text(&hist, "I/Os") && has_text(&hist, "clat (log scale)"));
             let curve = read(out.join(format!("{stem}-pct.svg")));
             assert_eq!(polylines(&curve, 2), vec![pct.len()], "{stem}-pct");
+            // A dot per percentile.
+            assert_eq!(curve.matches("<circle").count(), pct.len(), "{stem}-pct");
+            assert!(has_text(&curve, "percentile"), "{stem}-pct");
             let top = pct.values().filter_map(Value::as_f64).fold(0.0, f64::max);
             assert!(has_text(&curve, &format!("clat ({})", lat_unit(top))));
             assert!(has_text(&curve, "99.9"), "{stem}-pct: percentile ticks");
@@ -390,6 +404,11 @@ fn bad_inputs_are_named_and_nothing_is_written() {
         (&["junk_bw.1.log.fz", "-o", "o"], "rfio plot: junk_bw.1.log.fz: fio: failed inflating log: -3\n"),
         (
             &["--font=notafont.ttf", "ok_bw.1.log", "-o", "o"],
+            "rfio plot: notafont.ttf: not a TrueType or OpenType font\n",
+        ),
+        // plotters measures the text of SVG charts too.
+        (
+            &["--font=notafont.ttf", "--format=svg", "ok_bw.1.log", "-o", "o"],
             "rfio plot: notafont.ttf: not a TrueType or OpenType font\n",
         ),
         (&["nope.log", "-o", "o"], "rfio plot: nope.log: No such file or directory\n"),
