@@ -76,7 +76,7 @@ pub(crate) fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) ->
             return Ok(1);
         }
     };
-    match run(&opts, out) {
+    match run(&opts, out, err) {
         Ok(()) => Ok(0),
         Err(e) => {
             writeln!(err, "rfio plot: {e}")?;
@@ -154,12 +154,28 @@ fn parse_size(v: &str) -> Option<Size> {
     (ok(width) && ok(height)).then_some(Size { width, height })
 }
 
-fn run(o: &Opts, out: &mut dyn Write) -> Result<(), String> {
-    let inputs = o
-        .inputs
-        .iter()
-        .map(|p| read_input(Path::new(p)))
-        .collect::<Result<Vec<_>, _>>()?;
+fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String> {
+    // An empty log (fio and rfio write an empty `_slat` log for every sync
+    // engine) is skipped with a note, so that `rfio plot *.log` works; only
+    // empty logs is an error.
+    let mut inputs = Vec::new();
+    let mut empty = Vec::new();
+    for p in &o.inputs {
+        match read_input(Path::new(p))? {
+            Some(input) => inputs.push(input),
+            None => empty.push(p.as_str()),
+        }
+    }
+    if inputs.is_empty() {
+        return Err(match empty.as_slice() {
+            [one] => format!("{one}: empty log (no samples)"),
+            _ => format!("nothing to plot: every log is empty ({})", empty.join(", ")),
+        });
+    }
+    for p in &empty {
+        writeln!(err, "rfio plot: {p}: empty log (no samples), skipped")
+            .map_err(|e| e.to_string())?;
+    }
     // plotters measures the text of SVG and PNG charts alike.
     load_font(o.font.as_deref(), FONTS)?;
     let charts = plot::charts(&inputs, o.overlay);
@@ -204,8 +220,9 @@ fn run(o: &Opts, out: &mut dyn Write) -> Result<(), String> {
     Ok(())
 }
 
-/// One input file, read and parsed; errors name it.
-fn read_input(path: &Path) -> Result<Input, String> {
+/// One input file, read and parsed (`None`: a log without samples);
+/// errors name it.
+fn read_input(path: &Path) -> Result<Option<Input>, String> {
     let shown = path.display();
     let name = path
         .file_name()
@@ -222,15 +239,18 @@ fn read_input(path: &Path) -> Result<Input, String> {
     };
     if plot::looks_like_json(&text) {
         let report = plot::parse_json(&text).map_err(|e| format!("{shown}: {e}"))?;
-        return Ok(Input::Report { name, report });
+        return Ok(Some(Input::Report { name, report }));
     }
     let Some(kind) = LogKind::from_file_name(&name) else {
         return Err(format!(
             "{shown}: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output"
         ));
     };
-    let log = plot::parse_log(kind, &text).map_err(|e| format!("{shown}: {e}"))?;
-    Ok(Input::Log { name, log })
+    match plot::parse_log(kind, &text) {
+        Ok(log) => Ok(Some(Input::Log { name, log })),
+        Err(plot::LogError::Empty) => Ok(None),
+        Err(e) => Err(format!("{shown}: {e}")),
+    }
 }
 
 /// An I/O error without Rust's ` (os error N)` tail.

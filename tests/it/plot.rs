@@ -418,6 +418,10 @@ fn bad_inputs_are_named_and_nothing_is_written() {
         ),
         (&["e_clat.1.log", "-o", "o"], "rfio plot: e_clat.1.log: empty log (no samples)\n"),
         (
+            &["e_clat.1.log", "e_clat.1.log", "-o", "o"],
+            "rfio plot: nothing to plot: every log is empty (e_clat.1.log, e_clat.1.log)\n",
+        ),
+        (
             &["notes.txt", "-o", "o"],
             "rfio plot: notes.txt: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output\n",
         ),
@@ -445,6 +449,19 @@ fn bad_inputs_are_named_and_nothing_is_written() {
         assert_eq!(common::stdout(&o), "", "{args:?}");
         assert!(!dir.file("o").exists(), "{args:?} wrote something");
     }
+    // Beside a log with samples, an empty one (fio writes an empty `_slat`
+    // log for every sync engine) is skipped with a note: `*.log` works.
+    let o = plot(
+        &dir,
+        &["e_clat.1.log", "ok_bw.1.log", "--format=svg", "-o", "o"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        common::stderr(&o),
+        "rfio plot: e_clat.1.log: empty log (no samples), skipped\n"
+    );
+    assert_eq!(common::stdout(&o), "o/ok_bw.1.svg\n");
+    assert!(dir.file("o/ok_bw.1.svg").is_file() && !dir.file("o/e_clat.1.svg").exists());
 }
 
 #[test]
