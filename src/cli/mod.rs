@@ -238,6 +238,7 @@ fn run_inner(
         err: &mut *err,
         handlers: None,
         told: false,
+        ran_ms: 0,
     };
     let result = crate::run::run_repeated(invocation, beyond.repeat, &mut watch);
     let Printer {
@@ -480,6 +481,9 @@ struct Printer<'a> {
     handlers: Option<signals::Handlers>,
     /// The monitor printed the signal message already.
     told: bool,
+    /// The time the runs before this one took (`--repeat`), ms: the
+    /// `--status-interval` schedule runs on across them.
+    ran_ms: u64,
 }
 
 impl Watch for Printer<'_> {
@@ -536,7 +540,8 @@ impl Watch for Printer<'_> {
         let ndjson = self.args.status_ndjson || self.args.formats.contains(&Format::Ndjson);
         let reports =
             status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms)
-                .ndjson(ndjson);
+                .ndjson(ndjson)
+                .after(self.ran_ms);
         let run_over = AtomicBool::new(false);
         let idle = idle::Profiler::start(self.args.idle_prof);
         let triggers = &self.args.triggers;
@@ -557,6 +562,7 @@ impl Watch for Printer<'_> {
             (result, monitor.join().unwrap_or_default())
         });
         self.told = outcome.told;
+        self.ran_ms += progress.origin().elapsed().as_millis() as u64;
         let result = idle::attach(idle, result);
         if self.args.bandwidth_log {
             // fio writes all three files, empty where the status line was

@@ -74,7 +74,10 @@ pub(crate) struct StatusReports<'a> {
     dest: Dest<'a>,
     /// `--status-interval`, ms.
     interval_ms: Option<u64>,
-    /// The next report is due this many ms after the progress origin.
+    /// Earlier runs' time (`--repeat`), ms: the schedule counts from the
+    /// first run's origin, `offset_ms` before this run's.
+    offset_ms: u64,
+    /// The next report is due this many ms after the first run's origin.
     next_ms: u64,
     /// When rfio started the run, ms since the epoch (JSON `elapsed`
     /// counts from the start of the jobs once they started, as fio's
@@ -106,6 +109,7 @@ impl<'a> StatusReports<'a> {
             formats,
             dest,
             interval_ms,
+            offset_ms: 0,
             next_ms: interval_ms.unwrap_or(u64::MAX),
             started_ms,
             disks: DiskWatch::start(watched_files(plan).iter().map(|p| p.as_path())),
@@ -120,6 +124,17 @@ impl<'a> StatusReports<'a> {
         self
     }
 
+    /// This run follows others (`--repeat`) that took `ran_ms`: the
+    /// schedule goes on from theirs, so that runs shorter than the
+    /// interval still get their reports.
+    pub(crate) fn after(mut self, ran_ms: u64) -> StatusReports<'a> {
+        self.offset_ms = ran_ms;
+        if let Some(every) = self.interval_ms {
+            self.next_ms = (ran_ms / every + 1) * every;
+        }
+        self
+    }
+
     /// Whether a periodic report is due `tick_ms` after the progress
     /// origin; the schedule moves on to the next multiple of the interval
     /// (reports missed while one was printed are skipped, not queued).
@@ -127,16 +142,18 @@ impl<'a> StatusReports<'a> {
         let Some(every) = self.interval_ms else {
             return false;
         };
-        if tick_ms < self.next_ms {
+        let at = tick_ms + self.offset_ms;
+        if at < self.next_ms {
             return false;
         }
-        self.next_ms = (tick_ms / every + 1) * every;
+        self.next_ms = (at / every + 1) * every;
         true
     }
 
     /// When the next periodic report is due, ms after the progress origin.
     pub(crate) fn next_ms(&self) -> Option<u64> {
-        self.interval_ms.map(|_| self.next_ms)
+        self.interval_ms
+            .map(|_| self.next_ms.saturating_sub(self.offset_ms))
     }
 
     /// Collect the jobs' reports and print them.
@@ -234,6 +251,23 @@ mod tests {
             StatusReports::new(&p, &progress, Formats::default(), Dest::Stdout, None);
         assert!(!usr1_only.due(u64::MAX - 1));
         assert_eq!(usr1_only.next_ms(), None);
+    }
+
+    /// `--repeat`: a run after others that took 2.7 s goes on with their
+    /// schedule (due 300 ms in, then every second), so runs shorter than
+    /// the interval are not left without reports.
+    #[test]
+    fn a_repeated_run_goes_on_with_the_schedule() {
+        let p = plan(&["--name=a", "--ioengine=null", "--size=1m"]);
+        let progress = Progress::new(1);
+        let mut s = StatusReports::new(&p, &progress, Formats::default(), Dest::Stdout, Some(1000))
+            .after(2700);
+        assert_eq!(s.next_ms(), Some(300));
+        assert!(!s.due(299));
+        assert!(s.due(301));
+        assert_eq!(s.next_ms(), Some(1300));
+        let s = StatusReports::new(&p, &progress, Formats::default(), Dest::Stdout, None).after(5);
+        assert_eq!(s.next_ms(), None);
     }
 
     #[test]

@@ -284,9 +284,11 @@ fn a_signal_in_the_first_run_keeps_its_report() {
 }
 
 /// SIGINT a second and a half after the first status report (runs of
-/// 1 s each, 100 asked for): the runs before it are summed up and the
-/// interrupted one left out, so the run reported is a whole one (1000
-/// I/Os at 1000 IOPS over 1 s, give or take the first).
+/// 1 s each, 100 asked for; the 1 s status schedule goes on across the
+/// runs, so reports come though no run outlasts the interval): the runs
+/// before it are summed up and the interrupted one left out, so the run
+/// reported is a whole one (1000 I/Os at 1000 IOPS over 1 s, give or take
+/// the first).
 #[test]
 fn a_signal_in_a_later_run_reports_the_runs_done() {
     let dir = TempDir::new("repeat-sig2");
