@@ -199,7 +199,8 @@ fn run_both(mode: Mode, job: &Path, bins: &Binaries<'_>) -> RunPair {
 fn worth_another_attempt(verdict: &Verdict, unsteady: bool) -> bool {
     match verdict {
         Verdict::Diff(differences) => differences.iter().all(|d| {
-            matches!(d, Difference::Mismatch(m) if m.rule.contains("within "))
+            matches!(d, Difference::Mismatch(m)
+                if m.rule.contains("within ") || m.rule == runcheck::FIO_DID_NOT_FINISH)
                 || matches!(d, Difference::Mismatch(m)
                     if unsteady && !m.kind.starts_with("expect"))
                 || matches!(d, Difference::More(_) | Difference::Timeout(Side::Fio))
@@ -640,7 +641,15 @@ mod tests {
         // fio hung (fio 3.33 does, now and then, with offload): run again.
         assert!(again(vec![late.clone(), Difference::Timeout(Side::Fio)]));
         // rfio hung: a difference at once.
-        assert!(!again(vec![late, Difference::Timeout(Side::Rfio)]));
+        assert!(!again(vec![late.clone(), Difference::Timeout(Side::Rfio)]));
+        // fio hung in the terse run (not the main one): run again; both hung: not.
+        let fio_hung =
+            |rule: &str| Difference::mismatch("timeout", "minimal run", "timeout", "exit 0", rule);
+        assert!(again(vec![
+            late.clone(),
+            fio_hung(runcheck::FIO_DID_NOT_FINISH)
+        ]));
+        assert!(!again(vec![late, fio_hung("both finish")]));
         assert!(!worth_another_attempt(&Verdict::Ok, true));
     }
 
