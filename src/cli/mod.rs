@@ -171,6 +171,15 @@ fn run_inner(
         return Ok(server::listen(&cfg, out, err));
     }
     if client::wanted(&args) {
+        // The servers run the jobs once each; a repetition or a baseline
+        // there would be silently ignored.
+        if beyond.repeat > 1 || beyond.save.is_some() || beyond.compare.is_some() {
+            writeln!(
+                err,
+                "rfio: --repeat and --baseline-* run the jobs here; they do not work with --client"
+            )?;
+            return Ok(1);
+        }
         return client::run(argv, called_fio, out, err);
     }
     if args.merge_blktrace_only {

@@ -212,6 +212,21 @@ fn bad_counts_are_refused() {
         );
         assert_eq!(stdout(&out), "", "nothing ran");
     }
+    // With --client the servers run the jobs: refused, not ignored (no
+    // connection is tried: port 1 has no server).
+    for arg in [
+        "--repeat=3",
+        "--baseline-save=b.json",
+        "--baseline-compare=b.json",
+    ] {
+        let out = rfio(&dir, &[arg, "--client=127.0.0.1,1", "x.fio"]);
+        assert_eq!(out.status.code(), Some(1), "{arg}");
+        assert_eq!(
+            stderr(&out),
+            "rfio: --repeat and --baseline-* run the jobs here; they do not work with --client\n"
+        );
+        assert!(!dir.file("b.json").exists());
+    }
 }
 
 /// Real fio 3.33: `fio --repeat=3 x.fio` prints `fio: unrecognized option
