@@ -64,10 +64,7 @@ pub(crate) struct System;
 
 impl Host for System {
     fn mem_total(&self) -> Option<u64> {
-        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
+        mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)
     }
 
     fn fs(&self, path: &Path) -> Option<FsInfo> {
@@ -106,6 +103,13 @@ impl Host for System {
         use std::os::unix::fs::FileTypeExt;
         std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
     }
+}
+
+/// `MemTotal` of a `/proc/meminfo` text, in bytes.
+pub(crate) fn mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The directory a target file is (or will be) in.

@@ -66,11 +66,9 @@ impl Probe {
             .lines()
             .filter(|l| field(l, "processor").is_some())
             .count() as u32;
-        let mem_bytes = self.read("/proc/meminfo").and_then(|m| {
-            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kib * 1024)
-        });
+        let mem_bytes = self
+            .read("/proc/meminfo")
+            .and_then(|m| crate::lint::mem_total(&m));
         HostInfo {
             cpu_model,
             cpus: (cpus > 0).then_some(cpus),
@@ -87,7 +85,7 @@ impl Probe {
         let abs = absolute(path);
         let mounts = self.read("/proc/self/mountinfo").unwrap_or_default();
         let mount = mount_of(&mounts, &abs);
-        let is_block = is_block_device(path);
+        let is_block = crate::lint::Host::is_block_device(&crate::lint::System, path);
         let device = if is_block {
             std::fs::canonicalize(path)
                 .ok()
@@ -233,11 +231,6 @@ fn absolute(path: &Path) -> PathBuf {
             .unwrap_or(abs.clone()),
         _ => abs,
     }
-}
-
-fn is_block_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 /// `statvfs(2)` of the directory holding `path`: bytes free to users.
