@@ -271,24 +271,31 @@ fn paced(runtime: &str) -> Vec<String> {
     .collect()
 }
 
-/// SIGINT in the first run of five: the repetition stops, the run so far
-/// is reported (as fio reports an interrupted run), status 128.
-#[test]
-fn a_signal_in_the_first_run_keeps_its_report() {
-    let dir = TempDir::new("repeat-sig1");
+/// The paced job of `runtime` s run with `repeat` and a status report a
+/// second, SIGINT `after` the first report: exit 128, the last document.
+fn interrupted(tag: &str, runtime: &str, repeat: &str, after: Duration) -> Value {
+    let dir = TempDir::new(tag);
     let mut cmd = Command::new(RFIO);
-    cmd.args(paced("30"))
-        .arg("--repeat=5")
+    cmd.args(paced(runtime))
+        .arg(repeat)
         .arg("--status-interval=1")
         .current_dir(&dir.0);
     let mut child = Running::start(&mut cmd);
     child.wait_for_stdout("a status report", Duration::from_secs(60), |s| {
         s.contains("\"jobs\"")
     });
+    std::thread::sleep(after);
     child.signal(libc::SIGINT);
     let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
     assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
-    let doc = last_doc(&stdout(&out));
+    last_doc(&stdout(&out))
+}
+
+/// SIGINT in the first run of five: the repetition stops, the run so far
+/// is reported (as fio reports an interrupted run), status 128.
+#[test]
+fn a_signal_in_the_first_run_keeps_its_report() {
+    let doc = interrupted("repeat-sig1", "30", "--repeat=5", Duration::ZERO);
     let r = &doc["repeat"];
     assert_eq!(r["requested"], 5, "{r}");
     assert_eq!(r["runs"], 1, "{r}");
@@ -306,21 +313,12 @@ fn a_signal_in_the_first_run_keeps_its_report() {
 /// the first).
 #[test]
 fn a_signal_in_a_later_run_reports_the_runs_done() {
-    let dir = TempDir::new("repeat-sig2");
-    let mut cmd = Command::new(RFIO);
-    cmd.args(paced("1"))
-        .arg("--repeat=100")
-        .arg("--status-interval=1")
-        .current_dir(&dir.0);
-    let mut child = Running::start(&mut cmd);
-    child.wait_for_stdout("a status report", Duration::from_secs(60), |s| {
-        s.contains("\"jobs\"")
-    });
-    std::thread::sleep(Duration::from_millis(1500));
-    child.signal(libc::SIGINT);
-    let out = child.finish(Duration::from_secs(60), "rfio ends after SIGINT");
-    assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
-    let doc = last_doc(&stdout(&out));
+    let doc = interrupted(
+        "repeat-sig2",
+        "1",
+        "--repeat=100",
+        Duration::from_millis(1500),
+    );
     let r = &doc["repeat"];
     assert_eq!(r["stopped"], "signal", "{r}");
     let runs = r["runs"].as_u64().unwrap();
