@@ -203,6 +203,9 @@ fn worth_another_attempt(verdict: &Verdict, unsteady: bool) -> bool {
                 if m.rule.contains("within ") || m.rule == runcheck::FIO_DID_NOT_FINISH)
                 || matches!(d, Difference::Mismatch(m)
                     if unsteady && !m.kind.starts_with("expect"))
+                // The statuses differ, but rfio's is the one the header
+                // expects (else an `expect` mismatch stops the retry).
+                || (unsteady && matches!(d, Difference::ExitStatus))
                 || matches!(d, Difference::More(_) | Difference::Timeout(Side::Fio))
         }),
         _ => false,
@@ -636,8 +639,13 @@ mod tests {
         let unsteady = |d: Vec<Difference>| worth_another_attempt(&Verdict::Diff(d), true);
         assert!(unsteady(vec![late.clone(), count.clone()]));
         let panicked = mismatch("expect", "json+ rfio exit status");
-        assert!(!unsteady(vec![count, panicked]));
+        assert!(!unsteady(vec![count.clone(), panicked.clone()]));
         assert!(!unsteady(vec![Difference::Timeout(Side::Rfio)]));
+        // fio failing where rfio exits as expected (a connection reset);
+        // rfio exiting otherwise than expected is never run again.
+        assert!(unsteady(vec![Difference::ExitStatus, count]));
+        assert!(!unsteady(vec![Difference::ExitStatus, panicked]));
+        assert!(!again(vec![Difference::ExitStatus]));
         // fio hung (fio 3.33 does, now and then, with offload): run again.
         assert!(again(vec![late.clone(), Difference::Timeout(Side::Fio)]));
         // rfio hung: a difference at once.
