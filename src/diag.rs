@@ -1,5 +1,6 @@
 //! Source positions and diagnostics shared by every front-end stage.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -108,5 +109,74 @@ impl fmt::Display for Diagnostics {
 impl From<Diagnostic> for Diagnostics {
     fn from(d: Diagnostic) -> Self {
         Diagnostics(vec![d])
+    }
+}
+
+/// A control character other than TAB: invisible, or worse (ESC and BEL
+/// sequences), on a terminal.
+fn is_hidden(c: char) -> bool {
+    c.is_control() && c != '\t'
+}
+
+/// `text` with each control character but TAB written as `\xNN` (or
+/// `\u{NNNN}` beyond Latin-1), so that a message quoting input from a job
+/// file, a log, a baseline or a peer cannot drive the user's terminal.
+/// Borrowed when there is nothing to escape.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    if !text.contains(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if is_hidden(c) && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if is_hidden(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Bytes from outside (a log line, a peer's text) as [`visible`] text:
+/// invalid UTF-8 shown as U+FFFD, at most `max` characters, with how much
+/// was left out, so that an error never echoes a 64 MiB input whole.
+pub(crate) fn quote_bytes(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    quote(&text, max)
+}
+
+/// `text` as [`visible`] text of at most `max` characters, with how much
+/// was left out.
+pub(crate) fn quote(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return visible(text).into_owned();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{}... ({} more characters)", visible(&head), total - max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_escapes_terminal_sequences_and_keeps_tabs() {
+        assert_eq!(visible("a\tb"), "a\tb");
+        assert_eq!(
+            visible("file \x1b]0;pwned\x07\x1b[2J"),
+            "file \\x1b]0;pwned\\x07\\x1b[2J"
+        );
+        assert_eq!(visible("nl\nend\u{9b}"), "nl\\x0aend\\x9b");
+        assert!(matches!(visible("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn quote_caps_what_it_echoes() {
+        assert_eq!(quote("abcdef", 3), "abc... (3 more characters)");
+        assert_eq!(quote("abc", 3), "abc");
+        assert_eq!(quote_bytes(b"\xff\x1b", 10), "\u{fffd}\\x1b");
     }
 }

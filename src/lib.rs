@@ -36,6 +36,8 @@ pub mod cli;
 mod ddir;
 mod debug;
 mod diag;
+#[doc(hidden)]
+pub mod fuzz;
 mod ioengine;
 mod jobfile;
 mod lint;

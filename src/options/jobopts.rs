@@ -8,6 +8,7 @@
 //! unsubstituted. The order settings are applied in is the order `--showcmd`
 //! prints them.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::def::{OptionDef, ValueKind};
@@ -339,28 +340,11 @@ pub(crate) fn apply(
     // A control character in an option line (fio keeps them in values)
     // would be invisible, or worse, on a terminal.
     for e in &mut errors {
-        if e.diag.message.contains(is_hidden) {
-            e.diag.message = visible(&e.diag.message);
+        if let Cow::Owned(shown) = crate::diag::visible(&e.diag.message) {
+            e.diag.message = shown;
         }
     }
     errors
-}
-
-/// A control character other than TAB.
-fn is_hidden(c: char) -> bool {
-    c.is_ascii_control() && c != '\t'
-}
-
-/// `text` with each control character but TAB written as `\xNN`.
-fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            c if is_hidden(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Find `key` among the options of `engine`, or say why it is not there.
@@ -475,7 +459,9 @@ fn apply_one(
     let valid_values =
         matches!(e, ValueError::NotAChoice { .. } | ValueError::Deprecated(_)).then_some(def);
     let msg = match (value, &reading) {
-        (Some(v), Some(reading)) => hint::refusal(def, &visible(&r.text), v, &e, reading, ctx),
+        (Some(v), Some(reading)) => {
+            hint::refusal(def, &crate::diag::visible(&r.text), v, &e, reading, ctx)
+        }
         (Some(v), None) => format!(
             "bad value for option '{}' ('{}={v}'): {e}",
             def.name,

@@ -1,17 +1,30 @@
-//! Replays the fuzz corpus (`fuzz/corpus/jobfile`) through the front end:
-//! every input that ever found a problem stays fixed.
+//! Replays each fuzz target's corpus (`fuzz/corpus/<target>/`) through the
+//! function the target calls: every input that ever found a problem stays
+//! fixed.
+
+/// Runs `check` on every file of `fuzz/corpus/<target>`; at least `min` of
+/// them, so that a corpus left behind fails rather than passes empty.
+pub(crate) fn replay(target: &str, check: fn(&[u8]), min: usize) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut n = 0;
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("readable entry").path();
+        let bytes = std::fs::read(&path).expect("readable corpus file");
+        check(&bytes);
+        n += 1;
+    }
+    assert!(
+        n >= min,
+        "expected the {target} fuzz corpus, found {n} inputs"
+    );
+}
 
 #[test]
 fn fuzz_corpus_replays_clean() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/jobfile");
-    let mut n = 0;
-    for entry in std::fs::read_dir(&dir).expect("fuzz/corpus/jobfile exists") {
-        let path = entry.expect("readable entry").path();
-        let bytes = std::fs::read(&path).expect("readable corpus file");
-        rfio::front_end_check(&bytes);
-        n += 1;
-    }
-    assert!(n >= 50, "expected the fuzz corpus, found {n} inputs");
+    replay("jobfile", rfio::front_end_check, 50);
 }
 
 mod generated {

@@ -275,14 +275,14 @@ impl<R: BufRead> TextReader<R> {
                 say(format!(
                     "{}: iolog: ignoring wait command with version 3 for file {}",
                     self.at(),
-                    String::from_utf8_lossy(f.name)
+                    crate::diag::quote_bytes(f.name, 256)
                 ));
                 return Ok(None);
             }
         }
         let path = self.set.path(OsStr::from_bytes(f.name));
         let (io_fields, file_fields) = if v3 { (5, 3) } else { (4, 2) };
-        let act = String::from_utf8_lossy(&self.act).into_owned();
+        let act = crate::diag::quote_bytes(&self.act, 64);
         let missing = |path: &PathBuf| {
             format!(
                 "{}: file {} is not in the log (no '{} add' line before this one)",
