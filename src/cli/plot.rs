@@ -22,7 +22,8 @@ of --output-format=json or json+.
         curve and, from json+, the latency histogram.
 
 Options:
-  -o, --output DIR     write the charts into DIR (created if missing)
+  -o, --output DIR     write the charts into DIR (created if missing); each
+                       file is replaced, never written through a symlink
   --overlay            one chart per kind of log (iops, bw, lat, clat, slat),
                        a series per file and direction
   --format=FMT         svg, png or both (default both)
@@ -182,8 +183,9 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String>
     let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |name: String, bytes: &[u8], out: &mut dyn Write| -> Result<(), String> {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let path = dir.join(&name);
+        write_new(&dir, &name, bytes)
+            .map_err(|e| format!("{}: {}", path.display(), io_error(&e)))?;
         writeln!(out, "{}", path.display()).map_err(|e| e.to_string())
     };
     let mut svgs = Vec::new();
@@ -251,6 +253,41 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
         Err(plot::LogError::Empty) => Ok(None),
         Err(e) => Err(format!("{shown}: {e}")),
     }
+}
+
+/// Writes `bytes` as `dir/name` without following a symlink planted in
+/// DIR: into a fresh hidden temporary name, created exclusively and never
+/// through a symlink (`O_CREAT|O_EXCL|O_NOFOLLOW`), then renamed over
+/// `name` (a rename replaces a symlink there, not its target, and leaves
+/// the other names of a hard-linked file as they were). DIR itself is the
+/// user's: a symlink given as DIR is followed. Chart names never start
+/// with a dot (`plot::Chart`'s file stems), so the temporary names are
+/// never an output's.
+fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut tries = 0;
+    let (tmp, mut file) = loop {
+        tries += 1;
+        let tmp = dir.join(format!(".{name}.{}.{tries}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.flush())
+        .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// An I/O error without Rust's ` (os error N)` tail.

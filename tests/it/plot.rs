@@ -497,6 +497,85 @@ fn help_and_fio_s_reading_of_plot() {
     );
 }
 
+/// A JSON+ report of one job `j` reading, with clat percentiles and bins.
+const JSON_PLUS: &str = r#"{"jobs": [{"jobname": "j", "read": {"io_bytes": 4096, "total_ios": 1,
+  "clat_ns": {"percentile": {"50.000000": 2000, "99.000000": 5000},
+  "bins": {"1000": 1, "2000": 3}}}}]}
+"#;
+
+#[test]
+fn symlinks_planted_in_the_output_directory_are_replaced_not_followed() {
+    let dir = TempDir::new("plot-symlinks");
+    dir.write("a_bw.1.log", "100, 20, 0, 0, 0\n200, 30, 0, 0, 0\n");
+    dir.write("r.json", JSON_PLUS);
+    std::fs::create_dir(dir.file("o")).unwrap();
+    let outputs = [
+        "a_bw.1.svg",
+        "a_bw.1.png",
+        "j-read-clat-hist.svg",
+        "j-read-clat-hist.png",
+        "j-read-clat-pct.svg",
+        "j-read-clat-pct.png",
+        "index.html",
+    ];
+    // Every output name a symlink out of DIR: half to a victim file, half
+    // dangling (following those would create the file they name).
+    for (i, name) in outputs.iter().enumerate() {
+        let target = dir.file(&format!("victim-{i}"));
+        if i % 2 == 0 {
+            std::fs::write(&target, "precious\n").unwrap();
+        }
+        std::os::unix::fs::symlink(&target, dir.file(&format!("o/{name}"))).unwrap();
+    }
+    let o = plot(&dir, &["a_bw.1.log", "r.json", "--html", "-o", "o"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(common::stderr(&o), "");
+    let mut printed: Vec<String> = common::stdout(&o).lines().map(String::from).collect();
+    printed.sort();
+    let mut want: Vec<String> = outputs.iter().map(|n| format!("o/{n}")).collect();
+    want.sort();
+    assert_eq!(printed, want);
+    for (i, name) in outputs.iter().enumerate() {
+        let victim = dir.file(&format!("victim-{i}"));
+        match i % 2 {
+            0 => assert!(
+                read(&victim) == "precious\n",
+                "{name} wrote through its symlink"
+            ),
+            _ => assert!(!victim.exists(), "{name} created its symlink's target"),
+        }
+        let meta = std::fs::symlink_metadata(dir.file(&format!("o/{name}"))).unwrap();
+        assert!(meta.file_type().is_file(), "{name}: {:?}", meta.file_type());
+        assert!(meta.len() > 0, "{name} is empty");
+    }
+    assert!(read(dir.file("o/index.html")).contains("<svg"));
+    // Nothing but the outputs is left in DIR (no temporary file).
+    let mut left: Vec<String> = std::fs::read_dir(dir.file("o"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut names: Vec<String> = outputs.iter().map(|n| n.to_string()).collect();
+    names.sort();
+    assert_eq!(left, names);
+    // DIR itself a symlink is the user's choice: followed.
+    std::fs::create_dir(dir.file("real")).unwrap();
+    std::os::unix::fs::symlink(dir.file("real"), dir.file("link")).unwrap();
+    let o = plot(&dir, &["a_bw.1.log", "--format=svg", "-o", "link"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(dir.file("real/a_bw.1.svg").is_file());
+    // An output name taken by a directory is an error naming it.
+    std::fs::create_dir(dir.file("d")).unwrap();
+    std::fs::create_dir(dir.file("d/a_bw.1.svg")).unwrap();
+    let o = plot(&dir, &["a_bw.1.log", "--format=svg", "-o", "d"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        common::stderr(&o),
+        "rfio plot: d/a_bw.1.svg: Is a directory\n"
+    );
+    assert_eq!(std::fs::read_dir(dir.file("d")).unwrap().count(), 1);
+}
+
 /// Chromium, or a failure saying how to install it.
 fn chromium() -> &'static str {
     match Command::new("chromium").arg("--version").output() {
