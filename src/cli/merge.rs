@@ -1,6 +1,9 @@
 //! `--merge-blktrace-only`: fio reads the jobs, merges the blktrace
-//! traces of those that set `merge_blktrace_file`, and runs nothing
-//! (exit status 0). As it adds each job it prints the job's description
+//! traces of those that set `merge_blktrace_file`, and runs nothing.
+//! A merge that fails (an input missing, not a blktrace, cut short, or
+//! the output one of the inputs) is reported with what failed and gives
+//! exit status 1 (fio 3.33 reports and exits 0); the other jobs still
+//! merge. As it adds each job it prints the job's description
 //! line (normal output format only); the merges' messages go to stderr.
 
 use std::io::Write;
@@ -43,6 +46,7 @@ pub(crate) fn merge_only(
         return Ok(1);
     }
     // fio merges once per section, before it makes the section's clones.
+    let mut code = 0;
     for job in fe.plan.jobs.iter().filter(|j| j.subjob == 0) {
         if normal_output {
             write!(out, "{}", normal::banners([&job.report]))?;
@@ -50,13 +54,11 @@ pub(crate) fn merge_only(
         }
         let o = &job.iolog;
         if let Some(m) = &o.merge {
-            let mut say = |s: String| {
-                let _ = writeln!(err, "{s}");
-            };
-            if let Err(e) = merge::merge(&o.read, m, &mut say) {
+            if let Err(e) = merge::merge(&o.read, m) {
                 writeln!(err, "{e}")?;
+                code = 1;
             }
         }
     }
-    Ok(0)
+    Ok(code)
 }

@@ -156,28 +156,9 @@ impl Trace {
     }
 }
 
-/// fio's `is_blktrace`: whether `path` starts with a trace, and whether
-/// its byte order is swapped. A file shorter than a trace is not one
-/// (fio says so: `fio: short read on blktrace file`).
-pub(crate) fn probe(path: &Path, say: &mut dyn FnMut(String)) -> Option<bool> {
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut b = [0u8; TRACE_SIZE];
-    let mut got = 0;
-    while got < TRACE_SIZE {
-        match f.read(&mut b[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                say(format!("read blktrace: {}", io_text(&e)));
-                return None;
-            }
-        }
-    }
-    if got < TRACE_SIZE {
-        say("fio: short read on blktrace file".to_string());
-        return None;
-    }
+/// The byte order of a trace that starts with `b`: `Some(swapped)`, or
+/// `None` when its magic is not blktrace's.
+pub(crate) fn byte_order(b: &[u8; TRACE_SIZE]) -> Option<bool> {
     let magic = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
     if magic & 0xffff_ff00 == MAGIC {
         Some(false)
@@ -185,6 +166,25 @@ pub(crate) fn probe(path: &Path, say: &mut dyn FnMut(String)) -> Option<bool> {
         Some(true)
     } else {
         None
+    }
+}
+
+/// fio's `is_blktrace`: whether `path` starts with a trace, and whether
+/// its byte order is swapped. A file shorter than a trace is not one
+/// (fio says so: `fio: short read on blktrace file`).
+pub(crate) fn probe(path: &Path, say: &mut dyn FnMut(String)) -> Option<bool> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut b = [0u8; TRACE_SIZE];
+    match read_trace(&mut f, &mut b) {
+        Ok(TRACE_SIZE) => byte_order(&b),
+        Ok(_) => {
+            say("fio: short read on blktrace file".to_string());
+            None
+        }
+        Err(e) => {
+            say(format!("read blktrace: {}", io_text(&e)));
+            None
+        }
     }
 }
 
@@ -203,12 +203,68 @@ pub(crate) fn read_trace(src: &mut dyn Read, b: &mut [u8; TRACE_SIZE]) -> std::i
 }
 
 /// Skip a trace's payload.
-pub(crate) fn skip_pdu(src: &mut dyn Read, len: u16) -> std::io::Result<()> {
+fn skip_pdu(src: &mut dyn Read, len: u16) -> std::io::Result<()> {
     let n = std::io::copy(&mut src.take(u64::from(len)), &mut std::io::sink())?;
     if n < u64::from(len) {
         return Err(std::io::ErrorKind::UnexpectedEof.into());
     }
     Ok(())
+}
+
+/// The next trace of `src` (its payload skipped), which is at byte
+/// `offset` of the file; `None` at the end of the file. A trace cut
+/// short (its 48 bytes or its payload), a magic that is not blktrace's
+/// or a version other than 7 is an error saying so, with the byte it
+/// is at (the caller adds the file's name). The bytes the trace took
+/// are added to `offset`.
+pub(crate) fn read_record(
+    src: &mut dyn Read,
+    swap: bool,
+    offset: &mut u64,
+) -> Result<Option<Trace>, String> {
+    let at = *offset;
+    let mut b = [0u8; TRACE_SIZE];
+    let got = read_trace(src, &mut b).map_err(|e| {
+        format!(
+            "the trace at byte {at}: read blktrace file: {}",
+            io_text(&e)
+        )
+    })?;
+    if got == 0 {
+        return Ok(None);
+    }
+    if got < TRACE_SIZE {
+        return Err(format!(
+            "the trace at byte {at} is cut short: the file ends after {got} of its \
+             {TRACE_SIZE} bytes (fio: iolog short read)"
+        ));
+    }
+    let t = Trace::decode(&b, swap);
+    if t.magic & 0xffff_ff00 != MAGIC {
+        return Err(format!(
+            "the trace at byte {at}: fio: bad magic in blktrace data: {:x}",
+            t.magic
+        ));
+    }
+    if t.magic & 0xff != VERSION {
+        return Err(format!(
+            "the trace at byte {at}: fio: bad blktrace version {}",
+            t.magic & 0xff
+        ));
+    }
+    skip_pdu(src, t.pdu_len).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => format!(
+            "the trace at byte {at} is cut short: the file ends within its {} bytes of \
+             payload",
+            t.pdu_len
+        ),
+        _ => format!(
+            "the trace at byte {at}: read blktrace file: {}",
+            io_text(&e)
+        ),
+    })?;
+    *offset += (TRACE_SIZE + usize::from(t.pdu_len)) as u64;
+    Ok(Some(t))
 }
 
 /// A trace being read, entry by entry, after [`probe`] said it is one.
@@ -271,34 +327,15 @@ impl<R: Read> BlktraceReader<R> {
             if self.done {
                 return Ok(None);
             }
-            let mut b = [0u8; TRACE_SIZE];
-            // Where the trace is, for the messages.
-            let at = format!("{}: the trace at byte {}", self.set.name, self.offset);
-            let got = read_trace(&mut self.src, &mut b)
-                .map_err(|e| format!("{at}: read blktrace file: {}", io_text(&e)))?;
-            if got < TRACE_SIZE {
-                if got > 0 {
-                    say(format!("{at}: fio: iolog short read"));
+            let name = crate::diag::visible(&self.set.name);
+            let t = match read_record(&mut self.src, self.swap, &mut self.offset) {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    self.finish(files, say);
+                    continue;
                 }
-                self.finish(files, say);
-                continue;
-            }
-            let t = Trace::decode(&b, self.swap);
-            if t.magic & 0xffff_ff00 != MAGIC {
-                return Err(format!(
-                    "{at}: fio: bad magic in blktrace data: {:x}",
-                    t.magic
-                ));
-            }
-            if t.magic & 0xff != VERSION {
-                return Err(format!(
-                    "{at}: fio: bad blktrace version {}",
-                    t.magic & 0xff
-                ));
-            }
-            skip_pdu(&mut self.src, t.pdu_len)
-                .map_err(|e| format!("{at}: blktrace lseek: {}", io_text(&e)))?;
-            self.offset += (TRACE_SIZE + usize::from(t.pdu_len)) as u64;
+                Err(e) => return Err(format!("{name}: {e}")),
+            };
             if !t.has(TC_NOTIFY) {
                 self.count_depth(&t);
                 if t.has(TC_WRITE | TC_DISCARD) && self.set.readonly {
@@ -332,7 +369,8 @@ impl<R: Read> BlktraceReader<R> {
         if self.skipped_writes > 0 {
             say(format!(
                 "{}: fio: skips replay of {} writes due to read-only",
-                self.set.name, self.skipped_writes
+                crate::diag::visible(&self.set.name),
+                self.skipped_writes
             ));
         }
         if !self.chunked {
@@ -399,7 +437,8 @@ impl<R: Read> BlktraceReader<R> {
                 if !std::mem::replace(&mut self.warned_zero, true) {
                     say(format!(
                         "{}: blktrace: ignoring zero byte trace: action={:x}",
-                        self.set.name, t.action
+                        crate::diag::visible(&self.set.name),
+                        t.action
                     ));
                 }
                 return;
@@ -663,5 +702,37 @@ pub(crate) mod tests {
             err,
             "t.bin: the trace at byte 0: fio: bad magic in blktrace data: 12345607"
         );
+    }
+
+    #[test]
+    fn a_trace_cut_short_is_an_error_naming_its_byte() {
+        let good = bytes(&[(trace(1, 0, 512, queued(TC_READ), 0), b"12345")]);
+        let next = trace(2, 8, 512, queued(TC_READ), 0).encode();
+        let mut with_pdu = next;
+        with_pdu[46..48].copy_from_slice(&100u16.to_ne_bytes());
+        for (tail, want) in [
+            (
+                &next[..20],
+                "t.bin: the trace at byte 53 is cut short: the file ends after 20 of its 48 \
+                 bytes (fio: iolog short read)",
+            ),
+            (
+                &with_pdu[..],
+                "t.bin: the trace at byte 53 is cut short: the file ends within its 100 bytes \
+                 of payload",
+            ),
+        ] {
+            let b = [good.as_slice(), tail].concat();
+            let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
+            let mut files = Files::default();
+            let err = loop {
+                match r.next(&mut files, &mut |_| {}) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => panic!("the cut trace is read"),
+                    Err(e) => break e,
+                }
+            };
+            assert_eq!(err, want);
+        }
     }
 }

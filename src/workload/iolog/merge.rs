@@ -12,16 +12,24 @@
 //! `fio: iolog short read`, leaves an empty file and replays the first
 //! trace alone: rfio merges as the options describe.
 
-use std::io::{BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
-use super::blktrace::{probe, read_trace, skip_pdu, Trace, TRACE_SIZE};
+use super::blktrace::{byte_order, read_record, read_trace, Trace, TRACE_SIZE};
 use super::io_text;
+use crate::diag::visible;
 use crate::plan::resolve::iolog::MergeOptions;
 
 /// One input trace being merged (fio's `blktrace_cursor`).
-struct Input {
-    src: BufReader<std::fs::File>,
+struct Input<R> {
+    src: R,
+    /// The trace's name in messages (escaped).
+    name: String,
     swap: bool,
+    /// Where the next trace is in the file.
+    offset: u64,
     /// The last kept event's time in the first iteration.
     length: u64,
     /// The current event.
@@ -31,19 +39,22 @@ struct Input {
     iters: i64,
 }
 
-impl Input {
+impl<R: Read + Seek> Input<R> {
     /// The next kept event, with its time as merged; false at the end.
-    fn advance(&mut self) -> std::io::Result<bool> {
+    /// A trace cut short or that is not blktrace's is an error naming
+    /// the file and the byte.
+    fn advance(&mut self) -> Result<bool, String> {
         loop {
-            let mut b = [0u8; TRACE_SIZE];
-            if read_trace(&mut self.src, &mut b)? < TRACE_SIZE {
-                if self.length == 0 {
-                    self.length = self.t.time;
+            let t = match read_record(&mut self.src, self.swap, &mut self.offset) {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    if self.length == 0 {
+                        self.length = self.t.time;
+                    }
+                    return Ok(false);
                 }
-                return Ok(false);
-            }
-            let t = Trace::decode(&b, self.swap);
-            skip_pdu(&mut self.src, t.pdu_len)?;
+                Err(e) => return Err(format!("fio: merge_blktrace_file: {}: {e}", self.name)),
+            };
             if !t.is_queued_io() {
                 continue;
             }
@@ -60,7 +71,7 @@ impl Input {
 
     /// The next event, from the next iteration when this one is over;
     /// false when the trace is done.
-    fn next(&mut self) -> std::io::Result<bool> {
+    fn next(&mut self) -> Result<bool, String> {
         if self.advance()? {
             return Ok(true);
         }
@@ -68,8 +79,20 @@ impl Input {
         if self.iter >= self.iters {
             return Ok(false);
         }
-        self.src.seek(SeekFrom::Start(0))?;
+        self.rewind()?;
         self.advance()
+    }
+
+    fn rewind(&mut self) -> Result<(), String> {
+        self.src.seek(SeekFrom::Start(0)).map_err(|e| {
+            format!(
+                "fio: merge_blktrace_file: {}: seek: {}",
+                self.name,
+                io_text(&e)
+            )
+        })?;
+        self.offset = 0;
+        Ok(())
     }
 }
 
@@ -85,44 +108,137 @@ fn per_trace(vals: &[f64], n: usize, default: i64, name: &str) -> Result<Vec<i64
     Ok(vals.iter().map(|v| *v as i64).collect())
 }
 
-/// Merge the traces `names` as `m` says into `m.file`. Messages go to
-/// `say`; an error says why the merge failed, in fio's words.
-pub(crate) fn merge(
-    names: &[String],
-    m: &MergeOptions,
-    say: &mut dyn FnMut(String),
-) -> Result<(), String> {
+/// Open the trace `name` to merge it: an error naming it when it cannot
+/// be opened, is `out` itself (the same device and inode, through a link
+/// or not), or does not start with a blktrace trace.
+fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, bool), String> {
+    let shown = visible(name);
+    let f = File::open(name)
+        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_text(&e)))?;
+    let m = f
+        .metadata()
+        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_text(&e)))?;
+    if out == Some((m.dev(), m.ino())) {
+        return Err(format!(
+            "fio: merge_blktrace_file is {shown}, one of the traces it merges: refusing to \
+             overwrite it"
+        ));
+    }
+    let mut src = BufReader::new(f);
+    let mut b = [0u8; TRACE_SIZE];
+    let got = read_trace(&mut src, &mut b)
+        .map_err(|e| format!("fio: read blktrace file {shown}: {}", io_text(&e)))?;
+    if got < TRACE_SIZE {
+        return Err(format!(
+            "fio: file is not a blktrace: {shown} ({got} bytes, shorter than a trace)"
+        ));
+    }
+    let Some(swap) = byte_order(&b) else {
+        let magic = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+        return Err(format!(
+            "fio: file is not a blktrace: {shown} (bad magic at byte 0: {magic:x})"
+        ));
+    };
+    src.seek(SeekFrom::Start(0))
+        .map_err(|e| format!("fio: read blktrace file {shown}: seek: {}", io_text(&e)))?;
+    Ok((src, swap))
+}
+
+/// Where the merge ends up: `file`, or the file a symbolic link there
+/// points at (so that the link stays).
+fn destination(file: &str) -> PathBuf {
+    let p = Path::new(file);
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(p).unwrap_or(p.into()),
+        _ => p.into(),
+    }
+}
+
+/// A new file beside `dest` to write the merge into, and its path.
+fn temporary(dest: &Path) -> std::io::Result<(File, PathBuf)> {
+    let dir = match dest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let base = dest
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let mut n = 0;
+    loop {
+        let p = dir.join(format!(".{base}.rfio-merge.{}.{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(f) => return Ok((f, p)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Merge the traces `names` as `m` says into `m.file`; an error says why
+/// the merge failed, in fio's words where it has some, naming the trace
+/// and the byte. Every input is checked before anything is written; the
+/// merge is written beside `m.file` and renamed there once complete, so
+/// that a failed merge leaves `m.file` as it was.
+pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), String> {
     let n = names.len();
     let scalars = per_trace(&m.scalars, n, 100, "merge_blktrace_scalars")?;
     let iters = per_trace(&m.iters, n, 1, "merge_blktrace_iters")?;
-    let out = std::fs::File::create(&m.file)
-        .map_err(|e| format!("fio: could not open merge file {}: {}", m.file, io_text(&e)))?;
-    let mut out = BufWriter::with_capacity(128 * 1024, out);
+    let dest = destination(&m.file);
+    let out_id = std::fs::metadata(&dest).ok().map(|md| (md.dev(), md.ino()));
     let mut inputs = Vec::with_capacity(n);
     for (i, name) in names.iter().enumerate() {
-        let src = std::fs::File::open(name)
-            .map_err(|e| format!("fio: could not open file: {name}: {}", io_text(&e)))?;
-        let Some(swap) = probe(name.as_ref(), say) else {
-            return Err(format!("fio: file is not a blktrace: {name}"));
-        };
-        let mut input = Input {
-            src: BufReader::new(src),
+        let (src, swap) = open_input(name, out_id)?;
+        inputs.push(Input {
+            src,
+            name: visible(name).into_owned(),
             swap,
+            offset: 0,
             length: 0,
             t: Trace::default(),
             scalar: scalars[i],
             iter: 0,
             iters: iters[i],
-        };
-        if input.iters > 0
-            && input
-                .next()
-                .map_err(|e| format!("fio: read blktrace file {name}: {}", io_text(&e)))?
-        {
-            inputs.push(input);
+        });
+    }
+    let shown = visible(&m.file);
+    let (out, tmp) = temporary(&dest)
+        .map_err(|e| format!("fio: could not open merge file {shown}: {}", io_text(&e)))?;
+    let mut out = BufWriter::with_capacity(128 * 1024, out);
+    let written = write_merge(inputs, &mut out, &shown).and_then(|()| {
+        let f = out
+            .into_inner()
+            .map_err(|e| format!("fio: writing {shown}: {}", io_text(e.error())))?;
+        f.sync_all()
+            .map_err(|e| format!("fio: writing {shown}: {}", io_text(&e)))?;
+        std::fs::rename(&tmp, &dest)
+            .map_err(|e| format!("fio: could not write merge file {shown}: {}", io_text(&e)))
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// The events of `inputs`, merged in time order, into `out`.
+fn write_merge<R: Read + Seek>(
+    mut inputs: Vec<Input<R>>,
+    out: &mut dyn Write,
+    shown: &str,
+) -> Result<(), String> {
+    inputs.retain(|i| i.iters > 0);
+    let mut live = Vec::with_capacity(inputs.len());
+    for mut input in inputs {
+        if input.next()? {
+            live.push(input);
         }
     }
-    let write_err = |e: std::io::Error| format!("fio: writing {}: {}", m.file, io_text(&e));
+    let mut inputs = live;
+    let write_err = |e: std::io::Error| format!("fio: writing {shown}: {}", io_text(&e));
     while !inputs.is_empty() {
         // The earliest event; the first trace of those at that time.
         let mut i = 0;
@@ -132,26 +248,20 @@ pub(crate) fn merge(
             }
         }
         out.write_all(&inputs[i].t.encode()).map_err(write_err)?;
-        if !inputs[i]
-            .next()
-            .map_err(|e| format!("fio: read blktrace file: {}", io_text(&e)))?
-        {
+        if !inputs[i].next()? {
             // fio keeps the traces left contiguous: the last takes its place.
             inputs.swap_remove(i);
         }
     }
-    out.flush().map_err(write_err)?;
-    Ok(())
+    out.flush().map_err(write_err)
 }
 
 /// The traces of a merged file (for tests).
 #[cfg(test)]
 pub(crate) fn events(mut src: impl std::io::Read) -> Vec<Trace> {
     let mut out = Vec::new();
-    let mut b = [0u8; TRACE_SIZE];
-    while read_trace(&mut src, &mut b).unwrap() == TRACE_SIZE {
-        let t = Trace::decode(&b, false);
-        skip_pdu(&mut src, t.pdu_len).unwrap();
+    let mut offset = 0;
+    while let Some(t) = read_record(&mut src, false, &mut offset).unwrap() {
         out.push(t);
     }
     out
@@ -197,7 +307,7 @@ mod tests {
             scalars: vec![50.0, 100.0],
             iters: vec![1.0, 2.0],
         };
-        merge(&names, &opts, &mut |_| {}).unwrap();
+        merge(&names, &opts).unwrap();
         let got: Vec<(u64, u64)> = events(std::fs::File::open(&m).unwrap())
             .iter()
             .map(|t| (t.time, t.sector))
@@ -212,9 +322,86 @@ mod tests {
             ..opts
         };
         assert_eq!(
-            merge(&names, &bad, &mut |_| {}).unwrap_err(),
+            merge(&names, &bad).unwrap_err(),
             "fio: merge_blktrace_scalars(1) != nr_logs(2)"
         );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_merge_that_fails_writes_nothing() {
+        let d = std::env::temp_dir().join(format!("rfio-merge-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let (a, b, m) = (d.join("a.bin"), d.join("b.bin"), d.join("m.bin"));
+        let good = [
+            trace(100, 1, 4096, queued(TC_READ), 1),
+            trace(200, 2, 4096, queued(TC_READ), 1),
+        ];
+        write(&a, &good);
+        std::fs::write(&m, b"old").unwrap();
+        let run = |inputs: &[&std::path::Path], out: &std::path::Path| {
+            let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+            let opts = MergeOptions {
+                file: out.display().to_string(),
+                scalars: vec![],
+                iters: vec![],
+            };
+            merge(&names, &opts)
+        };
+        let shown = |p: &std::path::Path| p.display().to_string();
+        // Not a trace, missing, a bad magic after a good trace.
+        std::fs::write(&b, [0x61u8; 100]).unwrap();
+        assert_eq!(
+            run(&[&a, &b], &m).unwrap_err(),
+            format!(
+                "fio: file is not a blktrace: {} (bad magic at byte 0: 61616161)",
+                shown(&b)
+            )
+        );
+        let e = run(&[&a, &d.join("none")], &m).unwrap_err();
+        assert!(e.starts_with("fio: could not open file: "), "{e}");
+        let mut bad = good[1];
+        bad.magic = 0x1234_5607;
+        write(&b, &[good[0], bad]);
+        assert_eq!(
+            run(&[&a, &b], &m).unwrap_err(),
+            format!(
+                "fio: merge_blktrace_file: {}: the trace at byte 48: fio: bad magic in \
+                 blktrace data: 12345607",
+                shown(&b)
+            )
+        );
+        assert_eq!(std::fs::read(&m).unwrap(), b"old", "nothing written");
+        // The output is an input: by name, by a symbolic link, by a hard
+        // link.
+        let (sym, hard) = (d.join("sym.bin"), d.join("hard.bin"));
+        std::os::unix::fs::symlink(&a, &sym).unwrap();
+        std::fs::hard_link(&a, &hard).unwrap();
+        for out in [&a, &sym, &hard] {
+            let e = run(&[&b, &a], out).unwrap_err();
+            assert!(
+                e.contains(&format!("{}, one of the traces it merges", shown(&a))),
+                "{e}"
+            );
+        }
+        assert_eq!(events(std::fs::File::open(&a).unwrap()), good, "a is whole");
+        // A merge through a link writes where it points, and leaves no
+        // temporary file.
+        write(&b, &good);
+        std::fs::remove_file(&sym).unwrap();
+        std::os::unix::fs::symlink(&m, &sym).unwrap();
+        run(&[&a, &b], &sym).unwrap();
+        assert!(std::fs::symlink_metadata(&sym)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(events(std::fs::File::open(&m).unwrap()).len(), 4);
+        let mut left: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["a.bin", "b.bin", "hard.bin", "m.bin", "sym.bin"]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

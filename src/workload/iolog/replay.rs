@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::blktrace::{self, BlktraceReader};
 use super::merge;
-use super::text::{self, ReadSettings, TextReader};
+use super::text::{ReadSettings, TextReader};
 use super::{io_text, Act, Entry, Files, Summary};
 use crate::ioengine::EngineSpec;
 use crate::plan::spec::JobSpec;
@@ -132,26 +132,10 @@ fn reader(
         let r = BlktraceReader::new(src, swap, set.clone(), chunked);
         return Ok((Reader::Blktrace(r), Kind::Blktrace(swap)));
     }
-    let mut src: Box<dyn BufRead + Send> = Box::new(BufReader::new(src));
-    let mut first = Vec::new();
-    src.read_until(b'\n', &mut first)
-        .map_err(|e| format!("{}: fio: unable to read iolog: {}", set.name, io_text(&e)))?;
-    if first.is_empty() {
-        return Err(format!("{}: fio: unable to read iolog", set.name));
-    }
-    let version = text::version(&first).ok_or_else(|| {
-        format!(
-            "{}: fio: iolog version 1 is no longer supported (the first line must be \
-             '{}' or '{}')",
-            set.name,
-            text::VERSION_2,
-            text::VERSION_3
-        )
-    })?;
-    Ok((
-        Reader::Text(TextReader::new(src, version, set.clone())),
-        Kind::Text(version),
-    ))
+    let src: Box<dyn BufRead + Send> = Box::new(BufReader::new(src));
+    let r = TextReader::start(src, set.clone())?;
+    let version = r.version();
+    Ok((Reader::Text(r), Kind::Text(version)))
 }
 
 impl Replay {
@@ -167,7 +151,7 @@ impl Replay {
         let mut notes = Vec::new();
         let mut name = o.read[subjob % o.read.len()].clone();
         if let Some(m) = &o.merge {
-            merge::merge(&o.read, m, &mut |s| notes.push(s)).map_err(|e| with(&notes, e))?;
+            merge::merge(&o.read, m)?;
             name = m.file.clone();
         }
         let set = ReadSettings {

@@ -14,6 +14,12 @@
 //! cannot use is skipped with fio's message, here prefixed with the
 //! log's name and the line's number. fio 3.33 replays no `trim` of a
 //! text log (`bad ddir: 2`), and skips writes under `--readonly`.
+//!
+//! Where fio takes hostile input as it comes, rfio refuses it at its
+//! `FILE:LINE`: a line longer than [`MAX_LINE`] (a file with no line end,
+//! such as `/dev/zero`, cannot fill memory), and a negative or
+//! overflowing time, offset or length (which `strtoull` would wrap to a
+//! huge value). Messages quoting the log escape its control characters.
 
 use std::ffi::OsStr;
 use std::io::BufRead;
@@ -28,6 +34,66 @@ use crate::plan::resolve::iolog::ReplayOptions;
 pub(crate) const VERSION_2: &str = "fio version 2 iolog";
 /// The first line of a version 3 log (what `write_iolog` writes).
 pub(crate) const VERSION_3: &str = "fio version 3 iolog";
+
+/// The longest line of a text log rfio reads, its line end included:
+/// 8 KiB. A legal line is far shorter: a time and two numbers of at most
+/// 20 digits, a file name and an action that fio reads as at most 256
+/// characters each (under 600 bytes in all); fio itself reads a line 4095
+/// bytes at a time (`fgets` into 4 KiB). A longer line is an error naming
+/// its `FILE:LINE`.
+pub(crate) const MAX_LINE: usize = 8192;
+
+/// What [`read_line`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// The end of the log: nothing was read.
+    End,
+    /// A line, with its end unless the log ends without one.
+    Read,
+    /// [`MAX_LINE`] bytes and no line end: the line is too long.
+    TooLong,
+}
+
+/// Read one line of at most [`MAX_LINE`] bytes into `buf` (cleared
+/// first): never more than that is held, whatever `src` holds.
+pub(crate) fn read_line(src: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    loop {
+        let avail = match src.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok(if buf.is_empty() {
+                Line::End
+            } else {
+                Line::Read
+            });
+        }
+        let room = MAX_LINE - buf.len();
+        if room == 0 {
+            return Ok(Line::TooLong);
+        }
+        let take = avail.len().min(room);
+        if let Some(i) = avail[..take].iter().position(|&c| c == b'\n') {
+            buf.extend_from_slice(&avail[..=i]);
+            src.consume(i + 1);
+            return Ok(Line::Read);
+        }
+        buf.extend_from_slice(&avail[..take]);
+        src.consume(take);
+    }
+}
+
+/// The error for a line of `name` longer than [`MAX_LINE`].
+pub(crate) fn too_long(name: &str, line_no: u64) -> String {
+    format!(
+        "{}:{line_no}: line longer than {MAX_LINE} bytes (no line end; an iolog line is at \
+         most {MAX_LINE} bytes)",
+        crate::diag::visible(name)
+    )
+}
 
 /// The version a log's first line names (fio compares its start).
 pub(crate) fn version(first_line: &[u8]) -> Option<u8> {
@@ -101,8 +167,9 @@ impl<'a> Scan<'a> {
     }
 
     /// `%llu`: an optional sign and at least one digit; an overflow
-    /// gives the largest value, a minus sign wraps (as `strtoull`).
-    fn number(&mut self) -> Option<u64> {
+    /// gives the largest value, a minus sign wraps (as `strtoull`), and
+    /// [`Num`] says which happened.
+    fn number(&mut self) -> Option<Num<'a>> {
         self.skip_blanks();
         let mut p = self.pos;
         let neg = match self.s.get(p) {
@@ -132,11 +199,21 @@ impl<'a> Scan<'a> {
         if p == start {
             return None;
         }
+        let text = &self.s[self.pos..p];
+        let text = &text[text
+            .iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .unwrap_or(0)..];
         self.pos = p;
-        Some(match (over, neg) {
-            (true, _) => u64::MAX,
-            (false, true) => v.wrapping_neg(),
-            (false, false) => v,
+        Some(Num {
+            value: match (over, neg) {
+                (true, _) => u64::MAX,
+                (false, true) => v.wrapping_neg(),
+                (false, false) => v,
+            },
+            negative: neg && v != 0,
+            over,
+            text,
         })
     }
 
@@ -155,16 +232,45 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// A number of a line: its value as `strtoull` gives it, and whether it
+/// was written negative (`-0` is not) or beyond 64 bits.
+#[derive(Debug, Default, Clone, Copy)]
+struct Num<'a> {
+    value: u64,
+    negative: bool,
+    over: bool,
+    /// As written (sign and digits).
+    text: &'a [u8],
+}
+
+impl Num<'_> {
+    /// The value, unless it is negative or beyond `max`: then why not.
+    fn within(&self, max: u64) -> Result<u64, String> {
+        let shown = || crate::diag::quote_bytes(self.text, 40);
+        if self.negative {
+            Err(format!("{}: negative", shown()))
+        } else if self.over || self.value > max {
+            Err(format!("{}: over {max}", shown()))
+        } else {
+            Ok(self.value)
+        }
+    }
+}
+
 /// The fields of one line, as far as they converted.
 #[derive(Default)]
 struct Fields<'a> {
     count: usize,
-    time: Option<u64>,
+    time: Option<Num<'a>>,
     name: &'a [u8],
     act: Option<&'a [u8]>,
-    offset: u64,
-    bytes: u64,
+    offset: Num<'a>,
+    bytes: Num<'a>,
 }
+
+/// The largest offset a file has (`off_t`): an I/O of a log ends at most
+/// there.
+const MAX_OFFSET: u64 = i64::MAX as u64;
 
 fn scan(line: &[u8], timed: bool) -> Fields<'_> {
     let mut s = Scan { s: line, pos: 0 };
@@ -185,17 +291,39 @@ fn scan(line: &[u8], timed: bool) -> Fields<'_> {
     let Some(offset) = s.number() else { return f };
     f.offset = offset;
     f.count += 1;
-    // `%u`: the value as an unsigned long, kept to 32 bits.
+    // `%u`: fio keeps 32 bits of it; rfio refuses more (see `checked`).
     let Some(bytes) = s.number() else { return f };
-    f.bytes = u64::from(bytes as u32);
+    f.bytes = bytes;
     f.count += 1;
     f
 }
 
-/// A line of the log, as fio prints it in a message (without its end).
+/// A line of the log, as fio prints it in a message (without its end),
+/// its control characters escaped.
 fn shown(line: &[u8]) -> String {
     let l = line.strip_suffix(b"\n").unwrap_or(line);
-    String::from_utf8_lossy(l).into_owned()
+    crate::diag::quote_bytes(l, 256)
+}
+
+/// The offset and length of an entry, or why they cannot be replayed:
+/// negative, beyond 64 bits (offset) or 32 bits (length, fio's `%u`), or
+/// ending beyond the largest file offset.
+fn checked(f: &Fields<'_>) -> Result<(u64, u64), String> {
+    let offset = f
+        .offset
+        .within(MAX_OFFSET)
+        .map_err(|e| format!("bad offset {e}"))?;
+    let len = f
+        .bytes
+        .within(u64::from(u32::MAX))
+        .map_err(|e| format!("bad length {e}"))?;
+    if offset.checked_add(len).is_none_or(|end| end > MAX_OFFSET) {
+        return Err(format!(
+            "bad offset {offset} and length {len}: the I/O ends beyond the largest file \
+             offset ({MAX_OFFSET})"
+        ));
+    }
+    Ok((offset, len))
 }
 
 impl<R: BufRead> TextReader<R> {
@@ -213,8 +341,39 @@ impl<R: BufRead> TextReader<R> {
         }
     }
 
+    /// A reader of the log `src`, whose first line it reads: an error
+    /// (in fio's words, with the log's name) when that line names no
+    /// version rfio reads.
+    pub(crate) fn start(mut src: R, set: ReadSettings) -> Result<TextReader<R>, String> {
+        let name = crate::diag::visible(&set.name).into_owned();
+        let mut first = Vec::new();
+        match read_line(&mut src, &mut first) {
+            Ok(Line::End) => return Err(format!("{name}: fio: unable to read iolog")),
+            Ok(Line::Read) => {}
+            Ok(Line::TooLong) => return Err(too_long(&set.name, 1)),
+            Err(e) => {
+                return Err(format!(
+                    "{name}: fio: unable to read iolog: {}",
+                    super::io_text(&e)
+                ))
+            }
+        }
+        let version = version(&first).ok_or_else(|| {
+            format!(
+                "{name}: fio: iolog version 1 is no longer supported (the first line must be \
+                 '{VERSION_2}' or '{VERSION_3}')"
+            )
+        })?;
+        Ok(TextReader::new(src, version, set))
+    }
+
+    /// The log's version (2 or 3).
+    pub(crate) fn version(&self) -> u8 {
+        self.version
+    }
+
     fn at(&self) -> String {
-        format!("{}:{}", self.set.name, self.line_no)
+        format!("{}:{}", crate::diag::visible(&self.set.name), self.line_no)
     }
 
     /// The next entry, adding the files the log adds to `files`; what fio
@@ -226,11 +385,18 @@ impl<R: BufRead> TextReader<R> {
         say: &mut dyn FnMut(String),
     ) -> Result<Option<Entry>, String> {
         loop {
-            self.line.clear();
-            match self.src.read_until(b'\n', &mut self.line) {
-                Ok(0) => return Ok(None),
-                Ok(_) => {}
-                Err(e) => return Err(format!("{}: cannot read the log: {e}", self.at())),
+            match read_line(&mut self.src, &mut self.line) {
+                Ok(Line::End) => return Ok(None),
+                Ok(Line::Read) => {}
+                Ok(Line::TooLong) => return Err(too_long(&self.set.name, self.line_no + 1)),
+                Err(e) => {
+                    return Err(format!(
+                        "{}:{}: cannot read the log: {}",
+                        crate::diag::visible(&self.set.name),
+                        self.line_no + 1,
+                        super::io_text(&e)
+                    ))
+                }
             }
             self.line_no += 1;
             if let Some(e) = self.entry(files, say)? {
@@ -268,7 +434,12 @@ impl<R: BufRead> TextReader<R> {
         if v3 {
             // A line without a time keeps the previous one (fio's
             // variable is not set again).
-            let time = f.time.unwrap_or(self.last_time);
+            let time = match &f.time {
+                Some(t) => t
+                    .within(u64::MAX)
+                    .map_err(|e| format!("{}: bad time {e}", self.at()))?,
+                None => self.last_time,
+            };
             delay = delay_since(time, self.last_time, replay.time_scale, replay.no_stall);
             self.last_time = time;
             if self.act == b"wait" {
@@ -284,14 +455,13 @@ impl<R: BufRead> TextReader<R> {
         let (io_fields, file_fields) = if v3 { (5, 3) } else { (4, 2) };
         let act = crate::diag::quote_bytes(&self.act, 64);
         let missing = |path: &PathBuf| {
+            let p = crate::diag::quote(&path.to_string_lossy(), 512);
             format!(
-                "{}: file {} is not in the log (no '{} add' line before this one)",
+                "{}: file {p} is not in the log (no '{p} add' line before this one)",
                 self.at(),
-                path.display(),
-                path.display()
             )
         };
-        let (act, file) = if f.count == io_fields {
+        let (act, file, offset, len) = if f.count == io_fields {
             let a = match act.as_str() {
                 "wait" => Act::Wait,
                 "read" => Act::Io(Ddir::Read),
@@ -304,6 +474,7 @@ impl<R: BufRead> TextReader<R> {
                     return Ok(None);
                 }
             };
+            let (offset, len) = checked(&f).map_err(|e| format!("{}: {e}", self.at()))?;
             // A wait names a file it does not use (fio looks it up all
             // the same, and finds none without harm).
             let file = match (a, files.find(&path)) {
@@ -311,9 +482,9 @@ impl<R: BufRead> TextReader<R> {
                 (Act::Wait, None) => 0,
                 (_, None) => return Err(missing(&path)),
             };
-            (a, file)
+            (a, file, offset, len)
         } else if f.count == file_fields {
-            match act.as_str() {
+            let a = match act.as_str() {
                 "add" => (Act::Add, files.add(path)),
                 "open" => (Act::Open, files.find(&path).ok_or_else(|| missing(&path))?),
                 "close" => (Act::Close, files.find(&path).ok_or_else(|| missing(&path))?),
@@ -321,7 +492,8 @@ impl<R: BufRead> TextReader<R> {
                     say(format!("{}: fio: bad iolog file action: {act}", self.at()));
                     return Ok(None);
                 }
-            }
+            };
+            (a.0, a.1, 0, 0)
         } else {
             say(format!(
                 "{}: bad iolog{}: {}",
@@ -344,15 +516,15 @@ impl<R: BufRead> TextReader<R> {
             Act::Wait => Entry {
                 act,
                 file,
-                offset: f.offset,
+                offset,
                 len: 0,
                 delay_us: 0,
             },
             Act::Io(_) | Act::Sync(_) => Entry {
                 act,
                 file,
-                offset: replay_offset(f.offset, replay.scale, replay.align),
-                len: f.bytes,
+                offset: replay_offset(offset, replay.scale, replay.align),
+                len,
                 delay_us: delay,
             },
             _ => Entry::file(act, file, delay),
@@ -512,11 +684,117 @@ mod tests {
     fn numbers_read_as_sscanf_reads_them() {
         let f = scan(b"+12 name act -1 99999999999\n", true);
         assert_eq!(f.count, 5);
-        assert_eq!((f.time, f.offset), (Some(12), u64::MAX));
-        assert_eq!(f.bytes, u64::from(99_999_999_999u64 as u32));
+        assert_eq!(f.time.map(|t| t.value), Some(12));
+        assert_eq!(f.offset.value, u64::MAX, "-1 wraps");
+        assert!(f.offset.negative && !f.offset.over);
+        assert_eq!(f.bytes.value, 99_999_999_999);
+        assert_eq!(f.bytes.text, b"99999999999");
+        let f = scan(b"1 n a 99999999999999999999 -0\n", true);
+        assert!(f.offset.over && !f.bytes.negative);
+        assert_eq!((f.offset.value, f.bytes.value), (u64::MAX, 0));
         let f = scan(b"x name\n", true);
         assert_eq!(f.count, 0);
         let f = scan(b"  name act 12abc 5\n", false);
-        assert_eq!((f.count, f.offset), (3, 12));
+        assert_eq!((f.count, f.offset.value), (3, 12));
+    }
+
+    /// The error `body` (after a first line of `version`) ends with.
+    fn fails(version: u8, body: &[u8]) -> String {
+        let mut r = TextReader::new(body, version, settings());
+        let mut files = Files::default();
+        loop {
+            match r.next(&mut files, &mut |_| {}) {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("no error in {:?}", String::from_utf8_lossy(body)),
+                Err(e) => return e,
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_read_up_to_a_bound() {
+        let long = [b"a add\n".as_slice(), &vec![b'a'; 3 * MAX_LINE]].concat();
+        assert_eq!(
+            fails(2, &long),
+            "t.log:3: line longer than 8192 bytes (no line end; an iolog line is at most \
+             8192 bytes)"
+        );
+        // A line of MAX_LINE bytes with its end, or without one at the
+        // end of the log, is read.
+        for end in [&b"\n"[..], b""] {
+            let mut line = vec![b' '; MAX_LINE - end.len()];
+            line.extend_from_slice(end);
+            let mut r = line.as_slice();
+            let mut buf = Vec::new();
+            assert_eq!(read_line(&mut r, &mut buf).unwrap(), Line::Read);
+            assert_eq!(buf.len(), MAX_LINE);
+            assert_eq!(read_line(&mut r, &mut buf).unwrap(), Line::End);
+        }
+        let first = vec![0u8; MAX_LINE + 1];
+        let e = TextReader::start(first.as_slice(), settings())
+            .err()
+            .unwrap();
+        assert!(e.starts_with("t.log:1: line longer than 8192 bytes"), "{e}");
+    }
+
+    #[test]
+    fn negative_and_overflowing_numbers_are_refused_at_their_line() {
+        let cases: [(u8, &str, &str); 7] = [
+            (
+                3,
+                "2 a read 0 -4096\n",
+                "t.log:3: bad length -4096: negative",
+            ),
+            (
+                3,
+                "2 a read 0 4294967296\n",
+                "t.log:3: bad length 4294967296: over 4294967295",
+            ),
+            (
+                3,
+                "2 a read -4096 4096\n",
+                "t.log:3: bad offset -4096: negative",
+            ),
+            (
+                3,
+                "2 a write 99999999999999999999 1\n",
+                "t.log:3: bad offset 99999999999999999999: over 9223372036854775807",
+            ),
+            (
+                2,
+                "a read 9223372036854775807 4096\n",
+                "t.log:3: bad offset 9223372036854775807 and length 4096: the I/O ends beyond \
+                 the largest file offset (9223372036854775807)",
+            ),
+            (3, "-5 a read 0 4096\n", "t.log:3: bad time -5: negative"),
+            (2, "a wait -100 0\n", "t.log:3: bad offset -100: negative"),
+        ];
+        for (version, line, want) in cases {
+            let add = if version == 3 { "1 a add\n" } else { "a add\n" };
+            assert_eq!(fails(version, format!("{add}{line}").as_bytes()), want);
+        }
+        // -0 is 0; a file action takes no numbers.
+        let (e, _, said) = read(3, "1 a add\n2 a read -0 4096\n", settings());
+        assert!(said.is_empty(), "{said:?}");
+        assert_eq!((e[1].offset, e[1].len), (0, 4096));
+    }
+
+    #[test]
+    fn messages_escape_what_they_quote_from_the_log() {
+        let body = "a add\na \x1b[2Jbad 0 0\nx\x1b y 1\n";
+        let (_, _, said) = read(2, body, settings());
+        assert_eq!(
+            said,
+            [
+                "t.log:3: fio: bad iolog file action: \\x1b[2Jbad",
+                "t.log:4: bad iolog2: x\\x1b y 1",
+            ]
+        );
+        let e = fails(2, "a add\n\x1b]0;pwned\x07 read 0 1\n".as_bytes());
+        assert_eq!(
+            e,
+            "t.log:3: file \\x1b]0;pwned\\x07 is not in the log (no '\\x1b]0;pwned\\x07 add' \
+             line before this one)"
+        );
     }
 }
