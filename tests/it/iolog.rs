@@ -757,6 +757,30 @@ fn messages_quoting_a_log_escape_its_control_characters() {
         "{err}"
     );
     assert!(!err.contains('\x1b'), "{err:?}");
+    // A file the log names, which cannot be opened.
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\n/nonexistent/\x1b[2Jx add\n/nonexistent/\x1b[2Jx read 0 4096\n",
+    );
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=junk.log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("func=open(/nonexistent/\\x1b[2Jx)"), "{err}");
+    assert!(!err.contains('\x1b'), "{err:?}");
+    // A file the log names, which fails its I/O (a directory).
+    std::fs::create_dir(d.file("d\x1b[2J")).unwrap();
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\nd\x1b[2J add\nd\x1b[2J read 0 4096\n",
+    );
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=junk.log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fio: io_u error on file d\\x1b[2J: Is a directory"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err:?}");
 }
 
 #[test]
