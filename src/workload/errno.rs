@@ -32,7 +32,9 @@ pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str
     if let Some(d) = &e.detail {
         s.push_str(&format!(" ({d})"));
     }
-    s
+    // The function names the file (`open(PATH)`), which a replayed log
+    // may name with control characters.
+    crate::diag::visible(&s).into_owned()
 }
 
 /// Where fio 3.33 reports engine `engine` failing to open (or, for the

@@ -130,3 +130,13 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn iolog_fuzz_corpus_replays_clean() {
+    replay("iolog", rfio::fuzz::iolog_check, 10);
+}
+
+#[test]
+fn blktrace_fuzz_corpus_replays_clean() {
+    replay("blktrace", rfio::fuzz::blktrace_check, 10);
+}

@@ -639,3 +639,266 @@ fn merged_traces_replay_in_time_order() {
         ]
     );
 }
+
+/// rfio's run of `args` in `dir` fails (exit 1, the job's `err=22`)
+/// with `text` on stderr; its stderr.
+fn refused(dir: &TempDir, args: &[&str], text: &str) -> String {
+    let o = run_in(RFIO, &dir.0, args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.contains(text), "{args:?}: want {text:?} in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn a_log_without_line_ends_is_refused_at_its_line() {
+    let d = TempDir::new("iolog-long");
+    // fio reads the first line of /dev/zero as a version 1 log; rfio
+    // reads no line beyond 8 KiB (it used to abort, out of memory).
+    let args = ["--name=r", "--read_iolog=/dev/zero"];
+    let f = run_in(real_fio(), &d.0, &args);
+    assert_eq!(f.status.code(), Some(1), "{}", stderr(&f));
+    refused(
+        &d,
+        &args,
+        "/dev/zero:1: line longer than 8192 bytes (no line end; an iolog line is at most \
+         8192 bytes)",
+    );
+    // A line past the bound after a good first line (fio reads it 4095
+    // bytes at a time, each a bad line).
+    d.write(
+        "l.log",
+        &format!("fio version 2 iolog\n{}", "a".repeat(9000)),
+    );
+    refused(
+        &d,
+        &["--name=r", "--read_iolog=l.log"],
+        "l.log:2: line longer than 8192 bytes",
+    );
+    // A line of 8192 bytes with its end is read.
+    let line = format!("a add{}\n", " ".repeat(8192 - 6));
+    d.write(
+        "l.log",
+        &format!("fio version 2 iolog\n{line}a read 0 4096\n"),
+    );
+    std::fs::write(d.file("a"), vec![0u8; 4096]).unwrap();
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=l.log"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn negative_and_overflowing_numbers_are_refused_at_their_line() {
+    let d = TempDir::new("iolog-neg");
+    std::fs::write(d.file("data"), vec![0u8; 1 << 20]).unwrap();
+    let log = |line: &str| {
+        d.write(
+            "l.log",
+            &format!("fio version 3 iolog\n0 data add\n1 data open\n{line}\n3 data close\n"),
+        );
+    };
+    // fio reads -4096 as 4294963200 bytes and fails the I/O (EIO), exit 1.
+    log("2 data read 0 -4096");
+    let args = ["--name=r", "--read_iolog=l.log"];
+    let f = run_in(real_fio(), &d.0, &args);
+    assert_eq!(f.status.code(), Some(1), "{}", stderr(&f));
+    for (line, text) in [
+        ("2 data read 0 -4096", "l.log:4: bad length -4096: negative"),
+        (
+            "2 data read -4096 4096",
+            "l.log:4: bad offset -4096: negative",
+        ),
+        (
+            "2 data read 99999999999999999999 4096",
+            "l.log:4: bad offset 99999999999999999999: over 9223372036854775807",
+        ),
+        (
+            "2 data write 0 4294971392",
+            "l.log:4: bad length 4294971392: over 4294967295",
+        ),
+        ("-2 data read 0 4096", "l.log:4: bad time -2: negative"),
+    ] {
+        log(line);
+        let err = refused(&d, &args, text);
+        assert!(
+            err.contains("err=22/file:iolog.c:795, func=failed initializing iolog"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn messages_quoting_a_log_escape_its_control_characters() {
+    let d = TempDir::new("iolog-esc");
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\n\x1b]0;pwned\x07\x1b[2J read 0 4096\n",
+    );
+    let err = refused(
+        &d,
+        &["--name=r", "--read_iolog=junk.log"],
+        "junk.log:2: file \\x1b]0;pwned\\x07\\x1b[2J is not in the log",
+    );
+    assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\na add\na \x1b[2Jx 0 0\n\x1b[31m read 1\na read 0 4096\n",
+    );
+    std::fs::write(d.file("a"), vec![0u8; 4096]).unwrap();
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=junk.log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("junk.log:3: fio: bad iolog file action: \\x1b[2Jx"),
+        "{err}"
+    );
+    assert!(
+        err.contains("junk.log:4: bad iolog2: \\x1b[31m read 1"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err:?}");
+    // A file the log names, which cannot be opened.
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\n/nonexistent/\x1b[2Jx add\n/nonexistent/\x1b[2Jx read 0 4096\n",
+    );
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=junk.log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("func=open(/nonexistent/\\x1b[2Jx)"), "{err}");
+    assert!(!err.contains('\x1b'), "{err:?}");
+    // A file the log names, which fails its I/O (a directory).
+    std::fs::create_dir(d.file("d\x1b[2J")).unwrap();
+    d.write(
+        "junk.log",
+        "fio version 2 iolog\nd\x1b[2J add\nd\x1b[2J read 0 4096\n",
+    );
+    let o = run_in(RFIO, &d.0, &["--name=r", "--read_iolog=junk.log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fio: io_u error on file d\\x1b[2J: Is a directory"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err:?}");
+}
+
+#[test]
+fn a_trace_cut_short_fails_the_replay_naming_its_byte() {
+    let d = TempDir::new("iolog-blk-cut");
+    std::fs::write(d.file("red"), vec![0u8; 1 << 20]).unwrap();
+    let t = a_trace(false);
+    let args = ["--name=r", "--read_iolog=t.bin", "--replay_redirect=red"];
+    // fio replays what comes before a trace cut short, and exits 0.
+    std::fs::write(d.file("t.bin"), &t[..t.len() - 20]).unwrap();
+    refused(
+        &d,
+        &args,
+        "t.bin: the trace at byte 336 is cut short: the file ends after 28 of its 48 bytes",
+    );
+    // A payload longer than what is left.
+    let mut t = t;
+    t[48 * 7 + 46..48 * 7 + 48].copy_from_slice(&64u16.to_ne_bytes());
+    std::fs::write(d.file("t.bin"), &t).unwrap();
+    refused(
+        &d,
+        &args,
+        "t.bin: the trace at byte 336 is cut short: the file ends within its 64 bytes of payload",
+    );
+    // fio crashes on a bad magic after good traces (a double free).
+    t[48 * 7..48 * 7 + 4].copy_from_slice(&0x1234_5607u32.to_ne_bytes());
+    std::fs::write(d.file("t.bin"), &t).unwrap();
+    refused(
+        &d,
+        &args,
+        "t.bin: the trace at byte 336: fio: bad magic in blktrace data: 12345607",
+    );
+}
+
+/// `--merge-blktrace-only` of `inputs` into `out` in `dir`: its exit
+/// status and stderr.
+fn merge_only(dir: &TempDir, inputs: &str, out: &str) -> (Option<i32>, String) {
+    let read = format!("--read_iolog={inputs}");
+    let file = format!("--merge_blktrace_file={out}");
+    let o = run_in(
+        RFIO,
+        &dir.0,
+        &["--name=m", &read, &file, "--merge-blktrace-only"],
+    );
+    (o.status.code(), stderr(&o))
+}
+
+#[test]
+fn a_merge_never_overwrites_its_inputs() {
+    let d = TempDir::new("iolog-merge-self");
+    let t = a_trace(false);
+    std::fs::write(d.file("a.bin"), &t).unwrap();
+    std::fs::write(d.file("b.bin"), &t).unwrap();
+    std::os::unix::fs::symlink(d.file("a.bin"), d.file("sym.bin")).unwrap();
+    std::fs::hard_link(d.file("a.bin"), d.file("hard.bin")).unwrap();
+    for out in ["a.bin", "b.bin", "sym.bin", "hard.bin", "./a.bin"] {
+        let (code, err) = merge_only(&d, "a.bin:b.bin", out);
+        assert_eq!(code, Some(1), "{out}: {err}");
+        assert!(
+            err.contains("one of the traces it merges: refusing to overwrite it"),
+            "{out}: {err}"
+        );
+        assert_eq!(std::fs::read(d.file("a.bin")).unwrap(), t, "{out}");
+        assert_eq!(std::fs::read(d.file("b.bin")).unwrap(), t, "{out}");
+    }
+}
+
+#[test]
+fn a_merge_of_bad_inputs_fails_and_writes_nothing() {
+    let d = TempDir::new("iolog-merge-bad");
+    let t = a_trace(false);
+    std::fs::write(d.file("a.bin"), &t).unwrap();
+    std::fs::write(
+        d.file("text.log"),
+        "fio version 2 iolog\na add\na read 0 4096\na read 4096 4096\n",
+    )
+    .unwrap();
+    let mut bad = t.clone();
+    bad[48 * 2..48 * 2 + 4].copy_from_slice(&0x1234_5607u32.to_ne_bytes());
+    std::fs::write(d.file("bad.bin"), &bad).unwrap();
+    std::fs::write(d.file("cut.bin"), &t[..100]).unwrap();
+    for (input, text) in [
+        (
+            "nothere.bin",
+            "fio: could not open file: nothere.bin: No such file or directory",
+        ),
+        (
+            "text.log",
+            "fio: file is not a blktrace: text.log (bad magic at byte 0: 206f6966)",
+        ),
+        (
+            "bad.bin",
+            "fio: merge_blktrace_file: bad.bin: the trace at byte 96: fio: bad magic in \
+             blktrace data: 12345607",
+        ),
+        (
+            "cut.bin",
+            "fio: merge_blktrace_file: cut.bin: the trace at byte 96 is cut short: the file \
+             ends after 4 of its 48 bytes",
+        ),
+    ] {
+        let (code, err) = merge_only(&d, &format!("a.bin:{input}"), "m.bin");
+        assert_eq!(code, Some(1), "{input}: {err}");
+        assert!(err.contains(text), "{input}: want {text:?} in: {err}");
+        assert!(!d.file("m.bin").exists(), "{input}: nothing written");
+    }
+    // An output there before stays as it was; no temporary file is left.
+    std::fs::write(d.file("m.bin"), b"old").unwrap();
+    let (code, _) = merge_only(&d, "a.bin:bad.bin", "m.bin");
+    assert_eq!(code, Some(1));
+    assert_eq!(std::fs::read(d.file("m.bin")).unwrap(), b"old");
+    let (code, err) = merge_only(&d, "a.bin:a.bin", "m.bin");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(std::fs::read(d.file("m.bin")).unwrap().len(), 48 * 10);
+    let mut names: Vec<String> = std::fs::read_dir(&d.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.bin", "bad.bin", "cut.bin", "m.bin", "text.log"]);
+}

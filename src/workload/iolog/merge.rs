@@ -224,6 +224,30 @@ pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), String> {
     written
 }
 
+/// `bytes` merged as one trace played twice, its times halved, into
+/// nothing (the fuzz target's check): the merge's error, if any.
+pub(crate) fn merge_bytes(bytes: &[u8]) -> Result<(), String> {
+    let mut src = std::io::Cursor::new(bytes);
+    let mut b = [0u8; TRACE_SIZE];
+    if read_trace(&mut src, &mut b).map_err(|e| e.to_string())? < TRACE_SIZE {
+        return Err("shorter than a trace".into());
+    }
+    let swap = byte_order(&b).ok_or("not a blktrace")?;
+    let mut input = Input {
+        src,
+        name: "fuzz.bin".into(),
+        swap,
+        offset: 0,
+        length: 0,
+        t: Trace::default(),
+        scalar: 50,
+        iter: 0,
+        iters: 2,
+    };
+    input.rewind()?;
+    write_merge(vec![input], &mut std::io::sink(), "fuzz.out")
+}
+
 /// The events of `inputs`, merged in time order, into `out`.
 fn write_merge<R: Read + Seek>(
     mut inputs: Vec<Input<R>>,

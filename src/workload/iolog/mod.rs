@@ -13,9 +13,11 @@
 //!
 //! The files: `text` (fio's text logs), `blktrace` (the binary trace
 //! format of `blktrace_api.h`), `merge` (`merge_blktrace_file`), `replay`
-//! (loading a log and drawing from it), `writer` (`write_iolog`).
+//! (loading a log and drawing from it), `writer` (`write_iolog`), `fuzz`
+//! (the fuzz targets' checks).
 
 pub(crate) mod blktrace;
+pub(crate) mod fuzz;
 pub(crate) mod merge;
 mod prepare;
 pub(crate) mod replay;
