@@ -130,3 +130,13 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn plot_log_corpus_replays_clean() {
+    replay("plot_log", rfio::fuzz::plot_log_check, 10);
+}
+
+#[test]
+fn plot_json_corpus_replays_clean() {
+    replay("plot_json", rfio::fuzz::plot_json_check, 10);
+}
