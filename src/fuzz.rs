@@ -18,3 +18,47 @@ pub fn iolog_check(bytes: &[u8]) {
 pub fn blktrace_check(bytes: &[u8]) {
     crate::workload::iolog::fuzz::blktrace_check(bytes);
 }
+
+/// Any bytes as a fio log (`x_clat.1.log`) through `rfio plot`'s reader,
+/// fed in uneven pieces as a file or an inflater gives them, then, if it
+/// reads, into charts: an error or a log, never a panic.
+#[doc(hidden)]
+pub fn plot_log_check(bytes: &[u8]) {
+    use crate::plot::{LogKind, LogReader};
+    let kind = match bytes.first().map(|b| b % 5) {
+        Some(0) => LogKind::Iops,
+        Some(1) => LogKind::Bw,
+        Some(2) => LogKind::Lat,
+        Some(3) => LogKind::Clat,
+        _ => LogKind::Slat,
+    };
+    let whole = crate::plot::parse_log(kind, bytes);
+    let mut r = LogReader::new(kind);
+    let pieces = bytes
+        .chunks(bytes.len() / 3 + 1)
+        .try_for_each(|c| r.push(c));
+    let pieced = pieces.and_then(|()| r.finish());
+    assert_eq!(whole, pieced, "read whole and in pieces differ");
+    if let Ok(log) = whole {
+        let input = crate::plot::Input::Log {
+            name: "x_clat.1.log".into(),
+            log,
+        };
+        crate::plot::charts(std::slice::from_ref(&input), false);
+        crate::plot::charts(&[input], true);
+    }
+}
+
+/// Any bytes as fio's JSON/JSON+ output through `rfio plot`'s reader and,
+/// if it reads, into charts: an error or a report, never a panic.
+#[doc(hidden)]
+pub fn plot_json_check(bytes: &[u8]) {
+    let _ = crate::plot::looks_like_json(bytes);
+    if let Ok(report) = crate::plot::parse_json(bytes) {
+        let input = crate::plot::Input::Report {
+            name: "r.json".into(),
+            report,
+        };
+        crate::plot::charts(&[input], false);
+    }
+}

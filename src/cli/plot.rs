@@ -222,36 +222,127 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String>
     Ok(())
 }
 
+/// The largest file read whole (JSON output, or a file that is not a log):
+/// fio's JSON+ report of a thousand jobs is well under this.
+const MAX_WHOLE: usize = 1 << 30;
+
+/// How much of a file is read at a time.
+const CHUNK: usize = 64 << 10;
+
 /// One input file, read and parsed (`None`: a log without samples);
-/// errors name it.
+/// errors name it. A log (named as one, its first non-blank byte not `{`)
+/// is read a chunk at a time, so that memory is its samples; anything
+/// else is read whole, up to [`MAX_WHOLE`].
 fn read_input(path: &Path) -> Result<Option<Input>, String> {
     let shown = path.display();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.to_string());
-    let text = if name.ends_with(".fz") {
-        let mut text = Vec::new();
-        crate::logs::inflate_file(path, &mut text).map_err(|e| format!("{shown}: {e}"))?;
-        String::from_utf8_lossy(&text).into_owned()
-    } else {
-        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {}", io_error(&e)))?;
-        String::from_utf8(bytes)
-            .map_err(|_| format!("{shown}: neither a fio log nor fio JSON output (not text)"))?
-    };
-    if plot::looks_like_json(&text) {
-        let report = plot::parse_json(&text).map_err(|e| format!("{shown}: {e}"))?;
-        return Ok(Some(Input::Report { name, report }));
-    }
-    let Some(kind) = LogKind::from_file_name(&name) else {
-        return Err(format!(
+    let kind = LogKind::from_file_name(&name);
+    let neither = || {
+        format!(
             "{shown}: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output"
-        ));
+        )
     };
-    match plot::parse_log(kind, &text) {
-        Ok(log) => Ok(Some(Input::Log { name, log })),
+    let log = |r: Result<plot::Log, plot::LogError>| match r {
+        Ok(log) => Ok(Some(Input::Log {
+            name: name.clone(),
+            log,
+        })),
         Err(plot::LogError::Empty) => Ok(None),
         Err(e) => Err(format!("{shown}: {e}")),
+    };
+    if name.ends_with(".fz") {
+        let kind = kind.ok_or_else(neither)?;
+        let mut sink = LogSink {
+            reader: plot::LogReader::new(kind),
+            error: None,
+        };
+        if let Err(e) = crate::logs::inflate_file(path, &mut sink) {
+            return Err(match sink.error {
+                Some(bad) => format!("{shown}: {bad}"),
+                None => format!("{shown}: {e}"),
+            });
+        }
+        return log(sink.reader.finish());
+    }
+    let failed = |e: io::Error| format!("{shown}: {}", io_error(&e));
+    let mut file = std::fs::File::open(path).map_err(failed)?;
+    // Bytes held until the file is told a log (then streamed) or not (then
+    // held whole: `whole`); `blank`: how many of them are known blank.
+    let mut held = Vec::new();
+    let mut blank = 0;
+    let mut whole = false;
+    let mut reader: Option<plot::LogReader> = None;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match io::Read::read(&mut file, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(failed(e)),
+        };
+        if let Some(r) = reader.as_mut() {
+            r.push(&buf[..n]).map_err(|e| format!("{shown}: {e}"))?;
+            continue;
+        }
+        held.extend_from_slice(&buf[..n]);
+        if held.len() > MAX_WHOLE {
+            return Err(format!(
+                "{shown}: over {} MiB, too large to be fio JSON output",
+                MAX_WHOLE >> 20
+            ));
+        }
+        let Some(kind) = kind.filter(|_| !whole) else {
+            continue;
+        };
+        let first = held[blank..].iter().find(|b| !b.is_ascii_whitespace());
+        match first {
+            None if held.len() < CHUNK => blank = held.len(),
+            // JSON named as a log: read whole.
+            Some(b'{') => whole = true,
+            _ => {
+                let mut r = plot::LogReader::new(kind);
+                r.push(&held).map_err(|e| format!("{shown}: {e}"))?;
+                held = Vec::new();
+                reader = Some(r);
+            }
+        }
+    }
+    if let Some(r) = reader {
+        return log(r.finish());
+    }
+    if plot::looks_like_json(&held) {
+        let report = plot::parse_json(&held).map_err(|e| format!("{shown}: {e}"))?;
+        return Ok(Some(Input::Report { name, report }));
+    }
+    match kind {
+        Some(kind) => log(plot::parse_log(kind, &held)),
+        None => Err(neither()),
+    }
+}
+
+/// The inflater's output, read as a log as it comes; a bad line stops the
+/// inflating (as a write error) and is kept in `error`.
+struct LogSink {
+    reader: plot::LogReader,
+    error: Option<plot::LogError>,
+}
+
+impl Write for LogSink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match self.reader.push(bytes) {
+            Ok(()) => Ok(bytes.len()),
+            Err(e) => {
+                self.error = Some(e);
+                Err(io::Error::other("not a fio log"))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -170,14 +170,14 @@ fn values(log: &Log, t0: u64) -> ([Vec<(f64, f64)>; 3], Option<String>) {
                 if c.len() <= slot {
                     c.resize(slot + 1, 0);
                 }
-                c[slot] += s.value;
+                c[slot] = c[slot].saturating_add(s.value);
             }
             for (d, c) in counts.iter().enumerate() {
                 out[d] = c
                     .iter()
                     .enumerate()
                     .map(|(i, &n)| {
-                        let end = first + (i as u64 + 1) * win;
+                        let end = first.saturating_add((i as u64 + 1).saturating_mul(win));
                         (secs(end), n as f64 * 1000.0 / win as f64)
                     })
                     .collect();
@@ -279,7 +279,7 @@ mod tests {
         let kind = LogKind::from_file_name(name).unwrap();
         Input::Log {
             name: name.into(),
-            log: log::parse(kind, text).unwrap(),
+            log: log::parse(kind, text.as_bytes()).unwrap(),
         }
     }
 
@@ -350,7 +350,7 @@ mod tests {
             "percentile": {"50.000000": 2000, "99.000000": 20000}, "bins": {"1000": 1, "20000": 2}}}},
           {"jobname": "a/b", "read": {"total_ios": 3, "clat_ns": {"percentile": {"50.000000": 2000}}}}
         ]}"#;
-        let r = json::parse(text).unwrap();
+        let r = json::parse(text.as_bytes()).unwrap();
         let c = charts(
             &[Input::Report {
                 name: "r.json".into(),

@@ -47,35 +47,46 @@ pub struct Latency {
     pub bins: Vec<(f64, u64)>,
 }
 
-/// Whether `text` is JSON output (its first non-blank line opens an
+/// Whether `bytes` is JSON output (its first non-blank byte opens an
 /// object) rather than a log; fio may print other lines before it
 /// (`--output-format=normal,json`), so any line that is exactly `{` counts.
-pub fn looks_like_json(text: &str) -> bool {
-    text.trim_start().starts_with('{') || text.lines().any(|l| l == "{")
+pub fn looks_like_json(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        || bytes.split(|&b| b == b'\n').any(is_open)
 }
 
-/// The report in `text`: the first JSON object in it (from its first
-/// line opening one).
-pub fn parse(text: &str) -> Result<Report, String> {
-    let start = if text.trim_start().starts_with('{') {
-        text.len() - text.trim_start().len()
-    } else {
-        let mut at = 0;
-        let mut found = None;
-        for line in text.split_inclusive('\n') {
-            if line.trim_end() == "{" {
-                found = Some(at);
-                break;
+/// A line that is `{` alone (fio's JSON output starts so).
+fn is_open(line: &[u8]) -> bool {
+    line.strip_suffix(b"\r").unwrap_or(line) == b"{"
+}
+
+/// The report in `bytes`: the first JSON object in it (from its first
+/// non-blank byte if that opens one, else from its first line that is
+/// `{`). A syntax error names its line and column in the whole input.
+pub fn parse(bytes: &[u8]) -> Result<Report, String> {
+    let lead = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    let start = match lead {
+        Some(at) if bytes[at] == b'{' => at,
+        _ => {
+            let mut at = 0;
+            let mut found = None;
+            for line in bytes.split_inclusive(|&b| b == b'\n') {
+                let bare = line.strip_suffix(b"\n").unwrap_or(line);
+                if is_open(bare) {
+                    found = Some(at);
+                    break;
+                }
+                at += line.len();
             }
-            at += line.len();
+            found.ok_or("no JSON object in it")?
         }
-        found.ok_or("no JSON object in it")?
     };
-    let value: Value = serde_json::Deserializer::from_str(&text[start..])
+    let before = bytes[..start].iter().filter(|&&b| b == b'\n').count();
+    let value: Value = serde_json::Deserializer::from_slice(&bytes[start..])
         .into_iter()
         .next()
         .ok_or("no JSON object in it")?
-        .map_err(|e| format!("not valid JSON: {e}"))?;
+        .map_err(|e| syntax_error(&e, before))?;
     let jobs = value
         .get("jobs")
         .and_then(Value::as_array)
@@ -86,6 +97,24 @@ pub fn parse(text: &str) -> Result<Report, String> {
         .map(|(i, j)| job(i, j))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Report { jobs })
+}
+
+/// serde_json's error at its line in the whole input (`before` lines
+/// precede the object), its position first as in the other errors.
+fn syntax_error(e: &serde_json::Error, before: usize) -> String {
+    let text = e.to_string();
+    let what = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    match e.line() {
+        0 => format!("not valid JSON: {what}"),
+        line => format!(
+            "line {}, column {}: not valid JSON: {what}",
+            line + before,
+            e.column()
+        ),
+    }
 }
 
 fn job(i: usize, j: &Value) -> Result<Job, String> {
@@ -176,8 +205,8 @@ mod tests {
 
     #[test]
     fn a_json_plus_report_reads() {
-        assert!(looks_like_json(PLUS));
-        let r = parse(PLUS).unwrap();
+        assert!(looks_like_json(PLUS.as_bytes()));
+        let r = parse(PLUS.as_bytes()).unwrap();
         assert_eq!(r.jobs.len(), 1);
         let d = &r.jobs[0].dirs;
         assert_eq!(d.len(), 1);
@@ -198,19 +227,30 @@ mod tests {
     #[test]
     fn json_after_normal_output_reads() {
         let text = format!("j: (groupid=0, jobs=1): err= 0\n{PLUS}");
-        assert!(looks_like_json(&text));
-        assert_eq!(parse(&text).unwrap().jobs[0].name, "j");
+        assert!(looks_like_json(text.as_bytes()));
+        assert_eq!(parse(text.as_bytes()).unwrap().jobs[0].name, "j");
     }
 
     #[test]
     fn other_json_is_refused() {
         assert_eq!(
-            parse("{\"a\": 1}").unwrap_err(),
+            parse(b"{\"a\": 1}").unwrap_err(),
             "not fio JSON output (no \"jobs\" array)"
         );
-        assert!(parse("{\"jobs\": [")
-            .unwrap_err()
-            .starts_with("not valid JSON"));
-        assert!(!looks_like_json("0, 1, 0, 4096, 0\n"));
+        assert_eq!(
+            parse(b"{\"jobs\": [").unwrap_err(),
+            "line 1, column 10: not valid JSON: EOF while parsing a list"
+        );
+        assert!(!looks_like_json(b"0, 1, 0, 4096, 0\n"));
+        // After other output, the line counts from the input's start.
+        assert_eq!(
+            parse(b"j: (groupid=0)\r\nx\n{\n  \"jobs\": [1,]\n}\n").unwrap_err(),
+            "line 4, column 14: not valid JSON: trailing comma"
+        );
+        assert_eq!(
+            parse(b"{\"jobs\": [{\"jobname\": \"\xff\"}]}").unwrap_err(),
+            "line 1, column 24: not valid JSON: invalid unicode code point"
+        );
+        assert_eq!(parse(b"text\n{ \n").unwrap_err(), "no JSON object in it");
     }
 }

@@ -83,13 +83,25 @@ impl Log {
     }
 }
 
+/// The longest log line read: fio's longest (7 fields of at most 20
+/// digits) is under 160 bytes, so that one huge "line" is refused after
+/// this many bytes instead of held whole.
+pub const MAX_LINE: usize = 256;
+
+/// How much of a bad line an error quotes.
+const QUOTED: usize = 80;
+
 /// Why a log does not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LogError {
     /// No sample in it.
     Empty,
-    /// Line `line` (1-based) is not a sample.
+    /// Line `line` (1-based) is not a sample; `text` is it, quoted
+    /// ([`crate::diag::quote_bytes`]).
     BadLine { line: usize, text: String },
+    /// Line `line` is longer than [`MAX_LINE`] bytes; `head` its start,
+    /// quoted.
+    TooLong { line: usize, head: String },
 }
 
 impl fmt::Display for LogError {
@@ -98,30 +110,108 @@ impl fmt::Display for LogError {
             LogError::Empty => write!(f, "empty log (no samples)"),
             LogError::BadLine { line, text } => write!(
                 f,
-                "line {line}: not a fio log line (time, value, ddir, bs, [offset,] prio): {text:?}"
+                "line {line}: not a fio log line (time, value, ddir, bs, [offset,] prio): \"{text}\""
+            ),
+            LogError::TooLong { line, head } => write!(
+                f,
+                "line {line}: not a fio log line (longer than {MAX_LINE} bytes): \"{head}...\""
             ),
         }
     }
 }
 
-/// The samples of `text`, a log of `kind`. Blank lines are skipped; any
-/// other line that is not a sample is an error naming it.
-pub fn parse(kind: LogKind, text: &str) -> Result<Log, LogError> {
-    let mut samples = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+/// The samples of `bytes`, a log of `kind` (see [`Reader`]).
+pub fn parse(kind: LogKind, bytes: &[u8]) -> Result<Log, LogError> {
+    let mut r = Reader::new(kind);
+    r.push(bytes)?;
+    r.finish()
+}
+
+/// A log read as its bytes come (from a file or an inflater), a line at a
+/// time: memory is the samples and at most [`MAX_LINE`] bytes of a line.
+/// Blank lines are skipped; any other line that is not a sample is an
+/// error naming it.
+#[derive(Debug)]
+pub struct Reader {
+    kind: LogKind,
+    samples: Vec<Sample>,
+    /// The line read so far (no newline yet).
+    partial: Vec<u8>,
+    /// 1-based number of the line in `partial`.
+    line: usize,
+}
+
+impl Reader {
+    pub fn new(kind: LogKind) -> Reader {
+        Reader {
+            kind,
+            samples: Vec::new(),
+            partial: Vec::new(),
+            line: 1,
         }
-        let bad = || LogError::BadLine {
-            line: i + 1,
-            text: line.chars().take(80).collect(),
+    }
+
+    /// Reads the next `bytes` of the log.
+    pub fn push(&mut self, mut bytes: &[u8]) -> Result<(), LogError> {
+        while !bytes.is_empty() {
+            let (piece, ended) = match bytes.iter().position(|&b| b == b'\n') {
+                Some(at) => (&bytes[..at], Some(at + 1)),
+                None => (bytes, None),
+            };
+            if self.partial.len() + piece.len() > MAX_LINE {
+                let mut head = self.partial.clone();
+                head.extend_from_slice(&piece[..piece.len().min(MAX_LINE)]);
+                return Err(LogError::TooLong {
+                    line: self.line,
+                    head: crate::diag::quote_bytes(&head[..QUOTED.min(head.len())], QUOTED),
+                });
+            }
+            self.partial.extend_from_slice(piece);
+            match ended {
+                Some(at) => {
+                    self.end_line()?;
+                    bytes = &bytes[at..];
+                }
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// The log, once every byte is read (a last line without a newline
+    /// counts).
+    pub fn finish(mut self) -> Result<Log, LogError> {
+        if !self.partial.is_empty() {
+            self.end_line()?;
+        }
+        if self.samples.is_empty() {
+            return Err(LogError::Empty);
+        }
+        Ok(Log {
+            kind: self.kind,
+            samples: self.samples,
+        })
+    }
+
+    fn end_line(&mut self) -> Result<(), LogError> {
+        let bytes = std::mem::take(&mut self.partial);
+        let sample = match std::str::from_utf8(&bytes) {
+            Ok(line) if line.trim().is_empty() => None,
+            Ok(line) => Some(parse_line(line)),
+            Err(_) => Some(None),
         };
-        samples.push(parse_line(line).ok_or_else(bad)?);
+        if let Some(sample) = sample {
+            let sample = sample.ok_or_else(|| LogError::BadLine {
+                line: self.line,
+                text: crate::diag::quote_bytes(&bytes, QUOTED),
+            })?;
+            self.samples.push(sample);
+        }
+        self.partial = bytes;
+        self.partial.clear();
+        self.line += 1;
+        Ok(())
     }
-    if samples.is_empty() {
-        return Err(LogError::Empty);
-    }
-    Ok(Log { kind, samples })
 }
 
 fn parse_line(line: &str) -> Option<Sample> {
@@ -177,7 +267,7 @@ mod tests {
     fn lines_of_every_layout_read() {
         let log = parse(
             LogKind::Clat,
-            "0, 381336, 0, 4096, 0\n1, 57759, 1, 4096, 1011712, 0x0000\n\n100, 2769727, 0, 0, 0, 0\n",
+            b"0, 381336, 0, 4096, 0\n1, 57759, 1, 4096, 1011712, 0x0000\n\n100, 2769727, 0, 0, 0, 0\n",
         )
         .unwrap();
         assert_eq!(log.samples.len(), 3);
@@ -191,25 +281,75 @@ mod tests {
             }
         );
         assert!(!log.windowed());
-        let w = parse(LogKind::Bw, "145, 2013, 0, 0, 0\n145, 2013, 1, 0, 0\n").unwrap();
+        let w = parse(LogKind::Bw, b"145, 2013, 0, 0, 0\n145, 2013, 1, 0, 0\n").unwrap();
         assert!(w.windowed());
     }
 
     #[test]
     fn bad_lines_and_empty_logs_are_errors() {
-        let e = parse(LogKind::Bw, "0, 1, 0, 4096, 0\n5, x, 0, 4096, 0\n").unwrap_err();
+        let e = parse(LogKind::Bw, b"0, 1, 0, 4096, 0\n5, x, 0, 4096, 0\n").unwrap_err();
         assert_eq!(
             e.to_string(),
             "line 2: not a fio log line (time, value, ddir, bs, [offset,] prio): \"5, x, 0, 4096, 0\""
         );
         assert_eq!(
-            parse(LogKind::Bw, "0, 1, 7, 4096, 0\n").unwrap_err(),
+            parse(LogKind::Bw, b"0, 1, 7, 4096, 0\n").unwrap_err(),
             LogError::BadLine {
                 line: 1,
                 text: "0, 1, 7, 4096, 0".into()
             }
         );
-        assert_eq!(parse(LogKind::Iops, "\n\n").unwrap_err(), LogError::Empty);
-        assert!(parse(LogKind::Iops, "{\"jobs\": []}\n").is_err());
+        assert_eq!(parse(LogKind::Iops, b"\n\n").unwrap_err(), LogError::Empty);
+        assert!(parse(LogKind::Iops, b"{\"jobs\": []}\n").is_err());
+    }
+
+    #[test]
+    fn hostile_lines_are_quoted_and_bounded() {
+        // Control characters and invalid UTF-8 are shown escaped.
+        let e = parse(LogKind::Bw, b"0, 1, 0, 0, 0\n\x1b[2J\xff, 1\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: not a fio log line (time, value, ddir, bs, [offset,] prio): \"\\x1b[2J\u{fffd}, 1\""
+        );
+        // One huge line is refused once past MAX_LINE, whatever follows,
+        // and only its start is quoted.
+        let mut huge = b"0, 1, 0, 0, 0\r\n\n".to_vec();
+        huge.extend(std::iter::repeat_n(b',', 100_000));
+        let mut r = Reader::new(LogKind::Iops);
+        let e = huge.chunks(7).find_map(|c| r.push(c).err()).unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "line 3: not a fio log line (longer than 256 bytes): \"{}...\"",
+                ",".repeat(80)
+            )
+        );
+        assert!(r.partial.capacity() <= 2 * MAX_LINE);
+        // A line of exactly MAX_LINE bytes is read (and refused as a line).
+        let mut long = vec![b' '; MAX_LINE - 13];
+        long.extend_from_slice(b"0, 1, 0, 0, 0");
+        assert_eq!(parse(LogKind::Iops, &long).unwrap().samples.len(), 1);
+        long.insert(0, b' ');
+        assert!(matches!(
+            parse(LogKind::Iops, &long),
+            Err(LogError::TooLong { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn lines_split_across_pushes_and_without_a_newline_read() {
+        let text = b"10, 5, 0, 4096, 0\n20, 6, 1, 4096, 0\n30, 7, 2, 4096, 0";
+        for n in 1..text.len() {
+            let mut r = Reader::new(LogKind::Iops);
+            for c in text.chunks(n) {
+                r.push(c).unwrap();
+            }
+            let log = r.finish().unwrap();
+            let got: Vec<(u64, u8)> = log.samples.iter().map(|s| (s.time_ms, s.ddir)).collect();
+            assert_eq!(got, vec![(10, 0), (20, 1), (30, 2)], "chunks of {n}");
+        }
+        let mut r = Reader::new(LogKind::Iops);
+        r.push(b"10, 5, 0, 4096, 0\n20, 6").unwrap();
+        r.push(b", 9, 4096, 0\n").unwrap_err();
     }
 }

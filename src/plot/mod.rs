@@ -20,5 +20,5 @@ pub(crate) use build::{charts, Input};
 pub(crate) use chart::Chart;
 pub(crate) use html::page;
 pub(crate) use json::{looks_like_json, parse as parse_json, Report};
-pub(crate) use log::{parse as parse_log, LogError, LogKind};
+pub(crate) use log::{parse as parse_log, Log, LogError, LogKind, Reader as LogReader};
 pub(crate) use render::{png, svg, use_font, Size};

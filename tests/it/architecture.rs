@@ -46,7 +46,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("output", &["diag", "stats"]),
     ("lint", &["diag", "options", "plan", "stats"]),
     ("wire", &["diag", "stats"]),
-    ("plot", &[]),
+    ("plot", &["diag"]),
 ];
 
 /// Modules below the plan: they read typed values, never an option name.

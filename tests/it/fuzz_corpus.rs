@@ -140,3 +140,13 @@ fn iolog_fuzz_corpus_replays_clean() {
 fn blktrace_fuzz_corpus_replays_clean() {
     replay("blktrace", rfio::fuzz::blktrace_check, 10);
 }
+
+#[test]
+fn plot_log_corpus_replays_clean() {
+    replay("plot_log", rfio::fuzz::plot_log_check, 10);
+}
+
+#[test]
+fn plot_json_corpus_replays_clean() {
+    replay("plot_json", rfio::fuzz::plot_json_check, 10);
+}

@@ -576,6 +576,63 @@ fn symlinks_planted_in_the_output_directory_are_replaced_not_followed() {
     assert_eq!(std::fs::read_dir(dir.file("d")).unwrap().count(), 1);
 }
 
+#[test]
+fn hostile_inputs_are_named_by_file_and_line_and_quoted() {
+    let dir = TempDir::new("plot-hostile");
+    let ok = "100, 20, 0, 0, 0\n";
+    // A 4 MiB line of digits: refused once past a log line's size.
+    let huge = format!("{ok}{}\n", "7".repeat(4 << 20));
+    std::fs::write(dir.file("huge_bw.1.log"), huge).unwrap();
+    std::fs::write(
+        dir.file("esc_bw.1.log"),
+        format!("{ok}{ok}\x1b]0;pwned\x07, 1\n"),
+    )
+    .unwrap();
+    let mut bad_utf8 = ok.as_bytes().to_vec();
+    bad_utf8.extend_from_slice(b"100, \xff\xfe, 0, 0, 0\n");
+    std::fs::write(dir.file("bin_bw.1.log"), bad_utf8).unwrap();
+    dir.write(
+        "broken.json",
+        "j: (groupid=0)\n{\n  \"jobs\" : [\n    { \"jobname\" : \"j\", }\n",
+    );
+    std::fs::write(
+        dir.file("bad.json"),
+        b"{\"jobs\": [{\"jobname\": \"\xff\"}]}",
+    )
+    .unwrap();
+    let cases: &[(&str, String)] = &[
+        (
+            "huge_bw.1.log",
+            format!(
+                "rfio plot: huge_bw.1.log: line 2: not a fio log line (longer than 256 bytes): \"{}...\"\n",
+                "7".repeat(80)
+            ),
+        ),
+        (
+            "esc_bw.1.log",
+            "rfio plot: esc_bw.1.log: line 3: not a fio log line (time, value, ddir, bs, [offset,] prio): \"\\x1b]0;pwned\\x07, 1\"\n".into(),
+        ),
+        (
+            "bin_bw.1.log",
+            "rfio plot: bin_bw.1.log: line 2: not a fio log line (time, value, ddir, bs, [offset,] prio): \"100, \u{fffd}\u{fffd}, 0, 0, 0\"\n".into(),
+        ),
+        (
+            "broken.json",
+            "rfio plot: broken.json: line 4, column 24: not valid JSON: trailing comma\n".into(),
+        ),
+        (
+            "bad.json",
+            "rfio plot: bad.json: line 1, column 24: not valid JSON: invalid unicode code point\n".into(),
+        ),
+    ];
+    for (file, want) in cases {
+        let o = plot(&dir, &[file, "-o", "o"]);
+        assert_eq!(o.status.code(), Some(1), "{file}");
+        assert_eq!(common::stderr(&o), *want, "{file}");
+        assert!(!dir.file("o").exists(), "{file} wrote something");
+    }
+}
+
 /// Chromium, or a failure saying how to install it.
 fn chromium() -> &'static str {
     match Command::new("chromium").arg("--version").output() {

@@ -1,0 +1,7 @@
+//! Any bytes as fio's JSON output through `rfio plot`'s reader
+//! and into charts: an error or charts, never a panic.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    rfio::fuzz::plot_json_check(data);
+});
