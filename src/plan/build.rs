@@ -353,7 +353,7 @@ fn own_name(scope: &JobOptions, start: usize) -> Option<String> {
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
     for e in errors {
         let mut d = e.diag.clone();
-        d.message = format!("job '{section}': {}", d.message);
+        d.message = format!("job '{}': {}", crate::diag::visible(section), d.message);
         diags.push(d);
     }
 }
@@ -419,6 +419,20 @@ impl<'a> Expander<'a> {
     /// The jobs of section `p`.
     fn add(&mut self, p: Pending<'_>) {
         if self.stopped {
+            return;
+        }
+        if crate::diag::carries_bytes(&p.name) {
+            // A job's name also names its logs and state files, which
+            // would not be made of the bytes given.
+            self.diags.push(Diagnostic::at(
+                p.span.clone(),
+                format!(
+                    "job '{}': the job name is not UTF-8 text; rfio takes bytes that are not \
+                     UTF-8 only in {}=",
+                    crate::diag::visible(&p.name),
+                    crate::options::jobopts::BYTES_OPTIONS.join("=, ")
+                ),
+            ));
             return;
         }
         let o = Opts(&p.options);
@@ -746,7 +760,8 @@ pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
                     job.span.clone(),
                     format!(
                         "job '{}': {dir} is not a directory (fio: failed parsing directory={dir})",
-                        job.name
+                        crate::diag::visible(&job.name),
+                        dir = crate::diag::show_path(dir),
                     ),
                 ));
             }

@@ -37,7 +37,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let dump = || {
             format!(
                 "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
-                self.job.files[fi].path.display(),
+                crate::diag::show_path(&self.job.files[fi].path),
                 strerror(errno),
                 dir.name(),
             )
