@@ -421,18 +421,8 @@ impl<'a> Expander<'a> {
         if self.stopped {
             return;
         }
-        if crate::diag::carries_bytes(&p.name) {
-            // A job's name also names its logs and state files, which
-            // would not be made of the bytes given.
-            self.diags.push(Diagnostic::at(
-                p.span.clone(),
-                format!(
-                    "job '{}': the job name is not UTF-8 text; rfio takes bytes that are not \
-                     UTF-8 only in {}=",
-                    crate::diag::visible(&p.name),
-                    crate::options::jobopts::BYTES_OPTIONS.join("=, ")
-                ),
-            ));
+        if let Some(msg) = super::files::name_refusal(&p.name) {
+            self.diags.push(Diagnostic::at(p.span.clone(), msg));
             return;
         }
         let o = Opts(&p.options);
@@ -760,7 +750,7 @@ pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
                     job.span.clone(),
                     format!(
                         "job '{}': {dir} is not a directory (fio: failed parsing directory={dir})",
-                        crate::diag::visible(&job.name),
+                        job.name,
                         dir = crate::diag::show_path(dir),
                     ),
                 ));

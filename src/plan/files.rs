@@ -258,6 +258,20 @@ pub(crate) fn resolve_opendir(o: &JobOptions, file: &mut FileOptions) -> Result<
     Ok(())
 }
 
+/// Why a job named `name` is refused: bytes that are not UTF-8 in it (a
+/// job's name also names its logs and state files, which would not be
+/// made of the bytes given).
+pub(crate) fn name_refusal(name: &str) -> Option<String> {
+    crate::diag::carries_bytes(name).then(|| {
+        format!(
+            "job '{}': the job name is not UTF-8 text; rfio takes bytes that are not UTF-8 \
+             only in {}=",
+            crate::diag::visible(name),
+            crate::options::jobopts::BYTES_OPTIONS.join("=, ")
+        )
+    })
+}
+
 /// What fio refuses (or rfio cannot run) in a job's file options, checked
 /// when the job is added to a run (not by `--parse-only`): rfio's words,
 /// and fio's where fio refuses it when it adds the job.
