@@ -1,8 +1,10 @@
 //! Source positions and diagnostics shared by every front-end stage.
 
 use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::path::Path;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Where a piece of input came from: a job file (line and column, 1-based)
@@ -32,7 +34,7 @@ impl Span {
 impl fmt::Display for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Span::File { path, line, col } => write!(f, "{}:{line}:{col}", path.display()),
+            Span::File { path, line, col } => write!(f, "{}:{line}:{col}", show_path(path)),
             Span::Arg { index } => write!(f, "command line argument {index}"),
         }
     }
@@ -113,13 +115,104 @@ impl From<Diagnostic> for Diagnostics {
 }
 
 /// A control character other than TAB: invisible, or worse (ESC and BEL
-/// sequences), on a terminal.
+/// sequences), on a terminal; or a byte that is not UTF-8 (see
+/// [`text_of_bytes`]).
 fn is_hidden(c: char) -> bool {
-    c.is_control() && c != '\t'
+    (c.is_control() && c != '\t') || raw_byte(c).is_some()
+}
+
+/// Paths and names are bytes on Linux, and fio uses them as given. The
+/// text stages (job files, the command line, option values) carry a byte
+/// that is not part of valid UTF-8 as one character of a private-use
+/// range, `RAW_BASE + byte` (bytes 0x80 to 0xff: U+10FF80 to U+10FFFF),
+/// so that the plan turns the text back into exactly those bytes.
+const RAW_BASE: u32 = 0x10_FF00;
+
+/// The byte a character of the raw range stands for.
+fn raw_byte(c: char) -> Option<u8> {
+    let v = (c as u32).checked_sub(RAW_BASE)?;
+    u8::try_from(v).ok().filter(|b| *b >= 0x80)
+}
+
+fn push_raw(out: &mut String, bytes: &[u8]) {
+    for b in bytes {
+        // Only bytes 0x80..=0xff: ASCII is always valid UTF-8.
+        out.extend(char::from_u32(RAW_BASE + u32::from(*b)));
+    }
+}
+
+/// `bytes` as text, losslessly: valid UTF-8 as it is, every other byte
+/// (and the bytes of a character of the raw range itself, which would be
+/// read back as raw bytes) as a character of the raw range.
+/// [`bytes_of_text`] gives the bytes back; [`visible`] shows them as
+/// `\xNN`. Borrowed when `bytes` is UTF-8 without such characters.
+pub(crate) fn text_of_bytes(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if !carries_bytes(text) {
+            return Cow::Borrowed(text);
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match raw_byte(c) {
+                Some(_) => push_raw(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes()),
+                None => out.push(c),
+            }
+        }
+        push_raw(&mut out, chunk.invalid());
+    }
+    Cow::Owned(out)
+}
+
+/// `text` (from [`text_of_bytes`]) stands for bytes that are not UTF-8.
+pub(crate) fn carries_bytes(text: &str) -> bool {
+    text.chars().any(|c| raw_byte(c).is_some())
+}
+
+/// The bytes `text` (from [`text_of_bytes`]) stands for.
+pub(crate) fn bytes_of_text(text: &str) -> Cow<'_, [u8]> {
+    if !carries_bytes(text) {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A command-line argument, a directory entry: [`text_of_bytes`].
+pub(crate) fn text_of_os(s: &OsStr) -> Cow<'_, str> {
+    text_of_bytes(s.as_bytes())
+}
+
+/// The path `text` (from [`text_of_bytes`]) names: exactly the bytes given.
+pub(crate) fn path_of_text(text: &str) -> PathBuf {
+    PathBuf::from(OsString::from_vec(bytes_of_text(text).into_owned()))
+}
+
+/// `text` for an output that must be UTF-8 (a report): the bytes it stands
+/// for, each invalid sequence as U+FFFD.
+pub(crate) fn lossy(text: &str) -> Cow<'_, str> {
+    match bytes_of_text(text) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
+
+/// `path` for a message: its bytes as [`visible`] text (a byte that is not
+/// UTF-8 as `\xNN`, a control character escaped).
+pub(crate) fn show_path(path: &Path) -> String {
+    visible(&text_of_os(path.as_os_str())).into_owned()
 }
 
 /// `text` with each control character but TAB written as `\xNN` (or
-/// `\u{NNNN}` beyond Latin-1), so that a message quoting input from a job
+/// `\u{NNNN}` beyond Latin-1), and each byte that is not UTF-8 (see
+/// [`text_of_bytes`]) as `\xNN`, so that a message quoting input from a job
 /// file, a log, a baseline or a peer cannot drive the user's terminal.
 /// Borrowed when there is nothing to escape.
 pub(crate) fn visible(text: &str) -> Cow<'_, str> {
@@ -128,6 +221,10 @@ pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
+        if let Some(b) = raw_byte(c) {
+            out.push_str(&format!("\\x{b:02x}"));
+            continue;
+        }
         match c {
             c if is_hidden(c) && (c as u32) < 0x100 => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
@@ -171,6 +268,28 @@ mod tests {
         );
         assert_eq!(visible("nl\nend\u{9b}"), "nl\\x0aend\\x9b");
         assert!(matches!(visible("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_travel_as_text_and_come_back() {
+        let raw: &[u8] = b"a\xffb\xc3(\xf4\x8f\xbe\x80\x01";
+        let text = text_of_bytes(raw);
+        assert_eq!(bytes_of_text(&text).as_ref(), raw);
+        // A character of the raw range itself is carried as its bytes.
+        let own = "x\u{10ff80}y";
+        assert_eq!(
+            bytes_of_text(&text_of_bytes(own.as_bytes())),
+            own.as_bytes()
+        );
+        assert_eq!(visible(&text), "a\\xffb\\xc3(\\xf4\\x8f\\xbe\\x80\\x01");
+        assert_eq!(lossy(&text_of_bytes(b"a\xffb")), "a\u{fffd}b");
+        assert!(matches!(
+            text_of_bytes(b"plain \xc3\xa9"),
+            Cow::Borrowed("plain \u{e9}")
+        ));
+        let path = path_of_text(&text_of_bytes(b"d\xffe/f\x1b"));
+        assert_eq!(path.as_os_str().as_bytes(), b"d\xffe/f\x1b");
+        assert_eq!(show_path(&path), "d\\xffe/f\\x1b");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{path_of_text, Diagnostic, Diagnostics, Span};
 use crate::jobfile::Mode;
 use crate::options::{suggest, table, FioType};
 pub(crate) use crate::plan::input::CmdSection;
@@ -420,7 +420,7 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
         };
         i += 1;
         if only_files || arg == "-" || !arg.starts_with('-') {
-            args.job_files.push(PathBuf::from(arg));
+            args.job_files.push(path_of_text(arg));
             continue;
         }
         if arg == "--" {
@@ -485,7 +485,7 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
 fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String> {
     let v = || value.clone().unwrap_or_default();
     match name {
-        "output" => args.output = Some(PathBuf::from(v())),
+        "output" => args.output = Some(path_of_text(&v())),
         "minimal" => args.formats = vec![Format::Terse],
         "append-terse" => push_format(&mut args.formats, Format::Terse),
         "output-format" => args.formats = output_formats(&v())?,
@@ -539,7 +539,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         }
         "max-jobs" => args.max_jobs = Some(v()),
         "debug" => args.debug.push(v()),
-        "aux-path" => args.aux_path = Some(PathBuf::from(v())),
+        "aux-path" => args.aux_path = Some(path_of_text(&v())),
         "latency-log" => {
             return Err("--latency-log is deprecated. Use per-job latency log options.".into())
         }
@@ -555,7 +555,9 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             args.triggers.flag(name, &v())?
         }
         // fio inflates at once and exits: the first such flag wins.
-        "inflate-log" if args.action == Action::Run => args.action = Action::InflateLog(v().into()),
+        "inflate-log" if args.action == Action::Run => {
+            args.action = Action::InflateLog(path_of_text(&v()))
+        }
         "inflate-log" => {}
         "merge-blktrace-only" => args.merge_blktrace_only = true,
         "compat" => {
@@ -571,9 +573,9 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             })
         }
         "server" => args.server = Some(v()),
-        "daemonize" => args.daemonize = Some(PathBuf::from(v())),
+        "daemonize" => args.daemonize = Some(path_of_text(&v())),
         "server-allow" => args.server_allow = Some(v()),
-        "server-jail" => args.server_jail = Some(PathBuf::from(v())),
+        "server-jail" => args.server_jail = Some(path_of_text(&v())),
         "server-session" => args.server_session = true,
         "lint" => args.lint = true,
         "lint-format" => {
@@ -586,8 +588,8 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         }
         "quiet-lint" => args.quiet_lint = true,
         "repeat" => args.repeat = Some(v()),
-        "baseline-save" => args.baseline_save = Some(PathBuf::from(v())),
-        "baseline-compare" => args.baseline_compare = Some(PathBuf::from(v())),
+        "baseline-save" => args.baseline_save = Some(path_of_text(&v())),
+        "baseline-compare" => args.baseline_compare = Some(path_of_text(&v())),
         "baseline-threshold" => args.baseline_threshold = Some(v()),
         other => args.unsupported.push(other.to_string()),
     }

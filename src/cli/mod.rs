@@ -50,9 +50,10 @@ pub fn main() -> i32 {
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
         Ordering::Relaxed,
     );
+    // Bytes that are not UTF-8 (a file name) are carried losslessly.
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
+        .map(|a| crate::diag::text_of_os(&a).into_owned())
         .collect();
     let argv0 = std::env::args_os().next();
     let called_fio = argv0

@@ -178,7 +178,7 @@ impl EngineError {
 
     /// For an `open` failure: fio's `open(PATH)`.
     pub(crate) fn open(path: &Path, errno: i32) -> EngineError {
-        EngineError::new(errno, format!("open({})", path.display()))
+        EngineError::new(errno, format!("open({})", crate::diag::show_path(path)))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Reading job files from disk: decoding, the line grammar, and `include`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
 use super::mode::{Mode, COMPAT_HINT};
 use super::parser::{is_space, line, Line, LineError};
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{self, show_path, Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
@@ -37,7 +38,10 @@ pub(crate) fn load_partial(path: &Path, mode: Mode) -> Result<(JobFile, Diagnost
         })?
     } else {
         read_file(path).map_err(|e| {
-            Diagnostic::bare(format!("unable to open '{}' job file: {e}", path.display()))
+            Diagnostic::bare(format!(
+                "unable to open '{}' job file: {e}",
+                show_path(path)
+            ))
         })?
     };
     Ok(parse_partial(shown, &bytes, mode))
@@ -81,7 +85,8 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
     let mut in_bad_section = false;
     // `--compat=fio`: after a failed include fio has ended the section.
     let mut ended = false;
-    for (span, item) in lines(&path, bytes) {
+    let text = job_text(bytes);
+    for (span, item) in lines(&path, &text) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
@@ -182,6 +187,13 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
     {
         sections[*good_sections].entries.truncate(p.kept);
     }
+    // A control character or a byte that is not UTF-8 in a line quoted
+    // would be invisible, or worse, on a terminal.
+    for d in &mut cx.diags.0 {
+        if let Cow::Owned(shown) = diag::visible(&d.message) {
+            d.message = shown;
+        }
+    }
     (
         JobFile {
             path,
@@ -192,27 +204,31 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
     )
 }
 
-/// Decode `bytes` and classify each line, as they are read (a job file
-/// of many short lines would need much more memory for them all at once).
+/// The text of a job file (a UTF-8 byte-order mark dropped). fio reads
+/// any bytes: those that are not UTF-8 (a file name) are carried as text
+/// that gives them back ([`diag::text_of_bytes`]).
+fn job_text(bytes: &[u8]) -> Cow<'_, str> {
+    diag::text_of_bytes(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+}
+
+/// Classify each line of `text` (from [`job_text`]), as they are read (a
+/// job file of many short lines would need much more memory for them all
+/// at once).
 fn lines<'a>(
     path: &'a Arc<Path>,
-    bytes: &'a [u8],
+    text: &'a str,
 ) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    bytes
-        .split(|b| *b == b'\n')
-        .enumerate()
-        .map(move |(idx, raw)| {
-            let lineno = idx as u32 + 1;
-            match decode_line(raw) {
-                Ok(text) => {
-                    let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
-                    let span = Span::file(path, lineno, col);
-                    (span, line(text).map_err(BadLine::Syntax))
-                }
-                Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
+    text.split('\n').enumerate().map(move |(idx, raw)| {
+        let lineno = idx as u32 + 1;
+        match check_line(raw) {
+            Ok(text) => {
+                let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
+                let span = Span::file(path, lineno, col);
+                (span, line(text).map_err(BadLine::Syntax))
             }
-        })
+            Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
+        }
+    })
 }
 
 struct Context {
@@ -260,7 +276,7 @@ impl Context {
         depth: usize,
     ) -> Result<(), String> {
         let fio = self.mode.is_fio();
-        let shown = resolve_include(from, inc).display().to_string();
+        let shown = show_path(&resolve_include(from, inc));
         let file = match self.read_include(from, inc) {
             Ok(file) => file,
             // fio cannot open it either: it says so and carries on.
@@ -328,7 +344,8 @@ impl Context {
         let fio = self.mode.is_fio();
         let start = section.entries.len();
         let target = &file.path;
-        for (span, item) in lines(target, &file.bytes) {
+        let text = job_text(&file.bytes);
+        for (span, item) in lines(target, &text) {
             match item {
                 Err(bad) if fio && bad.is_section_header() => {
                     section.entries.truncate(start);
@@ -442,7 +459,7 @@ fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
 
 /// A line that is not part of a job file.
 enum BadLine {
-    /// Not text (invalid UTF-8, a NUL byte) or too long.
+    /// Not text (a NUL byte) or too long.
     NotText(String),
     /// Text that breaks the grammar.
     Syntax(LineError),
@@ -484,12 +501,12 @@ impl std::fmt::Display for BadLine {
 /// fio looks for an included file as given (relative to the working
 /// directory) first, then relative to the directory of the including file.
 fn resolve_include(from: &Path, inc: &str) -> PathBuf {
-    let direct = PathBuf::from(inc);
+    let direct = diag::path_of_text(inc);
     if direct.is_absolute() || direct.exists() {
         return direct;
     }
     match from.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.join(inc),
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(direct),
         _ => direct,
     }
 }
@@ -498,27 +515,24 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// A line as text: valid UTF-8, no NUL, not longer than fio can read.
-fn decode_line(raw: &[u8]) -> Result<&str, String> {
-    if raw.len() > MAX_LINE {
+/// A line of a job file: no NUL, not longer than fio can read (in bytes,
+/// as fio reads them).
+fn check_line(line: &str) -> Result<&str, String> {
+    // The text is never shorter than the bytes it stands for.
+    let bytes = diag::bytes_of_text(line);
+    if line.len() > MAX_LINE && bytes.len() > MAX_LINE {
         return Err(format!(
             "line is {} bytes long; fio reads at most {MAX_LINE}",
-            raw.len()
+            bytes.len()
         ));
     }
-    if let Some(pos) = raw.iter().position(|b| *b == 0) {
+    if let Some(pos) = bytes.iter().position(|b| *b == 0) {
         return Err(format!(
             "line holds a NUL byte at column {}: this is not a job file",
             pos + 1
         ));
     }
-    std::str::from_utf8(raw).map_err(|e| {
-        format!(
-            "line is not valid UTF-8 text (bad byte 0x{:02x} at column {}): this is not a job file",
-            raw[e.valid_up_to()],
-            e.valid_up_to() + 1
-        )
-    })
+    Ok(line)
 }
 
 /// The reason part of an I/O error, without Rust's " (os error N)" suffix.

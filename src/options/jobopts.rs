@@ -411,6 +411,18 @@ fn debug_parsed(def: &OptionDef, v: &Value, ctx: &ParseCtx) {
 /// Parse one option's value and record it. A value the strict parser
 /// refuses is read as fio reads it in `--compat=fio` mode (its warnings
 /// into `warnings`); in strict mode the refusal says what fio reads.
+/// The options whose values may hold bytes that are not UTF-8: the file
+/// names, as fio takes them (the plan opens exactly those bytes), and the
+/// description (reported with U+FFFD). Elsewhere such a value is refused:
+/// rfio would not use the bytes as given.
+pub(crate) const BYTES_OPTIONS: &[&str] = &[
+    "filename",
+    "directory",
+    "filename_format",
+    "opendir",
+    "description",
+];
+
 fn apply_one(
     scope: &mut JobOptions,
     def: &'static OptionDef,
@@ -419,6 +431,19 @@ fn apply_one(
     ctx: &ParseCtx,
     warnings: &mut Vec<String>,
 ) -> Result<(), OptionError> {
+    if let Some(v) = value.filter(|v| crate::diag::carries_bytes(v)) {
+        if !BYTES_OPTIONS.contains(&def.name) {
+            return Err(err(
+                r,
+                format!(
+                    "bad value for option '{}' ('{v}'): it is not UTF-8 text; rfio takes bytes \
+                     that are not UTF-8 only in {}",
+                    def.name,
+                    BYTES_OPTIONS.join("=, ") + "="
+                ),
+            ));
+        }
+    }
     let expression = value.is_some_and(|v| is_numeric(def) && v.trim_start().starts_with('('));
     let parsed = match value {
         Some(v) if expression => parse_expression(def, v, ctx),

@@ -353,7 +353,7 @@ fn own_name(scope: &JobOptions, start: usize) -> Option<String> {
 fn report(diags: &mut Diagnostics, section: &str, errors: &[OptionError]) {
     for e in errors {
         let mut d = e.diag.clone();
-        d.message = format!("job '{section}': {}", d.message);
+        d.message = format!("job '{}': {}", crate::diag::visible(section), d.message);
         diags.push(d);
     }
 }
@@ -419,6 +419,10 @@ impl<'a> Expander<'a> {
     /// The jobs of section `p`.
     fn add(&mut self, p: Pending<'_>) {
         if self.stopped {
+            return;
+        }
+        if let Some(msg) = super::files::name_refusal(&p.name) {
+            self.diags.push(Diagnostic::at(p.span.clone(), msg));
             return;
         }
         let o = Opts(&p.options);
@@ -746,7 +750,8 @@ pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
                     job.span.clone(),
                     format!(
                         "job '{}': {dir} is not a directory (fio: failed parsing directory={dir})",
-                        job.name
+                        job.name,
+                        dir = crate::diag::show_path(dir),
                     ),
                 ));
             }

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::diag::{path_of_text, text_of_os};
+
 use super::resolve::files::{FileOptions, OpenDir};
 use super::resolve::offsets::Share;
 use super::resolve::read::Opts;
@@ -109,7 +111,7 @@ pub(crate) fn files(
         .iter()
         .map(|name| {
             let path = match dirs.as_slice() {
-                [] => PathBuf::from(name),
+                [] => path_of_text(name),
                 _ => under(
                     &dirs[dir_index % dirs.len()],
                     name,
@@ -158,14 +160,14 @@ fn with_opendir(
     let before = |name: &str| at(name).is_some_and(|i| Some(i) < opendir_at);
     let scanned = found.files.iter().map(|f| match dirs.first() {
         Some(d) if before("directory") => under(d, f, prefix),
-        _ => PathBuf::from(f),
+        _ => path_of_text(f),
     });
     // Every `filename=` in force adds its files, as in [`files`].
     let listed: Vec<PathBuf> = given_names(o)
         .into_iter()
         .map(|n| match dirs.first() {
             Some(d) => under(d, &n, prefix),
-            None => PathBuf::from(n),
+            None => path_of_text(&n),
         })
         .collect();
     let mut paths: Vec<PathBuf> = if before("filename") {
@@ -209,11 +211,12 @@ pub(crate) fn scan_opendir(dir: &str) -> Result<Vec<String>, String> {
 }
 
 fn recurse(dir: &str, out: &mut Vec<String>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
+    let entries = std::fs::read_dir(path_of_text(dir))
+        .map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
-        let full = format!("{dir}/{}", entry.file_name().to_string_lossy());
-        let meta = match std::fs::symlink_metadata(&full) {
+        let full = format!("{dir}/{}", text_of_os(&entry.file_name()));
+        let meta = match std::fs::symlink_metadata(path_of_text(&full)) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(format!("stat({full}): {}", os_text(&e))),
@@ -253,6 +256,20 @@ pub(crate) fn resolve_opendir(o: &JobOptions, file: &mut FileOptions) -> Result<
         at: setting.span.to_string(),
     }));
     Ok(())
+}
+
+/// Why a job named `name` is refused: bytes that are not UTF-8 in it (a
+/// job's name also names its logs and state files, which would not be
+/// made of the bytes given).
+pub(crate) fn name_refusal(name: &str) -> Option<String> {
+    crate::diag::carries_bytes(name).then(|| {
+        format!(
+            "job '{}': the job name is not UTF-8 text; rfio takes bytes that are not UTF-8 \
+             only in {}=",
+            crate::diag::visible(name),
+            crate::options::jobopts::BYTES_OPTIONS.join("=, ")
+        )
+    })
 }
 
 /// What fio refuses (or rfio cannot run) in a job's file options, checked
@@ -308,8 +325,8 @@ pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
 /// connection) and a dot come before the name.
 fn under(dir: &str, name: &str, prefix: Option<&str>) -> PathBuf {
     match prefix {
-        Some(p) => PathBuf::from(format!("{dir}/{p}.{name}")),
-        None => PathBuf::from(format!("{dir}/{name}")),
+        Some(p) => path_of_text(&format!("{dir}/{p}.{name}")),
+        None => path_of_text(&format!("{dir}/{name}")),
     }
 }
 

@@ -27,7 +27,8 @@ pub(crate) fn resolve(job: &mut JobSpec) {
 pub(crate) fn job_info(spec: &JobSpec) -> JobInfo {
     let stats = stats_config(spec);
     JobInfo {
-        name: spec.name.clone(),
+        // The reports are UTF-8: bytes that are not as U+FFFD.
+        name: crate::diag::lossy(&spec.name).into_owned(),
         group_id: spec.group_id,
         thread_number: spec.thread_number,
         subjob: spec.subjob,
@@ -128,7 +129,7 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
             }
             "description" => {
                 c.description = match v {
-                    Value::Text(t) if !t.is_empty() => Some(t.clone()),
+                    Value::Text(t) if !t.is_empty() => Some(crate::diag::lossy(t).into_owned()),
                     _ => None,
                 }
             }

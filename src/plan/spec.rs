@@ -183,7 +183,7 @@ pub struct JobSpec {
     pub(crate) submit: SubmitOptions,
     /// `directory=`, split at `:` (each must be a directory when the job
     /// runs).
-    pub(crate) directories: Vec<String>,
+    pub(crate) directories: Vec<std::path::PathBuf>,
     /// How the job treats its files (`openfiles`, `lockfile`, ...).
     pub(crate) file: FileOptions,
     /// What the job records (`report.stats`) and how it is reported,

@@ -82,11 +82,12 @@ pub struct OptionList {
 }
 
 impl OptionList {
-    /// Add `name=value` at the end.
+    /// Add `name=value` at the end (bytes that are not UTF-8, from a file
+    /// name, as U+FFFD: the reports are UTF-8).
     pub(crate) fn push(&mut self, name: &str, value: &str) {
         self.text.push_str(name);
         let name_end = self.text.len() as u32;
-        self.text.push_str(value);
+        self.text.push_str(&crate::diag::lossy(value));
         self.ends.push((name_end, self.text.len() as u32));
     }
 

@@ -83,7 +83,7 @@ pub enum RunError {
 impl From<safety::NoSpace> for RunError {
     fn from(e: safety::NoSpace) -> RunError {
         RunError::NoSpace {
-            dir: e.dir.display().to_string(),
+            dir: crate::diag::show_path(&e.dir),
             needed: e.needed,
             available: e.available,
         }

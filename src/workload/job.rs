@@ -169,7 +169,10 @@ impl<'a> Prepared<'a> {
         for dir in &spec.directories {
             // With lstat, as fio: a symbolic link is refused too.
             if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-                return Err(invalid(format!("{dir} is not a directory")));
+                return Err(invalid(format!(
+                    "{} is not a directory",
+                    crate::diag::show_path(dir)
+                )));
             }
         }
         // The engine's setup (fio's `.setup`, before the sizes): nbd's
@@ -195,7 +198,7 @@ impl<'a> Prepared<'a> {
                 if !(t.is_file() || t.is_block_device() || t.is_char_device()) {
                     return Err(invalid(format!(
                         "failed to get file size of {}: not a regular file or a device",
-                        f.path.display()
+                        crate::diag::show_path(&f.path)
                     )));
                 }
             }
@@ -621,7 +624,7 @@ impl<'a> Prepared<'a> {
 fn cache_invalidation_failed(path: &Path) -> String {
     format!(
         "fio: cache invalidation of {} failed: {}\n",
-        path.display(),
+        crate::diag::show_path(path),
         strerror(libc::EBADF)
     )
 }

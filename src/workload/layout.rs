@@ -214,10 +214,10 @@ pub(crate) fn create_dirs(path: &Path) -> Result<(), Failed> {
     for dir in missing {
         match std::fs::DirBuilder::new().mode(0o700).create(dir) {
             Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
-                let failed = Failed::io(&e, &format!("mkdir({})", dir.display()));
+                let failed = Failed::io(&e, &format!("mkdir({})", crate::diag::show_path(dir)));
                 let note = format!(
                     "fio: failed to create dir ({}): {}\n",
-                    dir.display(),
+                    crate::diag::show_path(dir),
                     strerror(failed.errno)
                 );
                 return Err(failed.with_note(note));
@@ -246,7 +246,9 @@ pub(crate) fn lay_out(
     if mode.readonly {
         let note = READONLY_NOTE.to_string();
         return Err(match std::fs::metadata(path) {
-            Err(e) => Failed::io(&e, &format!("open({})", path.display())).with_note(note),
+            Err(e) => {
+                Failed::io(&e, &format!("open({})", crate::diag::show_path(path))).with_note(note)
+            }
             Ok(_) => Failed::new(libc::EROFS, "extend").with_note(note),
         });
     }

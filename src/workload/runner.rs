@@ -626,7 +626,7 @@ fn check_devices<'a, 'p: 'a>(
             continue;
         }
         for f in &p.files {
-            let path = f.path.display().to_string();
+            let path = crate::diag::show_path(&f.path);
             match safety::device_problem(&f.path) {
                 None => {}
                 Some(DeviceProblem::Mounted) => return Err(RunError::Mounted { path }),

@@ -7,6 +7,7 @@ mod common;
 
 mod architecture;
 mod baseline;
+mod byte_paths;
 mod cli;
 mod client;
 mod cmdhelp;

@@ -48,7 +48,7 @@ pub(crate) struct Resolved {
     pub(crate) flow: Option<flow::FlowOptions>,
     pub(crate) submit: submit::SubmitOptions,
     /// `directory=`, split at `:`.
-    pub(crate) directories: Vec<String>,
+    pub(crate) directories: Vec<std::path::PathBuf>,
     /// `openfiles`, `lockfile`, `file_append`, ... (`resolve::files`).
     pub(crate) file: FileOptions,
     /// Values rfio refuses, in its words.
@@ -101,7 +101,10 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         flow: flow::resolve(o),
         submit: submit::resolve(o),
         directories: match o.text("directory") {
-            Some(d) => crate::plan::files::split_colons(d),
+            Some(d) => crate::plan::files::split_colons(d)
+                .iter()
+                .map(|d| crate::diag::path_of_text(d))
+                .collect(),
             None => Vec::new(),
         },
         file,

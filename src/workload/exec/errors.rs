@@ -37,7 +37,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let dump = || {
             format!(
                 "fio: io_u error on file {}: {}: {} offset={offset}, buflen={len}\n",
-                crate::diag::visible(&self.job.files[fi].path.to_string_lossy()),
+                crate::diag::show_path(&self.job.files[fi].path),
                 strerror(errno),
                 dir.name(),
             )
