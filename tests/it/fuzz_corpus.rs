@@ -130,3 +130,8 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn inflate_corpus_replays_clean() {
+    replay("inflate", rfio::fuzz::inflate_check, 10);
+}

@@ -11,5 +11,6 @@
 mod common;
 
 mod buffer_memory;
+mod inflate_log;
 mod parse_scale;
 mod run_scale;
