@@ -195,7 +195,11 @@ pub(crate) fn run_repeated(
     }
     watch.starting(plan)?;
     let stop = inv.stop;
-    let mut reports: Vec<RunReport> = Vec::new();
+    // The runs summed up as they come, and the reports near the median
+    // (every one up to KEPT_REPORTS runs): constant memory per run.
+    let mut runs = repeat::Runs::new();
+    let mut kept = repeat::Kept::new(repeat::KEPT_REPORTS, repeat);
+    let mut failed_run = None;
     let mut stopped = None;
     for _ in 0..repeat.max(1) {
         let progress = Progress::new(plan.jobs.len());
@@ -208,36 +212,38 @@ pub(crate) fn run_repeated(
         }
         if stop.requested() {
             stopped = Some(Stopped::Signal);
-            if reports.is_empty() {
-                reports.push(report);
+            if runs.is_empty() {
+                offer(&mut runs, &mut kept, report);
             }
             break;
         }
-        let failed = report.jobs.iter().any(|j| j.error != 0 || j.setup_failed);
-        reports.push(report);
-        if failed {
+        if report.jobs.iter().any(|j| j.error != 0 || j.setup_failed) {
+            // The failed run is the one reported.
             stopped = Some(Stopped::JobError);
+            let m = repeat::metrics(&report.summary);
+            failed_run = Some((runs.add(&m), report));
             break;
         }
+        offer(&mut runs, &mut kept, report);
     }
-    Ok(Outcome::Ran(Box::new(repeated(reports, repeat, stopped))))
+    let (pick, mut report) = match failed_run {
+        Some(failed) => failed,
+        None => {
+            let (median, bw) = runs.median().expect("at least one run");
+            kept.take(median, bw).expect("a report held")
+        }
+    };
+    let shape = repeat::metrics(&report.summary);
+    report.repeat = Some(runs.summarize(repeat, pick, &shape, stopped));
+    Ok(Outcome::Ran(Box::new(report)))
 }
 
-/// The report of a repetition: the median run's (the failed run's when a
-/// job error stopped it), with every run summed up.
-fn repeated(mut reports: Vec<RunReport>, requested: u32, stopped: Option<Stopped>) -> RunReport {
-    let runs: Vec<repeat::RunMetrics> = reports
-        .iter()
-        .map(|r| repeat::metrics(&r.summary))
-        .collect();
-    let pick = match stopped {
-        Some(Stopped::JobError) => runs.len() - 1,
-        _ => repeat::median_run(&runs),
-    };
-    let summary = repeat::summarize(&runs, requested, pick, stopped);
-    let mut report = reports.swap_remove(pick);
-    report.repeat = Some(summary);
-    report
+/// Add the run of `report` to `runs`, and its report to `kept` if it is
+/// near the median.
+fn offer(runs: &mut repeat::Runs, kept: &mut repeat::Kept<RunReport>, report: RunReport) {
+    let m = repeat::metrics(&report.summary);
+    let run = runs.add(&m);
+    kept.offer(run, m.total_bw(), runs, report);
 }
 
 /// Load the job files and build the plan, without running it: the front

@@ -147,9 +147,21 @@ fn run_inner(
         Action::InflateLog(path) => {
             return match crate::logs::inflate_file(path, out) {
                 Ok(()) => Ok(0),
-                Err(crate::logs::InflateError::Write(e)) => Err(e),
-                Err(e) => writeln!(err, "{e}").map(|()| e.exit_status()),
-            }
+                // A closed pipe ends rfio as it ends fio (SIGPIPE, or
+                // exit 0 in-process); any other write error is reported.
+                Err(crate::logs::InflateError::Write(e, _))
+                    if e.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    Err(e)
+                }
+                Err(e) => {
+                    writeln!(err, "{e}")?;
+                    if let Some(at) = e.data_error_at() {
+                        writeln!(err, "{at}")?;
+                    }
+                    Ok(e.exit_status())
+                }
+            };
         }
         Action::Tool(tool) => return tools::run(tool, out, err),
     }

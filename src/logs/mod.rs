@@ -40,5 +40,9 @@ mod sample;
 mod writer;
 
 pub(crate) use config::{LogConfig, LogKind};
+pub(crate) use inflate::inflate_from;
 pub use inflate::{inflate_file, InflateError};
+// For `rfio plot`, which keeps an inflated log's text in memory.
+#[allow(unused_imports)]
+pub use inflate::inflate_file_capped;
 pub use writer::sink;

@@ -68,7 +68,7 @@ impl Layout {
     }
 
     /// The layout the ddir bits of a record name.
-    fn of_ddir(ddir: u32) -> Layout {
+    pub(crate) fn of_ddir(ddir: u32) -> Layout {
         Layout {
             offset: ddir & OFFSET_BIT != 0,
             prio: ddir & PRIO_BIT != 0,
@@ -101,6 +101,12 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(v)
 }
 
+/// The ddir word of the record starting `rec` (at least 20 bytes): what
+/// tells its layout ([`Layout::of_ddir`]).
+pub(crate) fn ddir_of(rec: &[u8]) -> u32 {
+    u32_at(rec, 16)
+}
+
 /// Print the records in `samples` as text lines, as fio's `flush_samples`
 /// does: the layout is the first record's; a partial record at the end is
 /// not printed.
@@ -108,24 +114,34 @@ pub(crate) fn write_text(samples: &[u8], w: &mut dyn Write) -> io::Result<()> {
     if samples.len() < 20 {
         return Ok(());
     }
-    let layout = Layout::of_ddir(u32_at(samples, 16));
+    let layout = Layout::of_ddir(ddir_of(samples));
+    let mut line = Vec::with_capacity(96);
     for rec in samples.chunks_exact(layout.entry_bytes()) {
-        let time = u64_at(rec, 0);
-        let value = u64_at(rec, 8) as i64;
-        let dir = u32_at(rec, 16) & !(OFFSET_BIT | PRIO_BIT);
-        let prio = u16::from_ne_bytes([rec[20], rec[21]]);
-        let bs = u64_at(rec, 24);
-        write!(w, "{time}, {value}, {dir}, {bs}, ")?;
-        if layout.offset {
-            write!(w, "{}, ", u64_at(rec, 32))?;
-        }
-        if layout.prio {
-            writeln!(w, "0x{prio:04x}")?;
-        } else {
-            writeln!(w, "{}", u8::from(prio >> 13 == IOPRIO_CLASS_RT))?;
-        }
+        line.clear();
+        write_record(layout, rec, &mut line);
+        w.write_all(&line)?;
     }
     Ok(())
+}
+
+/// Append the text line of the record `rec` (`layout.entry_bytes()` long)
+/// to `line`, as fio's `flush_samples` prints it.
+pub(crate) fn write_record(layout: Layout, rec: &[u8], line: &mut Vec<u8>) {
+    let time = u64_at(rec, 0);
+    let value = u64_at(rec, 8) as i64;
+    let dir = u32_at(rec, 16) & !(OFFSET_BIT | PRIO_BIT);
+    let prio = u16::from_ne_bytes([rec[20], rec[21]]);
+    let bs = u64_at(rec, 24);
+    // Writing into a Vec cannot fail.
+    let _ = write!(line, "{time}, {value}, {dir}, {bs}, ");
+    if layout.offset {
+        let _ = write!(line, "{}, ", u64_at(rec, 32));
+    }
+    let _ = if layout.prio {
+        writeln!(line, "0x{prio:04x}")
+    } else {
+        writeln!(line, "{}", u8::from(prio >> 13 == IOPRIO_CLASS_RT))
+    };
 }
 
 /// `bytes` as one zlib stream, at zlib's default level (fio's

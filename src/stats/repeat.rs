@@ -9,6 +9,9 @@
 //!   whose total bandwidth (every entry, every direction) is the median,
 //!   the lower one of the two middle runs for an even count, runs of equal
 //!   bandwidth in run order ([`median_run`]).
+//! - The runs are summed up as they come ([`Runs`], a few numbers per run
+//!   and entry, not the run's report), and at most [`KEPT_REPORTS`] reports
+//!   are held to print the median run's ([`Kept`]; see `repeat/runs.rs`).
 //! - Each metric's [`Spread`]: the median of the runs' values (again the
 //!   lower median for an even count), the minimum, the maximum and the
 //!   coefficient of variation, the sample standard deviation (n - 1) over
@@ -18,6 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use super::config::Unified;
 use super::summary::{Entry, Summary};
+
+mod runs;
+pub use runs::{Kept, Runs, KEPT_REPORTS};
 
 /// The median, minimum, maximum and coefficient of variation of one
 /// metric over the runs.
@@ -156,12 +162,13 @@ fn entry_metrics(e: &Entry) -> JobMetrics {
 
 /// Which run of `runs` (0-based) is the median run: the lower median of
 /// the total bandwidths, runs of equal bandwidth in run order.
+#[cfg(test)]
 pub fn median_run(runs: &[RunMetrics]) -> usize {
-    let mut order: Vec<(usize, f64)> = runs.iter().map(|r| r.total_bw()).enumerate().collect();
-    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    order
-        .get(runs.len().saturating_sub(1) / 2)
-        .map_or(0, |&(i, _)| i)
+    let mut all = Runs::new();
+    for r in runs {
+        all.add(r);
+    }
+    all.median().map_or(0, |(i, _)| i)
 }
 
 /// Why the repetition ended before the runs asked for.
@@ -219,7 +226,7 @@ pub struct RepeatSummary {
     pub jobs: Vec<JobRepeat>,
 }
 
-const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
+pub(super) const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 
 /// Sum up `runs` (in run order), of which the run at index `reported` is
 /// printed.
@@ -229,68 +236,13 @@ pub fn summarize(
     reported: usize,
     stopped: Option<Stopped>,
 ) -> RepeatSummary {
-    let shape = runs.get(reported).or(runs.first());
-    let jobs = shape.map_or(Vec::new(), |shape| {
-        shape
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, job)| job_repeat(runs, i, job))
-            .collect()
-    });
-    RepeatSummary {
-        requested,
-        runs: runs.len() as u32,
-        median_run: reported as u32 + 1,
-        stopped,
-        jobs,
+    let mut all = Runs::new();
+    for r in runs {
+        all.add(r);
     }
-}
-
-fn job_repeat(runs: &[RunMetrics], i: usize, job: &JobMetrics) -> JobRepeat {
-    let mut dirs = Vec::new();
-    for (d, dir_name) in DIR_NAMES.iter().enumerate() {
-        let all: Vec<&DirMetrics> = runs
-            .iter()
-            .filter_map(|r| r.jobs.get(i).and_then(|j| j.dirs[d].as_ref()))
-            .collect();
-        let Some(first) = all.first() else {
-            continue;
-        };
-        let spread = |f: &dyn Fn(&DirMetrics) -> f64| {
-            Spread::of(&all.iter().map(|m| f(m)).collect::<Vec<f64>>())
-        };
-        let clat_percentiles = first
-            .clat_percentiles
-            .iter()
-            .enumerate()
-            .map(|(k, &(p, _))| {
-                let vals: Vec<f64> = all
-                    .iter()
-                    .filter_map(|m| m.clat_percentiles.get(k).map(|&(_, v)| v as f64))
-                    .collect();
-                (p, Spread::of(&vals))
-            })
-            .collect();
-        let ddir = if job.mixed && d == 0 {
-            "mixed"
-        } else {
-            dir_name
-        };
-        dirs.push(DirRepeat {
-            ddir: ddir.to_string(),
-            runs: all.len() as u32,
-            iops: spread(&|m| m.iops),
-            bw_bytes: spread(&|m| m.bw_bytes),
-            clat_mean_ns: spread(&|m| m.clat_mean_ns),
-            clat_percentiles,
-        });
-    }
-    JobRepeat {
-        jobname: job.jobname.clone(),
-        groupid: job.groupid,
-        dirs,
-    }
+    let empty = RunMetrics { jobs: Vec::new() };
+    let shape = runs.get(reported).or(runs.first()).unwrap_or(&empty);
+    all.summarize(requested, reported, shape, stopped)
 }
 
 #[cfg(test)]

@@ -150,3 +150,8 @@ fn plot_log_corpus_replays_clean() {
 fn plot_json_corpus_replays_clean() {
     replay("plot_json", rfio::fuzz::plot_json_check, 10);
 }
+
+#[test]
+fn inflate_corpus_replays_clean() {
+    replay("inflate", rfio::fuzz::inflate_check, 10);
+}

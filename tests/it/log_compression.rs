@@ -258,12 +258,27 @@ fn inflate_log_fails_as_fio() {
     let dir = TempDir::new("gz-bad");
     dir.write("empty.fz", "");
     dir.write("text.fz", "0, 1, 0, 4096, 0\n");
-    for name in ["missing.fz", "empty.fz", "text.fz"] {
+    for name in ["missing.fz", "empty.fz"] {
         let want = inflate(fio, &dir, name);
         let got = inflate(RFIO, &dir, name);
         assert_eq!(got, want, "--inflate-log={name}");
     }
-    assert_eq!(inflate(RFIO, &dir, "text.fz").2, 253);
+    // Not zlib: fio's message and status, then where it failed.
+    let (out, err, rc) = inflate(fio, &dir, "text.fz");
+    assert_eq!(
+        (out.as_str(), err.as_str(), rc),
+        ("", "fio: failed inflating log: -3\n", 253)
+    );
+    assert_eq!(
+        inflate(RFIO, &dir, "text.fz"),
+        (
+            String::new(),
+            "fio: failed inflating log: -3\n\
+             rfio: text.fz: zlib stream 1 is not zlib data, after 0 records\n"
+                .into(),
+            253
+        )
+    );
     assert_eq!(
         inflate(RFIO, &dir, "missing.fz").1,
         "fopen: No such file or directory\n"
@@ -399,5 +414,75 @@ fn bad_values_are_refused_at_their_line() {
             "{name}: {err}"
         );
         assert!(!dir.file("a_iops.1.log").exists(), "{name}: nothing ran");
+    }
+}
+
+/// A `.fz` cut short: fio prints what the stream holds and exits 0; rfio
+/// prints the same lines, then says where the file ends and exits 1.
+/// A corrupt stream after good ones: both print the good ones and exit
+/// 253, rfio with the records of the corrupt one before the damage. A text that cannot be written: fio exits 0, rfio says so.
+#[test]
+fn a_log_cut_short_is_an_error_after_fios_lines() {
+    let fio = real_fio();
+    let dir = TempDir::new("gz-cut");
+    run_job(RFIO, &dir, &stored_job("r", 3000, &[]));
+    let whole = std::fs::read(dir.file("r_iops.1.log.fz")).unwrap();
+    std::fs::write(dir.file("half.fz"), &whole[..whole.len() / 2]).unwrap();
+    std::fs::write(dir.file("cut4.fz"), &whole[..whole.len() - 4]).unwrap();
+    let mut bad = whole.clone();
+    let at = whole.len() * 3 / 4;
+    bad[at] ^= 0xff;
+    std::fs::write(dir.file("corrupt.fz"), &bad).unwrap();
+    for name in ["half.fz", "cut4.fz"] {
+        let (by_fio, err, rc) = inflate(fio, &dir, name);
+        assert_eq!((rc, err.as_str()), (0, ""), "fio --inflate-log={name}");
+        let (by_rfio, err, rc) = inflate(RFIO, &dir, name);
+        assert!(by_rfio == by_fio, "{name}: rfio prints other lines");
+        let n = by_fio.lines().count();
+        assert!(n > 0 && n <= 3000, "{name}: {n}");
+        assert_eq!(
+            (rc, err),
+            (
+                1,
+                format!(
+                    "rfio: {name}: the log is cut short: it ends inside zlib stream 2, \
+                     after {n} records\n"
+                )
+            ),
+            "{name}"
+        );
+    }
+    let (by_fio, err_fio, rc_fio) = inflate(fio, &dir, "corrupt.fz");
+    let (by_rfio, err, rc) = inflate(RFIO, &dir, "corrupt.fz");
+    assert_eq!((rc_fio, rc), (253, 253));
+    // fio prints the streams before the corrupt one; rfio, printing as it
+    // inflates, also the records of that stream before the damage.
+    assert_eq!(by_fio.lines().count(), 1024);
+    assert!(by_rfio.starts_with(&by_fio) && by_rfio.len() > by_fio.len());
+    let n = by_rfio.lines().count();
+    assert!(err.ends_with(&format!("after {n} records\n")), "{err}");
+    assert!(err.starts_with(&err_fio), "{err}");
+    assert!(
+        err.contains("corrupt.fz: zlib stream 2 is not zlib data"),
+        "{err}"
+    );
+    // /dev/full: fio exits 0; rfio names the file and the error.
+    for (bin, want_rc) in [(fio, 0), (RFIO, 1)] {
+        let o = std::process::Command::new(bin)
+            .current_dir(&dir.0)
+            .arg("--inflate-log=r_iops.1.log.fz")
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(want_rc), "{bin}: {}", stderr(&o));
+        if bin == RFIO {
+            assert!(
+                stderr(&o).starts_with(
+                    "rfio: r_iops.1.log.fz: error writing the log: No space left on device"
+                ),
+                "{}",
+                stderr(&o)
+            );
+        }
     }
 }

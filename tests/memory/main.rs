@@ -11,5 +11,7 @@
 mod common;
 
 mod buffer_memory;
+mod inflate_log;
 mod parse_scale;
+mod repeat;
 mod run_scale;

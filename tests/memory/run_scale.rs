@@ -12,23 +12,35 @@ use common::{fio, run_in, stderr, stdout, TempDir, RFIO};
 
 /// How a child run ended: exit status, its peak resident memory, and its
 /// stdout and stderr.
-struct Finished {
-    status: i32,
-    max_rss_kib: u64,
-    out: String,
-    err: String,
+pub(crate) struct Finished {
+    pub(crate) status: i32,
+    pub(crate) max_rss_kib: u64,
+    pub(crate) out: String,
+    pub(crate) err: String,
 }
 
 /// Run `bin` with `args` in `dir` and measure the peak RSS of that child
 /// alone (`wait4`: the other tests' children do not count). A run still
 /// going after `limit` is killed and the test fails.
-fn run_measured(bin: &str, dir: &Path, args: &[&str], limit: Duration) -> Finished {
-    let (out_path, err_path) = (dir.join("stdout"), dir.join("stderr"));
+pub(crate) fn run_measured(bin: &str, dir: &Path, args: &[&str], limit: Duration) -> Finished {
+    run_measured_into(bin, dir, args, limit, &dir.join("stdout"))
+}
+
+/// [`run_measured`] with stdout written to `out_path` (`/dev/null`: none
+/// kept).
+pub(crate) fn run_measured_into(
+    bin: &str,
+    dir: &Path,
+    args: &[&str],
+    limit: Duration,
+    out_path: &Path,
+) -> Finished {
+    let err_path = dir.join("stderr");
     let child = Command::new(bin)
         .current_dir(dir)
         .args(args)
         .stdin(Stdio::null())
-        .stdout(File::create(&out_path).unwrap())
+        .stdout(File::create(out_path).unwrap())
         .stderr(File::create(&err_path).unwrap())
         .spawn()
         .unwrap_or_else(|e| panic!("{bin} runs: {e}"));
