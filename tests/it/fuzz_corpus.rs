@@ -130,3 +130,13 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn wire_frame_corpus_replays_clean() {
+    replay("wire_frame", rfio::fuzz::wire_frame_check, 10);
+}
+
+#[test]
+fn baseline_corpus_replays_clean() {
+    replay("baseline", rfio::fuzz::baseline_check, 10);
+}
