@@ -236,6 +236,18 @@ pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`visible`] for text that is output rather than a quote in a message
+/// (a server's TEXT: fio's report made on another machine): line ends kept,
+/// every other control character but TAB (ESC, BEL, CR, ...) escaped.
+/// Borrowed when there is nothing to escape.
+pub(crate) fn printable(text: &str) -> Cow<'_, str> {
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(visible).collect();
+    match lines.iter().all(|l| matches!(l, Cow::Borrowed(_))) {
+        true => Cow::Borrowed(text),
+        false => Cow::Owned(lines.join("\n")),
+    }
+}
+
 /// Bytes from outside (a log line, a peer's text) as [`visible`] text:
 /// invalid UTF-8 shown as U+FFFD, at most `max` characters, with how much
 /// was left out, so that an error never echoes a 64 MiB input whole.
@@ -290,6 +302,16 @@ mod tests {
         let path = path_of_text(&text_of_bytes(b"d\xffe/f\x1b"));
         assert_eq!(path.as_os_str().as_bytes(), b"d\xffe/f\x1b");
         assert_eq!(show_path(&path), "d\\xffe/f\\x1b");
+    }
+
+    #[test]
+    fn printable_keeps_line_ends_and_tabs_only() {
+        assert_eq!(printable("a\tb\nc\n\n"), "a\tb\nc\n\n");
+        assert_eq!(
+            printable("x\x1b[2J\x07\r\u{9b}y\nz"),
+            "x\\x1b[2J\\x07\\x0d\\x9by\nz"
+        );
+        assert!(matches!(printable("plain\n"), Cow::Borrowed(_)));
     }
 
     #[test]

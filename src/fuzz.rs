@@ -78,3 +78,121 @@ pub fn inflate_check(bytes: &[u8]) {
         INFLATE_TEXT_LIMIT,
     );
 }
+
+use crate::wire::body;
+use crate::wire::frame::{self, Accept, Message, Op, Reader, HEADER_LEN, MAX_FRAGMENT};
+use crate::wire::stats::{du::Du, eta::Eta, gs::decode_gs, iolog::decode_iolog, ts::decode_ts};
+
+/// Any bytes as a stream of fio wire frames, as a client or server reads
+/// them: the frame reader (headers, CRCs, versions, MORE chains, the size
+/// cap), then each message's body through its decoder. Twice: as given,
+/// and with every header's and payload's CRC made right, so that the
+/// fuzzer reaches reassembly and the body decoders.
+#[doc(hidden)]
+pub fn wire_frame_check(bytes: &[u8]) {
+    wire_stream(bytes);
+    wire_stream(&with_crcs(bytes));
+}
+
+/// Read `bytes` to their end or first error, decoding every message.
+fn wire_stream(bytes: &[u8]) {
+    let mut reader = Reader::new(bytes, Accept::Range(0, u16::MAX), 1 << 20);
+    while let Ok(msg) = reader.next_message() {
+        decode(&msg);
+    }
+}
+
+/// What the client's and the server's dispatch decode of a message.
+fn decode(msg: &Message) {
+    let b = &msg.body[..];
+    match msg.op {
+        Op::Probe => {
+            let _ = body::ProbeRequest::decode(b);
+            let _ = body::ProbeReply::decode(b);
+        }
+        Op::Text => {
+            if let Ok(t) = body::Text::decode(b) {
+                let _ = crate::diag::printable(&t.text);
+            }
+        }
+        Op::Start => {
+            let _ = body::Start::decode(b);
+        }
+        Op::Stop => {
+            let _ = body::Stop::decode(b);
+        }
+        Op::JobOpt => {
+            let _ = body::JobOpt::decode(b);
+        }
+        Op::JobLine => {
+            let _ = body::JobLine::decode(b);
+        }
+        Op::Job => {
+            let _ = body::Job::decode(b);
+        }
+        Op::LoadFile => {
+            let _ = body::LoadFile::decode(b);
+        }
+        Op::SendFile => {
+            let _ = body::decode_sendfile(b);
+        }
+        Op::Du => {
+            if let Ok(du) = Du::decode(b) {
+                let _ = du.aggregate();
+            }
+        }
+        Op::Eta => {
+            let _ = Eta::decode(b);
+        }
+        Op::Gs => {
+            let _ = decode_gs(b);
+        }
+        Op::Ts => {
+            let _ = decode_ts(b, msg.version);
+        }
+        Op::IoLog => {
+            let _ = decode_iolog(b, msg.version);
+        }
+        _ => {}
+    }
+}
+
+/// `bytes` read as frames (a header, then its payload, up to fio's
+/// fragment size) with each frame's two CRCs set to the right values.
+fn with_crcs(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while at + HEADER_LEN <= out.len() {
+        let h = at;
+        let len = u32::from_le_bytes([out[h + 16], out[h + 17], out[h + 18], out[h + 19]]) as usize;
+        let crc = frame::crc16(&out[h..h + 20]);
+        out[h + 20..h + 22].copy_from_slice(&crc.to_le_bytes());
+        let start = h + HEADER_LEN;
+        if len > MAX_FRAGMENT || start + len > out.len() {
+            break;
+        }
+        let payload = if len == 0 {
+            0
+        } else {
+            frame::crc16(&out[start..start + len])
+        };
+        out[h + 22..h + 24].copy_from_slice(&payload.to_le_bytes());
+        at = start + len;
+    }
+    out
+}
+
+/// Any bytes as a baseline file (`--baseline-compare`): decoded and
+/// checked as one read from disk; an error's text is bounded whatever the
+/// input.
+#[doc(hidden)]
+pub fn baseline_check(bytes: &[u8]) {
+    if let Err(e) = crate::cli::baseline::parse("fuzz.json", bytes) {
+        assert!(
+            e.len() < 4096,
+            "a baseline error of {} bytes: {}",
+            e.len(),
+            crate::diag::quote(&e, 300)
+        );
+    }
+}

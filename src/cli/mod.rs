@@ -5,7 +5,7 @@
 
 mod alloc;
 pub(crate) mod args;
-mod baseline;
+pub(crate) mod baseline;
 mod beyond;
 mod client;
 mod cpuclock;

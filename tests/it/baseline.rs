@@ -366,3 +366,107 @@ fn fio_mode_refuses_baselines_as_fio_does() {
     assert_eq!(stdout(&out), stdout(&real));
     assert!(!dir.file("b.json").exists());
 }
+
+/// A baseline edited by hand or made by something else: every figure and
+/// count is checked when it is read, and the first out of range refused
+/// naming its field (exit 2, nothing run); a baseline over 16 MiB is not
+/// read at all; what an error quotes from the file is escaped and capped.
+#[test]
+fn baselines_out_of_range_are_refused_naming_the_field() {
+    let dir = TempDir::new("baseline-range");
+    dir.write("x.fio", "[n]\nioengine=null\nsize=64k\n");
+    let out = common::rfio(&dir, &["--baseline-save=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let good = load(&dir.file("b.json"));
+    let iops = "/results/jobs/0/dirs/0/iops";
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "/results/jobs/0/dirs/0/iops/median",
+            serde_json::json!(-1e308),
+            "results.jobs[0].dirs[0].iops.median: -1e+308 is not a valid IOPS figure \
+             (a finite number, at least 0)",
+        ),
+        (
+            "/results/jobs/0/dirs/0/bw_bytes/cv_pct",
+            serde_json::json!(-2.5),
+            "results.jobs[0].dirs[0].bw_bytes.cv_pct: -2.5 is not a valid coefficient of \
+             variation (a finite number, at least 0)",
+        ),
+        (
+            "/results/jobs/0/dirs/0/clat_percentiles/3/0",
+            serde_json::json!(250.0),
+            "results.jobs[0].dirs[0].clat_percentiles[3][0]: 250.0 is not a valid percentile \
+             (above 0, at most 100)",
+        ),
+        (
+            "/results/median_run",
+            serde_json::json!(7),
+            "results.median_run: 7 is not one of the runs (1 to 1)",
+        ),
+        (
+            "/results/runs",
+            serde_json::json!(0),
+            "results.runs: 0 is not a valid number of runs (1 to requested, 1)",
+        ),
+        (
+            "/results/jobs/0/dirs/0/ddir",
+            serde_json::json!("\u{1b}[2Jsideways"),
+            "results.jobs[0].dirs[0].ddir: '\\x1b[2Jsideways' is not a direction \
+             (read, write, trim or mixed)",
+        ),
+        (
+            "/job_files/0/sha256",
+            serde_json::json!("zz"),
+            "job_files[0].sha256: 'zz' is not a SHA-256 (64 hexadecimal digits)",
+        ),
+    ];
+    for (field, value, want) in cases {
+        let mut b = good.clone();
+        *b.pointer_mut(field).unwrap_or_else(|| panic!("{field}")) = value;
+        store(&dir.file("b.json"), &b);
+        let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+        assert_eq!(out.status.code(), Some(2), "{field}: {}", stderr(&out));
+        assert_eq!(stderr(&out), format!("rfio: baseline b.json: {want}\n"));
+        assert_eq!(stdout(&out), "");
+    }
+    // A median outside its own min and max.
+    let mut b = good.clone();
+    b.pointer_mut(iops).unwrap()["max"] = serde_json::json!(0.5);
+    b.pointer_mut(iops).unwrap()["median"] = serde_json::json!(1.0);
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(
+            "rfio: baseline b.json: results.jobs[0].dirs[0].iops: median 1.0 is not between min "
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    // A recorded job text of one 1 MiB line with terminal sequences: the
+    // difference quotes 200 characters of it, escaped.
+    let mut b = good.clone();
+    let line = format!("\u{1b}]0;pwned\u{7}{}", "x".repeat(1 << 20));
+    b["job_files"][0]["text"] = Value::String(format!("{line}\n"));
+    b["job_files"][0]["sha256"] = Value::String("0".repeat(64));
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.len() < 1000, "{} bytes echoed", err.len());
+    assert!(err.contains(": line 1: \\x1b]0;pwned\\x07xxx"), "{err}");
+    assert!(err.contains(" more characters) → [n]\n"), "{err}");
+    assert!(!err.contains(['\u{1b}', '\u{7}']), "{err:?}");
+
+    // Over 16 MiB: refused before it is read.
+    let mut b = good.clone();
+    b["padding"] = Value::String(" ".repeat(16 << 20));
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "rfio: baseline b.json: larger than a baseline can be (16 MiB at most)\n"
+    );
+}

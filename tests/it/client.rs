@@ -1223,3 +1223,38 @@ fn bw_logs_are_written_as_fios_client_writes_them() {
         assert_eq!(&cols[2..], ["0", "0", "0"], "{l}");
     }
 }
+
+/// A server's host name and TEXT with terminal sequences (a title set,
+/// the screen cleared, a bell): rfio's client prints them escaped, the
+/// report's line ends and tabs kept, nothing a terminal obeys.
+#[test]
+fn terminal_sequences_from_a_server_are_shown_escaped() {
+    let srv = FakeServer::start(|_, mut s, _| {
+        let (v, tag) = until_run(&mut s);
+        let mut probe = probe_reply("fio-3.33");
+        probe[..13].copy_from_slice(b"v\x1b]0;pwned\x07m\0");
+        let _ = s.write_all(&message(v, PROBE, tag, &probe));
+        let _ = s.write_all(&message(v, START, 0, &u32s(1, 1)));
+        let text = b"line one\tend\n\x1b[2Jcleared\x07\r\n";
+        let mut body = u32s(3, text.len() as u32);
+        body.extend([0u8; 16]);
+        body.extend(text);
+        let _ = s.write_all(&message(v, TEXT, 0, &body));
+        let _ = s.write_all(&message(v, STOP, 0, &u32s(0, 0)));
+        let _ = s.write_all(&message(v, QUIT, 0, &[]));
+        drain(&mut s);
+        false
+    });
+    let (out, _d) = run_against(&srv, &[]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("hostname=v\\x1b]0;pwned\\x07m, be=0, 64-bit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<v\\x1b]0;pwned\\x07m> line one\tend\n\\x1b[2Jcleared\\x07\\x0d\n"),
+        "{text}"
+    );
+    assert!(!text.contains(['\x1b', '\x07', '\r']), "{text:?}");
+}

@@ -155,3 +155,13 @@ fn plot_json_corpus_replays_clean() {
 fn inflate_corpus_replays_clean() {
     replay("inflate", rfio::fuzz::inflate_check, 10);
 }
+
+#[test]
+fn wire_frame_corpus_replays_clean() {
+    replay("wire_frame", rfio::fuzz::wire_frame_check, 10);
+}
+
+#[test]
+fn baseline_corpus_replays_clean() {
+    replay("baseline", rfio::fuzz::baseline_check, 10);
+}

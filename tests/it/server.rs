@@ -539,6 +539,68 @@ fn the_jail_refuses_commands_and_outside_files() {
     );
 }
 
+/// Every refusal of the server's rules (allow-list, token, jail: an
+/// `include`, a command, a file outside) ends as fio's server ends a failed
+/// run, STOP with an error then QUIT: fio's client and rfio's print the
+/// reason and `exited with error 1`, and exit 1 (they once exited 0 on
+/// the first three, as for a run that went well).
+#[test]
+fn every_refusal_makes_both_clients_exit_non_zero() {
+    let dir = TempDir::new("srv-refusals");
+    std::fs::create_dir_all(dir.file("jail")).unwrap();
+    let jail = format!("--server-jail={}", dir.file("jail").display());
+    dir.write("ok.fio", "[j]\nioengine=null\nsize=1m\n");
+    dir.write("inc.fio", "[x]\ninclude\t/etc/passwd\n");
+    dir.write(
+        "prerun.fio",
+        "[j]\nioengine=null\nsize=1m\nexec_prerun=touch pwned\n",
+    );
+    dir.write(
+        "out.fio",
+        "[j]\nioengine=psync\nrw=write\nsize=64k\nfilename=../x.dat\n",
+    );
+    let closed = server_in(RFIO, &dir, &["--server-allow=10.0.0.0/8"], &[]);
+    let token = server_in(RFIO, &dir, &[], &[("RFIO_SERVER_TOKEN", "s3cret")]);
+    let jailed = server_in(RFIO, &dir, &[&jail], &[]);
+    let cases = [
+        (
+            closed.port,
+            "ok.fio",
+            "client 127.0.0.1 is not allowed by --server-allow\n",
+        ),
+        (token.port, "ok.fio", "this server requires a token"),
+        (jailed.port, "inc.fio", "include is refused in the jail"),
+        (
+            jailed.port,
+            "prerun.fio",
+            "exec_prerun runs a command; refused in the jail",
+        ),
+        (
+            jailed.port,
+            "out.fio",
+            "filename=../x.dat is outside the jail",
+        ),
+    ];
+    for (port, job, why) in cases {
+        for bin in [real_fio(), RFIO] {
+            let mut cmd = Command::new(bin);
+            cmd.current_dir(&dir.0)
+                .arg(format!("--client=127.0.0.1,{port}"))
+                .arg(job);
+            let (o, timed_out) = common::output_within(&mut cmd, Duration::from_secs(60));
+            assert!(!timed_out, "{bin} {job}: timed out");
+            let text = stdout(&o);
+            assert_eq!(o.status.code(), Some(1), "{bin} {job}: {text}");
+            assert!(text.contains(why), "{bin} {job}: {text}");
+            assert!(
+                text.contains("client <127.0.0.1>: exited with error 1\n"),
+                "{bin} {job}: {text}"
+            );
+        }
+    }
+    assert!(!dir.file("jail/pwned").exists() && !dir.file("x.dat").exists());
+}
+
 /// Called as `fio`, the server listens where fio's does and says it is
 /// unauthenticated; as `rfio`, on loopback only.
 #[test]

@@ -17,6 +17,11 @@ use super::probe::FileTarget;
 use super::{JobTarget, SavedText};
 use crate::stats::repeat::{RepeatSummary, Spread};
 
+/// A string from the baseline (or this run) as a message quotes it.
+fn q(text: &str) -> String {
+    crate::diag::quote(text, super::check::ECHO)
+}
+
 /// What a metric did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -96,7 +101,7 @@ pub(crate) fn compare(saved: &RepeatSummary, new: &RepeatSummary, threshold_pct:
                     },
                 };
                 out.push(Line {
-                    job: sj.jobname.clone(),
+                    job: q(&sj.jobname),
                     ddir: sd.ddir.clone(),
                     metric: name,
                     saved: s.median,
@@ -179,12 +184,7 @@ pub(crate) fn render(lines: &[Line], file: &str, threshold_pct: f64) -> String {
 pub(crate) fn text_differences(saved: &[SavedText], now: &[SavedText]) -> Vec<String> {
     let mut out = Vec::new();
     if saved.len() != now.len() {
-        let names = |t: &[SavedText]| {
-            t.iter()
-                .map(|f| f.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let names = |t: &[SavedText]| t.iter().map(|f| q(&f.name)).collect::<Vec<_>>().join(", ");
         out.push(format!(
             "job files differ: [{}] → [{}]",
             names(saved),
@@ -205,15 +205,15 @@ pub(crate) fn text_differences(saved: &[SavedText], now: &[SavedText]) -> Vec<St
             Some(i) => format!(
                 ": line {}: {} → {}",
                 i + 1,
-                old.get(i).map_or("(none)".to_string(), |l| l.to_string()),
-                new.get(i).map_or("(none)".to_string(), |l| l.to_string())
+                old.get(i).map_or("(none)".to_string(), |l| q(l)),
+                new.get(i).map_or("(none)".to_string(), |l| q(l))
             ),
             // Only line endings differ.
             None => ": line endings".to_string(),
         };
         out.push(format!(
             "{} text differs (sha256 {} → {}){detail}",
-            n.name,
+            q(&n.name),
             &s.sha256[..12.min(s.sha256.len())],
             &n.sha256[..12.min(n.sha256.len())]
         ));
@@ -230,9 +230,13 @@ pub(crate) fn target_differences(saved: &[JobTarget], now: &[JobTarget]) -> Vec<
         return out;
     }
     for (s, n) in saved.iter().zip(now) {
-        let job = &n.job;
+        let job = &q(&n.job);
         if s.engine != n.engine {
-            out.push(format!("job {job}: engine {} → {}", s.engine, n.engine));
+            out.push(format!(
+                "job {job}: engine {} → {}",
+                q(&s.engine),
+                q(&n.engine)
+            ));
         }
         if s.files.len() != n.files.len() {
             out.push(format!(
@@ -250,7 +254,7 @@ pub(crate) fn target_differences(saved: &[JobTarget], now: &[JobTarget]) -> Vec<
 }
 
 fn file_differences(job: &str, s: &FileTarget, n: &FileTarget, out: &mut Vec<String>) {
-    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let show = |v: &Option<String>| v.as_deref().map_or_else(|| "unknown".into(), q);
     let rot = |v: Option<bool>| match v {
         Some(true) => "rotational".to_string(),
         Some(false) => "non-rotational".to_string(),
@@ -258,10 +262,10 @@ fn file_differences(job: &str, s: &FileTarget, n: &FileTarget, out: &mut Vec<Str
     };
     let mut diff = |what: &str, a: String, b: String| {
         if a != b {
-            out.push(format!("job {job}: {}: {what} {a} → {b}", n.path));
+            out.push(format!("job {job}: {}: {what} {a} → {b}", q(&n.path)));
         }
     };
-    diff("file", s.path.clone(), n.path.clone());
+    diff("file", q(&s.path), q(&n.path));
     diff("filesystem", show(&s.fs_type), show(&n.fs_type));
     diff("mount point", show(&s.mount_point), show(&n.mount_point));
     diff(

@@ -14,11 +14,14 @@
 //! the exit status [`REGRESSED_STATUS`] (unless a job failed or a signal
 //! came, whose statuses win).
 
+mod check;
 mod compare;
 mod probe;
 
+pub(crate) use check::parse;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -122,13 +125,13 @@ pub(crate) fn prepare(
     let compare = match &beyond.compare {
         None => None,
         Some(path) => {
-            let saved = read(path).map_err(|e| (REFUSED_STATUS, e))?;
+            let saved = check::read(path).map_err(|e| (REFUSED_STATUS, e))?;
             let name = path.display();
             let mut why = compare::text_differences(&saved.job_files, &work.job_files);
             if saved.job_options != work.job_options {
                 why.push(format!(
                     "command-line job options differ: {} → {}",
-                    shown(&saved.job_options),
+                    crate::diag::quote(&shown(&saved.job_options), check::ECHO),
                     shown(&work.job_options)
                 ));
             }
@@ -157,20 +160,6 @@ fn shown(opts: &[String]) -> String {
         true => "(none)".into(),
         false => opts.join(" "),
     }
-}
-
-/// Read and check a baseline file.
-fn read(path: &Path) -> Result<Baseline, String> {
-    let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("rfio: baseline {name}: {e}\n"))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("rfio: baseline {name}: not JSON: {e}\n"))?;
-    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-        return Err(format!(
-            "rfio: baseline {name}: not an rfio baseline (no \"format\": \"{FORMAT}\")\n"
-        ));
-    }
-    serde_json::from_value(value).map_err(|e| format!("rfio: baseline {name}: malformed: {e}\n"))
 }
 
 fn work_of(args: &Args, argv: &[String], plan: &Plan) -> Result<Work, String> {
@@ -293,7 +282,7 @@ impl Prepared {
 /// What differs between two machines, or `None`.
 fn host_differences(a: &HostInfo, b: &HostInfo) -> Option<String> {
     let mut d = Vec::new();
-    let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    let show = |v: &dyn std::fmt::Debug| crate::diag::quote(&format!("{v:?}"), check::ECHO);
     if a.cpu_model != b.cpu_model {
         d.push(format!(
             "cpu {} → {}",

@@ -8,6 +8,7 @@
 //! rfio writes a log only under its base name in the working directory,
 //! and sends only a verify-state file of the working directory.
 
+use crate::diag::quote;
 use std::io::Write;
 use std::path::Path;
 
@@ -54,8 +55,13 @@ pub(crate) fn iolog_path(name: &str, host: &str) -> Option<String> {
 
 /// Write `log` from `host` in the working directory; the file written.
 pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, String> {
-    let path = iolog_path(&log.name, host)
-        .ok_or_else(|| format!("fio: bad log name {:?} from {host}: not written", log.name))?;
+    let path = iolog_path(&log.name, host).ok_or_else(|| {
+        format!(
+            "fio: bad log name \"{}\" from {host}: not written",
+            quote(&log.name, 200)
+        )
+    })?;
+    let shown = quote(&path, 200);
     let bytes = if log.compressed == STORE_COMPRESSED {
         log.stored.clone()
     } else if log.log_type == LOG_TYPE_HIST {
@@ -64,9 +70,9 @@ pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, String> {
         text_lines(&log.samples).into_bytes()
     };
     let mut f = std::fs::File::create(&path)
-        .map_err(|e| format!("fio: fopen log {path} : {}", super::strerror(&e)))?;
+        .map_err(|e| format!("fio: fopen log {shown} : {}", super::strerror(&e)))?;
     f.write_all(&bytes)
-        .map_err(|e| format!("fio: write log {path} : {}", super::strerror(&e)))?;
+        .map_err(|e| format!("fio: write log {shown} : {}", super::strerror(&e)))?;
     Ok(path)
 }
 
@@ -104,7 +110,8 @@ const MAX_STATE: u64 = 64 << 20;
 /// errno and why. Only `NAME-verify.state` in the working directory (no
 /// directory part, not hidden, a regular file, not a link) is sent.
 pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, (u32, String)> {
-    let refuse = |why: &str| (EACCES, format!("fio: refusing to send {path:?}: {why}"));
+    let shown = quote(path, 200);
+    let refuse = |why: &str| (EACCES, format!("fio: refusing to send \"{shown}\": {why}"));
     if path.contains('/') || path.starts_with('.') || !path.ends_with("-verify.state") {
         return Err(refuse(
             "only a verify state file of the working directory is sent",
@@ -113,19 +120,19 @@ pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, (u32, String)> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| {
         (
             e.raw_os_error().unwrap_or(2) as u32,
-            format!("fio: send {path}: {}", super::strerror(&e)),
+            format!("fio: send {shown}: {}", super::strerror(&e)),
         )
     })?;
     if !meta.is_file() {
         return Err(refuse("not a regular file"));
     }
     if meta.len() > MAX_STATE {
-        return Err((EFBIG, format!("fio: refusing to send {path}: too large")));
+        return Err((EFBIG, format!("fio: refusing to send {shown}: too large")));
     }
     std::fs::read(path).map_err(|e| {
         (
             e.raw_os_error().unwrap_or(5) as u32,
-            format!("fio: send {path}: {}", super::strerror(&e)),
+            format!("fio: send {shown}: {}", super::strerror(&e)),
         )
     })
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use super::files;
 use super::session::{Session, State};
+use crate::diag::visible;
 use crate::output::client::{block_text, disk_text, group_text};
 use crate::stats::clients::{ClientDisk, ClientStat, Stamp};
 use crate::stats::OptionList;
@@ -125,7 +126,8 @@ impl Session<'_> {
                     Ok(path) if log.name.contains('/') => writeln!(
                         self.err,
                         "fio: log {} of {} written as {path} (in the working directory)",
-                        log.name, self.clients[i].host
+                        crate::diag::quote(&log.name, 200),
+                        self.clients[i].host
                     )?,
                     Ok(_) => {}
                     Err(e) => writeln!(self.err, "{e}")?,
@@ -164,7 +166,10 @@ impl Session<'_> {
         if !c.skip_newline && !self.settings.formats.terse {
             write!(self.log, "<{}> ", c.display_name())?;
         }
-        self.log.write_all(t.text.as_bytes())?;
+        // fio's report as the server made it: its lines kept, the
+        // terminal's control sequences shown, not obeyed.
+        self.log
+            .write_all(crate::diag::printable(&t.text).as_bytes())?;
         self.log.flush()?;
         c.skip_newline = !t.text.contains('\n');
         Ok(())
@@ -186,16 +191,16 @@ impl Session<'_> {
             writeln!(
                 self.log,
                 "hostname={}, be={}, {}-bit, os={os}, arch={arch}, fio={}, flags={:x}",
-                p.hostname,
+                visible(&p.hostname),
                 p.bigendian,
                 u32::from(p.bpp) * 8,
-                p.fio_version,
+                visible(&p.fio_version),
                 p.flags
             )?;
         }
         let c = &mut self.clients[i];
         if c.name.is_none() {
-            c.name = Some(p.hostname.clone());
+            c.name = Some(visible(&p.hostname).into_owned());
         }
         Ok(())
     }

@@ -75,6 +75,17 @@ impl Conn {
         self.send(Op::Text, 0, &t.encode());
     }
 
+    /// A refusal of rfio's rules (token, jail, allow-list): the reason as
+    /// TEXT, then fio's end of a failed run, STOP with
+    /// [`super::policy::REFUSED`] and QUIT, so that the client (fio's or
+    /// rfio's) prints the reason and exits non-zero. (A job file that does
+    /// not parse gets fio's TEXT and QUIT alone, and a fio client exits 0,
+    /// as with fio's server.)
+    pub(crate) fn deny(&self, text: &str) {
+        self.text(crate::wire::body::LEVEL_ERR, text);
+        self.stop_and_quit(super::policy::REFUSED);
+    }
+
     /// fio's end of a session: STOP with the run's exit value, then QUIT.
     pub(crate) fn stop_and_quit(&self, error: u32) {
         self.send(Op::Stop, 0, &Stop { error, signal: 0 }.encode());

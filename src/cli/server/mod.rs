@@ -205,7 +205,7 @@ static TURN_AWAYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsi
 const MAX_TURN_AWAYS: usize = 32;
 
 /// Refuse a connection before reading from it: one TEXT saying why, then
-/// QUIT (a fio client prints the text and ends). What the client sent
+/// STOP with an error and QUIT (a fio client prints the text and exits 1). What the client sent
 /// meanwhile is read and dropped before the close, so that the close does
 /// not reset the connection (which would lose the text): for 5 s in all
 /// and 4 MiB at most, in a thread of its own.
@@ -227,7 +227,12 @@ fn turn_away(stream: std::net::TcpStream, peer: SocketAddr) {
             ),
         };
         let _ = stream.set_write_timeout(Some(std::time::Duration::from_secs(5)));
+        let stop = body::Stop {
+            error: policy::REFUSED,
+            signal: 0,
+        };
         let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Text, 0, &t.encode()));
+        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Stop, 0, &stop.encode()));
         let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Quit, 0, &[]));
         let _ = stream.shutdown(std::net::Shutdown::Write);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);

@@ -9,6 +9,16 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::plan::Plan;
 
+/// The error a refusal's STOP carries (EPERM): fio's client prints
+/// `client <HOST>: exited with error 1` and exits 1.
+pub(crate) const REFUSED: u32 = libc::EPERM as u32;
+
+/// A name or value the client sent, as a refusal quotes it: control
+/// characters escaped, at most 200 characters.
+pub(crate) fn shown(text: &str) -> String {
+    crate::diag::quote(text, 200)
+}
+
 /// The environment variable that holds the server's token.
 pub(crate) const TOKEN_ENV: &str = "RFIO_SERVER_TOKEN";
 /// The job-file comment that carries it: `# rfio-token: ${RFIO_SERVER_TOKEN}`
@@ -173,7 +183,8 @@ pub(crate) fn jail_refusals(jail: &Path, cwd: &Path, plan: &Plan) -> Vec<String>
         if job.ioengine == "exec" || job.ioengine.starts_with("external") {
             out.push(format!(
                 "job '{}': ioengine={} runs programs; refused in the jail",
-                job.name, job.ioengine
+                shown(&job.name),
+                shown(&job.ioengine)
             ));
         }
         for s in &job.options.settings {
@@ -182,7 +193,7 @@ pub(crate) fn jail_refusals(jail: &Path, cwd: &Path, plan: &Plan) -> Vec<String>
             if COMMANDS.contains(&name) {
                 out.push(format!(
                     "job '{}': {name} runs a command; refused in the jail",
-                    job.name
+                    shown(&job.name)
                 ));
             } else if PATHS.contains(&name) {
                 let outside = value
@@ -191,8 +202,9 @@ pub(crate) fn jail_refusals(jail: &Path, cwd: &Path, plan: &Plan) -> Vec<String>
                     .find(|p| !inside_jail(jail, cwd, Path::new(p)));
                 if let Some(p) = outside {
                     out.push(format!(
-                        "job '{}': {name}={p} is outside the jail {}",
-                        job.name,
+                        "job '{}': {name}={} is outside the jail {}",
+                        shown(&job.name),
+                        shown(p),
                         jail.display()
                     ));
                 }
@@ -202,8 +214,8 @@ pub(crate) fn jail_refusals(jail: &Path, cwd: &Path, plan: &Plan) -> Vec<String>
             if !inside_jail(jail, cwd, &f.path) {
                 out.push(format!(
                     "job '{}': file {} is outside the jail {}",
-                    job.name,
-                    f.path.display(),
+                    shown(&job.name),
+                    shown(&f.path.to_string_lossy()),
                     jail.display()
                 ));
             }

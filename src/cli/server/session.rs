@@ -150,8 +150,7 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
                 let token_ok = jobs.token_ok;
                 scope.spawn(move || {
                     if !token_ok {
-                        conn.text(body::LEVEL_ERR, TOKEN_REFUSAL);
-                        return conn.stop_and_quit(1);
+                        return conn.deny(TOKEN_REFUSAL);
                     }
                     let status = run_jobs(conn, desk, stop, &argv, texts, rules);
                     conn.stop_and_quit(status);
@@ -245,20 +244,17 @@ fn probe_reply() -> ProbeReply {
 fn add_text(conn: &Conn, jobs: &mut Jobs, name: PathBuf, text: Vec<u8>, rules: &Rules) -> bool {
     if let Some(token) = &rules.token {
         if !policy::token_matches(&text, token) {
-            refuse(conn, TOKEN_REFUSAL);
+            conn.deny(TOKEN_REFUSAL);
             return false;
         }
         jobs.token_ok = true;
     }
     if let Some(jail) = &rules.jail {
         if policy::has_include(&text) {
-            refuse(
-                conn,
-                &format!(
-                    "rfio: include is refused in the jail {} (it reads files of the server's)\n",
-                    jail.display()
-                ),
-            );
+            conn.deny(&format!(
+                "rfio: include is refused in the jail {} (it reads files of the server's)\n",
+                jail.display()
+            ));
             return false;
         }
     }
@@ -277,14 +273,11 @@ fn load_server_file(conn: &Conn, jobs: &mut Jobs, path: &Path, rules: &Rules) ->
     if let Some(jail) = &rules.jail {
         let cwd = std::env::current_dir().unwrap_or_default();
         if !policy::inside_jail(jail, &cwd, path) {
-            refuse(
-                conn,
-                &format!(
-                    "rfio: {} is outside the jail {}\n",
-                    path.display(),
-                    jail.display()
-                ),
-            );
+            conn.deny(&format!(
+                "rfio: {} is outside the jail {}\n",
+                policy::shown(&path.to_string_lossy()),
+                jail.display()
+            ));
             return false;
         }
     }
@@ -293,7 +286,10 @@ fn load_server_file(conn: &Conn, jobs: &mut Jobs, path: &Path, rules: &Rules) ->
         Err(e) => {
             refuse(
                 conn,
-                &format!("fio: unable to open '{}' job file: {e}\n", path.display()),
+                &format!(
+                    "fio: unable to open '{}' job file: {e}\n",
+                    policy::shown(&path.to_string_lossy())
+                ),
             );
             false
         }
@@ -428,11 +424,11 @@ fn run_jobs(
                 body::LEVEL_ERR,
                 &format!(
                     "rfio: --aux-path={} is outside the jail {}\n",
-                    aux.display(),
+                    policy::shown(&aux.to_string_lossy()),
                     jail.display()
                 ),
             );
-            return 1;
+            return policy::REFUSED;
         }
         let inv = invocation(&a, texts.clone(), stop, rules);
         if let Ok(front) = crate::run::plan_only(&inv) {
@@ -441,7 +437,7 @@ fn run_jobs(
                 for r in refused {
                     conn.text(body::LEVEL_ERR, &format!("rfio: {r}\n"));
                 }
-                return 1;
+                return policy::REFUSED;
             }
         }
     }

@@ -1,0 +1,223 @@
+//! A baseline as read: its size capped before it is read, its JSON
+//! decoded, then every figure and count checked, so that a file edited by
+//! hand or made by something else is refused naming the field, never
+//! compared (`-1e308` IOPS, a negative variance, a median outside its
+//! runs).
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{Baseline, FORMAT};
+use crate::diag::quote;
+use crate::stats::config::MAX_PERCENTILES;
+use crate::stats::repeat::Spread;
+
+/// The largest baseline file read (a saved one is a few KiB, plus the job
+/// files' text).
+pub(crate) const MAX_BYTES: u64 = 16 << 20;
+
+/// How much of a string from the file a message quotes.
+pub(crate) const ECHO: usize = 200;
+
+/// Read and check the baseline at `path`.
+pub(crate) fn read(path: &Path) -> Result<Baseline, String> {
+    let name = path.display().to_string();
+    let fail = |e: std::io::Error| format!("rfio: baseline {name}: {e}\n");
+    let f = std::fs::File::open(path).map_err(fail)?;
+    let len = f.metadata().map_err(fail)?.len();
+    let too_large = || {
+        format!(
+            "rfio: baseline {name}: larger than a baseline can be ({} MiB at most)\n",
+            MAX_BYTES >> 20
+        )
+    };
+    if len > MAX_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(too_large());
+    }
+    parse(&name, &bytes)
+}
+
+/// A baseline's bytes (from the file `name`) decoded and checked.
+pub(crate) fn parse(name: &str, bytes: &[u8]) -> Result<Baseline, String> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "rfio: baseline {name}: not JSON: {}\n",
+            quote(&e.to_string(), ECHO)
+        )
+    })?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(format!(
+            "rfio: baseline {name}: not an rfio baseline (no \"format\": \"{FORMAT}\")\n"
+        ));
+    }
+    let b: Baseline = serde_json::from_value(value).map_err(|e| {
+        format!(
+            "rfio: baseline {name}: malformed: {}\n",
+            quote(&e.to_string(), ECHO)
+        )
+    })?;
+    check(&b).map_err(|e| format!("rfio: baseline {name}: {e}\n"))?;
+    Ok(b)
+}
+
+/// A number as JSON writes it (`-1e+308`, `12.5`).
+fn shown(v: f64) -> String {
+    match v.is_finite() {
+        true => serde_json::to_string(&v).unwrap_or_else(|_| v.to_string()),
+        false => v.to_string(),
+    }
+}
+
+/// `v` is a finite number, at least 0.
+fn figure(field: &str, v: f64, what: &str) -> Result<(), String> {
+    match v.is_finite() && v >= 0.0 {
+        true => Ok(()),
+        false => Err(format!(
+            "{field}: {} is not a valid {what} (a finite number, at least 0)",
+            shown(v)
+        )),
+    }
+}
+
+/// A metric over the runs: each figure valid, min <= median <= max.
+fn spread(field: &str, s: &Spread, what: &str) -> Result<(), String> {
+    figure(&format!("{field}.median"), s.median, what)?;
+    figure(&format!("{field}.min"), s.min, what)?;
+    figure(&format!("{field}.max"), s.max, what)?;
+    figure(
+        &format!("{field}.cv_pct"),
+        s.cv_pct,
+        "coefficient of variation",
+    )?;
+    if !(s.min <= s.median && s.median <= s.max) {
+        return Err(format!(
+            "{field}: median {} is not between min {} and max {}",
+            shown(s.median),
+            shown(s.min),
+            shown(s.max)
+        ));
+    }
+    Ok(())
+}
+
+/// Every field a comparison reads, in range; the first that is not, named
+/// by its path in the file.
+pub(crate) fn check(b: &Baseline) -> Result<(), String> {
+    for (i, t) in b.job_files.iter().enumerate() {
+        let hex = t.sha256.len() == 64
+            && t.sha256
+                .bytes()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
+        if !hex {
+            return Err(format!(
+                "job_files[{i}].sha256: '{}' is not a SHA-256 (64 hexadecimal digits)",
+                quote(&t.sha256, ECHO)
+            ));
+        }
+    }
+    if b.host.cpus == Some(0) {
+        return Err("host.cpus: 0 is not a valid CPU count (at least 1)".into());
+    }
+    let r = &b.results;
+    if r.requested == 0 {
+        return Err("results.requested: 0 is not a valid number of runs (at least 1)".into());
+    }
+    if r.runs == 0 || r.runs > r.requested {
+        return Err(format!(
+            "results.runs: {} is not a valid number of runs (1 to requested, {})",
+            r.runs, r.requested
+        ));
+    }
+    if r.median_run == 0 || r.median_run > r.runs {
+        return Err(format!(
+            "results.median_run: {} is not one of the runs (1 to {})",
+            r.median_run, r.runs
+        ));
+    }
+    for (j, job) in r.jobs.iter().enumerate() {
+        if job.dirs.len() > 4 {
+            return Err(format!(
+                "results.jobs[{j}].dirs: {} directions (4 at most: read, write, trim, mixed)",
+                job.dirs.len()
+            ));
+        }
+        for (d, dir) in job.dirs.iter().enumerate() {
+            let at = format!("results.jobs[{j}].dirs[{d}]");
+            if !["read", "write", "trim", "mixed"].contains(&dir.ddir.as_str()) {
+                return Err(format!(
+                    "{at}.ddir: '{}' is not a direction (read, write, trim or mixed)",
+                    quote(&dir.ddir, ECHO)
+                ));
+            }
+            if dir.runs > r.runs {
+                return Err(format!(
+                    "{at}.runs: {} is more than the baseline's runs ({})",
+                    dir.runs, r.runs
+                ));
+            }
+            spread(&format!("{at}.iops"), &dir.iops, "IOPS figure")?;
+            spread(&format!("{at}.bw_bytes"), &dir.bw_bytes, "bandwidth")?;
+            spread(&format!("{at}.clat_mean_ns"), &dir.clat_mean_ns, "latency")?;
+            if dir.clat_percentiles.len() > MAX_PERCENTILES {
+                return Err(format!(
+                    "{at}.clat_percentiles: {} percentiles ({MAX_PERCENTILES} at most)",
+                    dir.clat_percentiles.len()
+                ));
+            }
+            for (k, (p, s)) in dir.clat_percentiles.iter().enumerate() {
+                let pat = format!("{at}.clat_percentiles[{k}]");
+                if !(p.is_finite() && *p > 0.0 && *p <= 100.0) {
+                    return Err(format!(
+                        "{pat}[0]: {} is not a valid percentile (above 0, at most 100)",
+                        shown(*p)
+                    ));
+                }
+                spread(&format!("{pat}[1]"), s, "latency")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_shown_as_json_writes_them() {
+        assert_eq!(shown(-1e308), "-1e+308");
+        assert_eq!(shown(12.5), "12.5");
+        assert_eq!(shown(f64::NAN), "NaN");
+        assert_eq!(
+            figure("x", f64::NEG_INFINITY, "IOPS figure").unwrap_err(),
+            "x: -inf is not a valid IOPS figure (a finite number, at least 0)"
+        );
+        assert!(figure("x", 0.0, "latency").is_ok());
+    }
+
+    #[test]
+    fn spreads_keep_their_order() {
+        let s = |median, min, max, cv_pct| Spread {
+            median,
+            min,
+            max,
+            cv_pct,
+        };
+        assert!(spread("s", &s(2.0, 1.0, 3.0, 0.5), "latency").is_ok());
+        assert_eq!(
+            spread("s", &s(5.0, 1.0, 3.0, 0.0), "latency").unwrap_err(),
+            "s: median 5.0 is not between min 1.0 and max 3.0"
+        );
+        assert_eq!(
+            spread("s", &s(2.0, 1.0, 3.0, -1.0), "latency").unwrap_err(),
+            "s.cv_pct: -1.0 is not a valid coefficient of variation (a finite number, at least 0)"
+        );
+    }
+}
