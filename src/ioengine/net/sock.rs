@@ -401,7 +401,9 @@ pub(super) fn accept(
     a: &mut Addrs,
     stop: Option<StopFlag>,
 ) -> Result<Option<OwnedFd>, EngineError> {
-    if !wait(listen, libc::POLLIN, stop)? {
+    // fio waits for its peer whatever the runtime (the runtime starts
+    // with the connection): only a stop ends this wait.
+    if !wait(listen, libc::POLLIN, stop, false)? {
         return Ok(None);
     }
     let (addr, mut len) = a.inet(o.proto.is_v6());
@@ -417,11 +419,17 @@ pub(super) fn accept(
 }
 
 /// fio's `poll_wait`: until `fd` is ready for `events`; false when the job
-/// was stopped first, or the socket has none of them (hung up, failed).
-/// rfio polls in slices of 100 ms to see the stop.
-pub(super) fn wait(fd: RawFd, events: i16, stop: Option<StopFlag>) -> Result<bool, EngineError> {
+/// was stopped first (or, with `deadline`, its runtime is over), or the
+/// socket has none of them (hung up, failed). rfio polls in slices of
+/// 100 ms to see the stop.
+pub(super) fn wait(
+    fd: RawFd,
+    events: i16,
+    stop: Option<StopFlag>,
+    deadline: bool,
+) -> Result<bool, EngineError> {
     loop {
-        if stop.is_some_and(|s| s.raised()) {
+        if stop.is_some_and(|s| if deadline { s.over() } else { s.raised() }) {
             return Ok(false);
         }
         let mut pfd = libc::pollfd {
