@@ -282,3 +282,31 @@ fn http_failures_name_the_peer_and_what_happened() {
         "{err}"
     );
 }
+
+/// A host the net engine cannot resolve: fio's line (`err=22`,
+/// `getaddrinfo: ...`), naming the host.
+#[test]
+fn net_names_the_host_it_cannot_resolve() {
+    let dir = TempDir::new("net-resolve");
+    let (out, _) = timed(
+        &dir,
+        &[
+            "--name=w",
+            "--ioengine=net",
+            "--hostname=nosuch.invalid",
+            "--port=9",
+            "--rw=write",
+            "--size=8k",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("err=22/file:engines/net.c:1045, func=getaddrinfo: "),
+        "{err}"
+    );
+    assert!(
+        err.contains(", error=Invalid argument (net: cannot resolve host 'nosuch.invalid')\n"),
+        "{err}"
+    );
+}

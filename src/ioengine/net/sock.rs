@@ -221,7 +221,13 @@ fn resolve(o: &NetOptions, host: &str, a: &mut Addrs) -> Result<(), EngineError>
         // SAFETY: gai_strerror returns a static NUL-terminated string.
         let why = unsafe { std::ffi::CStr::from_ptr(libc::gai_strerror(r)) };
         let func = format!("getaddrinfo: {}", why.to_string_lossy());
-        return Err(EngineError::fio(e, "engines/net.c:1045", func));
+        // fio's line does not say which host: rfio adds it.
+        return Err(
+            EngineError::fio(e, "engines/net.c:1045", func).with_detail(format!(
+                "net: cannot resolve host '{}'",
+                crate::diag::quote(host, 80)
+            )),
+        );
     }
     // SAFETY: getaddrinfo succeeded: `res` is a valid list whose first
     // entry has an address of the family asked for; it is freed once.
