@@ -17,7 +17,7 @@
 //! indexed by [`Io::token`] (`0..iodepth`), allocated when the engine is
 //! created: nothing in `queue`/`commit`/`getevents`/`event` allocates.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::files::Files;
@@ -123,27 +123,53 @@ impl Default for CommonOptions {
     }
 }
 
-/// The job's stop request, as an engine's long waits see it (a listening
-/// net job waiting for its connection gives up when it is raised): see
+/// The job's stop request and deadline, as an engine's long waits see
+/// them (a listening net job waiting for its connection gives up on a
+/// stop; a read from a peer that never answers gives up on either): see
 /// [`IoEngine::watch_stop`].
 #[derive(Debug, Clone, Copy)]
-pub struct StopFlag(*const AtomicBool);
+pub struct StopFlag {
+    flag: *const AtomicBool,
+    /// When the job's runtime ends, in ns of `CLOCK_MONOTONIC`
+    /// ([`mono_ns`]); `u64::MAX`: no runtime.
+    deadline: *const AtomicU64,
+}
 
 impl StopFlag {
-    /// The request `flag`.
+    /// The request `flag` and the deadline `deadline`.
     ///
     /// # Safety
-    /// `flag` outlives every engine this is handed to.
-    pub(crate) unsafe fn new(flag: &AtomicBool) -> StopFlag {
-        StopFlag(flag)
+    /// `flag` and `deadline` outlive every engine this is handed to.
+    pub(crate) unsafe fn new(flag: &AtomicBool, deadline: &AtomicU64) -> StopFlag {
+        StopFlag { flag, deadline }
     }
 
     /// Whether the stop was asked for.
     pub(crate) fn raised(&self) -> bool {
         // SAFETY: the flag outlives the engine holding this (`new`'s
         // contract).
-        unsafe { (*self.0).load(Ordering::Relaxed) }
+        unsafe { (*self.flag).load(Ordering::Relaxed) }
     }
+
+    /// Whether the stop was asked for or the job's runtime is over: a
+    /// wait for a peer gives up (one clock read; for the waits' slices,
+    /// never per I/O).
+    pub(crate) fn over(&self) -> bool {
+        // SAFETY: as `raised`.
+        let deadline = unsafe { (*self.deadline).load(Ordering::Relaxed) };
+        self.raised() || (deadline != u64::MAX && mono_ns() >= deadline)
+    }
+}
+
+/// Now on `CLOCK_MONOTONIC`, in ns (the clock of [`StopFlag`]'s deadline).
+pub(crate) fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// An error of `queue` as the engine reports it (see
@@ -237,8 +263,9 @@ pub trait IoEngine {
         false
     }
 
-    /// The job's stop request, for the engine's long waits (net's
-    /// `accept`); handed over once, before the files are opened.
+    /// The job's stop request and deadline, for the engine's long waits
+    /// (net's `accept`, a read from a silent peer); handed over once,
+    /// before the files are opened.
     fn watch_stop(&mut self, stop: StopFlag) {
         let _ = stop;
     }

@@ -62,6 +62,7 @@ mod files;
 mod io;
 mod mem;
 mod registry;
+mod wait;
 
 mod cpuio;
 mod devdax;
@@ -95,7 +96,7 @@ pub(crate) use cpuio::{CpuMode, CpuioOptions};
 pub(crate) use devdax::{not_dax, DevdaxOptions};
 pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
-pub(crate) use engine::{Caps, IoEngine, QueueError, StopFlag};
+pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use exec::ExecOptions;
 pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use filestat::{FileStatOptions, StatType};

@@ -4,17 +4,41 @@
 //! sleeps or lays files out. Whoever runs the jobs hands it down: nothing
 //! in the workload keeps a stop request of its own in a global.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The stop request of a run, or of one group's jobs; with it, whether
-/// each job is to save its verify state as it stops (a trigger's).
-#[derive(Debug, Default)]
-pub(crate) struct Stop(AtomicBool, AtomicBool);
+/// each job is to save its verify state as it stops (a trigger's), and
+/// when a job's runtime ends (for its engine's waits: a peer that never
+/// answers holds the job no longer than that).
+#[derive(Debug)]
+pub(crate) struct Stop(AtomicBool, AtomicBool, AtomicU64);
+
+impl Default for Stop {
+    fn default() -> Stop {
+        Stop::new()
+    }
+}
 
 impl Stop {
-    /// Not requested.
+    /// Not requested, no deadline.
     pub(crate) const fn new() -> Stop {
-        Stop(AtomicBool::new(false), AtomicBool::new(false))
+        Stop(
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicU64::new(u64::MAX),
+        )
+    }
+
+    /// The job's runtime ends `left` ns from now (`None`: it has none).
+    pub(crate) fn set_deadline_in(&self, left: Option<u64>) {
+        let at = left.map_or(u64::MAX, |l| crate::ioengine::mono_ns().saturating_add(l));
+        self.2.store(at, Ordering::Relaxed);
+    }
+
+    /// The deadline itself, for an engine's waits
+    /// ([`crate::ioengine::StopFlag`]).
+    pub(crate) fn deadline(&self) -> &AtomicU64 {
+        &self.2
     }
 
     /// Ask to stop, every job saving its verify state file as it does,
@@ -50,6 +74,7 @@ impl Stop {
 
     /// Forget an earlier request (before a new run).
     pub(crate) fn clear(&self) {
+        self.2.store(u64::MAX, Ordering::SeqCst);
         self.1.store(false, Ordering::SeqCst);
         self.0.store(false, Ordering::SeqCst);
     }

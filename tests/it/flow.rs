@@ -315,3 +315,35 @@ fn rate_ignore_thinktime_does_not_catch_up() {
     assert!((185..=201).contains(&caught_up), "{caught_up}");
     assert!((150..=175).contains(&ignored), "{ignored}");
 }
+
+/// `rate=1` (a byte a second) with `runtime=2`: the wait for the second
+/// read ends with the runtime, which fio 3.33 ends at 2.0 s with one 4 KiB
+/// read; rfio slept the whole wait (4096 s).
+#[test]
+fn a_rate_wait_ends_with_the_runtime() {
+    let dir = TempDir::new("rate-runtime");
+    let started = std::time::Instant::now();
+    let o = common::run_limited(
+        common::RFIO,
+        &dir,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--bs=4k",
+            "--size=1m",
+            "--rate=1",
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json",
+        ],
+        std::time::Duration::from_secs(30),
+    );
+    let took = started.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(took.as_secs_f64() < 6.0, "took {took:?}");
+    let j = json(&o);
+    assert_eq!(ios(&j, 0, "read"), 1);
+    assert_eq!(j["jobs"][0]["read"]["io_bytes"], 4096);
+    let ms = runtime_ms(&j, 0);
+    assert!((2000..2500).contains(&ms), "{ms}");
+}

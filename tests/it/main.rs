@@ -19,6 +19,7 @@ mod dedupe;
 mod engines;
 mod engines_more;
 mod engines_net2;
+mod engines_stuck;
 mod eta;
 mod file_options;
 mod fill_device;

@@ -9,12 +9,67 @@
 //!
 //! A failure is curl's: the transfer fails, and fio's engine gives the
 //! I/O error -1 without a word; a body larger than the I/O's buffer is
-//! one (fio's write callback refuses it).
+//! one (fio's write callback refuses it). rfio says what failed, naming
+//! the peer (`connect to 127.0.0.1:1: Connection refused`).
+//!
+//! Every wait on the peer (connect, send, receive) is cut in slices that
+//! look at the job's stop and deadline ([`crate::ioengine::StopFlag`]): a
+//! server that never answers holds the job no longer than its runtime.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 
+use super::super::engine::StopFlag;
+use super::super::wait;
 use super::sign::{base64, md5_hex};
+use crate::diag::quote;
+
+/// How much of a peer's text a message quotes.
+const QUOTE_MAX: usize = 80;
+
+/// The connection, whose reads and writes wait in slices
+/// ([`wait::SLICE`] socket timeouts) and give up when the job is stopped
+/// or its time is up ([`wait::given_up`]).
+struct Peer {
+    s: TcpStream,
+    stop: Option<StopFlag>,
+}
+
+/// Whether `e` is a slice's timeout rather than a failure.
+fn timed_out(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+impl Read for Peer {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.s.read(buf) {
+                Err(e) if timed_out(&e) && !wait::over(self.stop) => {}
+                Err(e) if timed_out(&e) => return Err(wait::given_up()),
+                r => return r,
+            }
+        }
+    }
+}
+
+impl Write for Peer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        loop {
+            match self.s.write(buf) {
+                Err(e) if timed_out(&e) && !wait::over(self.stop) => {}
+                Err(e) if timed_out(&e) => return Err(wait::given_up()),
+                r => return r,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Where a response body goes.
 pub(super) enum Sink<'a> {
@@ -57,7 +112,11 @@ enum Auth {
 
 pub(super) struct Client {
     /// The open connection and the authority it goes to.
-    conn: Option<(String, BufReader<TcpStream>)>,
+    conn: Option<(String, BufReader<Peer>)>,
+    /// `host:port` of the last connection, for messages.
+    peer: String,
+    /// The job's stop and deadline, for every wait on the peer.
+    pub(super) stop: Option<StopFlag>,
     user: Option<(String, String)>,
     auth: Option<Auth>,
     verbose: i32,
@@ -145,6 +204,8 @@ impl Client {
     pub(super) fn new(user: Option<(String, String)>, verbose: i32) -> Client {
         Client {
             conn: None,
+            peer: String::new(),
+            stop: None,
             user,
             auth: None,
             verbose,
@@ -170,23 +231,36 @@ impl Client {
             return Ok(());
         }
         self.conn = None;
-        let addrs = (host, port)
-            .to_socket_addrs()
-            .map_err(|_| format!("Could not resolve host: {host}"))?;
+        self.peer = format!("{host}:{port}");
+        let addrs = (host, port).to_socket_addrs().map_err(|e| {
+            let e = e.to_string();
+            let why = e
+                .strip_prefix("failed to lookup address information: ")
+                .unwrap_or(&e);
+            format!("cannot resolve host '{}': {why}", quote(host, QUOTE_MAX))
+        })?;
         let mut last = String::from("no address");
         for a in addrs {
             self.info(&format!("  Trying {a}..."));
-            match TcpStream::connect(a) {
+            match wait::connect_tcp(a, self.stop) {
                 Ok(s) => {
                     let _ = s.set_nodelay(true);
+                    let _ = s.set_read_timeout(Some(wait::SLICE));
+                    let _ = s.set_write_timeout(Some(wait::SLICE));
                     self.info(&format!("Connected to {host} ({}) port {port}", a.ip()));
-                    self.conn = Some((authority.to_string(), BufReader::new(s)));
+                    let peer = Peer { s, stop: self.stop };
+                    self.conn = Some((authority.to_string(), BufReader::new(peer)));
                     return Ok(());
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => last = os_text(&e),
             }
         }
-        Err(format!("Failed to connect to {host} port {port}: {last}"))
+        Err(format!("connect to {}: {last}", self.peer()))
+    }
+
+    /// `host:port` of the connection, for messages.
+    fn peer(&self) -> String {
+        visible_peer(&self.peer)
     }
 
     /// The `Authorization` header for `method` on `path`, when a scheme
@@ -270,6 +344,7 @@ impl Client {
     /// before any answer (send again on a new one).
     fn exchange(&mut self, head: &str, body: Option<&[u8]>) -> Result<Head, Result<String, ()>> {
         let verbose = self.verbose;
+        let peer = &self.peer;
         let Some((_, conn)) = self.conn.as_mut() else {
             return Err(Ok("no connection".into()));
         };
@@ -277,12 +352,19 @@ impl Client {
         let sent = s
             .write_all(head.as_bytes())
             .and_then(|()| body.map_or(Ok(()), |b| s.write_all(b)));
-        if sent.is_err() {
-            return Err(Err(()));
+        match sent {
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                return Err(Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))
+            }
+            Err(_) => return Err(Err(())),
+            Ok(()) => {}
         }
         loop {
             let mut line = String::new();
             match conn.read_line(&mut line) {
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                    return Err(Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))
+                }
                 Ok(0) | Err(_) => return Err(Err(())),
                 Ok(_) => {}
             }
@@ -293,16 +375,23 @@ impl Client {
                 Some(Ok(s)) if version.starts_with("HTTP/") => s,
                 _ => {
                     return Err(Ok(format!(
-                        "Unsupported HTTP response: {}",
-                        line.trim_end()
+                        "{} sent a reply that is not HTTP: {}",
+                        visible_peer(peer),
+                        quoted(line.trim_end())
                     )))
                 }
             };
             let mut headers = Vec::new();
             loop {
                 let mut h = String::new();
-                if conn.read_line(&mut h).map_err(|e| Ok(e.to_string()))? == 0 {
-                    return Err(Ok("Connection died while reading the headers".into()));
+                let n = conn
+                    .read_line(&mut h)
+                    .map_err(|e| Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))?;
+                if n == 0 {
+                    return Err(Ok(format!(
+                        "{} closed the connection in the reply's headers",
+                        visible_peer(peer)
+                    )));
                 }
                 block.push_str(&h);
                 let h = h.trim_end();
@@ -332,17 +421,26 @@ impl Client {
 
     /// Read the body of a response to `method` into `sink`.
     fn body(&mut self, method: &str, head: &Head, sink: &mut Sink<'_>) -> Result<(), String> {
+        let peer = visible_peer(&self.peer);
         let Some((_, conn)) = self.conn.as_mut() else {
             return Err("no connection".into());
         };
+        let fail = |e: std::io::Error| format!("{peer}: {}", os_text(&e));
         if method == "HEAD" || head.status == 204 || head.status == 304 {
             return Ok(());
         }
+        let room = match sink {
+            Sink::Buffer(b) => Some(b.len()),
+            Sink::Discard => None,
+        };
         let mut pos = 0usize;
         let mut put = |data: &[u8]| -> Result<(), String> {
             if let Sink::Buffer(b) = sink {
                 if pos + data.len() > b.len() {
-                    return Err("Failure writing output to destination".into());
+                    return Err(format!(
+                        "{peer}: the reply's body exceeds the I/O's {} bytes",
+                        b.len()
+                    ));
                 }
                 b[pos..pos + data.len()].copy_from_slice(data);
             }
@@ -356,16 +454,16 @@ impl Client {
         if chunked {
             loop {
                 let mut line = String::new();
-                conn.read_line(&mut line).map_err(|e| e.to_string())?;
+                conn.read_line(&mut line).map_err(fail)?;
                 let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                    .map_err(|_| "invalid chunk size".to_string())?;
+                    .map_err(|_| {
+                    format!("{peer}: invalid chunk size {}", quoted(line.trim_end()))
+                })?;
                 if size == 0 {
                     // Trailers, up to the empty line.
                     loop {
                         let mut t = String::new();
-                        if conn.read_line(&mut t).map_err(|e| e.to_string())? == 0
-                            || t.trim().is_empty()
-                        {
+                        if conn.read_line(&mut t).map_err(fail)? == 0 || t.trim().is_empty() {
                             return Ok(());
                         }
                     }
@@ -373,23 +471,26 @@ impl Client {
                 let mut left = size;
                 while left > 0 {
                     let n = left.min(chunk.len());
-                    conn.read_exact(&mut chunk[..n])
-                        .map_err(|e| e.to_string())?;
+                    conn.read_exact(&mut chunk[..n]).map_err(fail)?;
                     put(&chunk[..n])?;
                     left -= n;
                 }
                 let mut crlf = [0u8; 2];
-                conn.read_exact(&mut crlf).map_err(|e| e.to_string())?;
+                conn.read_exact(&mut crlf).map_err(fail)?;
             }
         } else if let Some(len) = head.header("content-length") {
             let mut left: u64 = len
                 .trim()
                 .parse()
-                .map_err(|_| "invalid Content-Length".to_string())?;
+                .map_err(|_| format!("{peer}: invalid Content-Length {}", quoted(len.trim())))?;
+            if let Some(room) = room.filter(|&r| left > r as u64) {
+                return Err(format!(
+                    "{peer}: Content-Length {left} exceeds the I/O's {room} bytes"
+                ));
+            }
             while left > 0 {
                 let n = (left as usize).min(chunk.len());
-                conn.read_exact(&mut chunk[..n])
-                    .map_err(|e| e.to_string())?;
+                conn.read_exact(&mut chunk[..n]).map_err(fail)?;
                 put(&chunk[..n])?;
                 left -= n as u64;
             }
@@ -397,7 +498,7 @@ impl Client {
         } else {
             // Up to the end of the connection.
             loop {
-                let n = conn.read(&mut chunk).map_err(|e| e.to_string())?;
+                let n = conn.read(&mut chunk).map_err(fail)?;
                 if n == 0 {
                     self.conn = None;
                     return Ok(());
@@ -451,7 +552,10 @@ impl Client {
                     }
                     Err(Err(())) => {
                         self.conn = None;
-                        return Err(format!("Recv failure from {host} port {port}"));
+                        return Err(format!(
+                            "{} closed the connection without a reply",
+                            self.peer()
+                        ));
                     }
                     Err(Ok(e)) => {
                         self.conn = None;
@@ -502,6 +606,25 @@ impl Client {
             return Ok(Response { status });
         }
         Err("Maximum (50) redirects followed".into())
+    }
+}
+
+/// A peer's `host:port` as a message shows it (the host is the user's,
+/// escaped all the same).
+fn visible_peer(peer: &str) -> String {
+    crate::diag::visible(peer).into_owned()
+}
+
+/// Text from outside (a host name, a peer's line), quoted for a message.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", quote(text, QUOTE_MAX))
+}
+
+/// What an I/O error says, without Rust's `(os error N)`.
+fn os_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => super::super::io::strerror(n),
+        None => e.to_string(),
     }
 }
 

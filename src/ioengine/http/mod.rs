@@ -22,7 +22,14 @@
 //! error=Unknown error -1`), after fio's line naming the HTTP status when
 //! the server answered (`DDIR_WRITE failed with HTTP status code 500`);
 //! syncs are not supported (`WARNING: Only DDIR_READ/DDIR_WRITE/DDIR_TRIM
-//! are supported!`).
+//! are supported!`). Where curl fails (fio then says nothing), rfio says
+//! what failed and with which peer (`http: connect to 127.0.0.1:1:
+//! Connection refused`, `http: 127.0.0.1:8080 sent a reply that is not
+//! HTTP: "..."`), the error staying fio's -1.
+//!
+//! A server that never answers holds the job until its runtime is over or
+//! it is stopped (fio's waits on it forever): the I/O then waiting is not
+//! counted, and the job ends with what it did, without an error.
 //!
 //! `https=on` and `https=insecure` need TLS, which rfio does not have: the
 //! plan refuses them.
@@ -33,7 +40,7 @@ mod sign;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use self::client::{Client, Request, Sink};
-use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
+use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use crate::ddir::Ddir;
 
@@ -144,6 +151,7 @@ pub(crate) fn new(
         delete: false,
         log: None,
         files: 0,
+        done: false,
     }))
 }
 
@@ -155,6 +163,8 @@ struct Http {
     /// fio's line about the last failed I/O, for `queue_error`.
     log: Option<String>,
     files: u32,
+    /// A wait on the server was cut by a stop or the runtime's end.
+    done: bool,
 }
 
 impl Http {
@@ -227,7 +237,10 @@ impl Http {
                 ));
                 Err(TRANSFER_ERROR)
             }
-            Err(_) => Err(TRANSFER_ERROR),
+            Err(msg) => {
+                self.log = Some(format!("http: {msg}\n"));
+                Err(TRANSFER_ERROR)
+            }
         }
     }
 }
@@ -256,7 +269,23 @@ impl IoEngine for Http {
             // before `queue` returns.
             unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) }
         };
-        Queued::Completed(self.transfer(io, buf).map(|()| io.len))
+        let r = self.transfer(io, buf);
+        if r.is_err() && self.client.stop.is_some_and(|s| s.over()) {
+            // The job was stopped, or its time is up, while the server
+            // kept it waiting: the job ends without this I/O.
+            self.done = true;
+            self.log = None;
+            return Queued::Busy;
+        }
+        Queued::Completed(r.map(|()| io.len))
+    }
+
+    fn watch_stop(&mut self, stop: StopFlag) {
+        self.client.stop = Some(stop);
+    }
+
+    fn done(&self) -> bool {
+        self.done
     }
 
     fn queue_error(&mut self, errno: i32) -> Option<QueueError> {

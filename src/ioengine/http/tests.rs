@@ -113,7 +113,13 @@ fn requests_as_fios_engine_makes_them() {
         Queued::Completed(Err(-1))
     );
     let q = e2.queue_error(-1).unwrap();
-    assert_eq!(q.log, None, "a failed transfer says nothing");
+    // fio's says nothing; rfio says what failed.
+    let log = q.log.unwrap();
+    assert!(
+        log.starts_with("http: 127.0.0.1:")
+            && log.ends_with(": Content-Length 8192 exceeds the I/O's 4096 bytes\n"),
+        "{log}"
+    );
     assert_eq!(q.error.to_string(), "transfer: Unknown error -1");
     drop(e2);
     // A trim, and every request after it is a DELETE.

@@ -270,8 +270,9 @@ impl Net {
         self.conn.as_ref().map_or(-1, AsRawFd::as_raw_fd)
     }
 
-    fn stopped(&self) -> bool {
-        self.stop.is_some_and(|s| s.raised())
+    /// The job was stopped or its runtime is over.
+    fn over(&self) -> bool {
+        self.stop.is_some_and(|s| s.over())
     }
 
     /// Waits on the connection give up after 100 ms, to see the stop.
@@ -301,7 +302,7 @@ impl Net {
         let fd = self.fd();
         let mut msg = [0u8; 8];
         loop {
-            if !sock::wait(fd, libc::POLLIN, self.stop)? {
+            if !sock::wait(fd, libc::POLLIN, self.stop, false)? {
                 return Ok(false);
             }
             let (addr, mut len) = self.a.inet(self.o.proto.is_v6());
@@ -399,8 +400,11 @@ impl Net {
                 Err(libc::ECONNREFUSED) if self.o.proto.is_udp() => {}
                 Err(e) => return Err(e),
             }
-            if !sock::wait(fd, libc::POLLOUT, self.stop).map_err(|e| e.errno)? {
-                return Err(libc::EINTR);
+            if !sock::wait(fd, libc::POLLOUT, self.stop, true).map_err(|e| e.errno)? {
+                // Stopped, or the runtime is over, with the peer taking
+                // nothing: the job ends without this I/O.
+                self.done = true;
+                return Ok(0);
             }
         }
     }
@@ -443,8 +447,11 @@ impl Net {
                 Err(libc::EAGAIN | libc::EINTR) => {}
                 Err(e) => return Err(e),
             }
-            if self.stopped() || !sock::wait(fd, libc::POLLIN, self.stop).map_err(|e| e.errno)? {
-                return Err(libc::EINTR);
+            if self.over() || !sock::wait(fd, libc::POLLIN, self.stop, true).map_err(|e| e.errno)? {
+                // Stopped, or the runtime is over, with the peer silent:
+                // the job ends without this I/O.
+                self.done = true;
+                return Ok(0);
             }
             flags |= libc::MSG_WAITALL;
         };
@@ -515,7 +522,14 @@ impl Net {
                 match sys(r) {
                     Ok(0) => return Ok(done),
                     Ok(w) => left -= w,
-                    Err(libc::EAGAIN | libc::EINTR) if !self.stopped() => {}
+                    Err(libc::EAGAIN | libc::EINTR) if !self.over() => {}
+                    Err(libc::EAGAIN | libc::EINTR) => {
+                        // Stopped, or the runtime is over: what went out
+                        // counts, and the job ends.
+                        self.done = true;
+                        self.sent += done as u64;
+                        return Ok(done);
+                    }
                     Err(e) => return if done > 0 { Ok(done) } else { Err(e) },
                 }
             }
@@ -549,7 +563,11 @@ impl Net {
                     break;
                 }
                 Ok(n) => n,
-                Err(libc::EAGAIN | libc::EINTR) if !self.stopped() => continue,
+                Err(libc::EAGAIN | libc::EINTR) if !self.over() => continue,
+                Err(libc::EAGAIN | libc::EINTR) => {
+                    self.done = true;
+                    break;
+                }
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break,
             };

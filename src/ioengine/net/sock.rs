@@ -221,7 +221,13 @@ fn resolve(o: &NetOptions, host: &str, a: &mut Addrs) -> Result<(), EngineError>
         // SAFETY: gai_strerror returns a static NUL-terminated string.
         let why = unsafe { std::ffi::CStr::from_ptr(libc::gai_strerror(r)) };
         let func = format!("getaddrinfo: {}", why.to_string_lossy());
-        return Err(EngineError::fio(e, "engines/net.c:1045", func));
+        // fio's line does not say which host: rfio adds it.
+        return Err(
+            EngineError::fio(e, "engines/net.c:1045", func).with_detail(format!(
+                "net: cannot resolve host '{}'",
+                crate::diag::quote(host, 80)
+            )),
+        );
     }
     // SAFETY: getaddrinfo succeeded: `res` is a valid list whose first
     // entry has an address of the family asked for; it is freed once.
@@ -401,7 +407,9 @@ pub(super) fn accept(
     a: &mut Addrs,
     stop: Option<StopFlag>,
 ) -> Result<Option<OwnedFd>, EngineError> {
-    if !wait(listen, libc::POLLIN, stop)? {
+    // fio waits for its peer whatever the runtime (the runtime starts
+    // with the connection): only a stop ends this wait.
+    if !wait(listen, libc::POLLIN, stop, false)? {
         return Ok(None);
     }
     let (addr, mut len) = a.inet(o.proto.is_v6());
@@ -417,11 +425,17 @@ pub(super) fn accept(
 }
 
 /// fio's `poll_wait`: until `fd` is ready for `events`; false when the job
-/// was stopped first, or the socket has none of them (hung up, failed).
-/// rfio polls in slices of 100 ms to see the stop.
-pub(super) fn wait(fd: RawFd, events: i16, stop: Option<StopFlag>) -> Result<bool, EngineError> {
+/// was stopped first (or, with `deadline`, its runtime is over), or the
+/// socket has none of them (hung up, failed). rfio polls in slices of
+/// 100 ms to see the stop.
+pub(super) fn wait(
+    fd: RawFd,
+    events: i16,
+    stop: Option<StopFlag>,
+    deadline: bool,
+) -> Result<bool, EngineError> {
     loop {
-        if stop.is_some_and(|s| s.raised()) {
+        if stop.is_some_and(|s| if deadline { s.over() } else { s.raised() }) {
             return Ok(false);
         }
         let mut pfd = libc::pollfd {

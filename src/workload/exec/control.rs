@@ -87,6 +87,25 @@ impl Timeline {
             .then(|| self.runtime_ns.saturating_sub(now.saturating_sub(from)) / 1000)
     }
 
+    /// ns of `runtime` left at `now` (`None`: no runtime, or ramping).
+    pub(super) fn runtime_left_ns(&self, now: u64) -> Option<u64> {
+        let from = self.stats_from?;
+        (self.runtime_ns > 0).then(|| self.runtime_ns.saturating_sub(now.saturating_sub(from)))
+    }
+
+    /// ns from `now` to the end of the ramp and the runtime after it
+    /// (`None`: no runtime).
+    pub(super) fn deadline_left_ns(&self, now: u64) -> Option<u64> {
+        match self.stats_from {
+            Some(_) => self.runtime_left_ns(now),
+            None => (self.runtime_ns > 0).then(|| {
+                self.ramp_ns
+                    .saturating_sub(now)
+                    .saturating_add(self.runtime_ns)
+            }),
+        }
+    }
+
     /// A pass starts at `at`.
     pub(super) fn pass_starts(&mut self, at: u64) {
         self.pass_start = at;

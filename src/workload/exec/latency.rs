@@ -162,6 +162,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     fn restart_stats(&mut self, now: u64) {
         self.ts.restart();
         self.time.restart(now);
+        self.publish_deadline(now);
         self.progress.mark_epoch();
     }
 }

@@ -161,7 +161,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         let mut engine = engine;
         // SAFETY: the engine lives in this Exec, which borrows the stop
         // request for 'j and drops the engine with itself.
-        engine.watch_stop(unsafe { StopFlag::new(env.stop.flag()) });
+        engine.watch_stop(unsafe { StopFlag::new(env.stop.flag(), env.stop.deadline()) });
         let caps = engine.caps();
         if caps.is_sync {
             ts.engine_is_sync();
@@ -238,6 +238,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         } else {
             self.progress.set_state(JobState::Ramp);
         }
+        self.publish_deadline(0);
         if spec.time_based && spec.pattern.write && !spec.pattern.read && self.verify.phase_only() {
             self.log.err(
                 "fio: verification read phase will never start because write phase uses all of runtime\n",
@@ -259,6 +260,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 if self.time.recording() {
                     self.time.restart(now);
                     self.progress.mark_epoch();
+                    self.publish_deadline(now);
                 }
                 now
             } else {
@@ -335,11 +337,18 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         self.progress.set_state(JobState::Finishing);
     }
 
+    /// Tell the engine's waits when the job's time is up (at `now` on
+    /// the loop's clock): a peer that never answers holds it no longer.
+    fn publish_deadline(&self, now: u64) {
+        self.stop.set_deadline_in(self.time.deadline_left_ns(now));
+    }
+
     /// End the ramp once its time has come: the statistics start at `now`.
     #[inline]
     fn check_ramp(&mut self, now: u64) {
         if self.time.ramp_ends(now) {
             self.time.start_stats(now);
+            self.publish_deadline(now);
             self.ts.job_started();
             self.progress.mark_epoch();
             self.progress.set_state(JobState::Running);

@@ -158,8 +158,17 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.offload.is_none() {
                 self.drain();
             }
-            self.clock.sleep(next.wait_ns, self.stop);
+            // Never past the job's runtime: fio's wait ends with it, and
+            // the I/O it delayed is not issued.
+            let wait = match self.time.runtime_left_ns(self.now()) {
+                Some(left) => next.wait_ns.min(left),
+                None => next.wait_ns,
+            };
+            self.clock.sleep(wait, self.stop);
             now = self.now();
+            if self.stop.requested() || (self.count.issued_ios > 0 && self.time.runtime_over(now)) {
+                return None;
+            }
         }
         let Some(t) = self.units.take() else {
             self.reap(1);

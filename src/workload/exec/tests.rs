@@ -274,7 +274,8 @@ fn loops_repeat_the_pass() {
 
 #[test]
 fn a_rate_is_kept_by_sleeping() {
-    // 100 IOPS for 2 s: an I/O every 10 ms, the last one issued at 2 s.
+    // 100 IOPS for 2 s: an I/O every 10 ms, the last one issued at
+    // 1990 ms; the wait after it ends the job at 2 s (fio 3.33: 200).
     let o = run(
         &with(
             &READ_1G,
@@ -282,10 +283,10 @@ fn a_rate_is_kept_by_sleeping() {
         ),
         costing(0),
     );
-    assert!((199..=201).contains(&o.reads()), "{}", o.reads());
+    assert_eq!(o.reads(), 200);
     let (slept, sleeps) = o.time.slept();
     assert_eq!(slept, o.time.now(), "all the time went in sleeps");
-    assert_eq!((slept, sleeps), (2000 * MS, o.reads() - 1));
+    assert_eq!((slept, sleeps), (2000 * MS, 200));
     // With 1 ms per I/O the sleeps make up the rest of each 10 ms.
     let o = run(
         &with(
@@ -294,10 +295,10 @@ fn a_rate_is_kept_by_sleeping() {
         ),
         costing(MS),
     );
-    assert!((199..=201).contains(&o.reads()), "{}", o.reads());
+    assert_eq!(o.reads(), 200);
     let (slept, sleeps) = o.time.slept();
     assert_eq!(slept + o.queued * MS, o.time.now());
-    assert_eq!((slept, sleeps), (sleeps * 9 * MS, o.reads() - 1));
+    assert_eq!((slept, sleeps), (200 * 9 * MS, 200));
 }
 
 /// Every tenth I/O fails with EIO.
@@ -401,6 +402,33 @@ fn ignore_error_says_which_errors_go_on() {
         failing(every_tenth),
     );
     assert_eq!((o.reads(), o.report.error), (1, libc::EIO));
+}
+
+#[test]
+fn a_rate_wait_ends_at_the_runtime() {
+    // rate=1 (a byte a second): after the first 4 KiB read the next one
+    // is due in 4096 s; the wait ends at 2 s and that read never goes (fio
+    // 3.33: one read, 2.0 s).
+    for rw in ["--rw=read", "--rw=randread"] {
+        let o = run(
+            &[
+                "--name=t",
+                rw,
+                "--bs=4k",
+                "--size=1g",
+                "--rate=1",
+                "--time_based",
+                "--runtime=2s",
+            ],
+            costing(0),
+        );
+        assert_eq!((o.reads(), o.queued), (1, 1), "{rw}");
+        assert_eq!(o.time.slept(), (2000 * MS, 1), "{rw}");
+        assert_eq!(o.report.run_ms, 2000, "{rw}");
+    }
+    // Without time_based too: the runtime ends a job its size would not.
+    let o = run(&with(&READ_1G, &["--rate=1", "--runtime=2s"]), costing(0));
+    assert_eq!((o.reads(), o.time.now()), (1, 2000 * MS));
 }
 
 #[test]
