@@ -132,8 +132,14 @@ mod tests {
         let a = now_us();
         let wall = time_of_day_us();
         assert!(a <= wall && wall - a < 1_000_000, "{a} {wall}");
-        std::thread::sleep(std::time::Duration::from_millis(3));
-        assert!(now_us() > a);
+        // The clock moves on while the thread runs: wait for it to publish
+        // again (on a loaded machine the pinned thread can wait for CPU 0),
+        // bounded by a deadline rather than proven by one sleep.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while now_us() <= a {
+            assert!(std::time::Instant::now() < deadline, "the time stood still");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         // The thread runs on CPU 0 only.
         let tid = std::fs::read_dir("/proc/self/task")
             .unwrap()
