@@ -455,9 +455,11 @@ struct RunLog<'a> {
 /// The live messages fio prints with `log_info`, where its report goes,
 /// which rfio prints on stderr to keep its report whole: a job's `fio:
 /// pid=N, err=E/...` line, the note that a synchronous engine caps the
-/// depth, exec_prerun's `NAME : Saving output of ...`.
+/// depth, exec_prerun's `NAME : Saving output of ...`, the note that a
+/// file without a size gets no I/O (`fio: file NAME may be ignored`).
 fn fio_prints_on_stdout(line: &str) -> bool {
     line.starts_with("fio: pid=")
+        || (line.starts_with("fio: file ") && line.ends_with(" may be ignored\n"))
         || line.starts_with("note: both iodepth >= 1 and synchronous I/O engine")
         || line.contains(" : Saving output of ")
 }

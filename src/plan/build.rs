@@ -543,6 +543,7 @@ impl<'a> Expander<'a> {
                 job.readonly = self.input.readonly;
                 job.aux_path.clone_from(&self.input.aux_path);
                 let fio = self.input.mode == Mode::Fio;
+                job.explain = !fio;
                 if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
                     self.refuse(msg);
                 }
@@ -642,6 +643,7 @@ fn job_spec(
         },
         group_reporting: o.is("group_reporting"),
         readonly: false,
+        explain: false,
         aux_path: None,
         io: r.io.clone(),
         placement: r.placement.clone(),

@@ -137,6 +137,10 @@ pub struct JobSpec {
     /// a file (checked when the plan is built, and again by every part of
     /// the run that could write).
     pub readonly: bool,
+    /// Called as `rfio` (not as `fio`): the run adds rfio's own lines on
+    /// stderr where fio's alone would puzzle (a file the job only reads
+    /// that has no size and is missing).
+    pub(crate) explain: bool,
     /// `--aux-path`: the directory of the verify state files and the
     /// verify dumps (`None`: the working directory).
     pub(crate) aux_path: Option<PathBuf>,

@@ -125,31 +125,46 @@ struct Watched {
     name: String,
     dir: PathBuf,
     start: DiskCounters,
+    /// When the first reading was taken (fio's `du->time`, set as the
+    /// disk is added).
+    since: Instant,
     slaves: Vec<usize>,
 }
 
 /// The devices under a run's files, with their counters at the start.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct DiskWatch {
     disks: Vec<Watched>,
-    started: Instant,
 }
 
 impl DiskWatch {
     /// Find the devices under `files` (a file that does not exist yet is
     /// taken from its directory) and read their counters.
     pub(crate) fn start<'a>(files: impl IntoIterator<Item = &'a Path>) -> DiskWatch {
-        let mut w = DiskWatch {
-            disks: Vec::new(),
-            started: Instant::now(),
-        };
+        let mut w = DiskWatch::default();
         for f in files {
             if let Some(dir) = device_dir(f) {
                 w.add(dir);
             }
         }
-        w.started = Instant::now();
+        let now = Instant::now();
+        for d in &mut w.disks {
+            d.since = now;
+        }
         w
+    }
+
+    /// Watch the device of `file` too, found as fio 3.33 finds it when
+    /// the file's job is about to start (`init_disk_util`): from the file
+    /// itself, or, when it does not exist yet, from the directory that
+    /// holds it. `Err` is the error of that directory's `stat` (fio
+    /// prints `disk util stat: ` and its text, and watches nothing for
+    /// the file); `Ok` whether a device was found.
+    pub(crate) fn add_file(&mut self, file: &Path) -> std::io::Result<bool> {
+        Ok(match job_file_disk(file)? {
+            Some(dir) => self.add(dir).is_some(),
+            None => false,
+        })
     }
 
     fn add(&mut self, dir: PathBuf) -> Option<usize> {
@@ -163,6 +178,7 @@ impl DiskWatch {
             name,
             dir: dir.clone(),
             start,
+            since: Instant::now(),
             slaves: Vec::new(),
         });
         let mut slaves = Vec::new();
@@ -184,13 +200,12 @@ impl DiskWatch {
     /// Read the counters again: every device's activity since the start,
     /// in fio's order (each device, then its slaves).
     pub(crate) fn finish(&self) -> Vec<DiskUtil> {
-        let msec = self.started.elapsed().as_millis() as u64;
         let util = |d: &Watched| DiskUtil {
             name: d.name.clone(),
             stats: DiskCounters::read(&d.dir)
                 .unwrap_or(d.start)
                 .since(&d.start),
-            msec,
+            msec: d.since.elapsed().as_millis() as u64,
             slaves: Vec::new(),
         };
         let flat: Vec<DiskUtil> = self.disks.iter().map(util).collect();
@@ -203,6 +218,42 @@ impl DiskWatch {
             })
             .collect()
     }
+}
+
+/// The sysfs directory of the whole device under a job's file, by fio
+/// 3.33's rule (`get_device_numbers`): the file's own `lstat` (a block
+/// device is itself; a character device or FIFO has none), or, when the
+/// file does not exist, the `stat` of `dirname(file)` only, whose error is
+/// returned (a file whose folder the job will create has no device).
+pub(crate) fn job_file_disk(path: &Path) -> std::io::Result<Option<PathBuf>> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let dev = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_block_device() => m.rdev(),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => return Ok(None),
+        Ok(m) => m.dev(),
+        Err(_) => {
+            let dir = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                // dirname("name") is ".", dirname("/") is "/".
+                _ if path.has_root() => Path::new("/"),
+                _ => Path::new("."),
+            };
+            std::fs::metadata(dir)?.dev()
+        }
+    };
+    Ok(sysfs_disk(dev))
+}
+
+/// The sysfs directory of the whole device `dev` (a partition's disk).
+fn sysfs_disk(dev: u64) -> Option<PathBuf> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let dir = std::fs::canonicalize(link).ok()?;
+    // A partition has a `partition` file; its disk is the parent.
+    if dir.join("partition").exists() {
+        return dir.parent().map(Path::to_path_buf);
+    }
+    Some(dir)
 }
 
 /// The sysfs directory of the whole device holding `path`.
@@ -225,14 +276,7 @@ pub(crate) fn device_dir(path: &Path) -> Option<PathBuf> {
     } else {
         meta.dev()
     };
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let dir = std::fs::canonicalize(link).ok()?;
-    // A partition has a `partition` file; its disk is the parent.
-    if dir.join("partition").exists() {
-        return dir.parent().map(Path::to_path_buf);
-    }
-    Some(dir)
+    sysfs_disk(dev)
 }
 
 #[cfg(test)]
@@ -250,6 +294,28 @@ mod tests {
         assert_eq!(d.util(), 100.0);
         d.msec = 0;
         assert_eq!(d.util(), 0.0);
+    }
+
+    /// fio's rule: a missing file is taken from its own folder only; a
+    /// folder not there yet (the job will create it) is an error, and no
+    /// folder above is tried.
+    #[test]
+    fn a_file_in_a_folder_not_made_yet_has_no_disk() {
+        let tmp = std::env::temp_dir();
+        let missing = tmp.join(format!("rfio-disk-{}/sub/0", std::process::id()));
+        let e = job_file_disk(&missing).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+        let mut w = DiskWatch::default();
+        assert_eq!(w.add_file(&missing).unwrap_err().kind(), e.kind());
+        assert!(w.finish().is_empty());
+        // A missing file in a folder that exists: the folder's device,
+        // as the old lookup found it.
+        let here = tmp.join(format!("rfio-disk-{}.0", std::process::id()));
+        assert_eq!(job_file_disk(&here).unwrap(), device_dir(&tmp));
+        assert_eq!(
+            job_file_disk(Path::new("name")).unwrap(),
+            device_dir(Path::new("."))
+        );
     }
 
     #[test]

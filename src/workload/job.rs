@@ -92,6 +92,11 @@ pub(crate) struct Prepared<'a> {
     /// `zonemode=zbd`: fio's lines once the files are laid out (regions
     /// rounded to whole zones).
     pub(super) zbd_notes: Vec<String>,
+    /// Files of the job with nothing to do: no `size`, and the file is
+    /// empty or missing while the job's other files have a size (fio's
+    /// `file NAME may be ignored`). The job opens them with the others,
+    /// which creates them for a writer and fails a reader.
+    pub(super) ignored: Vec<PathBuf>,
     /// `file_append` on regular files: only the first pass does I/O (fio
     /// starts every later loop at the end of the file as it is then,
     /// beyond the region, and stops when a loop moves nothing).
@@ -187,6 +192,7 @@ impl<'a> Prepared<'a> {
         // The files' sizes before any layout (fio reads the zones then).
         let mut sizes = Vec::with_capacity(spec.files.len());
         let mut all_regular = true;
+        let mut ignored = Vec::new();
         for (i, f) in spec.files.iter().enumerate() {
             let fixed = engine_size.filter(|_| i == 0);
             let meta = std::fs::metadata(&f.path).ok().filter(|_| fixed.is_none());
@@ -282,12 +288,22 @@ impl<'a> Prepared<'a> {
                     });
                     files.push(region);
                 }
+                // fio's setup_files: without a size, a file that has none
+                // gets no I/O when another file of the job has some.
+                _ if caps.needs_files && spec.size.is_none() && whole.is_none() => {
+                    ignored.push(f.path.clone());
+                }
                 _ => {
                     return Err(RunError::NoSize {
                         job: spec.name.clone(),
                     })
                 }
             }
+        }
+        if files.is_empty() {
+            return Err(RunError::NoSize {
+                job: spec.name.clone(),
+            });
         }
         let region: u64 = files.iter().map(|f| f.len).sum();
         let size = spec.size.unwrap_or(region);
@@ -402,6 +418,7 @@ impl<'a> Prepared<'a> {
             replay: None,
             links: Links::default(),
             zbd_notes,
+            ignored,
             append_once: spec.file.append && all_regular,
             regions,
             locks: (spec.file.lock == LockMode::Exclusive).then(|| {
@@ -542,6 +559,13 @@ impl<'a> Prepared<'a> {
         log: &dyn Log,
         stop: &Stop,
     ) -> Result<Option<Layout>, layout::Failed> {
+        for path in &self.ignored {
+            // On stdout in fio, inside the report; rfio keeps stdout for it.
+            log.err(&format!("fio: file {} may be ignored\n", path.display()));
+            if !self.spec.readonly {
+                layout::create_dirs(path)?;
+            }
+        }
         if !self.caps.needs_files || self.set.create_on_open || self.replay.is_some() {
             return Ok(None);
         }

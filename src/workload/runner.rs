@@ -170,13 +170,9 @@ pub(crate) fn run_with_progress(
         .collect();
     safety::check_space(&needs)?;
     // Disk utilisation of the devices under the jobs' files (fio's
-    // `disk_util`, on by default; diskless engines have none).
-    let watched = prepared
-        .iter()
-        .flatten()
-        .filter(|p| p.caps.needs_files && p.spec.io.disk_util)
-        .flat_map(|p| p.files.iter().map(|f| f.path.as_path()));
-    let disks = DiskWatch::start(watched);
+    // `disk_util`, on by default; diskless engines have none), found as
+    // each group starts.
+    let mut disks = DiskWatch::default();
     // fio's `exitall` is global: once set by any job, the first job to
     // finish stops the others of its group.
     let exitall = prepared.iter().flatten().any(|p| p.set.exitall);
@@ -245,6 +241,13 @@ pub(crate) fn run_with_progress(
             }
             None => true,
         });
+        // fio finds a job's disks as it creates its thread: after the
+        // create_serialize layouts, before the job's own.
+        for &i in &members {
+            if let Some(p) = prepared[i].as_ref() {
+                watch_disks(&mut disks, p, log);
+            }
+        }
         let layouts: Vec<_> = members
             .iter()
             .map(|&i| match serial[i].take() {
@@ -356,6 +359,24 @@ pub(crate) fn run_with_progress(
         epoch_ms(),
         disks.finish(),
     ))
+}
+
+/// Watch the devices under `p`'s files (fio's `init_disk_util`): a file
+/// whose folder does not exist yet has none, and fio's `perror` line says
+/// so.
+fn watch_disks(disks: &mut DiskWatch, p: &Prepared<'_>, log: &dyn Log) {
+    if !(p.caps.needs_files && p.spec.io.disk_util) {
+        return;
+    }
+    for f in &p.files {
+        if let Err(e) = disks.add_file(&f.path) {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            log.err(&format!(
+                "disk util stat: {}\n",
+                super::errno::strerror(errno)
+            ));
+        }
+    }
 }
 
 /// The stack of a job thread. The I/O loop keeps its state on the heap: in

@@ -264,3 +264,63 @@ fn rfios_own_setup_errors_say_rfio() {
          not a regular file or a device\n"
     );
 }
+
+/// PerfKitBenchmarker's generated job files: a `filename=` in `[global]`
+/// that does not exist, the job's own file, `size=100%`. fio gives the
+/// missing file no I/O ("may be ignored") but opens it: the reader fails
+/// with ENOENT after its first I/O, and the run exits 1.
+#[test]
+fn a_missing_file_without_size_fails_a_reader_with_enoent() {
+    let args = [
+        "--filename=missing",
+        "--name=a",
+        "--filename=exists",
+        "--rw=randread",
+        "--bs=8k",
+        "--size=100%",
+    ];
+    let setup = |tag: &str| {
+        let dir = TempDir::new(tag);
+        std::fs::write(dir.file("exists"), vec![0u8; 1 << 20]).unwrap();
+        dir
+    };
+    let lines = same_as_fio(&setup("oe-ign"), &args, false);
+    has(&lines, "fio: file missing may be ignored");
+    has(
+        &lines,
+        "fio: pid=PID, err=2/file:filesetup.c:805, func=open(missing), error=No such file or directory",
+    );
+    // The job's error, its one I/O, in the JSON and the terse line.
+    let mut json = vec!["--output-format=json"];
+    json.extend(&args);
+    let dir = setup("oe-ign-json");
+    let o = run_in(common::RFIO, &dir.0, &json);
+    assert_eq!(o.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(
+        (job["error"].as_i64(), job["read"]["io_bytes"].as_i64()),
+        (Some(2), Some(8192))
+    );
+    // rfio says why on stderr; as fio, only fio's lines, on stdout as fio's.
+    let err = stderr(&o);
+    assert!(
+        err.contains("rfio: command line argument 3: job 'a': file missing has no size"),
+        "{err}"
+    );
+    let mut terse = vec!["--compat=fio", "--minimal"];
+    terse.extend(&args);
+    let o = run_in(common::RFIO, &setup("oe-ign-fio").0, &terse);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines.len() == 3
+            && lines[0] == "fio: file missing may be ignored"
+            && lines[1].starts_with("fio: pid=")
+            && lines[1].ends_with(", func=open(missing), error=No such file or directory")
+            && lines[2].starts_with("3;fio-3.33;a;0;2;8;"),
+        "{out}"
+    );
+    assert!(!stderr(&o).contains("rfio:"), "{}", stderr(&o));
+}

@@ -58,8 +58,10 @@ impl Timeline {
         self.stats_from.is_none() && now >= self.ramp_ns
     }
 
-    /// The statistics start at `now` (the end of the ramp).
+    /// The statistics start at `now` (the end of the ramp), forgetting
+    /// the time of the passes inside the ramp.
     pub(super) fn start_stats(&mut self, now: u64) {
+        self.elapsed_us = 0;
         self.stats_from = Some(now);
     }
 
@@ -112,11 +114,11 @@ impl Timeline {
     }
 
     /// The current pass ended at `end`: its time with the statistics on
-    /// joins the I/O time.
+    /// joins the I/O time (while ramping, all of it: a job that ends
+    /// inside its ramp reports that time, as fio never resets its clock).
     pub(super) fn pass_ends(&mut self, end: u64) {
-        if let Some(from) = self.stats_from {
-            self.elapsed_us += end.saturating_sub(from.max(self.pass_start)) / 1000;
-        }
+        let from = self.stats_from.unwrap_or(0);
+        self.elapsed_us += end.saturating_sub(from.max(self.pass_start)) / 1000;
     }
 
     /// µs of I/O time with the statistics on: the passes before, and the
@@ -127,7 +129,8 @@ impl Timeline {
         })
     }
 
-    /// µs of I/O time with the statistics on, over the passes ended.
+    /// µs of I/O time with the statistics on, over the passes ended (or
+    /// of all of them, if the ramp never ended).
     pub(super) fn elapsed_us(&self) -> u64 {
         self.elapsed_us
     }
@@ -254,6 +257,21 @@ mod tests {
         assert_eq!(t.elapsed_us(), 250_000);
         t.restart(500 * MS);
         assert_eq!((t.elapsed_us(), t.elapsed_us_at(600 * MS)), (0, 100_000));
+    }
+
+    #[test]
+    fn a_job_ending_inside_its_ramp_has_the_time_of_its_passes() {
+        let mut t = Timeline::new(1000 * MS, 0);
+        assert!(!t.begin());
+        t.pass_ends(300 * MS);
+        t.pass_starts(400 * MS);
+        t.pass_ends(450 * MS);
+        assert_eq!(t.elapsed_us(), 350_000);
+        // The ramp ends in the next pass: only its time from then counts.
+        t.pass_starts(500 * MS);
+        t.start_stats(1000 * MS);
+        t.pass_ends(1200 * MS);
+        assert_eq!(t.elapsed_us(), 200_000);
     }
 
     fn budget(loops: u64, time_based: bool, io_size_passes: bool) -> Budget {

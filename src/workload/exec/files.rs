@@ -31,6 +31,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 }
             }
         }
+        self.open_ignored();
         let started = self.engine.post_init();
         while let Some(note) = self.engine.notice() {
             self.log.note(&note);
@@ -46,6 +47,43 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.trace_files("fd open");
         }
         true
+    }
+
+    /// Open the job's files that have nothing to do (fio opens them as its
+    /// file service first picks them): a writer creates them; a failure
+    /// is the job's error, which stops it after its next I/O.
+    fn open_ignored(&mut self) {
+        let job = self.job;
+        for path in &job.ignored {
+            let target = FileTarget {
+                path: path.clone(),
+                flags: self.open_flags(),
+                region_end: 0,
+            };
+            match self.engine.open(&target) {
+                Ok(_) => self.files_open += 1,
+                Err(e) => {
+                    if job.spec.explain {
+                        self.log.err(&format!(
+                            "rfio: {}: job '{}': file {} has no size, so it gets no I/O, \
+                             but the job opens it and that failed ({}): the job stops with \
+                             error {} after its first I/O, as fio's does (give the job a \
+                             size= or filesize=, or drop the file from filename=)\n",
+                            job.spec.span,
+                            crate::diag::quote(&job.spec.name, 80),
+                            crate::diag::quote(&path.display().to_string(), 200),
+                            std::io::Error::from_raw_os_error(e.errno),
+                            e.errno
+                        ));
+                    }
+                    if self.ts.error == 0 {
+                        self.ts.error = e.errno;
+                        self.ts.error_msg = Some(job.open_verror(&e));
+                    }
+                    self.open_failed = true;
+                }
+            }
+        }
     }
 
     /// How the job opens its files (fio's `generic_open_file` flags).

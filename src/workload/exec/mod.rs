@@ -143,6 +143,14 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     flow: Option<Arc<FlowSeat>>,
     /// Offloaded submission: the workers' times (`Env::offload`).
     offload: Option<Arc<Stamps>>,
+    /// A file with nothing to do failed to open: the job's error is set,
+    /// and the job stops after its next I/O (fio's file service skips
+    /// the file, and `do_io` stops on the error once that I/O is out).
+    open_failed: bool,
+    /// Per direction: bytes and I/Os completed inside the ramp (fio counts
+    /// them, and resets them as the ramp ends: a job that ends inside its
+    /// ramp reports them, without latencies).
+    ramp_io: [(u64, u64); 3],
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -208,6 +216,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             act: spec.host.act.as_ref().map(super::act::ActSlices::new),
             flow: job.links.flow.clone(),
             offload: env.offload,
+            open_failed: false,
+            ramp_io: [(0, 0); 3],
         };
         exec.start_iolog();
         exec
@@ -325,8 +335,13 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             self.ts.error_msg = None;
         }
         if !self.time.recording() {
-            // The job ended inside its ramp: nothing is reported.
+            // The job ended inside its ramp: what it moved, and its time,
+            // are reported without latencies.
             self.ts.job_started();
+            for (d, &(bytes, ios)) in self.ramp_io.iter().enumerate() {
+                self.ts.bytes[d] += bytes;
+                self.ts.ios[d] += ios;
+            }
         }
         self.ts.elapsed_us = self.time.elapsed_us();
         if let Some(depth) = self.lat.depth() {

@@ -121,6 +121,9 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.submit(t, polling) {
                 pass_issued += len;
             }
+            if self.open_failed {
+                self.halt = Halt::Failed;
+            }
             if self.lat.searching() {
                 self.lat_target_check();
             }

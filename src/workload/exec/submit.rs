@@ -286,6 +286,10 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.pass_completed_ios += 1;
         }
         self.check_ramp(now);
+        if !self.time.recording() {
+            let r = &mut self.ramp_io[u.io.dir.index().min(2)];
+            *r = (r.0 + u.len, r.1 + 1);
+        }
         if let (Some(from), true) = (self.time.stats_from(), self.caps.file_op) {
             // The file operation's time, once per open.
             let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);

@@ -258,6 +258,25 @@ fn the_ramp_is_not_reported() {
 }
 
 #[test]
+fn a_job_ending_inside_its_ramp_reports_its_io() {
+    // 256 reads of 1 ms end inside the 1 s ramp: fio counts their bytes
+    // and time (its statistics are never reset), but no latencies.
+    let o = run(
+        &[
+            "--name=t",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--ramp_time=1s",
+        ],
+        costing(MS),
+    );
+    assert_eq!((o.reads(), o.report.dirs[0].bytes), (256, 1 << 20));
+    assert_eq!((o.report.run_ms, o.report.dirs[0].runtime_ms), (256, 256));
+    assert_eq!(o.report.dirs[0].clat.samples(), 0);
+}
+
+#[test]
 fn loops_repeat_the_pass() {
     let one = run(&["--name=t", "--rw=randread", "--size=1m"], costing(MS));
     let three = run(

@@ -115,6 +115,7 @@ impl<'a> Prepared<'a> {
             replay: Some(replay),
             links: Default::default(),
             zbd_notes: Vec::new(),
+            ignored: Vec::new(),
             append_once: false,
             regions: regions.iter().map(|(r, _)| *r).collect(),
             locks,
