@@ -18,6 +18,7 @@ mod plot;
 mod server;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
+mod sink;
 pub(crate) mod status;
 mod tools;
 mod trigger;
@@ -246,6 +247,15 @@ fn run_inner(
         }
     };
     let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);
+    // The report's sink: its first write error is told after the run.
+    let unwritten_report = std::cell::RefCell::new(None);
+    let mut sink = sink::Sink {
+        inner: match file_out.as_mut() {
+            Some(f) => f,
+            None => &mut *out,
+        },
+        error: &unwritten_report,
+    };
     let mut watch = Printer {
         args: &args,
         formats,
@@ -253,10 +263,7 @@ fn run_inner(
             Some(f) => status::Dest::File(f),
             None => status::Dest::Stdout,
         },
-        out: match file_out.as_mut() {
-            Some(f) => f,
-            None => &mut *out,
-        },
+        out: &mut sink,
         err: &mut *err,
         handlers: None,
         told: false,
@@ -292,6 +299,23 @@ fn run_inner(
                 run_out.write_all(line.as_bytes())?;
             }
             run_out.flush()?;
+            // What could not be written (fio ignores it: as fio, so does
+            // rfio).
+            let mut unwritten = false;
+            if args.mode == crate::jobfile::Mode::Strict {
+                if let Some(e) = unwritten_report.borrow_mut().take() {
+                    let name = match &args.output {
+                        Some(path) => crate::diag::show_path(path),
+                        None => "standard output".to_string(),
+                    };
+                    writeln!(run_err, "rfio: cannot write the report to {name}: {e}")?;
+                    unwritten = true;
+                }
+                for e in report.jobs.iter().filter_map(|j| j.log_error.as_deref()) {
+                    writeln!(run_err, "rfio: {e}")?;
+                    unwritten = true;
+                }
+            }
             let failed = report
                 .jobs
                 .iter()
@@ -324,7 +348,10 @@ fn run_inner(
             }
             // fio exits with the number of jobs that ended with an error, as
             // a process status (modulo 256).
-            Ok((failed % 256) as i32)
+            match (failed % 256) as i32 {
+                0 if unwritten => Ok(1),
+                status => Ok(status),
+            }
         }
         Err(RunFailure::NoJobs { job_sections }) => {
             // fio prints its usage text on stdout, whatever `--output` says.

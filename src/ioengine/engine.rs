@@ -133,7 +133,14 @@ pub struct StopFlag {
     /// When the job's runtime ends, in ns of `CLOCK_MONOTONIC`
     /// ([`mono_ns`]); `u64::MAX`: no runtime.
     deadline: *const AtomicU64,
+    /// A bound of the wait's own, on the same clock ([`StopFlag::within`]);
+    /// `u64::MAX`: none.
+    limit: u64,
 }
+
+/// The flag and deadline of [`StopFlag::never`]: never raised, none.
+static NEVER_RAISED: AtomicBool = AtomicBool::new(false);
+static NO_DEADLINE: AtomicU64 = AtomicU64::new(u64::MAX);
 
 impl StopFlag {
     /// The request `flag` and the deadline `deadline`.
@@ -141,7 +148,33 @@ impl StopFlag {
     /// # Safety
     /// `flag` and `deadline` outlive every engine this is handed to.
     pub(crate) unsafe fn new(flag: &AtomicBool, deadline: &AtomicU64) -> StopFlag {
-        StopFlag { flag, deadline }
+        StopFlag {
+            flag,
+            deadline,
+            limit: u64::MAX,
+        }
+    }
+
+    /// A stop that never comes (no request, no deadline): for the waits
+    /// of an engine started with none ([`crate::ioengine::EngineDef::new`]
+    /// without a stop), which [`StopFlag::within`] still bounds.
+    pub(crate) fn never() -> StopFlag {
+        StopFlag {
+            flag: &NEVER_RAISED,
+            deadline: &NO_DEADLINE,
+            limit: u64::MAX,
+        }
+    }
+
+    /// This stop, and also over once `limit` has passed from now (a wait
+    /// before the job's runtime has a deadline, nbd's handshake, bounded
+    /// on its own).
+    pub(crate) fn within(self, limit: Duration) -> StopFlag {
+        let limit = mono_ns().saturating_add(limit.as_nanos().min(u64::MAX as u128) as u64);
+        StopFlag {
+            limit: limit.min(self.limit),
+            ..self
+        }
     }
 
     /// Whether the stop was asked for.
@@ -156,7 +189,7 @@ impl StopFlag {
     /// never per I/O).
     pub(crate) fn over(&self) -> bool {
         // SAFETY: as `raised`.
-        let deadline = unsafe { (*self.deadline).load(Ordering::Relaxed) };
+        let deadline = unsafe { (*self.deadline).load(Ordering::Relaxed) }.min(self.limit);
         self.raised() || (deadline != u64::MAX && mono_ns() >= deadline)
     }
 }

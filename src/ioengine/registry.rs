@@ -12,7 +12,7 @@ use super::cmdprio::CmdPrio;
 use super::cpuio::CpuioOptions;
 use super::devdax::DevdaxOptions;
 use super::e4defrag::E4defragOptions;
-use super::engine::{Caps, CommonOptions, IoEngine};
+use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
 use super::http::HttpOptions;
@@ -42,20 +42,23 @@ pub struct EngineDef {
     pub(crate) options: &'static [&'static str],
     /// What it can do with a job's options, known without starting it.
     pub(crate) caps: fn(&EngineSpec) -> Caps,
-    /// Start an instance for one job thread, on the job's buffer pool.
-    pub new: fn(&EngineSpec, IoMem) -> Started,
+    /// Start an instance for one job thread, on the job's buffer pool;
+    /// the job's stop (`None`: none) cuts what the start waits for (nbd's
+    /// handshake).
+    pub new: fn(&EngineSpec, IoMem, Option<StopFlag>) -> Started,
     /// What the engine finds out when the job's files are set up, before
     /// any job starts (fio's engine `.setup`: nbd asks its server how big
     /// the export is): the size of the job's first file, which is then
     /// fixed (fio's `real_file_size`), or `None` to size the files as
     /// usual; an error is what fio prints when the setup fails (whole
-    /// lines), and the job is reaped unstarted.
-    pub(crate) setup: fn(&EngineSpec) -> Result<Option<u64>, String>,
+    /// lines), and the job is reaped unstarted. The run's stop cuts what
+    /// it waits for.
+    pub(crate) setup: fn(&EngineSpec, StopFlag) -> Result<Option<u64>, String>,
 }
 
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
-fn no_setup(_: &EngineSpec) -> Result<Option<u64>, String> {
+fn no_setup(_: &EngineSpec, _: StopFlag) -> Result<Option<u64>, String> {
     Ok(None)
 }
 
@@ -132,7 +135,7 @@ macro_rules! engine {
             name: $name,
             options: &[],
             caps: |_| $module::CAPS,
-            new: |spec, mem| $module::new(&spec.common, mem),
+            new: |spec, mem, _| $module::new(&spec.common, mem),
             setup: no_setup,
         }
     };
@@ -141,7 +144,7 @@ macro_rules! engine {
             name: $name,
             options: $module::OPTIONS,
             caps: |_| $module::CAPS,
-            new: |spec, mem| match &spec.options {
+            new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
             },
@@ -154,11 +157,11 @@ macro_rules! engine {
             name: $name,
             options: $module::OPTIONS,
             caps: |_| $module::CAPS,
-            new: |spec, mem| match &spec.options {
+            new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
             },
-            setup: |spec| match &spec.options {
+            setup: |spec, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::setup(o),
                 _ => $module::setup(&Default::default()),
             },
@@ -179,7 +182,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         name: "null",
         options: &[],
         caps: |spec| null::caps(&spec.common),
-        new: |spec, mem| null::new(&spec.common, mem),
+        new: |spec, mem, _| null::new(&spec.common, mem),
         setup: no_setup,
     },
     engine!("net", net, Net),
@@ -187,7 +190,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         name: "netsplice",
         options: net::OPTIONS,
         caps: |_| net::CAPS,
-        new: |spec, mem| match &spec.options {
+        new: |spec, mem, _| match &spec.options {
             EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
             _ => net::new_splice(&spec.common, &Default::default(), mem),
         },
@@ -203,7 +206,19 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("e4defrag", e4defrag, E4defrag),
     engine!("splice", splice),
     engine!("io_uring", io_uring, IoUring),
-    engine!("nbd", nbd, Nbd, setup),
+    EngineDef {
+        name: "nbd",
+        options: nbd::OPTIONS,
+        caps: |_| nbd::CAPS,
+        new: |spec, mem, stop| match &spec.options {
+            EngineOptions::Nbd(o) => nbd::new(&spec.common, o, mem, stop),
+            _ => nbd::new(&spec.common, &Default::default(), mem, stop),
+        },
+        setup: |spec, stop| match &spec.options {
+            EngineOptions::Nbd(o) => nbd::setup(o, stop),
+            _ => nbd::setup(&Default::default(), stop),
+        },
+    },
     engine!("libaio", libaio, Libaio),
     engine!("dev-dax", devdax, Devdax, setup),
     engine!("libpmem", libpmem, Libpmem),
@@ -258,7 +273,7 @@ mod tests {
             ) {
                 continue; // may be unavailable in a sandbox; need their options
             }
-            let e = (def.new)(&spec(1), IoMem::NONE).unwrap();
+            let e = (def.new)(&spec(1), IoMem::NONE, None).unwrap();
             assert_eq!(e.name(), def.name);
         }
         assert!(lookup("nosuch").is_none());
@@ -296,7 +311,7 @@ mod tests {
                 continue;
             }
             for depth in [1, 8] {
-                let e = (def.new)(&spec(depth), IoMem::NONE).unwrap();
+                let e = (def.new)(&spec(depth), IoMem::NONE, None).unwrap();
                 assert_eq!(
                     e.caps(),
                     (def.caps)(&spec(depth)),

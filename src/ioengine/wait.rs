@@ -57,13 +57,7 @@ pub(crate) fn connect_tcp(addr: SocketAddr, stop: Option<StopFlag>) -> std::io::
         SocketAddr::V6(_) => libc::AF_INET6,
     };
     // SAFETY: socket has no memory arguments.
-    let fd = unsafe {
-        libc::socket(
-            domain,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
-            0,
-        )
-    };
+    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -71,20 +65,73 @@ pub(crate) fn connect_tcp(addr: SocketAddr, stop: Option<StopFlag>) -> std::io::
     let stream = unsafe { TcpStream::from_raw_fd(fd) };
     let (sa, len) = sockaddr(addr);
     // SAFETY: `sa` holds a socket address of `len` bytes.
-    let r = unsafe { libc::connect(fd, (&sa as *const libc::sockaddr_storage).cast(), len) };
-    if r < 0 && errno() != libc::EINPROGRESS {
-        return Err(std::io::Error::last_os_error());
+    let made = unsafe { connect(fd, (&sa as *const libc::sockaddr_storage).cast(), len, stop) }?;
+    if !made {
+        return Err(given_up());
     }
-    if r < 0 {
-        if !ready(fd, libc::POLLOUT, stop).map_err(std::io::Error::from_raw_os_error)? {
-            return Err(given_up());
-        }
-        if let Some(e) = stream.take_error()? {
-            return Err(e);
-        }
-    }
-    stream.set_nonblocking(false)?;
     Ok(stream)
+}
+
+/// Connect the blocking socket `fd` to `addr`, waiting in slices (the
+/// socket does not block while it connects, and blocks again after):
+/// `Ok(false)` when `stop` said give up first; the error of a failed
+/// connection.
+///
+/// # Safety
+/// `addr` points at a socket address of `len` bytes.
+pub(crate) unsafe fn connect(
+    fd: RawFd,
+    addr: *const libc::sockaddr,
+    len: libc::socklen_t,
+    stop: Option<StopFlag>,
+) -> std::io::Result<bool> {
+    let nonblocking = |on: bool| {
+        // SAFETY: fcntl on a descriptor the caller holds.
+        unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            let fl = if on {
+                fl | libc::O_NONBLOCK
+            } else {
+                fl & !libc::O_NONBLOCK
+            };
+            libc::fcntl(fd, libc::F_SETFL, fl)
+        }
+    };
+    nonblocking(true);
+    // SAFETY: `addr` holds `len` bytes (the caller's guarantee).
+    let r = unsafe { libc::connect(fd, addr, len) };
+    let e = errno();
+    let made = if r == 0 {
+        Ok(true)
+    } else if e != libc::EINPROGRESS {
+        Err(std::io::Error::from_raw_os_error(e))
+    } else {
+        match ready(fd, libc::POLLOUT, stop) {
+            Ok(false) => Ok(false),
+            Err(e) => Err(std::io::Error::from_raw_os_error(e)),
+            Ok(true) => {
+                let mut err: libc::c_int = 0;
+                let mut n = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+                // SAFETY: `err` has room for the int SO_ERROR writes.
+                let g = unsafe {
+                    libc::getsockopt(
+                        fd,
+                        libc::SOL_SOCKET,
+                        libc::SO_ERROR,
+                        (&mut err as *mut libc::c_int).cast(),
+                        &mut n,
+                    )
+                };
+                match (g, err) {
+                    (0, 0) => Ok(true),
+                    (0, err) => Err(std::io::Error::from_raw_os_error(err)),
+                    _ => Err(std::io::Error::last_os_error()),
+                }
+            }
+        }
+    };
+    nonblocking(false);
+    made
 }
 
 /// `addr` as a C socket address and its length.

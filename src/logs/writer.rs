@@ -444,10 +444,21 @@ impl JobLogs {
         w.flush()
     }
 
+    /// Keep the first write error, naming the log's file.
     fn note(&mut self, kind: LogKind, e: &io::Error) {
-        if self.error.is_none() {
-            self.error = Some(format!("fio: error writing {} log: {e}", kind.name()));
+        if self.error.is_some() {
+            return;
         }
+        let path = self
+            .cfg
+            .logs
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(k, prefix)| crate::diag::show_path(&self.cfg.path(*k, prefix)));
+        self.error = Some(match path {
+            Some(p) => format!("cannot write the log {p}: {e}"),
+            None => format!("cannot write the {} log: {e}", kind.name()),
+        });
     }
 }
 

@@ -114,6 +114,11 @@ pub struct JobReport {
     /// Zones reset (`zonemode=zbd`; fio's `nr_zone_resets`).
     #[serde(default)]
     pub zone_resets: u64,
+    /// A log of the job that could not be written, naming it (`cannot
+    /// write the log x_bw.1.log: ...`): rfio's cli says so and exits
+    /// non-zero; fio says nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_error: Option<String>,
 }
 
 impl JobReport {
@@ -172,6 +177,7 @@ impl JobReport {
             setup_failed: false,
             blocks: ts.blocks.as_ref().map(|b| b.infos.clone()),
             zone_resets: ts.zone_resets,
+            log_error: ts.log_error.clone(),
         }
     }
 

@@ -144,7 +144,7 @@ impl ThreadStats {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
             if let Err(e) = l.start(now_ms) {
-                self.log_error = Some(format!("fio: failed to open log file: {e}"));
+                self.log_error = Some(format!("cannot open the log {e}"));
             }
         }
         self.rusage_start = Some(RusageMark::now());

@@ -51,6 +51,10 @@ pub enum RunError {
     /// non-zero.
     #[error("{msg}")]
     EngineSetup { job: String, msg: String },
+    /// The run was stopped while the engine's setup waited (nbd's
+    /// handshake): the job is reaped unstarted, no error of its own.
+    #[error("job '{job}': stopped during the engine's setup")]
+    SetupStopped { job: String },
     /// More jobs than fio 3.33 can hold (the runner's `MAX_RUN_JOBS`); fio's two
     /// lines, word for word.
     #[error("error: maximum number of jobs reached.\nerror: failed to setup shm segment")]

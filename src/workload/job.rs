@@ -113,17 +113,19 @@ impl<'a> Prepared<'a> {
     /// tables of their own).
     #[cfg(test)]
     pub(crate) fn new(spec: &'a JobSpec) -> Result<Prepared<'a>, RunError> {
-        Prepared::new_in(spec, Some(&ZbdRegistry::default()))
+        Prepared::new_in(spec, Some(&ZbdRegistry::default()), &Stop::new())
     }
 
     /// `spec` checked and made ready; a zoned file's zones are the run's
     /// (`zbd`), shared with the other jobs using the file. Without `zbd`
     /// the zones are left for later: a job of a later group is made ready
     /// again when its group starts, and fio reads a file's zones once the
-    /// jobs before it laid their files out.
+    /// jobs before it laid their files out. The run's `stop` cuts the
+    /// engine's setup short (nbd's handshake with a silent server).
     pub(crate) fn new_in(
         spec: &'a JobSpec,
         zbd: Option<&ZbdRegistry>,
+        stop: &Stop,
     ) -> Result<Prepared<'a>, RunError> {
         let Some(engine) = ioengine::lookup(&spec.ioengine) else {
             return Err(RunError::UnknownEngine {
@@ -182,9 +184,20 @@ impl<'a> Prepared<'a> {
         }
         // The engine's setup (fio's `.setup`, before the sizes): nbd's
         // export has a size of its own, that of the first file.
-        let engine_size = (engine.setup)(&spec.engine).map_err(|msg| RunError::EngineSetup {
-            job: spec.name.clone(),
-            msg,
+        // SAFETY: `stop` outlives the setup, which keeps no copy.
+        let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
+        let engine_size = (engine.setup)(&spec.engine, flag).map_err(|msg| {
+            if stop.requested() {
+                // Cut short by the stop: the job never starts, no error.
+                RunError::SetupStopped {
+                    job: spec.name.clone(),
+                }
+            } else {
+                RunError::EngineSetup {
+                    job: spec.name.clone(),
+                    msg,
+                }
+            }
         })?;
         // filesize=lo-hi: the next draw (in file order) for a file that
         // does not keep its existing size.

@@ -48,7 +48,9 @@ use super::job::Prepared;
 use super::links::Overlaps;
 use super::log::Log;
 use super::placement::Failure;
-use crate::ioengine::{Caps, Completion, EngineError, FileId, FileTarget, Io, IoEngine, IoMem};
+use crate::ioengine::{
+    Caps, Completion, EngineError, FileId, FileTarget, Io, IoEngine, IoMem, StopFlag,
+};
 use crate::ioengine::{IoResult, Queued};
 use crate::plan::spec::JobSpec;
 
@@ -88,13 +90,14 @@ pub(super) fn start(
     engine: Box<dyn IoEngine>,
     mem: IoMem,
     depth: usize,
+    stop: StopFlag,
     log: &dyn Log,
 ) -> Result<Started, Failure> {
     let spec = job.spec;
     let mut engines = Vec::with_capacity(depth);
     engines.push(engine);
     while engines.len() < depth.max(1) {
-        match (job.engine.new)(job.engine_spec(), mem) {
+        match (job.engine.new)(job.engine_spec(), mem, Some(stop)) {
             Ok(e) => engines.push(e),
             Err(e) => {
                 log.err(&format!("fio: {} engine: {e}\n", job.engine.name));

@@ -124,7 +124,7 @@ pub(crate) fn run_with_progress(
     for (i, spec) in plan.jobs.iter().enumerate() {
         // A later group's zones are read when the group starts.
         let zones = (spec.group_id == 0).then_some(&zbd);
-        match Prepared::new_in(spec, zones) {
+        match Prepared::new_in(spec, zones, stop) {
             Ok(mut p) => {
                 p.filler.share_working_set(&peers);
                 p.links = links.of(i, spec);
@@ -216,7 +216,7 @@ pub(crate) fn run_with_progress(
                     }
                     continue;
                 }
-                match Prepared::new_in(spec, Some(&zbd)) {
+                match Prepared::new_in(spec, Some(&zbd), stop) {
                     Ok(mut p) => {
                         p.filler.share_working_set(&peers);
                         p.links = links.of(i, spec);
@@ -512,6 +512,11 @@ fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Option<JobRepor
             report.setup_failed = true;
             Some(report)
         }
+        RunError::SetupStopped { .. } => {
+            let mut report = JobReport::empty(spec.report.clone(), 0);
+            report.latency_depth = Some(0);
+            Some(report)
+        }
         RunError::Iolog { msg, .. } => Some(super::iolog::replay::failed(spec, msg, log)),
         RunError::Zbd { lines, error, .. } => {
             // Every line, stdout's too: rfio keeps its stdout for the
@@ -581,7 +586,7 @@ fn serial_setup<'p>(
         let stale = !zbd_job
             && (prepared[i].is_none() || spec.files.iter().any(|f| touched.contains(&f.path)));
         if stale {
-            match Prepared::new_in(spec, Some(zbd)) {
+            match Prepared::new_in(spec, Some(zbd), stop) {
                 Ok(mut p) => {
                     p.filler.share_working_set(peers);
                     p.links = links.of(i, spec);

@@ -18,7 +18,7 @@ use super::progress::JobProgress;
 use super::stop::Stop;
 use super::think::sleep_unless;
 use super::verify::{save_state, WriteComps};
-use crate::ioengine::{IoMem, IoMemory, MemSpec, ALIGN};
+use crate::ioengine::{IoMem, IoMemory, MemSpec, StopFlag, ALIGN};
 use crate::rand::Rng;
 use crate::stats::blocks::MAX_BLOCKS;
 use crate::stats::{BlockTracker, JobReport, Layout, ThreadStats};
@@ -197,8 +197,15 @@ impl Prepared<'_> {
             unit,
             units: depth,
         };
-        let mut engine = match (self.engine.new)(self.engine_spec(), mem) {
+        // SAFETY: `stop` outlives the engine, dropped when the job ends.
+        let flag = unsafe { StopFlag::new(stop.flag(), stop.deadline()) };
+        let mut engine = match (self.engine.new)(self.engine_spec(), mem, Some(flag)) {
             Ok(e) => e,
+            Err(_) if stop.requested() => {
+                // Stopped while the engine started (nbd's handshake with
+                // a silent server): the job never ran, no error.
+                return;
+            }
             Err(e) => {
                 // fio's td_io_init: the engine's own lines, then its note.
                 if let Some(lines) = &e.log {
@@ -251,7 +258,7 @@ impl Prepared<'_> {
         // io_submit_mode=offload: the submit workers start (fio's
         // rate_submit_init).
         let (engine, offload) = if offloaded {
-            match super::offload::start(self, engine, mem, depth, log) {
+            match super::offload::start(self, engine, mem, depth, flag, log) {
                 Ok((engine, stamps)) => (engine, Some(stamps)),
                 Err(f) => return failed(ts, f),
             }

@@ -921,7 +921,7 @@ fn engines_pick_the_ios_fio_picks() {
         let spec = &p.jobs[0].engine;
         assert_eq!(spec.common.iodepth, 1);
         let def = lookup_engine(engine).unwrap();
-        let mut e = match (def.new)(spec, mem) {
+        let mut e = match (def.new)(spec, mem, None) {
             Ok(e) => e,
             Err(err) => {
                 println!("skipping {engine}: {err}");

@@ -17,7 +17,7 @@ fn available(engine: &str, depth: u32) -> bool {
         iodepth: depth,
         ..CommonOptions::default()
     };
-    match (def.new)(&spec, IoMem::NONE) {
+    match (def.new)(&spec, IoMem::NONE, None) {
         Ok(_) => true,
         Err(e) => {
             println!("skipping {engine}: the kernel cannot start it here: {e}");

@@ -1,4 +1,4 @@
-//! Engines against peers that accept and never answer (net, http): a job
+//! Engines against peers that accept and never answer (net, http, nbd): a job
 //! ends at its runtime and on SIGTERM with the results so far, where fio
 //! 3.33 waits on the peer forever (its net engine ignores both; SIGTERM
 //! prints `fio: terminating on signal 15` and fio goes on waiting). And
@@ -16,7 +16,8 @@ use common::{stderr, stdout, TempDir};
 
 /// A loopback listener that accepts every connection and holds it without
 /// a byte (or, with `reply`, answers each with `reply` once it has read a
-/// request's first bytes); it stops when dropped.
+/// request's first bytes; or, with `greet`, sends `greet` at once and
+/// nothing more); it stops when dropped.
 struct Silent {
     port: u16,
     done: Arc<AtomicBool>,
@@ -25,6 +26,14 @@ struct Silent {
 
 impl Silent {
     fn start(reply: Option<&'static [u8]>) -> Silent {
+        Silent::spawn(reply, None)
+    }
+
+    fn greeting(greet: &'static [u8]) -> Silent {
+        Silent::spawn(None, Some(greet))
+    }
+
+    fn spawn(reply: Option<&'static [u8]>, greet: Option<&'static [u8]>) -> Silent {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.set_nonblocking(true).unwrap();
         let port = l.local_addr().unwrap().port();
@@ -36,6 +45,10 @@ impl Silent {
             while !stop.load(Ordering::Relaxed) && Instant::now() < end {
                 match l.accept() {
                     Ok((mut s, _)) => {
+                        if let Some(g) = greet {
+                            s.set_nonblocking(false).unwrap();
+                            let _ = s.write_all(g);
+                        }
                         if let Some(r) = reply {
                             s.set_nonblocking(false).unwrap();
                             let mut b = [0u8; 512];
@@ -309,4 +322,82 @@ fn net_names_the_host_it_cannot_resolve() {
         err.contains(", error=Invalid argument (net: cannot resolve host 'nosuch.invalid')\n"),
         "{err}"
     );
+}
+
+/// An oldstyle NBD server's whole handshake (its magic, the export's
+/// 1 MiB size, no flags, 124 zero bytes), after which it answers nothing.
+const NBD_OLDSTYLE: &[u8] = &{
+    let mut h = [0u8; 152];
+    let head: [u8; 16] = *b"NBDMAGIC\x00\x00\x42\x02\x81\x86\x12\x53";
+    let mut i = 0;
+    while i < 16 {
+        h[i] = head[i];
+        i += 1;
+    }
+    h[16 + 5] = 0x10;
+    h
+};
+
+fn nbd_reader(port: u16) -> Vec<String> {
+    [
+        "--name=n",
+        "--ioengine=nbd",
+        "--rw=read",
+        "--bs=4k",
+        "--runtime=2",
+        "--time_based",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--uri=nbd://127.0.0.1:{port}/")])
+    .collect()
+}
+
+/// A server that shakes hands and then never answers a request: the job
+/// (started, `fio: connected to NBD server`) ends at its runtime, its
+/// reads in flight dropped, no error (fio 3.33 waits forever).
+#[test]
+fn an_nbd_job_on_a_server_silent_after_the_handshake_ends_at_its_runtime() {
+    let peer = Silent::greeting(NBD_OLDSTYLE);
+    let dir = TempDir::new("stuck-nbd");
+    let (out, took) = timed(&dir, &strs(&nbd_reader(peer.port)));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(took >= Duration::from_secs(2), "{took:?}");
+    assert!(
+        stdout(&out).contains("fio: connected to NBD server"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("Run status group 0"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("err="), "{}", stdout(&out));
+    assert!(!stderr(&out).contains("err="), "{}", stderr(&out));
+}
+
+/// SIGTERM while the engine's setup waits for a silent server's hello:
+/// the run ends at once, the job unstarted and no error of its own, with
+/// fio's message; status 128 as any signalled run.
+#[test]
+fn an_nbd_handshake_with_a_silent_server_ends_on_sigterm() {
+    let peer = Silent::start(None);
+    let dir = TempDir::new("stuck-nbd-term");
+    let mut cmd = std::process::Command::new(common::RFIO);
+    cmd.current_dir(&dir.0).args(strs(&nbd_reader(peer.port)));
+    let run = common::Running::start(&mut cmd);
+    // The setup waits before anything is printed: let it reach the wait.
+    std::thread::sleep(Duration::from_millis(500));
+    run.signal(libc::SIGTERM);
+    let t0 = Instant::now();
+    let out = run.finish(Duration::from_secs(5), "SIGTERM");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(128), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("fio: terminating on signal 15"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(stderr(&out), "", "the cut handshake is no error");
 }

@@ -37,6 +37,7 @@ mod log_compression;
 mod ndjson;
 mod offsets_passes;
 mod open_errors;
+mod output_errors;
 mod output_golden;
 mod output_layout;
 mod output_logs;

@@ -16,6 +16,13 @@
 //!
 //! The socket does not block: while a request waits to be sent, replies
 //! are read, so that neither side waits for the other.
+//!
+//! Every wait on the server is cut short (fio's, libnbd's, wait forever):
+//! the connection and handshake by a stop or after
+//! [`proto::HANDSHAKE_LIMIT`] (there is no runtime yet), the waits of the
+//! job's I/O by a stop or the end of its runtime ([`StopFlag::over`]),
+//! after which the engine is done and its I/Os in flight are dropped, no
+//! error.
 
 mod proto;
 mod uri;
@@ -26,8 +33,9 @@ use std::time::{Duration, Instant};
 use self::proto::{Export, MAX_REQUEST};
 pub(crate) use self::uri::unsupported as uri_unsupported;
 use self::uri::{NbdError, NbdUri};
-use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
+use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
+use super::wait;
 use crate::ddir::Ddir;
 
 /// The options of nbd (fio's `options[]` of `engines/nbd.c`).
@@ -56,21 +64,24 @@ pub(crate) const CAPS: Caps = Caps {
 /// fio's line when `uri` is missing.
 const NO_URI: &str = "fio: nbd: uri parameter was not specified\n";
 
-/// Connect to `uri` and shake hands.
-fn connect(uri: &str) -> Result<(OwnedFd, Export), NbdError> {
+/// Connect to `uri` and shake hands, giving up when `stop` says so or
+/// after [`proto::HANDSHAKE_LIMIT`].
+fn connect(uri: &str, stop: StopFlag) -> Result<(OwnedFd, Export), NbdError> {
+    let stop = stop.within(proto::HANDSHAKE_LIMIT);
     let u = NbdUri::parse(uri)?;
-    let fd = u.connect()?;
-    let export = proto::handshake(&fd, &u.export)?;
+    let fd = u.connect(stop)?;
+    let export = proto::handshake(&fd, &u.export, stop)?;
     Ok((fd, export))
 }
 
-/// fio's `nbd_setup`: the export's size, from a connection of its own.
-pub(crate) fn setup(opts: &NbdOptions) -> Result<Option<u64>, String> {
+/// fio's `nbd_setup`: the export's size, from a connection of its own
+/// (cut short by the run's `stop`).
+pub(crate) fn setup(opts: &NbdOptions, stop: StopFlag) -> Result<Option<u64>, String> {
     let Some(uri) = &opts.uri else {
         return Err(NO_URI.into());
     };
     let (fd, export) =
-        connect(uri).map_err(|e| format!("fio: nbd_connect_uri: nbd_connect_uri: {e}\n"))?;
+        connect(uri, stop).map_err(|e| format!("fio: nbd_connect_uri: nbd_connect_uri: {e}\n"))?;
     disconnect(&fd);
     Ok(Some(export.size))
 }
@@ -93,6 +104,7 @@ pub(crate) fn new(
     common: &CommonOptions,
     opts: &NbdOptions,
     _mem: IoMem,
+    stop: Option<StopFlag>,
 ) -> Result<Box<dyn IoEngine>, EngineError> {
     let Some(uri) = &opts.uri else {
         return Err(EngineError::fio_msg(
@@ -102,7 +114,7 @@ pub(crate) fn new(
             "uri parameter was not specified",
         ));
     };
-    let (fd, export) = connect(uri).map_err(|e| {
+    let (fd, export) = connect(uri, stop.unwrap_or_else(StopFlag::never)).map_err(|e| {
         EngineError::fio_msg(
             if e.errno == 0 { libc::EIO } else { e.errno },
             "engines/nbd.c",
@@ -154,6 +166,10 @@ struct Nbd {
     handed: usize,
     files: u32,
     notice: Option<String>,
+    /// The job's stop and deadline, which cut the waits on the server.
+    stop: Option<StopFlag>,
+    /// A wait was cut: the engine does no more.
+    done: bool,
 }
 
 /// A `recv`/`send` result: bytes, or the errno (`EAGAIN`: not now).
@@ -185,6 +201,8 @@ impl Nbd {
             handed: 0,
             files: 0,
             notice: Some("fio: connected to NBD server\n".into()),
+            stop: None,
+            done: false,
         }
     }
 
@@ -262,20 +280,38 @@ impl Nbd {
     }
 
     /// Wait until the socket is ready for `events` (or has a reply to
-    /// read), at most `timeout`; the `revents`.
-    fn poll(&self, events: i16, timeout: Option<Duration>) -> Result<i16, i32> {
-        let mut p = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
-            events,
-            revents: 0,
-        };
-        let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut p, 1, ms) };
-        match sys(r as isize) {
-            Ok(_) => Ok(p.revents),
-            Err(libc::EINTR) => Ok(0),
-            Err(e) => Err(e),
+    /// read), at most `timeout`, in slices of [`wait::SLICE_MS`]: the
+    /// `revents` (0: the time passed); `None` when a slice passed with
+    /// nothing and the job's stop or deadline had come, which makes the
+    /// engine done.
+    fn poll(&mut self, events: i16, timeout: Option<Duration>) -> Result<Option<i16>, i32> {
+        let end = timeout.map(|t| Instant::now() + t);
+        loop {
+            let left = end.map(|e| e.saturating_duration_since(Instant::now()));
+            let ms = left.map_or(wait::SLICE_MS, |l| {
+                (l.as_millis().min(wait::SLICE_MS as u128) as i32).max(1)
+            });
+            let mut p = libc::pollfd {
+                fd: self.fd.as_raw_fd(),
+                events,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let r = unsafe { libc::poll(&mut p, 1, ms) };
+            match sys(r as isize) {
+                Ok(0) | Err(libc::EINTR) => {}
+                Ok(_) => return Ok(Some(p.revents)),
+                Err(e) => return Err(e),
+            }
+            if left.is_some_and(|l| l.as_millis() <= ms as u128) {
+                return Ok(Some(0));
+            }
+            // After a slice, so that replies on their way at the end of
+            // the runtime still come in.
+            if wait::over(self.stop) {
+                self.done = true;
+                return Ok(None);
+            }
         }
     }
 
@@ -294,7 +330,9 @@ impl Nbd {
                 }
                 Err(libc::EINTR) => {}
                 Err(libc::EAGAIN) => {
-                    let rev = self.poll(libc::POLLOUT | libc::POLLIN, None)?;
+                    let Some(rev) = self.poll(libc::POLLOUT | libc::POLLIN, None)? else {
+                        return Err(libc::ECANCELED);
+                    };
                     if rev & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
                         self.pump()?;
                     }
@@ -346,6 +384,9 @@ impl IoEngine for Nbd {
     }
 
     unsafe fn queue(&mut self, io: &Io) -> Queued {
+        if self.done {
+            return Queued::Busy;
+        }
         if let Some(e) = self.refusal(io) {
             return Queued::Completed(Err(e));
         }
@@ -376,6 +417,11 @@ impl IoEngine for Nbd {
             Ok(()) => Queued::Queued,
             Err(e) => {
                 self.slots[io.token as usize].active = false;
+                if self.done {
+                    // The server kept the request waiting past the job's
+                    // stop or time: not issued, no error.
+                    return Queued::Busy;
+                }
                 Queued::Completed(Err(e))
             }
         }
@@ -399,7 +445,11 @@ impl IoEngine for Nbd {
             if left == Some(Duration::ZERO) {
                 break;
             }
-            self.poll(libc::POLLIN, left)?;
+            if self.poll(libc::POLLIN, left)?.is_none() {
+                // Stopped, or the runtime is over, with the server silent:
+                // what is in flight is dropped (`done`).
+                break;
+            }
         }
         self.handed = self.ready.len().min(max.max(min));
         Ok(self.handed)
@@ -411,6 +461,14 @@ impl IoEngine for Nbd {
 
     fn notice(&mut self) -> Option<String> {
         self.notice.take()
+    }
+
+    fn watch_stop(&mut self, stop: StopFlag) {
+        self.stop = Some(stop);
+    }
+
+    fn done(&self) -> bool {
+        self.done
     }
 
     fn queue_error(&mut self, errno: i32) -> Option<QueueError> {

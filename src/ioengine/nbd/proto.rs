@@ -7,8 +7,18 @@
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Duration;
 
+use super::super::engine::StopFlag;
+use super::super::wait;
 use super::uri::NbdError;
+
+/// How long a connection and its handshake may take, whatever the job's
+/// runtime (there is none yet): a server says its hello as soon as it
+/// accepts, and QEMU's NBD server gives a client 10 s to finish the
+/// handshake (`qemu-nbd --handshake-limit`, 10 by default). libnbd, and
+/// so fio, wait forever.
+pub(super) const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
 const NBDMAGIC: u64 = 0x4e42_444d_4147_4943;
 const IHAVEOPT: u64 = 0x4948_4156_454F_5054;
@@ -49,11 +59,17 @@ pub(super) struct Export {
     pub(super) flags: u16,
 }
 
-/// A blocking view of the socket for the handshake.
-struct Conn<'a>(&'a OwnedFd);
+/// A blocking view of the socket for the handshake, whose reads wait in
+/// slices until the stop (bounded by [`HANDSHAKE_LIMIT`]) says give up.
+struct Conn<'a>(&'a OwnedFd, StopFlag);
 
 impl Read for Conn<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match wait::ready(self.0.as_raw_fd(), libc::POLLIN, Some(self.1)) {
+            Ok(true) => {}
+            Ok(false) => return Err(wait::given_up()),
+            Err(e) => return Err(std::io::Error::from_raw_os_error(e)),
+        }
         // SAFETY: `buf` is valid for `buf.len()` bytes.
         let r = unsafe { libc::recv(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
         if r < 0 {
@@ -92,6 +108,13 @@ fn io_err(e: std::io::Error) -> NbdError {
         std::io::ErrorKind::UnexpectedEof => {
             NbdError::new("handshake: server unexpectedly closed the connection", 0)
         }
+        std::io::ErrorKind::TimedOut => NbdError::new(
+            format!(
+                "handshake: no answer from the server within {} s",
+                HANDSHAKE_LIMIT.as_secs()
+            ),
+            libc::ETIMEDOUT,
+        ),
         _ => NbdError::new("handshake: recv", e.raw_os_error().unwrap_or(libc::EIO)),
     }
 }
@@ -145,9 +168,10 @@ fn rep_error(t: u32) -> &'static str {
     }
 }
 
-/// The handshake on a fresh connection, for export `name`.
-pub(super) fn handshake(fd: &OwnedFd, name: &str) -> Result<Export, NbdError> {
-    let c = &mut Conn(fd);
+/// The handshake on a fresh connection, for export `name`, given up when
+/// `stop` says so (the caller bounds it with [`HANDSHAKE_LIMIT`]).
+pub(super) fn handshake(fd: &OwnedFd, name: &str, stop: StopFlag) -> Result<Export, NbdError> {
+    let c = &mut Conn(fd, stop);
     if read_u64(c)? != NBDMAGIC {
         return Err(NbdError::new(
             "handshake: server did not send expected NBD magic",

@@ -77,7 +77,7 @@ fn handshakes() {
     for go in [true, false] {
         let (fd, mut srv) = pair();
         let t = std::thread::spawn(move || serve_handshake(&mut srv, go, flags));
-        let e = handshake(&fd, "disk").unwrap();
+        let e = handshake(&fd, "disk", StopFlag::never()).unwrap();
         assert_eq!(e, Export { size: SIZE, flags });
         assert_eq!(t.join().unwrap(), "disk");
     }
@@ -91,7 +91,7 @@ fn handshakes() {
         put(&mut srv, &[0u8; 124]);
     });
     assert_eq!(
-        handshake(&fd, "").unwrap(),
+        handshake(&fd, "", StopFlag::never()).unwrap(),
         Export {
             size: 4096,
             flags: 3
@@ -101,12 +101,28 @@ fn handshakes() {
     // Not an NBD server.
     let (fd, mut srv) = pair();
     let t = std::thread::spawn(move || put(&mut srv, b"HTTP/1.1 400 Bad\r\n"));
-    let e = handshake(&fd, "").unwrap_err();
+    let e = handshake(&fd, "", StopFlag::never()).unwrap_err();
     assert_eq!(
         e.to_string(),
         "handshake: server did not send expected NBD magic: Protocol error"
     );
     t.join().unwrap();
+}
+
+/// A server that never says hello: the handshake gives up when its
+/// bound passes (the engine's is [`HANDSHAKE_LIMIT`]), naming the wait.
+#[test]
+fn a_silent_server_times_the_handshake_out() {
+    let (fd, _srv) = pair();
+    let t0 = std::time::Instant::now();
+    let stop = StopFlag::never().within(Duration::from_millis(200));
+    let e = handshake(&fd, "", stop).unwrap_err();
+    assert!(t0.elapsed() >= Duration::from_millis(200));
+    assert_eq!(
+        e.to_string(),
+        "handshake: no answer from the server within 10 s: Connection timed out"
+    );
+    assert_eq!(e.errno, libc::ETIMEDOUT);
 }
 
 /// Serve `n` requests on a disk of [`SIZE`] bytes, holding the replies of
@@ -256,11 +272,11 @@ fn setup_says_what_fio_says() {
         uri: uri.map(Into::into),
     };
     assert_eq!(
-        setup(&spec(None)).unwrap_err(),
+        setup(&spec(None), StopFlag::never()).unwrap_err(),
         "fio: nbd: uri parameter was not specified\n"
     );
     assert_eq!(
-        setup(&spec(Some("foo://x"))).unwrap_err(),
+        setup(&spec(Some("foo://x")), StopFlag::never()).unwrap_err(),
         "fio: nbd_connect_uri: nbd_connect_uri: unknown NBD URI scheme: foo: Invalid argument\n"
     );
 }

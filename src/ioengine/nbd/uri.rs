@@ -11,11 +11,13 @@
 //! scheme: foo`, `connect: 127.0.0.1:1: could not connect to remote host`)
 //! with its errno.
 
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::ToSocketAddrs;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 
+use super::super::engine::StopFlag;
 use super::super::io::strerror;
+use super::super::wait;
 
 /// A failure as libnbd reports it: its words and errno (0: none).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,9 +205,10 @@ impl NbdUri {
         Ok(NbdUri { endpoint, export })
     }
 
-    /// Connect to the endpoint (blocking), as libnbd's `connect_tcp` and
-    /// `connect_unix` do.
-    pub(crate) fn connect(&self) -> Result<OwnedFd, NbdError> {
+    /// Connect to the endpoint, as libnbd's `connect_tcp` and
+    /// `connect_unix` do; a TCP connection waits in slices until `stop`
+    /// says give up (`ETIMEDOUT`).
+    pub(crate) fn connect(&self, stop: StopFlag) -> Result<OwnedFd, NbdError> {
         match &self.endpoint {
             Endpoint::Unix { path } => UnixStream::connect(path)
                 .map(OwnedFd::from)
@@ -235,10 +238,14 @@ impl NbdUri {
                     .collect();
                 let mut last = libc::ECONNREFUSED;
                 for a in addrs {
-                    match TcpStream::connect(a) {
+                    match wait::connect_tcp(a, Some(stop)) {
                         Ok(s) => {
                             let _ = s.set_nodelay(true);
                             return Ok(OwnedFd::from(s));
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                            last = libc::ETIMEDOUT;
+                            break;
                         }
                         Err(e) => last = e.raw_os_error().unwrap_or(libc::EIO),
                     }
@@ -325,7 +332,7 @@ mod tests {
     fn connection_failures_as_libnbd_says() {
         let e = NbdUri::parse("nbd+unix:///?socket=/nonexistent/s")
             .unwrap()
-            .connect()
+            .connect(StopFlag::never())
             .unwrap_err();
         assert_eq!(e.to_string(), "connect: No such file or directory");
         let port = {
@@ -334,7 +341,7 @@ mod tests {
         };
         let e = NbdUri::parse(&format!("nbd://127.0.0.1:{port}/"))
             .unwrap()
-            .connect()
+            .connect(StopFlag::never())
             .unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -637,7 +637,14 @@ impl IoEngine for Net {
                 c
             }
         } else {
-            Some(sock::connect(&self.o, &mut self.a)?)
+            let c = sock::connect(&self.o, &mut self.a, self.stop)?;
+            if c.is_none() {
+                // Stopped, or the runtime is over, before the peer took
+                // the connection: no error, no I/O.
+                self.done = true;
+                return Ok(FileId(0));
+            }
+            c
         };
         if let Some(c) = &conn {
             Net::set_timeouts(c.as_raw_fd());

@@ -11,6 +11,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::super::engine::StopFlag;
 use super::super::io::{errno, strerror, EngineError};
+use super::super::wait;
 use super::{NetOptions, Proto};
 
 /// An init failure fio reports with `log_err` only (the job's error is 1).
@@ -352,8 +353,15 @@ fn listen_inet(o: &NetOptions, a: &mut Addrs) -> Result<OwnedFd, EngineError> {
     Ok(fd)
 }
 
-/// fio's `fio_netio_connect`: a connecting job's socket.
-pub(super) fn connect(o: &NetOptions, a: &mut Addrs) -> Result<OwnedFd, EngineError> {
+/// fio's `fio_netio_connect`: a connecting job's socket; `None` when the
+/// job was stopped, or its runtime ended, before a TCP peer took the
+/// connection (fio's `connect` blocks until the kernel gives up; rfio's
+/// waits in slices, [`wait::connect`]).
+pub(super) fn connect(
+    o: &NetOptions,
+    a: &mut Addrs,
+    stop: Option<StopFlag>,
+) -> Result<Option<OwnedFd>, EngineError> {
     let (domain, kind) = o.proto.domain_and_type();
     let fd = socket(domain, kind, "engines/net.c:743")?;
     let raw = fd.as_raw_fd();
@@ -362,7 +370,7 @@ pub(super) fn connect(o: &NetOptions, a: &mut Addrs) -> Result<OwnedFd, EngineEr
     mss(o, raw)?;
     if o.proto.is_udp() {
         if !is_multicast(o.host.as_deref()) {
-            return Ok(fd);
+            return Ok(Some(fd));
         }
         if o.proto.is_v6() {
             return Err(refused("multicast not supported on IPv6"));
@@ -375,7 +383,7 @@ pub(super) fn connect(o: &NetOptions, a: &mut Addrs) -> Result<OwnedFd, EngineEr
         }
         setsockopt(raw, libc::IPPROTO_IP, libc::IP_MULTICAST_TTL, &o.ttl)
             .map_err(|e| EngineError::fio(e, "engines/net.c:791", "setsockopt IP_MULTICAST_TTL"))?;
-        return Ok(fd);
+        return Ok(Some(fd));
     }
     let (addr, len, src) = match o.proto {
         Proto::Unix => {
@@ -391,11 +399,25 @@ pub(super) fn connect(o: &NetOptions, a: &mut Addrs) -> Result<OwnedFd, EngineEr
             (addr.cast_const(), len, "engines/net.c:800")
         }
     };
-    // SAFETY: `addr` points at a socket address of at least `len` bytes.
-    if unsafe { libc::connect(raw, addr, len) } < 0 {
-        return Err(EngineError::fio(errno(), src, "connect"));
+    if o.proto == Proto::Unix {
+        // A unix socket connects at once or not at all (a full backlog
+        // would be EAGAIN without blocking): as fio.
+        // SAFETY: `addr` points at a socket address of at least `len` bytes.
+        if unsafe { libc::connect(raw, addr, len) } < 0 {
+            return Err(EngineError::fio(errno(), src, "connect"));
+        }
+        return Ok(Some(fd));
     }
-    Ok(fd)
+    // SAFETY: as above.
+    match unsafe { wait::connect(raw, addr, len, stop) } {
+        Ok(true) => Ok(Some(fd)),
+        Ok(false) => Ok(None),
+        Err(e) => Err(EngineError::fio(
+            e.raw_os_error().unwrap_or(libc::EIO),
+            src,
+            "connect",
+        )),
+    }
 }
 
 /// fio's `fio_netio_accept` for TCP (and unix sockets): wait for the

@@ -210,6 +210,13 @@ impl<C: Clock> Exec<'_, '_, C> {
             };
             self.complete(c.token, c.result, at);
         }
+        if n < min && self.engine.done() {
+            // The engine gave up waiting on its peer (the job was stopped,
+            // or its time is up): what is still in flight never completes,
+            // and is no error.
+            self.units.lose_in_flight();
+            self.halt = super::Halt::Done;
+        }
         true
     }
 

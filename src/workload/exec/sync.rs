@@ -250,6 +250,13 @@ impl<C: Clock> Exec<'_, '_, C> {
         let t0 = self.now();
         let mut queued_error = None;
         let result = loop {
+            if self.engine.done() {
+                // The engine gave up on its peer (the job was stopped, or
+                // its time is up, with the peer silent): no sync, no error.
+                self.units.give_back(t);
+                self.halt = Halt::Done;
+                return Ok(());
+            }
             // SAFETY: nothing is in flight (drained above) and unit `t`
             // came from the free list; a sync moves no data (`len` 0).
             match unsafe { self.engine.queue(&self.units.get(t).io) } {

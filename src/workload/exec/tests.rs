@@ -168,7 +168,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
     let stop = Rc::new(Stop::new());
     let queued = Rc::new(Cell::new(0));
     let engine = TestEngine {
-        inner: (job.engine.new)(&spec.engine, mem).expect("the null engine starts"),
+        inner: (job.engine.new)(&spec.engine, mem, None).expect("the null engine starts"),
         script,
         time: time.clone(),
         stop: stop.clone(),

@@ -58,7 +58,7 @@ fn drive_in(
     reg: &ZbdRegistry,
     max_ios: u64,
 ) -> Result<Done, RunError> {
-    let p = Prepared::new_in(spec, Some(reg))?;
+    let p = Prepared::new_in(spec, Some(reg), &crate::workload::stop::Stop::new())?;
     let mut gen = p.take_gen();
     let mut done = Done::default();
     let beyond = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(z))) if z.read_beyond_wp);
@@ -244,7 +244,7 @@ fn a_mixed_job_writes_until_there_is_data() {
     let dev = FakeZoned::new(8, MIB, MIB, 0);
     let spec = job(&["--rw=randrw"]);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
-    let p = Prepared::new_in(&spec, Some(&reg)).unwrap();
+    let p = Prepared::new_in(&spec, Some(&reg), &crate::workload::stop::Stop::new()).unwrap();
     let mut gen = p.take_gen();
     gen.zbd.as_mut().unwrap().pass_starts();
     let first = gen.next_io(None, 0).unwrap();
@@ -294,7 +294,7 @@ fn trims_reset_zones() {
     let dev = full(8);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
     let spec = job(&["--rw=trim", "--bs=1m"]);
-    let p = Prepared::new_in(&spec, Some(&reg)).unwrap();
+    let p = Prepared::new_in(&spec, Some(&reg), &crate::workload::stop::Stop::new()).unwrap();
     let mut gen = p.take_gen();
     let z = gen.zbd.as_mut().unwrap();
     let e = z.trim(0, 4096).unwrap().unwrap_err();
@@ -320,7 +320,7 @@ fn open_zones_past_the_limit_are_reset_when_the_job_is_set_up() {
     });
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
     let spec = job(&["--rw=write", "--max_open_zones=2"]);
-    let p = Prepared::new_in(&spec, Some(&reg)).unwrap();
+    let p = Prepared::new_in(&spec, Some(&reg), &crate::workload::stop::Stop::new()).unwrap();
     assert_eq!(dev.state().resets, [0, 0, 1, 1, 0, 0, 0, 0]);
     let t = reg.table("fake").unwrap();
     assert_eq!(t.lock().unwrap().open_list(), [0, 1]);
@@ -365,7 +365,7 @@ fn a_conventional_write_stops_at_the_next_sequential_zone() {
     let dev = FakeZoned::new(8, MIB, MIB, 0).conventional(0);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
     let spec = job(&["--rw=write", "--bs=192k"]);
-    let p = Prepared::new_in(&spec, Some(&reg)).unwrap();
+    let p = Prepared::new_in(&spec, Some(&reg), &crate::workload::stop::Stop::new()).unwrap();
     let mut gen = p.take_gen();
     let mut ios = Vec::new();
     while let Some(io) = gen.next_io(None, 0) {
