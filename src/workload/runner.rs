@@ -364,8 +364,12 @@ pub(crate) fn run_with_progress(
 /// Watch the devices under `p`'s files (fio's `init_disk_util`): a file
 /// whose folder does not exist yet has none, and fio's `perror` line says
 /// so.
+///
+/// A job that replays a log has no disk: fio reads the log, which adds its
+/// files, in the job's thread (`init_iolog` in `thread_main`), after it
+/// looked for the job's disks (`init_disk_util` in `run_threads`).
 fn watch_disks(disks: &mut DiskWatch, p: &Prepared<'_>, log: &dyn Log) {
-    if !(p.caps.needs_files && p.spec.io.disk_util) {
+    if !(p.caps.needs_files && p.spec.io.disk_util) || p.replay.is_some() {
         return;
     }
     for f in &p.files {
