@@ -359,15 +359,18 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
     }
 
     /// End the ramp once its time has come: the statistics start at `now`.
+    /// Returns whether it ended now.
     #[inline]
-    fn check_ramp(&mut self, now: u64) {
-        if self.time.ramp_ends(now) {
-            self.time.start_stats(now);
-            self.publish_deadline(now);
-            self.ts.job_started();
-            self.progress.mark_epoch();
-            self.progress.set_state(JobState::Running);
+    fn check_ramp(&mut self, now: u64) -> bool {
+        if !self.time.ramp_ends(now) {
+            return false;
         }
+        self.time.start_stats(now);
+        self.publish_deadline(now);
+        self.ts.job_started();
+        self.progress.mark_epoch();
+        self.progress.set_state(JobState::Running);
+        true
     }
 }
 

@@ -292,12 +292,18 @@ impl<C: Clock> Exec<'_, '_, C> {
         if u.io.dir != Ddir::Trim {
             self.pass_completed_ios += 1;
         }
-        self.check_ramp(now);
+        // The completion that ends the ramp is not counted: fio's
+        // should_account() resets the statistics after this I/O added its
+        // bytes, and the job is still ramping then.
+        let counted_from = match self.check_ramp(now) {
+            true => None,
+            false => self.time.stats_from(),
+        };
         if !self.time.recording() {
             let r = &mut self.ramp_io[u.io.dir.index().min(2)];
             *r = (r.0 + u.len, r.1 + 1);
         }
-        if let (Some(from), true) = (self.time.stats_from(), self.caps.file_op) {
+        if let (Some(from), true) = (counted_from, self.caps.file_op) {
             // The file operation's time, once per open.
             let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
             self.ts.complete(&Completion {
@@ -307,7 +313,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 timing: Timing::FileOp { open_ns },
                 ..Completion::default()
             });
-        } else if let Some(from) = self.time.stats_from() {
+        } else if let Some(from) = counted_from {
             // A synchronous engine's slat is not recorded (see
             // `ThreadStats::engine_is_sync`), but counts in its lat.
             let (slat, clat) = (
