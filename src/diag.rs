@@ -114,6 +114,17 @@ impl From<Diagnostic> for Diagnostics {
     }
 }
 
+/// The reason an I/O error gives, as the C library's `strerror` says it:
+/// its text without Rust's ` (os error N)` tail (fio's messages print the
+/// reason alone).
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 /// A control character other than TAB: invisible, or worse (ESC and BEL
 /// sequences), on a terminal; or a byte that is not UTF-8 (see
 /// [`text_of_bytes`]).

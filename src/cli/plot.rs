@@ -185,7 +185,7 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String>
     let write = |name: String, bytes: &[u8], out: &mut dyn Write| -> Result<(), String> {
         let path = dir.join(&name);
         write_new(&dir, &name, bytes)
-            .map_err(|e| format!("{}: {}", path.display(), io_error(&e)))?;
+            .map_err(|e| format!("{}: {}", path.display(), crate::diag::io_reason(&e)))?;
         writeln!(out, "{}", path.display()).map_err(|e| e.to_string())
     };
     let mut svgs = Vec::new();
@@ -267,7 +267,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
         }
         return log(sink.reader.finish());
     }
-    let failed = |e: io::Error| format!("{shown}: {}", io_error(&e));
+    let failed = |e: io::Error| format!("{shown}: {}", crate::diag::io_reason(&e));
     let mut file = std::fs::File::open(path).map_err(failed)?;
     // Bytes held until the file is told a log (then streamed) or not (then
     // held whole: `whole`); `blank`: how many of them are known blank.
@@ -347,47 +347,16 @@ impl Write for LogSink {
 }
 
 /// Writes `bytes` as `dir/name` without following a symlink planted in
-/// DIR: into a fresh hidden temporary name, created exclusively and never
-/// through a symlink (`O_CREAT|O_EXCL|O_NOFOLLOW`), then renamed over
-/// `name` (a rename replaces a symlink there, not its target, and leaves
-/// the other names of a hard-linked file as they were). DIR itself is the
-/// user's: a symlink given as DIR is followed. Chart names never start
-/// with a dot (`plot::Chart`'s file stems), so the temporary names are
-/// never an output's.
+/// DIR ([`crate::replace::Replacement`]: a fresh hidden temporary,
+/// renamed over `name`, which replaces a symlink there, not its target,
+/// and leaves the other names of a hard-linked file as they were). DIR
+/// itself is the user's: a symlink given as DIR is followed. Chart names
+/// never start with a dot (`plot::Chart`'s file stems), so the temporary
+/// names are never an output's.
 fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut tries = 0;
-    let (tmp, mut file) = loop {
-        tries += 1;
-        let tmp = dir.join(format!(".{name}.{}.{tries}.tmp", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)
-        {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.flush())
-        .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// An I/O error without Rust's ` (os error N)` tail.
-fn io_error(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(at) => s[..at].to_string(),
-        None => s,
-    }
+    let mut out = crate::replace::Replacement::beside(&dir.join(name))?;
+    out.file().write_all(bytes)?;
+    out.commit()
 }
 
 /// Registers the font `given`, or else the first of `system` present.
@@ -400,8 +369,8 @@ fn load_font(given: Option<&str>, system: &[&str]) -> Result<(), String> {
             .find(|p| p.is_file())
             .ok_or(NEED_FONT)?,
     };
-    let bytes =
-        std::fs::read(&path).map_err(|e| format!("--font={}: {}", path.display(), io_error(&e)))?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| format!("--font={}: {}", path.display(), crate::diag::io_reason(&e)))?;
     plot::use_font(bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 

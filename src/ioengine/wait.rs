@@ -25,9 +25,21 @@ pub(crate) fn over(stop: Option<StopFlag>) -> bool {
 /// Wait until `fd` has one of `events` (or hung up, or failed): `Ok(true)`;
 /// `Ok(false)` when `stop` said give up first; the errno of a failed poll.
 pub(crate) fn ready(fd: RawFd, events: i16, stop: Option<StopFlag>) -> Result<bool, i32> {
+    poll_until(fd, events, || over(stop)).map(|revents| revents.is_some())
+}
+
+/// Poll `fd` for `events` in slices of [`SLICE_MS`], asking `give_up`
+/// before each: the `revents` once it is ready (or hung up, or failed);
+/// `None` when `give_up` said so first; the errno of a failed poll
+/// (EINTR is polled again).
+pub(crate) fn poll_until(
+    fd: RawFd,
+    events: i16,
+    give_up: impl Fn() -> bool,
+) -> Result<Option<i16>, i32> {
     loop {
-        if over(stop) {
-            return Ok(false);
+        if give_up() {
+            return Ok(None);
         }
         let mut p = libc::pollfd {
             fd,
@@ -37,7 +49,7 @@ pub(crate) fn ready(fd: RawFd, events: i16, stop: Option<StopFlag>) -> Result<bo
         // SAFETY: one valid pollfd.
         match unsafe { libc::poll(&mut p, 1, SLICE_MS) } {
             0 => {}
-            r if r > 0 => return Ok(true),
+            r if r > 0 => return Ok(Some(p.revents)),
             _ if errno() == libc::EINTR => {}
             _ => return Err(errno()),
         }

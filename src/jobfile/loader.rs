@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
 use super::mode::{Mode, COMPAT_HINT};
 use super::parser::{is_space, line, Line, LineError};
-use crate::diag::{self, show_path, Diagnostic, Diagnostics, Span};
+use crate::diag::{self, io_reason, show_path, Diagnostic, Diagnostics, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
@@ -533,13 +533,4 @@ fn check_line(line: &str) -> Result<&str, String> {
         ));
     }
     Ok(line)
-}
-
-/// The reason part of an I/O error, without Rust's " (os error N)" suffix.
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }

@@ -87,15 +87,6 @@ impl InflateError {
     }
 }
 
-/// The C library's text of `e`, without Rust's ` (os error N)`.
-fn os_text(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
 /// `n record(s)`.
 fn records(n: u64) -> String {
     format!("{n} record{}", if n == 1 { "" } else { "s" })
@@ -104,8 +95,8 @@ fn records(n: u64) -> String {
 impl fmt::Display for InflateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            InflateError::Open(e) => write!(f, "fopen: {}", os_text(e)),
-            InflateError::Read(e) => write!(f, "fread: {}", os_text(e)),
+            InflateError::Open(e) => write!(f, "fopen: {}", crate::diag::io_reason(e)),
+            InflateError::Read(e) => write!(f, "fread: {}", crate::diag::io_reason(e)),
             InflateError::ShortRead => f.write_str("fio: short read on reading log"),
             // fio's words; [`InflateError::at`] tells where.
             InflateError::Data(_) => write!(f, "fio: failed inflating log: {Z_DATA_ERROR}"),
@@ -128,7 +119,7 @@ impl fmt::Display for InflateError {
                 f,
                 "rfio: {}: error writing the log: {} (after {})",
                 at.file,
-                os_text(e),
+                crate::diag::io_reason(e),
                 records(at.records)
             ),
         }

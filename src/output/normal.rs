@@ -712,12 +712,7 @@ fn disk_line(out: &mut dyn Write, d: &DiskUtil, agg: Option<DiskAgg>) -> io::Res
 
 /// `strerror(3)`.
 pub(crate) fn strerror(errno: i32) -> String {
-    std::io::Error::from_raw_os_error(errno)
-        .to_string()
-        .split(" (os error")
-        .next()
-        .unwrap_or_default()
-        .to_string()
+    crate::diag::io_reason(&std::io::Error::from_raw_os_error(errno))
 }
 
 /// `ctime(3)` without the newline, of `secs` since the epoch in a time

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("diag", &[]),
     ("ddir", &[]),
     ("rand", &[]),
+    ("replace", &[]),
     ("debug", &[]),
     ("jobfile", &["diag"]),
     ("options", &["diag", "jobfile", "debug"]),
@@ -34,7 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "workload",
         &[
-            "diag", "ddir", "rand", "plan", "ioengine", "stats", "logs", "debug",
+            "diag", "ddir", "rand", "plan", "ioengine", "stats", "logs", "debug", "replace",
         ],
     ),
     (

@@ -102,7 +102,7 @@ pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), String> {
     let stream = match addr {
         Addr::Unix(path) => UnixStream::connect(path)
             .map(|s| (Stream::Unix(s), "sock".to_string()))
-            .map_err(|e| format!("fio: connect; {}", strerror(&e))),
+            .map_err(|e| format!("fio: connect; {}", crate::diag::io_reason(&e))),
         Addr::Tcp { .. } => {
             let targets = addr.resolve(IpAddr::V4(Ipv4Addr::LOCALHOST))?;
             let mut last = None;
@@ -117,7 +117,8 @@ pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), String> {
                 }
             }
             got.ok_or_else(|| {
-                let why = last.map_or_else(|| "no address".to_string(), |e| strerror(&e));
+                let why =
+                    last.map_or_else(|| "no address".to_string(), |e| crate::diag::io_reason(&e));
                 format!(
                     "fio: connect: {why}\nfio: failed to connect to {}:{}",
                     addr.host(),
@@ -130,15 +131,6 @@ pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), String> {
     // disconnect would.
     let _ = stream.0.set_write_timeout(WRITE_TIMEOUT);
     Ok(stream)
-}
-
-/// The text of an OS error as `strerror` gives it.
-fn strerror(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }
 
 /// What a reader thread hands the run loop: a server's message, or why

@@ -23,7 +23,7 @@ pub(crate) fn job_text(path: &Path) -> Result<Vec<u8>, String> {
         format!(
             "fio: job file <{}> open: {}",
             path.display(),
-            super::strerror(&e)
+            crate::diag::io_reason(&e)
         )
     })?;
     Ok(expand_lines(&raw, |v| std::env::var(v).ok()))
@@ -70,9 +70,9 @@ pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, String> {
         text_lines(&log.samples).into_bytes()
     };
     let mut f = std::fs::File::create(&path)
-        .map_err(|e| format!("fio: fopen log {shown} : {}", super::strerror(&e)))?;
+        .map_err(|e| format!("fio: fopen log {shown} : {}", crate::diag::io_reason(&e)))?;
     f.write_all(&bytes)
-        .map_err(|e| format!("fio: write log {shown} : {}", super::strerror(&e)))?;
+        .map_err(|e| format!("fio: write log {shown} : {}", crate::diag::io_reason(&e)))?;
     Ok(path)
 }
 
@@ -120,7 +120,7 @@ pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, (u32, String)> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| {
         (
             e.raw_os_error().unwrap_or(2) as u32,
-            format!("fio: send {shown}: {}", super::strerror(&e)),
+            format!("fio: send {shown}: {}", crate::diag::io_reason(&e)),
         )
     })?;
     if !meta.is_file() {
@@ -132,7 +132,7 @@ pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, (u32, String)> {
     std::fs::read(path).map_err(|e| {
         (
             e.raw_os_error().unwrap_or(5) as u32,
-            format!("fio: send {shown}: {}", super::strerror(&e)),
+            format!("fio: send {shown}: {}", crate::diag::io_reason(&e)),
         )
     })
 }

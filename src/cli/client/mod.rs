@@ -90,7 +90,11 @@ pub(crate) fn run(
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Some(io::BufWriter::new(f)),
             Err(e) => {
-                writeln!(err, "fio: output file open error: {}", strerror(&e))?;
+                writeln!(
+                    err,
+                    "fio: output file open error: {}",
+                    crate::diag::io_reason(&e)
+                )?;
                 return Ok(1);
             }
         },
@@ -106,13 +110,4 @@ pub(crate) fn run(
         f.flush()?;
     }
     Ok(status)
-}
-
-/// The text of an OS error as `strerror` gives it.
-pub(super) fn strerror(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }

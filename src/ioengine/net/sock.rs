@@ -448,35 +448,18 @@ pub(super) fn accept(
 
 /// fio's `poll_wait`: until `fd` is ready for `events`; false when the job
 /// was stopped first (or, with `deadline`, its runtime is over), or the
-/// socket has none of them (hung up, failed). rfio polls in slices of
-/// 100 ms to see the stop.
+/// socket has none of them (hung up, failed). rfio polls in slices
+/// ([`wait::poll_until`]) to see the stop.
 pub(super) fn wait(
     fd: RawFd,
     events: i16,
     stop: Option<StopFlag>,
     deadline: bool,
 ) -> Result<bool, EngineError> {
-    loop {
-        if stop.is_some_and(|s| if deadline { s.over() } else { s.raised() }) {
-            return Ok(false);
-        }
-        let mut pfd = libc::pollfd {
-            fd,
-            events,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, 100) };
-        if r < 0 {
-            let e = errno();
-            if e == libc::EINTR {
-                continue;
-            }
-            return Err(EngineError::fio(e, "engines/net.c:302", "poll"));
-        }
-        if r > 0 {
-            return Ok(pfd.revents & events != 0);
-        }
+    let give_up = || stop.is_some_and(|s| if deadline { s.over() } else { s.raised() });
+    match wait::poll_until(fd, events, give_up) {
+        Ok(revents) => Ok(revents.is_some_and(|r| r & events != 0)),
+        Err(e) => Err(EngineError::fio(e, "engines/net.c:302", "poll")),
     }
 }
 

@@ -128,8 +128,7 @@ fn file_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<us
         .ok_or_else(|| format!("unterminated file name {}", &text[i..]))?;
     let name = &text[i + 1..i + 1 + end];
     let data = std::fs::read(name).map_err(|e| {
-        let e = e.to_string();
-        let e = e.split(" (os error").next().unwrap_or("");
+        let e = crate::diag::io_reason(&e);
         format!("cannot read pattern file '{name}': {e}")
     })?;
     if data.is_empty() {

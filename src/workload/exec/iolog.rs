@@ -6,10 +6,11 @@
 
 use super::super::clock::Clock;
 use super::super::iolog::replay::INIT_VERROR;
-use super::super::iolog::{io_text, Act, Cursor, IologWriter};
+use super::super::iolog::{Act, Cursor, IologWriter};
 use super::super::offsets::Io as NextIo;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
+use crate::diag::io_reason;
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// Set the logs up as the job's loop starts (fio's `init_iolog`):
@@ -35,7 +36,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 }
                 Err(e) => {
                     self.log
-                        .err(&format!("fopen write iolog: {path}: {}\n", io_text(&e)));
+                        .err(&format!("fopen write iolog: {path}: {}\n", io_reason(&e)));
                     self.fail_with(libc::EINVAL, INIT_VERROR.to_string());
                 }
             }

@@ -22,8 +22,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::text::ReadSettings;
-use super::{delay_since, io_text, replay_offset, Act, Entry, Files};
+use super::{delay_since, replay_offset, Act, Entry, Files};
 use crate::ddir::Ddir;
+use crate::diag::io_reason;
 
 /// The size of a trace without its payload.
 pub(crate) const TRACE_SIZE: usize = 48;
@@ -182,7 +183,7 @@ pub(crate) fn probe(path: &Path, say: &mut dyn FnMut(String)) -> Option<bool> {
             None
         }
         Err(e) => {
-            say(format!("read blktrace: {}", io_text(&e)));
+            say(format!("read blktrace: {}", io_reason(&e)));
             None
         }
     }
@@ -227,7 +228,7 @@ pub(crate) fn read_record(
     let got = read_trace(src, &mut b).map_err(|e| {
         format!(
             "the trace at byte {at}: read blktrace file: {}",
-            io_text(&e)
+            io_reason(&e)
         )
     })?;
     if got == 0 {
@@ -260,7 +261,7 @@ pub(crate) fn read_record(
         ),
         _ => format!(
             "the trace at byte {at}: read blktrace file: {}",
-            io_text(&e)
+            io_reason(&e)
         ),
     })?;
     *offset += (TRACE_SIZE + usize::from(t.pdu_len)) as u64;

@@ -18,9 +18,10 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::blktrace::{byte_order, read_record, read_trace, Trace, TRACE_SIZE};
-use super::io_text;
+use crate::diag::io_reason;
 use crate::diag::visible;
 use crate::plan::resolve::iolog::MergeOptions;
+use crate::replace::Replacement;
 
 /// One input trace being merged (fio's `blktrace_cursor`).
 struct Input<R> {
@@ -88,7 +89,7 @@ impl<R: Read + Seek> Input<R> {
             format!(
                 "fio: merge_blktrace_file: {}: seek: {}",
                 self.name,
-                io_text(&e)
+                io_reason(&e)
             )
         })?;
         self.offset = 0;
@@ -114,10 +115,10 @@ fn per_trace(vals: &[f64], n: usize, default: i64, name: &str) -> Result<Vec<i64
 fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, bool), String> {
     let shown = visible(name);
     let f = File::open(name)
-        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_text(&e)))?;
+        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_reason(&e)))?;
     let m = f
         .metadata()
-        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_text(&e)))?;
+        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_reason(&e)))?;
     if out == Some((m.dev(), m.ino())) {
         return Err(format!(
             "fio: merge_blktrace_file is {shown}, one of the traces it merges: refusing to \
@@ -127,7 +128,7 @@ fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, b
     let mut src = BufReader::new(f);
     let mut b = [0u8; TRACE_SIZE];
     let got = read_trace(&mut src, &mut b)
-        .map_err(|e| format!("fio: read blktrace file {shown}: {}", io_text(&e)))?;
+        .map_err(|e| format!("fio: read blktrace file {shown}: {}", io_reason(&e)))?;
     if got < TRACE_SIZE {
         return Err(format!(
             "fio: file is not a blktrace: {shown} ({got} bytes, shorter than a trace)"
@@ -140,7 +141,7 @@ fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, b
         ));
     };
     src.seek(SeekFrom::Start(0))
-        .map_err(|e| format!("fio: read blktrace file {shown}: seek: {}", io_text(&e)))?;
+        .map_err(|e| format!("fio: read blktrace file {shown}: seek: {}", io_reason(&e)))?;
     Ok((src, swap))
 }
 
@@ -151,31 +152,6 @@ fn destination(file: &str) -> PathBuf {
     match std::fs::symlink_metadata(p) {
         Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(p).unwrap_or(p.into()),
         _ => p.into(),
-    }
-}
-
-/// A new file beside `dest` to write the merge into, and its path.
-fn temporary(dest: &Path) -> std::io::Result<(File, PathBuf)> {
-    let dir = match dest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let base = dest
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let mut n = 0;
-    loop {
-        let p = dir.join(format!(".{base}.rfio-merge.{}.{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p)
-        {
-            Ok(f) => return Ok((f, p)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
-            Err(e) => return Err(e),
-        }
     }
 }
 
@@ -206,22 +182,17 @@ pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), String> {
         });
     }
     let shown = visible(&m.file);
-    let (out, tmp) = temporary(&dest)
-        .map_err(|e| format!("fio: could not open merge file {shown}: {}", io_text(&e)))?;
-    let mut out = BufWriter::with_capacity(128 * 1024, out);
-    let written = write_merge(inputs, &mut out, &shown).and_then(|()| {
-        let f = out
-            .into_inner()
-            .map_err(|e| format!("fio: writing {shown}: {}", io_text(e.error())))?;
-        f.sync_all()
-            .map_err(|e| format!("fio: writing {shown}: {}", io_text(&e)))?;
-        std::fs::rename(&tmp, &dest)
-            .map_err(|e| format!("fio: could not write merge file {shown}: {}", io_text(&e)))
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    let mut out = Replacement::beside(&dest)
+        .map_err(|e| format!("fio: could not open merge file {shown}: {}", io_reason(&e)))?;
+    let mut buf = BufWriter::with_capacity(128 * 1024, out.file());
+    write_merge(inputs, &mut buf, &shown)?;
+    let f = buf
+        .into_inner()
+        .map_err(|e| format!("fio: writing {shown}: {}", io_reason(e.error())))?;
+    f.sync_all()
+        .map_err(|e| format!("fio: writing {shown}: {}", io_reason(&e)))?;
+    out.commit()
+        .map_err(|e| format!("fio: could not write merge file {shown}: {}", io_reason(&e)))
 }
 
 /// `bytes` merged as one trace played twice, its times halved, into
@@ -262,7 +233,7 @@ fn write_merge<R: Read + Seek>(
         }
     }
     let mut inputs = live;
-    let write_err = |e: std::io::Error| format!("fio: writing {shown}: {}", io_text(&e));
+    let write_err = |e: std::io::Error| format!("fio: writing {shown}: {}", io_reason(&e));
     while !inputs.is_empty() {
         // The earliest event; the first trace of those at that time.
         let mut i = 0;

@@ -137,14 +137,6 @@ impl Summary {
     }
 }
 
-/// An I/O error as `perror` words it (without Rust's `(os error N)`).
-pub(crate) fn io_text(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(n) => super::errno::strerror(n),
-        None => e.to_string(),
-    }
-}
-
 /// fio's `delay_since_ttime`: the time since the previous timestamp of
 /// the log (`last`, 0 before the first), scaled by 100/`time_scale`; 0
 /// when the log goes back in time or `no_stall` ignores its timing.

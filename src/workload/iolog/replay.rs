@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use super::blktrace::{self, BlktraceReader};
 use super::merge;
 use super::text::{ReadSettings, TextReader};
-use super::{io_text, Act, Entry, Files, Summary};
+use super::{Act, Entry, Files, Summary};
+use crate::diag::io_reason;
 use crate::ioengine::EngineSpec;
 use crate::plan::spec::JobSpec;
 use crate::stats::JobReport;
@@ -127,7 +128,8 @@ fn reader(
     set: &ReadSettings,
     chunked: bool,
 ) -> Result<(Reader, Kind), String> {
-    let src = open(path).map_err(|e| format!("{}: fopen read iolog: {}", set.name, io_text(&e)))?;
+    let src =
+        open(path).map_err(|e| format!("{}: fopen read iolog: {}", set.name, io_reason(&e)))?;
     if let Some(swap) = blk {
         let r = BlktraceReader::new(src, swap, set.clone(), chunked);
         return Ok((Reader::Blktrace(r), Kind::Blktrace(swap)));

@@ -354,7 +354,7 @@ impl<R: BufRead> TextReader<R> {
             Err(e) => {
                 return Err(format!(
                     "{name}: fio: unable to read iolog: {}",
-                    super::io_text(&e)
+                    crate::diag::io_reason(&e)
                 ))
             }
         }
@@ -394,7 +394,7 @@ impl<R: BufRead> TextReader<R> {
                         "{}:{}: cannot read the log: {}",
                         crate::diag::visible(&self.set.name),
                         self.line_no + 1,
-                        super::io_text(&e)
+                        crate::diag::io_reason(&e)
                     ))
                 }
             }
