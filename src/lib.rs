@@ -47,6 +47,7 @@ mod output;
 mod plan;
 mod plot;
 mod rand;
+mod release;
 mod replace;
 mod run;
 mod stats;

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ddir", &[]),
     ("rand", &[]),
     ("replace", &[]),
+    ("release", &[]),
     ("debug", &[]),
     ("jobfile", &["diag"]),
     ("options", &["diag", "jobfile", "debug"]),
