@@ -23,14 +23,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("release", &[]),
     ("debug", &[]),
     ("jobfile", &["diag"]),
-    ("options", &["diag", "jobfile", "debug"]),
-    ("stats", &["diag", "ddir"]),
+    ("options", &["diag", "jobfile", "debug", "release"]),
+    ("stats", &["diag", "ddir", "release"]),
     ("logs", &["diag", "ddir", "stats"]),
     ("ioengine", &["diag", "ddir", "rand"]),
     (
         "plan",
         &[
-            "diag", "ddir", "rand", "jobfile", "options", "ioengine", "stats", "logs",
+            "diag", "ddir", "rand", "jobfile", "options", "ioengine", "stats", "logs", "release",
         ],
     ),
     (
@@ -45,7 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "diag", "ddir", "jobfile", "options", "plan", "stats", "workload",
         ],
     ),
-    ("output", &["diag", "stats"]),
+    ("output", &["diag", "stats", "release"]),
     ("lint", &["diag", "options", "plan", "stats"]),
     ("wire", &["diag", "stats"]),
     ("plot", &["diag"]),
