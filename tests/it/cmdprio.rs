@@ -904,6 +904,9 @@ fn engines_pick_the_ios_fio_picks() {
     let path = dir.file("f");
     std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
     for engine in ["libaio", "io_uring"] {
+        if !common::require_engine(engine, 1) {
+            continue;
+        }
         let p = plan(&[
             "--name=p",
             &format!("--ioengine={engine}"),
@@ -921,13 +924,7 @@ fn engines_pick_the_ios_fio_picks() {
         let spec = &p.jobs[0].engine;
         assert_eq!(spec.common.iodepth, 1);
         let def = lookup_engine(engine).unwrap();
-        let mut e = match (def.new)(spec, mem, None) {
-            Ok(e) => e,
-            Err(err) => {
-                println!("skipping {engine}: {err}");
-                continue;
-            }
-        };
+        let mut e = (def.new)(spec, mem, None).unwrap_or_else(|err| panic!("{engine}: {err}"));
         let target = FileTarget {
             path: path.clone(),
             flags: OpenFlags::default(),
@@ -974,6 +971,9 @@ fn end_to_end_counts_per_priority_as_fio() {
     let dir = TempDir::new("cmdprio-e2e");
     let file = dir.arg("p.dat");
     for engine in ["libaio", "io_uring"] {
+        if !common::require_engine(engine, 4) {
+            continue;
+        }
         let r = run(&[
             "--name=p",
             &format!("--ioengine={engine}"),
@@ -985,10 +985,7 @@ fn end_to_end_counts_per_priority_as_fio() {
             "--cmdprio_class=1",
         ]);
         let j = &r.jobs[0];
-        if j.error != 0 {
-            println!("skipping {engine}: {:?}", j.error_msg);
-            continue;
-        }
+        assert_eq!(j.error, 0, "{engine}: {:?}", j.error_msg);
         assert_eq!(prio_n(&j.prios[0]), [(0, 0, 262), (1, 0, 250)], "{engine}");
     }
 }
