@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub mod json;
 pub mod require;
 pub mod wire;
 
