@@ -12,6 +12,7 @@ mod cli;
 mod client;
 mod cmdhelp;
 mod cmdprio;
+mod cmdprio_slots;
 mod compat;
 mod conformance;
 mod corpus_coverage;
