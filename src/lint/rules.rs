@@ -8,7 +8,6 @@ use std::path::Path;
 
 use super::{Finding, FsInfo, Host};
 use crate::diag::Span;
-use crate::ioengine::Caps;
 use crate::options::Value;
 use crate::plan::JobSpec;
 
@@ -76,8 +75,8 @@ const TMPFS_MAGIC: i64 = 0x0102_1994;
 struct Ctx<'a> {
     job: &'a JobSpec,
     host: &'a dyn Host,
-    /// The engine's capabilities (`None`: an engine rfio does not know).
-    caps: Option<Caps>,
+    /// The engine fakes its I/O or does none (no data reaches a device).
+    fake_io: bool,
     /// The engine completes each I/O before the next is issued.
     is_sync: bool,
     /// The job does I/O to files (not a fake, no-I/O or file-op engine).
@@ -108,7 +107,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             job,
             host,
-            caps,
+            fake_io: caps.as_ref().is_some_and(|c| c.fake_io || c.no_io),
             is_sync,
             file_job,
             size: job_size(job),

@@ -11,7 +11,7 @@ pub(super) const RULE: Rule = Rule {
 
 fn check(cx: &Ctx) -> Option<Hit> {
     let job = cx.job;
-    if !job.pattern.write || cx.caps.as_ref().is_some_and(|c| c.fake_io || c.no_io) {
+    if !job.pattern.write || cx.fake_io {
         return None;
     }
     let b = &job.buffers;
