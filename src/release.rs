@@ -169,6 +169,9 @@ pub enum Change {
     /// And a non-uniform distribution's seed always takes the file's name
     /// and the offset seed (3.33: the name only with `randrepeat=1`).
     SeedsFromRandseed,
+    /// Each job of the JSON output has `job_start`, the wall-clock ms of
+    /// its start (or of its ramp's end), after `groupid`.
+    JsonJobStart,
 }
 
 impl Change {
@@ -225,6 +228,12 @@ pub static CHANGES: &[Entry] = {
             "steady-state sampling interval",
         ),
         option("ss_interval", V3_35, "alias of steadystate_check_interval"),
+        Entry {
+            change: Change::JsonJobStart,
+            since: V3_36,
+            what: "JSON job_start",
+            upstream: "stat.c show_thread_status_json, time.c set_epoch_time",
+        },
         option("fdp_pli_select", V3_36, "how fdp picks a placement ID"),
         option("job_start_clock_id", V3_36, "the clock of JSON job_start"),
         option("priohint", V3_36, "I/O priority hint"),

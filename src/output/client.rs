@@ -31,7 +31,7 @@ pub(crate) fn json_document(r: &ClientsReport, plus: bool) -> String {
         .stats
         .iter()
         .map(|s| {
-            let mut o = json::client_entry(&s.entry, &s.group, s.options.as_ref(), plus);
+            let mut o = json::client_entry(&s.entry, &s.group, s.options.as_ref(), plus, r.release);
             origin(&mut o, &s.origin);
             Json::Obj(o)
         })

@@ -12,6 +12,7 @@ use std::io::{self, Write};
 
 use super::jsonw::{Json, Obj};
 use super::normal::{agg_percent, ctime};
+use crate::release::{Change, Release};
 use crate::stats::disk::DiskAgg;
 use crate::stats::dist::{dist_pct, lat_pct};
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupRun};
@@ -86,9 +87,11 @@ fn eta_after_run(elapsed_sec: u64) -> i64 {
 fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) -> Obj<'a> {
     let elapsed = report.elapsed_ms.div_ceil(1000);
     let mut o = Obj::new();
-    o.str("jobname", &e.name)
-        .int("groupid", e.group_id)
-        .int("error", e.error)
+    o.str("jobname", &e.name).int("groupid", e.group_id);
+    if report.release.has(Change::JsonJobStart) {
+        o.int("job_start", e.job_start_ms);
+    }
+    o.int("error", e.error)
         .int(
             "eta",
             report
@@ -113,11 +116,14 @@ pub(crate) fn client_entry<'a>(
     g: &GroupRun,
     options: Option<&'a OptionList>,
     plus: bool,
+    release: Release,
 ) -> Obj<'a> {
     let mut o = Obj::new();
-    o.str("jobname", &e.name)
-        .int("groupid", e.group_id)
-        .int("error", e.error);
+    o.str("jobname", &e.name).int("groupid", e.group_id);
+    if release.has(Change::JsonJobStart) {
+        o.int("job_start", e.job_start_ms);
+    }
+    o.int("error", e.error);
     if let Some(opts) = options.filter(|o| !o.is_empty()) {
         o.obj("job options", options_obj(opts));
     }

@@ -78,6 +78,10 @@ pub struct JobReport {
     pub(crate) info: JobInfo,
     /// The job's thread id (fio prints it as `pid=`).
     pub(crate) pid: u32,
+    /// When the job's statistics started, ms since the Unix epoch (JSON
+    /// `job_start`, fio 3.36 on).
+    #[serde(default)]
+    pub(crate) job_start_ms: u64,
     /// Per direction (read, write, trim).
     pub dirs: [DirReport; 3],
     pub sync: SyncReport,
@@ -155,6 +159,7 @@ impl JobReport {
         JobReport {
             info,
             pid,
+            job_start_ms: ts.job_start_ms,
             dirs,
             sync: SyncReport {
                 ios: ts.sync_ios,

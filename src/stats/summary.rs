@@ -93,6 +93,8 @@ pub struct Entry {
     pub(crate) name: String,
     pub(crate) group_id: u32,
     pub(crate) pid: u32,
+    /// The first member's `job_start` (ms since the Unix epoch).
+    pub(crate) job_start_ms: u64,
     pub(crate) thread_number: u32,
     pub(crate) members: u32,
     /// The first member's error (or first nonzero one) and its text.
@@ -138,6 +140,7 @@ impl Entry {
             name: j.info.name.clone(),
             group_id: j.info.group_id,
             pid: j.pid,
+            job_start_ms: j.job_start_ms,
             thread_number: j.info.thread_number,
             members: 0,
             error: 0,
@@ -259,6 +262,7 @@ impl Entry {
             name,
             group_id,
             pid: 0,
+            job_start_ms: 0,
             thread_number: 0,
             members: 0,
             error: 0,

@@ -33,6 +33,10 @@ struct Sampler {
 /// What one job thread accumulated; owned by that thread.
 #[derive(Debug, Default)]
 pub struct ThreadStats {
+    /// The wall-clock time (ms since the Unix epoch) of the job's last
+    /// epoch: its start, or the end of its ramp (fio's `td->job_start`,
+    /// which `set_epoch_time` reads each time).
+    pub(crate) job_start_ms: u64,
     /// Per direction (read, write, trim): bytes and I/Os completed.
     pub(crate) bytes: [u64; 3],
     pub(crate) ios: [u64; 3],
@@ -120,6 +124,9 @@ impl ThreadStats {
     /// The job thread starts its I/O (after layout and startdelay): set up
     /// histograms and log files, read the CPU usage. Allocates.
     pub fn job_started(&mut self) {
+        self.job_start_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         let p = &self.cfg.percentiles;
         for d in (0..3).filter(|&d| self.cfg.dirs[d]) {
             if p.slat && self.slat_hist[d].is_none() {

@@ -234,3 +234,48 @@ fn offsets_are_seeded_as_the_release_seeds_them() {
         assert_eq!(blocks_read(&dir, release, &[]), by_fio, "{release}");
     }
 }
+
+/// fio 3.36 on: each JSON job has `job_start`, after `groupid`, the
+/// wall-clock ms when its statistics started (its start, or its ramp's
+/// end); 3.33 has none.
+#[test]
+fn json_jobs_have_their_start_from_3_36() {
+    let dir = TempDir::new("releases-job-start");
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let job = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=64k",
+        "--time_based",
+        "--runtime=300ms",
+        "--ramp_time=200ms",
+        "--output-format=json",
+    ];
+    let before = now_ms();
+    let o = rfio_env(&dir, true, Some("3.36"), &job);
+    let after = now_ms();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let keys: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("\"jobname\""))
+        .take(3)
+        .map(|l| l.trim().split('"').nth(1).unwrap())
+        .collect();
+    assert_eq!(keys, ["jobname", "groupid", "job_start"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let start = v["jobs"][0]["job_start"].as_u64().unwrap();
+    // The statistics start when the 200 ms ramp ends.
+    assert!(
+        before + 200 <= start && start + 300 <= after,
+        "{before} {start} {after}"
+    );
+    let o = rfio_env(&dir, true, Some("3.35"), &job);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["jobs"][0].get("job_start").is_none());
+}

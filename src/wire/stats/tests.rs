@@ -294,7 +294,11 @@ fn a_hand_built_entry_comes_back_in_every_family() {
         let l = layout(v).unwrap();
         assert!(b.len() > l.body_len, "{v}: the extension follows");
         let (back, gb) = decode_ts(&b, v).unwrap();
-        assert_eq!(back, e, "{v}");
+        let mut want = e.clone();
+        if v >= 101 {
+            want.job_start_ms = 1_796_156_729_760;
+        }
+        assert_eq!(back, want, "{v}");
         assert_eq!(gb, g, "{v}");
         assert_eq!(ts_job_start(&b, v), (v >= 101).then_some(1_796_156_729_760));
         assert_eq!(

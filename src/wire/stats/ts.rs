@@ -350,6 +350,10 @@ pub(crate) fn decode_ts(b: &[u8], version: u16) -> Result<(Entry, GroupRun), Bod
         name: r.cstr(l.at(F::Name), 128),
         group_id: r.u32(l.at(F::GroupId)),
         pid: r.u32(l.at(F::Pid)),
+        job_start_ms: match l.has(F::JobStart) {
+            true => r.u64(l.at(F::JobStart)),
+            false => 0,
+        },
         thread_number: r.u32(l.at(F::ThreadNumber)),
         members: r.u32(l.at(F::Members)),
         error: r.u32(l.at(F::Error)) as i32,
