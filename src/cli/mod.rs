@@ -15,6 +15,7 @@ mod idle;
 mod memcpytest;
 mod merge;
 mod plot;
+pub(crate) mod report;
 mod server;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
@@ -22,7 +23,7 @@ mod sink;
 pub(crate) mod status;
 mod tools;
 mod trigger;
-mod usage;
+pub(crate) mod usage;
 
 use std::io::Write;
 use std::path::Path;
@@ -36,9 +37,10 @@ use crate::run::{Error as RunFailure, Front, Invocation, Outcome, Watch};
 use crate::stats::RunReport;
 use crate::workload::{self, RunError};
 use args::{Action, Args, Format};
-
-/// The fio release whose behaviour rfio reproduces.
-pub(crate) const FIO_VERSION: &str = "fio-3.33";
+pub use report::formats;
+use report::{no_jobs, report_error};
+use usage::usage;
+pub(crate) use usage::FIO_VERSION;
 
 /// The process's stderr is a terminal: the lint warnings before a run are
 /// printed (set by [`main`] only, so in-process callers never get them).
@@ -395,79 +397,6 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     Ok(i32::from(!found.is_empty()))
 }
 
-/// No job to run: job sections that make no jobs (numjobs=0) fail without
-/// fio's usage text ("error: maximum number of jobs reached."); no job
-/// section at all gets it.
-fn no_jobs(job_sections: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
-    if job_sections {
-        writeln!(err, "rfio: no job to run: every job section has numjobs=0")
-    } else {
-        write!(out, "{}", usage())?;
-        writeln!(err, "No job(s) defined\n")
-    }
-}
-
-/// Print why a run stopped, as fio does: its valid values, usage text and
-/// job descriptions where its output goes (stdout, or the `--output`
-/// file), the rest on stderr.
-fn report_error(
-    e: RunFailure,
-    formats: &output::Formats,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> std::io::Result<()> {
-    match e {
-        RunFailure::Load(d) | RunFailure::Unsupported(d) => write!(err, "{d}"),
-        RunFailure::Invalid(front) => {
-            // fio prints the valid values of a failed choice option where
-            // its output goes.
-            if let Some(s) = front.fe.sections.iter().find(|s| !s.errors.is_empty()) {
-                write!(out, "{}", showcmd::valid_values_tables(s))?;
-            }
-            write!(err, "{}", front.diags())
-        }
-        RunFailure::NoJobs { job_sections } => no_jobs(job_sections, out, err),
-        RunFailure::Refused {
-            front,
-            added,
-            refusal,
-        } => {
-            // fio refuses these while it adds the jobs: the description
-            // lines of the jobs it added before come out, no banner; with
-            // none added, its usage text (not after its own checks of a
-            // job, `RunError::Refused`: `--compat=fio`'s `wait_for`).
-            let usage_too = added == 0 && !matches!(refusal, RunError::Refused { .. });
-            if usage_too {
-                write!(out, "{}", usage())?;
-            } else if formats.normal {
-                let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
-                write!(out, "{}", normal::banners_within(jobs, added))?;
-            }
-            out.flush()?;
-            writeln!(err, "{refusal}")?;
-            if usage_too {
-                writeln!(err, "No job(s) defined\n")?;
-            }
-            Ok(())
-        }
-        // Run errors carry fio's own wording ("fio: ...").
-        RunFailure::Run(e) => writeln!(err, "{e}"),
-        RunFailure::Io(e) => Err(e),
-    }
-}
-
-/// The output formats asked for (`--output-format`, `--minimal`).
-pub fn formats(args: &Args) -> output::Formats {
-    let has = |f: Format| args.formats.contains(&f);
-    output::Formats {
-        normal: args.formats.is_empty() || has(Format::Normal),
-        terse: has(Format::Terse),
-        json: has(Format::Json) || has(Format::JsonPlus),
-        json_plus: has(Format::JsonPlus),
-        terse_version: args.terse_version,
-    }
-}
-
 /// The jobs' live messages: notes and errors on stdout and stderr, and
 /// fio's `Laying out IO file` lines where the normal output goes, as each
 /// layout starts (fio's `log_info`, printed only with the normal format).
@@ -650,10 +579,4 @@ fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
         status = 1;
     }
     Ok(status)
-}
-
-/// `--help`, and the usage printed when there is no job: fio's, called
-/// as `fio`; rfio's otherwise.
-pub(crate) fn usage() -> String {
-    usage::as_fio().unwrap_or_else(usage::rfio_usage)
 }
