@@ -20,7 +20,7 @@
 //!
 //! [`run`] drives that pipeline for one invocation; `cli`
 //! parses argv into it and prints. Across machines, [`wire`] is fio's
-//! client/server protocol as bytes ↔ the report's types: `cli`'s
+//! client/server protocol as bytes ↔ the report's types: [`remote`]'s
 //! `--server` sends a run's report in it, and `--client` prints what
 //! servers send with the same output printers. The public surface is [`api`] (what
 //! the integration tests and the benchmarks drive), [`cli::main`] (the
@@ -47,6 +47,7 @@ mod output;
 mod plan;
 mod plot;
 mod rand;
+mod remote;
 mod replace;
 mod run;
 mod stats;
