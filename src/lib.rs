@@ -51,6 +51,7 @@ mod remote;
 mod replace;
 mod run;
 mod stats;
+mod tools;
 mod wire;
 mod workload;
 

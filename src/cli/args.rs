@@ -18,8 +18,8 @@ pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
 
-use super::tools::Tool;
 use super::trigger::Triggers;
+use crate::tools::Tool;
 
 /// Whether a long option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -547,7 +547,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "crctest" => args.action = Action::Tool(Tool::CrcTest(value)),
         "memcpytest" => args.action = Action::Tool(Tool::MemcpyTest(value)),
         "cpuclock-test" => args.action = Action::Tool(Tool::CpuClockTest),
-        "idle-prof" => match super::idle::parse_mode(&v())? {
+        "idle-prof" => match crate::tools::idle::parse_mode(&v())? {
             IdleMode::Calibrate => args.action = Action::Tool(Tool::IdleCalibrate),
             mode => args.idle_prof = Some(mode),
         },
