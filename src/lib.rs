@@ -32,6 +32,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod api;
+mod baseline;
 pub mod cli;
 mod ddir;
 mod debug;

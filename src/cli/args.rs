@@ -216,7 +216,7 @@ pub struct Args {
     pub(crate) lint_json: bool,
     /// `--quiet-lint`: no lint warnings before a run.
     pub(crate) quiet_lint: bool,
-    /// `--repeat=N`, as written (checked by `cli::beyond`).
+    /// `--repeat=N`, as written (checked by `baseline::beyond`).
     pub(crate) repeat: Option<String>,
     /// `--baseline-save=FILE`, `--baseline-compare=FILE`.
     pub(crate) baseline_save: Option<PathBuf>,

@@ -5,8 +5,6 @@
 
 mod alloc;
 pub(crate) mod args;
-pub(crate) mod baseline;
-mod beyond;
 pub(crate) mod eta;
 mod merge;
 mod plot;
@@ -22,6 +20,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::baseline::{self, beyond};
 use crate::jobfile::subst::Keywords;
 use crate::options::cmdhelp;
 use crate::output::{self, normal};

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::args::Args;
+use crate::cli::args::Args;
 use crate::jobfile::Mode;
 
 /// The flags, checked.
@@ -71,7 +71,7 @@ mod tests {
     fn parse(argv: &[&str], fio: bool) -> Result<Beyond, String> {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
         let argv0 = fio.then_some(std::ffi::OsStr::new("fio"));
-        let args = super::super::args::parse(&argv).unwrap().called_as(argv0);
+        let args = crate::cli::args::parse(&argv).unwrap().called_as(argv0);
         read(&args)
     }
 
@@ -102,7 +102,7 @@ mod tests {
         );
         // A prefix keeps meaning what it means to fio.
         let argv = vec!["--repea=3".to_string()];
-        assert!(super::super::args::parse(&argv).is_err());
+        assert!(crate::cli::args::parse(&argv).is_err());
     }
 
     #[test]

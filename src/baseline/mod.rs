@@ -1,4 +1,6 @@
-//! `--baseline-save=FILE` and `--baseline-compare=FILE` (rfio's own).
+//! `--baseline-save=FILE` and `--baseline-compare=FILE` (rfio's own), and
+//! the flags that change a run beyond fio's ([`beyond`]: `--repeat`, whose
+//! runs `run::run_repeated` makes and `stats::repeat` sums up).
 //!
 //! A baseline is a JSON file ([`Baseline`]): rfio's version, the command
 //! line, the job files' exact text with its SHA-256, the command-line job
@@ -14,6 +16,7 @@
 //! the exit status [`REGRESSED_STATUS`] (unless a job failed or a signal
 //! came, whose statuses win).
 
+pub(crate) mod beyond;
 mod check;
 mod compare;
 mod probe;
@@ -26,12 +29,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::args::{classify, Arg, Args};
-use super::beyond::Beyond;
+use crate::cli::args::{classify, Arg, Args};
 use crate::plan::Plan;
 use crate::run::Invocation;
 use crate::stats::repeat::{self, RepeatSummary};
 use crate::stats::RunReport;
+use beyond::Beyond;
 use probe::{FileTarget, HostInfo, Probe};
 
 /// The `format` of the files this rfio writes and reads.
