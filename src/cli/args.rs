@@ -19,6 +19,7 @@ use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
 
 use super::trigger::Triggers;
+use crate::baseline::beyond;
 use crate::tools::Tool;
 
 /// Whether a long option takes a value.
@@ -229,6 +230,18 @@ pub struct Args {
 }
 
 impl Args {
+    /// rfio's flags beyond fio's, as written, for [`beyond::read`].
+    pub(crate) fn beyond(&self) -> beyond::Written<'_> {
+        beyond::Written {
+            mode: self.mode,
+            beyond_fio: &self.beyond_fio,
+            repeat: self.repeat.as_deref(),
+            baseline_save: self.baseline_save.as_ref(),
+            baseline_compare: self.baseline_compare.as_ref(),
+            baseline_threshold: self.baseline_threshold.as_deref(),
+        }
+    }
+
     /// Settle the reading mode for the program name `argv0`: as fio reads
     /// when the file name is exactly `fio` (the drop-in symlink), strictly
     /// otherwise; `--compat` decides when given.
@@ -654,6 +667,15 @@ pub(crate) enum Arg {
     },
     /// An option [`parse`] refuses (unknown, ambiguous, a missing value).
     Bad,
+}
+
+/// The job options of `argv` (`--bs=4k`), each as written with its value.
+pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
+    classify(argv)
+        .into_iter()
+        .filter(|(a, _)| matches!(a, Arg::Opt { job: true, .. }))
+        .map(|(_, range)| argv[range].join(" "))
+        .collect()
 }
 
 /// `argv` (without the program name) split into [`Arg`]s, each with the

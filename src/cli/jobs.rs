@@ -34,13 +34,15 @@ pub(super) fn run(
             return Ok(1);
         }
     };
-    if let Some(f) = &out_file {
-        crate::debug::set_sink(std::os::fd::AsRawFd::as_raw_fd(f));
-    }
     let invocation = invocation(args);
     // `--baseline-*` (rfio's own): the work identified before the run; a
     // compare of other work is refused here, nothing run.
-    let baseline = match baseline::prepare(beyond, args, argv, &invocation) {
+    let cmd = baseline::CommandLine {
+        job_files: &args.job_files,
+        job_options: super::args::job_options(argv),
+        argv,
+    };
+    let baseline = match baseline::prepare(beyond, cmd, &invocation) {
         Ok(b) => b,
         Err((status, msg)) => {
             write!(err, "{msg}")?;
@@ -112,15 +114,17 @@ pub(super) fn invocation(args: &Args) -> Invocation<'static> {
     }
 }
 
-/// The `--output` file, created (none for `--parse-only` and `--showcmd`):
-/// the main thread writes the banner and the results through a buffer, the
-/// status thread its reports directly (each side flushes before the other
-/// writes).
+/// The `--output` file, created (none for `--parse-only` and `--showcmd`),
+/// and `--debug`'s lines sent to it: the main thread writes the banner and
+/// the results through a buffer, the status thread its reports directly
+/// (each side flushes before the other writes).
 fn output_file(args: &Args) -> std::io::Result<Option<File>> {
-    match &args.output {
-        Some(path) if !args.parse_only && !args.showcmd => File::create(path).map(Some),
-        _ => Ok(None),
-    }
+    let file = match &args.output {
+        Some(path) if !args.parse_only && !args.showcmd => File::create(path)?,
+        _ => return Ok(None),
+    };
+    crate::debug::set_sink(std::os::fd::AsRawFd::as_raw_fd(&file));
+    Ok(Some(file))
 }
 
 /// What the end of a run that ran needs beside its report.

@@ -96,7 +96,7 @@ fn run_inner(
         }
     };
     // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
-    let beyond = match beyond::read(&args) {
+    let beyond = match beyond::read(&args.beyond()) {
         Ok(b) => b,
         Err(msg) => {
             write!(err, "{msg}")?;

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 /// `api` (the re-exports the tests and benchmarks use) and `fuzz` (the
 /// fuzz targets' entry points, one per parser of outside input) may import
 /// anything. `cli` (the command line: it drives every action) imports what
-/// it drives; `remote` (`--server`, `--client`) and `baseline` read their
-/// command lines with `cli::args` and print with cli's printers, while
-/// only `cli/mod.rs` drives them (the no-cycle rule keeps that one-way).
+/// it drives; `remote` (`--server`, `--client`) reads its command lines with
+/// `cli::args` and prints with cli's printers, while only `cli/mod.rs`
+/// drives it (the no-cycle rule between files keeps that one-way).
 const TOP: &[&str] = &["api", "fuzz"];
 const LAYERS: &[(&str, &[&str])] = &[
     ("diag", &[]),
@@ -57,7 +57,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "baseline",
-        &["diag", "jobfile", "plan", "run", "stats", "lint", "cli"],
+        &["diag", "jobfile", "plan", "run", "stats", "lint"],
     ),
     (
         "remote",
