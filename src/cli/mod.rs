@@ -1,11 +1,11 @@
 //! The `rfio` command: read the command line ([`args`]) and do what it
 //! asks, one function per action, picked by [`run_inner`]'s match: the
-//! run ([`jobs`]: an [`Invocation`] handed to [`crate::run`], which loads
-//! the job files, builds the plan and runs it, with fio's banner, status
-//! line and reports printed around the jobs by [`printer`]), `--showcmd`
-//! and `--parse-only` (the run's first steps), the help texts, the
-//! self-tests ([`crate::tools`]), `--server` and `--client`
-//! ([`crate::remote`]), `--lint`, `rfio plot`.
+//! run ([`jobs`]: a [`crate::run::Invocation`] handed to [`crate::run`],
+//! which loads the job files, builds the plan and runs it, with fio's
+//! banner, status line and reports printed around the jobs by
+//! [`printer`]), `--showcmd` and `--parse-only` (the run's first steps),
+//! the help texts, the self-tests ([`crate::tools`]), `--server` and
+//! `--client` ([`crate::remote`]), `--lint`, `rfio plot`.
 
 mod alloc;
 pub(crate) mod args;
