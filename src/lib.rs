@@ -48,6 +48,7 @@ mod output;
 mod plan;
 mod plot;
 mod rand;
+mod release;
 mod remote;
 mod replace;
 mod run;

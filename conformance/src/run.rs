@@ -144,8 +144,11 @@ fn left_files(root: &Path) -> Vec<LeftFile> {
 /// Runs `program args...` with `cwd` as working directory, killing it after `limit`.
 pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Duration) -> Outcome {
     let started = Instant::now();
+    // The oracle is Debian's fio 3.33: rfio behaves as that release,
+    // whatever the caller's environment chose.
     let spawned = Command::new(program)
         .args(args)
+        .env("RFIO_FIO_VERSION", "3.33")
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

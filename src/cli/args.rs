@@ -9,6 +9,7 @@
 //!   with `global` starts a global section).
 //! - Everything else is a job file, read after the command-line jobs.
 
+use crate::release::Release;
 use std::path::PathBuf;
 
 use crate::diag::{path_of_text, Diagnostic, Diagnostics, Span};
@@ -201,6 +202,10 @@ pub struct Args {
     pub(crate) compat: Option<Mode>,
     /// How job files and values are read (see [`Args::called_as`]).
     pub(crate) mode: Mode,
+    /// `--compat=fio-3.NN`: the release asked for, when given.
+    pub(crate) compat_release: Option<Release>,
+    /// The fio release rfio behaves as (see [`Args::with_release`]).
+    pub(crate) release: Release,
     /// `--server[=ADDR]` (`Some("")` without an address).
     pub(crate) server: Option<String>,
     /// `--daemonize=PIDFILE`.
@@ -256,6 +261,18 @@ impl Args {
         };
         self
     }
+
+    /// Settle the release: the one `--compat=fio-3.NN` named, else the
+    /// one the environment's `RFIO_FIO_VERSION` (`env`) names, else the
+    /// default. An unknown name in the variable is an error.
+    pub(crate) fn with_release(mut self, env: Option<&str>) -> Result<Args, String> {
+        self.release = match self.compat_release {
+            Some(r) => r,
+            None => Release::choose(None, env)
+                .map_err(|e| format!("{}={}: {e}", crate::release::ENV, env.unwrap_or("")))?,
+        };
+        Ok(self)
+    }
 }
 
 impl Default for Args {
@@ -293,6 +310,8 @@ impl Default for Args {
             server_jail: None,
             server_session: false,
             mode: Mode::Strict,
+            compat_release: None,
+            release: Release::DEFAULT,
             lint: false,
             lint_json: false,
             quiet_lint: false,
@@ -319,6 +338,7 @@ impl From<&Args> for Input {
             cmd_sections: args.cmd_sections.clone(),
             profile: args.profile.clone(),
             mode: args.mode,
+            release: args.release,
             files_share_group: false,
             file_prefix: None,
         }
@@ -577,9 +597,15 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             args.compat = Some(match v().as_str() {
                 "fio" => Mode::Fio,
                 "strict" => Mode::Strict,
+                other if other.starts_with("fio-") => {
+                    args.compat_release =
+                        Some(Release::parse(other).map_err(|e| format!("--compat={other}: {e}"))?);
+                    Mode::Fio
+                }
                 other => {
                     return Err(format!(
-                        "--compat={other}: 'fio' reads job files and values as fio 3.33 does, \
+                        "--compat={other}: 'fio' reads job files and values as fio does, \
+                         'fio-3.NN' as that fio release does (3.33 to 3.42), \
                          'strict' refuses what fio silently misreads"
                     ))
                 }

@@ -84,5 +84,6 @@ pub fn formats(args: &Args) -> output::Formats {
         json: has(Format::Json) || has(Format::JsonPlus),
         json_plus: has(Format::JsonPlus),
         terse_version: args.terse_version,
+        release: args.release,
     }
 }

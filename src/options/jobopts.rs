@@ -8,6 +8,7 @@
 //! unsubstituted. The order settings are applied in is the order `--showcmd`
 //! prints them.
 
+use crate::release::Release;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -270,18 +271,27 @@ pub(crate) enum Origin {
     CommandLine,
 }
 
+/// How one invocation reads options: strictly or as fio does, and as
+/// which fio release.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Reading {
+    pub(crate) mode: Mode,
+    pub(crate) release: Release,
+}
+
 /// Apply `raw` on top of `scope` (whose earlier settings are in force),
-/// read in `mode`. Returns the errors, in fio's order of application;
-/// what fio prints on stderr while reading the values (`--compat=fio`)
-/// goes to `warnings`.
+/// read as `reading` says. Returns the errors, in fio's order of
+/// application; what fio prints on stderr while reading the values
+/// (`--compat=fio`) goes to `warnings`.
 pub(crate) fn apply(
     scope: &mut JobOptions,
     raw: &[RawOption],
     origin: Origin,
     keywords: &Keywords,
-    mode: Mode,
+    reading: Reading,
     warnings: &mut Vec<String>,
 ) -> Vec<OptionError> {
+    let mode = reading.mode;
     let mut errors = Vec::new();
     // (1) substitution
     let mut items: Vec<(String, &RawOption)> = Vec::with_capacity(raw.len());
@@ -328,7 +338,7 @@ pub(crate) fn apply(
     let engine = scope.ioengine().to_string();
     for (text, r) in deferred {
         let (key, value) = split_entry(&text);
-        match engine_option(&engine, key) {
+        match engine_option(&engine, key, reading.release) {
             Ok(def) => {
                 if let Err(e) = apply_one(scope, def, value, r, &ctx, warnings) {
                     errors.push(e);
@@ -347,8 +357,9 @@ pub(crate) fn apply(
     errors
 }
 
-/// Find `key` among the options of `engine`, or say why it is not there.
-fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> {
+/// Find `key` among the options of `engine`, or say why it is not there
+/// (as `release` knows it).
+fn engine_option(engine: &str, key: &str, release: Release) -> Result<&'static OptionDef, String> {
     let candidates = || {
         table::OPTIONS
             .iter()
@@ -374,6 +385,18 @@ fn engine_option(engine: &str, key: &str) -> Result<&'static OptionDef, String> 
             "option '{key}' belongs to ioengine {}, but this job uses ioengine={engine}",
             def.engines.join("/")
         ));
+    }
+    if let Some(added) = Release::option_added(key) {
+        let since = added.since.number();
+        return Err(match release.has(added.change) {
+            true => format!(
+                "option '{key}' ({}) came with fio {since}, and rfio does not run it yet",
+                added.what
+            ),
+            false => {
+                format!("unknown option '{key}' (fio {since} added it; rfio behaves as {release})")
+            }
+        });
     }
     let names = table::OPTIONS
         .iter()
@@ -613,7 +636,7 @@ mod tests {
             &[entry],
             Origin::JobFile,
             &Keywords::from_system(),
-            Mode::Strict,
+            Reading::default(),
             &mut Vec::new(),
         )
         .into_iter()

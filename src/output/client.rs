@@ -23,7 +23,7 @@ use crate::stats::DiskUtil;
 /// The JSON document (`plus`: JSON+), with fio's empty line before it.
 pub(crate) fn json_document(r: &ClientsReport, plus: bool) -> String {
     let mut root = Obj::new();
-    root.str("fio version", "fio-3.33")
+    root.str("fio version", r.release.name())
         .int("timestamp", r.started.secs)
         .str("time", ctime(r.started.secs, r.started.utc_offset))
         .obj("global options", json::options_obj(&r.global_options));
@@ -60,7 +60,7 @@ fn origin<'a>(o: &mut Obj<'a>, from: &'a Origin) {
 pub(crate) fn block_text(e: &Entry, g: &GroupRun, formats: &Formats, at: Stamp) -> String {
     super::written(|out| {
         if formats.terse {
-            terse::client_entry(out, e, g, formats.terse_version)?;
+            terse::client_entry(out, e, g, formats.terse_version, formats.release)?;
         }
         if formats.normal {
             normal::client_entry(out, e, g, &ctime(at.secs, at.utc_offset))?;

@@ -26,7 +26,7 @@ pub(crate) fn write(report: &RunReport, plus: bool, out: &mut dyn Write) -> io::
 pub fn render(report: &RunReport, plus: bool) -> String {
     let summary = &report.summary;
     let mut root = Obj::new();
-    root.str("fio version", "fio-3.33")
+    root.str("fio version", report.release.name())
         .int("timestamp", report.finished_at)
         .int("timestamp_ms", report.finished_ms)
         .str("time", ctime(report.finished_at, report.utc_offset));

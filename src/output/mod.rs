@@ -34,6 +34,9 @@ pub struct Formats {
     pub json_plus: bool,
     /// `--terse-version`: 2, 3 (default), 4 or 5.
     pub terse_version: u8,
+    /// The fio release whose name heads what a client prints (a run's
+    /// outputs take theirs from its report).
+    pub release: crate::release::Release,
 }
 
 impl Default for Formats {
@@ -44,6 +47,7 @@ impl Default for Formats {
             json: false,
             json_plus: false,
             terse_version: 3,
+            release: crate::release::Release::DEFAULT,
         }
     }
 }

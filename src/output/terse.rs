@@ -23,6 +23,7 @@
 //! A pure function of the [`RunReport`]: its summary's entries, one line
 //! each ([`write()`]).
 
+use crate::release::Release;
 use std::io::{self, Write};
 
 use super::cfmt::f;
@@ -186,7 +187,8 @@ pub(crate) fn write(report: &RunReport, version: u8, out: &mut dyn Write) -> io:
     let summary = &report.summary;
     for e in &summary.entries {
         let g = summary.group_of(e);
-        write_line(out, &entry_fields(&report.disks, e, g, version), e, version)?;
+        let fields = entry_fields(&report.disks, e, g, version, report.release);
+        write_line(out, &fields, e, version)?;
     }
     Ok(())
 }
@@ -214,8 +216,9 @@ pub(crate) fn client_entry(
     e: &Entry,
     g: &GroupRun,
     version: u8,
+    release: Release,
 ) -> io::Result<()> {
-    write_line(out, &entry_fields(&[], e, g, version), e, version)
+    write_line(out, &entry_fields(&[], e, g, version, release), e, version)
 }
 
 /// A disk a server sent, on a line of its own (terse version 3 and up):
@@ -241,11 +244,12 @@ pub(crate) fn entry_fields(
     e: &Entry,
     g: &GroupRun,
     version: u8,
+    release: Release,
 ) -> Vec<String> {
     let mut v: Vec<String> = Vec::with_capacity(200);
     if version != 2 {
         v.push(version.to_string());
-        v.push("fio-3.33".into());
+        v.push(release.name().into());
     } else {
         v.push("2".into());
     }

@@ -146,6 +146,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
         }
     }
     fe.plan = jobs.plan;
+    fe.plan.release = input.release;
     super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
     fe.refusal = jobs.refusal;
@@ -197,7 +198,7 @@ fn file_sections(
                 &section.entries,
                 Origin::JobFile,
                 keywords,
-                input.mode,
+                input.reading(),
                 &mut fe.warnings,
             );
             report(&mut fe.diags, &section.name, &errors);
@@ -228,7 +229,7 @@ fn file_sections(
             &section.entries,
             Origin::JobFile,
             keywords,
-            input.mode,
+            input.reading(),
             &mut fe.warnings,
         );
         report(&mut fe.diags, &section.name, &errors);
@@ -298,13 +299,13 @@ fn command_line_section(
     let name = cs.name.clone().unwrap_or_else(|| "global".to_string());
     let mut scope = globals.clone();
     let start = scope.settings.len();
-    let mode = jobs.input.mode;
+    let reading = jobs.input.reading();
     let errors = apply(
         &mut scope,
         &cs.options,
         Origin::CommandLine,
         keywords,
-        mode,
+        reading,
         &mut fe.warnings,
     );
     report(&mut fe.diags, &name, &errors);

@@ -47,6 +47,9 @@ pub struct Input {
     /// How job files and values are read: strictly, or as fio 3.33 reads
     /// them (`--compat=fio`, or rfio called as `fio`).
     pub(crate) mode: Mode,
+    /// The fio release rfio behaves as (`--compat=fio-3.NN`,
+    /// `RFIO_FIO_VERSION`).
+    pub(crate) release: crate::release::Release,
     /// The job files came to a server from its client: no implicit
     /// `stonewall` starts each file's first job (fio's server parses with
     /// its stonewall flag off, so every file's jobs share group 0).
@@ -57,6 +60,14 @@ pub struct Input {
 }
 
 impl Input {
+    /// How this invocation reads options.
+    pub(crate) fn reading(&self) -> crate::options::jobopts::Reading {
+        crate::options::jobopts::Reading {
+            mode: self.mode,
+            release: self.release,
+        }
+    }
+
     /// Whether the plan is to run (not a dry run: `--parse-only` and
     /// `--showcmd` skip the checks fio makes in its option callbacks).
     pub(crate) fn runs(&self) -> bool {

@@ -211,6 +211,8 @@ pub struct Plan {
     /// The last this many jobs come from `--profile=`: fio adds them when
     /// the run starts, after its version line.
     pub(crate) profile_jobs: usize,
+    /// The fio release the run behaves as.
+    pub(crate) release: crate::release::Release,
 }
 
 impl Plan {

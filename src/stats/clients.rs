@@ -68,6 +68,8 @@ pub(crate) struct ClientsReport {
     /// In arrival order; "All clients" where it was completed.
     pub(crate) stats: Vec<ClientStat>,
     pub(crate) disks: Vec<ClientDisk>,
+    /// The fio release the client behaves as.
+    pub(crate) release: crate::release::Release,
 }
 
 /// The name of the aggregate.

@@ -11,6 +11,7 @@ use super::info::OptionList;
 use super::job::JobReport;
 use super::repeat::RepeatSummary;
 use super::summary::Summary;
+use crate::release::Release;
 
 /// One direction of a reporting group ("Run status group"), each job on
 /// its own (see `stats::summary` for group_reporting).
@@ -109,6 +110,9 @@ pub struct RunReport {
     /// report is the median run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<RepeatSummary>,
+    /// The fio release the run behaved as: its name heads the outputs.
+    #[serde(default)]
+    pub(crate) release: Release,
 }
 
 impl RunReport {
@@ -142,7 +146,14 @@ impl RunReport {
             eta_sec: None,
             idle: None,
             repeat: None,
+            release: Release::DEFAULT,
         }
+    }
+
+    /// The same report, of a run that behaved as `release`.
+    pub(crate) fn of_release(mut self, release: Release) -> RunReport {
+        self.release = release;
+        self
     }
 }
 

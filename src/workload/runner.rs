@@ -358,7 +358,8 @@ pub(crate) fn run_with_progress(
         started_ms,
         epoch_ms(),
         disks.finish(),
-    ))
+    )
+    .of_release(plan.release))
 }
 
 /// Watch the devices under `p`'s files (fio's `init_disk_util`): a file

@@ -23,16 +23,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ddir", &[]),
     ("rand", &[]),
     ("replace", &[]),
+    ("release", &[]),
     ("debug", &[]),
     ("jobfile", &["diag"]),
-    ("options", &["diag", "jobfile", "debug"]),
-    ("stats", &["diag", "ddir"]),
+    ("options", &["diag", "jobfile", "debug", "release"]),
+    ("stats", &["diag", "ddir", "release"]),
     ("logs", &["diag", "ddir", "stats"]),
     ("ioengine", &["diag", "ddir", "rand"]),
     (
         "plan",
         &[
-            "diag", "ddir", "rand", "jobfile", "options", "ioengine", "stats", "logs",
+            "diag", "ddir", "rand", "jobfile", "options", "ioengine", "stats", "logs", "release",
         ],
     ),
     (
@@ -47,7 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "diag", "ddir", "jobfile", "options", "plan", "stats", "workload",
         ],
     ),
-    ("output", &["diag", "stats"]),
+    ("output", &["diag", "stats", "release"]),
     ("lint", &["diag", "options", "plan", "stats"]),
     ("wire", &["diag", "stats"]),
     ("plot", &["diag"]),
@@ -68,8 +69,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "diag", "debug", "replace", "jobfile", "options", "plan", "ioengine", "workload",
-            "run", "stats", "logs", "output", "lint", "plot", "tools", "baseline", "remote",
+            "diag", "debug", "replace", "release", "jobfile", "options", "plan", "ioengine",
+            "workload", "run", "stats", "logs", "output", "lint", "plot", "tools", "baseline",
+            "remote",
         ],
     ),
 ];

@@ -46,6 +46,7 @@ mod patterns;
 mod placement;
 mod plan;
 mod plot;
+mod releases;
 mod repeat;
 mod report_entries;
 mod report_fields;

@@ -140,7 +140,11 @@ pub fn run_in(bin: &str, dir: impl AsRef<Path>, args: &[&str]) -> Output {
 /// past `limit` the whole group is killed and the test panics, showing what it printed so far.
 pub fn run_limited(bin: &str, dir: impl AsRef<Path>, args: &[&str], limit: Duration) -> Output {
     let mut cmd = Command::new(bin);
-    cmd.current_dir(dir.as_ref()).args(args);
+    // The tests compare with fio 3.33: rfio behaves as that release,
+    // whatever the environment chose (fio itself ignores the variable).
+    cmd.current_dir(dir.as_ref())
+        .args(args)
+        .env("RFIO_FIO_VERSION", "3.33");
     let (out, timed_out) = output_within(&mut cmd, limit);
     assert!(
         !timed_out,

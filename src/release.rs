@@ -1,0 +1,332 @@
+//! The fio releases rfio can be, and every difference between them.
+//!
+//! A user runs the fio their distribution ships: Debian 12's 3.33,
+//! Ubuntu 24.04's 3.36, upstream's latest 3.42. rfio behaves as one of
+//! them, chosen once per invocation ([`Release::choose`]: `--compat=fio-3.36`,
+//! else `RFIO_FIO_VERSION=3.36`, else [`Release::DEFAULT`]). Everything that
+//! differs between releases is one [`Entry`] of [`CHANGES`]: what changed,
+//! the release it came with, and where upstream has it. Parsing, the plan,
+//! the loop and the outputs ask [`Release::has`] ("does this release know
+//! `ss_interval`?"), never compare version numbers in place, so a release
+//! between two others gets exactly the changes listed up to it.
+//!
+//! A leaf module: it imports nothing of the crate.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One fio release, oldest first (the order is the releases' order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Release {
+    V3_33,
+    V3_34,
+    V3_35,
+    V3_36,
+    V3_37,
+    V3_38,
+    V3_39,
+    V3_40,
+    V3_41,
+    V3_42,
+}
+
+/// Every release, oldest first, with its minor number, the protocol
+/// version its server speaks (`FIO_SERVER_VER` in its `server.h`) and the
+/// date of its tag.
+const RELEASES: &[(Release, u32, u16, &str)] = &[
+    (Release::V3_33, 33, 97, "2022-11-06"),
+    (Release::V3_34, 34, 99, "2023-03-14"),
+    (Release::V3_35, 35, 100, "2023-05-23"),
+    (Release::V3_36, 36, 101, "2023-10-20"),
+    (Release::V3_37, 37, 103, "2024-03-26"),
+    (Release::V3_38, 38, 107, "2024-10-02"),
+    (Release::V3_39, 39, 107, "2025-02-18"),
+    (Release::V3_40, 40, 111, "2025-05-20"),
+    (Release::V3_41, 41, 113, "2025-09-05"),
+    (Release::V3_42, 42, 120, "2026-04-06"),
+];
+
+/// The environment variable that chooses the release for scripts that
+/// call `fio` by name (through the drop-in symlink).
+pub const ENV: &str = "RFIO_FIO_VERSION";
+
+/// A release name that is none of [`RELEASES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRelease(pub String);
+
+impl fmt::Display for UnknownRelease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown fio release '{}' (rfio is any of fio-{} to fio-{})",
+            self.0,
+            Release::OLDEST.number(),
+            Release::NEWEST.number()
+        )
+    }
+}
+
+impl std::error::Error for UnknownRelease {}
+
+impl Release {
+    pub const OLDEST: Release = Release::V3_33;
+    pub const NEWEST: Release = Release::V3_42;
+    /// The release rfio is when none is chosen. It stays Debian 12's
+    /// 3.33 until every difference up to 3.42 is in [`CHANGES`] and
+    /// implemented; then it becomes [`Release::NEWEST`].
+    pub const DEFAULT: Release = Release::V3_33;
+
+    fn row(self) -> &'static (Release, u32, u16, &'static str) {
+        &RELEASES[self as usize]
+    }
+
+    /// `3.36`.
+    pub fn number(self) -> String {
+        format!("3.{}", self.row().1)
+    }
+
+    /// `fio-3.36`, as `--version`, the JSON header and terse field 2 say.
+    pub fn name(self) -> &'static str {
+        const NAMES: [&str; 10] = [
+            "fio-3.33", "fio-3.34", "fio-3.35", "fio-3.36", "fio-3.37", "fio-3.38", "fio-3.39",
+            "fio-3.40", "fio-3.41", "fio-3.42",
+        ];
+        NAMES[self as usize]
+    }
+
+    /// The client/server protocol version its server answers with (rfio's
+    /// server still speaks 3.33's, whatever the release).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn wire_version(self) -> u16 {
+        self.row().2
+    }
+
+    /// `3.36` or `fio-3.36` (what `fio --version` prints).
+    pub fn parse(text: &str) -> Result<Release, UnknownRelease> {
+        let t = text.trim();
+        let minor = t
+            .strip_prefix("fio-")
+            .unwrap_or(t)
+            .strip_prefix("3.")
+            .filter(|m| !m.starts_with('0') && m.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|m| m.parse::<u32>().ok());
+        RELEASES
+            .iter()
+            .find(|r| Some(r.1) == minor)
+            .map(|r| r.0)
+            .ok_or_else(|| UnknownRelease(text.to_string()))
+    }
+
+    /// The release of this invocation: the one `--compat=fio-3.NN` names,
+    /// else the one [`ENV`] names, else [`Release::DEFAULT`]. An empty
+    /// variable counts as unset.
+    pub fn choose(flag: Option<&str>, env: Option<&str>) -> Result<Release, UnknownRelease> {
+        match (flag, env.filter(|e| !e.trim().is_empty())) {
+            (Some(f), _) => Release::parse(f),
+            (None, Some(e)) => Release::parse(e),
+            (None, None) => Ok(Release::DEFAULT),
+        }
+    }
+
+    /// Whether this release has `change` (it came with this release or an
+    /// earlier one).
+    pub fn has(self, change: Change) -> bool {
+        self >= change.since()
+    }
+
+    /// The entry of an option name that a release after 3.33 added
+    /// (`None`: 3.33 knows it, or no release does).
+    pub fn option_added(name: &str) -> Option<&'static Entry> {
+        CHANGES
+            .iter()
+            .find(|e| matches!(e.change, Change::Option(n) if n == name))
+    }
+}
+
+impl Default for Release {
+    fn default() -> Release {
+        Release::DEFAULT
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One difference between releases. Options are named by the name the
+/// release added (its aliases are entries of their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// A job option (or an alias) that releases before this one reject
+    /// as unknown.
+    Option(&'static str),
+}
+
+impl Change {
+    /// The release that brought it.
+    pub fn since(self) -> Release {
+        CHANGES
+            .iter()
+            .find(|e| e.change == self)
+            .map_or(Release::OLDEST, |e| e.since)
+    }
+}
+
+/// One row of [`CHANGES`].
+#[derive(Debug)]
+pub struct Entry {
+    pub change: Change,
+    pub since: Release,
+    /// What a user sees change, in a few words.
+    pub what: &'static str,
+    /// Where upstream has it: the file at the release's tag (checked by
+    /// the tests; nothing prints it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub upstream: &'static str,
+}
+
+const fn option(name: &'static str, since: Release, what: &'static str) -> Entry {
+    Entry {
+        change: Change::Option(name),
+        since,
+        what,
+        upstream: "options.c",
+    }
+}
+
+/// Every difference between fio 3.33 and the releases after it, by
+/// release. The options are the names each tag's `options.c` adds to the
+/// tag before it (`git show fio-3.NN:options.c`).
+pub static CHANGES: &[Entry] = {
+    use Release::*;
+    &[
+        option("fdp", V3_34, "NVMe flexible data placement"),
+        option("fdp_pli", V3_34, "placement IDs for fdp"),
+        option(
+            "steadystate_check_interval",
+            V3_35,
+            "steady-state sampling interval",
+        ),
+        option("ss_interval", V3_35, "alias of steadystate_check_interval"),
+        option("fdp_pli_select", V3_36, "how fdp picks a placement ID"),
+        option("job_start_clock_id", V3_36, "the clock of JSON job_start"),
+        option("priohint", V3_36, "I/O priority hint"),
+        option("log_window_value", V3_37, "what a windowed log line holds"),
+        option("num_range", V3_37, "ranges per trim"),
+        option("thinkcycles", V3_37, "CPU cycles spun between I/Os"),
+        option("dataplacement", V3_38, "data placement (fdp or streams)"),
+        option("data_placement", V3_38, "alias of dataplacement"),
+        option("dp_scheme", V3_38, "a file of placement ID schemes"),
+        option("plid_select", V3_38, "how a placement ID is picked"),
+        option("plids", V3_38, "placement IDs"),
+        option("log_issue_time", V3_38, "issue times in I/O logs"),
+        option(
+            "verify_write_sequence",
+            V3_38,
+            "verify checks write sequence numbers",
+        ),
+        option(
+            "recover_zbd_write_error",
+            V3_40,
+            "retry zoned writes after errors",
+        ),
+        option("verify_header_seed", V3_40, "verify checks the header seed"),
+        option(
+            "verify_pattern_interval",
+            V3_40,
+            "verify pattern restarts every N bytes",
+        ),
+        option("filetype", V3_41, "the type of the job's files"),
+        option("sprandom", V3_41, "SSD preconditioning random writes"),
+        option("spr_num_regions", V3_41, "sprandom's regions"),
+        option("spr_op", V3_41, "sprandom's over-provisioning"),
+        option("comm", V3_42, "the job thread's name"),
+        option("end_syncfs", V3_42, "syncfs() at the end of the job"),
+        option("ramp_size", V3_42, "ramp by bytes instead of time"),
+        option("spr_cs", V3_42, "sprandom's cache size"),
+        option(
+            "write_zone_remainder",
+            V3_42,
+            "write the remainder of a zone",
+        ),
+    ]
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_are_in_order_and_named() {
+        let all: Vec<_> = RELEASES.iter().map(|r| r.0).collect();
+        assert_eq!(all.len(), 10);
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        for (i, r) in all.iter().enumerate() {
+            assert_eq!(RELEASES[*r as usize].0, *r, "row {i}");
+            assert_eq!(r.name(), format!("fio-{}", r.number()));
+        }
+        assert_eq!(Release::V3_36.to_string(), "fio-3.36");
+        assert_eq!(
+            (Release::V3_33.wire_version(), Release::V3_42.wire_version()),
+            (97, 120)
+        );
+    }
+
+    #[test]
+    fn names_parse_with_or_without_the_prefix() {
+        for t in ["3.36", "fio-3.36", " fio-3.36\n"] {
+            assert_eq!(Release::parse(t), Ok(Release::V3_36), "{t:?}");
+        }
+        for t in [
+            "3.32", "3.43", "3.036", "3.+36", "4.33", "fio", "", "3.", "fio-3.3",
+        ] {
+            assert!(Release::parse(t).is_err(), "{t:?}");
+        }
+        assert_eq!(
+            Release::parse("3.99").unwrap_err().to_string(),
+            "unknown fio release '3.99' (rfio is any of fio-3.33 to fio-3.42)"
+        );
+    }
+
+    #[test]
+    fn the_flag_wins_over_the_environment() {
+        use Release::*;
+        assert_eq!(Release::choose(None, None), Ok(Release::DEFAULT));
+        assert_eq!(Release::choose(None, Some("")), Ok(Release::DEFAULT));
+        assert_eq!(Release::choose(None, Some("3.36")), Ok(V3_36));
+        assert_eq!(Release::choose(Some("fio-3.42"), Some("3.36")), Ok(V3_42));
+        assert!(Release::choose(Some("3.1"), Some("3.36")).is_err());
+    }
+
+    #[test]
+    fn a_release_has_the_changes_up_to_it() {
+        let ss = Change::Option("ss_interval");
+        assert_eq!(ss.since(), Release::V3_35);
+        assert!(!Release::V3_34.has(ss));
+        assert!(Release::V3_35.has(ss));
+        assert!(Release::V3_42.has(ss));
+        let spr = Release::option_added("sprandom").unwrap();
+        assert_eq!(
+            (spr.since, Release::V3_40.has(spr.change)),
+            (Release::V3_41, false)
+        );
+        assert!(Release::option_added("bs").is_none());
+    }
+
+    #[test]
+    fn every_change_is_listed_once_and_after_3_33() {
+        for (i, e) in CHANGES.iter().enumerate() {
+            assert!(e.since > Release::OLDEST, "{e:?}");
+            assert!(
+                CHANGES[..i].iter().all(|o| o.change != e.change),
+                "{e:?} twice"
+            );
+            assert!(!e.what.is_empty() && !e.upstream.is_empty());
+        }
+        // Oldest first, so the table reads as the releases' history.
+        assert!(CHANGES.windows(2).all(|w| w[0].since <= w[1].since));
+    }
+}

@@ -1,0 +1,145 @@
+//! The fio release rfio behaves as: `--compat=fio-3.NN`, else
+//! `RFIO_FIO_VERSION`, else fio 3.33. The chosen release names itself in
+//! `--version`, the JSON header and terse field 2, and decides which
+//! later options are known.
+
+use std::process::{Command, Output};
+
+use crate::common::{output_within, stderr, stdout, TempDir, RFIO, RUN_LIMIT};
+
+/// rfio (as `fio` when `as_fio`) with `args` in `dir`, `RFIO_FIO_VERSION`
+/// set to `env` (unset for `None`).
+fn rfio_env(dir: &TempDir, as_fio: bool, env: Option<&str>, args: &[&str]) -> Output {
+    let bin = if as_fio {
+        let link = dir.0.join("fio");
+        if !link.exists() {
+            std::os::unix::fs::symlink(RFIO, &link).expect("symlink fio");
+        }
+        link
+    } else {
+        RFIO.into()
+    };
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(&dir.0).args(args);
+    match env {
+        Some(v) => cmd.env("RFIO_FIO_VERSION", v),
+        None => cmd.env_remove("RFIO_FIO_VERSION"),
+    };
+    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
+    assert!(!timed_out, "rfio {args:?} hung");
+    out
+}
+
+#[test]
+fn version_names_the_chosen_release() {
+    let dir = TempDir::new("releases-version");
+    let rfio_version = format!("rfio-{}", env!("CARGO_PKG_VERSION"));
+    for (as_fio, env, args, want) in [
+        (true, None, &["--version"][..], "fio-3.33\n".to_string()),
+        (
+            true,
+            Some("3.36"),
+            &["--version"][..],
+            "fio-3.36\n".to_string(),
+        ),
+        (
+            true,
+            Some("fio-3.42"),
+            &["--version"][..],
+            "fio-3.42\n".to_string(),
+        ),
+        (true, Some(""), &["--version"][..], "fio-3.33\n".to_string()),
+        // The flag wins over the variable.
+        (
+            true,
+            Some("3.36"),
+            &["--compat=fio-3.41", "--version"][..],
+            "fio-3.41\n".to_string(),
+        ),
+        (
+            false,
+            Some("3.38"),
+            &["--version"][..],
+            format!("{rfio_version} (fio-3.38 compatible)\n"),
+        ),
+    ] {
+        let o = rfio_env(&dir, as_fio, env, args);
+        assert_eq!(o.status.code(), Some(0), "{env:?} {args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), want, "{env:?} {args:?}");
+    }
+}
+
+#[test]
+fn an_unknown_release_is_refused() {
+    let dir = TempDir::new("releases-unknown");
+    let o = rfio_env(&dir, false, Some("3.99"), &["--version"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: RFIO_FIO_VERSION=3.99: unknown fio release '3.99' (rfio is any of fio-3.33 to fio-3.42)\n"
+    );
+    assert_eq!(stdout(&o), "");
+    let o = rfio_env(&dir, false, None, &["--compat=fio-3.32", "--version"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "--compat=fio-3.32: unknown fio release 'fio-3.32' (rfio is any of fio-3.33 to fio-3.42)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn outputs_are_headed_by_the_release() {
+    let dir = TempDir::new("releases-outputs");
+    let job = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"];
+    let with = |extra: &[&'static str]| -> Vec<&str> { job.iter().chain(extra).copied().collect() };
+    let o = rfio_env(&dir, true, Some("3.36"), &with(&["--output-format=json"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["fio version"], "fio-3.36");
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 16);
+    // As fio, nothing of rfio's own wording reaches stderr.
+    assert_eq!(stderr(&o), "");
+    let o = rfio_env(&dir, true, None, &with(&["--minimal"]));
+    let fields: Vec<String> = stdout(&o).trim_end().split(';').map(String::from).collect();
+    assert_eq!(fields[..3], ["3", "fio-3.33", "j"]);
+    // As rfio, a later release says what of it is in.
+    let o = rfio_env(
+        &dir,
+        false,
+        None,
+        &with(&["--minimal", "--compat=fio-3.42"]),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).split(';').nth(1), Some("fio-3.42"));
+    assert!(
+        stderr(&o).starts_with("rfio: as fio-3.42: that release's options and version are known;"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_option_of_a_later_release_is_named_with_it() {
+    let dir = TempDir::new("releases-options");
+    std::fs::write(
+        dir.0.join("j.fio"),
+        "[j]\nioengine=null\nsize=1m\nss_interval=1s\n",
+    )
+    .unwrap();
+    let o = rfio_env(&dir, false, None, &["--parse-only", "j.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: j.fio:4:1: job 'j': unknown option 'ss_interval' (fio 3.35 added it; rfio behaves as fio-3.33)\n"
+    );
+    let o = rfio_env(&dir, false, Some("3.35"), &["--parse-only", "j.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "rfio: j.fio:4:1: job 'j': option 'ss_interval' (alias of steadystate_check_interval) came with \
+         fio 3.35, and rfio does not run it yet\n"
+    );
+}
