@@ -163,6 +163,12 @@ pub enum Change {
     /// A job option (or an alias) that releases before this one reject
     /// as unknown.
     Option(&'static str),
+    /// Every random generator is seeded from `randseed`, offsets too
+    /// (3.33 seeded offsets from `FIO_RANDSEED` with `randrepeat=1`), and
+    /// `allrandrepeat` is an alias of `randrepeat`.
+    /// And a non-uniform distribution's seed always takes the file's name
+    /// and the offset seed (3.33: the name only with `randrepeat=1`).
+    SeedsFromRandseed,
 }
 
 impl Change {
@@ -205,6 +211,14 @@ pub static CHANGES: &[Entry] = {
     &[
         option("fdp", V3_34, "NVMe flexible data placement"),
         option("fdp_pli", V3_34, "placement IDs for fdp"),
+        Entry {
+            change: Change::SeedsFromRandseed,
+            since: V3_35,
+            what: "random offsets seeded from randseed, distributions per file; \
+                   allrandrepeat aliases randrepeat",
+            upstream: "init.c setup_random_seeds (95282650), \
+                       filesetup.c __init_rand_distribution (073974b2)",
+        },
         option(
             "steadystate_check_interval",
             V3_35,

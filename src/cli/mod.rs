@@ -145,8 +145,9 @@ fn with_release(
         // What a later release changed is not all in yet: say so, as rfio.
         writeln!(
             err,
-            "rfio: as {}: that release's options and version are known; \
-             its changes to behaviour and outputs follow fio 3.33 so far (README: fio releases)",
+            "rfio: as {}: that release's options, version and seeding are known; \
+             its other changes to behaviour and outputs follow fio 3.33 so far \
+             (README: fio releases)",
             args.release
         )?;
     }

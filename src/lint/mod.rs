@@ -19,7 +19,6 @@ use crate::diag::Span;
 use crate::plan::{JobSpec, Plan};
 
 pub(crate) use report::{json, text, warning_lines};
-use rules::RULES;
 
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +150,6 @@ pub(crate) fn lint_with(plan: &Plan, host: &dyn Host) -> Vec<Finding> {
     // A job's `numjobs` clones share its settings: lint the first.
     for job in plan.jobs.iter().filter(|j| j.subjob == 0) {
         for f in rules::check(job, host) {
-            debug_assert!(RULES.iter().any(|(name, _)| *name == f.rule));
             if !allows.allowed(job, &f) {
                 found.push(f);
             }

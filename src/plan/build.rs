@@ -146,7 +146,6 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
         }
     }
     fe.plan = jobs.plan;
-    fe.plan.release = input.release;
     super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
     fe.refusal = jobs.refusal;
@@ -404,7 +403,7 @@ impl<'a> Expander<'a> {
         Expander {
             input,
             keep: !input.parse_only,
-            plan: Plan::default(),
+            plan: Plan::of(input.release),
             diags: Diagnostics::default(),
             group_id: 0,
             group_jobs: 0,
@@ -499,7 +498,7 @@ impl<'a> Expander<'a> {
                 "fio: engine {engine} not loadable\nfio: failed to load engine"
             ));
         }
-        let mut resolved = resolve::resolve(&p.options, self.input.readonly);
+        let mut resolved = resolve::resolve(&p.options, self.input.readonly, self.input.release);
         if resolved.file.unique_filename {
             resolved
                 .file

@@ -216,6 +216,14 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// An empty plan of a run that behaves as `release`.
+    pub(crate) fn of(release: crate::release::Release) -> Plan {
+        Plan {
+            release,
+            ..Plan::default()
+        }
+    }
+
     /// Number of reporting groups.
     pub(crate) fn groups(&self) -> u32 {
         self.jobs.iter().map(|j| j.group_id + 1).max().unwrap_or(0)

@@ -1,7 +1,7 @@
-//! A job's seed table, as fio 3.33 fills it (`init.c`
-//! `setup_random_seeds`, `td_fill_rand_seeds`), from the values the plan
-//! resolved for `randrepeat`, `randseed`, `allrandrepeat` and
-//! `random_generator`.
+//! A job's seed table, as fio fills it (`init.c` `setup_random_seeds`,
+//! `td_fill_rand_seeds`), from the values the plan resolved for
+//! `randrepeat`, `randseed`, `allrandrepeat` and `random_generator`, by
+//! the rule of the fio release ([`SeedRule`]).
 
 use super::tausworthe::FioRand;
 use super::xorshift::Rng;
@@ -30,6 +30,21 @@ impl Generator {
     pub(crate) fn use64(self) -> bool {
         self == Generator::Tausworthe64
     }
+}
+
+/// How a release fills the seed table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum SeedRule {
+    /// fio 3.33 and 3.34: `allrandrepeat=1` seeds every slot from
+    /// `FIO_RANDSEED`, and with `randrepeat=1` the offset slot is
+    /// `FIO_RANDSEED * thread_number` whatever `randseed` says.
+    #[default]
+    Fio333,
+    /// fio 3.35 on ("init: clean up random seed options"): every slot
+    /// comes from `randseed` (default 0x89), offsets included;
+    /// `allrandrepeat` is an alias of `randrepeat`; a non-uniform
+    /// distribution's seed takes the file's name and the offset slot.
+    FromRandseed,
 }
 
 /// The slots of fio 3.33's `td->rand_seeds[]` (`FIO_RAND_*_OFF`), in fio's
@@ -66,7 +81,8 @@ pub(crate) const NR_SLOTS: usize = 21;
 
 /// A job's seed table (`td->rand_seeds[]` after `td_fill_rand_seeds`).
 ///
-/// fio 3.33 rules, all checked against fio's iolog:
+/// fio 3.33 rules ([`SeedRule::Fio333`]), all checked against fio's
+/// iolog (fio 3.35 on keeps the first two only, [`SeedRule::FromRandseed`]):
 /// - `randrepeat=1` (default) or `randseed=` set: slot *i* is
 ///   `s_i * thread_number + i`, where `s_0 = randseed * 0x9e370001^4` and
 ///   each slot multiplies `s` by `0x9e370001` again (`randseed` defaults to
@@ -84,18 +100,21 @@ pub struct Seeds {
     pub(crate) repeatable: bool,
     pub(crate) generator: Generator,
     pub(crate) thread_number: u32,
+    /// The release's rule the table was filled by.
+    pub(crate) rule: SeedRule,
 }
 
 impl Seeds {
     /// fio's seeding for job number `thread_number` (1-based), from the
     /// job's `randrepeat`, `randseed` (when set), `allrandrepeat` and
-    /// `random_generator`.
+    /// `random_generator`, by `rule`.
     pub(crate) fn new(
         thread_number: u32,
         randrepeat: bool,
         randseed: Option<u64>,
         allrandrepeat: bool,
         generator: Generator,
+        rule: SeedRule,
     ) -> Seeds {
         let tn = u64::from(thread_number);
         let mut slots = [0u64; NR_SLOTS];
@@ -111,19 +130,22 @@ impl Seeds {
                 seed = seed.wrapping_mul(SEED_STEP);
             }
         }
-        if allrandrepeat {
-            for (i, slot) in slots.iter_mut().enumerate() {
-                *slot = FIO_RANDSEED.wrapping_mul(tn).wrapping_add(i as u64);
+        if rule == SeedRule::Fio333 {
+            if allrandrepeat {
+                for (i, slot) in slots.iter_mut().enumerate() {
+                    *slot = FIO_RANDSEED.wrapping_mul(tn).wrapping_add(i as u64);
+                }
             }
-        }
-        if randrepeat {
-            slots[Slot::Block as usize] = FIO_RANDSEED.wrapping_mul(tn);
+            if randrepeat {
+                slots[Slot::Block as usize] = FIO_RANDSEED.wrapping_mul(tn);
+            }
         }
         Seeds {
             slots,
             repeatable: randrepeat,
             generator,
             thread_number,
+            rule,
         }
     }
 
@@ -173,11 +195,32 @@ mod tests {
 
     #[test]
     fn seeds_follow_fio_rules() {
-        let s = Seeds::new(1, true, None, false, Generator::Tausworthe);
+        let s = Seeds::new(
+            1,
+            true,
+            None,
+            false,
+            Generator::Tausworthe,
+            SeedRule::Fio333,
+        );
         assert_eq!(s.get(Slot::Block), FIO_RANDSEED);
-        let s2 = Seeds::new(2, true, Some(1234), false, Generator::Tausworthe);
+        let s2 = Seeds::new(
+            2,
+            true,
+            Some(1234),
+            false,
+            Generator::Tausworthe,
+            SeedRule::Fio333,
+        );
         assert_eq!(s2.get(Slot::Block), FIO_RANDSEED * 2);
-        let s3 = Seeds::new(1, false, Some(1234), false, Generator::Tausworthe);
+        let s3 = Seeds::new(
+            1,
+            false,
+            Some(1234),
+            false,
+            Generator::Tausworthe,
+            SeedRule::Fio333,
+        );
         let mut seed = 1234u64;
         for _ in 0..4 {
             seed = seed.wrapping_mul(SEED_STEP);
@@ -186,7 +229,33 @@ mod tests {
             seed = seed.wrapping_mul(SEED_STEP);
         }
         assert_eq!(s3.get(Slot::Block), seed + 6);
-        let s4 = Seeds::new(3, false, None, true, Generator::Tausworthe);
+        let s4 = Seeds::new(
+            3,
+            false,
+            None,
+            true,
+            Generator::Tausworthe,
+            SeedRule::Fio333,
+        );
         assert_eq!(s4.get(Slot::Mix), FIO_RANDSEED * 3 + 4);
+    }
+
+    #[test]
+    fn from_3_35_every_slot_comes_from_randseed() {
+        let rule = SeedRule::FromRandseed;
+        let slot = |seed: u64, tn: u64, i: u32| {
+            let mut s = seed;
+            for _ in 0..4 + i {
+                s = s.wrapping_mul(SEED_STEP);
+            }
+            s.wrapping_mul(tn) + u64::from(i)
+        };
+        let s = Seeds::new(1, true, None, false, Generator::Tausworthe, rule);
+        assert_eq!(s.get(Slot::Block), slot(0x89, 1, 6));
+        let s = Seeds::new(2, true, Some(1234), false, Generator::Tausworthe, rule);
+        assert_eq!(s.get(Slot::Block), slot(1234, 2, 6));
+        // allrandrepeat is randrepeat's alias: the plan folds it in.
+        let s = Seeds::new(3, true, None, true, Generator::Tausworthe, rule);
+        assert_eq!(s.get(Slot::Mix), slot(0x89, 3, 4));
     }
 }

@@ -58,6 +58,10 @@ impl RunLinks {
 pub(crate) struct Overlaps {
     flight: Mutex<Vec<(u64, u64)>>,
     cv: Condvar,
+    /// How many times an `enter` found its range overlapping and waited
+    /// (the tests' proof that a waiter is held, not merely slow).
+    #[cfg(test)]
+    waits: std::sync::atomic::AtomicUsize,
 }
 
 impl Overlaps {
@@ -66,6 +70,8 @@ impl Overlaps {
     pub(crate) fn enter(&self, start: u64, end: u64) {
         let mut f = lock(&self.flight);
         while f.iter().any(|&(s, e)| start < e && s < end) {
+            #[cfg(test)]
+            self.waits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             f = self.cv.wait(f).unwrap_or_else(|e| e.into_inner());
         }
         f.push((start, end));
@@ -90,7 +96,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     /// A range waits while an overlapping one is in flight, and goes when
     /// it leaves; ranges that only touch do not wait.
@@ -108,7 +114,12 @@ mod tests {
                 o.leave(2048, 3072);
             })
         };
-        std::thread::sleep(Duration::from_millis(50));
+        // Held: it found [0, 4096) in flight and waits on the condvar.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while o.waits.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "the waiter never waited");
+            std::thread::yield_now();
+        }
         assert!(!entered.load(Ordering::SeqCst), "it overlaps [0, 4096)");
         o.leave(0, 4096);
         waiter.join().unwrap();

@@ -274,7 +274,7 @@ fn options_rfio_cannot_run_yet_are_refused_before_any_io() {
     // Every core option of fio 3.33 runs (write_barrier, the last one
     // refused here, with the file options of issue 11): only options of
     // engines rfio does not run are left, and those engines are refused
-    // (tests/it/engines_more.rs).
+    // (tests/it/engines_list.rs).
     let left: Vec<&str> = rfio::api::OPTIONS
         .iter()
         .filter(|o| o.engines.is_empty() && o.support == rfio::api::Support::NotYet)

@@ -4,27 +4,10 @@
 
 use std::time::Instant;
 
-use rfio::api::{lookup_engine, CommonOptions, EngineSpec, IoMem, RunError};
+use rfio::api::RunError;
 
 use crate::common;
-use common::{assert_job_ok, run_captured, try_run_captured, TempDir};
-
-/// Whether the kernel lets `engine` start here; prints why not.
-fn available(engine: &str, depth: u32) -> bool {
-    let def = lookup_engine(engine).expect("registered");
-    let mut spec = EngineSpec::default();
-    spec.common = CommonOptions {
-        iodepth: depth,
-        ..CommonOptions::default()
-    };
-    match (def.new)(&spec, IoMem::NONE, None) {
-        Ok(_) => true,
-        Err(e) => {
-            println!("skipping {engine}: the kernel cannot start it here: {e}");
-            false
-        }
-    }
-}
+use common::{assert_job_ok, require_engine, run_captured, try_run_captured, TempDir};
 
 const SYNC_ENGINES: [&str; 6] = ["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"];
 const ASYNC_ENGINES: [&str; 4] = ["libaio", "io_uring", "posixaio", "null"];
@@ -37,7 +20,7 @@ fn one_workload_same_counts_on_every_engine() {
     let mut seen: Vec<(String, [u64; 2], [u64; 2])> = Vec::new();
     for engine in SYNC_ENGINES.iter().chain(ASYNC_ENGINES.iter()) {
         let depth = if ASYNC_ENGINES.contains(engine) { 8 } else { 1 };
-        if !available(engine, depth) {
+        if !require_engine(engine, depth) {
             continue;
         }
         let (r, log) = run_captured(&[
@@ -85,7 +68,7 @@ fn async_engines_complete_size_bound_jobs() {
     let dir = TempDir::new("async");
     let file = dir.arg("f");
     for engine in ["libaio", "io_uring", "posixaio", "null"] {
-        if !available(engine, 8) {
+        if !require_engine(engine, 8) {
             continue;
         }
         for batch in ["1", "4"] {
@@ -112,7 +95,7 @@ fn async_engines_complete_size_bound_jobs() {
 /// ring is read directly) and iodepth_low.
 #[test]
 fn libaio_userspace_reap_and_low_water_mark() {
-    if !available("libaio", 16) {
+    if !require_engine("libaio", 16) {
         return;
     }
     let dir = TempDir::new("aio");
@@ -135,7 +118,7 @@ fn libaio_userspace_reap_and_low_water_mark() {
 /// io_uring's options each change how I/O is submitted, never what is done.
 #[test]
 fn io_uring_options_keep_the_counts() {
-    if !available("io_uring", 8) {
+    if !require_engine("io_uring", 8) {
         return;
     }
     let dir = TempDir::new("uring");
@@ -168,7 +151,7 @@ fn io_uring_options_keep_the_counts() {
 /// fails with EOPNOTSUPP, as with fio ("Operation not supported").
 #[test]
 fn io_uring_sqpoll_and_hipri() {
-    if !available("io_uring", 8) {
+    if !require_engine("io_uring", 8) {
         return;
     }
     let dir = TempDir::new("sqpoll");
@@ -340,7 +323,7 @@ fn trim_punches_holes() {
     let f = dir.arg("t");
     for engine in ["psync", "libaio", "io_uring"] {
         let depth = if engine == "psync" { 1 } else { 4 };
-        if !available(engine, depth) {
+        if !require_engine(engine, depth) {
             continue;
         }
         let (r, _) = run_captured(&[
@@ -506,7 +489,7 @@ fn unlink_and_syncs() {
     assert!(!dir.file("u").exists());
     for engine in ["libaio", "io_uring", "posixaio", "mmap"] {
         let depth = if engine == "mmap" { 1 } else { 4 };
-        if !available(engine, depth) {
+        if !require_engine(engine, depth) {
             continue;
         }
         let (r, _) = run_captured(&[

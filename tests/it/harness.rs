@@ -123,3 +123,33 @@ fn a_process_that_left_the_group_cannot_hang_the_suite() {
     assert!(message.contains("still holds its output open"), "{message}");
     assert!(elapsed < Duration::from_secs(50), "{elapsed:?}");
 }
+
+/// What a test needs and the machine lacks fails the test, with the reason
+/// and the variable that would skip it.
+#[test]
+#[should_panic(
+    expected = "selftest-missing is needed and missing here: no such thing \
+                           (set RFIO_TEST_NO_SELFTEST_MISSING=1 on a machine without it)"
+)]
+fn a_missing_need_fails_the_test() {
+    common::require("selftest-missing", Some("no such thing".into()));
+}
+
+/// With `RFIO_TEST_NO_<WHAT>=1` it skips instead (saying so); what is here
+/// goes on whatever the variable says.
+#[test]
+fn a_need_marked_missing_by_its_variable_skips() {
+    assert_eq!(
+        common::require::skip_var("io_uring"),
+        "RFIO_TEST_NO_IO_URING"
+    );
+    // The name is this test's own: no other test reads it.
+    std::env::set_var("RFIO_TEST_NO_SELFTEST_MARKED", "1");
+    assert!(!common::require("selftest-marked", Some("absent".into())));
+    assert_eq!(
+        common::need::<()>("selftest-marked", Err("absent".into())),
+        None
+    );
+    assert!(common::require("selftest-marked", None));
+    assert_eq!(common::need("selftest-marked", Ok(7)), Some(7));
+}

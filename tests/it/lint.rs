@@ -189,12 +189,13 @@ fn targets_on_tmpfs_on_root_and_without_room() {
 /// A block device (a loop device with 4 KiB sectors and nr_requests 128):
 /// writes to it, direct I/O below its logical block size, and a depth
 /// above its queue are found; its node on devtmpfs is not "on tmpfs".
-/// (Root and a loop device are needed; skipped where there are none.)
+/// (Root and a loop device are needed: fails without, unless
+/// `RFIO_TEST_NO_LOOP=1`.)
 #[test]
 fn a_block_device_target() {
     let dir = TempDir::new("loop");
-    let Some(dev) = common::LoopDevice::with_sector_size(&dir, 8 << 20, 4096) else {
-        eprintln!("no loop device here: skipped");
+    let dev = common::LoopDevice::with_sector_size(&dir, 8 << 20, 4096);
+    let Some(dev) = common::need("loop", dev) else {
         return;
     };
     let nr_requests: u64 = std::fs::read_to_string(format!(

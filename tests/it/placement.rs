@@ -132,8 +132,15 @@ fn commands_inherit_affinity_nice_and_ioprio() {
 
 #[test]
 fn split_gives_each_job_one_cpu_by_thread_number() {
-    if online_cpus() < 2 || !own_cpus().starts_with("Cpus_allowed_list:\t0-") {
-        println!("skipping: needs CPUs 0 and 1");
+    let cpus = own_cpus();
+    let missing = (online_cpus() < 2 || !cpus.starts_with("Cpus_allowed_list:\t0-")).then(|| {
+        format!(
+            "needs CPUs 0 and 1: {} online, {}",
+            online_cpus(),
+            cpus.trim()
+        )
+    });
+    if !common::require("cpus", missing) {
         return;
     }
     let dir = TempDir::new("place-split");
@@ -241,16 +248,21 @@ fn setup_errors_as_fio() {
 /// fail as in fio.
 #[test]
 fn unprivileged_failures_as_fio() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
     let setpriv = [
         "setpriv",
         "--reuid=65534",
         "--regid=65534",
         "--clear-groups",
     ];
-    if !root || Command::new("setpriv").arg("--version").output().is_err() {
-        println!("skipping: needs root and setpriv to run as nobody");
+    if !common::require_root("running rfio as nobody") {
+        return;
+    }
+    let missing = Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .err()
+        .map(|e| format!("setpriv --version: {e}"));
+    if !common::require("setpriv", missing) {
         return;
     }
     let dir = TempDir::new("place-unpriv");
@@ -261,8 +273,9 @@ fn unprivileged_failures_as_fio() {
         rfio_as(&dir.0, &a, &setpriv)
     };
     let probe = job(&[]);
-    if !probe.status.success() {
-        println!("skipping: nobody cannot run rfio here: {}", stderr(&probe));
+    let missing = (!probe.status.success())
+        .then(|| format!("user nobody cannot run rfio here: {}", stderr(&probe)));
+    if !common::require("nobody", missing) {
         return;
     }
     let o = job(&["--nice=-5"]);
@@ -344,6 +357,9 @@ fn every_memory_type_writes_the_same_data() {
 
 #[test]
 fn queued_io_from_aligned_shared_memory() {
+    if !common::require_engine("libaio", 4) {
+        return;
+    }
     let dir = TempDir::new("place-aio");
     let o = rfio(
         &dir.0,
@@ -359,10 +375,6 @@ fn queued_io_from_aligned_shared_memory() {
             "--lockmem=1m",
         ],
     );
-    if stdout(&o).contains("func=io_queue_init") || stderr(&o).contains("libaio engine") {
-        println!("skipping: libaio unavailable here");
-        return;
-    }
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(terse(&o, 0, 47), "256");
 }

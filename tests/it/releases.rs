@@ -115,7 +115,9 @@ fn outputs_are_headed_by_the_release() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o).split(';').nth(1), Some("fio-3.42"));
     assert!(
-        stderr(&o).starts_with("rfio: as fio-3.42: that release's options and version are known;"),
+        stderr(&o).starts_with(
+            "rfio: as fio-3.42: that release's options, version and seeding are known;"
+        ),
         "{}",
         stderr(&o)
     );
@@ -142,4 +144,93 @@ fn an_option_of_a_later_release_is_named_with_it() {
         "rfio: j.fio:4:1: job 'j': option 'ss_interval' (alias of steadystate_check_interval) came with \
          fio 3.35, and rfio does not run it yet\n"
     );
+}
+
+/// The blocks (4 KiB) a job of `extra` options reads, in order, per file
+/// (`FILE:BLOCK`), from the v3 iolog rfio writes as `release`.
+fn blocks_read(dir: &TempDir, release: &str, extra: &[&str]) -> Vec<String> {
+    let _ = std::fs::remove_file(dir.0.join("t.log"));
+    let mut args = vec![
+        "--name=t",
+        "--ioengine=null",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=randread",
+        "--write_iolog=t.log",
+        "--output=/dev/null",
+    ];
+    args.extend(extra);
+    let o = rfio_env(dir, true, Some(release), &args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    reads(&std::fs::read_to_string(dir.0.join("t.log")).expect("iolog"))
+}
+
+/// The reads of a v3 iolog, as `FILE:BLOCK` (4 KiB blocks).
+fn reads(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let block = f.get(3)?.parse::<u64>().ok()? / 4096;
+            (f.get(2) == Some(&"read")).then(|| format!("{}:{block}", f[1]))
+        })
+        .collect()
+}
+
+/// From 3.35 every generator is seeded from `randseed`, offsets included,
+/// and a distribution's seed takes the file's offset seed. The offsets
+/// are real fio 3.42's (`fio --name=t --ioengine=null --size=64k --bs=4k
+/// --rw=randread --write_iolog=t.log ...`, fio built from
+/// ../shared/oracles), and 3.33's those of Debian's fio.
+#[test]
+fn offsets_are_seeded_as_the_release_seeds_them() {
+    let dir = TempDir::new("releases-seeds");
+    let blocks = |s: &str| -> Vec<String> { s.split_whitespace().map(String::from).collect() };
+    let plain = "t.0.0:15 t.0.0:13 t.0.0:10 t.0.0:8 t.0.0:9 t.0.0:0 t.0.0:1 t.0.0:3 \
+                 t.0.0:5 t.0.0:14 t.0.0:11 t.0.0:12 t.0.0:2 t.0.0:6 t.0.0:4 t.0.0:7";
+    for release in ["3.35", "3.36", "3.42"] {
+        assert_eq!(blocks_read(&dir, release, &[]), blocks(plain), "{release}");
+    }
+    assert_eq!(
+        blocks_read(
+            &dir,
+            "3.42",
+            &["--random_distribution=zipf:1.2", "--norandommap"]
+        ),
+        blocks(
+            "t.0.0:7 t.0.0:6 t.0.0:1 t.0.0:15 t.0.0:1 t.0.0:6 t.0.0:13 t.0.0:7 \
+             t.0.0:7 t.0.0:1 t.0.0:6 t.0.0:11 t.0.0:2 t.0.0:6 t.0.0:9 t.0.0:1"
+        )
+    );
+    let mut two = blocks_read(&dir, "3.42", &["--randseed=1234", "--numjobs=2"]);
+    two.sort_by_key(|b| b.starts_with("t.0.0"));
+    assert_eq!(
+        two,
+        blocks(
+            "t.1.0:9 t.1.0:2 t.1.0:4 t.1.0:10 t.1.0:3 t.1.0:14 t.1.0:5 t.1.0:8 \
+             t.1.0:11 t.1.0:12 t.1.0:15 t.1.0:6 t.1.0:13 t.1.0:7 t.1.0:0 t.1.0:1 \
+             t.0.0:1 t.0.0:6 t.0.0:2 t.0.0:4 t.0.0:5 t.0.0:3 t.0.0:7 t.0.0:0 \
+             t.0.0:15 t.0.0:11 t.0.0:14 t.0.0:9 t.0.0:8 t.0.0:10 t.0.0:12 t.0.0:13"
+        )
+    );
+    // 3.33 and 3.34 seed offsets from FIO_RANDSEED: real fio 3.33's order.
+    let fio = crate::common::real_fio();
+    let o = crate::common::run_in(
+        fio,
+        &dir.0,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=randread",
+            "--write_iolog=fio.log",
+            "--output=/dev/null",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let by_fio = reads(&std::fs::read_to_string(dir.0.join("fio.log")).unwrap());
+    assert_ne!(by_fio, blocks(plain));
+    for release in ["3.33", "3.34"] {
+        assert_eq!(blocks_read(&dir, release, &[]), by_fio, "{release}");
+    }
 }

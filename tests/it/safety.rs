@@ -264,7 +264,7 @@ fn directory_holds_every_file_as_fio_joins_it() {
 
 #[test]
 fn directory_joining_matches_fio() {
-    let Some(fio) = common::fio() else { return };
+    let fio = common::real_fio();
     for case in JOIN_CASES {
         let mut args = vec!["--name=a", "--size=64k", "--output-format=terse"];
         args.extend_from_slice(case);
@@ -415,8 +415,7 @@ fn a_directory_that_cannot_be_created_says_so() {
 #[test]
 fn free_space_check_counts_what_a_write_job_writes() {
     let dir = TempDir::new("space");
-    let Some(_fs) = Tmpfs::mount(&dir, 13) else {
-        println!("skipping: cannot mount a tmpfs here (needs root)");
+    let Some(_fs) = common::need("tmpfs", Tmpfs::mount(&dir, 13)) else {
         return;
     };
     let o = rfio(

@@ -8,6 +8,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 
+use crate::common;
+
 const RFIO: &str = env!("CARGO_BIN_EXE_rfio");
 
 /// Fields of a terse version 3 line for a job without disk statistics.
@@ -27,16 +29,15 @@ fn job(format: &str) -> Vec<String> {
     .collect()
 }
 
-/// Whether coreutils `timeout` is here (else the test says so and passes).
+/// Whether coreutils `timeout` is here (else the test fails, unless
+/// `RFIO_TEST_NO_TIMEOUT=1`).
 fn have_timeout() -> bool {
-    let ok = Command::new("timeout")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("timeout is not installed: skipping");
-    }
-    ok
+    let missing = match Command::new("timeout").arg("--version").output() {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!("timeout --version: {}", o.status)),
+        Err(e) => Some(format!("timeout --version: {e}")),
+    };
+    common::require("timeout", missing)
 }
 
 fn check_report(format: &str, stdout: &str) {

@@ -24,11 +24,6 @@ fn read(dir: &TempDir, name: &str) -> String {
     std::fs::read_to_string(dir.file(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// The lines of `text` from the one starting with `from` up to the first
 /// empty line.
 fn section(text: &str, from: &str) -> String {
@@ -215,8 +210,7 @@ fn block_percentiles_refusals() {
 /// the job's thread only; the files the job creates show who it ran as.
 #[test]
 fn uid_and_gid_switch_the_jobs_thread() {
-    if !is_root() {
-        println!("skipping: switching users needs root");
+    if !common::require_root("switching users") {
         return;
     }
     let dir = TempDir::new("st-uid");
@@ -393,8 +387,13 @@ fn cgroup_mount() -> Option<(String, bool)> {
 /// run unless `cgroup_nodelete`) and leaves it when the job ends.
 #[test]
 fn cgroup_holds_the_job_and_goes_after_the_run() {
-    let Some((mount, v2)) = cgroup_mount().filter(|_| is_root()) else {
-        println!("skipping: no cgroup mount fio would use, or not root");
+    if !common::require_root("making a cgroup") {
+        return;
+    }
+    let found = cgroup_mount().ok_or_else(|| {
+        "no cgroup mount fio would use in /proc/mounts (cgroup2, or cgroup with blkio)".to_string()
+    });
+    let Some((mount, v2)) = common::need("cgroup", found) else {
         return;
     };
     let dir = TempDir::new("st-cgroup");

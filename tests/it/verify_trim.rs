@@ -283,13 +283,12 @@ fn trim_verify_zero_fails_on_data_that_is_not_zero() {
 }
 
 /// A loop device reads trimmed blocks back as zeros: `trim_verify_zero`
-/// passes there, in fio and rfio alike. (Needs root and losetup; skipped
-/// where a loop device cannot be set up.)
+/// passes there, in fio and rfio alike. (Needs root and losetup: fails
+/// without, unless `RFIO_TEST_NO_LOOP=1`.)
 #[test]
 fn trim_verify_zero_passes_on_a_device_that_zeroes() {
     let d = TempDir::new("vt-loop");
-    let Some(dev) = LoopDevice::new(&d, 8 << 20) else {
-        eprintln!("no loop device here: skipped");
+    let Some(dev) = common::need("loop", LoopDevice::new(&d, 8 << 20)) else {
         return;
     };
     let filename = format!("--filename={}", dev.0);

@@ -313,12 +313,9 @@ fn a_refused_job_fails_the_run_and_the_others_run() {
 /// zones), its model is `none`.
 #[test]
 fn a_loop_device_emulates_zones_as_fio_does() {
-    if unsafe { libc::geteuid() } != 0 {
-        return;
-    }
     let dir = TempDir::new("zbd-loop");
-    let Some(loop_dev) = common::LoopDevice::new(&dir, 8 << 20) else {
-        return; // no loop devices here
+    let Some(loop_dev) = common::need("loop", common::LoopDevice::new(&dir, 8 << 20)) else {
+        return;
     };
     let dev = loop_dev.0.clone();
     let filename = format!("--filename={dev}");

@@ -55,8 +55,13 @@ pub(crate) struct Resolved {
     pub(crate) invalid: Vec<String>,
 }
 
-/// Resolve the options `o` of a job, `--readonly` or not.
-pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
+/// Resolve the options `o` of a job, `--readonly` or not, as `release`
+/// reads them.
+pub(crate) fn resolve(
+    options: &JobOptions,
+    readonly: bool,
+    release: crate::release::Release,
+) -> Resolved {
     let pattern = pattern(options);
     let o = Opts(options);
     let mut invalid = Vec::new();
@@ -90,7 +95,7 @@ pub(crate) fn resolve(options: &JobOptions, readonly: bool) -> Resolved {
         working_set,
         zones: zones::resolve(o, &mut invalid),
         norandommap: o.is("norandommap"),
-        seeds: random::resolve(o),
+        seeds: random::resolve(o, release),
         offsets,
         verify,
         verify_state_load: verify::state_load(o),

@@ -4,7 +4,8 @@
 //! its job number ([`crate::rand::Seeds`]).
 
 use super::read::Opts;
-use crate::rand::{Generator, Seeds};
+use crate::rand::{Generator, SeedRule, Seeds};
+use crate::release::{Change, Release};
 
 /// The seeding options of a job (shared by its `numjobs` clones, whose
 /// job numbers differ).
@@ -17,6 +18,8 @@ pub(crate) struct SeedOptions {
     pub(crate) allrandrepeat: bool,
     /// `random_generator` (default tausworthe).
     pub(crate) generator: Generator,
+    /// How the release fills the table.
+    pub(crate) rule: SeedRule,
 }
 
 impl SeedOptions {
@@ -28,13 +31,22 @@ impl SeedOptions {
             self.randseed,
             self.allrandrepeat,
             self.generator,
+            self.rule,
         )
     }
 }
 
-pub(super) fn resolve(o: Opts<'_>) -> SeedOptions {
+/// The seeding options of `o`, as `release` reads them.
+pub(super) fn resolve(o: Opts<'_>, release: Release) -> SeedOptions {
+    let from_randseed = release.has(Change::SeedsFromRandseed);
+    let randrepeat = match (o.flag("randrepeat"), o.flag("allrandrepeat")) {
+        // From 3.35 `allrandrepeat` is `randrepeat` by another name (where
+        // a job sets both, rfio takes `randrepeat`).
+        (None, Some(all)) if from_randseed => all,
+        (flag, _) => flag != Some(false),
+    };
     SeedOptions {
-        randrepeat: o.flag("randrepeat") != Some(false),
+        randrepeat,
         randseed: o.int("randseed").map(|n| n as u64),
         allrandrepeat: o.is("allrandrepeat"),
         generator: match o.choice("random_generator") {
@@ -42,13 +54,17 @@ pub(super) fn resolve(o: Opts<'_>) -> SeedOptions {
             Some("tausworthe64") => Generator::Tausworthe64,
             _ => Generator::Tausworthe,
         },
+        rule: match from_randseed {
+            true => SeedRule::FromRandseed,
+            false => SeedRule::Fio333,
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::plan::testing::job;
-    use crate::rand::{Generator, Seeds};
+    use crate::rand::{Generator, SeedRule, Seeds};
 
     #[test]
     fn seeds_from_the_random_options() {
@@ -58,12 +74,26 @@ mod tests {
         let s = job(&["--name=x", "--size=1m", "--randrepeat=0", "--randseed=7"]).seeds;
         assert_eq!(
             s,
-            Seeds::new(1, false, Some(7), false, Generator::Tausworthe)
+            Seeds::new(
+                1,
+                false,
+                Some(7),
+                false,
+                Generator::Tausworthe,
+                SeedRule::Fio333
+            )
         );
         let p = crate::plan::testing::plan(&["--name=x", "--size=1m", "--numjobs=2"]);
         assert_eq!(
             p.jobs[1].seeds,
-            Seeds::new(2, true, None, false, Generator::Tausworthe)
+            Seeds::new(
+                2,
+                true,
+                None,
+                false,
+                Generator::Tausworthe,
+                SeedRule::Fio333
+            )
         );
     }
 }

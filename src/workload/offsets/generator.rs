@@ -11,7 +11,7 @@ use super::error::SetupError;
 use super::region::FileRegion;
 use crate::ddir::Ddir;
 use crate::plan::spec::JobSpec;
-use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, Seeds, Slot, Zipf};
+use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, SeedRule, Seeds, Slot, Zipf};
 
 /// The offset generator of one job.
 #[derive(Debug, Clone)]
@@ -112,8 +112,14 @@ impl OffsetGen {
             return Ok(cursor);
         }
         let mut seed = jhash(name.as_bytes(), 0).wrapping_mul(self.seeds.thread_number);
-        if !self.seeds.repeatable {
-            seed = self.seeds.get(Slot::Mix) as u32;
+        match self.seeds.rule {
+            SeedRule::Fio333 if !self.seeds.repeatable => seed = self.seeds.get(Slot::Mix) as u32,
+            SeedRule::Fio333 => {}
+            // 3.35 ("filesetup: better handle non-uniform distributions"):
+            // the file's name always counts, so files differ.
+            SeedRule::FromRandseed => {
+                seed = seed.wrapping_mul(self.seeds.get(Slot::Block) as u32);
+            }
         }
         match self.dist {
             DistKind::Zipf { theta, center } => {

@@ -11,7 +11,12 @@ use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub mod json;
+pub mod require;
 pub mod wire;
+
+#[allow(unused_imports)] // tests/memory shares this module, not these
+pub use require::{need, require, require_engine, require_root};
 
 use rfio::api::{Args, Plan};
 
@@ -461,18 +466,30 @@ pub fn logged_ios(bin: &str, line: &str) -> Vec<Vec<LoggedIo>> {
     jobs
 }
 
-/// A tmpfs of `mib` MiB mounted on `dir` (root only; `None` where mounting
-/// is not allowed), unmounted on drop.
+/// A tmpfs of `mib` MiB mounted on `dir` (root only; `Err` with `mount`'s
+/// reason where mounting is not allowed), unmounted on drop.
 pub struct Tmpfs<'a>(&'a TempDir);
 
 impl<'a> Tmpfs<'a> {
-    pub fn mount(dir: &'a TempDir, mib: u32) -> Option<Tmpfs<'a>> {
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
-            .arg(&dir.0)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then_some(Tmpfs(dir))
+    pub fn mount(dir: &'a TempDir, mib: u32) -> Result<Tmpfs<'a>, String> {
+        let mut cmd = Command::new("mount");
+        cmd.args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(&dir.0);
+        command_ok(&mut cmd)?;
+        Ok(Tmpfs(dir))
+    }
+}
+
+/// `cmd` ran and succeeded; else what it said (or why it did not run).
+fn command_ok(cmd: &mut Command) -> Result<Output, String> {
+    match cmd.output() {
+        Ok(o) if o.status.success() => Ok(o),
+        Ok(o) => Err(format!(
+            "{cmd:?}: {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Err(e) => Err(format!("{cmd:?}: {e}")),
     }
 }
 
@@ -483,26 +500,30 @@ impl Drop for Tmpfs<'_> {
 }
 
 /// A loop device over a sparse file of `size` bytes in `dir` (root only;
-/// `None` where no loop device can be set up), detached on drop. Its path
-/// is the `.0` (`/dev/loopN`).
+/// `Err` with the reason where no loop device can be set up), detached on
+/// drop. Its path is the `.0` (`/dev/loopN`).
 pub struct LoopDevice(pub String);
 
 impl LoopDevice {
-    pub fn new(dir: &TempDir, size: u64) -> Option<LoopDevice> {
+    pub fn new(dir: &TempDir, size: u64) -> Result<LoopDevice, String> {
         LoopDevice::with_sector_size(dir, size, 512)
     }
 
     /// With this logical block size (512 to 4096).
-    pub fn with_sector_size(dir: &TempDir, size: u64, sector: u32) -> Option<LoopDevice> {
+    pub fn with_sector_size(dir: &TempDir, size: u64, sector: u32) -> Result<LoopDevice, String> {
         let img = dir.file(&format!("loop-{sector}.img"));
-        std::fs::File::create(&img).ok()?.set_len(size).ok()?;
-        let o = Command::new("losetup")
-            .args(["-f", "--show", "--sector-size", &sector.to_string()])
-            .arg(&img)
-            .output()
-            .ok()?;
+        std::fs::File::create(&img)
+            .and_then(|f| f.set_len(size))
+            .map_err(|e| format!("{}: {e}", img.display()))?;
+        let mut cmd = Command::new("losetup");
+        cmd.args(["-f", "--show", "--sector-size", &sector.to_string()])
+            .arg(&img);
+        let o = command_ok(&mut cmd)?;
         let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        (o.status.success() && dev.starts_with("/dev/loop")).then_some(LoopDevice(dev))
+        match dev.starts_with("/dev/loop") {
+            true => Ok(LoopDevice(dev)),
+            false => Err(format!("{cmd:?} printed {dev:?}")),
+        }
     }
 }
 
