@@ -187,7 +187,7 @@ fn with_crcs(bytes: &[u8]) -> Vec<u8> {
 /// input.
 #[doc(hidden)]
 pub fn baseline_check(bytes: &[u8]) {
-    if let Err(e) = crate::cli::baseline::parse("fuzz.json", bytes) {
+    if let Err(e) = crate::baseline::parse("fuzz.json", bytes) {
         assert!(
             e.len() < 4096,
             "a baseline error of {} bytes: {}",

@@ -20,7 +20,7 @@
 //!
 //! [`run`] drives that pipeline for one invocation; `cli`
 //! parses argv into it and prints. Across machines, [`wire`] is fio's
-//! client/server protocol as bytes ↔ the report's types: `cli`'s
+//! client/server protocol as bytes ↔ the report's types: [`remote`]'s
 //! `--server` sends a run's report in it, and `--client` prints what
 //! servers send with the same output printers. The public surface is [`api`] (what
 //! the integration tests and the benchmarks drive), [`cli::main`] (the
@@ -32,6 +32,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod api;
+mod baseline;
 pub mod cli;
 mod ddir;
 mod debug;
@@ -48,9 +49,11 @@ mod plan;
 mod plot;
 mod rand;
 mod release;
+mod remote;
 mod replace;
 mod run;
 mod stats;
+mod tools;
 mod wire;
 mod workload;
 

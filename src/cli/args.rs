@@ -19,8 +19,9 @@ pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
 
-use super::tools::Tool;
 use super::trigger::Triggers;
+use crate::baseline::beyond;
+use crate::tools::Tool;
 
 /// Whether a long option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +222,7 @@ pub struct Args {
     pub(crate) lint_json: bool,
     /// `--quiet-lint`: no lint warnings before a run.
     pub(crate) quiet_lint: bool,
-    /// `--repeat=N`, as written (checked by `cli::beyond`).
+    /// `--repeat=N`, as written (checked by `baseline::beyond`).
     pub(crate) repeat: Option<String>,
     /// `--baseline-save=FILE`, `--baseline-compare=FILE`.
     pub(crate) baseline_save: Option<PathBuf>,
@@ -234,6 +235,18 @@ pub struct Args {
 }
 
 impl Args {
+    /// rfio's flags beyond fio's, as written, for [`beyond::read`].
+    pub(crate) fn beyond(&self) -> beyond::Written<'_> {
+        beyond::Written {
+            mode: self.mode,
+            beyond_fio: &self.beyond_fio,
+            repeat: self.repeat.as_deref(),
+            baseline_save: self.baseline_save.as_ref(),
+            baseline_compare: self.baseline_compare.as_ref(),
+            baseline_threshold: self.baseline_threshold.as_deref(),
+        }
+    }
+
     /// Settle the reading mode for the program name `argv0`: as fio reads
     /// when the file name is exactly `fio` (the drop-in symlink), strictly
     /// otherwise; `--compat` decides when given.
@@ -567,7 +580,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "crctest" => args.action = Action::Tool(Tool::CrcTest(value)),
         "memcpytest" => args.action = Action::Tool(Tool::MemcpyTest(value)),
         "cpuclock-test" => args.action = Action::Tool(Tool::CpuClockTest),
-        "idle-prof" => match super::idle::parse_mode(&v())? {
+        "idle-prof" => match crate::tools::idle::parse_mode(&v())? {
             IdleMode::Calibrate => args.action = Action::Tool(Tool::IdleCalibrate),
             mode => args.idle_prof = Some(mode),
         },
@@ -680,6 +693,15 @@ pub(crate) enum Arg {
     },
     /// An option [`parse`] refuses (unknown, ambiguous, a missing value).
     Bad,
+}
+
+/// The job options of `argv` (`--bs=4k`), each as written with its value.
+pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
+    classify(argv)
+        .into_iter()
+        .filter(|(a, _)| matches!(a, Arg::Opt { job: true, .. }))
+        .map(|(_, range)| argv[range].join(" "))
+        .collect()
 }
 
 /// `argv` (without the program name) split into [`Arg`]s, each with the

@@ -1,53 +1,45 @@
-//! The `rfio` command: read the command line into an [`Invocation`], hand
-//! it to [`crate::run::run`] (which loads the job files, builds the plan
-//! and runs it), and print what comes back: fio's banner, status line and
-//! reports while the jobs run (a [`Watch`]), then the results or the error.
+//! The `rfio` command: read the command line ([`args`]) and do what it
+//! asks, one function per action, picked by [`run_inner`]'s match: the
+//! run ([`jobs`]: a [`crate::run::Invocation`] handed to [`crate::run`],
+//! which loads the job files, builds the plan and runs it, with fio's
+//! banner, status line and reports printed around the jobs by
+//! [`printer`]), `--showcmd` and `--parse-only` (the run's first steps),
+//! the help texts, the self-tests ([`crate::tools`]), `--server` and
+//! `--client` ([`crate::remote`]), `--lint`, `rfio plot`.
 
 mod alloc;
 pub(crate) mod args;
-pub(crate) mod baseline;
-mod beyond;
-mod client;
-mod cpuclock;
-mod crctest;
 pub(crate) mod eta;
-mod idle;
-mod memcpytest;
+mod jobs;
 mod merge;
 mod plot;
-mod server;
+mod printer;
+pub(crate) mod report;
 pub(crate) mod showcmd;
 pub(crate) mod signals;
 mod sink;
 pub(crate) mod status;
-mod tools;
 mod trigger;
-mod usage;
+pub(crate) mod usage;
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use crate::jobfile::subst::Keywords;
+use crate::baseline::beyond::{self, Beyond};
 use crate::options::cmdhelp;
-use crate::output::{self, normal};
-use crate::plan::{self, Plan};
-use crate::run::{Error as RunFailure, Front, Invocation, Outcome, Watch};
-use crate::stats::RunReport;
-use crate::workload::{self, RunError};
-use args::{Action, Args, Format};
-
-/// The fio release whose behaviour rfio reproduces.
-pub(crate) const FIO_VERSION: &str = "fio-3.33";
-
-/// The process's stderr is a terminal: the lint warnings before a run are
-/// printed (set by [`main`] only, so in-process callers never get them).
-static LINT_TTY: AtomicBool = AtomicBool::new(false);
+use crate::release::Release;
+use crate::remote::{client, server};
+use crate::tools;
+use args::{Action, Args};
+pub use report::formats;
+use report::{no_jobs, report_error};
+use usage::usage;
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
     signals::default_sigpipe();
-    LINT_TTY.store(
+    printer::LINT_TTY.store(
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
         Ordering::Relaxed,
     );
@@ -86,6 +78,7 @@ pub(crate) fn run(
     }
 }
 
+/// Read the command line and do what it asks: one function per action.
 fn run_inner(
     argv: &[String],
     called_fio: bool,
@@ -102,26 +95,11 @@ fn run_inner(
             return Ok(1);
         }
     };
-    let args = match args.with_release(std::env::var(crate::release::ENV).ok().as_deref()) {
-        Ok(a) => a,
-        Err(msg) => {
-            writeln!(err, "rfio: {msg}")?;
-            return Ok(1);
-        }
+    let Some(args) = with_release(args, called_fio, err)? else {
+        return Ok(1);
     };
-    let runs = args.action == Action::Run && !args.parse_only && !args.showcmd;
-    if args.release != crate::release::Release::V3_33 && !called_fio && runs {
-        // What a later release changed is not all in yet: say so, as rfio.
-        writeln!(
-            err,
-            "rfio: as {}: that release's options, version and seeding are known; \
-             its other changes to behaviour and outputs follow fio 3.33 so far \
-             (README: fio releases)",
-            args.release
-        )?;
-    }
     // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
-    let beyond = match beyond::read(&args) {
+    let beyond = match beyond::read(&args.beyond()) {
         Ok(b) => b,
         Err(msg) => {
             write!(err, "{msg}")?;
@@ -132,269 +110,190 @@ fn run_inner(
         return Ok(0);
     }
     match &args.action {
-        Action::Run => {}
-        Action::Version => {
-            let release = args.release.name();
-            if called_fio {
-                writeln!(out, "{release}")?;
-            } else {
-                writeln!(
-                    out,
-                    "rfio-{} ({release} compatible)",
-                    env!("CARGO_PKG_VERSION")
-                )?;
-            }
-            return Ok(0);
-        }
+        Action::Run => drive(&args, &beyond, argv, called_fio, out, err),
+        Action::Version => version(args.release, called_fio, out),
         Action::Help => {
             write!(out, "{}", usage())?;
-            return Ok(0);
+            Ok(0)
         }
         Action::CmdHelp(arg, profile) => {
             let text = cmdhelp::profile_cmdhelp_output(arg.as_deref(), profile.as_deref());
-            return help(text, out, err);
+            help(text, out, err)
         }
-        Action::EngHelp(arg) if arg.as_deref().is_none_or(str::is_empty) => {
-            // The engines rfio runs (fio lists every engine of its build).
-            write!(
-                out,
-                "{}",
-                cmdhelp::enghelp_list_of(crate::ioengine::names())
-            )?;
-            return Ok(0);
-        }
-        Action::EngHelp(arg) => return help(cmdhelp::enghelp_output(arg.as_deref()), out, err),
-        Action::InflateLog(path) => {
-            return match crate::logs::inflate_file(path, out) {
-                Ok(()) => Ok(0),
-                // A closed pipe ends rfio as it ends fio (SIGPIPE, or
-                // exit 0 in-process); any other write error is reported.
-                Err(crate::logs::InflateError::Write(e, _))
-                    if e.kind() == std::io::ErrorKind::BrokenPipe =>
-                {
-                    Err(e)
-                }
-                Err(e) => {
-                    writeln!(err, "{e}")?;
-                    if let Some(at) = e.data_error_at() {
-                        writeln!(err, "{at}")?;
-                    }
-                    Ok(e.exit_status())
-                }
-            };
-        }
-        Action::Tool(tool) => return tools::run(tool, out, err),
+        Action::EngHelp(arg) => enghelp(arg.as_deref(), out, err),
+        Action::InflateLog(path) => inflate_log(path, out, err),
+        Action::Tool(tool) => tools::run(tool, out, err),
     }
+}
+
+/// Settle the fio release rfio behaves as (`--compat=fio-3.NN`, else
+/// `RFIO_FIO_VERSION`); `None`: refused, and said on `err`.
+fn with_release(
+    args: Args,
+    called_fio: bool,
+    err: &mut dyn Write,
+) -> std::io::Result<Option<Args>> {
+    let args = match args.with_release(std::env::var(crate::release::ENV).ok().as_deref()) {
+        Ok(a) => a,
+        Err(msg) => {
+            writeln!(err, "rfio: {msg}")?;
+            return Ok(None);
+        }
+    };
+    let runs = args.action == Action::Run && !args.parse_only && !args.showcmd;
+    if args.release != Release::V3_33 && !called_fio && runs {
+        // What a later release changed is not all in yet: say so, as rfio.
+        writeln!(
+            err,
+            "rfio: as {}: that release's options, version and seeding are known; \
+             its other changes to behaviour and outputs follow fio 3.33 so far \
+             (README: fio releases)",
+            args.release
+        )?;
+    }
+    Ok(Some(args))
+}
+
+/// The jobs, run here or on servers, or the step short of them that the
+/// command line asks for.
+fn drive(
+    args: &Args,
+    beyond: &Beyond,
+    argv: &[String],
+    called_fio: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     if args.server_session {
         let as_fio = args.mode == crate::jobfile::Mode::Fio;
         return Ok(server::session(as_fio, args.server_jail.as_deref(), err));
     }
     if let Some(addr) = &args.server {
-        if args.unsupported.iter().any(|f| f == "client") {
-            writeln!(err, "fio: can't be both client and server")?;
-            return Ok(1);
-        }
-        let cfg = server::Config {
-            addr: addr.clone(),
-            daemonize: args.daemonize.clone(),
-            allow: args.server_allow.clone(),
-            jail: args.server_jail.clone(),
-            as_fio: args.mode == crate::jobfile::Mode::Fio,
-        };
-        return Ok(server::listen(&cfg, out, err));
+        return serve(args, addr, out, err);
     }
-    if client::wanted(&args) {
-        // The servers run the jobs once each; a repetition or a baseline
-        // there would be silently ignored.
-        if beyond.repeat > 1 || beyond.save.is_some() || beyond.compare.is_some() {
-            writeln!(
-                err,
-                "rfio: --repeat and --baseline-* run the jobs here; they do not work with --client"
-            )?;
-            return Ok(1);
-        }
-        return client::run(argv, called_fio, out, err);
+    if client::wanted(args) {
+        return run_client(beyond, argv, called_fio, out, err);
     }
     if args.merge_blktrace_only {
-        return merge::merge_only(&args, formats(&args).normal, out, err);
+        return merge::merge_only(args, formats(args).normal, out, err);
     }
     if let Some(flag) = args.unsupported.first() {
-        // `--remote-config` names a job file on a server: without
-        // `--client` fio exits 1 and says nothing; rfio says why.
-        if args.mode != crate::jobfile::Mode::Fio {
-            writeln!(
-                err,
-                "rfio: --{flag} needs --client (it names a job file on the server)"
-            )?;
-        }
-        return Ok(1);
+        return unsupported(args, flag, err);
     }
     if args.lint {
-        return lint_only(&args, out, err);
+        return lint_only(args, out, err);
     }
-    let formats = formats(&args);
-    // The `--output` file: the main thread writes the banner and the
-    // results through a buffer, the status thread its reports directly
-    // (each side flushes before the other writes).
-    let out_file = match &args.output {
-        Some(path) if !args.parse_only && !args.showcmd => match std::fs::File::create(path) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                writeln!(err, "rfio: output file open error: {e}")?;
-                return Ok(1);
-            }
-        },
-        _ => None,
-    };
-    if let Some(f) = &out_file {
-        crate::debug::set_sink(std::os::fd::AsRawFd::as_raw_fd(f));
+    jobs::run(args, beyond, argv, out, err)
+}
+
+/// `--version`: the release rfio behaves as.
+fn version(release: Release, called_fio: bool, out: &mut dyn Write) -> std::io::Result<i32> {
+    let release = release.name();
+    if called_fio {
+        writeln!(out, "{release}")?;
+    } else {
+        writeln!(
+            out,
+            "rfio-{} ({release} compatible)",
+            env!("CARGO_PKG_VERSION")
+        )?;
     }
-    let invocation = Invocation {
-        job_files: args.job_files.clone(),
-        job_texts: Vec::new(),
-        input: plan::Input::from(&args),
-        keywords: Keywords::from_system(),
-        stop: &signals::STOP,
-    };
-    // `--baseline-*` (rfio's own): the work identified before the run; a
-    // compare of other work is refused here, nothing run.
-    let baseline = match baseline::prepare(&beyond, &args, argv, &invocation) {
-        Ok(b) => b,
-        Err((status, msg)) => {
-            write!(err, "{msg}")?;
-            return Ok(status);
-        }
-    };
-    let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);
-    // The report's sink: its first write error is told after the run.
-    let unwritten_report = std::cell::RefCell::new(None);
-    let mut sink = sink::Sink {
-        inner: match file_out.as_mut() {
-            Some(f) => f,
-            None => &mut *out,
-        },
-        error: &unwritten_report,
-    };
-    let mut watch = Printer {
-        args: &args,
-        formats,
-        dest: match &out_file {
-            Some(f) => status::Dest::File(f),
-            None => status::Dest::Stdout,
-        },
-        out: &mut sink,
-        err: &mut *err,
-        handlers: None,
-        told: false,
-        ran_ms: 0,
-    };
-    let result = crate::run::run_repeated(invocation, beyond.repeat, &mut watch);
-    let Printer {
-        out: run_out,
-        err: run_err,
-        told,
-        handlers: _handlers,
-        ..
-    } = watch;
-    match result {
-        Ok(Outcome::Parsed) => Ok(0),
-        Ok(Outcome::ShowCmd(front)) => showcmd(&front, out, err),
-        Ok(Outcome::Ran(report)) => {
-            let signaled = signals::received();
-            if let (Some(sig), false) = (signaled, told) {
-                write!(run_out, "{}", signals::message(sig))?;
-            }
-            // fio prints these with its report; rfio on stderr, but as fio
-            // when reading as fio.
-            for notice in output::notices(&report) {
-                match args.mode {
-                    crate::jobfile::Mode::Fio => writeln!(run_out, "{notice}")?,
-                    crate::jobfile::Mode::Strict => writeln!(run_err, "{notice}")?,
-                }
-            }
-            output::write_results(&report, &formats, run_out)?;
-            if args.formats.contains(&Format::Ndjson) {
-                let line = output::ndjson::final_line(&report, formats.json_plus);
-                run_out.write_all(line.as_bytes())?;
-            }
-            run_out.flush()?;
-            // What could not be written (fio ignores it: as fio, so does
-            // rfio).
-            let mut unwritten = false;
-            if args.mode == crate::jobfile::Mode::Strict {
-                if let Some(e) = unwritten_report.borrow_mut().take() {
-                    let name = match &args.output {
-                        Some(path) => crate::diag::show_path(path),
-                        None => "standard output".to_string(),
-                    };
-                    writeln!(run_err, "rfio: cannot write the report to {name}: {e}")?;
-                    unwritten = true;
-                }
-                for e in report.jobs.iter().filter_map(|j| j.log_error.as_deref()) {
-                    writeln!(run_err, "rfio: {e}")?;
-                    unwritten = true;
-                }
-            }
-            let failed = report
-                .jobs
-                .iter()
-                .filter(|j| j.error != 0 || j.setup_failed)
-                .count();
-            let mut regressed = false;
-            if let Some(b) = baseline {
-                let whole = failed == 0 && signals::received().is_none();
-                let normal_only = formats.normal
-                    && !formats.terse
-                    && !formats.json
-                    && !args.formats.contains(&Format::Ndjson);
-                match b.finish(&report, whole, normal_only, run_out, run_err)? {
-                    Ok(r) => regressed = r,
-                    Err(msg) => {
-                        write!(run_err, "{msg}")?;
-                        if whole {
-                            return Ok(1);
-                        }
-                    }
-                }
-            }
-            // A signal while the results were written counts too (fio's
-            // handler sets its exit value).
-            if signals::received().is_some() {
-                return Ok(signals::SIGNALED_STATUS);
-            }
-            if failed == 0 && regressed {
-                return Ok(baseline::REGRESSED_STATUS);
-            }
-            // fio exits with the number of jobs that ended with an error, as
-            // a process status (modulo 256).
-            match (failed % 256) as i32 {
-                0 if unwritten => Ok(1),
-                status => Ok(status),
-            }
-        }
-        Err(RunFailure::NoJobs { job_sections }) => {
-            // fio prints its usage text on stdout, whatever `--output` says.
-            no_jobs(job_sections, out, err)?;
-            Ok(1)
+    Ok(0)
+}
+
+/// `--enghelp[=ENGINE[,OPTION]]`.
+fn enghelp(arg: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    if arg.is_none_or(str::is_empty) {
+        // The engines rfio runs (fio lists every engine of its build).
+        write!(
+            out,
+            "{}",
+            cmdhelp::enghelp_list_of(crate::ioengine::names())
+        )?;
+        return Ok(0);
+    }
+    help(cmdhelp::enghelp_output(arg), out, err)
+}
+
+/// `--inflate-log=FILE`.
+fn inflate_log(path: &Path, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    match crate::logs::inflate_file(path, out) {
+        Ok(()) => Ok(0),
+        // A closed pipe ends rfio as it ends fio (SIGPIPE, or
+        // exit 0 in-process); any other write error is reported.
+        Err(crate::logs::InflateError::Write(e, _))
+            if e.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            Err(e)
         }
         Err(e) => {
-            report_error(e, &formats, run_out, run_err)?;
-            Ok(1)
+            writeln!(err, "{e}")?;
+            if let Some(at) = e.data_error_at() {
+                writeln!(err, "{at}")?;
+            }
+            Ok(e.exit_status())
         }
     }
+}
+
+/// `--server=ADDR`: listen for fio's clients.
+fn serve(
+    args: &Args,
+    addr: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
+    if args.unsupported.iter().any(|f| f == "client") {
+        writeln!(err, "fio: can't be both client and server")?;
+        return Ok(1);
+    }
+    let cfg = server::Config {
+        addr: addr.to_string(),
+        daemonize: args.daemonize.clone(),
+        allow: args.server_allow.clone(),
+        jail: args.server_jail.clone(),
+        as_fio: args.mode == crate::jobfile::Mode::Fio,
+    };
+    Ok(server::listen(&cfg, out, err))
+}
+
+/// `--client=HOST ...`: the jobs run on servers.
+fn run_client(
+    beyond: &Beyond,
+    argv: &[String],
+    called_fio: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
+    // The servers run the jobs once each; a repetition or a baseline
+    // there would be silently ignored.
+    if beyond.repeat > 1 || beyond.save.is_some() || beyond.compare.is_some() {
+        writeln!(
+            err,
+            "rfio: --repeat and --baseline-* run the jobs here; they do not work with --client"
+        )?;
+        return Ok(1);
+    }
+    client::run(argv, called_fio, out, err)
+}
+
+/// A flag that only works with `--client` (`--remote-config`).
+fn unsupported(args: &Args, flag: &str, err: &mut dyn Write) -> std::io::Result<i32> {
+    // `--remote-config` names a job file on a server: without
+    // `--client` fio exits 1 and says nothing; rfio says why.
+    if args.mode != crate::jobfile::Mode::Fio {
+        writeln!(
+            err,
+            "rfio: --{flag} needs --client (it names a job file on the server)"
+        )?;
+    }
+    Ok(1)
 }
 
 /// `--lint`: build the plan and report its methodology problems (exit 0:
 /// none, 1: some, 2: the jobs are invalid, reported as a run would).
 fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
-    let invocation = Invocation {
-        job_files: args.job_files.clone(),
-        job_texts: Vec::new(),
-        input: plan::Input::from(args),
-        keywords: Keywords::from_system(),
-        stop: &signals::STOP,
-    };
-    let front = match crate::run::plan_only(&invocation) {
+    let front = match crate::run::plan_only(&jobs::invocation(args)) {
         Ok(front) => front,
         Err(e) => {
             report_error(e, &formats(args), out, err)?;
@@ -414,266 +313,9 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     Ok(i32::from(!found.is_empty()))
 }
 
-/// No job to run: job sections that make no jobs (numjobs=0) fail without
-/// fio's usage text ("error: maximum number of jobs reached."); no job
-/// section at all gets it.
-fn no_jobs(job_sections: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
-    if job_sections {
-        writeln!(err, "rfio: no job to run: every job section has numjobs=0")
-    } else {
-        write!(out, "{}", usage())?;
-        writeln!(err, "No job(s) defined\n")
-    }
-}
-
-/// Print why a run stopped, as fio does: its valid values, usage text and
-/// job descriptions where its output goes (stdout, or the `--output`
-/// file), the rest on stderr.
-fn report_error(
-    e: RunFailure,
-    formats: &output::Formats,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> std::io::Result<()> {
-    match e {
-        RunFailure::Load(d) | RunFailure::Unsupported(d) => write!(err, "{d}"),
-        RunFailure::Invalid(front) => {
-            // fio prints the valid values of a failed choice option where
-            // its output goes.
-            if let Some(s) = front.fe.sections.iter().find(|s| !s.errors.is_empty()) {
-                write!(out, "{}", showcmd::valid_values_tables(s))?;
-            }
-            write!(err, "{}", front.diags())
-        }
-        RunFailure::NoJobs { job_sections } => no_jobs(job_sections, out, err),
-        RunFailure::Refused {
-            front,
-            added,
-            refusal,
-        } => {
-            // fio refuses these while it adds the jobs: the description
-            // lines of the jobs it added before come out, no banner; with
-            // none added, its usage text (not after its own checks of a
-            // job, `RunError::Refused`: `--compat=fio`'s `wait_for`).
-            let usage_too = added == 0 && !matches!(refusal, RunError::Refused { .. });
-            if usage_too {
-                write!(out, "{}", usage())?;
-            } else if formats.normal {
-                let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
-                write!(out, "{}", normal::banners_within(jobs, added))?;
-            }
-            out.flush()?;
-            writeln!(err, "{refusal}")?;
-            if usage_too {
-                writeln!(err, "No job(s) defined\n")?;
-            }
-            Ok(())
-        }
-        // Run errors carry fio's own wording ("fio: ...").
-        RunFailure::Run(e) => writeln!(err, "{e}"),
-        RunFailure::Io(e) => Err(e),
-    }
-}
-
-/// The output formats asked for (`--output-format`, `--minimal`).
-pub fn formats(args: &Args) -> output::Formats {
-    let has = |f: Format| args.formats.contains(&f);
-    output::Formats {
-        normal: args.formats.is_empty() || has(Format::Normal),
-        terse: has(Format::Terse),
-        json: has(Format::Json) || has(Format::JsonPlus),
-        json_plus: has(Format::JsonPlus),
-        terse_version: args.terse_version,
-        release: args.release,
-    }
-}
-
-/// The jobs' live messages: notes and errors on stdout and stderr, and
-/// fio's `Laying out IO file` lines where the normal output goes, as each
-/// layout starts (fio's `log_info`, printed only with the normal format).
-struct RunLog<'a> {
-    dest: status::Dest<'a>,
-    normal: bool,
-    /// `--compat=fio`: the lines fio prints where its report goes
-    /// ([`fio_prints_on_stdout`]) go there too, not to stderr.
-    as_fio: bool,
-}
-
-/// The live messages fio prints with `log_info`, where its report goes,
-/// which rfio prints on stderr to keep its report whole: a job's `fio:
-/// pid=N, err=E/...` line, the note that a synchronous engine caps the
-/// depth, exec_prerun's `NAME : Saving output of ...`, the note that a
-/// file without a size gets no I/O (`fio: file NAME may be ignored`).
-fn fio_prints_on_stdout(line: &str) -> bool {
-    line.starts_with("fio: pid=")
-        || (line.starts_with("fio: file ") && line.ends_with(" may be ignored\n"))
-        || line.starts_with("note: both iodepth >= 1 and synchronous I/O engine")
-        || line.contains(" : Saving output of ")
-}
-
-impl workload::Log for RunLog<'_> {
-    fn info(&self, text: &str) {
-        workload::StdLog.info(text);
-    }
-
-    fn err(&self, text: &str) {
-        if !self.as_fio {
-            return workload::StdLog.err(text);
-        }
-        for line in text.split_inclusive('\n') {
-            match fio_prints_on_stdout(line) {
-                true => self.dest.write(line),
-                false => workload::StdLog.err(line),
-            }
-        }
-    }
-
-    fn layout(&self, text: &str) {
-        if self.normal {
-            self.dest.write(text);
-        }
-    }
-}
-
-/// What the command prints around the jobs: the banner before them, the
-/// status line and the interim reports beside them (a monitor thread), the
-/// jobs' live messages.
-struct Printer<'a> {
-    args: &'a Args,
-    formats: output::Formats,
-    /// Where the status thread writes (stdout or the `--output` file).
-    dest: status::Dest<'a>,
-    /// Where the banner and the results go.
-    out: &'a mut dyn Write,
-    /// Where fio's warnings go (stderr).
-    err: &'a mut dyn Write,
-    /// SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report, from the
-    /// banner on.
-    handlers: Option<signals::Handlers>,
-    /// The monitor printed the signal message already.
-    told: bool,
-    /// The time the runs before this one took (`--repeat`), ms: the
-    /// `--status-interval` schedule runs on across them.
-    ran_ms: u64,
-}
-
-impl Watch for Printer<'_> {
-    fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
-        for line in lines {
-            writeln!(self.err, "{line}")?;
-        }
-        self.err.flush()
-    }
-
-    fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
-        // rfio's own mode, on a terminal: the lint's findings, one line
-        // each (never on stdout, where the report goes).
-        if self.args.mode == crate::jobfile::Mode::Strict
-            && !self.args.quiet_lint
-            && LINT_TTY.load(Ordering::Relaxed)
-        {
-            for line in crate::lint::warning_lines(&crate::lint::lint(plan)) {
-                writeln!(self.err, "{line}")?;
-            }
-            self.err.flush()?;
-        }
-        // Installed before `Starting N processes` is printed (as fio), so a
-        // signal after that line never loses the report.
-        self.handlers = Some(signals::Handlers::install());
-        if self.formats.normal {
-            // fio prints its version after the jobs it read, if any; a
-            // profile's jobs come after, as it adds them to the run.
-            let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
-            let version = if own.is_empty() {
-                String::new()
-            } else {
-                format!("{FIO_VERSION}\n")
-            };
-            write!(
-                self.out,
-                "{}{version}{}{}",
-                normal::banners(own.iter().map(|j| &j.report)),
-                normal::banners(profile.iter().map(|j| &j.report)),
-                normal::starting(plan.jobs.iter().map(|j| &j.report))
-            )?;
-        }
-        self.out.flush()
-    }
-
-    fn running(
-        &mut self,
-        plan: &Plan,
-        progress: &workload::Progress,
-        jobs: &mut dyn FnMut(&dyn workload::Log) -> Result<RunReport, RunError>,
-    ) -> std::io::Result<Result<RunReport, RunError>> {
-        let (formats, dest) = (self.formats, self.dest);
-        let settings = eta::Settings::new(self.args, formats.normal, eta::stdout_is_tty());
-        let ndjson = self.args.status_ndjson || self.args.formats.contains(&Format::Ndjson);
-        let reports =
-            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms)
-                .ndjson(ndjson)
-                .after(self.ran_ms);
-        let run_over = AtomicBool::new(false);
-        let idle = idle::Profiler::start(self.args.idle_prof);
-        let triggers = &self.args.triggers;
-        let (result, outcome) = std::thread::scope(|s| {
-            let (settings, run_over) = (&settings, &run_over);
-            let monitor =
-                s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
-            s.spawn(move || trigger::watch(triggers, progress, &signals::STOP, run_over));
-            let result = {
-                let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
-                let log = RunLog {
-                    dest,
-                    normal: formats.normal,
-                    as_fio: self.args.mode == crate::jobfile::Mode::Fio,
-                };
-                jobs(&log)
-            };
-            (result, monitor.join().unwrap_or_default())
-        });
-        self.told = outcome.told;
-        self.ran_ms += progress.origin().elapsed().as_millis() as u64;
-        let result = idle::attach(idle, result);
-        if self.args.bandwidth_log {
-            // fio writes all three files, empty where the status line was
-            // not computed.
-            let log = outcome.agg.unwrap_or_default();
-            if let Err(e) = log.write_to(Path::new(".")) {
-                eprintln!("fio: failed to write aggregate bandwidth log: {e}");
-            }
-        }
-        Ok(result)
-    }
-}
-
 /// Print a help request's output as fio does (stderr first).
 fn help(h: cmdhelp::HelpOutput, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
     write!(err, "{}", h.stderr)?;
     write!(out, "{}", h.stdout)?;
     Ok(h.status)
-}
-
-fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
-    let mut status = 0;
-    for (idx, file) in front.files.iter().enumerate() {
-        let (text, failed) = showcmd::render_file(&front.fe, idx, file.stop);
-        write!(out, "{text}")?;
-        if failed {
-            status = 1;
-            break;
-        }
-    }
-    let diags = front.diags();
-    write!(err, "{diags}")?;
-    if !diags.is_empty() {
-        status = 1;
-    }
-    Ok(status)
-}
-
-/// `--help`, and the usage printed when there is no job: fio's, called
-/// as `fio`; rfio's otherwise.
-pub(crate) fn usage() -> String {
-    usage::as_fio().unwrap_or_else(usage::rfio_usage)
 }

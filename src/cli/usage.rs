@@ -2,9 +2,18 @@
 //! no job is given: rfio called as `fio` prints it byte for byte, with the
 //! program name as it was called (fio prints its `argv[0]`), every flag
 //! fio lists included (`--server`, `--client`, ... which rfio refuses).
-//! Called as `rfio`, the usage is rfio's own (`super::usage`).
+//! Called as `rfio`, the usage is rfio's own ([`usage`]).
 
 use std::path::Path;
+
+/// The fio release whose behaviour rfio reproduces.
+pub(crate) const FIO_VERSION: &str = "fio-3.33";
+
+/// `--help`, and the usage printed when there is no job: fio's, called
+/// as `fio`; rfio's otherwise.
+pub(crate) fn usage() -> String {
+    as_fio().unwrap_or_else(rfio_usage)
+}
 
 /// fio's text, or `None` when rfio was not called as `fio` (the file name
 /// of `argv[0]`).
@@ -47,7 +56,7 @@ pub(crate) fn debug_categories() -> String {
 pub(crate) fn fio_usage(name: &str) -> String {
     let mut s = format!(
         "{}\n{name} [options] [job options] <job file(s)>\n",
-        super::FIO_VERSION
+        FIO_VERSION
     );
     s.push_str(&flags(|_| true));
     s.push_str("\nFio was written by Jens Axboe <axboe@kernel.dk>\n");
@@ -59,7 +68,7 @@ pub(crate) fn fio_usage(name: &str) -> String {
 pub(crate) fn rfio_usage() -> String {
     let mut s = format!(
         "{} compatible (rfio {})\nrfio [options] [job options] <job file(s)>\n",
-        super::FIO_VERSION,
+        FIO_VERSION,
         env!("CARGO_PKG_VERSION")
     );
     s.push_str(&flags(|_| true));

@@ -1,7 +1,7 @@
 //! fio's client/server wire protocol (fio 3.33 speaks version 97): frames
 //! and the message bodies, as bytes ↔ rfio's own types. Nothing here
 //! opens a socket, reads the clock or prints; the server and the client
-//! (`cli::server`, `cli::client`) move these messages over their
+//! (`remote::server`, `remote::client`) move these messages over their
 //! connections.
 //!
 //! - [`frame`]: the 24-byte header, CRC-16, fragments of at most 1,024

@@ -1,6 +1,6 @@
 //! The status line's text: fio's `display_thread_status` and
 //! `gen_eta_str`, for a local run's numbers ([`super::Status`]) and for
-//! the sum of a client's servers (`cli::client::eta`) alike.
+//! the sum of a client's servers (`remote::client::eta`) alike.
 
 use std::fmt::Write as _;
 

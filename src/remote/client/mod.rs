@@ -46,7 +46,7 @@ mod session;
 
 use std::io::{self, Write};
 
-use super::args::{self, Eta as EtaMode};
+use crate::cli::args::{self, Eta as EtaMode};
 use crate::jobfile::Mode;
 use session::{Session, Settings};
 
@@ -79,7 +79,7 @@ pub(crate) fn run(
     };
     let as_fio = local.mode == Mode::Fio;
     let settings = Settings {
-        formats: super::formats(&local),
+        formats: crate::cli::report::formats(&local),
         as_fio,
         eta: local.eta != EtaMode::Never,
         eta_interval_ms: local.eta_interval_ms.unwrap_or(1000),

@@ -228,7 +228,7 @@ fn probe_reply() -> ProbeReply {
     ProbeReply {
         hostname,
         bigendian: u8::from(cfg!(target_endian = "big")),
-        fio_version: crate::cli::FIO_VERSION.to_string(),
+        fio_version: crate::cli::usage::FIO_VERSION.to_string(),
         os,
         arch,
         bpp: std::mem::size_of::<usize>() as u8,
@@ -348,7 +348,12 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
         }
         Err(e) => {
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let _ = super::super::report_error(e, &super::super::formats(&a), &mut out, &mut err);
+            let _ = crate::cli::report::report_error(
+                e,
+                &crate::cli::report::formats(&a),
+                &mut out,
+                &mut err,
+            );
             conn.text(body::LEVEL_INFO, &String::from_utf8_lossy(&out));
             refuse(conn, &String::from_utf8_lossy(&err));
             false
@@ -441,7 +446,7 @@ fn run_jobs(
             }
         }
     }
-    let formats = super::super::formats(&a);
+    let formats = crate::cli::report::formats(&a);
     let inv = invocation(&a, texts, stop, rules);
     let mut watch = ServerWatch {
         conn,
@@ -464,7 +469,7 @@ fn run_jobs(
         Ok(Outcome::ShowCmd(_)) => 0,
         Err(e) => {
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let _ = super::super::report_error(e, &formats, &mut out, &mut err);
+            let _ = crate::cli::report::report_error(e, &formats, &mut out, &mut err);
             conn.text(body::LEVEL_INFO, &String::from_utf8_lossy(&out));
             conn.text(body::LEVEL_ERR, &String::from_utf8_lossy(&err));
             1

@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 
-use super::args::Args;
 use crate::jobfile::Mode;
 
 /// The flags, checked.
@@ -24,9 +23,22 @@ pub(crate) struct Beyond {
 /// The default `--baseline-threshold`, percent.
 pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 10.0;
 
+/// The flags as written (`cli::args` reads them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Written<'a> {
+    /// How the command line is read (fio's mode refuses every flag).
+    pub(crate) mode: Mode,
+    /// The arguments that gave one of the flags, as written.
+    pub(crate) beyond_fio: &'a [String],
+    pub(crate) repeat: Option<&'a str>,
+    pub(crate) baseline_save: Option<&'a PathBuf>,
+    pub(crate) baseline_compare: Option<&'a PathBuf>,
+    pub(crate) baseline_threshold: Option<&'a str>,
+}
+
 /// Check the flags of `args`; `Err` holds what to print on stderr (the
 /// exit status is 1).
-pub(crate) fn read(args: &Args) -> Result<Beyond, String> {
+pub(crate) fn read(args: &Written<'_>) -> Result<Beyond, String> {
     if args.mode == Mode::Fio {
         if let Some(arg) = args.beyond_fio.first() {
             // fio 3.33: getopt's line, then fio's own, the same words.
@@ -34,7 +46,7 @@ pub(crate) fn read(args: &Args) -> Result<Beyond, String> {
             return Err(format!("{line}{line}"));
         }
     }
-    let repeat = match args.repeat.as_deref() {
+    let repeat = match args.repeat {
         None => 1,
         Some(text) => match text.trim().parse::<u32>() {
             Ok(n) if n >= 1 => n,
@@ -45,7 +57,7 @@ pub(crate) fn read(args: &Args) -> Result<Beyond, String> {
             }
         },
     };
-    let threshold_pct = match args.baseline_threshold.as_deref() {
+    let threshold_pct = match args.baseline_threshold {
         None => DEFAULT_THRESHOLD_PCT,
         Some(text) => match text.trim().trim_end_matches('%').parse::<f64>() {
             Ok(p) if p.is_finite() && p >= 0.0 => p,
@@ -58,8 +70,8 @@ pub(crate) fn read(args: &Args) -> Result<Beyond, String> {
     };
     Ok(Beyond {
         repeat,
-        save: args.baseline_save.clone(),
-        compare: args.baseline_compare.clone(),
+        save: args.baseline_save.cloned(),
+        compare: args.baseline_compare.cloned(),
         threshold_pct,
     })
 }
@@ -71,8 +83,8 @@ mod tests {
     fn parse(argv: &[&str], fio: bool) -> Result<Beyond, String> {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
         let argv0 = fio.then_some(std::ffi::OsStr::new("fio"));
-        let args = super::super::args::parse(&argv).unwrap().called_as(argv0);
-        read(&args)
+        let args = crate::cli::args::parse(&argv).unwrap().called_as(argv0);
+        read(&args.beyond())
     }
 
     #[test]
@@ -102,7 +114,7 @@ mod tests {
         );
         // A prefix keeps meaning what it means to fio.
         let argv = vec!["--repea=3".to_string()];
-        assert!(super::super::args::parse(&argv).is_err());
+        assert!(crate::cli::args::parse(&argv).is_err());
     }
 
     #[test]

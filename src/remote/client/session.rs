@@ -33,7 +33,7 @@ const ETIMEDOUT: u32 = 110;
 pub(crate) struct Settings {
     pub(crate) formats: Formats,
     /// Called as `fio`: fio 3.33's quirks kept (see the module doc of
-    /// `cli::client`).
+    /// `remote::client`).
     pub(crate) as_fio: bool,
     /// `--eta=never`: no SEND_ETA.
     pub(crate) eta: bool,

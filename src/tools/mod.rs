@@ -2,6 +2,13 @@
 //! `--crctest`, `--memcpytest`, `--cpuclock-test` and
 //! `--idle-prof=calibrate`. fio runs the first such flag as soon as its
 //! command-line parser meets it, and exits with the test's status.
+//! Also the idle profiler that `--idle-prof=system|percpu` runs beside
+//! the jobs ([`idle`]).
+
+mod cpuclock;
+mod crctest;
+pub(crate) mod idle;
+mod memcpytest;
 
 use std::io::{self, Write};
 
@@ -21,10 +28,10 @@ pub(crate) enum Tool {
 /// Run `tool`; its exit status.
 pub(crate) fn run(tool: &Tool, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let status = match tool {
-        Tool::CrcTest(list) => super::crctest::run(list.as_deref(), out, err)?,
-        Tool::MemcpyTest(list) => super::memcpytest::run(list.as_deref(), out, err)?,
-        Tool::CpuClockTest => super::cpuclock::run(out, err)?,
-        Tool::IdleCalibrate => super::idle::calibrate_only(out)?,
+        Tool::CrcTest(list) => crctest::run(list.as_deref(), out, err)?,
+        Tool::MemcpyTest(list) => memcpytest::run(list.as_deref(), out, err)?,
+        Tool::CpuClockTest => cpuclock::run(out, err)?,
+        Tool::IdleCalibrate => idle::calibrate_only(out)?,
     };
     out.flush()?;
     Ok(status)

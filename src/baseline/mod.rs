@@ -1,4 +1,6 @@
-//! `--baseline-save=FILE` and `--baseline-compare=FILE` (rfio's own).
+//! `--baseline-save=FILE` and `--baseline-compare=FILE` (rfio's own), and
+//! the flags that change a run beyond fio's ([`beyond`]: `--repeat`, whose
+//! runs `run::run_repeated` makes and `stats::repeat` sums up).
 //!
 //! A baseline is a JSON file ([`Baseline`]): rfio's version, the command
 //! line, the job files' exact text with its SHA-256, the command-line job
@@ -14,6 +16,7 @@
 //! the exit status [`REGRESSED_STATUS`] (unless a job failed or a signal
 //! came, whose statuses win).
 
+pub(crate) mod beyond;
 mod check;
 mod compare;
 mod probe;
@@ -26,12 +29,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::args::{classify, Arg, Args};
-use super::beyond::Beyond;
 use crate::plan::Plan;
 use crate::run::Invocation;
 use crate::stats::repeat::{self, RepeatSummary};
 use crate::stats::RunReport;
+use beyond::Beyond;
 use probe::{FileTarget, HostInfo, Probe};
 
 /// The `format` of the files this rfio writes and reads.
@@ -111,8 +113,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 /// why). `Err((status, text))`: refused, nothing to run.
 pub(crate) fn prepare(
     beyond: &Beyond,
-    args: &Args,
-    argv: &[String],
+    cmd: CommandLine<'_>,
     inv: &Invocation,
 ) -> Result<Option<Prepared>, (i32, String)> {
     if beyond.save.is_none() && beyond.compare.is_none() {
@@ -121,7 +122,7 @@ pub(crate) fn prepare(
     let Ok(front) = crate::run::plan_only(inv) else {
         return Ok(None);
     };
-    let work = work_of(args, argv, &front.fe.plan).map_err(|e| (1, e))?;
+    let work = work_of(cmd, &front.fe.plan).map_err(|e| (1, e))?;
     let compare = match &beyond.compare {
         None => None,
         Some(path) => {
@@ -162,9 +163,19 @@ fn shown(opts: &[String]) -> String {
     }
 }
 
-fn work_of(args: &Args, argv: &[String], plan: &Plan) -> Result<Work, String> {
+/// The command line as a baseline records it (`cli` reads it).
+pub(crate) struct CommandLine<'a> {
+    /// The job files named on it.
+    pub(crate) job_files: &'a [PathBuf],
+    /// Its job options (`--bs=4k`), each as written.
+    pub(crate) job_options: Vec<String>,
+    /// The whole of it (without the program name).
+    pub(crate) argv: &'a [String],
+}
+
+fn work_of(cmd: CommandLine<'_>, plan: &Plan) -> Result<Work, String> {
     let mut job_files = Vec::new();
-    for path in &args.job_files {
+    for path in cmd.job_files {
         if path.as_os_str() == "-" {
             return Err(
                 "rfio: --baseline-save/--baseline-compare need the job file's path, not standard input\n"
@@ -179,11 +190,6 @@ fn work_of(args: &Args, argv: &[String], plan: &Plan) -> Result<Work, String> {
             text: String::from_utf8_lossy(&bytes).into_owned(),
         });
     }
-    let job_options = classify(argv)
-        .into_iter()
-        .filter(|(a, _)| matches!(a, Arg::Opt { job: true, .. }))
-        .map(|(_, range)| argv[range].join(" "))
-        .collect();
     let probe = Probe::system();
     let targets = plan
         .jobs
@@ -203,10 +209,10 @@ fn work_of(args: &Args, argv: &[String], plan: &Plan) -> Result<Work, String> {
         .collect();
     Ok(Work {
         job_files,
-        job_options,
+        job_options: cmd.job_options,
         host: probe.host(),
         targets,
-        command_line: argv.to_vec(),
+        command_line: cmd.argv.to_vec(),
     })
 }
 

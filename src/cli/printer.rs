@@ -1,0 +1,180 @@
+//! What the command prints around a local run's jobs ([`Printer`], the
+//! run's [`Watch`]): the banner, the status line and interim reports, the
+//! jobs' live messages.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::args::{Args, Format};
+use super::usage::FIO_VERSION;
+use super::{eta, signals, status, trigger};
+use crate::output::{self, normal};
+use crate::plan::Plan;
+use crate::run::Watch;
+use crate::stats::RunReport;
+use crate::tools::idle;
+use crate::workload::{self, RunError};
+
+/// The process's stderr is a terminal: the lint warnings before a run are
+/// printed (set by [`super::main`] only, so in-process callers never get them).
+pub(super) static LINT_TTY: AtomicBool = AtomicBool::new(false);
+
+/// The jobs' live messages: notes and errors on stdout and stderr, and
+/// fio's `Laying out IO file` lines where the normal output goes, as each
+/// layout starts (fio's `log_info`, printed only with the normal format).
+struct RunLog<'a> {
+    dest: status::Dest<'a>,
+    normal: bool,
+    /// `--compat=fio`: the lines fio prints where its report goes
+    /// ([`fio_prints_on_stdout`]) go there too, not to stderr.
+    as_fio: bool,
+}
+
+/// The live messages fio prints with `log_info`, where its report goes,
+/// which rfio prints on stderr to keep its report whole: a job's `fio:
+/// pid=N, err=E/...` line, the note that a synchronous engine caps the
+/// depth, exec_prerun's `NAME : Saving output of ...`, the note that a
+/// file without a size gets no I/O (`fio: file NAME may be ignored`).
+fn fio_prints_on_stdout(line: &str) -> bool {
+    line.starts_with("fio: pid=")
+        || (line.starts_with("fio: file ") && line.ends_with(" may be ignored\n"))
+        || line.starts_with("note: both iodepth >= 1 and synchronous I/O engine")
+        || line.contains(" : Saving output of ")
+}
+
+impl workload::Log for RunLog<'_> {
+    fn info(&self, text: &str) {
+        workload::StdLog.info(text);
+    }
+
+    fn err(&self, text: &str) {
+        if !self.as_fio {
+            return workload::StdLog.err(text);
+        }
+        for line in text.split_inclusive('\n') {
+            match fio_prints_on_stdout(line) {
+                true => self.dest.write(line),
+                false => workload::StdLog.err(line),
+            }
+        }
+    }
+
+    fn layout(&self, text: &str) {
+        if self.normal {
+            self.dest.write(text);
+        }
+    }
+}
+
+/// What the command prints around the jobs: the banner before them, the
+/// status line and the interim reports beside them (a monitor thread), the
+/// jobs' live messages.
+pub(super) struct Printer<'a> {
+    pub(super) args: &'a Args,
+    pub(super) formats: output::Formats,
+    /// Where the status thread writes (stdout or the `--output` file).
+    pub(super) dest: status::Dest<'a>,
+    /// Where the banner and the results go.
+    pub(super) out: &'a mut dyn Write,
+    /// Where fio's warnings go (stderr).
+    pub(super) err: &'a mut dyn Write,
+    /// SIGINT/SIGTERM stop the jobs, SIGUSR1 asks for a report, from the
+    /// banner on.
+    pub(super) handlers: Option<signals::Handlers>,
+    /// The monitor printed the signal message already.
+    pub(super) told: bool,
+    /// The time the runs before this one took (`--repeat`), ms: the
+    /// `--status-interval` schedule runs on across them.
+    pub(super) ran_ms: u64,
+}
+
+impl Watch for Printer<'_> {
+    fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
+        for line in lines {
+            writeln!(self.err, "{line}")?;
+        }
+        self.err.flush()
+    }
+
+    fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
+        // rfio's own mode, on a terminal: the lint's findings, one line
+        // each (never on stdout, where the report goes).
+        if self.args.mode == crate::jobfile::Mode::Strict
+            && !self.args.quiet_lint
+            && LINT_TTY.load(Ordering::Relaxed)
+        {
+            for line in crate::lint::warning_lines(&crate::lint::lint(plan)) {
+                writeln!(self.err, "{line}")?;
+            }
+            self.err.flush()?;
+        }
+        // Installed before `Starting N processes` is printed (as fio), so a
+        // signal after that line never loses the report.
+        self.handlers = Some(signals::Handlers::install());
+        if self.formats.normal {
+            // fio prints its version after the jobs it read, if any; a
+            // profile's jobs come after, as it adds them to the run.
+            let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
+            let version = if own.is_empty() {
+                String::new()
+            } else {
+                format!("{FIO_VERSION}\n")
+            };
+            write!(
+                self.out,
+                "{}{version}{}{}",
+                normal::banners(own.iter().map(|j| &j.report)),
+                normal::banners(profile.iter().map(|j| &j.report)),
+                normal::starting(plan.jobs.iter().map(|j| &j.report))
+            )?;
+        }
+        self.out.flush()
+    }
+
+    fn running(
+        &mut self,
+        plan: &Plan,
+        progress: &workload::Progress,
+        jobs: &mut dyn FnMut(&dyn workload::Log) -> Result<RunReport, RunError>,
+    ) -> std::io::Result<Result<RunReport, RunError>> {
+        let (formats, dest) = (self.formats, self.dest);
+        let settings = eta::Settings::new(self.args, formats.normal, eta::stdout_is_tty());
+        let ndjson = self.args.status_ndjson || self.args.formats.contains(&Format::Ndjson);
+        let reports =
+            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms)
+                .ndjson(ndjson)
+                .after(self.ran_ms);
+        let run_over = AtomicBool::new(false);
+        let idle = idle::Profiler::start(self.args.idle_prof);
+        let triggers = &self.args.triggers;
+        let (result, outcome) = std::thread::scope(|s| {
+            let (settings, run_over) = (&settings, &run_over);
+            let monitor =
+                s.spawn(move || eta::monitor(plan, progress, settings, run_over, Some(reports)));
+            s.spawn(move || trigger::watch(triggers, progress, &signals::STOP, run_over));
+            let result = {
+                let _stop = eta::StopOnDrop::new(run_over, monitor.thread().clone());
+                let log = RunLog {
+                    dest,
+                    normal: formats.normal,
+                    as_fio: self.args.mode == crate::jobfile::Mode::Fio,
+                };
+                jobs(&log)
+            };
+            (result, monitor.join().unwrap_or_default())
+        });
+        self.told = outcome.told;
+        self.ran_ms += progress.origin().elapsed().as_millis() as u64;
+        let result = idle::attach(idle, result);
+        if self.args.bandwidth_log {
+            // fio writes all three files, empty where the status line was
+            // not computed.
+            let log = outcome.agg.unwrap_or_default();
+            if let Err(e) = log.write_to(Path::new(".")) {
+                eprintln!("fio: failed to write aggregate bandwidth log: {e}");
+            }
+        }
+        Ok(result)
+    }
+}
