@@ -64,6 +64,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "remote",
         &[
             "diag", "jobfile", "plan", "run", "workload", "stats", "logs", "output", "wire", "cli",
+            "release",
         ],
     ),
     (

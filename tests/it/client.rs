@@ -813,6 +813,42 @@ fn recorded_newer_servers_decode_as_their_own_clients_printed() {
     }
 }
 
+/// As the release of the server it talks to (`RFIO_FIO_VERSION`), rfio's
+/// client heads its JSON with that release and gives each block the
+/// `job_start` the server sent, as that release's own client printed.
+#[test]
+fn a_client_of_a_newer_release_prints_its_job_starts() {
+    for (tag, version, release) in [("fio-3.36", 101u16, "3.36"), ("fio-3.42", 120, "3.42")] {
+        let srv = replaying(tag, version);
+        let dir = TempDir::new("client-replay-release");
+        dir.write("two.fio", TWO);
+        let mut cmd = std::process::Command::new(RFIO);
+        cmd.current_dir(&dir.0)
+            .args([srv.arg().as_str(), "--output-format=json", "two.fio"])
+            .env("RFIO_FIO_VERSION", release);
+        let (out, timed_out) = crate::common::output_within(&mut cmd, LIMIT);
+        assert!(
+            !timed_out && out.status.success(),
+            "{tag}: {}",
+            stderr(&out)
+        );
+        let ours = json_of(&out);
+        let rec_text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/wire")
+                .join(tag)
+                .join("two-json/client.stdout"),
+        )
+        .unwrap();
+        let rec: Value = serde_json::from_str(&rec_text).unwrap();
+        assert_eq!(ours["fio version"], rec["fio version"], "{tag}");
+        let starts =
+            |v: &Value| -> Vec<Value> { stats(v).iter().map(|s| s["job_start"].clone()).collect() };
+        assert_eq!(starts(&ours), starts(&rec), "{tag}");
+        assert!(starts(&rec)[0].as_u64().unwrap() > 0, "{tag}");
+    }
+}
+
 // ------------------------------------------------------------- hostile
 
 /// A server that answers the PROBE, says one job is coming, then does

@@ -77,6 +77,13 @@ pub(crate) fn run(
             return Ok(1);
         }
     };
+    let local = match local.with_release(std::env::var(crate::release::ENV).ok().as_deref()) {
+        Ok(a) => a,
+        Err(msg) => {
+            writeln!(err, "rfio: {msg}")?;
+            return Ok(1);
+        }
+    };
     let as_fio = local.mode == Mode::Fio;
     let settings = Settings {
         formats: crate::cli::report::formats(&local),

@@ -198,7 +198,10 @@ impl<'a> Session<'a> {
             conns: Vec::new(),
             tx,
             rx,
-            report: ClientsReport::default(),
+            report: ClientsReport {
+                release: settings.formats.release,
+                ..ClientsReport::default()
+            },
             all: AllClients::new(),
             sum_stat_clients: 0,
             sum_stat_nr: 0,
