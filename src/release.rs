@@ -172,6 +172,10 @@ pub enum Change {
     /// Each job of the JSON output has `job_start`, the wall-clock ms of
     /// its start (or of its ramp's end), after `groupid`.
     JsonJobStart,
+    /// Disk statistics show the sectors read and written (normal output
+    /// `sectors=`, `aggsectors=`; JSON `read_sectors`, `aggr_read_sectors`
+    /// ...); terse is unchanged.
+    DiskSectors,
 }
 
 impl Change {
@@ -233,6 +237,13 @@ pub static CHANGES: &[Entry] = {
             since: V3_36,
             what: "JSON job_start",
             upstream: "stat.c show_thread_status_json, time.c set_epoch_time",
+        },
+        Entry {
+            change: Change::DiskSectors,
+            since: V3_36,
+            what: "disk util sectors in normal and JSON output",
+            upstream:
+                "stat.c print_disk_util, json_object_add_disk_utils (75cbc26d, fc250131, bb08a260)",
         },
         option("fdp_pli_select", V3_36, "how fdp picks a placement ID"),
         option("job_start_clock_id", V3_36, "the clock of JSON job_start"),

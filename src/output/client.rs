@@ -41,7 +41,7 @@ pub(crate) fn json_document(r: &ClientsReport, plus: bool) -> String {
         .disks
         .iter()
         .map(|d| {
-            let mut o = json::disk_obj_with(&d.disk, d.agg);
+            let mut o = json::disk_obj_with(&d.disk, d.agg, r.release);
             origin(&mut o, &d.origin);
             Json::Obj(o)
         })
@@ -83,7 +83,7 @@ pub(crate) fn group_text(g: &GroupRun, formats: &Formats) -> String {
 pub(crate) fn disk_text(d: &DiskUtil, agg: Option<DiskAgg>, formats: &Formats) -> String {
     super::written(|out: &mut dyn Write| -> io::Result<()> {
         if formats.normal {
-            normal::client_disk(out, d, agg)?;
+            normal::client_disk(out, d, agg, formats.release)?;
         }
         if formats.terse && formats.terse_version >= 3 {
             terse::client_disk(out, d, agg)?;

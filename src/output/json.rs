@@ -49,7 +49,7 @@ pub fn render(report: &RunReport, plus: bool) -> String {
             report
                 .disks
                 .iter()
-                .map(|d| Json::Obj(disk_obj(d)))
+                .map(|d| Json::Obj(disk_obj_with(d, d.aggregate(), report.release)))
                 .collect(),
         );
     }
@@ -351,19 +351,20 @@ fn lat_obj(a: &LatAccum, hist: Option<&LatHist>, pct: bool, e: &Entry, plus: boo
     o
 }
 
-fn disk_obj(d: &DiskUtil) -> Obj<'_> {
-    disk_obj_with(d, d.aggregate())
-}
-
 /// A disk's object, with its slaves' aggregate `agg` (a client has the
-/// aggregate a server sent, not the slaves).
-pub(crate) fn disk_obj_with(d: &DiskUtil, agg: Option<DiskAgg>) -> Obj<'_> {
+/// aggregate a server sent, not the slaves), as `release` prints it.
+pub(crate) fn disk_obj_with(d: &DiskUtil, agg: Option<DiskAgg>, release: Release) -> Obj<'_> {
     let s = &d.stats;
+    let sectors = release.has(Change::DiskSectors);
     let mut o = Obj::new();
     o.str("name", &d.name)
         .int("read_ios", s.ios[0])
-        .int("write_ios", s.ios[1])
-        .int("read_merges", s.merges[0])
+        .int("write_ios", s.ios[1]);
+    if sectors {
+        o.int("read_sectors", s.sectors[0])
+            .int("write_sectors", s.sectors[1]);
+    }
+    o.int("read_merges", s.merges[0])
         .int("write_merges", s.merges[1])
         .int("read_ticks", s.ticks[0])
         .int("write_ticks", s.ticks[1])
@@ -372,8 +373,12 @@ pub(crate) fn disk_obj_with(d: &DiskUtil, agg: Option<DiskAgg>) -> Obj<'_> {
     if let Some(a) = agg {
         let n = a.slaves;
         o.int("aggr_read_ios", a.ios[0] / n)
-            .int("aggr_write_ios", a.ios[1] / n)
-            .int("aggr_read_merges", a.merges[0] / n)
+            .int("aggr_write_ios", a.ios[1] / n);
+        if sectors {
+            o.int("aggr_read_sectors", a.sectors[0] / n)
+                .int("aggr_write_sectors", a.sectors[1] / n);
+        }
+        o.int("aggr_read_merges", a.merges[0] / n)
             .int("aggr_write_merge", a.merges[1] / n)
             .int("aggr_read_ticks", a.ticks[0] / n)
             .int("aggr_write_ticks", a.ticks[1] / n)

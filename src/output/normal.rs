@@ -6,6 +6,7 @@
 //! printed before the jobs run, of their [`JobInfo`]s): the date of the job
 //! headers is the report's, in the time zone it was taken in.
 
+use crate::release::{Change, Release};
 use std::io::{self, Write};
 
 use super::cfmt::{fw, to_c_int};
@@ -61,7 +62,7 @@ pub(crate) fn write_results(report: &RunReport, out: &mut dyn Write) -> io::Resu
     for g in &summary.groups {
         group_block(out, g)?;
     }
-    disk_block(out, &report.disks)?;
+    disk_block(out, &report.disks, report.release)?;
     if let Some(idle) = &report.idle {
         out.write_all(super::idle::normal(idle).as_bytes())?;
     }
@@ -651,13 +652,13 @@ pub(crate) fn group_block(out: &mut dyn Write, g: &GroupRun) -> io::Result<()> {
 }
 
 /// `Disk stats (read/write):`, one line per device.
-fn disk_block(out: &mut dyn Write, disks: &[DiskUtil]) -> io::Result<()> {
+fn disk_block(out: &mut dyn Write, disks: &[DiskUtil], release: Release) -> io::Result<()> {
     if disks.is_empty() {
         return Ok(());
     }
     out.write_all(b"\nDisk stats (read/write):\n")?;
     for d in disks {
-        disk_line(out, d, d.aggregate())?;
+        disk_line(out, d, d.aggregate(), release)?;
     }
     Ok(())
 }
@@ -668,23 +669,31 @@ pub(crate) fn client_disk(
     out: &mut dyn Write,
     d: &DiskUtil,
     agg: Option<DiskAgg>,
+    release: Release,
 ) -> io::Result<()> {
     out.write_all(b"\nDisk stats (read/write):\n")?;
-    disk_line(out, d, agg)
+    disk_line(out, d, agg, release)
 }
 
-/// One disk's line.
-fn disk_line(out: &mut dyn Write, d: &DiskUtil, agg: Option<DiskAgg>) -> io::Result<()> {
+/// One disk's line, as `release` prints it (3.36 on: with its sectors).
+fn disk_line(
+    out: &mut dyn Write,
+    d: &DiskUtil,
+    agg: Option<DiskAgg>,
+    release: Release,
+) -> io::Result<()> {
     if agg.is_some() {
         out.write_all(b"  ")?;
     }
     let s = &d.stats;
+    let sectors = release.has(Change::DiskSectors);
+    write!(out, "  {}: ios={}/{}, ", d.name, s.ios[0], s.ios[1])?;
+    if sectors {
+        write!(out, "sectors={}/{}, ", s.sectors[0], s.sectors[1])?;
+    }
     write!(
         out,
-        "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
-        d.name,
-        s.ios[0],
-        s.ios[1],
+        "merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
         s.merges[0],
         s.merges[1],
         s.ticks[0],
@@ -694,11 +703,18 @@ fn disk_line(out: &mut dyn Write, d: &DiskUtil, agg: Option<DiskAgg>) -> io::Res
     )?;
     if let Some(a) = agg {
         let n = a.slaves;
+        write!(out, ", aggrios={}/{}, ", a.ios[0] / n, a.ios[1] / n)?;
+        if sectors {
+            write!(
+                out,
+                "aggsectors={}/{}, ",
+                a.sectors[0] / n,
+                a.sectors[1] / n
+            )?;
+        }
         write!(
             out,
-            ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
-            a.ios[0] / n,
-            a.ios[1] / n,
+            "aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
             a.merges[0] / n,
             a.merges[1] / n,
             a.ticks[0] / n,
@@ -757,6 +773,55 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dm device over two slaves, as fio 3.33 and 3.36 print it (fio
+    /// 3.36 adds `sectors=` and `aggsectors=`).
+    #[test]
+    fn disk_lines_by_release() {
+        let counters = |ios: u64, sectors: u64| crate::stats::disk::DiskCounters {
+            ios: [ios, 2 * ios],
+            sectors: [sectors, 2 * sectors],
+            io_ticks: 50,
+            ..Default::default()
+        };
+        let slave = |name: &str, ios| DiskUtil {
+            name: name.into(),
+            stats: counters(ios, 8 * ios),
+            msec: 100,
+            slaves: Vec::new(),
+        };
+        let dm = DiskUtil {
+            name: "dm-0".into(),
+            stats: counters(10, 80),
+            msec: 100,
+            slaves: vec![slave("vda", 4), slave("vdb", 8)],
+        };
+        let line =
+            |release| crate::output::written(|out| disk_line(out, &dm, dm.aggregate(), release));
+        assert_eq!(
+            line(Release::V3_33),
+            "    dm-0: ios=10/20, merge=0/0, ticks=0/0, in_queue=0, util=50.00%, \
+             aggrios=6/12, aggrmerge=0/0, aggrticks=0/0, aggrin_queue=0, aggrutil=50.00%\n"
+        );
+        assert_eq!(
+            line(Release::V3_36),
+            "    dm-0: ios=10/20, sectors=80/160, merge=0/0, ticks=0/0, in_queue=0, util=50.00%, \
+             aggrios=6/12, aggsectors=48/96, aggrmerge=0/0, aggrticks=0/0, aggrin_queue=0, \
+             aggrutil=50.00%\n"
+        );
+        let json = |release| {
+            let o = crate::output::json::disk_obj_with(&dm, dm.aggregate(), release);
+            let text = o.to_document();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            v.as_object().unwrap().keys().cloned().collect::<Vec<_>>()
+        };
+        let old = json(Release::V3_35);
+        assert!(!old.iter().any(|k| k.contains("sectors")), "{old:?}");
+        let new = json(Release::V3_42);
+        assert_eq!(new[3..5], ["read_sectors", "write_sectors"]);
+        assert_eq!(new.len(), old.len() + 4);
+        assert!(new.contains(&"aggr_write_sectors".to_string()));
+    }
 
     #[test]
     fn lat_units_follow_fio() {
