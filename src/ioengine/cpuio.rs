@@ -8,7 +8,11 @@
 use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::flags::{fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
+
+/// What `ioengine=cpuio` is (fio's `engines/cpu.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOIO);
 
 /// What this engine can do: nothing but its work (fio's `FIO_SYNCIO |
 /// FIO_DISKLESSIO | FIO_NOIO`).

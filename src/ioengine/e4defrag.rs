@@ -17,6 +17,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::Files;
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -38,6 +39,9 @@ pub(crate) struct E4defragOptions {
 
 /// The fio names of [`E4defragOptions`]' options.
 pub(crate) const OPTIONS: &[&str] = &["donorname", "inplace"];
+
+/// What `ioengine=e4defrag` is (fio's `engines/e4defrag.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO);
 
 /// What e4defrag can do (fio's `FIO_SYNCIO`, on files).
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;

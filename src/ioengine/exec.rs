@@ -20,7 +20,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::flags::{fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
+
+/// What `ioengine=exec` is (fio's `engines/exec.c`; it runs the job's `program`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOIO).runs_programs();
 
 /// What this engine can do: nothing but its work (fio's `FIO_SYNCIO |
 /// FIO_DISKLESSIO | FIO_NOIO`).

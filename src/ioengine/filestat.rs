@@ -4,12 +4,17 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct FileStat {
     stat_type: StatType,
     opened: u32,
 }
+
+/// What `ioengine=filestat` is (fio's `engines/fileoperations.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

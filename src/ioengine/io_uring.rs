@@ -23,6 +23,7 @@ use io_uring::{opcode, register::Probe, types, IoUring};
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Uring {
@@ -57,6 +58,12 @@ fn missing(feature: &str, why: &str) -> EngineError {
         "the kernel does not support {feature}, which {why} needs"
     ))
 }
+
+/// What `ioengine=io_uring` is (fio's `engines/io_uring.c`; buffered I/O goes to the page cache or the kernel's io-wq workers).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::NO_OFFLOAD | fio::ASYNCIO_SETS_ISSUE_TIME)
+        .buffered_to_kernel_workers()
+        .open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;

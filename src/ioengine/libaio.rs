@@ -20,6 +20,7 @@ use std::time::Duration;
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
@@ -91,6 +92,11 @@ pub(crate) struct Libaio {
     /// `aio_rw_flags` of reads and writes (`RWF_NOWAIT` with `nowait`).
     rw_flags: i32,
 }
+
+/// What `ioengine=libaio` is (fio's `engines/libaio.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::ASYNCIO_SETS_ISSUE_TIME)
+        .open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;

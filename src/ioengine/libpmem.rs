@@ -24,6 +24,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::open_fd;
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -44,6 +45,17 @@ pub(crate) struct PmemOptions {
 
 /// libpmem has no options of its own.
 pub(crate) const OPTIONS: &[&str] = &[];
+
+/// What `ioengine=libpmem` is (fio's `engines/libpmem.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(
+    fio::SYNCIO
+        | fio::RAWIO
+        | fio::DISKLESSIO
+        | fio::NOEXTEND
+        | fio::NODISKUTIL
+        | fio::BARRIER
+        | fio::MEMALIGN,
+);
 
 /// What libpmem can do (fio's `FIO_SYNCIO | FIO_DISKLESSIO | FIO_NOEXTEND
 /// | FIO_NODISKUTIL | ...`): its files are real (fio fills them before the

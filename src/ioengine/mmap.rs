@@ -13,6 +13,7 @@ use std::os::fd::AsRawFd;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 struct Mapped {
@@ -41,6 +42,10 @@ pub(crate) struct MmapOptions {
 
 /// The fio names of [`MmapOptions`].
 pub(crate) const OPTIONS: &[&str] = &["thp"];
+
+/// What `ioengine=mmap` is (fio's `engines/mmap.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::NOEXTEND).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
@@ -22,6 +23,10 @@ pub(crate) struct PosixAio {
     inflight: usize,
     events: Box<[(u32, IoResult)]>,
 }
+
+/// What `ioengine=posixaio` is (fio's `engines/posixaio.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

@@ -7,6 +7,7 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 use crate::rand::FioRand;
@@ -26,6 +27,10 @@ pub(crate) struct Pvsync2 {
     /// write while `hipri` is set and its percentage below 100.
     rand: FioRand,
 }
+
+/// What `ioengine=pvsync2` is (fio's `engines/sync.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;

@@ -18,7 +18,7 @@
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ioengine::cmdprio::{ioprio_value, CLASS_BE, MAX_ENTRIES};
 use crate::ioengine::{
-    lookup, nbd_uri_unsupported, not_dax, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
+    lookup, nbd_uri_unsupported, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting,
     CommonOptions, CpuMode, CpuioOptions, DevdaxOptions, E4defragOptions, EngineOptions,
     EngineSpec, ExecOptions, FileStatOptions, HttpMode, HttpOptions, Https, LibaioOptions,
     MmapOptions, NbdOptions, NetOptions, PmemOptions, Proto, Pvsync2Options, SplitEntry, StatType,
@@ -80,15 +80,10 @@ const NEEDS: &[(&str, &str)] = &[
 /// refuses the run before it starts.
 pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
     let name = job.ioengine.as_str();
-    if name == "dev-dax" {
-        // Only a device DAX character device can be mapped as one.
-        let why = job.files.iter().find_map(|f| not_dax(&f.path))?;
-        return Some(format!(
-            "ioengine=dev-dax needs a device DAX character device (/dev/daxX.Y); {why}"
-        ));
-    }
-    if lookup(name).is_some() {
-        return None;
+    if let Some(def) = lookup(name) {
+        // An engine that runs only on some files (dev-dax: a device DAX
+        // character device) says why it cannot run on the job's.
+        return job.files.iter().find_map(|f| (def.refuse_file)(&f.path));
     }
     Some(
         if let Some((_, needs)) = NEEDS.iter().find(|(e, _)| *e == name) {
@@ -346,7 +341,15 @@ fn net_options(job: &JobSpec) -> NetOptions {
 /// Whether the job's engine reports rates in bits (fio's
 /// `FIO_BIT_BASED`: net), when `unit_base` does not say.
 pub(crate) fn bit_based(job: &JobSpec) -> bool {
-    job.ioengine == "net"
+    lookup(&job.ioengine).is_some_and(|def| def.flags.bit_based)
+}
+
+/// What the engine of `job` is (fio's `.flags` and rfio's own), known
+/// without starting it; `None` for a name fio does not know. For the
+/// layers that see the plan but not the engines (`lint`).
+#[allow(dead_code)] // `lint/rules.rs` is to ask it instead of naming engines.
+pub(crate) fn flags(job: &JobSpec) -> Option<crate::ioengine::EngineFlags> {
+    crate::ioengine::flags(&job.ioengine)
 }
 
 /// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`

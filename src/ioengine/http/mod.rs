@@ -41,6 +41,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use self::client::{Client, Request, Sink};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
+use super::flags::{fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use crate::ddir::Ddir;
 
@@ -120,6 +121,9 @@ pub(crate) const OPTIONS: &[&str] = &[
     "http_mode",
     "http_verbose",
 ];
+
+/// What `ioengine=http` is (fio's `engines/http.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO);
 
 /// What http can do (fio's `FIO_DISKLESSIO | FIO_SYNCIO`).
 pub(crate) const CAPS: Caps = Caps {

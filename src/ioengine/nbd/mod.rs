@@ -34,6 +34,7 @@ use self::proto::{Export, MAX_REQUEST};
 pub(crate) use self::uri::unsupported as uri_unsupported;
 use self::uri::{NbdError, NbdUri};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use super::wait;
 use crate::ddir::Ddir;
@@ -47,6 +48,9 @@ pub(crate) struct NbdOptions {
 
 /// The fio names of [`NbdOptions`]' options.
 pub(crate) const OPTIONS: &[&str] = &["uri"];
+
+/// What `ioengine=nbd` is (fio's `engines/nbd.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::NOEXTEND);
 
 /// What nbd can do (fio's `FIO_DISKLESSIO | FIO_NOEXTEND`): queued I/O
 /// with no commit, no files of its own.

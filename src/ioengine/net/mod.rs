@@ -23,6 +23,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use self::sock::{refused, Addrs};
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use crate::ddir::Ddir;
 
@@ -105,6 +106,14 @@ pub(crate) const OPTIONS: &[&str] = &[
     "window_size",
     "mss",
 ];
+
+/// What `ioengine=net` is (fio's `engines/net.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::UNIDIR | fio::PIPEIO | fio::BIT_BASED);
+
+/// What `ioengine=netsplice` is: net's flags but `FIO_BIT_BASED`.
+pub(crate) const SPLICE_FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::UNIDIR | fio::PIPEIO);
 
 /// What these engines can do (fio's `FIO_SYNCIO | FIO_DISKLESSIO |
 /// FIO_UNIDIR | FIO_PIPEIO`): no trim, no files to lay out.
