@@ -53,6 +53,13 @@ pub(crate) struct Uring {
     depth: usize,
 }
 
+// SAFETY: the raw pointers in `iovecs` point at the buffers of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract), whichever thread the engine runs on; the
+// ring itself is `Send`, and the engine is used by one thread at a time.
+// (io_uring is never offloaded: its flags say `FIO_NO_OFFLOAD`.)
+unsafe impl Send for Uring {}
+
 fn missing(feature: &str, why: &str) -> EngineError {
     EngineError::new(libc::EOPNOTSUPP, "io_uring").with_detail(format!(
         "the kernel does not support {feature}, which {why} needs"

@@ -93,6 +93,14 @@ pub(crate) struct Libaio {
     rw_flags: i32,
 }
 
+// SAFETY: `pending` points into `iocbs` (a heap slice this value owns,
+// never moved while it lives), the iocbs' buffers are those of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract), and a kernel AIO context may be used
+// from any thread of the process; the engine is used by one thread at a
+// time.
+unsafe impl Send for Libaio {}
+
 /// What `ioengine=libaio` is (fio's `engines/libaio.c`).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::ASYNCIO_SETS_ISSUE_TIME)

@@ -96,6 +96,11 @@ pub(super) struct Mapping {
     pub(super) len: usize,
 }
 
+// SAFETY: the mapping is owned by this value alone (mapped by `map`,
+// unmapped when it drops) and is plain shared memory, which any thread of
+// the process may read, write and unmap.
+unsafe impl Send for Mapping {}
+
 impl Mapping {
     /// Map `len` bytes of `fd` from offset 0, shared; first with
     /// `MAP_SYNC` (granted on persistent memory only). The mapping, and

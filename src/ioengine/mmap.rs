@@ -23,6 +23,11 @@ struct Mapped {
     len: usize,
 }
 
+// SAFETY: `ptr` is a mapping owned by this value alone (unmapped when it
+// is closed or dropped), plain shared memory any thread of the process may
+// use.
+unsafe impl Send for Mapped {}
+
 pub(crate) struct Mmap {
     maps: Vec<Mapped>,
     /// `direct=1`: every transfer is synced and its pages dropped, the

@@ -24,6 +24,14 @@ pub(crate) struct PosixAio {
     events: Box<[(u32, IoResult)]>,
 }
 
+// SAFETY: the control blocks live in a heap slice this value owns (never
+// moved while requests are in flight) and point at the buffers of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract); POSIX AIO requests may be waited for and
+// reaped from any thread of the process, and the engine is used by one
+// thread at a time.
+unsafe impl Send for PosixAio {}
+
 /// What `ioengine=posixaio` is (fio's `engines/posixaio.c`).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM).open_error_at(flags::GENERIC_OPEN);

@@ -138,6 +138,12 @@ struct Slot {
     len: usize,
 }
 
+// SAFETY: `buf` is the buffer of an I/O in flight, which `queue`'s caller
+// keeps valid until the I/O completes (`IoEngine::queue`'s contract),
+// whichever thread the engine then runs on; the engine is used by one
+// thread at a time.
+unsafe impl Send for Slot {}
+
 impl Default for Slot {
     fn default() -> Slot {
         Slot {
