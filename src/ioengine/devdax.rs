@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::open_fd;
 use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use super::libpmem::{init_check, Mapping, PmemOptions};
 use crate::ddir::Ddir;
@@ -102,6 +103,15 @@ pub(crate) fn setup(o: &DevdaxOptions) -> Result<Option<u64>, String> {
         .parse()
         .map(Some)
         .map_err(|_| format!("{}: bad size in sysfs: {}\n", dev.display(), size.trim()))
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<DevdaxOptions, Refusal> {
+    Ok(DevdaxOptions {
+        pmem: super::libpmem::options(o)?,
+        device: o.job().first_file.clone(),
+    })
 }
 
 pub(crate) fn new(

@@ -18,6 +18,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::Files;
 use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -59,6 +60,19 @@ struct MoveExtent {
     donor_start: u64,
     len: u64,
     moved_len: u64,
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<E4defragOptions, Refusal> {
+    let job = o.job();
+    Ok(E4defragOptions {
+        donorname: o.text("donorname"),
+        inplace: o.int("inplace") != 0,
+        directory: job.directory.clone(),
+        start_offset: job.offset,
+        file_size_high: job.filesize_high,
+    })
 }
 
 pub(crate) fn new(

@@ -24,6 +24,7 @@ use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
 use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Uring {
@@ -137,6 +138,23 @@ pub(crate) const OPTIONS: &[&str] = &[
     "nowait",
     "force_async",
 ];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<UringOptions, Refusal> {
+    Ok(UringOptions {
+        hipri: o.flag("hipri"),
+        fixedbufs: o.flag("fixedbufs"),
+        registerfiles: o.flag("registerfiles"),
+        sqthread_poll: o.flag("sqthread_poll"),
+        sqthread_poll_cpu: o.int_if_set("sqthread_poll_cpu").map(|c| c as u32),
+        nonvectored: o.int("nonvectored") as i32,
+        cmdprio: o.cmdprio()?,
+        uncached: o.int("uncached") != 0,
+        nowait: o.flag("nowait"),
+        force_async: o.int("force_async").clamp(0, i64::from(u32::MAX)) as u32,
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

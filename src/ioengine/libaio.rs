@@ -21,6 +21,7 @@ use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
 use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
@@ -141,6 +142,16 @@ pub(crate) const OPTIONS: &[&str] = &[
     "cmdprio_bssplit",
     "nowait",
 ];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<LibaioOptions, Refusal> {
+    Ok(LibaioOptions {
+        userspace_reap: o.flag("userspace_reap"),
+        cmdprio: o.cmdprio()?,
+        nowait: o.flag("nowait"),
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

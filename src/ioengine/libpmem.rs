@@ -25,6 +25,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::open_fd;
 use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -74,6 +75,21 @@ pub(super) fn init_check(engine: &str, o: &PmemOptions) -> Result<(), EngineErro
         ));
     }
     Ok(())
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<PmemOptions, Refusal> {
+    let job = o.job();
+    // fio's init refuses blocks below a page (`rw_min_bs & page_mask`)
+    // with `fsync=N`/`fdatasync=N`; `sync=` drains each write.
+    Ok(PmemOptions {
+        small_blocks_with_syncs: job.min_bs % 4096 != 0 && job.syncs,
+        sync_io: job.sync_io,
+        read: job.read,
+        write: job.write,
+        verify: job.verify,
+    })
 }
 
 pub(crate) fn new(

@@ -14,6 +14,7 @@ use std::os::fd::AsRawFd;
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
 use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 struct Mapped {
@@ -58,6 +59,14 @@ pub(crate) const CAPS: Caps = Caps {
     no_io: false,
     ..Caps::SYNC_FILES
 };
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<MmapOptions, Refusal> {
+    Ok(MmapOptions {
+        thp: o.int("thp") != 0,
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

@@ -8,6 +8,7 @@
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
 use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 use crate::rand::FioRand;
@@ -63,6 +64,17 @@ impl Default for Pvsync2Options {
 
 /// The fio names of [`Pvsync2Options`].
 pub(crate) const OPTIONS: &[&str] = &["hipri", "hipri_percentage", "uncached", "nowait"];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<Pvsync2Options, Refusal> {
+    Ok(Pvsync2Options {
+        hipri: o.flag("hipri"),
+        hipri_percentage: o.int("hipri_percentage").clamp(0, 100) as u32,
+        uncached: o.int("uncached") != 0,
+        nowait: o.flag("nowait"),
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

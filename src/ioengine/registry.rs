@@ -1,12 +1,14 @@
 //! The engines rfio runs (fio's `ioengines.c` list) and what a job starts
 //! one with.
 //!
-//! Each engine's file declares, next to its code, what it is: its
-//! capabilities (`CAPS`, or a `caps` function when they depend on the
-//! job), its own options (a struct, as fio's engine `.options` table, and
-//! `OPTIONS`, their fio names) and `new`, which starts an instance. The
-//! list here holds one line per engine; an engine with options of its own
-//! has one variant in [`EngineOptions`].
+//! Each engine's file declares, next to its code, what it is: its flags
+//! (`FLAGS`: fio's `.flags`, typed, with rfio's own), its capabilities
+//! (`CAPS`, or a `caps` function when they depend on the job), its own
+//! options (a struct, as fio's engine `.options` table, `OPTIONS`, their
+//! fio names, and `options`, which resolves them from the values the plan
+//! hands it) and `new`, which starts an instance. The list here holds one
+//! line per engine; an engine with options of its own has one variant in
+//! [`EngineOptions`].
 
 use std::path::Path;
 
@@ -19,6 +21,7 @@ use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
 use super::flags::{EngineFlags, NOT_RUN};
 use super::http::HttpOptions;
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
@@ -46,6 +49,10 @@ pub struct EngineDef {
     /// hold each engine's declaration to the option table.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) options: &'static [&'static str],
+    /// Its own options, resolved from the values the plan hands it (the
+    /// engine's `options`): its variant of [`EngineOptions`], or why the
+    /// job's values cannot run.
+    pub(crate) resolve: fn(&dyn OptionValues) -> Result<EngineOptions, Refusal>,
     /// What it can do with a job's options, known without starting it.
     pub(crate) caps: fn(&EngineSpec) -> Caps,
     /// Start an instance for one job thread, on the job's buffer pool;
@@ -150,6 +157,7 @@ macro_rules! engine {
             name: $name,
             flags: $module::FLAGS,
             options: &[],
+            resolve: |_| Ok(EngineOptions::None),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| $module::new(&spec.common, mem),
             setup: no_setup,
@@ -161,6 +169,7 @@ macro_rules! engine {
             name: $name,
             flags: $module::FLAGS,
             options: $module::OPTIONS,
+            resolve: |o| $module::options(o).map(EngineOptions::$variant),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
@@ -176,6 +185,7 @@ macro_rules! engine {
             name: $name,
             flags: $module::FLAGS,
             options: $module::OPTIONS,
+            resolve: |o| $module::options(o).map(EngineOptions::$variant),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
@@ -203,6 +213,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         name: "null",
         flags: null::FLAGS,
         options: &[],
+        resolve: |_| Ok(EngineOptions::None),
         caps: |spec| null::caps(&spec.common),
         new: |spec, mem, _| null::new(&spec.common, mem),
         setup: no_setup,
@@ -213,6 +224,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         name: "netsplice",
         flags: net::SPLICE_FLAGS,
         options: net::OPTIONS,
+        resolve: |o| net::options(o).map(EngineOptions::Net),
         caps: |_| net::CAPS,
         new: |spec, mem, _| match &spec.options {
             EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
@@ -235,6 +247,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         name: "nbd",
         flags: nbd::FLAGS,
         options: nbd::OPTIONS,
+        resolve: |o| nbd::options(o).map(EngineOptions::Nbd),
         caps: |_| nbd::CAPS,
         new: |spec, mem, stop| match &spec.options {
             EngineOptions::Nbd(o) => nbd::new(&spec.common, o, mem, stop),

@@ -35,6 +35,7 @@ pub(crate) use self::uri::unsupported as uri_unsupported;
 use self::uri::{NbdError, NbdUri};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
 use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use super::wait;
 use crate::ddir::Ddir;
@@ -102,6 +103,23 @@ fn disconnect(fd: &OwnedFd) {
             libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
         )
     };
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<NbdOptions, Refusal> {
+    let uri = o.text("uri");
+    // A URI of a kind rfio cannot connect with (TLS, vsock) is refused.
+    if let Some((u, why)) = uri
+        .as_deref()
+        .and_then(|u| uri_unsupported(u).map(|why| (u, why)))
+    {
+        return Err(Refusal {
+            option: Some("uri"),
+            message: format!("ioengine=nbd: uri={u}: {why}"),
+        });
+    }
+    Ok(NbdOptions { uri })
 }
 
 pub(crate) fn new(
