@@ -24,7 +24,8 @@ use super::flags::{fio, EngineFlags};
 use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
-/// What `ioengine=exec` is (fio's `engines/exec.c`; it runs the job's `program`).
+/// What `ioengine=exec` is (fio's `engines/exec.c`; it runs the job's
+/// `program`).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOIO).runs_programs();
 

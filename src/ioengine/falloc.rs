@@ -14,7 +14,8 @@ pub(crate) struct Falloc {
     files: Files,
 }
 
-/// What `ioengine=falloc` is (fio's `engines/falloc.c`; it allocates (and creates) the files it is given, and its failed open reads as success).
+/// What `ioengine=falloc` is (fio's `engines/falloc.c`; it allocates (and
+/// creates) the files it is given, and its failed open reads as success).
 pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO)
     .changes_files()
     .failed_open_looks_opened()

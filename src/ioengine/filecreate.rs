@@ -16,7 +16,8 @@ pub(crate) struct FileCreate {
     fds: Vec<Option<OwnedFd>>,
 }
 
-/// What `ioengine=filecreate` is (fio's `engines/fileoperations.c`; it creates the files it is given).
+/// What `ioengine=filecreate` is (fio's `engines/fileoperations.c`; it
+/// creates the files it is given).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()

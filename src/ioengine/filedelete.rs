@@ -12,7 +12,8 @@ pub(crate) struct FileDelete {
     opened: u32,
 }
 
-/// What `ioengine=filedelete` is (fio's `engines/fileoperations.c`; it deletes the files it is given).
+/// What `ioengine=filedelete` is (fio's `engines/fileoperations.c`; it
+/// deletes the files it is given).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()

@@ -190,31 +190,73 @@ impl EngineFlags {
     }
 }
 
-/// The flags of the engines of fio 3.33 that rfio does not run, whose
-/// flags fio acts on while it adds the job (before rfio refuses it):
-/// `FIO_NO_OFFLOAD`, `FIO_PIPEIO`, ...
-pub(crate) const NOT_RUN: &[(&str, EngineFlags)] = {
+/// An engine of fio 3.33 that rfio cannot run: hardware, a service or a
+/// library it needs is not here.
+pub(crate) struct NotRun {
+    pub(crate) name: &'static str,
+    /// What it needs, as the plan's refusal says it.
+    pub(crate) needs: &'static str,
+    /// Its fio flags, which fio acts on while it adds the job (before
+    /// rfio would refuse it): `FIO_NO_OFFLOAD`, `FIO_PIPEIO`, ...
+    pub(crate) flags: EngineFlags,
+}
+
+/// The engines of fio 3.33 that rfio cannot run.
+pub(crate) const NOT_RUN: &[NotRun] = {
     use fio::*;
+    const fn e(name: &'static str, needs: &'static str, bits: u32) -> NotRun {
+        NotRun {
+            name,
+            needs,
+            flags: EngineFlags::fio(bits),
+        }
+    }
     &[
-        ("sg", EngineFlags::fio(SYNCIO | RAWIO)),
-        ("mtd", EngineFlags::fio(SYNCIO | NOEXTEND)),
-        (
+        e(
+            "sg",
+            "SCSI generic devices (/dev/sg*, the SG_IO ioctl)",
+            SYNCIO | RAWIO,
+        ),
+        e(
+            "mtd",
+            "MTD flash devices (/dev/mtd*, libmtd)",
+            SYNCIO | NOEXTEND,
+        ),
+        e(
             "io_uring_cmd",
-            EngineFlags::fio(
-                ASYNCIO_SYNC_TRIM | NO_OFFLOAD | MEMALIGN | RAWIO | ASYNCIO_SETS_ISSUE_TIME,
-            ),
+            "NVMe generic character devices (/dev/ngXnY) and io_uring passthrough commands",
+            ASYNCIO_SYNC_TRIM | NO_OFFLOAD | MEMALIGN | RAWIO | ASYNCIO_SETS_ISSUE_TIME,
         ),
-        (
+        e(
             "rdma",
-            EngineFlags::fio(DISKLESSIO | UNIDIR | PIPEIO | ASYNCIO_SETS_ISSUE_TIME),
+            "RDMA hardware (InfiniBand, RoCE or iWARP) through librdmacm and libibverbs",
+            DISKLESSIO | UNIDIR | PIPEIO | ASYNCIO_SETS_ISSUE_TIME,
         ),
-        ("rados", EngineFlags::fio(DISKLESSIO)),
-        ("rbd", EngineFlags::fio(0)),
-        ("gfapi", EngineFlags::fio(SYNCIO | DISKLESSIO)),
-        ("gfapi_async", EngineFlags::fio(DISKLESSIO)),
-        (
+        e("rados", "a Ceph cluster, through librados", DISKLESSIO),
+        e(
+            "rbd",
+            "a Ceph cluster and its RBD images, through librbd",
+            0,
+        ),
+        e(
+            "gfapi",
+            "a GlusterFS volume, through libgfapi",
+            SYNCIO | DISKLESSIO,
+        ),
+        e(
+            "gfapi_async",
+            "a GlusterFS volume, through libgfapi",
+            DISKLESSIO,
+        ),
+        e(
             "pmemblk",
-            EngineFlags::fio(SYNCIO | DISKLESSIO | NOEXTEND | NODISKUTIL),
+            "a persistent memory pool, through PMDK's libpmemblk",
+            SYNCIO | DISKLESSIO | NOEXTEND | NODISKUTIL,
         ),
     ]
 };
+
+/// The engine of fio's called `name` that rfio cannot run, if it is one.
+pub(crate) fn not_run(name: &str) -> Option<&'static NotRun> {
+    NOT_RUN.iter().find(|e| e.name == name)
+}

@@ -13,7 +13,8 @@ pub(crate) struct Ftruncate {
     files: Files,
 }
 
-/// What `ioengine=ftruncate` is (fio's `engines/ftruncate.c`; it truncates the files it is given).
+/// What `ioengine=ftruncate` is (fio's `engines/ftruncate.c`; it truncates
+/// the files it is given).
 pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO | fio::FAKEIO)
     .changes_files()
     .open_error_at(flags::GENERIC_OPEN);

@@ -67,7 +67,8 @@ fn missing(feature: &str, why: &str) -> EngineError {
     ))
 }
 
-/// What `ioengine=io_uring` is (fio's `engines/io_uring.c`; buffered I/O goes to the page cache or the kernel's io-wq workers).
+/// What `ioengine=io_uring` is (fio's `engines/io_uring.c`; buffered I/O
+/// goes to the page cache or the kernel's io-wq workers).
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::NO_OFFLOAD | fio::ASYNCIO_SETS_ISSUE_TIME)
         .buffered_to_kernel_workers()

@@ -107,7 +107,10 @@ pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, 
 pub use engine::CommonOptions;
 pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use files::{set_write_hint, sync_range};
+pub(crate) use flags::not_run;
 pub use flags::EngineFlags;
+#[cfg(test)]
+pub(crate) use flags::NOT_RUN;
 pub(crate) use input::{JobFacts, OptionValues, Refusal};
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};

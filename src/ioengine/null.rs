@@ -21,7 +21,8 @@ pub(crate) struct Null {
     events: usize,
 }
 
-/// What `ioengine=null` is (fio's `engines/null.c`; its init adds `FIO_SYNCIO` at iodepth 1, which [`caps`] says).
+/// What `ioengine=null` is (fio's `engines/null.c`; its init adds
+/// `FIO_SYNCIO` at iodepth 1, which [`caps`] says).
 pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::FAKEIO);
 
 /// What the null engine can do: it is synchronous at iodepth 1 only

@@ -19,7 +19,7 @@ use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
-use super::flags::{EngineFlags, NOT_RUN};
+use super::flags::{not_run, EngineFlags};
 use super::http::HttpOptions;
 use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, IoMem};
@@ -271,11 +271,11 @@ pub(crate) static ENGINES: &[EngineDef] = &[
 
 /// The flags of the engine called `name`: one rfio runs, or one of fio's
 /// that rfio refuses to run but whose flags fio acts on before it would
-/// run it ([`NOT_RUN`]); `None` for a name fio does not know either.
+/// run it ([`not_run`]); `None` for a name fio does not know either.
 pub fn flags(name: &str) -> Option<EngineFlags> {
     match lookup(name) {
         Some(def) => Some(def.flags),
-        None => NOT_RUN.iter().find(|(n, _)| *n == name).map(|(_, f)| *f),
+        None => not_run(name).map(|e| e.flags),
     }
 }
 

@@ -52,29 +52,6 @@ pub(crate) fn resolve(job: &JobSpec, diags: &mut Diagnostics) -> Option<EngineSp
     }
 }
 
-/// What the engines of fio 3.33 that rfio cannot run need: hardware,
-/// a service or a library that is not here.
-const NEEDS: &[(&str, &str)] = &[
-    ("sg", "SCSI generic devices (/dev/sg*, the SG_IO ioctl)"),
-    ("mtd", "MTD flash devices (/dev/mtd*, libmtd)"),
-    (
-        "io_uring_cmd",
-        "NVMe generic character devices (/dev/ngXnY) and io_uring passthrough commands",
-    ),
-    (
-        "rdma",
-        "RDMA hardware (InfiniBand, RoCE or iWARP) through librdmacm and libibverbs",
-    ),
-    ("rados", "a Ceph cluster, through librados"),
-    ("rbd", "a Ceph cluster and its RBD images, through librbd"),
-    ("gfapi", "a GlusterFS volume, through libgfapi"),
-    ("gfapi_async", "a GlusterFS volume, through libgfapi"),
-    (
-        "pmemblk",
-        "a persistent memory pool, through PMDK's libpmemblk",
-    ),
-];
-
 /// Why rfio does not run the engine of `job` (one of fio's it lacks, an
 /// external plugin, or a name fio does not know either), as the words
 /// after `job 'NAME': `; `None` for an engine rfio runs. fio accepts any
@@ -88,7 +65,7 @@ pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
         return job.files.iter().find_map(|f| (def.refuse_file)(&f.path));
     }
     Some(
-        if let Some((_, needs)) = NEEDS.iter().find(|(e, _)| *e == name) {
+        if let Some(needs) = crate::ioengine::not_run(name).map(|e| e.needs) {
             format!("ioengine={name} needs {needs}; rfio does not run it")
         } else if name.starts_with("external:") {
             format!("ioengine={name}: rfio cannot load fio's external engine plugins")
@@ -521,7 +498,7 @@ mod tests {
             refusal("sg").as_deref(),
             Some("ioengine=sg needs SCSI generic devices (/dev/sg*, the SG_IO ioctl); rfio does not run it")
         );
-        for (name, _) in NEEDS {
+        for name in crate::ioengine::NOT_RUN.iter().map(|e| e.name) {
             assert!(crate::options::engines::is_available(name), "{name}");
             assert!(
                 refusal(name).unwrap().contains("rfio does not run it"),
@@ -541,7 +518,7 @@ mod tests {
             let r = refusal(name);
             assert!(
                 r.is_none()
-                    || NEEDS.iter().any(|(e, _)| e == name)
+                    || crate::ioengine::not_run(name).is_some()
                     || r.as_deref().is_some_and(|r| r.contains("yet"))
                     || (*name == "dev-dax"
                         && r.is_some_and(|r| r.contains("needs a device DAX character device"))),
