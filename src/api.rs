@@ -67,8 +67,8 @@ pub use crate::workload::zbd::ZonedDevice;
 // what the kernel allows and to submit I/O by hand (`tests/it/engines.rs`,
 // `tests/it/cmdprio.rs`).
 pub use crate::ioengine::{
-    lookup as lookup_engine, AlignedBuf, CommonOptions, EngineSpec, FileTarget, Io, IoMem,
-    OpenFlags, Queued,
+    flags as engine_flags, lookup as lookup_engine, names as engine_names, AlignedBuf,
+    CommonOptions, EngineFlags, EngineSpec, FileTarget, Io, IoMem, OpenFlags, Queued,
 };
 
 // Statistics (`crate::stats`, `crate::logs`): a job's accumulators fed by

@@ -8,7 +8,12 @@
 use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
+
+/// What `ioengine=cpuio` is (fio's `engines/cpu.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOIO);
 
 /// What this engine can do: nothing but its work (fio's `FIO_SYNCIO |
 /// FIO_DISKLESSIO | FIO_NOIO`).
@@ -67,6 +72,21 @@ pub(crate) struct Cpuio {
     /// The numbers qsort sorts.
     data: Vec<i32>,
     notice: Option<String>,
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<CpuioOptions, Refusal> {
+    Ok(CpuioOptions {
+        cpuload: o.int("cpuload").clamp(0, i64::from(u32::MAX)) as u32,
+        mode: match o.choice("cpumode") {
+            Some("qsort") => CpuMode::Qsort,
+            _ => CpuMode::Noop,
+        },
+        cpuchunks: o.int("cpuchunks").clamp(0, i64::from(u32::MAX)) as u32,
+        exit_on_io_done: o.flag("exit_on_io_done"),
+        job: o.job().name.clone(),
+    })
 }
 
 pub(crate) fn new(

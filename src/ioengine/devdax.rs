@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::open_fd;
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use super::libpmem::{init_check, Mapping, PmemOptions};
 use crate::ddir::Ddir;
@@ -32,6 +34,10 @@ pub(crate) struct DevdaxOptions {
 
 /// dev-dax has no options of its own.
 pub(crate) const OPTIONS: &[&str] = &[];
+
+/// What `ioengine=dev-dax` is (fio's `engines/dev-dax.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOEXTEND | fio::NODISKUTIL);
 
 /// What dev-dax can do (fio's `FIO_SYNCIO | FIO_DISKLESSIO | FIO_NOEXTEND
 /// | FIO_NODISKUTIL`): nothing to lay out, the device's size its own.
@@ -58,6 +64,14 @@ fn sysfs_dir(path: &Path) -> Option<PathBuf> {
 
 /// Why `path` cannot be dev-dax's target (`None`: it is a device DAX
 /// character device).
+pub(crate) fn refuse_file(path: &Path) -> Option<String> {
+    let why = not_dax(path)?;
+    Some(format!(
+        "ioengine=dev-dax needs a device DAX character device (/dev/daxX.Y); {why}"
+    ))
+}
+
+/// Why `path` is no device DAX character device, or `None` when it is one.
 pub(crate) fn not_dax(path: &Path) -> Option<String> {
     let Some(dir) = sysfs_dir(path) else {
         return Some(format!("{} is not a character device", path.display()));
@@ -89,6 +103,15 @@ pub(crate) fn setup(o: &DevdaxOptions) -> Result<Option<u64>, String> {
         .parse()
         .map(Some)
         .map_err(|_| format!("{}: bad size in sysfs: {}\n", dev.display(), size.trim()))
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<DevdaxOptions, Refusal> {
+    Ok(DevdaxOptions {
+        pmem: super::libpmem::options(o)?,
+        device: o.job().first_file.clone(),
+    })
 }
 
 pub(crate) fn new(

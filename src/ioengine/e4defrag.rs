@@ -17,6 +17,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::Files;
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -39,6 +41,9 @@ pub(crate) struct E4defragOptions {
 /// The fio names of [`E4defragOptions`]' options.
 pub(crate) const OPTIONS: &[&str] = &["donorname", "inplace"];
 
+/// What `ioengine=e4defrag` is (fio's `engines/e4defrag.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO);
+
 /// What e4defrag can do (fio's `FIO_SYNCIO`, on files).
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;
 
@@ -55,6 +60,19 @@ struct MoveExtent {
     donor_start: u64,
     len: u64,
     moved_len: u64,
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<E4defragOptions, Refusal> {
+    let job = o.job();
+    Ok(E4defragOptions {
+        donorname: o.text("donorname"),
+        inplace: o.int("inplace") != 0,
+        directory: job.directory.clone(),
+        start_offset: job.offset,
+        file_size_high: job.filesize_high,
+    })
 }
 
 pub(crate) fn new(

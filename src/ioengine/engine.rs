@@ -138,6 +138,12 @@ pub struct StopFlag {
     limit: u64,
 }
 
+// SAFETY: a `StopFlag` is two shared references to atomics (which are
+// `Sync`), kept as pointers only to spare engines a lifetime: `new`'s
+// caller guarantees they outlive every engine handed the flag, on whatever
+// thread that engine runs.
+unsafe impl Send for StopFlag {}
+
 /// The flag and deadline of [`StopFlag::never`]: never raised, none.
 static NEVER_RAISED: AtomicBool = AtomicBool::new(false);
 static NO_DEADLINE: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -215,8 +221,10 @@ pub struct QueueError {
     pub(crate) log: Option<String>,
 }
 
-/// One engine instance, owned by one job thread.
-pub trait IoEngine {
+/// One engine instance, owned by one job thread at a time: `Send`, so that
+/// the offload pool can hand it to a worker thread (each instance is then
+/// used by one thread at a time, under its slot's mutex).
+pub trait IoEngine: Send {
     /// fio's name of the engine (`ioengine=`).
     fn name(&self) -> &'static str;
 

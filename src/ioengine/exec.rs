@@ -20,7 +20,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
+
+/// What `ioengine=exec` is (fio's `engines/exec.c`; it runs the job's
+/// `program`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::NOIO).runs_programs();
 
 /// What this engine can do: nothing but its work (fio's `FIO_SYNCIO |
 /// FIO_DISKLESSIO | FIO_NOIO`).
@@ -74,6 +81,19 @@ pub(crate) struct Exec {
     /// The first I/O is the program's start (fio forks in it).
     first: bool,
     notices: Vec<String>,
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<ExecOptions, Refusal> {
+    Ok(ExecOptions {
+        program: o.text("program"),
+        arguments: o.text("arguments"),
+        grace_time: o.int("grace_time").clamp(0, i64::from(u32::MAX)) as u32,
+        std_redirect: o.flag("std_redirect"),
+        job: o.job().name.clone(),
+        runtime_us: o.job().runtime_us,
+    })
 }
 
 pub(crate) fn new(

@@ -5,6 +5,7 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -12,6 +13,13 @@ use crate::ddir::Ddir;
 pub(crate) struct Falloc {
     files: Files,
 }
+
+/// What `ioengine=falloc` is (fio's `engines/falloc.c`; it allocates (and
+/// creates) the files it is given, and its failed open reads as success).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO)
+    .changes_files()
+    .failed_open_looks_opened()
+    .open_error_at(Some(("open", "engines/falloc.c:45")));
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

@@ -7,6 +7,7 @@ use std::os::fd::OwnedFd;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::open_fd;
+use super::flags::{fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, OpenFlags, Queued};
 
 #[derive(Default)]
@@ -14,6 +15,13 @@ pub(crate) struct FileCreate {
     /// `None` once closed (`openfiles`).
     fds: Vec<Option<OwnedFd>>,
 }
+
+/// What `ioengine=filecreate` is (fio's `engines/fileoperations.c`; it
+/// creates the files it is given).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
+        .changes_files()
+        .open_error_at(Some(("open", "engines/fileoperations.c:91")));
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

@@ -4,12 +4,20 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 #[derive(Default)]
 pub(crate) struct FileDelete {
     opened: u32,
 }
+
+/// What `ioengine=filedelete` is (fio's `engines/fileoperations.c`; it
+/// deletes the files it is given).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
+        .changes_files()
+        .open_error_at(Some(("delete", "engines/fileoperations.c:205")));
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

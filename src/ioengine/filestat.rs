@@ -4,12 +4,18 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::cpath;
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct FileStat {
     stat_type: StatType,
     opened: u32,
 }
+
+/// What `ioengine=filestat` is (fio's `engines/fileoperations.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {
@@ -40,6 +46,18 @@ pub(crate) struct FileStatOptions {
 
 /// The fio names of [`FileStatOptions`].
 pub(crate) const OPTIONS: &[&str] = &["stat_type"];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<FileStatOptions, Refusal> {
+    Ok(FileStatOptions {
+        stat_type: match o.choice("stat_type") {
+            Some("lstat") => StatType::Lstat,
+            Some("statx") => StatType::Statx,
+            _ => StatType::Stat,
+        },
+    })
+}
 
 pub(crate) fn new(
     _common: &CommonOptions,

@@ -4,6 +4,7 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{sync, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -11,6 +12,12 @@ use crate::ddir::Ddir;
 pub(crate) struct Ftruncate {
     files: Files,
 }
+
+/// What `ioengine=ftruncate` is (fio's `engines/ftruncate.c`; it truncates
+/// the files it is given).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO | fio::FAKEIO)
+    .changes_files()
+    .open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

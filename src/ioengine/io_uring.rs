@@ -23,6 +23,8 @@ use io_uring::{opcode, register::Probe, types, IoUring};
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Uring {
@@ -52,11 +54,25 @@ pub(crate) struct Uring {
     depth: usize,
 }
 
+// SAFETY: the raw pointers in `iovecs` point at the buffers of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract), whichever thread the engine runs on; the
+// ring itself is `Send`, and the engine is used by one thread at a time.
+// (io_uring is never offloaded: its flags say `FIO_NO_OFFLOAD`.)
+unsafe impl Send for Uring {}
+
 fn missing(feature: &str, why: &str) -> EngineError {
     EngineError::new(libc::EOPNOTSUPP, "io_uring").with_detail(format!(
         "the kernel does not support {feature}, which {why} needs"
     ))
 }
+
+/// What `ioengine=io_uring` is (fio's `engines/io_uring.c`; buffered I/O
+/// goes to the page cache or the kernel's io-wq workers).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::NO_OFFLOAD | fio::ASYNCIO_SETS_ISSUE_TIME)
+        .buffered_to_kernel_workers()
+        .open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;
@@ -123,6 +139,23 @@ pub(crate) const OPTIONS: &[&str] = &[
     "nowait",
     "force_async",
 ];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<UringOptions, Refusal> {
+    Ok(UringOptions {
+        hipri: o.flag("hipri"),
+        fixedbufs: o.flag("fixedbufs"),
+        registerfiles: o.flag("registerfiles"),
+        sqthread_poll: o.flag("sqthread_poll"),
+        sqthread_poll_cpu: o.int_if_set("sqthread_poll_cpu").map(|c| c as u32),
+        nonvectored: o.int("nonvectored") as i32,
+        cmdprio: o.cmdprio()?,
+        uncached: o.int("uncached") != 0,
+        nowait: o.flag("nowait"),
+        force_async: o.int("force_async").clamp(0, i64::from(u32::MAX)) as u32,
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

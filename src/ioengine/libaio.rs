@@ -20,6 +20,8 @@ use std::time::Duration;
 use super::cmdprio::{CmdPrioSetting, IoPrios};
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
+use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 type AioContext = libc::c_ulong;
@@ -92,6 +94,19 @@ pub(crate) struct Libaio {
     rw_flags: i32,
 }
 
+// SAFETY: `pending` points into `iocbs` (a heap slice this value owns,
+// never moved while it lives), the iocbs' buffers are those of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract), and a kernel AIO context may be used
+// from any thread of the process; the engine is used by one thread at a
+// time.
+unsafe impl Send for Libaio {}
+
+/// What `ioengine=libaio` is (fio's `engines/libaio.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::ASYNCIO_SETS_ISSUE_TIME)
+        .open_error_at(flags::GENERIC_OPEN);
+
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::QUEUED_FILES;
 
@@ -127,6 +142,16 @@ pub(crate) const OPTIONS: &[&str] = &[
     "cmdprio_bssplit",
     "nowait",
 ];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<LibaioOptions, Refusal> {
+    Ok(LibaioOptions {
+        userspace_reap: o.flag("userspace_reap"),
+        cmdprio: o.cmdprio()?,
+        nowait: o.flag("nowait"),
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

@@ -24,6 +24,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::files::open_fd;
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -45,6 +47,17 @@ pub(crate) struct PmemOptions {
 /// libpmem has no options of its own.
 pub(crate) const OPTIONS: &[&str] = &[];
 
+/// What `ioengine=libpmem` is (fio's `engines/libpmem.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(
+    fio::SYNCIO
+        | fio::RAWIO
+        | fio::DISKLESSIO
+        | fio::NOEXTEND
+        | fio::NODISKUTIL
+        | fio::BARRIER
+        | fio::MEMALIGN,
+);
+
 /// What libpmem can do (fio's `FIO_SYNCIO | FIO_DISKLESSIO | FIO_NOEXTEND
 /// | FIO_NODISKUTIL | ...`): its files are real (fio fills them before the
 /// job, `Prepopulating IO file`), written through the mapping only.
@@ -62,6 +75,21 @@ pub(super) fn init_check(engine: &str, o: &PmemOptions) -> Result<(), EngineErro
         ));
     }
     Ok(())
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<PmemOptions, Refusal> {
+    let job = o.job();
+    // fio's init refuses blocks below a page (`rw_min_bs & page_mask`)
+    // with `fsync=N`/`fdatasync=N`; `sync=` drains each write.
+    Ok(PmemOptions {
+        small_blocks_with_syncs: job.min_bs % 4096 != 0 && job.syncs,
+        sync_io: job.sync_io,
+        read: job.read,
+        write: job.write,
+        verify: job.verify,
+    })
 }
 
 pub(crate) fn new(
@@ -83,6 +111,11 @@ pub(super) struct Mapping {
     pub(super) ptr: *mut u8,
     pub(super) len: usize,
 }
+
+// SAFETY: the mapping is owned by this value alone (mapped by `map`,
+// unmapped when it drops) and is plain shared memory, which any thread of
+// the process may read, write and unmap.
+unsafe impl Send for Mapping {}
 
 impl Mapping {
     /// Map `len` bytes of `fd` from offset 0, shared; first with

@@ -13,6 +13,8 @@ use std::os::fd::AsRawFd;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{open_fd, trim, OpenFile};
+use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 struct Mapped {
@@ -21,6 +23,11 @@ struct Mapped {
     ptr: *mut u8,
     len: usize,
 }
+
+// SAFETY: `ptr` is a mapping owned by this value alone (unmapped when it
+// is closed or dropped), plain shared memory any thread of the process may
+// use.
+unsafe impl Send for Mapped {}
 
 pub(crate) struct Mmap {
     maps: Vec<Mapped>,
@@ -42,12 +49,24 @@ pub(crate) struct MmapOptions {
 /// The fio names of [`MmapOptions`].
 pub(crate) const OPTIONS: &[&str] = &["thp"];
 
+/// What `ioengine=mmap` is (fio's `engines/mmap.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::NOEXTEND).open_error_at(flags::GENERIC_OPEN);
+
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {
     no_extend: true,
     no_io: false,
     ..Caps::SYNC_FILES
 };
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<MmapOptions, Refusal> {
+    Ok(MmapOptions {
+        thp: o.int("thp") != 0,
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

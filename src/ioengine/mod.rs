@@ -13,6 +13,11 @@
 //! # How an engine declares itself
 //! An engine's file holds, besides its code (fio's `struct ioengine_ops`):
 //!
+//! - `FLAGS`, what it is ([`EngineFlags`]: fio's `.flags`, built from
+//!   fio's `FIO_*` bits, plus rfio's own: it changes files, runs programs,
+//!   where fio reports its failed open, ...), known by name without
+//!   starting it ([`flags()`]): everything outside `src/ioengine` asks these,
+//!   never an engine's name;
 //! - `CAPS`, what it can do ([`Caps`]: fio's `FIO_SYNCIO`,
 //!   `FIO_DISKLESSIO`, `FIO_NOEXTEND`, ...), or a `caps` function when that
 //!   depends on the job (null is synchronous at iodepth 1 only);
@@ -29,8 +34,11 @@
 //!   `nodelay`, `window_size`, `mss`, `ttl`, `interface`; `NbdOptions`:
 //!   `uri`; `HttpOptions`: `https`, `http_*`; `E4defragOptions`:
 //!   `donorname`, `inplace`; libpmem's `PmemOptions` and dev-dax's
-//!   `DevdaxOptions` hold what they need of the job) and `OPTIONS`, their
-//!   fio names;
+//!   `DevdaxOptions` hold what they need of the job), `OPTIONS`, their
+//!   fio names, and `options`, which builds the struct from the values the
+//!   plan hands it ([`OptionValues`]: each option as set, else the option
+//!   table's default; and the job's [`JobFacts`]) or refuses them
+//!   ([`Refusal`]);
 //! - `new`, which starts an instance from the options every engine reads
 //!   ([`CommonOptions`]: `iodepth`, `direct`, `iodepth_batch_complete_min`,
 //!   the job's priority), its own options and the job's buffer pool.
@@ -47,18 +55,22 @@
 //! Engines fio has and rfio does not run are refused by the plan
 //! (`plan::engine::refusal`), naming what they need.
 //!
-//! The plan reads the option values once per job (`src/plan/engine.rs`)
-//! into an [`EngineSpec`]: the common options and the engine's variant of
-//! [`EngineOptions`]. A new engine touches its own file plus one line in
-//! [`ENGINES`](registry::ENGINES) (and one variant of [`EngineOptions`]
-//! and its reading in the plan when it has options); `plan::engine`'s tests check that each
-//! engine declares exactly the options of its fio table that rfio runs.
+//! The plan resolves a job's engine once (`src/plan/engine.rs`, the same
+//! for every engine) into an [`EngineSpec`]: the common options and the
+//! engine's variant of [`EngineOptions`], which the engine's `options`
+//! builds. A new engine touches its own file, its line in
+//! [`ENGINES`](registry::ENGINES) (with its variant of [`EngineOptions`]
+//! when it has options) and its `mod` line here; `plan::engine`'s tests
+//! check that each engine declares exactly the options of its fio table
+//! that rfio runs.
 
 mod buf;
 /// `cmdprio_*`: which I/Os of a job get which priority.
 pub(crate) mod cmdprio;
 mod engine;
 mod files;
+mod flags;
+mod input;
 mod io;
 mod mem;
 mod registry;
@@ -92,27 +104,34 @@ mod vsync;
 pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
-pub(crate) use cpuio::{CpuMode, CpuioOptions};
-pub(crate) use devdax::{not_dax, DevdaxOptions};
-pub(crate) use e4defrag::E4defragOptions;
 pub use engine::CommonOptions;
 pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
-pub(crate) use exec::ExecOptions;
 pub(crate) use files::{set_write_hint, sync_range};
-pub(crate) use filestat::{FileStatOptions, StatType};
-pub(crate) use http::{HttpMode, HttpOptions, Https};
+pub(crate) use flags::not_run;
+pub use flags::EngineFlags;
+#[cfg(test)]
+pub(crate) use flags::NOT_RUN;
+pub(crate) use input::{JobFacts, OptionValues, Refusal};
 pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
-pub(crate) use io_uring::UringOptions;
-pub(crate) use libaio::LibaioOptions;
-pub(crate) use libpmem::PmemOptions;
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
-pub(crate) use mmap::MmapOptions;
-pub(crate) use nbd::{uri_unsupported as nbd_uri_unsupported, NbdOptions};
-pub(crate) use net::{NetOptions, Proto};
-pub(crate) use pvsync2::Pvsync2Options;
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
-pub use registry::{lookup, names, EngineSpec};
-pub(crate) use registry::{no_disk_util, EngineDef, EngineOptions};
+// The engines' option types, for the plan's tests of what each engine
+// resolves (the plan itself hands the engines values, never builds them).
+pub use registry::{flags, lookup, names, EngineSpec};
+pub(crate) use registry::{EngineDef, EngineOptions};
+#[cfg(test)]
+pub(crate) use {
+    cpuio::{CpuMode, CpuioOptions},
+    e4defrag::E4defragOptions,
+    exec::ExecOptions,
+    filestat::{FileStatOptions, StatType},
+    http::{HttpMode, HttpOptions},
+    io_uring::UringOptions,
+    libaio::LibaioOptions,
+    nbd::NbdOptions,
+    net::{NetOptions, Proto},
+    pvsync2::Pvsync2Options,
+};

@@ -7,6 +7,7 @@ use crate::ddir::Ddir;
 use std::time::Duration;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
+use super::flags::{fio, EngineFlags};
 use super::io::{Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 
 pub(crate) struct Null {
@@ -19,6 +20,10 @@ pub(crate) struct Null {
     /// Committed, not yet reaped.
     events: usize,
 }
+
+/// What `ioengine=null` is (fio's `engines/null.c`; its init adds
+/// `FIO_SYNCIO` at iodepth 1, which [`caps`] says).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::FAKEIO);
 
 /// What the null engine can do: it is synchronous at iodepth 1 only
 /// (fio's `fio_null_init` sets `FIO_SYNCIO` then).

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{trim, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 
 /// How many in-flight requests one `aio_suspend` watches (fio's value).
@@ -22,6 +23,18 @@ pub(crate) struct PosixAio {
     inflight: usize,
     events: Box<[(u32, IoResult)]>,
 }
+
+// SAFETY: the control blocks live in a heap slice this value owns (never
+// moved while requests are in flight) and point at the buffers of I/Os in
+// flight, which `queue`'s caller keeps valid until they complete
+// (`IoEngine::queue`'s contract); POSIX AIO requests may be waited for and
+// reaped from any thread of the process, and the engine is used by one
+// thread at a time.
+unsafe impl Send for PosixAio {}
+
+/// What `ioengine=posixaio` is (fio's `engines/posixaio.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps {

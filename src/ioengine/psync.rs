@@ -2,6 +2,7 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::flags::{self, fio, EngineFlags};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -9,6 +10,10 @@ use crate::ddir::Ddir;
 pub(crate) struct Psync {
     files: Files,
 }
+
+/// What `ioengine=psync` is (fio's `engines/sync.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;

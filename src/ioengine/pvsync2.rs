@@ -7,6 +7,8 @@
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, ret, Files};
+use super::flags::{self, fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 use crate::rand::FioRand;
@@ -26,6 +28,10 @@ pub(crate) struct Pvsync2 {
     /// write while `hipri` is set and its percentage below 100.
     rand: FioRand,
 }
+
+/// What `ioengine=pvsync2` is (fio's `engines/sync.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;
@@ -58,6 +64,17 @@ impl Default for Pvsync2Options {
 
 /// The fio names of [`Pvsync2Options`].
 pub(crate) const OPTIONS: &[&str] = &["hipri", "hipri_percentage", "uncached", "nowait"];
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<Pvsync2Options, Refusal> {
+    Ok(Pvsync2Options {
+        hipri: o.flag("hipri"),
+        hipri_percentage: o.int("hipri_percentage").clamp(0, 100) as u32,
+        uncached: o.int("uncached") != 0,
+        nowait: o.flag("nowait"),
+    })
+}
 
 pub(crate) fn new(
     common: &CommonOptions,

@@ -1,12 +1,16 @@
 //! The engines rfio runs (fio's `ioengines.c` list) and what a job starts
 //! one with.
 //!
-//! Each engine's file declares, next to its code, what it is: its
-//! capabilities (`CAPS`, or a `caps` function when they depend on the
-//! job), its own options (a struct, as fio's engine `.options` table, and
-//! `OPTIONS`, their fio names) and `new`, which starts an instance. The
-//! list here holds one line per engine; an engine with options of its own
-//! has one variant in [`EngineOptions`].
+//! Each engine's file declares, next to its code, what it is: its flags
+//! (`FLAGS`: fio's `.flags`, typed, with rfio's own), its capabilities
+//! (`CAPS`, or a `caps` function when they depend on the job), its own
+//! options (a struct, as fio's engine `.options` table, `OPTIONS`, their
+//! fio names, and `options`, which resolves them from the values the plan
+//! hands it) and `new`, which starts an instance. The list here holds one
+//! line per engine; an engine with options of its own has one variant in
+//! [`EngineOptions`].
+
+use std::path::Path;
 
 use super::cmdprio::CmdPrio;
 use super::cpuio::CpuioOptions;
@@ -15,7 +19,9 @@ use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
+use super::flags::{not_run, EngineFlags};
 use super::http::HttpOptions;
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, IoMem};
 use super::io_uring::UringOptions;
 use super::libaio::LibaioOptions;
@@ -34,12 +40,19 @@ use super::{
 pub struct EngineDef {
     /// fio's name (`ioengine=`).
     pub(crate) name: &'static str,
+    /// What the engine is (fio's `.flags`, and rfio's own), declared in
+    /// its file as `FLAGS`.
+    pub(crate) flags: EngineFlags,
     /// The engine's own options by fio's name (those of its `.options`
     /// table that rfio runs with): the plan resolves them into the
     /// engine's variant of [`EngineOptions`]. Only the tests read it: they
     /// hold each engine's declaration to the option table.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) options: &'static [&'static str],
+    /// Its own options, resolved from the values the plan hands it (the
+    /// engine's `options`): its variant of [`EngineOptions`], or why the
+    /// job's values cannot run.
+    pub(crate) resolve: fn(&dyn OptionValues) -> Result<EngineOptions, Refusal>,
     /// What it can do with a job's options, known without starting it.
     pub(crate) caps: fn(&EngineSpec) -> Caps,
     /// Start an instance for one job thread, on the job's buffer pool;
@@ -54,12 +67,21 @@ pub struct EngineDef {
     /// lines), and the job is reaped unstarted. The run's stop cuts what
     /// it waits for.
     pub(crate) setup: fn(&EngineSpec, StopFlag) -> Result<Option<u64>, String>,
+    /// Why the engine cannot run on the file at this path, as the words
+    /// after `job 'NAME': ` (dev-dax: a device DAX character device only),
+    /// or `None`: the plan refuses such a job.
+    pub(crate) refuse_file: fn(&Path) -> Option<String>,
 }
 
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
 fn no_setup(_: &EngineSpec, _: StopFlag) -> Result<Option<u64>, String> {
     Ok(None)
+}
+
+/// An engine that runs on any file.
+fn any_file(_: &Path) -> Option<String> {
+    None
 }
 
 /// A started engine instance, or why it could not start.
@@ -133,29 +155,37 @@ macro_rules! engine {
     ($name:literal, $module:ident) => {
         EngineDef {
             name: $name,
+            flags: $module::FLAGS,
             options: &[],
+            resolve: |_| Ok(EngineOptions::None),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| $module::new(&spec.common, mem),
             setup: no_setup,
+            refuse_file: any_file,
         }
     };
     ($name:literal, $module:ident, $variant:ident) => {
         EngineDef {
             name: $name,
+            flags: $module::FLAGS,
             options: $module::OPTIONS,
+            resolve: |o| $module::options(o).map(EngineOptions::$variant),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
             },
             setup: no_setup,
+            refuse_file: any_file,
         }
     };
     // ... and its `setup` (fio's engine `.setup`).
     ($name:literal, $module:ident, $variant:ident, setup) => {
         EngineDef {
             name: $name,
+            flags: $module::FLAGS,
             options: $module::OPTIONS,
+            resolve: |o| $module::options(o).map(EngineOptions::$variant),
             caps: |_| $module::CAPS,
             new: |spec, mem, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
@@ -165,6 +195,7 @@ macro_rules! engine {
                 EngineOptions::$variant(o) => $module::setup(o),
                 _ => $module::setup(&Default::default()),
             },
+            refuse_file: any_file,
         }
     };
 }
@@ -180,21 +211,27 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("pvsync2", pvsync2, Pvsync2),
     EngineDef {
         name: "null",
+        flags: null::FLAGS,
         options: &[],
+        resolve: |_| Ok(EngineOptions::None),
         caps: |spec| null::caps(&spec.common),
         new: |spec, mem, _| null::new(&spec.common, mem),
         setup: no_setup,
+        refuse_file: any_file,
     },
     engine!("net", net, Net),
     EngineDef {
         name: "netsplice",
+        flags: net::SPLICE_FLAGS,
         options: net::OPTIONS,
+        resolve: |o| net::options(o).map(EngineOptions::Net),
         caps: |_| net::CAPS,
         new: |spec, mem, _| match &spec.options {
             EngineOptions::Net(o) => net::new_splice(&spec.common, o, mem),
             _ => net::new_splice(&spec.common, &Default::default(), mem),
         },
         setup: no_setup,
+        refuse_file: any_file,
     },
     engine!("ftruncate", ftruncate),
     engine!("filecreate", filecreate),
@@ -208,7 +245,9 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("io_uring", io_uring, IoUring),
     EngineDef {
         name: "nbd",
+        flags: nbd::FLAGS,
         options: nbd::OPTIONS,
+        resolve: |o| nbd::options(o).map(EngineOptions::Nbd),
         caps: |_| nbd::CAPS,
         new: |spec, mem, stop| match &spec.options {
             EngineOptions::Nbd(o) => nbd::new(&spec.common, o, mem, stop),
@@ -218,18 +257,26 @@ pub(crate) static ENGINES: &[EngineDef] = &[
             EngineOptions::Nbd(o) => nbd::setup(o, stop),
             _ => nbd::setup(&Default::default(), stop),
         },
+        refuse_file: any_file,
     },
     engine!("libaio", libaio, Libaio),
-    engine!("dev-dax", devdax, Devdax, setup),
+    EngineDef {
+        refuse_file: devdax::refuse_file,
+        ..engine!("dev-dax", devdax, Devdax, setup)
+    },
     engine!("libpmem", libpmem, Libpmem),
     // Not in Debian's fio build (it needs libcurl): last.
     engine!("http", http, Http),
 ];
 
-/// The engines that keep no disk statistics (fio's `FIO_NODISKUTIL`):
-/// their jobs have no `disk_util`.
-pub(crate) fn no_disk_util(engine: &str) -> bool {
-    matches!(engine, "libpmem" | "dev-dax")
+/// The flags of the engine called `name`: one rfio runs, or one of fio's
+/// that rfio refuses to run but whose flags fio acts on before it would
+/// run it ([`not_run`]); `None` for a name fio does not know either.
+pub fn flags(name: &str) -> Option<EngineFlags> {
+    match lookup(name) {
+        Some(def) => Some(def.flags),
+        None => not_run(name).map(|e| e.flags),
+    }
 }
 
 /// The names of the engines rfio runs, in fio's order (`--enghelp`).
@@ -320,6 +367,79 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// An engine's fio flags agree with what its instances can do, where
+    /// both say the same thing.
+    #[test]
+    fn flags_agree_with_caps() {
+        for def in ENGINES {
+            let (f, c) = (def.flags, (def.caps)(&spec(8)));
+            if def.name != "null" {
+                assert_eq!(f.sync, c.is_sync, "{} FIO_SYNCIO", def.name);
+            }
+            assert_eq!(f.no_extend, c.no_extend, "{} FIO_NOEXTEND", def.name);
+            assert_eq!(f.no_io, c.no_io, "{} FIO_NOIO", def.name);
+            assert_eq!(f.no_stats, c.file_op, "{} FIO_NOSTATS", def.name);
+        }
+        assert_eq!(flags("io_uring_cmd").map(|f| f.no_offload), Some(true));
+        assert!(flags("nosuch").is_none());
+        let names = |pick: fn(&EngineFlags) -> bool| -> Vec<&str> {
+            ENGINES
+                .iter()
+                .filter(|d| pick(&d.flags))
+                .map(|d| d.name)
+                .collect()
+        };
+        assert_eq!(names(|f| f.no_disk_util), ["dev-dax", "libpmem"]);
+        assert_eq!(names(|f| f.bit_based), ["net"]);
+        assert_eq!(names(|f| f.no_offload), ["io_uring"]);
+        assert_eq!(names(|f| f.pipe_io), ["net", "netsplice", "splice"]);
+        assert_eq!(
+            names(|f| f.changes_files),
+            ["ftruncate", "filecreate", "filedelete", "falloc"]
+        );
+        assert_eq!(names(|f| f.runs_a_program()), ["exec"]);
+        assert_eq!(
+            names(|f| f.queues_file_io()),
+            ["posixaio", "io_uring", "libaio"]
+        );
+        assert_eq!(
+            names(|f| f.buffered_io_goes_to_kernel_workers()),
+            ["io_uring"]
+        );
+        let generic: Vec<&str> = ENGINES
+            .iter()
+            .filter(|d| d.flags.open_error_place("open") == Some("filesetup.c:805"))
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            generic,
+            [
+                "mmap",
+                "sync",
+                "psync",
+                "vsync",
+                "pvsync",
+                "pvsync2",
+                "ftruncate",
+                "posixaio",
+                "io_uring",
+                "libaio"
+            ]
+        );
+        let place = |name: &str, call: &str| lookup(name).unwrap().flags.open_error_place(call);
+        assert_eq!(place("falloc", "open"), Some("engines/falloc.c:45"));
+        assert_eq!(
+            place("filecreate", "open"),
+            Some("engines/fileoperations.c:91")
+        );
+        assert_eq!(
+            place("filedelete", "delete"),
+            Some("engines/fileoperations.c:205")
+        );
+        assert_eq!(place("filedelete", "open"), None);
+        assert_eq!(place("null", "open"), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::engine::{Caps, CommonOptions, IoEngine};
 use super::files::{non_data, Files};
+use super::flags::{fio, EngineFlags};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
 use crate::ddir::Ddir;
 
@@ -27,6 +28,9 @@ pub(crate) struct Splice {
     read_end: OwnedFd,
     write_end: OwnedFd,
 }
+
+/// What `ioengine=splice` is (fio's `engines/splice.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::SYNCIO | fio::PIPEIO);
 
 /// What this engine can do (fio's `FIO_SYNCIO | FIO_PIPEIO`, on files).
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;

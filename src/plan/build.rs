@@ -762,11 +762,6 @@ pub(crate) fn filesystem_checks(plan: &Plan) -> Diagnostics {
     diags
 }
 
-/// Engines that change files whatever the I/O direction: `falloc`
-/// allocates (and creates), `ftruncate` truncates, `filecreate` creates,
-/// `filedelete` deletes.
-const FILE_CHANGING_ENGINES: &[&str] = &["falloc", "ftruncate", "filecreate", "filedelete"];
-
 /// What in `job` would write under `--readonly`, each as the reason given.
 ///
 /// fio refuses only `rw=` patterns that write or trim; it runs the engines
@@ -778,7 +773,10 @@ fn readonly_refusals(job: &JobSpec) -> Vec<String> {
     if job.pattern.writes() {
         out.push(format!("rw={} writes", job.pattern.name()));
     }
-    if FILE_CHANGING_ENGINES.contains(&job.ioengine.as_str()) {
+    // Engines that change files whatever the I/O direction (falloc
+    // allocates and creates, ftruncate truncates, filecreate creates,
+    // filedelete deletes).
+    if crate::ioengine::lookup(&job.ioengine).is_some_and(|d| d.flags.changes_files) {
         out.push(format!(
             "ioengine={} changes files whatever it is asked to do",
             job.ioengine

@@ -70,12 +70,7 @@ pub(crate) fn fixup_warnings(spec: &JobSpec) -> Vec<&'static str> {
             "fio: verification read phase will never start because write phase uses all of runtime",
         );
     }
-    if spec.io.pre_read
-        && matches!(
-            spec.ioengine.as_str(),
-            "net" | "netsplice" | "rdma" | "splice"
-        )
-    {
+    if spec.io.pre_read && crate::ioengine::flags(&spec.ioengine).is_some_and(|f| f.pipe_io) {
         w.push(
             "fio: cannot pre-read files with an IO engine that isn't seekable. Pre-read disabled.",
         );

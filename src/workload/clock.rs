@@ -193,41 +193,42 @@ pub(crate) use fake::{FakeClock, FakeTime};
 
 #[cfg(test)]
 mod fake {
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::Arc;
 
     use super::{Clock, Stop};
 
     /// The time a [`FakeClock`] reads, shared with whoever else moves it
     /// (a test engine that takes time per I/O), and what was waited.
+    /// Atomic, so that an engine holding it is `Send`; one thread uses it.
     #[derive(Debug, Default)]
     pub(crate) struct FakeTime {
-        now: Cell<u64>,
-        slept_ns: Cell<u64>,
-        sleeps: Cell<u64>,
-        paused_us: Cell<u64>,
-        spun_us: Cell<u64>,
+        now: AtomicU64,
+        slept_ns: AtomicU64,
+        sleeps: AtomicU64,
+        paused_us: AtomicU64,
+        spun_us: AtomicU64,
     }
 
     impl FakeTime {
         /// ns since the fake time began (not since a clock restarted).
         pub(crate) fn now(&self) -> u64 {
-            self.now.get()
+            self.now.load(Relaxed)
         }
 
         /// Time moves on by `ns`.
         pub(crate) fn advance(&self, ns: u64) {
-            self.now.set(self.now.get() + ns);
+            self.now.fetch_add(ns, Relaxed);
         }
 
         /// ns asked for by [`Clock::sleep`], in all, and how many sleeps.
         pub(crate) fn slept(&self) -> (u64, u64) {
-            (self.slept_ns.get(), self.sleeps.get())
+            (self.slept_ns.load(Relaxed), self.sleeps.load(Relaxed))
         }
 
         /// µs of [`Clock::pause`] and of [`Clock::spin`], in all.
         pub(crate) fn thought(&self) -> (u64, u64) {
-            (self.paused_us.get(), self.spun_us.get())
+            (self.paused_us.load(Relaxed), self.spun_us.load(Relaxed))
         }
     }
 
@@ -235,12 +236,12 @@ mod fake {
     /// it; its waits advance it by what they were asked, at once.
     #[derive(Debug, Clone)]
     pub(crate) struct FakeClock {
-        time: Rc<FakeTime>,
+        time: Arc<FakeTime>,
         base: u64,
     }
 
     impl FakeClock {
-        pub(crate) fn new(time: Rc<FakeTime>) -> FakeClock {
+        pub(crate) fn new(time: Arc<FakeTime>) -> FakeClock {
             let base = time.now();
             FakeClock { time, base }
         }
@@ -257,21 +258,21 @@ mod fake {
 
         fn sleep(&self, ns: u64, stop: &Stop) {
             if ns > 0 && !stop.requested() {
-                self.time.slept_ns.set(self.time.slept_ns.get() + ns);
-                self.time.sleeps.set(self.time.sleeps.get() + 1);
+                self.time.slept_ns.fetch_add(ns, Relaxed);
+                self.time.sleeps.fetch_add(1, Relaxed);
                 self.time.advance(ns);
             }
         }
 
         fn pause(&self, us: u64, stop: &Stop) {
             if !stop.requested() {
-                self.time.paused_us.set(self.time.paused_us.get() + us);
+                self.time.paused_us.fetch_add(us, Relaxed);
                 self.time.advance(us * 1000);
             }
         }
 
         fn spin(&self, us: u64) {
-            self.time.spun_us.set(self.time.spun_us.get() + us);
+            self.time.spun_us.fetch_add(us, Relaxed);
             self.time.advance(us * 1000);
         }
     }
@@ -315,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_fake_clock_moves_only_when_told() {
-        let time = std::rc::Rc::new(FakeTime::default());
+        let time = std::sync::Arc::new(FakeTime::default());
         time.advance(5);
         let mut c = FakeClock::new(time.clone());
         assert_eq!(c.now(), 0);

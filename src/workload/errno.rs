@@ -37,21 +37,15 @@ pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str
     crate::diag::visible(&s).into_owned()
 }
 
-/// Where fio 3.33 reports engine `engine` failing to open (or, for the
-/// file operations, to act on) a file, as measured: the engines that open
-/// through fio's `generic_open_file`, and the file operations' own opens.
-/// `func` is the failed call as the engine names it (`open(PATH)`).
-pub(crate) fn open_place(engine: &str, func: &str) -> Option<&'static str> {
+/// Where fio 3.33 reports the engine of flags `engine` failing to open
+/// (or, for the file operations, to act on) a file, as measured and as the
+/// engine declares it: the engines that open through fio's
+/// `generic_open_file`, and the file operations' own opens. `func` is the
+/// failed call as the engine names it (`open(PATH)`).
+pub(crate) fn open_place(
+    engine: &crate::ioengine::EngineFlags,
+    func: &str,
+) -> Option<&'static str> {
     let call = func.split('(').next().unwrap_or(func);
-    match (engine, call) {
-        (
-            "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "libaio" | "posixaio" | "io_uring"
-            | "mmap" | "ftruncate",
-            "open",
-        ) => Some("filesetup.c:805"),
-        ("falloc", "open") => Some("engines/falloc.c:45"),
-        ("filecreate", "open") => Some("engines/fileoperations.c:91"),
-        ("filedelete", "delete") => Some("engines/fileoperations.c:205"),
-        _ => None,
-    }
+    engine.open_error_place(call)
 }

@@ -452,14 +452,14 @@ impl<'a> Prepared<'a> {
 
     /// fio's `td_verror` text for the engine's failure `e` to open a file.
     pub(super) fn open_verror(&self, e: &crate::ioengine::EngineError) -> String {
-        engine_verror(e, open_place(self.engine.name, &e.func))
+        engine_verror(e, open_place(&self.engine.flags, &e.func))
     }
 
     /// The line fio logs after the engine failed to open `path`, if any:
     /// fio's falloc engine records its failed open but reports success, so
     /// fio goes on to invalidate the cache of a file it never opened.
     pub(super) fn open_failure_note(&self, path: &Path) -> Option<String> {
-        (self.engine.name == "falloc" && self.set.invalidate)
+        (self.engine.flags.failed_open_looks_opened && self.set.invalidate)
             .then(|| cache_invalidation_failed(path))
     }
 

@@ -185,15 +185,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// An engine instance that moves to a worker thread.
+/// An engine instance that moves to a worker thread (engines are `Send`).
 struct EngineBox(Box<dyn IoEngine>);
-
-// SAFETY: rfio's engines keep no thread-bound state: they own file
-// descriptors, kernel AIO contexts, memory maps and plain data, which any
-// thread of the process may use; each instance is used by one thread at a
-// time (its slot's mutex). io_uring, whose ring may be bound to its
-// submitting thread, is never offloaded (`start`).
-unsafe impl Send for EngineBox {}
 
 /// An I/O on its way to a worker.
 #[derive(Clone, Copy)]

@@ -41,6 +41,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use self::client::{Client, Request, Sink};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use crate::ddir::Ddir;
 
@@ -121,6 +123,9 @@ pub(crate) const OPTIONS: &[&str] = &[
     "http_verbose",
 ];
 
+/// What `ioengine=http` is (fio's `engines/http.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO);
+
 /// What http can do (fio's `FIO_DISKLESSIO | FIO_SYNCIO`).
 pub(crate) const CAPS: Caps = Caps {
     is_sync: true,
@@ -135,6 +140,52 @@ pub(crate) const CAPS: Caps = Caps {
 
 /// fio's error of a failed transfer: `td_verror(td, -1, "transfer")`.
 const TRANSFER_ERROR: i32 = -1;
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<HttpOptions, Refusal> {
+    let https = match o.choice("https") {
+        Some("on") => Https::On,
+        Some("insecure") => Https::Insecure,
+        _ => Https::Off,
+    };
+    // `https` other than `off` needs TLS, which rfio does not have.
+    if https != Https::Off {
+        let value = o.written("https").unwrap_or_else(|| "on".to_string());
+        return Err(Refusal {
+            option: Some("https"),
+            message: format!(
+                "ioengine=http: https={value} needs TLS, which rfio does not have \
+                 (no TLS library it can build); use https=off and an http:// server"
+            ),
+        });
+    }
+    let text = |name: &'static str| o.text(name).unwrap_or_default();
+    Ok(HttpOptions {
+        https,
+        host: text("http_host"),
+        user: o.text("http_user"),
+        pass: o.text("http_pass"),
+        s3_key: text("http_s3_key"),
+        s3_keyid: text("http_s3_keyid"),
+        swift_auth_token: text("http_swift_auth_token"),
+        s3_region: text("http_s3_region"),
+        s3_sse_customer_key: text("http_s3_sse_customer_key"),
+        s3_sse_customer_algorithm: text("http_s3_sse_customer_algorithm"),
+        s3_storage_class: text("http_s3_storage_class"),
+        mode: match o.choice("http_mode") {
+            Some("s3") => HttpMode::S3,
+            Some("swift") => HttpMode::Swift,
+            _ => HttpMode::Webdav,
+        },
+        verbose: o.int("http_verbose").clamp(0, i64::from(i32::MAX)) as i32,
+        object: o
+            .job()
+            .first_file
+            .as_ref()
+            .map_or(String::new(), |f| f.display().to_string()),
+    })
+}
 
 pub(crate) fn new(
     _common: &CommonOptions,

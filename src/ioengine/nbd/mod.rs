@@ -34,6 +34,8 @@ use self::proto::{Export, MAX_REQUEST};
 pub(crate) use self::uri::unsupported as uri_unsupported;
 use self::uri::{NbdError, NbdUri};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use super::wait;
 use crate::ddir::Ddir;
@@ -47,6 +49,9 @@ pub(crate) struct NbdOptions {
 
 /// The fio names of [`NbdOptions`]' options.
 pub(crate) const OPTIONS: &[&str] = &["uri"];
+
+/// What `ioengine=nbd` is (fio's `engines/nbd.c`).
+pub(crate) const FLAGS: EngineFlags = EngineFlags::fio(fio::DISKLESSIO | fio::NOEXTEND);
 
 /// What nbd can do (fio's `FIO_DISKLESSIO | FIO_NOEXTEND`): queued I/O
 /// with no commit, no files of its own.
@@ -100,6 +105,23 @@ fn disconnect(fd: &OwnedFd) {
     };
 }
 
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<NbdOptions, Refusal> {
+    let uri = o.text("uri");
+    // A URI of a kind rfio cannot connect with (TLS, vsock) is refused.
+    if let Some((u, why)) = uri
+        .as_deref()
+        .and_then(|u| uri_unsupported(u).map(|why| (u, why)))
+    {
+        return Err(Refusal {
+            option: Some("uri"),
+            message: format!("ioengine=nbd: uri={u}: {why}"),
+        });
+    }
+    Ok(NbdOptions { uri })
+}
+
 pub(crate) fn new(
     common: &CommonOptions,
     opts: &NbdOptions,
@@ -133,6 +155,12 @@ struct Slot {
     buf: *mut u8,
     len: usize,
 }
+
+// SAFETY: `buf` is the buffer of an I/O in flight, which `queue`'s caller
+// keeps valid until the I/O completes (`IoEngine::queue`'s contract),
+// whichever thread the engine then runs on; the engine is used by one
+// thread at a time.
+unsafe impl Send for Slot {}
 
 impl Default for Slot {
     fn default() -> Slot {

@@ -23,6 +23,8 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use self::sock::{refused, Addrs};
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
+use super::flags::{fio, EngineFlags};
+use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, Queued};
 use crate::ddir::Ddir;
 
@@ -106,6 +108,14 @@ pub(crate) const OPTIONS: &[&str] = &[
     "mss",
 ];
 
+/// What `ioengine=net` is (fio's `engines/net.c`).
+pub(crate) const FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::UNIDIR | fio::PIPEIO | fio::BIT_BASED);
+
+/// What `ioengine=netsplice` is: net's flags but `FIO_BIT_BASED`.
+pub(crate) const SPLICE_FLAGS: EngineFlags =
+    EngineFlags::fio(fio::SYNCIO | fio::DISKLESSIO | fio::UNIDIR | fio::PIPEIO);
+
 /// What these engines can do (fio's `FIO_SYNCIO | FIO_DISKLESSIO |
 /// FIO_UNIDIR | FIO_PIPEIO`): no trim, no files to lay out.
 pub(crate) const CAPS: Caps = Caps {
@@ -153,6 +163,39 @@ pub(crate) struct Net {
     accepted: bool,
     notice: Option<String>,
     close_error: Option<EngineError>,
+}
+
+/// The engine's options, from the job's values of [`OPTIONS`] (and the
+/// job's facts), as the plan hands them.
+pub(crate) fn options(o: &dyn OptionValues) -> Result<NetOptions, Refusal> {
+    let u32_of = |name: &'static str| o.int(name).clamp(0, i64::from(u32::MAX)) as u32;
+    let job = o.job();
+    Ok(NetOptions {
+        // fio's `hostname` sets the job's `filename`: the last one written
+        // wins.
+        host: o.last_text(&["hostname", "filename"]),
+        port: u32_of("port"),
+        proto: match o.choice("protocol") {
+            Some("tcpv6") => Proto::TcpV6,
+            Some("udp") => Proto::Udp,
+            Some("udpv6") => Proto::UdpV6,
+            Some("unix") => Proto::Unix,
+            _ => Proto::Tcp,
+        },
+        listen: o.flag("listen"),
+        pingpong: o.flag("pingpong"),
+        nodelay: o.flag("nodelay"),
+        ttl: u32_of("ttl"),
+        window_size: u32_of("window_size"),
+        mss: u32_of("mss"),
+        interface: o.text("interface"),
+        read: job.read,
+        write: job.write,
+        random: job.random,
+        subjob: job.subjob,
+        size: job.size,
+        verify: job.verify,
+    })
 }
 
 pub(crate) fn new(

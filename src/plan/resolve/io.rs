@@ -217,7 +217,8 @@ pub(super) fn resolve(
         disk_util: flag("disk_util", true)
             && !o
                 .text("ioengine")
-                .is_some_and(crate::ioengine::no_disk_util),
+                .and_then(crate::ioengine::lookup)
+                .is_some_and(|d| d.flags.no_disk_util),
         clock,
         backlog_verifies: verifies && o.int("verify_backlog").is_some_and(|n| n > 0),
     }

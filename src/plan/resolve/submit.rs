@@ -19,7 +19,10 @@ pub(super) fn resolve(o: Opts<'_>) -> SubmitOptions {
     let offload = o.choice("io_submit_mode") == Some("offload");
     SubmitOptions {
         offload,
-        engine_refuses: offload && matches!(o.text("ioengine"), Some("io_uring" | "io_uring_cmd")),
+        engine_refuses: offload
+            && o.text("ioengine")
+                .and_then(crate::ioengine::flags)
+                .is_some_and(|f| f.no_offload),
     }
 }
 

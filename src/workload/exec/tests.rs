@@ -2,9 +2,8 @@
 //! makes each I/O take fake time and fails the I/Os a test picks) and a
 //! [`FakeClock`]: nothing sleeps, every run is exact.
 
-use std::cell::Cell;
-use std::rc::Rc;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{Env, Exec};
@@ -31,7 +30,7 @@ struct Script {
     /// Ask the job to stop once this many I/Os were queued.
     stop_after: Option<u64>,
     /// Called with `n` as the `n`th I/O is queued (`tests/flow.rs`).
-    on_queue: Option<Box<dyn Fn(u64)>>,
+    on_queue: Option<Box<dyn Fn(u64) + Send>>,
     /// The job's links with the run's other jobs (`tests/flow.rs`).
     links: crate::workload::links::Links,
 }
@@ -40,10 +39,10 @@ struct Script {
 struct TestEngine {
     inner: Box<dyn IoEngine>,
     script: Script,
-    time: Rc<FakeTime>,
-    stop: Rc<Stop>,
+    time: Arc<FakeTime>,
+    stop: Arc<Stop>,
     /// I/Os queued so far (not counting `Busy` answers).
-    queued: Rc<Cell<u64>>,
+    queued: Arc<AtomicU64>,
     /// The errno each queued (not yet completed) token fails with.
     failing: Vec<Option<i32>>,
 }
@@ -67,8 +66,7 @@ impl IoEngine for TestEngine {
         if q == Queued::Busy {
             return q;
         }
-        let n = self.queued.get();
-        self.queued.set(n + 1);
+        let n = self.queued.fetch_add(1, Relaxed);
         if let Some(f) = &self.script.on_queue {
             f(n);
         }
@@ -129,7 +127,7 @@ struct Outcome {
     report: JobReport,
     /// I/Os the engine took.
     queued: u64,
-    time: Rc<FakeTime>,
+    time: Arc<FakeTime>,
     lines: Vec<String>,
 }
 
@@ -164,9 +162,9 @@ fn run(argv: &[&str], script: Script) -> Outcome {
         unit,
         units: depth,
     };
-    let time = Rc::new(FakeTime::default());
-    let stop = Rc::new(Stop::new());
-    let queued = Rc::new(Cell::new(0));
+    let time = Arc::new(FakeTime::default());
+    let stop = Arc::new(Stop::new());
+    let queued = Arc::new(AtomicU64::new(0));
     let engine = TestEngine {
         inner: (job.engine.new)(&spec.engine, mem, None).expect("the null engine starts"),
         script,
@@ -199,7 +197,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
     drop(pool);
     Outcome {
         report: JobReport::new(spec.report.clone(), 0, None, &ts),
-        queued: queued.get(),
+        queued: queued.load(Relaxed),
         time,
         lines: log.0.into_inner().unwrap(),
     }
