@@ -63,10 +63,6 @@ pub(crate) const RULES: &[Rule] = &[
     depth_over_nr_requests::RULE,
 ];
 
-/// The asynchronous engines that queue nothing at the device without
-/// `direct=1` (`async-without-direct`).
-const ASYNC_ENGINES: &[&str] = &["libaio", "posixaio", "io_uring"];
-
 /// `statfs` `f_type` of tmpfs.
 const TMPFS_MAGIC: i64 = 0x0102_1994;
 

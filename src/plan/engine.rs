@@ -264,7 +264,6 @@ pub(crate) fn bit_based(job: &JobSpec) -> bool {
 /// What the engine of `job` is (fio's `.flags` and rfio's own), known
 /// without starting it; `None` for a name fio does not know. For the
 /// layers that see the plan but not the engines (`lint`).
-#[allow(dead_code)] // `lint/rules.rs` is to ask it instead of naming engines.
 pub(crate) fn flags(job: &JobSpec) -> Option<crate::ioengine::EngineFlags> {
     crate::ioengine::flags(&job.ioengine)
 }

@@ -1,7 +1,7 @@
 //! `async-without-direct`: an asynchronous engine on buffered files queues
 //! nothing at the device.
 
-use super::{at, Ctx, Hit, Rule, ASYNC_ENGINES};
+use super::{at, Ctx, Hit, Rule};
 
 pub(super) const RULE: Rule = Rule {
     name: "async-without-direct",
@@ -11,18 +11,18 @@ pub(super) const RULE: Rule = Rule {
 
 fn check(cx: &Ctx) -> Option<Hit> {
     let engine = cx.job.ioengine.as_str();
-    if cx.job.direct || !ASYNC_ENGINES.contains(&engine) {
+    let flags = crate::plan::engine::flags(cx.job);
+    if cx.job.direct || !flags.is_some_and(|f| f.queues_file_io()) {
         return None;
     }
-    let why = match engine {
-        "io_uring" => {
-            "io_uring on buffered files is served from the page cache or by kernel \
+    let why = match flags.is_some_and(|f| f.buffered_io_goes_to_kernel_workers()) {
+        true => format!(
+            "{engine} on buffered files is served from the page cache or by kernel \
              worker threads: iodepth does not queue I/O at the device"
-        }
-        _ => {
-            "asynchronous I/O on buffered files runs synchronously in the kernel: \
-             the submit blocks and iodepth queues nothing"
-        }
+        ),
+        false => "asynchronous I/O on buffered files runs synchronously in the kernel: \
+                  the submit blocks and iodepth queues nothing"
+            .to_string(),
     };
     Some(Hit {
         span: at(cx.job, &["ioengine"]),

@@ -180,7 +180,8 @@ const PATHS: &[&str] = &[
 pub(crate) fn jail_refusals(jail: &Path, cwd: &Path, plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     for job in &plan.jobs {
-        if job.ioengine == "exec" || job.ioengine.starts_with("external") {
+        let runs_programs = crate::plan::engine::flags(job).is_some_and(|f| f.runs_a_program());
+        if runs_programs || job.ioengine.starts_with("external") {
             out.push(format!(
                 "job '{}': ioengine={} runs programs; refused in the jail",
                 shown(&job.name),
