@@ -176,6 +176,10 @@ pub enum Change {
     /// `sectors=`, `aggsectors=`; JSON `read_sectors`, `aggr_read_sectors`
     /// ...); terse is unchanged.
     DiskSectors,
+    /// JSON keeps empty strings (`""`), so options set without a value
+    /// (`time_based`, `group_reporting`) appear in the options blocks;
+    /// 3.33 left every empty string out with its key.
+    JsonEmptyStrings,
 }
 
 impl Change {
@@ -262,6 +266,12 @@ pub static CHANGES: &[Entry] = {
             V3_38,
             "verify checks write sequence numbers",
         ),
+        Entry {
+            change: Change::JsonEmptyStrings,
+            since: V3_39,
+            what: "JSON empty strings kept: valueless options in options blocks",
+            upstream: "json.c strdup_escape (4a1f2a5b)",
+        },
         option(
             "recover_zbd_write_error",
             V3_40,
@@ -348,6 +358,28 @@ mod tests {
             (Release::V3_41, false)
         );
         assert!(Release::option_added("bs").is_none());
+    }
+
+    #[test]
+    fn every_change_has_its_entry() {
+        // A new variant fails to compile here until it joins the list.
+        let listed = |c: Change| match c {
+            Change::Option(_)
+            | Change::SeedsFromRandseed
+            | Change::JsonJobStart
+            | Change::DiskSectors
+            | Change::JsonEmptyStrings => c,
+        };
+        for c in [
+            Change::SeedsFromRandseed,
+            Change::JsonJobStart,
+            Change::DiskSectors,
+            Change::JsonEmptyStrings,
+        ]
+        .map(listed)
+        {
+            assert!(CHANGES.iter().any(|e| e.change == c), "{c:?} has no entry");
+        }
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub(crate) fn json_document(r: &ClientsReport, plus: bool) -> String {
         })
         .collect();
     root.arr("disk_util", disks);
-    format!("\n{}", root.to_document())
+    let keep_empty = r.release.has(crate::release::Change::JsonEmptyStrings);
+    format!("\n{}", root.to_document_with(keep_empty))
 }
 
 /// fio's `json_object_add_client_info`.

@@ -60,7 +60,7 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     if let Some(r) = &report.repeat {
         root.obj("repeat", super::repeat::json(r));
     }
-    root.to_document()
+    root.to_document_with(report.release.has(Change::JsonEmptyStrings))
 }
 
 pub(crate) fn options_obj(opts: &OptionList) -> Obj<'_> {

@@ -1,6 +1,7 @@
 //! fio's JSON writer (`json.c`): pretty-printed with two spaces per level,
-//! `"key" : value`, integers as `%lld`, floats as `%f`, and empty strings
-//! left out with their key. Keys keep the order they were added in.
+//! `"key" : value`, integers as `%lld`, floats as `%f`, and (before fio
+//! 3.39, "json: allow empty string values") empty strings left out with
+//! their key. Keys keep the order they were added in.
 //!
 //! fio escapes only `\` and `"` in strings, so a TAB or newline in a job
 //! name makes its report invalid JSON; rfio escapes every control character
@@ -41,16 +42,14 @@ impl<'a> Obj<'a> {
         self
     }
 
-    /// A string value; an empty one is dropped with its key (fio).
+    /// A string value (an empty one is printed only where the document
+    /// keeps them, [`Obj::to_document_with`]).
     pub(crate) fn str(
         &mut self,
         k: impl Into<Cow<'a, str>>,
         v: impl Into<Cow<'a, str>>,
     ) -> &mut Obj<'a> {
-        let v = v.into();
-        if !v.is_empty() {
-            self.0.push((k.into(), Json::Str(v)));
-        }
+        self.0.push((k.into(), Json::Str(v.into())));
         self
     }
 
@@ -64,13 +63,26 @@ impl<'a> Obj<'a> {
         self
     }
 
-    /// The document: the object and a newline.
+    /// The document: the object and a newline, empty strings left out
+    /// with their keys (fio 3.33's `json.c`).
+    #[cfg(test)]
     pub(crate) fn to_document(&self) -> String {
+        self.to_document_with(false)
+    }
+
+    /// The document, with empty strings printed (`""`) when `keep_empty`
+    /// (fio 3.39 on) or left out with their keys.
+    pub(crate) fn to_document_with(&self, keep_empty: bool) -> String {
         let mut out = String::new();
-        print_obj(self, 0, &mut out);
+        print_obj(self, 0, keep_empty, &mut out);
         out.push('\n');
         out
     }
+}
+
+/// Whether `v` is printed: an empty string only where they are kept.
+fn printed(v: &Json<'_>, keep_empty: bool) -> bool {
+    keep_empty || !matches!(v, Json::Str(s) if s.is_empty())
 }
 
 fn indent(level: usize, out: &mut String) {
@@ -95,9 +107,10 @@ fn escape(s: &str, out: &mut String) {
     }
 }
 
-fn print_obj(o: &Obj<'_>, level: usize, out: &mut String) {
+fn print_obj(o: &Obj<'_>, level: usize, keep_empty: bool, out: &mut String) {
     out.push_str("{\n");
-    for (i, (k, v)) in o.0.iter().enumerate() {
+    let pairs = o.0.iter().filter(|(_, v)| printed(v, keep_empty));
+    for (i, (k, v)) in pairs.enumerate() {
         if i > 0 {
             out.push_str(",\n");
         }
@@ -105,14 +118,14 @@ fn print_obj(o: &Obj<'_>, level: usize, out: &mut String) {
         out.push('"');
         escape(k, out);
         out.push_str("\" : ");
-        print_value(v, level + 1, out);
+        print_value(v, level + 1, keep_empty, out);
     }
     out.push('\n');
     indent(level, out);
     out.push('}');
 }
 
-fn print_value(v: &Json<'_>, level: usize, out: &mut String) {
+fn print_value(v: &Json<'_>, level: usize, keep_empty: bool, out: &mut String) {
     match v {
         Json::Int(n) => out.push_str(&n.to_string()),
         Json::Float(f) => out.push_str(&cfmt::f(*f, 6)),
@@ -121,7 +134,7 @@ fn print_value(v: &Json<'_>, level: usize, out: &mut String) {
             escape(s, out);
             out.push('"');
         }
-        Json::Obj(o) => print_obj(o, level, out),
+        Json::Obj(o) => print_obj(o, level, keep_empty, out),
         Json::Arr(a) => {
             out.push_str("[\n");
             for (i, e) in a.iter().enumerate() {
@@ -129,7 +142,7 @@ fn print_value(v: &Json<'_>, level: usize, out: &mut String) {
                     out.push_str(",\n");
                 }
                 indent(level + 1, out);
-                print_value(e, level + 1, out);
+                print_value(e, level + 1, keep_empty, out);
             }
             out.push('\n');
             indent(level, out);

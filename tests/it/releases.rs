@@ -279,3 +279,46 @@ fn json_jobs_have_their_start_from_3_36() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v["jobs"][0].get("job_start").is_none());
 }
+
+/// fio 3.39 on keeps empty strings in JSON: an option set without a value
+/// (`time_based`, `group_reporting`) is in its options block as `""`, as
+/// real fio 3.42 prints it; before, it is left out with its key.
+#[test]
+fn valueless_options_are_in_json_from_3_39() {
+    let dir = TempDir::new("releases-empty-strings");
+    std::fs::write(
+        dir.0.join("v.fio"),
+        "[global]\ntime_based\nruntime=100ms\n[j]\nioengine=null\nsize=64k\ngroup_reporting\n",
+    )
+    .unwrap();
+    let blocks = |release: &str| {
+        let o = rfio_env(
+            &dir,
+            true,
+            Some(release),
+            &["--output-format=json", "v.fio"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        (
+            v["global options"].clone(),
+            v["jobs"][0]["job options"].clone(),
+        )
+    };
+    assert_eq!(
+        blocks("3.38"),
+        (
+            serde_json::json!({"runtime": "100ms"}),
+            serde_json::json!({"ioengine": "null", "size": "64k"})
+        )
+    );
+    let (global, job) = blocks("3.39");
+    assert_eq!(
+        global,
+        serde_json::json!({"time_based": "", "runtime": "100ms"})
+    );
+    assert_eq!(
+        job,
+        serde_json::json!({"ioengine": "null", "size": "64k", "group_reporting": ""})
+    );
+}
