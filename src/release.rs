@@ -135,6 +135,18 @@ impl Release {
         self >= change.since()
     }
 
+    /// The option `name` sets in this release: the option it became an
+    /// alias of, or itself.
+    pub fn canonical(self, name: &str) -> &str {
+        CHANGES
+            .iter()
+            .find_map(|e| match e.change {
+                Change::Alias(alias, of) if alias == name && self.has(e.change) => Some(of),
+                _ => None,
+            })
+            .unwrap_or(name)
+    }
+
     /// The entry of an option name that a release after 3.33 added
     /// (`None`: 3.33 knows it, or no release does).
     pub fn option_added(name: &str) -> Option<&'static Entry> {
@@ -163,6 +175,9 @@ pub enum Change {
     /// A job option (or an alias) that releases before this one reject
     /// as unknown.
     Option(&'static str),
+    /// An option of 3.33 becomes another's alias (`allrandrepeat` sets
+    /// `randrepeat`, and is printed as it): `(alias, option)`.
+    Alias(&'static str, &'static str),
     /// Every random generator is seeded from `randseed`, offsets too
     /// (3.33 seeded offsets from `FIO_RANDSEED` with `randrepeat=1`), and
     /// `allrandrepeat` is an alias of `randrepeat`.
@@ -180,6 +195,9 @@ pub enum Change {
     /// (`time_based`, `group_reporting`) appear in the options blocks;
     /// 3.33 left every empty string out with its key.
     JsonEmptyStrings,
+    /// JSON repeats `latency_target` and `latency_window` as
+    /// `latency_target_ns` and `latency_window_us`.
+    LatencyTargetUnits,
 }
 
 impl Change {
@@ -230,6 +248,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "init.c setup_random_seeds (95282650), \
                        filesetup.c __init_rand_distribution (073974b2)",
         },
+        Entry {
+            change: Change::Alias("allrandrepeat", "randrepeat"),
+            since: V3_35,
+            what: "allrandrepeat an alias of randrepeat",
+            upstream: "options.c (95282650)",
+        },
         option(
             "steadystate_check_interval",
             V3_35,
@@ -248,6 +272,12 @@ pub static CHANGES: &[Entry] = {
             what: "disk util sectors in normal and JSON output",
             upstream:
                 "stat.c print_disk_util, json_object_add_disk_utils (75cbc26d, fc250131, bb08a260)",
+        },
+        Entry {
+            change: Change::Alias("log_unix_epoch", "log_alternate_epoch"),
+            since: V3_36,
+            what: "log_unix_epoch an alias of log_alternate_epoch",
+            upstream: "options.c",
         },
         option("fdp_pli_select", V3_36, "how fdp picks a placement ID"),
         option("job_start_clock_id", V3_36, "the clock of JSON job_start"),
@@ -287,6 +317,12 @@ pub static CHANGES: &[Entry] = {
         option("sprandom", V3_41, "SSD preconditioning random writes"),
         option("spr_num_regions", V3_41, "sprandom's regions"),
         option("spr_op", V3_41, "sprandom's over-provisioning"),
+        Entry {
+            change: Change::LatencyTargetUnits,
+            since: V3_42,
+            what: "JSON latency_target_ns and latency_window_us",
+            upstream: "stat.c show_thread_status_json (4db5740d)",
+        },
         option("comm", V3_42, "the job thread's name"),
         option("end_syncfs", V3_42, "syncfs() at the end of the job"),
         option("ramp_size", V3_42, "ramp by bytes instead of time"),
@@ -365,16 +401,19 @@ mod tests {
         // A new variant fails to compile here until it joins the list.
         let listed = |c: Change| match c {
             Change::Option(_)
+            | Change::Alias(..)
             | Change::SeedsFromRandseed
             | Change::JsonJobStart
             | Change::DiskSectors
-            | Change::JsonEmptyStrings => c,
+            | Change::JsonEmptyStrings
+            | Change::LatencyTargetUnits => c,
         };
         for c in [
             Change::SeedsFromRandseed,
             Change::JsonJobStart,
             Change::DiskSectors,
             Change::JsonEmptyStrings,
+            Change::LatencyTargetUnits,
         ]
         .map(listed)
         {

@@ -70,6 +70,9 @@ fn main() -> ExitCode {
 fn compare(args: &cli::Args) -> Result<bool, String> {
     let fio = tools::locate_fio(args.fio.as_deref())?;
     let fio_version = tools::fio_version(&fio)?;
+    if let Some(release) = fio_version.strip_prefix("fio-") {
+        run::follow_release(release);
+    }
     if fio_version != tools::FIO_VERSION {
         eprintln!(
             "rfio-conformance: warning: {} is {fio_version}; rfio follows {}",

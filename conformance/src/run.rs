@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -141,14 +142,24 @@ fn left_files(root: &Path) -> Vec<LeftFile> {
     files
 }
 
+/// The fio release the programs run as (`RFIO_FIO_VERSION`): the oracle's.
+static RELEASE: OnceLock<String> = OnceLock::new();
+
+/// rfio behaves as fio `release` (`3.42`) in every run from now on; fio 3.33 until set. A
+/// release rfio does not know is refused by rfio itself, in every run.
+pub(crate) fn follow_release(release: &str) {
+    let _ = RELEASE.set(release.to_owned());
+}
+
 /// Runs `program args...` with `cwd` as working directory, killing it after `limit`.
 pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Duration) -> Outcome {
     let started = Instant::now();
-    // The oracle is Debian's fio 3.33: rfio behaves as that release,
-    // whatever the caller's environment chose.
+    // rfio behaves as the oracle's release, whatever the caller's
+    // environment chose (fio ignores the variable).
+    let release = RELEASE.get().map_or("3.33", String::as_str);
     let spawned = Command::new(program)
         .args(args)
-        .env("RFIO_FIO_VERSION", "3.33")
+        .env("RFIO_FIO_VERSION", release)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -311,7 +311,8 @@ pub(crate) fn apply(
     // (2) priority sort, stable
     if origin == Origin::JobFile {
         items.sort_by_key(|(text, _)| {
-            std::cmp::Reverse(lookup(split_entry(text).0).map_or(0, |d| d.prio))
+            let key = reading.release.canonical(split_entry(text).0);
+            std::cmp::Reverse(lookup(key).map_or(0, |d| d.prio))
         });
     }
     // (3) core options; engine options wait. `kb_base` is looked up once
@@ -322,7 +323,7 @@ pub(crate) fn apply(
     let mut deferred = Vec::new();
     for (text, r) in items {
         let (key, value) = split_entry(&text);
-        match lookup(key) {
+        match lookup(reading.release.canonical(key)) {
             Some(def) if !def.is_engine_option() => {
                 match apply_one(scope, def, value, r, &ctx, warnings) {
                     Ok(()) if def.name == "kb_base" => ctx = with_mode(scope.parse_ctx()),

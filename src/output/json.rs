@@ -104,7 +104,8 @@ fn job_obj<'a>(report: &'a RunReport, e: &'a Entry, g: &GroupRun, plus: bool) ->
             o.obj("job options", options_obj(&job.info.options));
         }
     }
-    entry_body(&mut o, e, g, plus, super::blocks::json(report, e));
+    let block = super::blocks::json(report, e);
+    entry_body(&mut o, e, g, plus, block, report.release);
     o
 }
 
@@ -127,7 +128,7 @@ pub(crate) fn client_entry<'a>(
     if let Some(opts) = options.filter(|o| !o.is_empty()) {
         o.obj("job options", options_obj(opts));
     }
-    entry_body(&mut o, e, g, plus, None);
+    entry_body(&mut o, e, g, plus, None, release);
     o
 }
 
@@ -139,6 +140,7 @@ fn entry_body<'a>(
     g: &GroupRun,
     plus: bool,
     block: Option<Obj<'static>>,
+    release: Release,
 ) {
     let p = &e.cfg.percentiles;
     if e.cfg.unified == Unified::Mixed {
@@ -218,10 +220,18 @@ fn entry_body<'a>(
             .int("first_error", e.first_error);
     }
     if e.latency_depth != 0 {
+        // 3.42 repeats the target and window under names with their units.
+        let units = release.has(Change::LatencyTargetUnits);
         o.int("latency_depth", e.latency_depth)
-            .int("latency_target", e.cfg.latency_target_ns)
-            .float("latency_percentile", e.cfg.latency_percentile)
+            .int("latency_target", e.cfg.latency_target_ns);
+        if units {
+            o.int("latency_target_ns", e.cfg.latency_target_ns);
+        }
+        o.float("latency_percentile", e.cfg.latency_percentile)
             .int("latency_window", e.cfg.latency_window_us);
+        if units {
+            o.int("latency_window_us", e.cfg.latency_window_us);
+        }
     }
     if let Some(d) = &e.cfg.description {
         o.str("desc", d);

@@ -322,3 +322,61 @@ fn valueless_options_are_in_json_from_3_39() {
         serde_json::json!({"ioengine": "null", "size": "64k", "group_reporting": ""})
     );
 }
+
+/// Options that became another's alias are read and printed as it:
+/// `allrandrepeat` as `randrepeat` from 3.35, `log_unix_epoch` as
+/// `log_alternate_epoch` from 3.36 (fio 3.42's `--showcmd`); fio 3.42's
+/// JSON repeats the latency target and window with their units.
+#[test]
+fn aliases_and_latency_units_follow_the_release() {
+    let dir = TempDir::new("releases-aliases");
+    std::fs::write(
+        dir.0.join("a.fio"),
+        "[a]\nioengine=null\nsize=1m\nallrandrepeat=1\nlog_unix_epoch=1\n",
+    )
+    .unwrap();
+    let showcmd = |release: &str| {
+        let o = rfio_env(&dir, true, Some(release), &["--showcmd", "a.fio"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert_eq!(
+        showcmd("3.33"),
+        "fio --name=a --ioengine=null --size=1m --allrandrepeat=1 --log_unix_epoch=1 \n"
+    );
+    assert_eq!(
+        showcmd("3.35"),
+        "fio --name=a --ioengine=null --size=1m --randrepeat=1 --log_unix_epoch=1 \n"
+    );
+    assert_eq!(
+        showcmd("3.42"),
+        "fio --name=a --ioengine=null --size=1m --randrepeat=1 --log_alternate_epoch=1 \n"
+    );
+    let latency = |release: &str| {
+        let args = [
+            "--name=l",
+            "--ioengine=null",
+            "--size=256k",
+            "--latency_target=1ms",
+            "--latency_window=100ms",
+            "--output-format=json",
+        ];
+        let o = rfio_env(&dir, true, Some(release), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let job = v["jobs"][0].as_object().unwrap().clone();
+        [
+            "latency_target",
+            "latency_target_ns",
+            "latency_window",
+            "latency_window_us",
+        ]
+        .map(|k| job.get(k).cloned())
+    };
+    let n = |x: u64| Some(serde_json::json!(x));
+    assert_eq!(latency("3.41"), [n(1_000_000), None, n(100_000), None]);
+    assert_eq!(
+        latency("3.42"),
+        [n(1_000_000), n(1_000_000), n(100_000), n(100_000)]
+    );
+}

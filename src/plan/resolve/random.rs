@@ -38,15 +38,10 @@ impl SeedOptions {
 
 /// The seeding options of `o`, as `release` reads them.
 pub(super) fn resolve(o: Opts<'_>, release: Release) -> SeedOptions {
+    // From 3.35 `allrandrepeat` is read as `randrepeat` (`Release::canonical`).
     let from_randseed = release.has(Change::SeedsFromRandseed);
-    let randrepeat = match (o.flag("randrepeat"), o.flag("allrandrepeat")) {
-        // From 3.35 `allrandrepeat` is `randrepeat` by another name (where
-        // a job sets both, rfio takes `randrepeat`).
-        (None, Some(all)) if from_randseed => all,
-        (flag, _) => flag != Some(false),
-    };
     SeedOptions {
-        randrepeat,
+        randrepeat: o.flag("randrepeat") != Some(false),
         randseed: o.int("randseed").map(|n| n as u64),
         allrandrepeat: o.is("allrandrepeat"),
         generator: match o.choice("random_generator") {
