@@ -16,6 +16,8 @@ use super::log::Log;
 use super::offsets::{self, IoGen};
 use super::placement::Placement;
 use super::rate::RateLimiter;
+use super::regions;
+pub(crate) use super::regions::FileRegion;
 use super::stop::Stop;
 use super::think::ThinkTime;
 use super::verify::LoadedState;
@@ -25,31 +27,12 @@ use crate::plan::resolve::files::LockMode;
 use crate::plan::resolve::io::IoOptions;
 use crate::plan::resolve::ZoneMode;
 use crate::plan::spec::JobSpec;
+use crate::rand::Seeds;
 use crate::stats::Layout;
 
 /// fio's note for a synchronous engine asked for a deeper queue.
 pub(crate) const SYNC_DEPTH_NOTE: &str =
     "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1";
-
-/// A file's size under `fill_device` without a size (fio uses -1): far
-/// beyond any filesystem, small enough that offsets never overflow.
-const FILL_SIZE: u64 = 1 << 62;
-
-/// One file of a job: where its I/O region is.
-#[derive(Debug, Clone)]
-pub(crate) struct FileRegion {
-    pub(crate) path: PathBuf,
-    /// First byte of the region (`offset` plus this clone's
-    /// `offset_increment`).
-    pub(crate) start: u64,
-    pub(crate) len: u64,
-}
-
-impl FileRegion {
-    pub(crate) fn end(&self) -> u64 {
-        self.start + self.len
-    }
-}
 
 /// A job checked before any thread starts.
 pub(crate) struct Prepared<'a> {
@@ -127,17 +110,7 @@ impl<'a> Prepared<'a> {
         zbd: Option<&ZbdRegistry>,
         stop: &Stop,
     ) -> Result<Prepared<'a>, RunError> {
-        let Some(engine) = ioengine::lookup(&spec.ioengine) else {
-            return Err(RunError::UnknownEngine {
-                job: spec.name.clone(),
-                engine: spec.ioengine.clone(),
-            });
-        };
-        let invalid = |msg: String| RunError::Invalid {
-            job: spec.name.clone(),
-            at: spec.span.to_string(),
-            msg,
-        };
+        let engine = engine_of(spec)?;
         // fio loads the verify state before it sets the job's files up.
         let verify_state = load_verify_state(spec)?;
         let set = spec.io.clone();
@@ -146,281 +119,47 @@ impl<'a> Prepared<'a> {
         if let Some(replay) = Prepared::load_replay(spec)? {
             return Prepared::replaying(spec, engine, caps, replay, verify_state);
         }
-        if spec.files.is_empty() {
-            if spec.file.opendir.is_some() {
-                // opendir= found nothing: fio fails the job as one without
-                // a size.
-                return Err(RunError::NoSize {
-                    job: spec.name.clone(),
-                });
-            }
-            return Err(RunError::NoFiles {
-                job: spec.name.clone(),
-            });
-        }
-        if spec.pattern.trim && !caps.can_trim {
-            return Err(invalid(format!(
-                "rw={}: ioengine {} cannot trim",
-                spec.pattern.name(),
-                engine.name
-            )));
-        }
-        let nfiles = spec.files.len() as u64;
+        check_files(spec, engine, caps)?;
         // fill_device: without a size, write until the filesystem is full
         // (fio's size of -1; an ENOSPC then ends the job without error).
         // The plan refuses it for a random pattern with a random map.
         let fill = spec.io.fill_device && spec.size.is_none();
-        let mut files = Vec::with_capacity(spec.files.len());
-        let mut regions = Vec::with_capacity(spec.files.len());
-        // fio checks `directory=` when it reads the option: it must exist.
-        for dir in &spec.directories {
-            // With lstat, as fio: a symbolic link is refused too.
-            if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-                return Err(invalid(format!(
-                    "{} is not a directory",
-                    crate::diag::show_path(dir)
-                )));
-            }
-        }
-        // The engine's setup (fio's `.setup`, before the sizes): nbd's
-        // export has a size of its own, that of the first file.
-        // SAFETY: `stop` outlives the setup, which keeps no copy.
-        let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
-        let engine_size = (engine.setup)(&spec.engine, flag).map_err(|msg| {
-            if stop.requested() {
-                // Cut short by the stop: the job never starts, no error.
-                RunError::SetupStopped {
-                    job: spec.name.clone(),
-                }
-            } else {
-                RunError::EngineSetup {
-                    job: spec.name.clone(),
-                    msg,
-                }
-            }
-        })?;
-        // filesize=lo-hi: the next draw (in file order) for a file that
-        // does not keep its existing size.
-        let mut draw = 0;
-        // The files' sizes before any layout (fio reads the zones then).
-        let mut sizes = Vec::with_capacity(spec.files.len());
-        let mut all_regular = true;
-        let mut ignored = Vec::new();
-        for (i, f) in spec.files.iter().enumerate() {
-            let fixed = engine_size.filter(|_| i == 0);
-            let meta = std::fs::metadata(&f.path).ok().filter(|_| fixed.is_none());
-            use std::os::unix::fs::FileTypeExt;
-            // A FIFO, socket or directory is never laid out over (fio:
-            // "failed to get file size"): only files and devices are targets.
-            if let Some(m) = meta.as_ref().filter(|_| caps.needs_files) {
-                let t = m.file_type();
-                if !(t.is_file() || t.is_block_device() || t.is_char_device()) {
-                    return Err(invalid(format!(
-                        "failed to get file size of {}: not a regular file or a device",
-                        crate::diag::show_path(&f.path)
-                    )));
-                }
-            }
-            let existing = fixed.or(meta.as_ref().map(|m| file_size(&f.path, m)));
-            // fio's real_file_size before the layout: a diskless engine's
-            // missing file has the job's share of `size`.
-            sizes.push(existing.unwrap_or(if caps.needs_files {
-                0
-            } else {
-                spec.size.unwrap_or(0) / nfiles
-            }));
-            let is_device = meta
-                .as_ref()
-                .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
-            all_regular &= !is_device;
-            // fio keeps an existing file whose size is in the range and takes
-            // no draw for it; the others take the draws in order.
-            let drawn = match f.range {
-                Some((lo, hi)) => match existing.filter(|e| (lo..=hi).contains(e)) {
-                    Some(e) => Some(e),
-                    None => {
-                        draw += 1;
-                        spec.files[draw - 1].size
-                    }
-                },
-                None => f.size,
-            };
-            // An engine without I/O (cpuio, exec) needs no size: it gets a
-            // block, which it never touches.
-            let planned = drawn
-                .or(spec.size.map(|s| s / nfiles))
-                .or((fill && !is_device).then_some(FILL_SIZE))
-                .or(caps.no_io.then(|| spec.bs[0].1.max(1)));
-            // fio's real_file_size when it places the region: what the file
-            // has (a file not there yet has nothing); `start_offset` takes
-            // percentages of it. With `filesize=` the drawn size is the
-            // whole file's; without files, what the job will cover.
-            let whole = drawn.filter(|_| f.whole);
-            let real = match (fixed, whole) {
-                (Some(size), _) => size,
-                (None, Some(w)) => existing.unwrap_or(0).max(w),
-                (None, None) if caps.needs_files => existing.unwrap_or(0),
-                (None, None) => existing
-                    .unwrap_or(0)
-                    .max(spec.offset + planned.unwrap_or(0)),
-            };
-            // file_append: a regular file's region starts at its end (fio's
-            // get_start_offset; a missing file is empty).
-            let start = if spec.file.append && !is_device {
-                existing.unwrap_or(0)
-            } else {
-                offsets::start_offset(spec, real)
-            };
-            let from_file = || {
-                (caps.needs_files || fixed.is_some())
-                    .then(|| existing.map(|len| len.saturating_sub(start)))
-                    .flatten()
-            };
-            let size = match whole {
-                // fio: `io_size = filesize - file_offset`.
-                Some(w) if start > w => {
-                    return Err(RunError::Refused {
-                        job: spec.name.clone(),
-                        msg: format!("{}: you need to specify valid offset=", spec.name),
-                    })
-                }
-                Some(w) => Some(w - start),
-                None => planned.or_else(from_file),
-            };
-            match size {
-                Some(s) if s > 0 => {
-                    let region = FileRegion {
-                        path: f.path.clone(),
-                        start,
-                        len: s,
-                    };
-                    regions.push(offsets::FileRegion {
-                        file_offset: start,
-                        io_size: s,
-                        real_file_size: fixed.unwrap_or(existing.unwrap_or(0).max(region.end())),
-                    });
-                    files.push(region);
-                }
-                // fio's setup_files: without a size, a file that has none
-                // gets no I/O when another file of the job has some.
-                _ if caps.needs_files && spec.size.is_none() && whole.is_none() => {
-                    ignored.push(f.path.clone());
-                }
-                _ => {
-                    return Err(RunError::NoSize {
-                        job: spec.name.clone(),
-                    })
-                }
-            }
-        }
-        if files.is_empty() {
-            return Err(RunError::NoSize {
-                job: spec.name.clone(),
-            });
-        }
-        let region: u64 = files.iter().map(|f| f.len).sum();
-        let size = spec.size.unwrap_or(region);
-        let p = spec.pattern;
-        let loops = u64::from(spec.loops.max(1));
-        let mut pass_bytes = size;
-        // fio's do_io: random overwrites without a map may go past `size`
-        // within one pass, up to io_size. (The pass limit only counts I/O
-        // the engine queues; see the executor's run_pass.)
-        if let Some(io_size) = spec
-            .io_size
-            .filter(|_| p.write && p.random && spec.norandommap)
-        {
-            pass_bytes = pass_bytes.max(io_size);
-        }
-        // ... and with verify_backlog a writing job's pass may also take
-        // its verify reads, `size` more bytes.
-        if spec.io.backlog_verifies && p.write {
-            pass_bytes = pass_bytes.saturating_add(size);
-        }
-        let limit = spec.io_size.unwrap_or(size);
-        let (mut total_bytes, mut total_ios) = (
-            limit.saturating_mul(loops),
-            if spec.number_ios > 0 {
-                spec.number_ios.saturating_mul(loops)
-            } else {
-                u64::MAX
-            },
-        );
-        if p.write && p.trim {
-            // trimwrite: every block is trimmed, then written.
-            // fio's do_io adds the job's total_io_size to the pass.
-            pass_bytes = pass_bytes.saturating_add(total_bytes);
-            total_bytes = total_bytes.saturating_mul(2);
-            total_ios = total_ios.saturating_mul(2);
-        }
-        let max_bs = spec
-            .bs
-            .iter()
-            .map(|b| b.1.max(b.0))
-            .max()
-            .unwrap_or(4096)
-            .max(1);
+        let engine_size = engine_setup(spec, engine, stop)?;
+        let regions::Sized {
+            files,
+            mut regions,
+            sizes,
+            all_regular,
+            ignored,
+        } = regions::size_files(spec, caps, engine_size, fill)?;
+        let mut limits = Limits::of(spec, &files);
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
-        let mut zoned = None;
-        let mut zbd_notes = Vec::new();
-        if let (Ok(Some(ZoneMode::Zbd(opts))), Some(zbd)) = (&spec.zones, zbd) {
-            let infos: Vec<zbd::FileInfo<'_>> = files
-                .iter()
-                .zip(&names)
-                .zip(&sizes)
-                .map(|((f, name), &size)| zbd::FileInfo {
-                    path: &f.path,
-                    name,
-                    size,
-                })
-                .collect();
-            match zbd::prepare(spec, opts, &infos, &mut regions, zbd) {
-                Ok(ready) => {
-                    zoned = Some(ready.job);
-                    zbd_notes = ready.notes;
-                }
-                Err(r) => {
-                    return Err(RunError::Zbd {
-                        job: spec.name.clone(),
-                        lines: r.lines,
-                        error: r.error,
-                    })
-                }
-            }
-        }
-        let with_names: Vec<_> = regions
-            .iter()
-            .zip(&names)
-            .map(|(r, n)| (*r, n.as_str()))
-            .collect();
+        let (zoned, zbd_notes) = match zbd {
+            Some(zbd) => prepare_zones(spec, zbd, &files, &names, &sizes, &mut regions)?,
+            None => (None, Vec::new()),
+        };
         // One seed table for the job, shared as fio shares td->rand_seeds.
         let seeds = spec.seeds.clone();
-        // The generators' and the filler's errors are worded as fio's,
-        // `fio: ` included.
-        let refused = |e: offsets::SetupError| RunError::Refused {
-            job: spec.name.clone(),
-            msg: e.to_string(),
-        };
-        let mut gen = IoGen::new(spec, &seeds, &with_names).map_err(refused)?;
+        let mut gen = generators(spec, &seeds, &regions, &names)?;
         gen.zbd = zoned;
         if gen.zones.is_some() {
             // Strided zones wrap around the file: a pass ends when the job
             // has issued all it may, or when an I/O would pass the file's
             // end (fio's do_io), not after `size` bytes.
-            pass_bytes = total_bytes;
+            limits.pass_bytes = limits.total_bytes;
         }
-        let filler = BufferFiller::new(spec, &seeds).map_err(refused)?;
+        let filler = BufferFiller::new(spec, &seeds).map_err(|e| refused(spec, e))?;
         Ok(Prepared {
             spec,
             set,
             engine,
             caps,
             files,
-            pass_bytes,
-            total_bytes,
-            total_ios,
-            limit,
-            max_bs,
+            pass_bytes: limits.pass_bytes,
+            total_bytes: limits.total_bytes,
+            total_ios: limits.total_ios,
+            limit: limits.limit,
+            max_bs: limits.max_bs,
             gen: Mutex::new(Some(gen)),
             rate: RateLimiter::new(spec, &seeds),
             think: ThinkTime::new(spec),
@@ -666,16 +405,200 @@ fn cache_invalidation_failed(path: &Path) -> String {
     )
 }
 
-/// A file's size: its length, or a block device's capacity.
-fn file_size(path: &Path, m: &std::fs::Metadata) -> u64 {
-    use std::os::unix::fs::FileTypeExt;
-    if m.file_type().is_block_device() {
-        if let Ok(mut f) = std::fs::File::open(path) {
-            use std::io::Seek;
-            return f.seek(std::io::SeekFrom::End(0)).unwrap_or(0);
+/// The engine job `spec` names.
+fn engine_of(spec: &JobSpec) -> Result<&'static EngineDef, RunError> {
+    ioengine::lookup(&spec.ioengine).ok_or_else(|| RunError::UnknownEngine {
+        job: spec.name.clone(),
+        engine: spec.ioengine.clone(),
+    })
+}
+
+/// What the job of `spec` is refused for before its files are sized: no
+/// files (an `opendir=` that found none is a job without a size), trims
+/// on an engine that cannot trim, a `directory=` that is no directory
+/// (fio checks it when it reads the option).
+fn check_files(spec: &JobSpec, engine: &EngineDef, caps: Caps) -> Result<(), RunError> {
+    let invalid = |msg: String| RunError::Invalid {
+        job: spec.name.clone(),
+        at: spec.span.to_string(),
+        msg,
+    };
+    if spec.files.is_empty() {
+        if spec.file.opendir.is_some() {
+            return Err(RunError::NoSize {
+                job: spec.name.clone(),
+            });
+        }
+        return Err(RunError::NoFiles {
+            job: spec.name.clone(),
+        });
+    }
+    if spec.pattern.trim && !caps.can_trim {
+        return Err(invalid(format!(
+            "rw={}: ioengine {} cannot trim",
+            spec.pattern.name(),
+            engine.name
+        )));
+    }
+    for dir in &spec.directories {
+        // With lstat, as fio: a symbolic link is refused too.
+        if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            return Err(invalid(format!(
+                "{} is not a directory",
+                crate::diag::show_path(dir)
+            )));
         }
     }
-    m.len()
+    Ok(())
+}
+
+/// The engine's setup (fio's `.setup`, before the sizes): nbd's export
+/// has a size of its own, that of the first file. The run's `stop` cuts
+/// it short: the job then never starts, with no error.
+fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Option<u64>, RunError> {
+    // SAFETY: `stop` outlives the setup, which keeps no copy.
+    let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
+    (engine.setup)(&spec.engine, flag).map_err(|msg| {
+        if stop.requested() {
+            RunError::SetupStopped {
+                job: spec.name.clone(),
+            }
+        } else {
+            RunError::EngineSetup {
+                job: spec.name.clone(),
+                msg,
+            }
+        }
+    })
+}
+
+/// The offset generators of `spec` (seed table `seeds`) over its
+/// `regions`, the files named `names`.
+fn generators(
+    spec: &JobSpec,
+    seeds: &Seeds,
+    regions: &[offsets::FileRegion],
+    names: &[String],
+) -> Result<IoGen, RunError> {
+    let with_names: Vec<_> = regions
+        .iter()
+        .zip(names)
+        .map(|(r, n)| (*r, n.as_str()))
+        .collect();
+    IoGen::new(spec, seeds, &with_names).map_err(|e| refused(spec, e))
+}
+
+/// The job refused for the generators' or the filler's error `e`, worded
+/// as fio's (`fio: ` included).
+fn refused(spec: &JobSpec, e: offsets::SetupError) -> RunError {
+    RunError::Refused {
+        job: spec.name.clone(),
+        msg: e.to_string(),
+    }
+}
+
+/// How much a job issues, per pass and over its passes.
+struct Limits {
+    /// Bytes one pass issues at most (fio's `total_bytes`).
+    pass_bytes: u64,
+    /// Issued bytes and I/Os over all passes.
+    total_bytes: u64,
+    total_ios: u64,
+    /// `io_size` or `size`.
+    limit: u64,
+    /// The largest block size of any direction.
+    max_bs: u64,
+}
+
+impl Limits {
+    /// The limits of `spec` over its sized `files`.
+    fn of(spec: &JobSpec, files: &[FileRegion]) -> Limits {
+        let region: u64 = files.iter().map(|f| f.len).sum();
+        let size = spec.size.unwrap_or(region);
+        let p = spec.pattern;
+        let loops = u64::from(spec.loops.max(1));
+        let mut pass_bytes = size;
+        // fio's do_io: random overwrites without a map may go past `size`
+        // within one pass, up to io_size. (The pass limit only counts I/O
+        // the engine queues; see the executor's run_pass.)
+        if let Some(io_size) = spec
+            .io_size
+            .filter(|_| p.write && p.random && spec.norandommap)
+        {
+            pass_bytes = pass_bytes.max(io_size);
+        }
+        // ... and with verify_backlog a writing job's pass may also take
+        // its verify reads, `size` more bytes.
+        if spec.io.backlog_verifies && p.write {
+            pass_bytes = pass_bytes.saturating_add(size);
+        }
+        let limit = spec.io_size.unwrap_or(size);
+        let (mut total_bytes, mut total_ios) = (
+            limit.saturating_mul(loops),
+            if spec.number_ios > 0 {
+                spec.number_ios.saturating_mul(loops)
+            } else {
+                u64::MAX
+            },
+        );
+        if p.write && p.trim {
+            // trimwrite: every block is trimmed, then written.
+            // fio's do_io adds the job's total_io_size to the pass.
+            pass_bytes = pass_bytes.saturating_add(total_bytes);
+            total_bytes = total_bytes.saturating_mul(2);
+            total_ios = total_ios.saturating_mul(2);
+        }
+        let max_bs = spec
+            .bs
+            .iter()
+            .map(|b| b.1.max(b.0))
+            .max()
+            .unwrap_or(4096)
+            .max(1);
+        Limits {
+            pass_bytes,
+            total_bytes,
+            total_ios,
+            limit,
+            max_bs,
+        }
+    }
+}
+
+/// `zonemode=zbd`: the zones of the job's `files` (`names`, `sizes`
+/// before any layout) from the run's `zbd`, their `regions` rounded to
+/// whole zones; the job's zone state and fio's lines about it. A job in
+/// no such mode has neither.
+#[allow(clippy::type_complexity)]
+fn prepare_zones(
+    spec: &JobSpec,
+    zbd: &ZbdRegistry,
+    files: &[FileRegion],
+    names: &[String],
+    sizes: &[u64],
+    regions: &mut [offsets::FileRegion],
+) -> Result<(Option<zbd::ZbdJob>, Vec<String>), RunError> {
+    let Ok(Some(ZoneMode::Zbd(opts))) = &spec.zones else {
+        return Ok((None, Vec::new()));
+    };
+    let infos: Vec<zbd::FileInfo<'_>> = files
+        .iter()
+        .zip(names)
+        .zip(sizes)
+        .map(|((f, name), &size)| zbd::FileInfo {
+            path: &f.path,
+            name,
+            size,
+        })
+        .collect();
+    match zbd::prepare(spec, opts, &infos, regions, zbd) {
+        Ok(ready) => Ok((Some(ready.job), ready.notes)),
+        Err(r) => Err(RunError::Zbd {
+            job: spec.name.clone(),
+            lines: r.lines,
+            error: r.error,
+        }),
+    }
 }
 
 /// fio's `verify_load_state` for a job with `verify_state_load`: the

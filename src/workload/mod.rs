@@ -5,8 +5,8 @@
 //!
 //! `iolog` writes the I/O logs of `write_iolog` and reads the logs jobs
 //! replay (`read_iolog`). `runner` runs the plan's groups and checks what must hold before
-//! anything is written (`safety`); `job` is one job made ready to run,
-//! `thread` its thread, `exec` its I/O loop, `layout` how its files are
+//! anything is written (`safety`); `job` is one job made ready to run
+//! (`regions`: its files sized), `thread` its thread, `exec` its I/O loop, `layout` how its files are
 //! laid out, `clock` its time base (a trait: tests run the loop on a fake
 //! clock). `steadystate` stops a job whose IOPS or bandwidth have settled
 //! (`ss_dur`). `progress` is what the jobs publish while they run (the status
@@ -46,6 +46,7 @@ pub mod offsets;
 mod placement;
 pub(crate) mod progress;
 pub mod rate;
+mod regions;
 mod runner;
 mod safety;
 mod steadystate;

@@ -99,148 +99,53 @@ pub(crate) fn run_with_progress(
     if plan.jobs.len() > MAX_RUN_JOBS {
         return Err(RunError::TooManyJobs);
     }
-    // fio warns once per job section (its clones copy the fixed options).
-    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
-        if spec.time_based_dropped {
-            log.err(&format!("{NO_RUNTIME_WARNING}\n"));
-        }
-    }
+    warn_no_runtime(plan, log);
     announce_opendir(plan, log);
     let started_ms = epoch_ms();
     // The time thread of `gtod_cpu`; the control groups the jobs make go
     // when the run is over.
     let _host = super::host::RunHost::start(plan, log);
-    // A job that fails its setup is reported failed and the others run
-    // (fio's `setup_files` failing in `run_threads`); other problems stop
-    // the whole run before anything is written.
-    let mut setup_failed: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
-    let mut prepared: Vec<Option<Prepared<'_>>> = Vec::with_capacity(plan.jobs.len());
-    // dedupe_global: the working set spans every job's buffer generator.
-    let peers = super::dedupe::DedupePeers::of(&plan.jobs);
-    // Flows: every job joins its flow now (fio's `add_job`).
-    let links = RunLinks::new(&plan.jobs);
-    // zonemode=zbd: the zones of each file, shared by the run's jobs.
-    let zbd = ZbdRegistry::default();
-    for (i, spec) in plan.jobs.iter().enumerate() {
-        // A later group's zones are read when the group starts.
-        let zones = (spec.group_id == 0).then_some(&zbd);
-        match Prepared::new_in(spec, zones, stop) {
-            Ok(mut p) => {
-                p.filler.share_working_set(&peers);
-                p.links = links.of(i, spec);
-                if spec.group_id > 0 {
-                    // Set up again when its group starts: its generators (a
-                    // random map is a bit per block) need not wait in memory
-                    // until then, and a group that never starts never needs
-                    // them.
-                    p.release_gen();
-                }
-                prepared.push(Some(p))
-            }
-            // An earlier job's layout (or, without create_serialize, an
-            // earlier group) may create the file this job needs a size
-            // from: it is set up again then. Likewise the log a replaying
-            // job of a later group reads (fio reads it as the job starts).
-            Err(RunError::NoSize { .. }) if i > 0 || !spec.file.create_serialize => {
-                prepared.push(None)
-            }
-            Err(RunError::Iolog { .. }) if spec.group_id > 0 => prepared.push(None),
-            Err(e) => {
-                setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
-                prepared.push(None);
-            }
-        }
-    }
-    // cpuio's exit_on_io_done waits for the jobs that do I/O.
-    progress.count_io_jobs(
-        plan.jobs.iter().map(|s| {
-            crate::ioengine::lookup(&s.ioengine).is_some_and(|e| !(e.caps)(&s.engine).no_io)
-        }),
-    );
-    check_devices(prepared.iter().flatten())?;
-    for (p, job) in prepared.iter().zip(progress.jobs()) {
-        if let Some(p) = p {
-            job.set_total_bytes(p.total_bytes);
-        }
-    }
-    let needs: Vec<_> = prepared
-        .iter()
-        .flatten()
-        .flat_map(|p| p.layout_needs())
-        .collect();
-    safety::check_space(&needs)?;
+    let run = RunCtx {
+        plan,
+        log,
+        progress,
+        stop,
+        // dedupe_global: the working set spans every job's buffer generator.
+        peers: &super::dedupe::DedupePeers::of(&plan.jobs),
+        // Flows: every job joins its flow now (fio's `add_job`).
+        links: &RunLinks::new(&plan.jobs),
+        // zonemode=zbd: the zones of each file, shared by the run's jobs.
+        zbd: &ZbdRegistry::default(),
+    };
+    let (mut prepared, mut setup_failed) = run.prepare_jobs()?;
     // Disk utilisation of the devices under the jobs' files (fio's
     // `disk_util`, on by default; diskless engines have none), found as
     // each group starts.
     let mut disks = DiskWatch::default();
-    // fio's `exitall` is global: once set by any job, the first job to
-    // finish stops the others of its group.
-    let exitall = prepared.iter().flatten().any(|p| p.set.exitall);
-    let stop_everything = AtomicBool::new(false);
-    let done: Vec<(Mutex<bool>, Condvar)> = (0..plan.jobs.len())
-        .map(|_| (Mutex::new(false), Condvar::new()))
-        .collect();
+    let ends = Ends {
+        done: (0..plan.jobs.len())
+            .map(|_| (Mutex::new(false), Condvar::new()))
+            .collect(),
+        stop_everything: AtomicBool::new(false),
+        // fio's `exitall` is global: once set by any job, the first job to
+        // finish stops the others of its group.
+        exitall: prepared.iter().flatten().any(|p| p.set.exitall),
+    };
     let mut jobs: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
     // create_serialize: every such job's files, in job order, now.
     let mut serial = serial_setup(
         plan,
         &mut prepared,
         &mut setup_failed,
-        &peers,
-        &links,
-        &zbd,
+        run.peers,
+        run.links,
+        run.zbd,
         progress,
         log,
         stop,
     )?;
     for g in 0..plan.groups() {
-        let mut members: Vec<usize> = (0..plan.jobs.len())
-            .filter(|&i| plan.jobs[i].group_id == g)
-            .collect();
-        if !(stop_everything.load(Ordering::Relaxed) || stop.requested()) {
-            // Without create_serialize fio sets a job's files up when it
-            // starts: sizes come from the files as the earlier groups left
-            // them. The others were set up before the first group.
-            for &i in &members {
-                if setup_failed[i].is_some() {
-                    continue;
-                }
-                let spec = &plan.jobs[i];
-                let zbd_job = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(_))));
-                if let Some(p) = prepared[i]
-                    .as_ref()
-                    .filter(|_| spec.file.create_serialize && !zbd_job)
-                {
-                    if let Err(e) = p.restore_gen() {
-                        setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
-                    }
-                    continue;
-                }
-                match Prepared::new_in(spec, Some(&zbd), stop) {
-                    Ok(mut p) => {
-                        p.filler.share_working_set(&peers);
-                        p.links = links.of(i, spec);
-                        check_devices(std::iter::once(&p))?;
-                        safety::check_space(&p.layout_needs())?;
-                        progress.jobs()[i].set_total_bytes(p.total_bytes);
-                        prepared[i] = Some(p);
-                    }
-                    Err(e) => {
-                        prepared[i] = None;
-                        setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
-                    }
-                }
-            }
-        }
-        // Jobs that failed their setup never start: their report is ready,
-        // and whoever waits for them (`wait_for`) may go on.
-        members.retain(|&i| match setup_failed[i].take() {
-            Some(report) => {
-                jobs[i] = Some(settle(i, report, &done, progress));
-                false
-            }
-            None => true,
-        });
+        let members = run.group_members(g, &mut prepared, &mut setup_failed, &mut jobs, &ends)?;
         // fio finds a job's disks as it creates its thread: after the
         // create_serialize layouts, before the job's own.
         for &i in &members {
@@ -248,11 +153,157 @@ pub(crate) fn run_with_progress(
                 watch_disks(&mut disks, p, log);
             }
         }
-        let layouts: Vec<_> = members
+        let layouts = run.group_layouts(&members, &prepared, &mut serial, &ends);
+        run.run_group(&members, layouts, &prepared, &mut jobs, &ends);
+    }
+    let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
+    Ok(RunReport::new(
+        jobs,
+        crate::plan::report::global_options(plan),
+        started_ms,
+        epoch_ms(),
+        disks.finish(),
+    )
+    .of_release(plan.release))
+}
+
+/// What the steps of a run read: the plan, where messages go, the status
+/// line, the run's stop, and what its jobs share (the dedupe working set,
+/// the flows, the zones).
+struct RunCtx<'p, 'r> {
+    plan: &'p Plan,
+    log: &'r dyn Log,
+    progress: &'r Progress,
+    stop: &'r Stop,
+    peers: &'r DedupePeers,
+    links: &'r RunLinks,
+    zbd: &'r ZbdRegistry,
+}
+
+/// How the jobs of a run end one another: each job's done flag (for
+/// `wait_for`), the stop of every group to come (`exit_what=all`, a
+/// signal), and `exitall`.
+struct Ends {
+    done: Vec<(Mutex<bool>, Condvar)>,
+    stop_everything: AtomicBool,
+    exitall: bool,
+}
+
+impl Ends {
+    /// The run is stopping: no more job starts.
+    fn stopped(&self, stop: &Stop) -> bool {
+        self.stop_everything.load(Ordering::Relaxed) || stop.requested()
+    }
+}
+
+impl<'p> RunCtx<'p, '_> {
+    /// Every job made ready before the first group starts, and the report
+    /// of each that failed its setup. A job that fails its setup is
+    /// reported failed and the others run (fio's `setup_files` failing in
+    /// `run_threads`); other problems (refused devices, no space) stop the
+    /// whole run before anything is written.
+    #[allow(clippy::type_complexity)]
+    fn prepare_jobs(
+        &self,
+    ) -> Result<(Vec<Option<Prepared<'p>>>, Vec<Option<JobReport>>), RunError> {
+        let (plan, log) = (self.plan, self.log);
+        let mut setup_failed: Vec<Option<JobReport>> = vec![None; plan.jobs.len()];
+        let mut prepared: Vec<Option<Prepared<'p>>> = Vec::with_capacity(plan.jobs.len());
+        for (i, spec) in plan.jobs.iter().enumerate() {
+            // A later group's zones are read when the group starts.
+            let zones = (spec.group_id == 0).then_some(self.zbd);
+            match Prepared::new_in(spec, zones, self.stop) {
+                Ok(mut p) => {
+                    p.filler.share_working_set(self.peers);
+                    p.links = self.links.of(i, spec);
+                    if spec.group_id > 0 {
+                        // Set up again when its group starts: its generators
+                        // (a random map is a bit per block) need not wait in
+                        // memory until then, and a group that never starts
+                        // never needs them.
+                        p.release_gen();
+                    }
+                    prepared.push(Some(p))
+                }
+                // An earlier job's layout (or, without create_serialize, an
+                // earlier group) may create the file this job needs a size
+                // from: it is set up again then. Likewise the log a
+                // replaying job of a later group reads (fio reads it as the
+                // job starts).
+                Err(RunError::NoSize { .. }) if i > 0 || !spec.file.create_serialize => {
+                    prepared.push(None)
+                }
+                Err(RunError::Iolog { .. }) if spec.group_id > 0 => prepared.push(None),
+                Err(e) => {
+                    setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                    prepared.push(None);
+                }
+            }
+        }
+        // cpuio's exit_on_io_done waits for the jobs that do I/O.
+        self.progress.count_io_jobs(plan.jobs.iter().map(|s| {
+            crate::ioengine::lookup(&s.ioengine).is_some_and(|e| !(e.caps)(&s.engine).no_io)
+        }));
+        check_devices(prepared.iter().flatten())?;
+        for (p, job) in prepared.iter().zip(self.progress.jobs()) {
+            if let Some(p) = p {
+                job.set_total_bytes(p.total_bytes);
+            }
+        }
+        let needs: Vec<_> = prepared
+            .iter()
+            .flatten()
+            .flat_map(|p| p.layout_needs())
+            .collect();
+        safety::check_space(&needs)?;
+        Ok((prepared, setup_failed))
+    }
+
+    /// The jobs of group `g` that start: set up as the group starts
+    /// (unless the run is stopping), those that failed their setup left
+    /// out, their report ready in `jobs` and whoever waits for them
+    /// (`wait_for`) free to go on.
+    fn group_members(
+        &self,
+        g: u32,
+        prepared: &mut [Option<Prepared<'p>>],
+        setup_failed: &mut [Option<JobReport>],
+        jobs: &mut [Option<JobReport>],
+        ends: &Ends,
+    ) -> Result<Vec<usize>, RunError> {
+        let plan = self.plan;
+        let mut members: Vec<usize> = (0..plan.jobs.len())
+            .filter(|&i| plan.jobs[i].group_id == g)
+            .collect();
+        if !ends.stopped(self.stop) {
+            self.set_group_up(&members, prepared, setup_failed)?;
+        }
+        members.retain(|&i| match setup_failed[i].take() {
+            Some(report) => {
+                jobs[i] = Some(settle(i, report, &ends.done, self.progress));
+                false
+            }
+            None => true,
+        });
+        Ok(members)
+    }
+
+    /// The layout of each of a group's `members`: done before the first
+    /// group (`serial`, create_serialize), or now, one job after another
+    /// (none once the run is stopping).
+    fn group_layouts(
+        &self,
+        members: &[usize],
+        prepared: &[Option<Prepared<'p>>],
+        serial: &mut [Option<Laid>],
+        ends: &Ends,
+    ) -> Vec<Laid> {
+        let (log, stop) = (self.log, self.stop);
+        members
             .iter()
             .map(|&i| match serial[i].take() {
                 Some(laid) => laid,
-                None if stop_everything.load(Ordering::Relaxed) || stop.requested() => Ok(None),
+                None if ends.stopped(stop) => Ok(None),
                 None => {
                     let p = prepared[i].as_ref().expect("set up");
                     let laid = p.lay_out(log, stop);
@@ -260,19 +311,77 @@ pub(crate) fn run_with_progress(
                     laid
                 }
             })
-            .collect();
-        // The group's stop: the run's, or another job's `exitall`; each job
-        // obeys its own (steady state stops one).
+            .collect()
+    }
+
+    /// A group starts: without create_serialize fio sets a job's files up
+    /// when it starts, so sizes come from the files as the earlier groups
+    /// left them. The others were set up before the first group: their
+    /// generators come back.
+    fn set_group_up(
+        &self,
+        members: &[usize],
+        prepared: &mut [Option<Prepared<'p>>],
+        setup_failed: &mut [Option<JobReport>],
+    ) -> Result<(), RunError> {
+        let log = self.log;
+        for &i in members {
+            if setup_failed[i].is_some() {
+                continue;
+            }
+            let spec = &self.plan.jobs[i];
+            let zbd_job = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(_))));
+            if let Some(p) = prepared[i]
+                .as_ref()
+                .filter(|_| spec.file.create_serialize && !zbd_job)
+            {
+                if let Err(e) = p.restore_gen() {
+                    setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                }
+                continue;
+            }
+            match Prepared::new_in(spec, Some(self.zbd), self.stop) {
+                Ok(mut p) => {
+                    p.filler.share_working_set(self.peers);
+                    p.links = self.links.of(i, spec);
+                    check_devices(std::iter::once(&p))?;
+                    safety::check_space(&p.layout_needs())?;
+                    self.progress.jobs()[i].set_total_bytes(p.total_bytes);
+                    prepared[i] = Some(p);
+                }
+                Err(e) => {
+                    prepared[i] = None;
+                    setup_failed[i] = Some(setup_failure(spec, &e, log).ok_or(e)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Run the group's `members`, each on its own thread with its layout,
+    /// all started together, and collect their reports in `jobs`. The
+    /// group's stop is the run's, or another job's `exitall`; each job
+    /// obeys its own (steady state stops one).
+    fn run_group(
+        &self,
+        members: &[usize],
+        layouts: Vec<Laid>,
+        prepared: &[Option<Prepared<'p>>],
+        jobs: &mut [Option<JobReport>],
+        ends: &Ends,
+    ) {
+        let (plan, progress, stop) = (self.plan, self.progress, self.stop);
         let terminate = JobStops::new(plan.jobs.len());
-        if stop_everything.load(Ordering::Relaxed) || stop.requested() {
+        if ends.stopped(stop) {
             terminate.request_as(stop);
         }
         let group_over = AtomicBool::new(false);
         let gate = StartGate::default();
         progress.mark_genesis();
         std::thread::scope(|s| {
-            let watcher = s.spawn(|| watch_stop(stop, &terminate, &stop_everything, &group_over));
-            let steady = Monitor::new(plan, &members, progress.jobs()).map(|m| {
+            let watcher =
+                s.spawn(|| watch_stop(stop, &terminate, &ends.stop_everything, &group_over));
+            let steady = Monitor::new(plan, members, progress.jobs()).map(|m| {
                 let (terminate, group_over) = (&terminate, &group_over);
                 s.spawn(move || m.run(progress.origin(), terminate, group_over))
             });
@@ -287,48 +396,22 @@ pub(crate) fn run_with_progress(
                     let spec = &plan.jobs[i];
                     let mut report = JobReport::empty(spec.report.clone(), 0);
                     report.latency_depth = Some(0);
-                    jobs[i] = Some(settle(i, report, &done, progress));
+                    jobs[i] = Some(settle(i, report, &ends.done, progress));
                     continue;
                 };
-                let (terminate, done, stop_everything) = (&terminate, &done, &stop_everything);
-                let links = &links;
-                let job = progress.jobs()[i].clone();
-                let gate = &gate;
+                let (log, links, terminate, gate) = (self.log, self.links, &terminate, &gate);
                 let spawned = std::thread::Builder::new()
                     .stack_size(JOB_STACK)
                     .spawn_scoped(s, move || {
-                        gate.wait();
-                        if let Some(w) = p.spec.wait_for {
-                            let (lock, cv) = &done[w];
-                            let mut finished = lock.lock().expect("no poisoning");
-                            while !*finished {
-                                finished = cv.wait(finished).expect("no poisoning");
-                            }
-                        }
-                        job.set_state(JobState::Initialized);
-                        let report = p.run(layout, terminate.job(i), &job, log);
-                        links.job_over(i);
-                        job.publish_final(&report);
-                        job.set_state(JobState::Exited);
-                        if exitall || (p.set.exitall_on_error && report.error != 0) {
-                            terminate.request();
-                            if p.set.exit_what == ExitWhat::All {
-                                stop_everything.store(true, Ordering::Relaxed);
-                            }
-                        }
-                        let (lock, cv) = &done[i];
-                        *lock.lock().expect("no poisoning") = true;
-                        cv.notify_all();
-                        progress.reap(i, report.error != 0);
-                        report
+                        job_thread(i, p, layout, (terminate, ends, gate), progress, links, log)
                     });
                 match spawned {
                     Ok(h) => handles.push((i, h)),
                     Err(e) => {
                         // No thread for this job (out of threads or memory):
                         // it is reported failed, the others run.
-                        let report = no_thread(&plan.jobs[i], &e, log);
-                        jobs[i] = Some(settle(i, report, done, progress));
+                        let report = no_thread(&plan.jobs[i], &e, self.log);
+                        jobs[i] = Some(settle(i, report, &ends.done, progress));
                     }
                 }
             }
@@ -351,15 +434,46 @@ pub(crate) fn run_with_progress(
             }
         });
     }
-    let jobs: Vec<JobReport> = jobs.into_iter().flatten().collect();
-    Ok(RunReport::new(
-        jobs,
-        crate::plan::report::global_options(plan),
-        started_ms,
-        epoch_ms(),
-        disks.finish(),
-    )
-    .of_release(plan.release))
+}
+
+/// The thread of job `i`: it waits at the group's gate and for the job it
+/// waits for, runs with its `layout`, and ends as its options say (its
+/// group's `terminate`, every group's with `exit_what=all`); then whoever
+/// waits for it goes on.
+fn job_thread(
+    i: usize,
+    p: &Prepared<'_>,
+    layout: Laid,
+    (terminate, ends, gate): (&JobStops, &Ends, &StartGate),
+    progress: &Progress,
+    links: &RunLinks,
+    log: &dyn Log,
+) -> JobReport {
+    let job = &progress.jobs()[i];
+    gate.wait();
+    if let Some(w) = p.spec.wait_for {
+        let (lock, cv) = &ends.done[w];
+        let mut finished = lock.lock().expect("no poisoning");
+        while !*finished {
+            finished = cv.wait(finished).expect("no poisoning");
+        }
+    }
+    job.set_state(JobState::Initialized);
+    let report = p.run(layout, terminate.job(i), job, log);
+    links.job_over(i);
+    job.publish_final(&report);
+    job.set_state(JobState::Exited);
+    if ends.exitall || (p.set.exitall_on_error && report.error != 0) {
+        terminate.request();
+        if p.set.exit_what == ExitWhat::All {
+            ends.stop_everything.store(true, Ordering::Relaxed);
+        }
+    }
+    let (lock, cv) = &ends.done[i];
+    *lock.lock().expect("no poisoning") = true;
+    cv.notify_all();
+    progress.reap(i, report.error != 0);
+    report
 }
 
 /// Watch the devices under `p`'s files (fio's `init_disk_util`): a file
@@ -631,6 +745,16 @@ fn serial_setup<'p>(
         laid[i] = Some(result);
     }
     Ok(laid)
+}
+
+/// [`NO_RUNTIME_WARNING`] for each `time_based` job without a runtime:
+/// fio warns once per job section (its clones copy the fixed options).
+fn warn_no_runtime(plan: &Plan, log: &dyn Log) {
+    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
+        if spec.time_based_dropped {
+            log.err(&format!("{NO_RUNTIME_WARNING}\n"));
+        }
+    }
 }
 
 /// fio's line for each `opendir=` setting, with the number of files it

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::buffers::BufferFiller;
 use super::clock::RealClock;
 use super::errno::{engine_verror, verror};
 use super::exec::{Env, Exec};
@@ -18,7 +19,7 @@ use super::progress::JobProgress;
 use super::stop::Stop;
 use super::think::sleep_unless;
 use super::verify::{save_state, WriteComps};
-use crate::ioengine::{IoMem, IoMemory, MemSpec, StopFlag, ALIGN};
+use crate::ioengine::{IoEngine, IoMem, IoMemory, MemSpec, StopFlag, ALIGN};
 use crate::rand::Rng;
 use crate::stats::blocks::MAX_BLOCKS;
 use crate::stats::{BlockTracker, JobReport, Layout, ThreadStats};
@@ -126,28 +127,9 @@ impl Prepared<'_> {
     fn work(&self, ts: &mut ThreadStats, stop: &Stop, progress: &JobProgress, log: &dyn Log) {
         let spec = self.spec;
         let set = &self.set;
-        let (lo, hi) = spec.startdelay_us;
-        // A range picks a delay per job (fio's rand_between on its own seed).
-        let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
-        if delay > 0 {
-            sleep_unless(stop, Duration::from_micros(delay));
-        }
-        if stop.requested() {
-            if stop.saves_state() {
-                // A trigger saves the state of the jobs not started too.
-                let comps = WriteComps::new(spec.iodepth.max(1) as usize, self.files.len());
-                if let Err(lines) = save_state(spec, 0, &comps) {
-                    log.err(&lines);
-                }
-            }
+        if !self.start_delay(stop, log) {
             return;
         }
-        let failed = |ts: &mut ThreadStats, f: Failure| {
-            if let Failure::Error(errno, msg) = f {
-                ts.error = errno;
-                ts.error_msg = Some(msg);
-            }
-        };
         let pinned = match self.place.enter(log) {
             Ok(p) => p,
             Err(f) => return failed(ts, f),
@@ -160,96 +142,19 @@ impl Prepared<'_> {
         } else {
             set.iodepth as usize
         };
-        // Sizes past the address space ask for everything: ENOMEM below.
-        let unit = usize::try_from(self.max_bs)
-            .unwrap_or(usize::MAX)
-            .div_ceil(ALIGN)
-            .saturating_mul(ALIGN);
-        // fio allocates no buffer memory for a job that moves no data.
-        let pattern = self.pattern();
-        let mem_spec = if pattern.read || pattern.write {
-            spec.placement.mem.clone()
-        } else {
-            MemSpec::default()
-        };
-        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
-            Ok(m) => m,
-            Err(e) => {
-                for note in &e.notes {
-                    log.err(note);
-                }
-                let msg = verror(e.src, e.func, e.errno);
-                // fio 3.33 goes on after a failed buffer allocation (and
-                // crashes later); its report of such a job has the
-                // latency_* keys.
-                ts.latency_depth = None;
-                return failed(ts, Failure::Error(e.errno, msg));
-            }
-        };
-        let mut filler = self.filler.clone();
-        if !self.caps.fake_io && pattern.write {
-            for chunk in pool.as_mut_slice().chunks_mut(unit) {
-                filler.fill(&mut chunk[..self.max_bs as usize]);
-            }
-        }
-        let mem = IoMem {
-            base: pool.as_mut_ptr(),
-            unit,
-            units: depth,
+        let Some((pool, filler, mem)) = self.buffers(depth, ts, log) else {
+            return;
         };
         // SAFETY: `stop` outlives the engine, dropped when the job ends.
         let flag = unsafe { StopFlag::new(stop.flag(), stop.deadline()) };
-        let mut engine = match (self.engine.new)(self.engine_spec(), mem, Some(flag)) {
-            Ok(e) => e,
-            Err(_) if stop.requested() => {
-                // Stopped while the engine started (nbd's handshake with
-                // a silent server): the job never ran, no error.
-                return;
-            }
-            Err(e) => {
-                // fio's td_io_init: the engine's own lines, then its note.
-                if let Some(lines) = &e.log {
-                    log.err(lines);
-                }
-                log.err(&format!(
-                    "fio: io engine {} init failed.{}\n",
-                    self.engine.name,
-                    if spec.iodepth > 1 {
-                        " Perhaps try reducing io depth?"
-                    } else {
-                        ""
-                    }
-                ));
-                ts.error = e.errno;
-                ts.error_msg = Some(engine_verror(&e, None));
-                return;
-            }
+        let Some(engine) = self.start_engine(mem, flag, stop, ts, log) else {
+            return;
         };
-        while let Some(note) = engine.notice() {
-            log.note(&note);
-        }
-        if self.caps.is_sync && set.iodepth > 1 {
-            // On stderr: fio's stdout copy breaks terse and JSON parsers.
-            log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
-        }
         // Left (back to the root group) when the job is over, whatever the
         // way out.
-        let cgroup = match &self.place.host.cgroup {
-            Some(c) => match Cgroup::join(c, log) {
-                Ok(g) => Some(LeaveOnDrop(Some(g))),
-                Err(f) => return failed(ts, f),
-            },
-            None => None,
-        };
-        if let Err(f) = self.place.renice() {
-            return failed(ts, f);
-        }
-        if let Err((errno, msg)) = self.switch_ioscheduler(log) {
-            return failed(ts, Failure::Error(errno, msg));
-        }
-        if !self.place.prerun(log) {
+        let Some(cgroup) = self.enter_host(ts, log) else {
             return;
-        }
+        };
         if set.pre_read && !spec.direct && self.caps.needs_files {
             for f in &self.files {
                 let _ = layout::pre_read(&f.path, f.end(), stop);
@@ -288,6 +193,164 @@ impl Prepared<'_> {
         // only now may the buffers go.
         drop(pool);
         drop(cgroup);
+    }
+
+    /// `startdelay`: wait before the job starts. Returns whether it
+    /// starts: a job stopped meanwhile does not (a trigger saves its
+    /// verify state all the same).
+    fn start_delay(&self, stop: &Stop, log: &dyn Log) -> bool {
+        let spec = self.spec;
+        let (lo, hi) = spec.startdelay_us;
+        // A range picks a delay per job (fio's rand_between on its own seed).
+        let delay = lo + Rng::new(u64::from(spec.thread_number)).below(hi - lo + 1);
+        if delay > 0 {
+            sleep_unless(stop, Duration::from_micros(delay));
+        }
+        if !stop.requested() {
+            return true;
+        }
+        if stop.saves_state() {
+            // A trigger saves the state of the jobs not started too.
+            let comps = WriteComps::new(spec.iodepth.max(1) as usize, self.files.len());
+            if let Err(lines) = save_state(spec, 0, &comps) {
+                log.err(&lines);
+            }
+        }
+        false
+    }
+
+    /// The buffers of `depth` units, the writes' filled from the pattern:
+    /// the pool, the filler that fills the writes on, and the units over
+    /// the pool. `None`: the allocation failed, the job's error is set.
+    fn buffers(
+        &self,
+        depth: usize,
+        ts: &mut ThreadStats,
+        log: &dyn Log,
+    ) -> Option<(IoMemory, BufferFiller, IoMem)> {
+        // Sizes past the address space ask for everything: ENOMEM below.
+        let unit = usize::try_from(self.max_bs)
+            .unwrap_or(usize::MAX)
+            .div_ceil(ALIGN)
+            .saturating_mul(ALIGN);
+        // fio allocates no buffer memory for a job that moves no data.
+        let pattern = self.pattern();
+        let mem_spec = if pattern.read || pattern.write {
+            self.spec.placement.mem.clone()
+        } else {
+            MemSpec::default()
+        };
+        let mut pool = match IoMemory::allocate(&mem_spec, unit.saturating_mul(depth)) {
+            Ok(m) => m,
+            Err(e) => {
+                for note in &e.notes {
+                    log.err(note);
+                }
+                let msg = verror(e.src, e.func, e.errno);
+                // fio 3.33 goes on after a failed buffer allocation (and
+                // crashes later); its report of such a job has the
+                // latency_* keys.
+                ts.latency_depth = None;
+                failed(ts, Failure::Error(e.errno, msg));
+                return None;
+            }
+        };
+        let mut filler = self.filler.clone();
+        if !self.caps.fake_io && pattern.write {
+            for chunk in pool.as_mut_slice().chunks_mut(unit) {
+                filler.fill(&mut chunk[..self.max_bs as usize]);
+            }
+        }
+        let mem = IoMem {
+            base: pool.as_mut_ptr(),
+            unit,
+            units: depth,
+        };
+        Some((pool, filler, mem))
+    }
+
+    /// The engine over `mem` (fio's `td_io_init`), its notices shown.
+    /// `None`: it failed to start (the job's error is set), or the job was
+    /// stopped while it started.
+    fn start_engine(
+        &self,
+        mem: IoMem,
+        flag: StopFlag,
+        stop: &Stop,
+        ts: &mut ThreadStats,
+        log: &dyn Log,
+    ) -> Option<Box<dyn IoEngine>> {
+        let spec = self.spec;
+        let mut engine = match (self.engine.new)(self.engine_spec(), mem, Some(flag)) {
+            Ok(e) => e,
+            Err(_) if stop.requested() => {
+                // Stopped while the engine started (nbd's handshake with
+                // a silent server): the job never ran, no error.
+                return None;
+            }
+            Err(e) => {
+                // fio's td_io_init: the engine's own lines, then its note.
+                if let Some(lines) = &e.log {
+                    log.err(lines);
+                }
+                log.err(&format!(
+                    "fio: io engine {} init failed.{}\n",
+                    self.engine.name,
+                    if spec.iodepth > 1 {
+                        " Perhaps try reducing io depth?"
+                    } else {
+                        ""
+                    }
+                ));
+                ts.error = e.errno;
+                ts.error_msg = Some(engine_verror(&e, None));
+                return None;
+            }
+        };
+        while let Some(note) = engine.notice() {
+            log.note(&note);
+        }
+        if self.caps.is_sync && self.set.iodepth > 1 {
+            // On stderr: fio's stdout copy breaks terse and JSON parsers.
+            log.err(&format!("{SYNC_DEPTH_NOTE}\n"));
+        }
+        Some(engine)
+    }
+
+    /// The thread's place on the host: its control group (left when the
+    /// returned guard drops), `nice`, the I/O scheduler, `exec_prerun`.
+    /// `None`: the job ends here (on a failure, with its error set).
+    fn enter_host(&self, ts: &mut ThreadStats, log: &dyn Log) -> Option<LeaveOnDrop> {
+        let cgroup = match &self.place.host.cgroup {
+            Some(c) => match Cgroup::join(c, log) {
+                Ok(g) => LeaveOnDrop(Some(g)),
+                Err(f) => {
+                    failed(ts, f);
+                    return None;
+                }
+            },
+            None => LeaveOnDrop(None),
+        };
+        if let Err(f) = self.place.renice() {
+            failed(ts, f);
+            return None;
+        }
+        if let Err((errno, msg)) = self.switch_ioscheduler(log) {
+            failed(ts, Failure::Error(errno, msg));
+            return None;
+        }
+        if !self.place.prerun(log) {
+            return None;
+        }
+        Some(cgroup)
+    }
+}
+
+/// A set-up step failed: its error (if it has one) is the job's.
+fn failed(ts: &mut ThreadStats, f: Failure) {
+    if let Failure::Error(errno, msg) = f {
+        ts.error = errno;
+        ts.error_msg = Some(msg);
     }
 }
 

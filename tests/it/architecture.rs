@@ -541,3 +541,103 @@ fn engines_are_asked_for_flags_not_compared_by_name() {
         [(1, "falloc".to_string())]
     );
 }
+
+/// The functions of `code` longer than `max` lines, as (name, lines): from
+/// the line of `fn` to its closing brace at the same indentation. A
+/// one-line function or a declaration without a body (`fn f();`) is one
+/// line long.
+fn long_functions(code: &str, max: usize) -> Vec<(String, usize)> {
+    const QUALIFIERS: [&str; 4] = ["const ", "async ", "unsafe ", "extern \"C\" "];
+    let lines: Vec<&str> = code.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let mut s = line.trim_start();
+        if s.starts_with("pub ") || s.starts_with("pub(") {
+            s = s.trim_start_matches("pub");
+            if s.starts_with('(') {
+                s = s.find(')').map_or("", |e| &s[e + 1..]);
+            }
+            s = s.trim_start();
+        }
+        while let Some(q) = QUALIFIERS.iter().find(|q| s.starts_with(*q)) {
+            s = &s[q.len()..];
+        }
+        let Some(rest) = s.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let head = line.trim_end();
+        if name.is_empty() || head.ends_with('}') || head.ends_with(';') {
+            continue;
+        }
+        let at = indent(line);
+        for (j, next) in lines.iter().enumerate().skip(i + 1) {
+            let t = next.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if indent(next) == at {
+                if t.starts_with('}') {
+                    let len = j - i + 1;
+                    if len > max {
+                        out.push((name.clone(), len));
+                    }
+                    break;
+                }
+                if t.ends_with(';') {
+                    break; // a declaration whose signature spans lines
+                }
+            } else if indent(next) < at && t.starts_with('}') {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The run path, the plan and the command line are made of small named
+/// steps: no function in `src/workload`, `src/plan` or `src/cli` is over
+/// 120 lines (code before a file's `#[cfg(test)] mod tests`; test modules
+/// left out).
+#[test]
+fn no_function_in_the_run_path_is_over_120_lines() {
+    const MAX_FN_LINES: usize = 120;
+    const NOT_YET: &[(&str, &str)] = &[
+        ("src/plan/build.rs", "add"), // being split
+    ];
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for dir in ["src/workload", "src/plan", "src/cli"] {
+        for (m, src) in sources(&root(dir)) {
+            if m.iter().any(|seg| seg == "tests") {
+                continue;
+            }
+            seen += 1;
+            let rel = src.path.strip_prefix(root("")).unwrap_or(&src.path);
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            for (name, len) in long_functions(&src.code, MAX_FN_LINES) {
+                if !NOT_YET.contains(&(rel.as_str(), name.as_str())) {
+                    bad.push(format!("{rel}: fn {name}: {len} lines"));
+                }
+            }
+        }
+    }
+    assert!(seen > 50, "only {seen} files read: the scan is broken");
+    assert!(
+        bad.is_empty(),
+        "functions over {MAX_FN_LINES} lines (split them into named steps):\n{}",
+        bad.join("\n")
+    );
+    // The check itself can fail, and skips bodiless declarations.
+    let body = "        x();\n".repeat(MAX_FN_LINES);
+    let long = format!("impl A {{\n    pub(crate) fn long(\n        a: u8,\n    ) -> u8 {{\n{body}    }}\n    fn decl(&self);\n}}\n");
+    assert_eq!(
+        long_functions(&long, MAX_FN_LINES),
+        [("long".to_string(), MAX_FN_LINES + 4)]
+    );
+    assert!(long_functions(&long, MAX_FN_LINES + 4).is_empty());
+}

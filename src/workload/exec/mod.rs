@@ -230,16 +230,38 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
 
     /// The passes over the files (fio's `keep_running` loop).
     pub(crate) fn run_passes(&mut self) {
-        let job = self.job;
-        let spec = job.spec;
-        if spec.file.create_only {
+        if self.job.spec.file.create_only {
             // The files are laid out, the job is done (fio's setup_files
             // sets td->done; its I/O loop never starts).
             return;
         }
+        self.job_starts();
+        let mut pass = 0u64;
+        loop {
+            // A pass's time includes opening its files (fio opens them in
+            // its I/O loop), and the first pass starts with the runtime
+            // clock: a job reports at least the runtime it was given.
+            let pass_start = if pass == 0 { 0 } else { self.now() };
+            if self.halt == Halt::Failed || !self.open_files() {
+                break;
+            }
+            let moved = self.run_one_pass(pass, pass_start);
+            pass += 1;
+            if !self.keep_running(pass, moved) {
+                break;
+            }
+            self.next_pass();
+        }
+        self.job_ends();
+    }
+
+    /// The job's time starts: the clock, the status line's state (running,
+    /// or ramping up), the deadline the engine's waits obey.
+    fn job_starts(&mut self) {
+        let spec = self.job.spec;
         self.clock.restart();
         // The queue depth the report shows: iodepth (or what the latency
-        // target settles on, below).
+        // target settles on, as the job ends).
         self.ts.latency_depth = None;
         self.progress.mark_epoch();
         if self.time.begin() {
@@ -254,80 +276,93 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
                 "fio: verification read phase will never start because write phase uses all of runtime\n",
             );
         }
-        let mut pass = 0u64;
-        loop {
-            // A pass's time includes opening its files (fio opens them in
-            // its I/O loop), and the first pass starts with the runtime
-            // clock: a job reports at least the runtime it was given.
-            let pass_start = if pass == 0 { 0 } else { self.now() };
-            if self.halt == Halt::Failed || !self.open_files() {
-                break;
+    }
+
+    /// Pass number `pass` over the open files, timed from `pass_start`: a
+    /// dry run, the loop of an engine without I/O, or I/O; then the
+    /// verify phase. Returns whether the pass moved anything outside
+    /// verifying.
+    fn run_one_pass(&mut self, pass: u64, pass_start: u64) -> bool {
+        let spec = self.job.spec;
+        let pass_start = if pass == 0 && self.engine.stats_start_at_open() {
+            // fio's net engine resets the statistics once a listening
+            // job has its connection: its time starts now.
+            let now = self.now();
+            if self.time.recording() {
+                self.time.restart(now);
+                self.progress.mark_epoch();
+                self.publish_deadline(now);
             }
-            let pass_start = if pass == 0 && self.engine.stats_start_at_open() {
-                // fio's net engine resets the statistics once a listening
-                // job has its connection: its time starts now.
-                let now = self.now();
-                if self.time.recording() {
-                    self.time.restart(now);
-                    self.progress.mark_epoch();
-                    self.publish_deadline(now);
-                }
-                now
-            } else {
-                pass_start
-            };
-            self.time.pass_starts(pass_start);
-            let done_before = self.count.done_bytes;
-            self.verify.start();
-            let dry = spec.pattern.write && self.verify.only();
-            if dry {
-                // fio's do_dry_run never sets up the latency target, so its
-                // report has no latency_* keys.
-                self.ts.latency_depth = Some(0);
-                self.dry_run(pass == 0);
-            } else if self.caps.no_io {
-                self.run_noio();
-            } else {
-                self.run_pass(pass == 0);
-                self.trims_leaked();
+            now
+        } else {
+            pass_start
+        };
+        self.time.pass_starts(pass_start);
+        let done_before = self.count.done_bytes;
+        self.verify.start();
+        let dry = spec.pattern.write && self.verify.only();
+        if dry {
+            // fio's do_dry_run never sets up the latency target, so its
+            // report has no latency_* keys.
+            self.ts.latency_depth = Some(0);
+            self.dry_run(pass == 0);
+        } else if self.caps.no_io {
+            self.run_noio();
+        } else {
+            self.run_pass(pass == 0);
+            self.trims_leaked();
+        }
+        // What the pass did outside verifying (fio's bytes_done of
+        // do_io): reads the job checks as it goes do not count.
+        let moved = if dry {
+            self.count.done_bytes > done_before
+        } else {
+            self.verify.pass_bytes() > 0
+        };
+        if self.verify.logs_writes() && self.halt == Halt::Running {
+            if self.iolog.is_some() || self.replay.is_some() {
+                self.iolog_before_verify();
             }
-            // What the pass did outside verifying (fio's bytes_done of
-            // do_io): reads the job checks as it goes do not count.
-            let moved = if dry {
-                self.count.done_bytes > done_before
-            } else {
-                self.verify.pass_bytes() > 0
-            };
-            if self.verify.logs_writes() && self.halt == Halt::Running {
-                if self.iolog.is_some() || self.replay.is_some() {
-                    self.iolog_before_verify();
-                }
-                self.verify_phase();
-            }
-            self.verify.forget();
-            let pass_end = self.now();
-            self.time.pass_ends(pass_end);
-            self.end_of_pass();
-            pass += 1;
-            if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
-                break;
-            }
-            if !moved {
-                break; // a pass that moved nothing ends the job
-            }
-            if self.time.runtime_over(self.now()) {
-                break;
-            }
-            if !self.budget.another_pass(pass, self.count.done_bytes) || job.append_once {
-                break;
-            }
-            self.halt = Halt::Running;
-            if job.set.unlink_each_loop {
-                for f in &job.files {
-                    let _ = std::fs::remove_file(&f.path);
-                }
+            self.verify_phase();
+        }
+        self.verify.forget();
+        let pass_end = self.now();
+        self.time.pass_ends(pass_end);
+        self.end_of_pass();
+        moved
+    }
+
+    /// Another pass follows the `passes` done (fio's `keep_running`): the
+    /// job neither failed, settled nor was stopped, the last pass `moved`
+    /// something, the runtime is not over, and loops or bytes are left.
+    fn keep_running(&self, passes: u64, moved: bool) -> bool {
+        if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
+            return false;
+        }
+        if !moved {
+            return false; // a pass that moved nothing ends the job
+        }
+        if self.time.runtime_over(self.now()) {
+            return false;
+        }
+        self.budget.another_pass(passes, self.count.done_bytes) && !self.job.append_once
+    }
+
+    /// Between two passes: the job runs on, and `unlink_each_loop`
+    /// removes the files.
+    fn next_pass(&mut self) {
+        self.halt = Halt::Running;
+        if self.job.set.unlink_each_loop {
+            for f in &self.job.files {
+                let _ = std::fs::remove_file(&f.path);
             }
         }
+    }
+
+    /// The job's passes are over: what it reports (a full device is no
+    /// error, the ramp's I/O of a job that never left it, its time and
+    /// queue depth) and the verify state it saves.
+    fn job_ends(&mut self) {
         if self.job.fill && self.ts.error == libc::ENOSPC {
             // fill_device: the filesystem is full, the job is done (fio
             // clears the error and terminates the job).

@@ -10,14 +10,66 @@ use super::readback::Turn;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
 
+/// What a turn of the pass's loop does next.
+enum Step {
+    /// Submit this unit; `Some(dir)` when it carries a new read, write or
+    /// trim of the pattern (think time follows one that is no trim).
+    Submit(u32, Option<Ddir>),
+    /// Nothing to submit this turn: take the next one.
+    Again,
+    /// The pass is over.
+    Over,
+}
+
 impl<C: Clock> Exec<'_, '_, C> {
-    /// One pass (fio's `do_io`).
+    /// One pass (fio's `do_io`): until the job stops, its runtime is over
+    /// or the pass is done, each turn takes a unit and submits it.
     pub(super) fn run_pass(&mut self, first: bool) {
         let job = self.job;
         let polling = job.set.batch_complete_min == 0 && job.set.batch_complete_max == 0;
+        self.pass_starts(first);
+        let mut pass_issued = 0u64;
+        while !self.should_stop() {
+            let mut now = match self.just_done_ns.take() {
+                Some(t) => t,
+                None => self.now(),
+            };
+            self.check_ramp(now);
+            // Every job gets to issue an I/O, however long it waited for a
+            // CPU after its clock started (fio reads a cached clock that
+            // lags its first I/Os).
+            if self.runtime_over(now) {
+                break;
+            }
+            if self.progress.snapshot_due() {
+                self.serve_snapshot(now);
+            }
+            if self.flow_held_back() {
+                continue;
+            }
+            // fio's do_io counts toward a pass's bytes only the I/O the
+            // engine queues (FIO_Q_QUEUED), never one completed inside
+            // `queue`: with a synchronous engine a pass runs on until the
+            // files are done or the job's bytes are issued.
+            let (t, issued_dir) = if let Some(t) = self.units.take_requeued() {
+                (t, None)
+            } else {
+                match self.next_unit(&mut now, polling, &mut pass_issued) {
+                    Step::Submit(t, dir) => (t, dir),
+                    Step::Again => continue,
+                    Step::Over => break,
+                }
+            };
+            self.submit_turn(t, issued_dir, polling, &mut pass_issued);
+        }
+        self.pass_ends();
+    }
+
+    /// A pass starts (fio's `clear_io_state` for a pass after the first):
+    /// files from their start, generators re-seeded as randrepeat says,
+    /// the pass's counts, think time and latency target from zero.
+    fn pass_starts(&mut self, first: bool) {
         if !first {
-            // fio's clear_io_state: files from their start, generators
-            // re-seeded as randrepeat says.
             self.gen.reset();
             self.sync.new_pass();
             self.engine.new_loop();
@@ -32,111 +84,120 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         self.pass_issued_ios = 0;
         self.pass_completed_ios = 0;
-        self.lat.start_pass(job.set.iodepth, now);
-        let mut pass_issued = 0u64;
-        while self.halt == Halt::Running {
-            if self.stop.requested() {
-                break;
-            }
-            let mut now = match self.just_done_ns.take() {
-                Some(t) => t,
-                None => self.now(),
-            };
-            self.check_ramp(now);
-            // Every job gets to issue an I/O, however long it waited for a
-            // CPU after its clock started (fio reads a cached clock that
-            // lags its first I/Os).
-            if self.count.issued_ios > 0 && self.time.runtime_over(now) {
-                break;
-            }
-            if self.progress.snapshot_due() {
-                self.serve_snapshot(now);
-            }
-            if self.flow_held_back() {
-                continue;
-            }
-            let mut issued_dir = None;
-            // fio's do_io counts toward a pass's bytes only the I/O the
-            // engine queues (FIO_Q_QUEUED), never one completed inside
-            // `queue`: with a synchronous engine a pass runs on until the
-            // files are done or the job's bytes are issued.
-            let t = if let Some(t) = self.units.take_requeued() {
-                t
-            } else {
-                // Blocks left on the trim list keep the pass going past
-                // the job's bytes (fio's do_io loop condition).
-                let verifies = self.verify.on();
-                if if self.verify.trims_pending() {
-                    self.budget.pass_bytes_done(pass_issued, verifies)
-                } else {
-                    self.budget.pass_done(pass_issued, verifies, &self.count)
-                } {
-                    break;
-                }
-                if self.sync_due() {
-                    continue;
-                }
-                // A verify_backlog read or trim_backlog trim goes first;
-                // neither counts as issued for the job's size (fio counts
-                // them in `io_issue_bytes` of no direction the size reads).
-                if self.verify.backlog_on() {
-                    match self.backlog_turn(now, polling) {
-                        Turn::Pattern => {}
-                        Turn::Issued(queued) => {
-                            pass_issued += queued;
-                            continue;
-                        }
-                        Turn::Stop => break,
-                    }
-                }
-                let next = if self.replay.is_some() {
-                    self.replay_next(&mut now)
-                } else {
-                    self.next_io(now)
-                };
-                if self.iolog.is_some() {
-                    self.log_closed_files();
-                }
-                let Some(next) = next else {
-                    if self.replay.is_none() && self.file_busy() {
-                        continue;
-                    }
-                    break;
-                };
-                if self.gen.select.limit.is_some() && !self.file_events() {
-                    break;
-                }
-                if self.verify.on() && self.pattern_io_stops(&next) {
-                    break;
-                }
-                match self.issue(next, now) {
-                    Some(t) => {
-                        issued_dir = Some(next.dir);
-                        t
-                    }
-                    None => continue,
-                }
-            };
-            let len = self.units.get(t).len;
-            if self.submit(t, polling) {
-                pass_issued += len;
-            }
-            if self.open_failed {
-                self.halt = Halt::Failed;
-            }
-            if self.lat.searching() {
-                self.lat_target_check();
-            }
-            if let Some(dir) = issued_dir.filter(|d| *d != Ddir::Trim) {
-                self.think_after(dir);
-            }
-        }
-        // Everything in flight completes and is counted (fio's
-        // `io_u_queued_complete(td, cur_depth)`).
+        self.lat.start_pass(self.job.set.iodepth, now);
+    }
+
+    /// A pass ends: everything in flight completes and is counted (fio's
+    /// `io_u_queued_complete(td, cur_depth)`), requeued remainders that
+    /// never went out again are dropped, and the pass's syncs are issued.
+    fn pass_ends(&mut self) {
         self.drain();
-        // Requeued remainders that never went out again are dropped.
         self.units.drop_requeued();
         self.final_syncs();
+    }
+
+    /// The loop stops issuing: an error, a settled latency target, or a
+    /// stop request.
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.halt != Halt::Running || self.stop.requested()
+    }
+
+    /// The job's runtime is over at `now`, once it issued an I/O.
+    #[inline]
+    fn runtime_over(&self, now: u64) -> bool {
+        self.count.issued_ios > 0 && self.time.runtime_over(now)
+    }
+
+    /// The pass has issued what it should, `pass_issued` bytes queued so
+    /// far. Blocks left on the trim list keep the pass going past the
+    /// job's bytes (fio's do_io loop condition).
+    #[inline]
+    fn pass_done(&self, pass_issued: u64) -> bool {
+        let verifies = self.verify.on();
+        if self.verify.trims_pending() {
+            self.budget.pass_bytes_done(pass_issued, verifies)
+        } else {
+            self.budget.pass_done(pass_issued, verifies, &self.count)
+        }
+    }
+
+    /// A unit for this turn, drawn at `now` (a replayed log may move it
+    /// on): a sync that is due, a `verify_backlog` read or `trim_backlog`
+    /// trim, or the pattern's (or the replayed log's) next I/O. A backlog
+    /// I/O queued here adds to `pass_issued`.
+    #[inline]
+    fn next_unit(&mut self, now: &mut u64, polling: bool, pass_issued: &mut u64) -> Step {
+        if self.pass_done(*pass_issued) {
+            return Step::Over;
+        }
+        if self.sync_due() {
+            return Step::Again;
+        }
+        // A verify_backlog read or trim_backlog trim goes first; neither
+        // counts as issued for the job's size (fio counts them in
+        // `io_issue_bytes` of no direction the size reads).
+        if self.verify.backlog_on() {
+            match self.backlog_turn(*now, polling) {
+                Turn::Pattern => {}
+                Turn::Issued(queued) => {
+                    *pass_issued += queued;
+                    return Step::Again;
+                }
+                Turn::Stop => return Step::Over,
+            }
+        }
+        let next = if self.replay.is_some() {
+            self.replay_next(now)
+        } else {
+            self.next_io(*now)
+        };
+        if self.iolog.is_some() {
+            self.log_closed_files();
+        }
+        let Some(next) = next else {
+            if self.replay.is_none() && self.file_busy() {
+                return Step::Again;
+            }
+            return Step::Over;
+        };
+        if self.gen.select.limit.is_some() && !self.file_events() {
+            return Step::Over;
+        }
+        if self.verify.on() && self.pattern_io_stops(&next) {
+            return Step::Over;
+        }
+        match self.issue(next, *now) {
+            Some(t) => Step::Submit(t, Some(next.dir)),
+            None => Step::Again,
+        }
+    }
+
+    /// Submit unit `t` (its bytes count toward the pass's when the engine
+    /// queues it), then what follows each I/O: a failed open stops the
+    /// job, the latency target checks, and a new read or write
+    /// (`issued_dir`) may think.
+    #[inline]
+    fn submit_turn(
+        &mut self,
+        t: u32,
+        issued_dir: Option<Ddir>,
+        polling: bool,
+        pass_issued: &mut u64,
+    ) {
+        let len = self.units.get(t).len;
+        if self.submit(t, polling) {
+            *pass_issued += len;
+        }
+        if self.open_failed {
+            self.halt = Halt::Failed;
+        }
+        if self.lat.searching() {
+            self.lat_target_check();
+        }
+        if let Some(dir) = issued_dir.filter(|d| *d != Ddir::Trim) {
+            self.think_after(dir);
+        }
     }
 
     /// Set a free unit up for `next`, the pattern's next I/O drawn at
@@ -169,7 +230,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             };
             self.clock.sleep(wait, self.stop);
             now = self.now();
-            if self.stop.requested() || (self.count.issued_ios > 0 && self.time.runtime_over(now)) {
+            if self.stop.requested() || self.runtime_over(now) {
                 return None;
             }
         }

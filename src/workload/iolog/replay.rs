@@ -149,20 +149,9 @@ impl Replay {
         if o.read.is_empty() {
             return Ok(None);
         }
-        let subjob = spec.subjob as usize;
         let mut notes = Vec::new();
-        let mut name = o.read[subjob % o.read.len()].clone();
-        if let Some(m) = &o.merge {
-            merge::merge(&o.read, m)?;
-            name = m.file.clone();
-        }
-        let set = ReadSettings {
-            replay: o.replay.clone(),
-            readonly: spec.readonly,
-            dir: (!spec.directories.is_empty())
-                .then(|| PathBuf::from(&spec.directories[subjob % spec.directories.len()])),
-            name: name.clone(),
-        };
+        let set = read_settings(spec)?;
+        let name = set.name.clone();
         let path = PathBuf::from(&name);
         let blk = if rereadable(&path) {
             blktrace::probe(&path, &mut |s| notes.push(s))
@@ -172,65 +161,17 @@ impl Replay {
         let chunked = o.replay.chunked;
         let stream = chunked && rereadable(&path);
         let (mut r, kind) = reader(&path, blk, &set, chunked).map_err(|e| with(&notes, e))?;
-        let mut files = Files::default();
-        let mut sum = Summary::default();
-        let mut ends = Vec::new();
-        let mut list = Vec::new();
-        loop {
-            // A chunked log's messages come as it is replayed.
-            let mut quiet = |_| {};
-            let mut keep = |s| notes.push(s);
-            let say: &mut dyn FnMut(String) = if stream { &mut quiet } else { &mut keep };
-            let next = r.next(&mut files, say);
-            let e = match next {
-                Ok(Some(e)) => e,
-                Ok(None) => break,
-                Err(e) => return Err(with(&notes, e)),
-            };
-            sum.count(&e);
-            if let Act::Io(_) = e.act {
-                let f = e.file as usize;
-                if ends.len() <= f {
-                    ends.resize(f + 1, 0);
-                }
-                ends[f] = ends[f].max(e.offset.saturating_add(e.len));
-            }
-            if !stream {
-                list.push(e);
-            }
-        }
-        ends.resize(files.paths.len(), 0);
+        let read = read_through(&mut r, stream, &mut notes).map_err(|e| with(&notes, e))?;
+        let LogRead {
+            files,
+            sum,
+            ends,
+            list,
+        } = read;
         let blk = matches!(kind, Kind::Blktrace(_));
-        let [r_ios, w_ios, t_ios] = sum.ios;
-        let (reads, writes, trims) = if chunked {
-            if sum.entries == 0 {
-                return Err(with(
-                    &notes,
-                    format!("{name}: the log has nothing to replay"),
-                ));
-            }
-            (true, true, false)
-        } else if blk {
-            if r_ios + w_ios + t_ios + sum.syncs == 0 {
-                return Err(with(
-                    &notes,
-                    format!("{name}: fio: found no ios in blktrace data"),
-                ));
-            }
-            (r_ios > 0, w_ios > 0, t_ios > 0)
-        } else {
-            if r_ios + w_ios + sum.waits == 0 {
-                return Err(with(
-                    &notes,
-                    format!("{name}: the log has no reads, writes or waits to replay"),
-                ));
-            }
-            match (r_ios > 0, w_ios > 0) {
-                (true, false) => (true, false, false),
-                (false, true) => (false, true, false),
-                _ => (true, true, false),
-            }
-        };
+        let t_ios = sum.ios[2];
+        let (reads, writes, trims) =
+            directions(&sum, chunked, blk).map_err(|e| with(&notes, format!("{name}: {e}")))?;
         if blk && files.paths.is_empty() {
             return Err(with(
                 &notes,
@@ -238,19 +179,7 @@ impl Replay {
             ));
         }
         let depth = match (&r, chunked || o.replay.iodepth_set) {
-            (Reader::Blktrace(b), false) => Some(
-                (0..3)
-                    .map(|i| {
-                        let d = b.depth(i).min(1024);
-                        if d <= 0 && sum.ios[i] > 0 {
-                            1
-                        } else {
-                            d.max(0)
-                        }
-                    })
-                    .max()
-                    .unwrap_or(0) as u32,
-            ),
+            (Reader::Blktrace(b), false) => Some(blktrace_depth(b, &sum)),
             _ => None,
         };
         let loops = u64::from(spec.loops.max(1));
@@ -282,6 +211,118 @@ impl Replay {
             },
         }))
     }
+}
+
+/// How job `spec` reads its log (subjob `n` reads the `n`th of the logs
+/// and of the directories named); `merge_blktrace_file`: the logs merged
+/// first, the merged one read.
+fn read_settings(spec: &JobSpec) -> Result<ReadSettings, String> {
+    let o = &spec.iolog;
+    let subjob = spec.subjob as usize;
+    let mut name = o.read[subjob % o.read.len()].clone();
+    if let Some(m) = &o.merge {
+        merge::merge(&o.read, m)?;
+        name = m.file.clone();
+    }
+    Ok(ReadSettings {
+        replay: o.replay.clone(),
+        readonly: spec.readonly,
+        dir: (!spec.directories.is_empty())
+            .then(|| PathBuf::from(&spec.directories[subjob % spec.directories.len()])),
+        name,
+    })
+}
+
+/// A log read once through.
+struct LogRead {
+    files: Files,
+    sum: Summary,
+    /// Per file, where its last I/O ends.
+    ends: Vec<u64>,
+    /// The entries, unless the log is to be read again as it is
+    /// replayed.
+    list: Vec<Entry>,
+}
+
+/// Read the log of `r` through, keeping its entries unless it is to be
+/// `stream`ed (its messages then come as it is replayed; else they go to
+/// `notes`).
+fn read_through(r: &mut Reader, stream: bool, notes: &mut Vec<String>) -> Result<LogRead, String> {
+    let mut files = Files::default();
+    let mut sum = Summary::default();
+    let mut ends = Vec::new();
+    let mut list = Vec::new();
+    loop {
+        // A chunked log's messages come as it is replayed.
+        let mut quiet = |_| {};
+        let mut keep = |s| notes.push(s);
+        let say: &mut dyn FnMut(String) = if stream { &mut quiet } else { &mut keep };
+        let e = match r.next(&mut files, say)? {
+            Some(e) => e,
+            None => break,
+        };
+        sum.count(&e);
+        if let Act::Io(_) = e.act {
+            let f = e.file as usize;
+            if ends.len() <= f {
+                ends.resize(f + 1, 0);
+            }
+            ends[f] = ends[f].max(e.offset.saturating_add(e.len));
+        }
+        if !stream {
+            list.push(e);
+        }
+    }
+    ends.resize(files.paths.len(), 0);
+    Ok(LogRead {
+        files,
+        sum,
+        ends,
+        list,
+    })
+}
+
+/// What a job replaying a log with `sum` does (reads, writes, trims: fio's
+/// `td_ddir`, from the log), or why the log has nothing to replay (its
+/// name to come first).
+fn directions(sum: &Summary, chunked: bool, blk: bool) -> Result<(bool, bool, bool), String> {
+    let [r_ios, w_ios, t_ios] = sum.ios;
+    if chunked {
+        if sum.entries == 0 {
+            return Err("the log has nothing to replay".to_string());
+        }
+        Ok((true, true, false))
+    } else if blk {
+        if r_ios + w_ios + t_ios + sum.syncs == 0 {
+            return Err("fio: found no ios in blktrace data".to_string());
+        }
+        Ok((r_ios > 0, w_ios > 0, t_ios > 0))
+    } else {
+        if r_ios + w_ios + sum.waits == 0 {
+            return Err("the log has no reads, writes or waits to replay".to_string());
+        }
+        Ok(match (r_ios > 0, w_ios > 0) {
+            (true, false) => (true, false, false),
+            (false, true) => (false, true, false),
+            _ => (true, true, false),
+        })
+    }
+}
+
+/// A blktrace trace's queue depth: the deepest of its directions (at most
+/// 1024; a direction with I/O has at least 1).
+fn blktrace_depth(b: &BlktraceReader<Box<dyn Read + Send>>, sum: &Summary) -> u32 {
+    (0..3)
+        .map(|i| {
+            let d = b.depth(i).min(1024);
+            if d <= 0 && sum.ios[i] > 0 {
+                1
+            } else {
+                d.max(0)
+            }
+        })
+        .max()
+        .unwrap_or(0) as u32
 }
 
 /// The messages said before `err`, then `err`.
