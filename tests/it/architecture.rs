@@ -80,7 +80,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Modules below the plan: they read typed values, never an option name.
 const BELOW_PLAN: &[&str] = &["workload", "ioengine", "stats", "output", "logs"];
 
-const MAX_LINES: usize = 800;
+const MAX_LINES: usize = 700;
 
 type Module = Vec<String>;
 
