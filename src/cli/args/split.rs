@@ -35,7 +35,7 @@ pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
 }
 
 /// `argv` (without the program name) split into [`Arg`]s, each with the
-/// arguments it spans, read as [`parse`] reads them.
+/// arguments it spans, read as [`parse`](super::parse) reads them.
 pub(crate) fn classify(argv: &[String]) -> Vec<(Arg, std::ops::Range<usize>)> {
     let opts = long_options();
     let mut out = Vec::new();
