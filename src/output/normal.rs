@@ -6,24 +6,23 @@
 //! printed before the jobs run, of their [`JobInfo`]s): the date of the job
 //! headers is the report's, in the time zone it was taken in.
 
+mod lat;
+
 use crate::release::{Change, Release};
 use std::io::{self, Write};
 
+use self::lat::{lat_buckets, lat_line, percentiles};
 use super::cfmt::{fw, to_c_int};
 use super::num2str::{num2str, Unit};
 use crate::stats::disk::DiskAgg;
-use crate::stats::dist::{dist_pct, lat_pct};
+use crate::stats::dist::dist_pct;
 use crate::stats::summary::{reported_prios, ClatPrio, Entry, GroupDirRun, GroupRun, Summary};
-use crate::stats::{DirReport, DiskUtil, JobInfo, LatHist, LatSummary, RunReport, Unified};
+use crate::stats::{DirReport, DiskUtil, JobInfo, LatSummary, RunReport, Unified};
 
 /// fio's `significant_figures` default.
 const SIG_FIGS: usize = 4;
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 const GROUP_LABELS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
-/// Labels of the latency classes (exclusive upper bounds).
-const LAT_LABELS: [&str; 12] = [
-    "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000=",
-];
 
 /// The whole normal output of a run: banners, version, `Starting …`, the
 /// layout lines and the results.
@@ -490,115 +489,6 @@ pub(crate) fn agg_percent(g: &GroupRun, d: usize, mean: f64) -> f64 {
     }
     let p = f64::from(to_c_int(mean)) * 100.0 / (agg as f64 / 1024.0);
     p.min(100.0)
-}
-
-/// A `display_lat` line: unit chosen from min/max/stdev, min/max integer
-/// divided, avg/stdev float divided.
-fn lat_line(name: &str, s: &LatSummary) -> String {
-    let (unit, div) = if s.min > 2_000_000 && s.max > 99_999_999 && s.stddev > 1_000_000.0 {
-        ("msec", 1_000_000u64)
-    } else if s.min > 2000 && s.max > 99_999 && s.stddev > 1000.0 {
-        ("usec", 1000)
-    } else {
-        ("nsec", 1)
-    };
-    format!(
-        "{name} ({unit}): min={}, max={}, avg={}, stdev={}\n",
-        num2str(s.min / div, 6, false, Unit::None),
-        num2str(s.max / div, 6, false, Unit::None),
-        fw(s.mean / div as f64, 5, 2),
-        fw(s.stddev / div as f64, 5, 2)
-    )
-}
-
-/// `show_clat_percentiles`: a table of the percentiles of `hist`.
-fn percentiles(
-    out: &mut dyn Write,
-    e: &Entry,
-    pre: &str,
-    hist: Option<&LatHist>,
-    s: Option<LatSummary>,
-) -> io::Result<()> {
-    let (Some(hist), Some(s)) = (hist, s) else {
-        return Ok(());
-    };
-    let list = &e.cfg.percentiles.list;
-    let vals = hist.percentiles(list, s.min, s.max);
-    if vals.is_empty() {
-        return Ok(());
-    }
-    let minv = *vals.iter().min().unwrap_or(&0);
-    let maxv = *vals.iter().max().unwrap_or(&0);
-    let (unit, scale, divisor) = if minv > 2_000_000 && maxv > 99_999_999 {
-        ("msec", 2, 1_000_000u64)
-    } else if minv > 2000 && maxv > 99_999 {
-        ("usec", 1, 1000)
-    } else {
-        ("nsec", 0, 1)
-    };
-    write!(out, "    {pre} percentiles ({unit}):\n     |")?;
-    let prec = e.cfg.percentiles.precision;
-    let q = maxv / divisor;
-    let width = if q == 0 {
-        5
-    } else {
-        5.max(q.ilog10() as usize + 1)
-    };
-    let per_line = (73 / (prec + 10 + width)).max(1);
-    let last = vals.len() - 1;
-    for (j, (p, v)) in list.iter().zip(&vals).enumerate() {
-        if j != 0 && j % per_line == 0 {
-            out.write_all(b"     |")?;
-        }
-        let mut v = *v;
-        for _ in 0..scale {
-            v = v.div_ceil(1000);
-        }
-        write!(
-            out,
-            " {}th=[{v:>width$}]{}",
-            fw(*p, prec + 3, prec),
-            if j == last { '\n' } else { ',' }
-        )?;
-        if j == last {
-            break;
-        }
-        if j % per_line == per_line - 1 {
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
-}
-
-/// The `lat (nsec/usec/msec)` lines: completion latencies by class.
-fn lat_buckets(out: &mut dyn Write, e: &Entry) -> io::Result<()> {
-    let total = e.total_ios();
-    let b = &e.lat_buckets;
-    for (unit, map) in [("nsec", &b.n[..]), ("usec", &b.u[..]), ("msec", &b.m[..])] {
-        let pct = lat_pct(map, total);
-        let mut in_line = 0;
-        let mut shown = false;
-        for (i, v) in pct.iter().enumerate() {
-            if *v <= 0.0 {
-                continue;
-            }
-            if in_line == 0 {
-                if shown {
-                    out.write_all(b"\n")?;
-                }
-                write!(out, "  lat ({unit})   : ")?;
-            } else {
-                out.write_all(b", ")?;
-            }
-            shown = true;
-            write!(out, "{}{}%", LAT_LABELS[i], fw(*v, 3, 2))?;
-            in_line = (in_line + 1) % 5;
-        }
-        if shown {
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
 }
 
 /// `show_group_stats`.

@@ -91,7 +91,12 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Modules below the plan: they read typed values, never an option name.
 const BELOW_PLAN: &[&str] = &["workload", "ioengine", "stats", "output", "logs"];
 
-const MAX_LINES: usize = 800;
+const MAX_LINES: usize = 700;
+/// Temporary: files over [`MAX_LINES`] that are being split elsewhere
+/// (take an entry out once its file is under the limit).
+const MAX_LINES_NOT_YET: &[&str] = &[
+    "src/workload/runner.rs", // being split in h-loop
+];
 
 type Module = Vec<String>;
 
@@ -421,7 +426,8 @@ fn hand_written_files_stay_small() {
                 continue;
             }
             let lines = src.code.lines().count();
-            if lines > MAX_LINES {
+            let not_yet = MAX_LINES_NOT_YET.iter().any(|p| src.path.ends_with(p));
+            if lines > MAX_LINES && !not_yet {
                 bad.push(format!("{}: {lines} lines", src.path.display()));
             }
         }
