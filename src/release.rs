@@ -198,6 +198,8 @@ pub enum Change {
     /// JSON repeats `latency_target` and `latency_window` as
     /// `latency_target_ns` and `latency_window_us`.
     LatencyTargetUnits,
+    /// Each priority of a JSON direction's `prios` has its `priohint`.
+    PrioHint,
 }
 
 impl Change {
@@ -278,6 +280,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_36,
             what: "log_unix_epoch an alias of log_alternate_epoch",
             upstream: "options.c",
+        },
+        Entry {
+            change: Change::PrioHint,
+            since: V3_36,
+            what: "JSON priohint of each priority",
+            upstream: "stat.c add_ddir_status_json (219a8682)",
         },
         option("fdp_pli_select", V3_36, "how fdp picks a placement ID"),
         option("job_start_clock_id", V3_36, "the clock of JSON job_start"),
@@ -406,7 +414,8 @@ mod tests {
             | Change::JsonJobStart
             | Change::DiskSectors
             | Change::JsonEmptyStrings
-            | Change::LatencyTargetUnits => c,
+            | Change::LatencyTargetUnits
+            | Change::PrioHint => c,
         };
         for c in [
             Change::SeedsFromRandseed,
@@ -414,6 +423,7 @@ mod tests {
             Change::DiskSectors,
             Change::JsonEmptyStrings,
             Change::LatencyTargetUnits,
+            Change::PrioHint,
         ]
         .map(listed)
         {

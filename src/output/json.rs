@@ -144,10 +144,16 @@ fn entry_body<'a>(
 ) {
     let p = &e.cfg.percentiles;
     if e.cfg.unified == Unified::Mixed {
-        o.obj("mixed", dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus));
+        o.obj(
+            "mixed",
+            dir_obj(e, g, &e.dirs[0], &e.prios[0], 0, plus, release),
+        );
     } else {
         for (d, name) in ["read", "write", "trim"].iter().enumerate() {
-            o.obj(*name, dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus));
+            o.obj(
+                *name,
+                dir_obj(e, g, &e.dirs[d], &e.prios[d], d, plus, release),
+            );
         }
         let mut sync = Obj::new();
         sync.int("total_ios", e.sync.ios).obj(
@@ -164,7 +170,7 @@ fn entry_body<'a>(
         if e.cfg.unified == Unified::Both {
             o.obj(
                 "mixed",
-                dir_obj(e, g, &e.mixed(), &e.mixed_prios(), 0, plus),
+                dir_obj(e, g, &e.mixed(), &e.mixed_prios(), 0, plus, release),
             );
         }
     }
@@ -249,6 +255,7 @@ fn dir_obj(
     prios: &[ClatPrio],
     gd: usize,
     plus: bool,
+    release: Release,
 ) -> Obj<'static> {
     let bw_bytes = r
         .bytes
@@ -289,12 +296,14 @@ fn dir_obj(
         let list = reported_prios(prios)
             .map(|prio| {
                 let mut po = Obj::new();
-                po.int("prioclass", prio.class())
-                    .int("prio", prio.level())
-                    .obj(
-                        name,
-                        lat_obj(&prio.lat, prio.hist.as_deref(), p.clat || p.lat, e, plus),
-                    );
+                po.int("prioclass", prio.class()).int("prio", prio.level());
+                if release.has(Change::PrioHint) {
+                    po.int("priohint", prio.hint());
+                }
+                po.obj(
+                    name,
+                    lat_obj(&prio.lat, prio.hist.as_deref(), p.clat || p.lat, e, plus),
+                );
                 Json::Obj(po)
             })
             .collect();

@@ -39,6 +39,11 @@ impl ClatPrio {
     pub fn level(&self) -> u16 {
         self.ioprio & 7
     }
+
+    /// The priority hint (fio's `ioprio_hint`: bits 3 to 12).
+    pub fn hint(&self) -> u16 {
+        (self.ioprio >> 3) & 0x3ff
+    }
 }
 
 /// The priorities of `prios` that fio reports: those with samples, when

@@ -380,3 +380,41 @@ fn aliases_and_latency_units_follow_the_release() {
         [n(1_000_000), n(1_000_000), n(100_000), n(100_000)]
     );
 }
+
+/// fio 3.36 on gives each priority of a direction's `prios` its
+/// `priohint` (0: rfio sets no hints), after `prio`.
+#[test]
+fn priorities_have_their_hint_from_3_36() {
+    if !crate::common::require::require_engine("libaio", 1) {
+        return;
+    }
+    let dir = TempDir::new("releases-priohint");
+    let args = [
+        "--name=p",
+        "--ioengine=libaio",
+        "--filename=p.dat",
+        "--size=256k",
+        "--bs=4k",
+        "--rw=randread",
+        "--cmdprio_bssplit=4k/50/2/0/1",
+        "--output-format=json",
+    ];
+    let prios = |release: &str| {
+        let o = rfio_env(&dir, true, Some(release), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["jobs"][0]["read"]["prios"].as_array().unwrap().clone()
+    };
+    let keys = |p: &serde_json::Value| -> Vec<String> {
+        p.as_object().unwrap().keys().take(3).cloned().collect()
+    };
+    let old = prios("3.35");
+    assert_eq!(old.len(), 2);
+    assert!(old.iter().all(|p| p.get("priohint").is_none()));
+    let new = prios("3.36");
+    assert_eq!(new.len(), 2);
+    for p in &new {
+        assert_eq!(keys(p), ["prioclass", "prio", "priohint"]);
+        assert_eq!(p["priohint"], 0);
+    }
+}
