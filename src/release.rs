@@ -200,6 +200,10 @@ pub enum Change {
     LatencyTargetUnits,
     /// Each priority of a JSON direction's `prios` has its `priohint`.
     PrioHint,
+    /// Zone resets are reported only by a job that counts them
+    /// (`zonemode=zbd` with writes or trims), on each of its lines, and in
+    /// JSON as `zone_resets`; 3.33 gave every write line `; 0 zone resets`.
+    ZoneResetsOnlyZbd,
 }
 
 impl Change {
@@ -326,6 +330,12 @@ pub static CHANGES: &[Entry] = {
         option("spr_num_regions", V3_41, "sprandom's regions"),
         option("spr_op", V3_41, "sprandom's over-provisioning"),
         Entry {
+            change: Change::ZoneResetsOnlyZbd,
+            since: V3_42,
+            what: "zone resets reported only with zonemode=zbd, and in JSON",
+            upstream: "stat.c, zbd.c zbd_setup_files (7089300f, b9b306b5)",
+        },
+        Entry {
             change: Change::LatencyTargetUnits,
             since: V3_42,
             what: "JSON latency_target_ns and latency_window_us",
@@ -415,7 +425,8 @@ mod tests {
             | Change::DiskSectors
             | Change::JsonEmptyStrings
             | Change::LatencyTargetUnits
-            | Change::PrioHint => c,
+            | Change::PrioHint
+            | Change::ZoneResetsOnlyZbd => c,
         };
         for c in [
             Change::SeedsFromRandseed,
@@ -424,6 +435,7 @@ mod tests {
             Change::JsonEmptyStrings,
             Change::LatencyTargetUnits,
             Change::PrioHint,
+            Change::ZoneResetsOnlyZbd,
         ]
         .map(listed)
         {

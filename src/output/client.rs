@@ -64,7 +64,7 @@ pub(crate) fn block_text(e: &Entry, g: &GroupRun, formats: &Formats, at: Stamp) 
             terse::client_entry(out, e, g, formats.terse_version, formats.release)?;
         }
         if formats.normal {
-            normal::client_entry(out, e, g, &ctime(at.secs, at.utc_offset))?;
+            normal::client_entry(out, e, g, &ctime(at.secs, at.utc_offset), formats.release)?;
         }
         Ok(())
     })

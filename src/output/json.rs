@@ -246,6 +246,9 @@ fn entry_body<'a>(
         o.obj("block", b);
     }
     super::steadystate::add_json(o, e);
+    if release.has(Change::ZoneResetsOnlyZbd) && e.cfg.count_zone_resets {
+        o.int("zone_resets", e.zone_resets);
+    }
 }
 
 fn dir_obj(

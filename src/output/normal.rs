@@ -177,7 +177,14 @@ fn entry_block(
     report: &RunReport,
 ) -> io::Result<()> {
     let date = ctime(report.finished_at, report.utc_offset);
-    entry_text(out, e, summary.group_of(e), &date, Some(report))
+    entry_text(
+        out,
+        e,
+        summary.group_of(e),
+        &date,
+        Some(report),
+        report.release,
+    )
 }
 
 /// A statistics block a server sent, as fio's client prints it: dated
@@ -187,8 +194,9 @@ pub(crate) fn client_entry(
     e: &Entry,
     g: &GroupRun,
     date: &str,
+    release: Release,
 ) -> io::Result<()> {
-    entry_text(out, e, g, date, None)
+    entry_text(out, e, g, date, None, release)
 }
 
 /// One entry's block, dated `date`; the block states of `report`'s jobs
@@ -199,6 +207,7 @@ fn entry_text(
     g: &GroupRun,
     date: &str,
     report: Option<&RunReport>,
+    release: Release,
 ) -> io::Result<()> {
     if !e.did_io() {
         return Ok(());
@@ -222,8 +231,14 @@ fn entry_text(
             } else {
                 DIR_NAMES[d]
             };
+            // fio 3.33 gives every write line its zone resets; 3.42 every
+            // line of a job that counts them (zonemode=zbd).
+            let counted = match release.has(Change::ZoneResetsOnlyZbd) {
+                true => e.cfg.count_zone_resets,
+                false => d == 1 && e.cfg.unified != Unified::Mixed,
+            };
             let resets;
-            let suffix = if d == 1 && e.cfg.unified != Unified::Mixed {
+            let suffix = if counted {
                 resets = format!("; {} zone resets", e.zone_resets);
                 resets.as_str()
             } else {

@@ -5,6 +5,7 @@
 //! (name, group, units, the options the JSON output lists). Statistics,
 //! logs and output formats read these, never an option.
 
+use super::resolve::zones::ZoneMode;
 use std::collections::HashSet;
 
 use super::spec::{JobSpec, Plan};
@@ -56,6 +57,7 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
     let mut c = StatsConfig::default();
     let p = spec.pattern;
     c.dirs = [p.read || p.write || p.trim, p.write, p.trim];
+    c.count_zone_resets = matches!(spec.zones, Ok(Some(ZoneMode::Zbd(_)))) && (p.write || p.trim);
     if !spec.iolog.read.is_empty() {
         // A replay moves data in the directions its log has.
         c.dirs = [true; 3];

@@ -89,6 +89,10 @@ pub struct StatsConfig {
     pub(crate) latency_target_ns: u64,
     pub(crate) latency_window_us: u64,
     pub(crate) latency_percentile: f64,
+    /// fio's `count_zone_resets`: `zonemode=zbd` with writes or trims (fio
+    /// 3.42 reports zone resets only then; 3.33 on every write line).
+    #[serde(default)]
+    pub(crate) count_zone_resets: bool,
 }
 
 impl Default for StatsConfig {
@@ -115,6 +119,7 @@ impl Default for StatsConfig {
             latency_target_ns: 0,
             latency_window_us: 0,
             latency_percentile: 100.0,
+            count_zone_resets: false,
         }
     }
 }

@@ -172,6 +172,7 @@ impl Entry {
         self.cfg.latency_target_ns = cfg.latency_target_ns;
         self.cfg.latency_window_us = cfg.latency_window_us;
         self.cfg.latency_percentile = cfg.latency_percentile;
+        self.cfg.count_zone_resets |= cfg.count_zone_resets;
         self.last_job = index;
         self.total_err += j.total_err;
         self.first_error = j.first_error;

@@ -44,6 +44,8 @@ pub enum RunError {
         job: String,
         lines: Vec<(bool, String)>,
         error: Option<(i32, String)>,
+        /// Refused after fio starts counting the job's zone resets.
+        counted: bool,
     },
     /// The engine's setup failed (fio's engine `.setup`: nbd could not
     /// reach its server): `msg` is what fio prints (whole lines). fio

@@ -597,6 +597,7 @@ fn prepare_zones(
             job: spec.name.clone(),
             lines: r.lines,
             error: r.error,
+            counted: r.counted,
         }),
     }
 }

@@ -418,3 +418,47 @@ fn priorities_have_their_hint_from_3_36() {
         assert_eq!(p["priohint"], 0);
     }
 }
+
+/// fio 3.42 reports zone resets only for a job that counts them
+/// (`zonemode=zbd` with writes): on its lines and in JSON; 3.33 gives every
+/// write line `; 0 zone resets` and has no JSON key.
+#[test]
+fn zone_resets_are_reported_with_zbd_only_from_3_42() {
+    let dir = TempDir::new("releases-zone-resets");
+    let plain = ["--name=w", "--ioengine=null", "--rw=write", "--size=1m"];
+    let write_line = |release: &str, args: &[&str]| {
+        let o = rfio_env(&dir, true, Some(release), args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .find(|l| l.trim_start().starts_with("write:"))
+            .expect("a write line")
+            .to_string()
+    };
+    assert!(write_line("3.41", &plain).ends_with("; 0 zone resets"));
+    assert!(!write_line("3.42", &plain).contains("zone resets"));
+    // A zoned file of four 1 MiB zones, laid out beforehand.
+    std::fs::write(dir.0.join("z.dat"), vec![0u8; 4 << 20]).unwrap();
+    let zbd = [
+        "--name=z",
+        "--ioengine=psync",
+        "--filename=z.dat",
+        "--rw=write",
+        "--bs=64k",
+        "--size=4m",
+        "--zonemode=zbd",
+        "--zonesize=1m",
+    ];
+    assert!(write_line("3.42", &zbd).ends_with("; 0 zone resets"));
+    let json = |release: &str, args: &[&str]| {
+        let mut args = args.to_vec();
+        args.push("--output-format=json");
+        let o = rfio_env(&dir, true, Some(release), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["jobs"][0].get("zone_resets").cloned()
+    };
+    assert_eq!(json("3.42", &zbd), Some(serde_json::json!(0)));
+    assert_eq!(json("3.41", &zbd), None);
+    assert_eq!(json("3.42", &plain), None);
+}

@@ -185,7 +185,7 @@ pub(crate) fn encode_ts(
     p.u32(l.at(F::FirstError), e.first_error as u32);
     p.u64(l.at(F::TotalErrCount), e.total_err);
     p.u64(l.at(F::NrZoneResets), e.zone_resets);
-    p.u16(l.at(F::CountZoneResets), u16::from(e.zone_resets > 0));
+    p.u16(l.at(F::CountZoneResets), u16::from(cfg.count_zone_resets));
     p.u32(l.at(F::KbBase), cfg.kb_base);
     p.u32(l.at(F::UnitBase), units::unit_base_to_fio(cfg.unit_base));
     p.u32(l.at(F::LatencyDepth), e.latency_depth);
@@ -319,6 +319,7 @@ pub(crate) fn decode_ts(b: &[u8], version: u16) -> Result<(Entry, GroupRun), Bod
     cfg.latency_target_ns = r.u64(l.at(F::LatencyTarget));
     cfg.latency_window_us = r.u64(l.at(F::LatencyWindow));
     cfg.latency_percentile = r.fp64(l.at(F::LatencyPercentile));
+    cfg.count_zone_resets = l.has(F::CountZoneResets) && r.u16(l.at(F::CountZoneResets)) != 0;
     let dirs = std::array::from_fn(|d| read_dir(&r, &l, d));
     let sync = SyncReport {
         ios: r.u64(l.at(F::TotalIoU) + 24),

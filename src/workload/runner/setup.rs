@@ -65,7 +65,12 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             Some(report)
         }
         RunError::Iolog { msg, .. } => Some(super::super::iolog::replay::failed(spec, msg, log)),
-        RunError::Zbd { lines, error, .. } => {
+        RunError::Zbd {
+            lines,
+            error,
+            counted,
+            ..
+        } => {
             // Every line, stdout's too: rfio keeps its stdout for the
             // report, and a refusal must show whatever the format.
             for (_, line) in lines {
@@ -79,6 +84,7 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             }
             // fio counts the job in its exit status, error or not.
             report.setup_failed = true;
+            report.info.stats.count_zone_resets &= *counted;
             report.latency_depth = Some(0);
             Some(report)
         }

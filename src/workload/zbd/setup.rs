@@ -132,6 +132,8 @@ pub(crate) fn prepare(
     jobs.push(me);
     let mine = jobs.len() - 1;
     check_all(&mut jobs)?;
+    // Past fio's checks: from here on (`zbd_setup_files`'s per-file loop)
+    // the job counts its zone resets, refused or not.
     for (r, f) in regions.iter_mut().zip(&jobs[mine].files) {
         *r = f.region;
     }
@@ -146,12 +148,13 @@ pub(crate) fn prepare(
         let min_zone = g.zone_idx(r.file_offset);
         let max_zone = g.zone_idx(r.file_offset + r.io_size);
         if max_open > 0 && g.max_open_zones != max_open {
-            return Err(Refused::err("Different 'max_open_zones' values\n".into()));
+            return Err(Refused::err("Different 'max_open_zones' values\n".into()).counted());
         }
         if opts.job_max_open_zones > 0 && g.max_open_zones == 0 {
             return Err(Refused::err(
                 "'job_max_open_zones' cannot be used without a global open zones limit\n".into(),
-            ));
+            )
+            .counted());
         }
         max_open = g.max_open_zones;
         for zi in min_zone..max_zone {
@@ -165,7 +168,7 @@ pub(crate) fn prepare(
             }
             // More zones open than the limits allow: the others are reset.
             if g.reset_zone(&mut counters, zi).is_err() {
-                return Err(Refused::err(format!("Failed to reest zone {zi}\n")));
+                return Err(Refused::err(format!("Failed to reest zone {zi}\n")).counted());
             }
         }
         drop(g);
@@ -339,6 +342,7 @@ fn align(
             format!("{name}: io_size must be at least one zone\n"),
         )],
         error: None,
+        counted: false,
     };
     let zi = t.zone_idx(r.file_offset);
     if r.file_offset != t.zone(zi).start && !seq_read_only {
@@ -386,6 +390,7 @@ fn check_bs(j: &Checked) -> Result<(), Refused> {
     let info = |line: String| Refused {
         lines: vec![(false, line)],
         error: None,
+        counted: false,
     };
     let (tmin, tmax) = j.bs[2];
     if j.trims && (tmin != tmax || j.trim_split) {

@@ -74,6 +74,9 @@ pub(crate) struct JobZones {
 pub(crate) struct Refused {
     pub(crate) lines: Vec<(bool, String)>,
     pub(crate) error: Option<(i32, String)>,
+    /// The job got past fio's checks to where `zbd_setup_files` starts
+    /// counting its zone resets (fio 3.42 then reports them, 0).
+    pub(crate) counted: bool,
 }
 
 impl Refused {
@@ -82,7 +85,14 @@ impl Refused {
         Refused {
             lines: vec![(true, line)],
             error: None,
+            counted: false,
         }
+    }
+
+    /// The same refusal, of a job that counts its zone resets.
+    pub(crate) fn counted(mut self) -> Refused {
+        self.counted = true;
+        self
     }
 
     /// The job's error (the first one set stays, as fio's `td_verror`).
@@ -235,6 +245,7 @@ impl ZoneTable {
             Refused {
                 lines: vec![(false, format!("{name}: invalid zone data\n"))],
                 error: None,
+                counted: false,
             }
             .with_error(libc::EINVAL, "zbd.c:985", "zbd_create_zone_info() failed")
         };
@@ -495,6 +506,7 @@ fn report(
             ),
         ],
         error: None,
+        counted: false,
     };
     match dev.report_zones(offset, buf) {
         Err(e) => Err(failed(
