@@ -132,8 +132,6 @@ pub(crate) fn prepare(
     jobs.push(me);
     let mine = jobs.len() - 1;
     check_all(&mut jobs)?;
-    // Past fio's checks: from here on (`zbd_setup_files`'s per-file loop)
-    // the job counts its zone resets, refused or not.
     for (r, f) in regions.iter_mut().zip(&jobs[mine].files) {
         *r = f.region;
     }
@@ -141,44 +139,10 @@ pub(crate) fn prepare(
     let notes = std::mem::take(&mut jobs[mine].notes);
     drop(jobs);
     let min_bs: [u64; 3] = std::array::from_fn(|d| spec.bs[d].0);
-    let mut zfiles = Vec::with_capacity(files.len());
-    let mut max_open = opts.max_open_zones;
-    for ((t, r), start_offset) in tables.iter().zip(regions.iter()).zip(starts) {
-        let mut g = lock(t);
-        let min_zone = g.zone_idx(r.file_offset);
-        let max_zone = g.zone_idx(r.file_offset + r.io_size);
-        if max_open > 0 && g.max_open_zones != max_open {
-            return Err(Refused::err("Different 'max_open_zones' values\n".into()).counted());
-        }
-        if opts.job_max_open_zones > 0 && g.max_open_zones == 0 {
-            return Err(Refused::err(
-                "'job_max_open_zones' cannot be used without a global open zones limit\n".into(),
-            )
-            .counted());
-        }
-        max_open = g.max_open_zones;
-        for zi in min_zone..max_zone {
-            let c = g.zone(zi).cond;
-            if c != ZoneCond::ImplicitOpen && c != ZoneCond::ExplicitOpen {
-                continue;
-            }
-            let verify_bs = spec.verify.is_some().then_some(min_bs[1]);
-            if g.open_zone(&mut counters, zi, opts.job_max_open_zones, verify_bs) {
-                continue;
-            }
-            // More zones open than the limits allow: the others are reset.
-            if g.reset_zone(&mut counters, zi).is_err() {
-                return Err(Refused::err(format!("Failed to reest zone {zi}\n")).counted());
-            }
-        }
-        drop(g);
-        zfiles.push(ZbdFile {
-            table: Arc::clone(t),
-            min_zone,
-            max_zone,
-            start_offset,
-        });
-    }
+    // Past fio's checks (`zbd_setup_files`'s per-file loop): the job counts
+    // its zone resets from here on, refused or not.
+    let zfiles = zone_files(spec, opts, &tables, regions, &starts, &mut counters, min_bs)
+        .map_err(Refused::counted)?;
     let set = JobSettings {
         random: p.random,
         mixed: p.read && p.write,
@@ -196,6 +160,59 @@ pub(crate) fn prepare(
         job: ZbdJob::new(zfiles, set, counters),
         notes,
     })
+}
+
+/// The job's files in their zone tables (fio's per-file loop of
+/// `zbd_setup_files`): each file's zone range, the open-zone limits checked
+/// against the table's, and the zones the job finds open taken as its own
+/// (or reset, past the limits).
+fn zone_files(
+    spec: &JobSpec,
+    opts: &ZbdOptions,
+    tables: &[Arc<Mutex<ZoneTable>>],
+    regions: &[FileRegion],
+    starts: &[u64],
+    counters: &mut JobZones,
+    min_bs: [u64; 3],
+) -> Result<Vec<ZbdFile>, Refused> {
+    let mut zfiles = Vec::with_capacity(tables.len());
+    let mut max_open = opts.max_open_zones;
+    for ((t, r), start_offset) in tables.iter().zip(regions).zip(starts.iter().copied()) {
+        let mut g = lock(t);
+        let min_zone = g.zone_idx(r.file_offset);
+        let max_zone = g.zone_idx(r.file_offset + r.io_size);
+        if max_open > 0 && g.max_open_zones != max_open {
+            return Err(Refused::err("Different 'max_open_zones' values\n".into()));
+        }
+        if opts.job_max_open_zones > 0 && g.max_open_zones == 0 {
+            return Err(Refused::err(
+                "'job_max_open_zones' cannot be used without a global open zones limit\n".into(),
+            ));
+        }
+        max_open = g.max_open_zones;
+        for zi in min_zone..max_zone {
+            let c = g.zone(zi).cond;
+            if c != ZoneCond::ImplicitOpen && c != ZoneCond::ExplicitOpen {
+                continue;
+            }
+            let verify_bs = spec.verify.is_some().then_some(min_bs[1]);
+            if g.open_zone(counters, zi, opts.job_max_open_zones, verify_bs) {
+                continue;
+            }
+            // More zones open than the limits allow: the others are reset.
+            if g.reset_zone(counters, zi).is_err() {
+                return Err(Refused::err(format!("Failed to reest zone {zi}\n")));
+            }
+        }
+        drop(g);
+        zfiles.push(ZbdFile {
+            table: Arc::clone(t),
+            min_zone,
+            max_zone,
+            start_offset,
+        });
+    }
+    Ok(zfiles)
 }
 
 fn lock(t: &Mutex<ZoneTable>) -> std::sync::MutexGuard<'_, ZoneTable> {
