@@ -276,6 +276,12 @@ impl Args {
         };
         Ok(self)
     }
+
+    /// [`Args::with_release`] with this process's `RFIO_FIO_VERSION`.
+    pub(crate) fn with_env_release(self) -> Result<Args, String> {
+        let env = std::env::var(crate::release::ENV).ok();
+        self.with_release(env.as_deref())
+    }
 }
 
 impl Default for Args {

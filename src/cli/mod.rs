@@ -133,7 +133,7 @@ fn with_release(
     called_fio: bool,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Args>> {
-    let args = match args.with_release(std::env::var(crate::release::ENV).ok().as_deref()) {
+    let args = match args.with_env_release() {
         Ok(a) => a,
         Err(msg) => {
             writeln!(err, "rfio: {msg}")?;

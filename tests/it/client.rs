@@ -754,6 +754,19 @@ fn decoded_fields(s: &Value) -> Vec<(String, Value)> {
     out
 }
 
+/// The JSON fio `tag`'s own client printed of the recorded `two-json`
+/// session.
+fn recorded_client_json(tag: &str) -> Value {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/wire")
+            .join(tag)
+            .join("two-json/client.stdout"),
+    )
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 /// rfio's client against servers replaying fio 3.36 and 3.42: it starts
 /// in fio 3.33's version, is told off, reconnects in the server's, and
 /// prints what the recorded fio client printed.
@@ -775,14 +788,7 @@ fn recorded_newer_servers_decode_as_their_own_clients_printed() {
             ["first frame in 97", &format!("served in {version}")]
         );
         let ours = json_of(&out);
-        let rec_text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/wire")
-                .join(tag)
-                .join("two-json/client.stdout"),
-        )
-        .unwrap();
-        let rec: Value = serde_json::from_str(&rec_text).unwrap();
+        let rec = recorded_client_json(tag);
         assert_eq!(names(&ours), names(&rec), "{tag}");
         assert_eq!(ours["global options"], rec["global options"], "{tag}");
         for (a, b) in stats(&ours).iter().zip(stats(&rec)) {
@@ -833,14 +839,7 @@ fn a_client_of_a_newer_release_prints_its_job_starts() {
             stderr(&out)
         );
         let ours = json_of(&out);
-        let rec_text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/wire")
-                .join(tag)
-                .join("two-json/client.stdout"),
-        )
-        .unwrap();
-        let rec: Value = serde_json::from_str(&rec_text).unwrap();
+        let rec = recorded_client_json(tag);
         assert_eq!(ours["fio version"], rec["fio version"], "{tag}");
         let starts =
             |v: &Value| -> Vec<Value> { stats(v).iter().map(|s| s["job_start"].clone()).collect() };

@@ -77,7 +77,7 @@ pub(crate) fn run(
             return Ok(1);
         }
     };
-    let local = match local.with_release(std::env::var(crate::release::ENV).ok().as_deref()) {
+    let local = match local.with_env_release() {
         Ok(a) => a,
         Err(msg) => {
             writeln!(err, "rfio: {msg}")?;
