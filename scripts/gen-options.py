@@ -3,6 +3,11 @@
 
     python3 scripts/gen-options.py            # writes src/options/table.rs
     python3 scripts/gen-options.py --check    # exits 1 if the file would change
+    python3 scripts/gen-options.py --later $(scripts/fio-oracle 3.42) [--check]
+        # src/options/later_table.rs: what fio 3.34 to 3.42 changed in the
+        # table, each change with its release (from fio's git history, a
+        # clone at FIO_GIT); an option a later release added is run once it
+        # is in SUPPORTED_LATER
 
 Python 3 standard library only. Needs /usr/bin/fio 3.33 (Debian build) and
 the reference notes in /work/shared/reference/options.tsv (both paths can be
@@ -35,6 +40,7 @@ below, copied from fio-3.33's engines/http.c.
 """
 
 import argparse
+import re
 import csv
 import os
 import shutil
@@ -705,10 +711,14 @@ mod tests {
 """
 
 
-def generate(args):
-    fio = args.fio
+def extract(fio, tsv, extra_rows=(), supported=SUPPORTED, strict=True):
+    """Every option of the fio at `fio`, as table entries, in table order.
+
+    `tsv` holds the reference notes' rows (kind, split, category);
+    `extra_rows` rows of the same shape for options the notes lack (those a
+    later fio added). Returns (entries, skipped)."""
     elf = Elf(fio)
-    tsv = read_tsv(args.tsv)
+    tsv = list(tsv) + list(extra_rows)
     core_rows = {r[0]: r for r in tsv if r[6] == "-"}
     entries = []
     skipped = []
@@ -720,7 +730,7 @@ def generate(args):
         else:
             info = from_help(fio, "--cmdhelp=" + raw["name"], raw, engine=False)
         kind, time_unit, split = kind_of(raw["name"], row[2], raw)
-        support = "Yes" if raw["name"] in SUPPORTED else "NotYet"
+        support = "Yes" if raw["name"] in supported else "NotYet"
         if raw["type"] in DEPRECATED:
             support = "Ignored"
         entries.append(
@@ -795,12 +805,14 @@ def generate(args):
                     support=(
                         "Ignored"
                         if raw["type"] in DEPRECATED
-                        else ("Yes" if raw["name"] in SUPPORTED else "NotYet")
+                        else ("Yes" if raw["name"] in supported else "NotYet")
                     ),
                     **info,
                 )
             )
     for sup in SUPPLEMENT:
+        if sup["engine"] in engines:
+            continue  # this build has the engine: its options came from it
         row = eng_rows[(sup["engine"], sup["name"])]
         used.add((sup["engine"], sup["name"]))
         entries.append(
@@ -814,7 +826,7 @@ def generate(args):
                 parent=None,
                 category=row[5],
                 engines=[sup["engine"]],
-                support="Yes" if sup["name"] in SUPPORTED else "NotYet",
+                support="Yes" if sup["name"] in supported else "NotYet",
                 help=sup["help"],
                 alias=None,
                 default=sup["default"],
@@ -832,10 +844,29 @@ def generate(args):
                 why = f"fio --cmdhelp={name} does not know it (only with --{r[6]})"
             skipped.append(f"{name} [{r[6]}]: {why}")
 
-    missing = SUPPORTED - {e["name"] for e in entries}
-    if missing:
+    missing = supported - {e["name"] for e in entries}
+    if missing and strict:
         raise SystemExit(f"supported options not in fio: {sorted(missing)}")
+    return entries, skipped
 
+
+def rustfmt(text):
+    if shutil.which("rustfmt"):
+        p = subprocess.run(
+            ["rustfmt", "--edition", "2021", "--emit", "stdout"],
+            input=text,
+            capture_output=True,
+            text=True,
+        )
+        if p.returncode != 0:
+            raise SystemExit("rustfmt failed:\n" + p.stderr)
+        return p.stdout
+    print("note: rustfmt not found; output left unformatted", file=sys.stderr)
+    return text
+
+
+def generate(args):
+    entries, skipped = extract(args.fio, read_tsv(args.tsv))
     text = HEADER
     text += "\nuse super::def::*;\n\n"
     text += "/// A posval; `help` empty for fio's NULL help.\n"
@@ -846,19 +877,221 @@ def generate(args):
     text += "".join(emit(e) for e in entries)
     text += "];\n"
     text += TESTS
-    if shutil.which("rustfmt"):
-        p = subprocess.run(
-            ["rustfmt", "--edition", "2021", "--emit", "stdout"],
-            input=text,
-            capture_output=True,
-            text=True,
-        )
-        if p.returncode != 0:
-            raise SystemExit("rustfmt failed:\n" + p.stderr)
-        text = p.stdout
-    else:
-        print("note: rustfmt not found; output left unformatted", file=sys.stderr)
-    return text, entries, skipped
+    return rustfmt(text), entries, skipped
+
+
+# ---------------------------------------------------------------------------
+# Later releases: src/options/later.rs
+
+FIO_GIT = "/work/.mirror/axboe+fio/repo"
+LATER_TAGS = [f"3.{n}" for n in range(34, 43)]
+
+# Options of fio 3.33 whose definition a later release changed, with the
+# release and a string whose first appearance in the file marks the change
+# (checked against fio's git history when the file is generated).
+REVISED = {
+    ("randrepeat", ""): ("3.35", "options.c", '.alias\t= "allrandrepeat"'),
+    ("fadvise_hint", ""): ("3.35", "options.c", "FADV_NOREUSE"),
+    ("verify", ""): ("3.40", "options.c", '"pattern_hdr"'),
+    # the smallest interval and offset grow with the verify header
+    ("verify_interval", ""): ("3.41", "verify.h", "uint64_t numberio;"),
+    ("verify_offset", ""): ("3.41", "verify.h", "uint64_t numberio;"),
+    ("log_hist_coarseness", ""): ("3.42", "options.c", ".maxval = 6,"),
+    ("log_alternate_epoch", ""): ("3.36", "options.c", '.alias = "log_unix_epoch"'),
+    ("log_alternate_epoch_clock_id", ""): ("3.36", "options.c", "If log_alternate_epoch is false"),
+    ("steadystate", ""): ("3.42", "options.c", '"lat_slope"'),
+    ("uncached", "io_uring"): ("3.40", "engines/io_uring.c", "RWF_DONTCACHE"),
+    ("uncached", "pvsync2"): ("3.40", "engines/sync.c", "RWF_DONTCACHE"),
+    ("protocol", "net"): ("3.37", "engines/net.c", '"vsock"'),
+}
+# Options a later release removed (an alias now, or gone): the release and
+# the option that took its name, if any.
+REMOVED = {
+    ("allrandrepeat", ""): "3.35",
+    ("log_unix_epoch", ""): "3.36",
+    ("log_max_value", ""): "3.37",
+}
+
+
+def first_tag(path, witness):
+    """The first release after 3.33 whose `path` (a file, or a directory of
+    files) holds `witness` (an exact string, may span lines)."""
+    for tag in LATER_TAGS:
+        files = [path]
+        if path.endswith("/"):
+            out = subprocess.run(
+                ["git", f"--git-dir={FIO_GIT}", "ls-tree", "--name-only", f"fio-{tag}", path],
+                capture_output=True, text=True, check=True,
+            ).stdout
+            files = out.split()
+        for f in files:
+            text = subprocess.run(
+                ["git", f"--git-dir={FIO_GIT}", "show", f"fio-{tag}:{f}"],
+                capture_output=True, text=True,
+            ).stdout
+            if witness in text:
+                return tag
+    raise SystemExit(f"{witness!r} is in no release's {path}")
+
+
+# Engines whose option table a later release reordered: the release (3.36
+# moved the cmdprio options into one shared list, after each engine's own).
+REORDERED = {"libaio": "3.36", "io_uring": "3.36"}
+
+
+def moved_options(old_by, new):
+    """The options of `new` that left their place in fio 3.33's order: all
+    but the longest run that kept its relative order, per engine group."""
+    old_index = {k: i for i, k in enumerate(old_by)}
+    groups = {}
+    for o in new:
+        if key_of(o) in old_index:
+            groups.setdefault(",".join(o["engines"]), []).append(key_of(o))
+    moved = {}
+    for engines, keys in groups.items():
+        idx = [old_index[k] for k in keys]
+        # longest increasing subsequence, O(n^2): a table has a few dozen
+        best = [[i] for i in range(len(idx))]
+        for i in range(len(idx)):
+            for j in range(i):
+                if idx[j] < idx[i] and len(best[j]) + 1 > len(best[i]):
+                    best[i] = best[j] + [i]
+        keep = set(max(best, key=len)) if best else set()
+        for i, k in enumerate(keys):
+            if i not in keep:
+                engine = engines.split(",")[0]
+                if engine not in REORDERED:
+                    raise SystemExit(f"{k}: moved in fio's table; add {engine} to REORDERED")
+                moved[k] = REORDERED[engine]
+    return moved
+
+
+def release_of(version):
+    return "V" + version.replace(".", "_")
+
+
+def key_of(e):
+    return (e["name"], ",".join(e["engines"]))
+
+
+def later(args):
+    """Diff fio 3.33's options against a later fio's, as later.rs."""
+    tsv = read_tsv(args.tsv)
+    with open(args.tsv, newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))[1:]
+    added_rows = [r for r in rows if "NOT in 3.33" in r[7] and "post-" not in r[7]]
+    added_rows += LATER_ROWS
+    old, _ = extract(args.fio, tsv)
+    new, _ = extract(args.later, tsv, added_rows, supported=SUPPORTED | SUPPORTED_LATER, strict=False)
+    old_engines = {e for o in old for e in o["engines"]}
+    new_engines = {e for o in new for e in o["engines"]}
+    both = old_engines & new_engines
+    # An engine that only one of the two builds has (gfapi, rbd, nbd in
+    # Debian's; none the other way but http, whose 3.33 options are the
+    # SUPPLEMENT) keeps fio 3.33's definitions.
+    kept = []
+    for o in new:
+        if o["engines"]:
+            o = dict(o, engines=[e for e in o["engines"] if e in both])
+            if not o["engines"]:
+                continue
+        kept.append(o)
+    new = kept
+    old_by = {key_of(o): o for o in old if not o["engines"] or set(o["engines"]) & both}
+    new_by = {key_of(o): o for o in new}
+    with open(os.path.join(os.path.dirname(args.out), "..", "release.rs")) as f:
+        release_rs = f.read()
+    moved = moved_options(old_by, new)
+    changes = []  # (since, kind, entry, after)
+    fields = ("help", "alias", "default", "min", "max", "posvals", "fio_type", "parent", "kind")
+    for i, o in enumerate(new):
+        k = key_of(o)
+        if k in moved:
+            changes.append((moved[k], "Remove", old_by[k], None))
+        if k not in old_by or k in moved:
+            engine = o["engines"][0] if o["engines"] else ""
+            where = f"engines/" if engine else "options.c"
+            since = moved[k] if k in moved else first_tag(where, f'"{o["name"]}"')
+            if not engine and k not in moved:
+                m = rf'option\(\s*"{o["name"]}",\s*{release_of(since)},'
+                if not re.search(m, release_rs) and o["name"] not in ("log_window_value",):
+                    raise SystemExit(f"{o['name']}: src/release.rs does not list it as added in {since}")
+            after = []
+            for p in reversed(new[:i]):
+                if p["engines"] == o["engines"] or (not p["engines"] and not o["engines"]):
+                    after.append(p["name"])
+                    if key_of(p) in old_by and key_of(p) not in moved:
+                        break
+            changes.append((since, "Add", o, after))
+        else:
+            was = old_by[k]
+            diff = [f for f in fields if was[f] != o[f]]
+            if diff and o["name"] == "ioengine":
+                # its valid values are the engines of each build: the
+                # engines of each release are the registry's to say
+                continue
+            if diff:
+                rk = (o["name"], o["engines"][0] if o["engines"] else "")
+                if rk not in REVISED:
+                    raise SystemExit(f"{k}: fio {args.later_version} changed {diff}; add it to REVISED")
+                since, path, witness = REVISED[rk]
+                found = first_tag(path, witness)
+                if found != since:
+                    raise SystemExit(f"{k}: REVISED says {since}, fio's history says {found}")
+                changes.append((since, "Replace", o, None))
+    for k, o in old_by.items():
+        if k not in new_by:
+            rk = (o["name"], o["engines"][0] if o["engines"] else "")
+            if rk not in REMOVED:
+                raise SystemExit(f"{k}: not in fio {args.later_version}; add it to REMOVED")
+            changes.append((REMOVED[rk], "Remove", o, None))
+    return changes
+
+
+def emit_later(changes, version):
+    text = LATER_HEADER.replace("VERSION", version)
+    text += "\nuse super::def::*;\n\nuse crate::release::Release::*;\n\n"
+    text += "const fn pv(value: &'static str, help: &'static str) -> PosVal {\n"
+    text += "    PosVal { value, help }\n}\n\n"
+    text += f"/// What fio 3.34 to {version} changed in fio 3.33's table, in {version}'s table order.\n"
+    text += "pub(crate) static LATER: &[Later] = &[\n"
+    for since, kind, o, after in changes:
+        rel = release_of(since)
+        body = emit(o).strip().rstrip(",")
+        if kind == "Add":
+            names = ", ".join(lit(a) for a in after)
+            text += f"    Later {{ since: {rel}, revision: Revision::Add {{ after: &[{names}], def: {body} }} }},\n"
+        elif kind == "Replace":
+            text += f"    Later {{ since: {rel}, revision: Revision::Replace({body}) }},\n"
+        else:
+            engines = ", ".join(lit(e) for e in o["engines"])
+            text += f"    Later {{ since: {rel}, revision: Revision::Remove {{ name: {lit(o['name'])}, engines: &[{engines}] }} }},\n"
+    text += "];\n"
+    return rustfmt(text)
+
+
+LATER_HEADER = """\
+//! What fio 3.34 to VERSION changed in the option table: the options they
+//! added, the definitions they changed (help, aliases, valid values, ranges)
+//! and the ones they removed, each with the release it came with. Applied to
+//! fio 3.33's table ([`super::table::OPTIONS`]) by [`super::later`] to give
+//! each release's table.
+//!
+//! GENERATED from fio 3.33 (Debian build) and a built fio VERSION by
+//! `scripts/gen-options.py --later PATH/TO/fio-VERSION`; do not edit by hand.
+//! The release of each change is found in fio's git history (a clone at
+//! FIO_GIT in the script).
+"""
+
+# Rows of the reference notes' shape for later options the notes lack.
+LATER_ROWS = [
+    ["cmdprio_hint", "", "int[r,w]", "INT", "", "I/O engine specific parameters", e, "fio-3.36+ only"]
+    for e in ("io_uring,io_uring_cmd", "libaio")
+]
+
+# Options of the later releases that rfio runs (the rest are refused when a
+# job sets them: "came with fio X, and rfio does not run it yet").
+SUPPORTED_LATER = set()
 
 
 def main():
@@ -868,10 +1101,25 @@ def main():
     ap.add_argument("--tsv", default="/work/shared/reference/options.tsv")
     ap.add_argument("--out", default=os.path.join(here, "..", "src", "options", "table.rs"))
     ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    ap.add_argument("--later", metavar="FIO", help="a later fio: write src/options/later_table.rs")
     args = ap.parse_args()
     version = subprocess.run([args.fio, "--version"], capture_output=True, text=True).stdout.strip()
     if version != "fio-3.33":
         raise SystemExit(f"{args.fio} is {version!r}, need fio-3.33")
+    if args.later:
+        v = subprocess.run([args.later, "--version"], capture_output=True, text=True).stdout.strip()
+        args.later_version = v.removeprefix("fio-")
+        out = os.path.join(os.path.dirname(args.out), "later_table.rs")
+        text = emit_later(later(args), args.later_version)
+        if args.check:
+            with open(out) as f:
+                if f.read() != text:
+                    print(f"{out} is out of date", file=sys.stderr)
+                    sys.exit(1)
+            return
+        with open(out, "w") as f:
+            f.write(text)
+        return
     text, entries, skipped = generate(args)
     core = sum(1 for e in entries if not e["engines"])
     print(f"{len(entries)} options: {core} core, {len(entries) - core} engine", file=sys.stderr)

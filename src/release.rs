@@ -70,6 +70,11 @@ impl fmt::Display for UnknownRelease {
 impl std::error::Error for UnknownRelease {}
 
 impl Release {
+    /// Every release rfio follows, oldest first.
+    pub fn all() -> impl Iterator<Item = Release> {
+        RELEASES.iter().map(|row| row.0)
+    }
+
     pub const OLDEST: Release = Release::V3_33;
     pub const NEWEST: Release = Release::V3_42;
     /// The release rfio is when none is chosen. It stays Debian 12's

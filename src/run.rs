@@ -297,12 +297,10 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
                 && !(refused.is_some() && s.def.is_engine_option())
         }) {
             if seen.insert((s.span.clone(), s.def.name)) {
+                let why = crate::options::later::refusal(s.def);
                 d.push(Diagnostic::at(
                     s.span.clone(),
-                    format!(
-                        "job '{}': rfio does not support {} yet",
-                        job.name, s.def.name
-                    ),
+                    format!("job '{}': {why}", job.name),
                 ));
             }
         }

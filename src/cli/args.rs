@@ -380,7 +380,14 @@ fn long_options() -> Vec<LongOpt> {
         })
         .collect();
     // The profiles' options are known too (fio registers them at start).
-    let core = table::OPTIONS.iter().filter(|d| !d.is_engine_option());
+    // The names of every release are read here; the chosen release's table
+    // then says whether the job may set them.
+    let newest = crate::options::table_of(Release::NEWEST);
+    let core = table::OPTIONS
+        .iter()
+        .chain(newest)
+        .filter(|d| !d.is_engine_option());
+    let mut seen: std::collections::HashSet<&str> = all.iter().map(|o| o.name).collect();
     for def in core.chain(crate::options::profiles::PROFILE_OPTIONS) {
         let has_arg = if def.fio_type == FioType::StrSet {
             HasArg::Optional
@@ -388,6 +395,9 @@ fn long_options() -> Vec<LongOpt> {
             HasArg::Required
         };
         for name in std::iter::once(def.name).chain(def.aliases.iter().copied()) {
+            if !seen.insert(name) {
+                continue;
+            }
             all.push(LongOpt {
                 name,
                 has_arg,
@@ -397,8 +407,12 @@ fn long_options() -> Vec<LongOpt> {
     }
     // Engine options are known on the command line too (fio adds those of
     // the ioengine once `--ioengine` is seen); rfio knows them all up front.
-    for def in table::OPTIONS.iter().filter(|d| d.is_engine_option()) {
-        if all.iter().any(|o| o.name == def.name) {
+    for def in table::OPTIONS
+        .iter()
+        .chain(newest)
+        .filter(|d| d.is_engine_option())
+    {
+        if !seen.insert(def.name) {
             continue;
         }
         let has_arg = if def.fio_type == FioType::StrSet {

@@ -117,10 +117,11 @@ fn run_inner(
             Ok(0)
         }
         Action::CmdHelp(arg, profile) => {
-            let text = cmdhelp::profile_cmdhelp_output(arg.as_deref(), profile.as_deref());
+            let text =
+                cmdhelp::profile_cmdhelp_output(args.release, arg.as_deref(), profile.as_deref());
             help(text, out, err)
         }
-        Action::EngHelp(arg) => enghelp(arg.as_deref(), out, err),
+        Action::EngHelp(arg) => enghelp(args.release, arg.as_deref(), out, err),
         Action::InflateLog(path) => inflate_log(path, out, err),
         Action::Tool(tool) => tools::run(tool, out, err),
     }
@@ -202,7 +203,12 @@ fn version(release: Release, called_fio: bool, out: &mut dyn Write) -> std::io::
 }
 
 /// `--enghelp[=ENGINE[,OPTION]]`.
-fn enghelp(arg: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+fn enghelp(
+    release: Release,
+    arg: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     if arg.is_none_or(str::is_empty) {
         // The engines rfio runs (fio lists every engine of its build).
         write!(
@@ -212,7 +218,7 @@ fn enghelp(arg: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> std::
         )?;
         return Ok(0);
     }
-    help(cmdhelp::enghelp_output(arg), out, err)
+    help(cmdhelp::enghelp_output_in(release, arg), out, err)
 }
 
 /// `--inflate-log=FILE`.

@@ -33,7 +33,8 @@ use super::def::{FioType, OptionDef};
 use super::engines::{engine_options, is_available, ENGINES};
 use super::profiles::{profile_of, PROFILE_OPTIONS};
 use super::suggest::string_distance;
-use super::table::OPTIONS;
+use super::table_of;
+use crate::release::Release;
 
 /// Everything one help request prints, and fio's exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +68,12 @@ impl HelpOutput {
 
 /// `fio --cmdhelp[=ARG]`; `None` is the bare `--cmdhelp`.
 pub fn cmdhelp_output(arg: Option<&str>) -> HelpOutput {
-    let (stdout, stderr, _) = show_cmd_help(&core_options(), arg);
+    cmdhelp_output_in(Release::DEFAULT, arg)
+}
+
+/// [`cmdhelp_output`] as `release` prints it (its option table).
+pub fn cmdhelp_output_in(release: Release, arg: Option<&str>) -> HelpOutput {
+    let (stdout, stderr, _) = show_cmd_help(&core_options(release), arg);
     HelpOutput {
         stdout,
         stderr,
@@ -78,9 +84,13 @@ pub fn cmdhelp_output(arg: Option<&str>) -> HelpOutput {
 /// `fio --profile=PROFILE --cmdhelp[=ARG]`: as [`cmdhelp_output`] over
 /// that profile's options only (fio's `show_cmd_help` with `exec_profile`
 /// set); over the core options without a profile.
-pub fn profile_cmdhelp_output(arg: Option<&str>, profile: Option<&str>) -> HelpOutput {
+pub fn profile_cmdhelp_output(
+    release: Release,
+    arg: Option<&str>,
+    profile: Option<&str>,
+) -> HelpOutput {
     let Some(profile) = profile else {
-        return cmdhelp_output(arg);
+        return cmdhelp_output_in(release, arg);
     };
     let options: Vec<&OptionDef> = PROFILE_OPTIONS
         .iter()
@@ -117,11 +127,16 @@ pub fn cmdhelp(name: &str) -> Result<String, String> {
 /// `fio --enghelp[=ARG]`; `None` is the bare `--enghelp`. `ARG` is
 /// `ENGINE` or `ENGINE,CMD` (split at the first comma).
 pub fn enghelp_output(arg: Option<&str>) -> HelpOutput {
+    enghelp_output_in(Release::DEFAULT, arg)
+}
+
+/// [`enghelp_output`] as `release` prints it (its engine options).
+pub fn enghelp_output_in(release: Release, arg: Option<&str>) -> HelpOutput {
     match arg {
         None | Some("") => HelpOutput::ok(enghelp_list()),
         Some(arg) => match arg.split_once(',') {
-            Some((engine, cmd)) => engine_help(engine, Some(cmd)),
-            None => engine_help(arg, None),
+            Some((engine, cmd)) => engine_help(release, engine, Some(cmd)),
+            None => engine_help(release, arg, None),
         },
     }
 }
@@ -145,12 +160,12 @@ pub fn enghelp_list_of<'a>(engines: impl IntoIterator<Item = &'a str>) -> String
 
 /// `fio --enghelp=ENGINE`: the engine's options as a tree.
 pub fn enghelp(engine: &str) -> Result<String, String> {
-    engine_help(engine, None).into_result()
+    engine_help(Release::DEFAULT, engine, None).into_result()
 }
 
 /// `fio --enghelp=ENGINE,CMD`: the help of one engine option.
 pub fn enghelp_cmd(engine: &str, cmd: &str) -> Result<String, String> {
-    engine_help(engine, Some(cmd)).into_result()
+    engine_help(Release::DEFAULT, engine, Some(cmd)).into_result()
 }
 
 /// fio's `show_option_values`: the `valid values` table of a choice option,
@@ -245,8 +260,11 @@ fn range_line(def: &OptionDef) -> Option<String> {
     Some(s)
 }
 
-fn core_options() -> Vec<&'static OptionDef> {
-    OPTIONS.iter().filter(|o| !o.is_engine_option()).collect()
+fn core_options(release: Release) -> Vec<&'static OptionDef> {
+    table_of(release)
+        .iter()
+        .filter(|o| !o.is_engine_option())
+        .collect()
 }
 
 fn is_deprecated(o: &OptionDef) -> bool {
@@ -265,7 +283,7 @@ fn option_block(o: &OptionDef) -> String {
 }
 
 /// `--enghelp=ENGINE[,CMD]`.
-fn engine_help(engine: &str, cmd: Option<&str>) -> HelpOutput {
+fn engine_help(release: Release, engine: &str, cmd: Option<&str>) -> HelpOutput {
     if !is_available(engine) {
         return HelpOutput {
             stdout: format!("IO engine {engine} not found\n"),
@@ -273,7 +291,7 @@ fn engine_help(engine: &str, cmd: Option<&str>) -> HelpOutput {
             status: 1,
         };
     }
-    let options: Vec<_> = engine_options(engine).collect();
+    let options: Vec<_> = engine_options(release, engine).collect();
     if options.is_empty() {
         return HelpOutput {
             stdout: format!("IO engine {engine} has no options\n"),

@@ -184,3 +184,27 @@ impl PartialEq for OptionDef {
         self.name == other.name && self.engines == other.engines
     }
 }
+
+/// One change a later release made to the option table.
+#[derive(Debug)]
+pub(crate) struct Later {
+    pub(crate) since: crate::release::Release,
+    pub(crate) revision: Revision,
+}
+
+#[derive(Debug)]
+pub(crate) enum Revision {
+    /// A new option, placed after the first of `after` the table has (the
+    /// options before it in the newer release's table, nearest first).
+    Add {
+        after: &'static [&'static str],
+        def: OptionDef,
+    },
+    /// A new definition of an option of the same name and engines.
+    Replace(OptionDef),
+    /// An option that is gone (or became another's alias).
+    Remove {
+        name: &'static str,
+        engines: &'static [&'static str],
+    },
+}

@@ -24,7 +24,7 @@
 //! the path that the parse-time check applies to.
 
 use super::def::OptionDef;
-use super::table::OPTIONS;
+use crate::release::Release;
 
 /// The ioengines of this fio build, exactly as `fio --enghelp` lists them
 /// (fio's registration order).
@@ -87,8 +87,13 @@ pub(crate) fn external_path(value: &str) -> Option<&str> {
 /// The private options of `engine`, in fio's table order for that engine
 /// (the order of `fio --enghelp=ENGINE`, before children are moved under
 /// their parent). Empty for engines without options and unknown names.
-pub(crate) fn engine_options(engine: &str) -> impl Iterator<Item = &'static OptionDef> + '_ {
-    OPTIONS.iter().filter(move |o| o.engines.contains(&engine))
+pub(crate) fn engine_options(
+    release: Release,
+    engine: &str,
+) -> impl Iterator<Item = &'static OptionDef> + '_ {
+    super::table_of(release)
+        .iter()
+        .filter(move |o| o.engines.contains(&engine))
 }
 
 #[cfg(test)]
@@ -116,7 +121,10 @@ mod tests {
 
     #[test]
     fn every_engine_option_names_a_listed_engine() {
-        for o in OPTIONS.iter().filter(|o| o.is_engine_option()) {
+        for o in crate::options::table::OPTIONS
+            .iter()
+            .filter(|o| o.is_engine_option())
+        {
             for e in o.engines {
                 assert!(is_available(e), "{} names unknown engine {e}", o.name);
             }
@@ -125,7 +133,9 @@ mod tests {
 
     #[test]
     fn engine_options_keep_fio_order() {
-        let names: Vec<_> = engine_options("libaio").map(|o| o.name).collect();
+        let names: Vec<_> = engine_options(Release::V3_33, "libaio")
+            .map(|o| o.name)
+            .collect();
         assert_eq!(
             names,
             [
@@ -137,6 +147,6 @@ mod tests {
                 "nowait"
             ]
         );
-        assert_eq!(engine_options("sync").count(), 0);
+        assert_eq!(engine_options(Release::V3_33, "sync").count(), 0);
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::def::{OptionDef, ValueKind};
 use super::value::{fio, hint, parse_value, ParseCtx, Value, ValueError};
-use super::{engines, lookup, suggest, table};
+use super::{engines, lookup_in, suggest, table_of};
 use crate::diag::{Diagnostic, Span};
 use crate::jobfile::arith;
 use crate::jobfile::ast::split_entry;
@@ -312,7 +312,7 @@ pub(crate) fn apply(
     if origin == Origin::JobFile {
         items.sort_by_key(|(text, _)| {
             let key = reading.release.canonical(split_entry(text).0);
-            std::cmp::Reverse(lookup(key).map_or(0, |d| d.prio))
+            std::cmp::Reverse(lookup_in(reading.release, key).map_or(0, |d| d.prio))
         });
     }
     // (3) core options; engine options wait. `kb_base` is looked up once
@@ -323,7 +323,7 @@ pub(crate) fn apply(
     let mut deferred = Vec::new();
     for (text, r) in items {
         let (key, value) = split_entry(&text);
-        match lookup(reading.release.canonical(key)) {
+        match lookup_in(reading.release, reading.release.canonical(key)) {
             Some(def) if !def.is_engine_option() => {
                 match apply_one(scope, def, value, r, &ctx, warnings) {
                     Ok(()) if def.name == "kb_base" => ctx = with_mode(scope.parse_ctx()),
@@ -362,7 +362,7 @@ pub(crate) fn apply(
 /// (as `release` knows it).
 fn engine_option(engine: &str, key: &str, release: Release) -> Result<&'static OptionDef, String> {
     let candidates = || {
-        table::OPTIONS
+        table_of(release)
             .iter()
             .filter(|d| d.answers_to(key) && d.is_engine_option())
     };
@@ -399,7 +399,7 @@ fn engine_option(engine: &str, key: &str, release: Release) -> Result<&'static O
             }
         });
     }
-    let names = table::OPTIONS
+    let names = table_of(release)
         .iter()
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
     Err(match suggest::did_you_mean(key, names) {

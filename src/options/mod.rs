@@ -7,6 +7,8 @@ pub(crate) mod cmdhelp;
 pub(crate) mod def;
 pub(crate) mod engines;
 pub(crate) mod jobopts;
+pub(crate) mod later;
+mod later_table;
 pub(crate) mod profiles;
 pub(crate) mod suggest;
 pub(crate) mod table;
@@ -14,11 +16,13 @@ pub(crate) mod value;
 
 pub(crate) use def::OptionDef;
 pub use def::{FioType, Support};
+pub(crate) use later::{lookup as lookup_in, options as table_of};
 pub(crate) use value::{parse_value, Value};
 
-/// Find an option by its exact name or alias (core and engine options of
-/// the table, then the profile options fio 3.33 also accepts); the first
-/// definition in that order wins.
+/// Find an option of fio 3.33 by its exact name or alias (core and engine
+/// options of the table, then the profile options fio 3.33 also accepts);
+/// the first definition in that order wins. What a job file or command line
+/// names is looked up in its release's table ([`lookup_in`]).
 pub fn lookup(name: &str) -> Option<&'static OptionDef> {
     static INDEX: OnceLock<HashMap<&'static str, &'static OptionDef>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {

@@ -128,7 +128,7 @@ fn an_option_of_a_later_release_is_named_with_it() {
     let dir = TempDir::new("releases-options");
     std::fs::write(
         dir.0.join("j.fio"),
-        "[j]\nioengine=null\nsize=1m\nss_interval=1s\n",
+        "[j]\nioengine=null\nsize=1m\nss_interval=2s\n",
     )
     .unwrap();
     let o = rfio_env(&dir, false, None, &["--parse-only", "j.fio"]);
@@ -137,12 +137,17 @@ fn an_option_of_a_later_release_is_named_with_it() {
         stderr(&o),
         "rfio: j.fio:4:1: job 'j': unknown option 'ss_interval' (fio 3.35 added it; rfio behaves as fio-3.33)\n"
     );
+    // From 3.35 the job reads (as fio 3.35's does), and is refused before
+    // it starts until rfio runs the option.
     let o = rfio_env(&dir, false, Some("3.35"), &["--parse-only", "j.fio"]);
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(0), ""));
+    let o = rfio_env(&dir, false, Some("3.35"), &["--output=/dev/null", "j.fio"]);
     assert_eq!(o.status.code(), Some(1));
+    let last = stderr(&o).lines().last().unwrap_or_default().to_string();
     assert_eq!(
-        stderr(&o),
-        "rfio: j.fio:4:1: job 'j': option 'ss_interval' (alias of steadystate_check_interval) came with \
-         fio 3.35, and rfio does not run it yet\n"
+        last,
+        "rfio: j.fio:4:1: job 'j': option 'steadystate_check_interval' (steady-state sampling \
+         interval) came with fio 3.35, and rfio does not run it yet"
     );
 }
 
@@ -461,4 +466,39 @@ fn zone_resets_are_reported_with_zbd_only_from_3_42() {
     assert_eq!(json("3.42", &zbd), Some(serde_json::json!(0)));
     assert_eq!(json("3.41", &zbd), None);
     assert_eq!(json("3.42", &plain), None);
+}
+
+/// `--cmdhelp` prints the chosen release's table: what `fio-3.42
+/// --cmdhelp=log_window_value` prints (checked against a built fio 3.42),
+/// and fio 3.33's miss before 3.37.
+#[test]
+fn cmdhelp_follows_the_release() {
+    let dir = TempDir::new("releases-cmdhelp");
+    let o = rfio_env(&dir, true, Some("3.42"), &["--cmdhelp=log_window_value"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "    log_window_value: Log max, average or both sample in a window\n\
+         \x20              alias: log_max_value\n\
+         \x20               type: string (opt=bla)\n\
+         \x20            default: avg\n\
+         \x20       valid values: avg        Log average value over the window\n\
+         \x20                   : max        Log maximum value in the window\n\
+         \x20                   : both       Log both average and maximum values over the window\n\
+         \x20                   : 0          Alias for 'avg'\n\
+         \x20                   : 1          Alias for 'max'\n\n"
+    );
+    let o = rfio_env(&dir, true, Some("3.36"), &["--cmdhelp=log_window_value"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "\n");
+    assert_eq!(stderr(&o), "No such command: log_window_value");
+    // the children fio 3.42 lists under thinktime and steadystate
+    let o = rfio_env(&dir, true, Some("3.42"), &["--cmdhelp=all"]);
+    let all = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(all.contains(
+        "\n  thinkcycles           : Spin for a constant amount of cycles between requests\n"
+    ));
+    assert!(all.contains("\n  steadystate_check_interval: Polling interval"));
+    let o = rfio_env(&dir, true, Some("3.33"), &["--cmdhelp=all"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("thinkcycles"));
 }
