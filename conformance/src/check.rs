@@ -103,7 +103,7 @@ pub(crate) fn check_file(job: &JobFile, checks: &[Check], bins: &Binaries<'_>) -
                             || job.run == RunMode::ParseOnly;
                         verdict = with_expectation(verdict, runs, expect, decides);
                     }
-                    verdict = waived(verdict, check, &job.known_diffs);
+                    verdict = waived(verdict, check, &job.known_diffs, job.strict_waivers);
                 }
                 verdict
             };
@@ -274,7 +274,7 @@ fn waivable(difference: &Difference) -> Option<&str> {
 /// whose differences are covered becomes `Known`; differences no line covers stay a `Diff`. A
 /// line for this check that covers nothing is a difference of its own (the bug was fixed:
 /// remove the line).
-fn waived(verdict: Verdict, check: Check, waivers: &[Waiver]) -> Verdict {
+fn waived(verdict: Verdict, check: Check, waivers: &[Waiver], strict: bool) -> Verdict {
     let mine: Vec<&Waiver> = waivers.iter().filter(|w| w.check == check).collect();
     if mine.is_empty() || !verdict.counted() {
         return verdict;
@@ -297,7 +297,8 @@ fn waived(verdict: Verdict, check: Check, waivers: &[Waiver]) -> Verdict {
             None => open.push(difference),
         }
     }
-    for (waiver, _) in mine.iter().zip(&used).filter(|(_, used)| !**used) {
+    let unused = mine.iter().zip(&used).filter(|(_, used)| !**used);
+    for (waiver, _) in unused.filter(|(w, _)| strict || w.release.is_some()) {
         open.push(Difference::mismatch(
             "known-diff-unused",
             waiver.place.clone(),
@@ -498,6 +499,7 @@ mod tests {
 
     fn waiver(check: Check, place: &str) -> Waiver {
         Waiver {
+            release: None,
             check,
             place: place.into(),
             reason: format!("bug at {place}"),
@@ -515,7 +517,12 @@ mod tests {
         let count = mismatch("json-value", "json+ .jobs[0].read.total_ios");
         // Only the named place: known.
         assert_eq!(
-            waived(Verdict::Diff(vec![slat.clone()]), Check::Run, &waivers),
+            waived(
+                Verdict::Diff(vec![slat.clone()]),
+                Check::Run,
+                &waivers,
+                true
+            ),
             Verdict::Known(
                 "bug at json+ .jobs[0].read.slat_ns".into(),
                 vec![slat.clone()]
@@ -526,7 +533,8 @@ mod tests {
             waived(
                 Verdict::Diff(vec![slat.clone(), count.clone()]),
                 Check::Run,
-                &waivers
+                &waivers,
+                true
             ),
             Verdict::Diff(vec![count.clone()])
         );
@@ -535,7 +543,8 @@ mod tests {
             waived(
                 Verdict::Diff(vec![slat.clone()]),
                 Check::Pipelines,
-                &waivers
+                &waivers,
+                true
             ),
             Verdict::Diff(vec![slat.clone()])
         );
@@ -553,18 +562,22 @@ mod tests {
                 Verdict::Diff(vec![slat.clone(), never.clone()]),
                 Check::Run,
                 &waivers,
+                true,
             );
             assert_eq!(verdict, Verdict::Diff(vec![never]), "{verdict:?}");
         }
         // A waiver that covers nothing any more is a difference: the line must go.
-        let stale = waived(Verdict::Ok, Check::Run, &waivers);
+        let stale = waived(Verdict::Ok, Check::Run, &waivers, true);
         assert!(
             matches!(&stale, Verdict::Diff(d) if d[0].kind() == "known-diff-unused"),
             "{stale:?}"
         );
-        assert_eq!(waived(Verdict::Ok, Check::Showcmd, &waivers), Verdict::Ok);
         assert_eq!(
-            waived(Verdict::NotApplicable, Check::Run, &waivers),
+            waived(Verdict::Ok, Check::Showcmd, &waivers, true),
+            Verdict::Ok
+        );
+        assert_eq!(
+            waived(Verdict::NotApplicable, Check::Run, &waivers, true),
             Verdict::NotApplicable
         );
     }
@@ -670,6 +683,7 @@ mod tests {
             run: RunMode::ParseOnly,
             expect_errors: Vec::new(),
             known_diffs: Vec::new(),
+            strict_waivers: true,
             expect: None,
             refuses_in: None,
             needs: Duration::ZERO,

@@ -34,6 +34,10 @@ pub(crate) struct JobFile {
     /// `; known-diff: CHECK PLACE: REASON` lines: each waives the differences of one check at
     /// one place (and below it), nothing else.
     pub(crate) known_diffs: Vec<Waiver>,
+    /// Whether an unqualified `; known-diff:` that covers nothing is an error: against the
+    /// release the headers state ([`STATED_RELEASE`]); against another, fio may have fixed
+    /// what the line waives.
+    pub(crate) strict_waivers: bool,
     /// `; expect: ok` or `; expect-exit: N`: how rfio exits on this file.
     pub(crate) expect: Option<Expect>,
     /// `rfio-refuses=CHECK+CHECK`: the checks the refusal applies to (`None`: every check).
@@ -73,6 +77,8 @@ pub(crate) enum Applies<'a> {
 /// One `; known-diff: CHECK PLACE: REASON` line: a known difference at one place of one check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Waiver {
+    /// `; fio-3.42: known-diff: ...`: only against that fio release; `None`: against any.
+    pub(crate) release: Option<String>,
     pub(crate) check: Check,
     /// Where, as the report names it (`json+ .jobs[0].read.slat_ns.N`, `minimal line 1 $8`);
     /// it also covers every place below it (`json+ .jobs[0].read.slat_ns` covers `...slat_ns.N`).
@@ -116,6 +122,8 @@ pub(crate) struct Header {
     pub(crate) expect_errors: Vec<String>,
     pub(crate) known_diffs: Vec<Waiver>,
     pub(crate) expect: Option<Expect>,
+    /// `; fio-3.NN: expect...` lines: how rfio exits against that release, where it differs.
+    pub(crate) expect_in: Vec<(String, Expect)>,
     pub(crate) refuses_in: Option<Vec<Check>>,
 }
 
@@ -124,6 +132,9 @@ pub(crate) struct Header {
 /// as a fio built with the engine does, so they count as `rfio-accepts` (the files cannot carry
 /// a header). The other http examples set `https=on`, which rfio refuses too (no TLS).
 const EXAMPLES_BEYOND_BUILD: &[&str] = &["http-webdav.fio"];
+
+/// The fio release the corpus's unqualified header lines state (Debian's fio).
+pub(crate) const STATED_RELEASE: &str = "3.33";
 
 const REFUSES_IN: &str = "rfio-refuses=";
 const RUN: &str = "run";
@@ -137,7 +148,14 @@ const KNOWN: &str = "rfio-refuses, rfio-refuses=CHECK+CHECK, rfio-accepts, run, 
 
 /// The job files named by `paths` (files or folders), after those of fio's examples when
 /// `examples` is set; each file once. Every error is a message for the user.
-pub(crate) fn collect(paths: &[PathBuf], examples: bool) -> Result<Vec<JobFile>, String> {
+/// Every job file of `paths` (and fio's examples), with the header lines that hold against
+/// fio `release` (`3.33`): its own `; fio-RELEASE:` lines and the unqualified ones, an
+/// expectation of its own replacing the unqualified one.
+pub(crate) fn collect(
+    paths: &[PathBuf],
+    examples: bool,
+    release: &str,
+) -> Result<Vec<JobFile>, String> {
     let mut found: Vec<PathBuf> = Vec::new();
     if examples {
         let dir = Path::new(EXAMPLES_DIR);
@@ -184,8 +202,18 @@ pub(crate) fn collect(paths: &[PathBuf], examples: bool) -> Result<Vec<JobFile>,
             directives: header.directives,
             run: header.run,
             expect_errors: header.expect_errors,
-            known_diffs: header.known_diffs,
-            expect: header.expect,
+            known_diffs: header
+                .known_diffs
+                .into_iter()
+                .filter(|w| w.release.as_deref().is_none_or(|r| r == release))
+                .collect(),
+            expect: header
+                .expect_in
+                .iter()
+                .find(|(r, _)| r == release)
+                .map(|(_, e)| *e)
+                .or(header.expect),
+            strict_waivers: release == STATED_RELEASE,
             refuses_in: header.refuses_in,
             needs: time_needed(&bytes),
         });
@@ -249,6 +277,35 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
             break;
         };
         let comment = comment.trim_start_matches([';', '#']).trim_start();
+        // `; fio-3.42: LINE`: LINE holds against that fio release only.
+        if let Some((release, line)) = release_qualified(comment) {
+            let (expect, rest) = if let Some(text) = line.strip_prefix("known-diff:") {
+                let waiver = parse_waiver(text).map_err(|err| format!("{number}: {err}"))?;
+                header.known_diffs.push(Waiver {
+                    release: Some(release.to_owned()),
+                    ..waiver
+                });
+                continue;
+            } else if line.trim() == "expect: ok" {
+                (Expect::Ok, "")
+            } else if let Some(code) = line.strip_prefix("expect-exit:") {
+                match code.trim().parse::<i32>() {
+                    Ok(code @ 1..=255) => (Expect::Exit(code), ""),
+                    _ => (Expect::Ok, code),
+                }
+            } else {
+                (Expect::Ok, line)
+            };
+            if !rest.is_empty() {
+                return Err(format!(
+                    "{number}: `; fio-{release}:` takes `known-diff:`, `expect: ok` or \
+                     `expect-exit: N`, not '{}'",
+                    rest.trim()
+                ));
+            }
+            header.expect_in.push((release.to_owned(), expect));
+            continue;
+        }
         if let Some(text) = comment.strip_prefix("known-diff:") {
             header
                 .known_diffs
@@ -393,6 +450,15 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
 }
 
 /// `CHECK PLACE: REASON`, the text of a `; known-diff:` line.
+/// `fio-3.NN: LINE` → (`3.NN`, `LINE`).
+fn release_qualified(comment: &str) -> Option<(&str, &str)> {
+    let rest = comment.strip_prefix("fio-")?;
+    let (release, line) = rest.split_once(':')?;
+    let (major, minor) = release.split_once('.')?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    (digits(major) && digits(minor)).then_some((release, line.trim_start()))
+}
+
 fn parse_waiver(text: &str) -> Result<Waiver, String> {
     const FORM: &str = "`; known-diff: CHECK PLACE: REASON` (for example \
                         `; known-diff: run json+ .jobs[0].read.slat_ns.N: fio never sets it`)";
@@ -411,6 +477,7 @@ fn parse_waiver(text: &str) -> Result<Waiver, String> {
         ));
     }
     Ok(Waiver {
+        release: None,
         check,
         place: place.to_owned(),
         reason: reason.to_owned(),
@@ -611,16 +678,21 @@ mod tests {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, "[job]\n").unwrap();
         }
-        let jobs = collect(&[dir.path().to_path_buf()], false).unwrap();
+        let jobs = collect(&[dir.path().to_path_buf()], false, STATED_RELEASE).unwrap();
         let names: Vec<_> = jobs
             .iter()
             .map(|job| job.path.strip_prefix(dir.path()).unwrap().to_path_buf())
             .collect();
         assert_eq!(names, ["a.fio", "b.fio", "sub/c.fio"].map(PathBuf::from));
 
-        let again = collect(&[dir.path().join("a.fio"), dir.path().to_path_buf()], false).unwrap();
+        let again = collect(
+            &[dir.path().join("a.fio"), dir.path().to_path_buf()],
+            false,
+            STATED_RELEASE,
+        )
+        .unwrap();
         assert_eq!(again.len(), 3, "each file once");
-        assert!(collect(&[dir.path().join("sub/none.fio")], false).is_err());
+        assert!(collect(&[dir.path().join("sub/none.fio")], false, STATED_RELEASE).is_err());
     }
 
     #[test]
@@ -653,6 +725,34 @@ mod tests {
             let err = parse_header(file).unwrap_err();
             assert!(err.starts_with(message), "{err}");
         }
+    }
+
+    #[test]
+    fn lines_for_one_release_hold_against_it_only() {
+        let dir = crate::run::TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("a.fio"),
+            "; x\n; expect: ok\n; fio-3.42: expect-exit: 2\n\
+             ; known-diff: run json+ .jobs[0].a: always\n\
+             ; fio-3.42: known-diff: run json+ .jobs[0].b: only 3.42\n[j]\nsize=1m\n",
+        )
+        .unwrap();
+        let places = |job: &JobFile| {
+            job.known_diffs
+                .iter()
+                .map(|w| w.place.clone())
+                .collect::<Vec<_>>()
+        };
+        let old = collect(&[dir.path().join("a.fio")], false, "3.33").unwrap();
+        assert_eq!(old[0].expect, Some(Expect::Ok));
+        assert_eq!(places(&old[0]), ["json+ .jobs[0].a"]);
+        assert!(old[0].strict_waivers);
+        let new = collect(&[dir.path().join("a.fio")], false, "3.42").unwrap();
+        assert_eq!(new[0].expect, Some(Expect::Exit(2)));
+        assert_eq!(places(&new[0]), ["json+ .jobs[0].a", "json+ .jobs[0].b"]);
+        assert!(!new[0].strict_waivers);
+        let err = parse_header(b"; fio-3.42: conformance: run\n").unwrap_err();
+        assert!(err.starts_with("1: `; fio-3.42:` takes"), "{err}");
     }
 
     #[test]

@@ -84,7 +84,8 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
     if args.checks.contains(&registry::Check::Pipelines) {
         tools::require_programs(&pipelines::PROGRAMS, "the pipelines check")?;
     }
-    let jobs = corpus::collect(&args.paths, args.examples)?;
+    let release = fio_version.strip_prefix("fio-").unwrap_or(&fio_version);
+    let jobs = corpus::collect(&args.paths, args.examples, release)?;
 
     let directives_apply = !tools::same_binary(&fio, &rfio);
     let (fio_shown, rfio_shown) = (fio.display().to_string(), rfio.display().to_string());

@@ -465,6 +465,7 @@ mod tests {
                 run: RunMode::ParseOnly,
                 expect_errors: Vec::new(),
                 known_diffs: Vec::new(),
+                strict_waivers: true,
                 expect: None,
                 refuses_in: None,
                 needs: Duration::ZERO,

@@ -85,6 +85,43 @@ fn rfio_agrees_with_fio() {
     );
 }
 
+/// fio 3.42, the second oracle: `RFIO_FIO_3_42` (scripts/test sets it from
+/// `scripts/fio-oracle 3.42`), else the oracle's cache. `None` only where
+/// `RFIO_TEST_NO_FIO_3_42=1` marks a machine without it.
+fn fio_3_42() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".cache"));
+    let fio = std::env::var_os("RFIO_FIO_3_42")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| cache.join("rfio-oracles/fio-3.42/fio"));
+    let version = Command::new(&fio).arg("--version").output().ok();
+    let missing = match version {
+        Some(v) if v.stdout.starts_with(b"fio-3.42") => None,
+        _ => Some(format!(
+            "no fio 3.42 at {} (build it: scripts/fio-oracle 3.42, and set RFIO_FIO_3_42)",
+            fio.display()
+        )),
+    };
+    crate::common::require::require("fio-3.42", missing).then_some(fio)
+}
+
+/// The corpus against fio 3.42, with rfio as fio 3.42 (the tool sets the release from the
+/// oracle's version): the headers' unqualified lines state fio 3.33's results, `; fio-3.42:`
+/// lines what differs there (conformance/README.md).
+#[test]
+fn rfio_agrees_with_fio_3_42() {
+    let Some(fio) = fio_3_42() else { return };
+    real_fio();
+    assert_conforms(
+        &fio,
+        Path::new(env!("CARGO_BIN_EXE_rfio")),
+        &["--jobs", "4"],
+        &[jobfiles()],
+    );
+}
+
 /// Runs the tool comparing `fio` with rfio on `paths` with `args`; its exit status and stdout.
 fn conformance_report(args: &[&str], paths: &[PathBuf]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_rfio-conformance"))
