@@ -1092,6 +1092,8 @@ LATER_ROWS = [
 # Options of the later releases that rfio runs (the rest are refused when a
 # job sets them: "came with fio X, and rfio does not run it yet").
 SUPPORTED_LATER = set()
+# Logs (rfio issue 21): the windowed line's values, the issue time column.
+SUPPORTED_LATER |= {"log_window_value", "log_issue_time"}
 
 
 def main():

@@ -43,15 +43,37 @@ impl LogKind {
     }
 }
 
+/// What a windowed log line holds (`log_window_value`, fio 3.37; before
+/// it the boolean `log_max_value`: avg or max).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum WindowValue {
+    /// The window's mean, rounded.
+    #[default]
+    Avg,
+    /// The window's largest value.
+    Max,
+    /// Both, the mean then the max: every line of every log of the job
+    /// gets the second value column (0 on a line that is not a window).
+    Both,
+}
+
 /// The log settings of one job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogConfig {
     /// The logs to write, with their file prefix.
     pub(crate) logs: Vec<(LogKind, String)>,
     pub(crate) avg_msec: u64,
-    pub(crate) max_value: bool,
+    /// The window of the bandwidth and IOPS logs with `log_avg_msec`:
+    /// `bwavgtime`/`iopsavgtime` when set and smaller, else `log_avg_msec`
+    /// (fio's `add_job`).
+    pub(crate) bw_avg_msec: u64,
+    pub(crate) iops_avg_msec: u64,
+    pub(crate) window: WindowValue,
     pub(crate) offset: bool,
     pub(crate) prio: bool,
+    /// `log_issue_time` (fio 3.38): a last column, the I/O's issue time in
+    /// ns since the job's start (clat and slat lines; 0 on the others).
+    pub(crate) issue_time: bool,
     pub(crate) per_job: bool,
     pub(crate) hist_msec: u64,
     pub(crate) hist_coarseness: u32,
@@ -96,6 +118,16 @@ impl LogConfig {
         }
     }
 
+    /// The averaging window of the log of `kind`, ms (0: a line per I/O).
+    pub(crate) fn window_msec(&self, kind: LogKind) -> u64 {
+        match kind {
+            _ if self.avg_msec == 0 => 0,
+            LogKind::Bw => self.bw_avg_msec,
+            LogKind::Iops => self.iops_avg_msec,
+            _ => self.avg_msec,
+        }
+    }
+
     /// Whether the log of `kind` is kept in memory as fio's sample records
     /// (compressed or stored compressed). Histogram logs never are: fio
     /// 3.33 stores memory addresses in place of their rows there.
@@ -112,9 +144,12 @@ mod tests {
         LogConfig {
             logs: kinds.iter().map(|k| (*k, "t".to_string())).collect(),
             avg_msec: avg,
-            max_value: false,
+            bw_avg_msec: avg,
+            iops_avg_msec: avg,
+            window: WindowValue::Avg,
             offset: false,
             prio: false,
+            issue_time: false,
             per_job: true,
             hist_msec: 0,
             hist_coarseness: 0,

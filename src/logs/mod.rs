@@ -11,7 +11,8 @@
 //! `log_unix_epoch=1`); prio `0` or, with `log_prio=1`, `0x%04x`.
 //! Without `log_avg_msec` every I/O is a line (bw: `bytes*1e6/clat_ns`,
 //! iops: `1`, latencies in ns). With it, a direction's samples are averaged
-//! (or their maximum taken, `log_max_value=1`) over windows of that many ms;
+//! (or their maximum taken, `log_max_value=1`; from fio 3.37
+//! `log_window_value=max`, or both, avg then max, with `both`) over windows of that many ms;
 //! bs and offset are then 0. Histogram rows are
 //! `time, ddir, bs, c0, c1, ...`: fio's 1856 clat buckets merged by
 //! `2^log_hist_coarseness`, counted since the previous row of that
@@ -39,7 +40,7 @@ mod inflate;
 mod sample;
 mod writer;
 
-pub(crate) use config::{LogConfig, LogKind};
+pub(crate) use config::{LogConfig, LogKind, WindowValue};
 pub(crate) use inflate::inflate_from;
 pub use inflate::{inflate_file, InflateError};
 // For `rfio plot`, which keeps an inflated log's text in memory.

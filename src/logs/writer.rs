@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::sync::Mutex;
 
 use super::chunks::{Compressor, PackedLog};
-use super::config::{LogConfig, LogKind};
+use super::config::{LogConfig, LogKind, WindowValue};
 use super::sample::{Layout, Sample};
 use crate::stats::hist::{LatHist, PLAT_NR};
 use crate::stats::{IoLog, LoggedIo, Rate};
@@ -21,10 +21,15 @@ const MSEC_SLACK: u64 = 1;
 struct Line {
     t_ms: u64,
     value: u64,
+    /// The window's max with `log_window_value=both` (0 on a per-I/O line).
+    value1: u64,
     dir: usize,
     bs: u64,
     offset: u64,
     prio: u16,
+    /// Issue time, ns since the job's start (`log_issue_time`; clat and
+    /// slat lines only).
+    issue_ns: u64,
 }
 
 /// Samples of one direction inside the current window.
@@ -159,10 +164,12 @@ impl JobLogs {
         let line = |value: u64| Line {
             t_ms: e.t_ms,
             value,
+            value1: 0,
             dir: e.dir,
             bs: e.bytes,
             offset: e.offset,
             prio: e.ioprio,
+            issue_ns: 0,
         };
         if let Some(rate) = e.bw {
             self.io(LogKind::Bw, &line(rate));
@@ -176,12 +183,17 @@ impl JobLogs {
         if let Some((issued_ms, v)) = e.slat {
             let l = Line {
                 t_ms: issued_ms,
+                issue_ns: e.issued_ns,
                 ..line(v)
             };
             self.io(LogKind::Slat, &l);
         }
         if let Some(v) = e.clat_ns {
-            self.io(LogKind::Clat, &line(v));
+            let l = Line {
+                issue_ns: e.issued_ns,
+                ..line(v)
+            };
+            self.io(LogKind::Clat, &l);
             if e.hist && self.hist_tick(e.t_ms, e.dir, e.bytes) {
                 self.hist_row(e.t_ms, e.dir, e.clat_hist);
             }
@@ -196,7 +208,7 @@ impl JobLogs {
         if self.files[kind as usize].is_none() {
             return;
         }
-        if self.cfg.avg_msec == 0 {
+        if self.cfg.window_msec(kind) == 0 {
             self.line(kind, l);
         } else {
             self.windowed_sample(kind, l.t_ms, l.value, l.dir);
@@ -214,7 +226,7 @@ impl JobLogs {
     /// fio's `add_log_sample` with `log_avg_msec`: add, and close the
     /// direction's window once it spans `log_avg_msec`.
     fn windowed_sample(&mut self, kind: LogKind, t_ms: u64, value: u64, dir: usize) {
-        let avg = self.cfg.avg_msec;
+        let avg = self.cfg.window_msec(kind);
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
         };
@@ -238,7 +250,7 @@ impl JobLogs {
 
     /// Write the window of `dir` (if it holds samples) as one line at `t_ms`.
     fn flush_window(&mut self, kind: LogKind, dir: usize, t_ms: u64) {
-        let max_value = self.cfg.max_value;
+        let window = self.cfg.window;
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
         };
@@ -246,34 +258,43 @@ impl JobLogs {
         if w.samples == 0 {
             return;
         }
-        let value = if max_value {
-            w.max
-        } else {
-            (w.mean + 0.5) as u64
+        let mean = (w.mean + 0.5) as u64;
+        let (value, value1) = match window {
+            WindowValue::Avg => (mean, 0),
+            WindowValue::Max => (w.max, 0),
+            WindowValue::Both => (mean, w.max),
         };
         let l = Line {
             t_ms,
             value,
+            value1,
             dir,
             bs: 0,
             offset: 0,
             prio: 0,
+            issue_ns: 0,
         };
         self.line(kind, &l);
     }
 
-    /// Write one line. The priority column is fio's: with `log_prio=1`
-    /// the I/O priority value (`0x%04x`: class << 13 | level), else 1 for
-    /// the real-time class and 0 for any other (`ioprio_value_is_class_rt`).
+    /// Write one line: `time, value[, value1], ddir, bs[, offset], prio[,
+    /// issue time]` (fio 3.42's `flush_samples`; value1 with
+    /// `log_window_value=both`, the issue time with `log_issue_time=1`).
+    /// The priority column is fio's: with `log_prio=1` the I/O priority
+    /// value (`0x%04x`: class << 13 | level), else 1 for the real-time
+    /// class and 0 for any other (`ioprio_value_is_class_rt`).
     fn line(&mut self, kind: LogKind, l: &Line) {
         let (log_offset, log_prio, base) = (self.cfg.offset, self.cfg.prio, self.time_base);
+        let (both, log_issue) = (self.cfg.window == WindowValue::Both, self.cfg.issue_time);
         let Line {
             t_ms,
             value,
+            value1,
             dir,
             bs,
             offset,
             prio,
+            issue_ns,
         } = *l;
         let Some(f) = self.files[kind as usize].as_mut() else {
             return;
@@ -294,16 +315,23 @@ impl JobLogs {
             }
         };
         let r = (|| {
-            write!(w, "{}, {value}, {dir}, {bs}, ", t_ms + base)?;
+            write!(w, "{}, {value}, ", t_ms + base)?;
+            if both {
+                write!(w, "{value1}, ")?;
+            }
+            write!(w, "{dir}, {bs}, ")?;
             if log_offset {
                 write!(w, "{offset}, ")?;
             }
             if log_prio {
-                writeln!(w, "0x{prio:04x}")
-            } else if prio >> 13 == 1 {
-                w.write_all(b"1\n")
+                write!(w, "0x{prio:04x}")?;
             } else {
-                w.write_all(b"0\n")
+                w.write_all(if prio >> 13 == 1 { b"1" } else { b"0" })?;
+            }
+            if log_issue {
+                writeln!(w, ", {issue_ns}")
+            } else {
+                w.write_all(b"\n")
             }
         })();
         if let Err(e) = r {
@@ -363,17 +391,20 @@ impl JobLogs {
         }
         let r = (|| {
             write!(w, "{}, {dir}, {}, ", t_ms + base, h.bs)?;
-            let groups = PLAT_NR / stride;
-            for g in 0..groups {
-                let sum: u64 = (g * stride..(g + 1) * stride)
+            // fio's flush_hist_samples: a column every `stride` buckets
+            // while a whole stride is left after it, then the last
+            // `stride` buckets (overlapping the one before when the
+            // stride does not divide 1856: coarseness 7 to 10).
+            let sum = |from: usize| -> u64 {
+                (from..from + stride)
                     .map(|i| self.scratch[i].saturating_sub(h.before[i]))
-                    .sum();
-                if g + 1 < groups {
-                    write!(w, "{sum}, ")?;
-                } else {
-                    writeln!(w, "{sum}")?;
-                }
+                    .sum()
+            };
+            let last = PLAT_NR - stride;
+            for from in (0..last).step_by(stride) {
+                write!(w, "{}, ", sum(from))?;
             }
+            writeln!(w, "{}", sum(last))?;
             Ok::<(), io::Error>(())
         })();
         h.before.copy_from_slice(&self.scratch[..]);

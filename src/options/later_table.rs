@@ -562,7 +562,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "Measurements and reporting",
         help: "Log max, average or both sample in a window",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["log_prio"], def: OptionDef {
         name: "log_issue_time",
@@ -580,7 +580,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "Measurements and reporting",
         help: "Include IO issue time for each log entry",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Replace(OptionDef {
         name: "log_alternate_epoch",

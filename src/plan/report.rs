@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use super::spec::{JobSpec, Plan};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::logs::{LogConfig, LogKind};
+use crate::logs::{LogConfig, LogKind, WindowValue};
 use crate::options::jobopts::{JobOptions, Setting};
 use crate::options::Value;
 use crate::stats::config::MAX_PERCENTILES;
@@ -152,18 +152,20 @@ pub(crate) fn stats_config(spec: &JobSpec) -> StatsConfig {
     c.percentiles.clat = clat_pct && c.clat;
     c.percentiles.lat = lat_pct && c.lat;
     let has = |n: &str| spec.options.get(n).is_some();
+    // fio's add_job: with a windowed log, the sampler's period is
+    // bwavgtime (iopsavgtime) when set, else log_avg_msec.
     if has("write_bw_log") {
         if log_avg == 0 {
             c.bw_per_io = true;
-        } else {
-            c.bw_avg_ms = c.bw_avg_ms.min(log_avg);
+        } else if !has("bwavgtime") {
+            c.bw_avg_ms = log_avg;
         }
     }
     if has("write_iops_log") {
         if log_avg == 0 {
             c.iops_per_io = true;
-        } else {
-            c.iops_avg_ms = c.iops_avg_ms.min(log_avg);
+        } else if !has("iopsavgtime") {
+            c.iops_avg_ms = log_avg;
         }
     }
     c
@@ -188,6 +190,9 @@ pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
         Some(Value::Bytes(n)) => *n,
         _ => 0,
     };
+    // The option as the release's table names it (3.42's names are not
+    // all in fio 3.33's table, the one architecture.rs checks).
+    let setting = |name: &str| o.get(name);
     let gtod = flag("gtod_reduce", false);
     let mut logs = Vec::new();
     if let Some(p) = prefix("write_bw_log") {
@@ -214,15 +219,25 @@ pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
     if logs.is_empty() {
         return None;
     }
+    let avg_msec = int("log_avg_msec");
+    // A windowed bw/iops log averages over bwavgtime (iopsavgtime) when
+    // that is set and shorter.
+    let window_of = |period: &str| match o.get(period) {
+        Some(_) => avg_msec.min(int(period).max(1)),
+        None => avg_msec,
+    };
     Some(LogConfig {
         logs,
-        avg_msec: int("log_avg_msec"),
-        max_value: flag("log_max_value", false),
+        avg_msec,
+        bw_avg_msec: window_of("bwavgtime"),
+        iops_avg_msec: window_of("iopsavgtime"),
+        window: window_value(setting("log_window_value").or_else(|| setting("log_max_value"))),
         offset: flag("log_offset", false),
         prio: flag("log_prio", false),
+        issue_time: flag("log_issue_time", false),
         per_job: flag("per_job_logs", true),
         hist_msec: int("log_hist_msec"),
-        hist_coarseness: int("log_hist_coarseness").min(6) as u32,
+        hist_coarseness: int("log_hist_coarseness").min(MAX_HIST_COARSENESS) as u32,
         epoch_clock: (flag("log_unix_epoch", false) || flag("log_alternate_epoch", false))
             .then(|| int("log_alternate_epoch_clock_id") as i32),
         thread_number: spec.thread_number,
@@ -234,6 +249,26 @@ pub(crate) fn log_config(spec: &JobSpec) -> Option<LogConfig> {
         compress_cpus: log_compression_cpus(o),
         store_compressed: flag("log_store_compressed", false),
     })
+}
+
+/// The largest `log_hist_coarseness` fio 3.33 (no range) reads inside its
+/// histogram: a stride of 2^10 of its 1856 buckets; from 2^11 it reads
+/// memory outside them, and rfio refuses that ([`check_logs`]).
+const MAX_HIST_COARSENESS: u64 = 10;
+
+/// What a windowed log line holds: `log_window_value` (fio 3.37, which
+/// made `log_max_value` its alias and a choice), before it the boolean
+/// `log_max_value`. The release's table has one of the two names.
+fn window_value(setting: Option<&Setting>) -> WindowValue {
+    let Some(s) = setting else {
+        return WindowValue::Avg;
+    };
+    match (&s.value, choice(s)) {
+        (_, Some("max" | "1")) => WindowValue::Max,
+        (_, Some("both")) => WindowValue::Both,
+        (v, None) if truthy(v) => WindowValue::Max,
+        _ => WindowValue::Avg,
+    }
 }
 
 /// fio's `DEF_LOG_ENTRIES`, the default of `log_entries`.
@@ -269,9 +304,43 @@ pub(crate) fn check_logs(job: &JobSpec, diags: &mut Diagnostics) {
             );
         }
     }
+    let set = |name: &str| job.options.get(name).is_some_and(|s| truthy(&s.value));
+    if set("log_issue_time") && !(job.options.get("write_lat_log").is_some() && set("log_offset")) {
+        // fio's add_job, in its words (exit 1, the jobs not run).
+        refuse(
+            "log_issue_time",
+            "log_issue_time option requires write_lat_log and log_offset options".to_string(),
+        );
+    }
     let Some(logs) = &job.logs else {
         return;
     };
+    let coarseness = job.options.get("log_hist_coarseness");
+    let asked = coarseness.and_then(|s| int(&s.value)).unwrap_or(0);
+    if logs.has(LogKind::ClatHist) && asked > MAX_HIST_COARSENESS {
+        refuse(
+            "log_hist_coarseness",
+            format!(
+                "log_hist_coarseness={asked}: fio sums 2^{asked} of its 1856 histogram \
+                 buckets per column and reads past them; give at most {MAX_HIST_COARSENESS}"
+            ),
+        );
+    }
+    let packed = logs.logs.iter().any(|(k, _)| logs.packed(*k));
+    if packed && (logs.window == WindowValue::Both || logs.issue_time) {
+        let option = if logs.issue_time {
+            "log_issue_time"
+        } else {
+            "log_window_value"
+        };
+        refuse(
+            option,
+            format!(
+                "{option} with log_compression or log_store_compressed: fio 3.37 widened its \
+                 log records for it; rfio keeps fio 3.33's records and does not write such a log"
+            ),
+        );
+    }
     if let Some(clock) = logs.epoch_clock.filter(|c| !clock_exists(*c)) {
         refuse(
             "log_alternate_epoch_clock_id",

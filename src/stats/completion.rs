@@ -101,6 +101,9 @@ pub struct LoggedIo<'a> {
     /// When the I/O was issued (ms since the I/O start) and its
     /// submission latency.
     pub(crate) slat: Option<(u64, u64)>,
+    /// When the I/O was issued (submitted to the engine), ns since the
+    /// I/O start: its completion time less its completion latency.
+    pub(crate) issued_ns: u64,
     pub(crate) clat_ns: Option<u64>,
     /// Whether the I/O counts for the clat histogram log, and the
     /// direction's clat histogram (cumulative, this I/O included).

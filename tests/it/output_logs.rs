@@ -202,3 +202,206 @@ fn histogram_rows_have_fio_columns() {
         .sum();
     assert_eq!(counted, 350, "every completion in exactly one row");
 }
+
+/// Run rfio (the binary: `--compat` picks the release) on a null job of
+/// `extra` in a fresh directory; the lines of log `name` (prefix `l`).
+fn logged(tag: &str, extra: &[&str], name: &str) -> Vec<Vec<String>> {
+    let dir = TempDir::new(tag);
+    let mut argv = vec![
+        "--name=x",
+        "--ioengine=null",
+        "--size=256k",
+        "--time_based",
+        "--runtime=300ms",
+        "--output=/dev/null",
+    ];
+    argv.extend_from_slice(extra);
+    let o = common::rfio(&dir.0, &argv);
+    assert!(o.status.success(), "{extra:?}: {}", common::stderr(&o));
+    let rows = lines(&dir.read(name));
+    assert!(!rows.is_empty(), "{name} is empty");
+    rows
+}
+
+/// A number of a log line.
+fn num(field: &str) -> u64 {
+    field
+        .parse()
+        .unwrap_or_else(|_| panic!("{field:?} is not a number"))
+}
+
+#[test]
+fn window_value_both_logs_the_average_then_the_max_from_fio_3_37() {
+    let windowed = |release: &str, value: &str| {
+        let opt = format!("--{value}");
+        let compat = format!("--compat=fio-{release}");
+        let extra = [
+            compat.as_str(),
+            "--write_lat_log=l",
+            "--log_avg_msec=100",
+            opt.as_str(),
+        ];
+        logged(&format!("both-{release}-{value}"), &extra, "l_clat.1.log")
+    };
+    // fio 3.42's t0033: time, avg, max, ddir, bs 0, prio.
+    for rows in [
+        windowed("3.42", "log_window_value=both"),
+        windowed("3.42", "log_max_value=both"),
+    ] {
+        for r in &rows {
+            assert_eq!(r.len(), 6, "{r:?}");
+            assert_eq!(&r[3..], ["0", "0", "0"], "{r:?}");
+            assert!(num(&r[2]) >= num(&r[1]), "max below the mean: {r:?}");
+        }
+    }
+    for (release, value) in [
+        ("3.42", "log_window_value=max"),
+        ("3.36", "log_max_value=1"),
+    ] {
+        for r in &windowed(release, value) {
+            assert_eq!(r.len(), 5, "{release} {value}: {r:?}");
+        }
+    }
+    // Without a window every line has the second value, 0.
+    let per_io = logged(
+        "both-per-io",
+        &[
+            "--compat=fio-3.42",
+            "--write_iops_log=l",
+            "--log_window_value=both",
+        ],
+        "l_iops.1.log",
+    );
+    for r in &per_io {
+        assert_eq!(&r[1..5], ["1", "0", "0", "4096"], "{r:?}");
+        assert_eq!(r.len(), 6, "{r:?}");
+    }
+}
+
+#[test]
+fn issue_time_is_the_last_column_of_every_log_from_fio_3_38() {
+    let extra = [
+        "--compat=fio-3.38",
+        "--ioengine=libaio",
+        "--filename=f",
+        "--write_lat_log=l",
+        "--write_bw_log=l",
+        "--log_offset=1",
+        "--log_issue_time=1",
+    ];
+    // libaio: the slat and clat lines of one I/O are in the same order.
+    let dir = TempDir::new("issue");
+    let mut argv = vec!["--name=x", "--size=64k", "--rw=read", "--output=/dev/null"];
+    argv.extend_from_slice(&extra);
+    let o = common::rfio(&dir.0, &argv);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let clat = lines(&dir.read("l_clat.1.log"));
+    let slat = lines(&dir.read("l_slat.1.log"));
+    let lat = lines(&dir.read("l_lat.1.log"));
+    let bw = lines(&dir.read("l_bw.1.log"));
+    assert_eq!(clat.len(), 16);
+    for (i, c) in clat.iter().enumerate() {
+        // time, clat, ddir, bs, offset, prio, issue time (ns).
+        assert_eq!(c.len(), 7, "{c:?}");
+        assert_eq!(&c[2..6], ["0", "4096", &(i as u64 * 4096).to_string(), "0"]);
+        assert_eq!(slat[i][6], c[6], "one issue time for the I/O");
+        // Issued before it completed: its ms at or before the clat line's.
+        assert!(num(&c[6]) / 1_000_000 <= num(&c[0]), "{c:?}");
+        assert_eq!(lat[i][6], "0");
+        assert_eq!(bw[i][6], "0");
+    }
+    // Windowed: 0, after both values (fio 3.42's t0034 job2).
+    let w = logged(
+        "issue-window",
+        &[
+            "--compat=fio-3.42",
+            "--write_lat_log=l",
+            "--log_offset=1",
+            "--log_issue_time=1",
+            "--log_avg_msec=100",
+            "--log_window_value=both",
+        ],
+        "l_clat.1.log",
+    );
+    for r in &w {
+        assert_eq!(&r[3..], ["0", "0", "0", "0", "0"], "{r:?}");
+    }
+}
+
+#[test]
+fn issue_time_needs_the_latency_log_and_offsets() {
+    let dir = TempDir::new("issue-refused");
+    let run = |extra: &[&str]| {
+        let mut argv = vec![
+            "--name=x",
+            "--ioengine=null",
+            "--size=64k",
+            "--output=/dev/null",
+            "--compat=fio-3.42",
+        ];
+        argv.extend_from_slice(extra);
+        common::rfio(&dir.0, &argv)
+    };
+    // fio 3.42's add_job: exit 1 before any job runs.
+    for extra in [
+        &["--log_issue_time=1"][..],
+        &["--log_issue_time=1", "--write_lat_log=l"],
+        &["--log_issue_time=1", "--log_offset=1", "--write_bw_log=l"],
+    ] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}");
+        assert!(
+            common::stderr(&o)
+                .contains("log_issue_time option requires write_lat_log and log_offset options"),
+            "{extra:?}: {}",
+            common::stderr(&o)
+        );
+    }
+    let o = run(&["--log_issue_time=1", "--log_offset=1", "--write_lat_log=l"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // Before 3.38 the option is unknown.
+    let o = common::rfio(
+        &dir.0,
+        &[
+            "--name=x",
+            "--ioengine=null",
+            "--size=64k",
+            "--compat=fio-3.37",
+            "--log_issue_time=1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn hist_coarseness_is_0_to_6_from_fio_3_42_and_any_stride_before() {
+    let dir = TempDir::new("coarse");
+    let o = common::rfio(
+        &dir.0,
+        &[
+            "--name=x",
+            "--ioengine=null",
+            "--size=64k",
+            "--compat=fio-3.42",
+            "--write_hist_log=h",
+            "--log_hist_coarseness=7",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // fio 3.42: "log_hist_coarseness: max value out of range: 7 (6 max)".
+    assert!(
+        common::stderr(&o).contains("max value out of range: 7 (6 max)"),
+        "{}",
+        common::stderr(&o)
+    );
+    // fio 3.33 takes 7: columns every 128 buckets while 128 are left,
+    // then the last 128 (overlapping): 15 columns after time, ddir, bs.
+    let row = |c: &str| {
+        let opt = format!("--log_hist_coarseness={c}");
+        let extra = ["--write_hist_log=h", "--log_hist_msec=50", opt.as_str()];
+        logged(&format!("coarse-{c}"), &extra, "h_clat_hist.1.log")[0].len()
+    };
+    assert_eq!(row("7"), 3 + 15);
+    assert_eq!(row("6"), 3 + 29);
+    assert_eq!(row("10"), 3 + 2);
+}
