@@ -1091,9 +1091,12 @@ LATER_ROWS = [
 
 # Options of the later releases that rfio runs (the rest are refused when a
 # job sets them: "came with fio X, and rfio does not run it yet").
+# One line per area, so that work in parallel merges cleanly.
 SUPPORTED_LATER = set()
 # Logs (rfio issue 21): the windowed line's values, the issue time column.
 SUPPORTED_LATER |= {"log_window_value", "log_issue_time"}
+# Steady state: the check interval (3.35).
+SUPPORTED_LATER |= {"steadystate_check_interval"}
 
 
 def main():

@@ -35,6 +35,7 @@ pub use crate::options::cmdhelp::{
     valid_values, HelpOutput,
 };
 pub use crate::options::engines::ENGINES;
+pub use crate::options::newest_table as newest_options;
 pub use crate::options::table::OPTIONS;
 pub use crate::options::{lookup as lookup_option, FioType, Support};
 

@@ -196,6 +196,16 @@ pub enum Change {
     /// `sectors=`, `aggsectors=`; JSON `read_sectors`, `aggr_read_sectors`
     /// ...); terse is unchanged.
     DiskSectors,
+    /// Steady state is measured every `ss_interval` (fio's helper tick):
+    /// a measurement is the interval's count scaled by the time since the
+    /// last one over the interval squared (3.33: the count per second of
+    /// that time, so a short first tick no longer counts in full), and
+    /// `ss_dur` must be a multiple of the interval, over it.
+    SteadyStateInterval,
+    /// `steadystate=lat` and `lat_slope`: the criterion is the mean
+    /// completion latency of each interval, listed in JSON as `lat_ns`
+    /// with its `lat_mean`, and in the normal line as `lat=`.
+    SteadyStateLatency,
     /// JSON keeps empty strings (`""`), so options set without a value
     /// (`time_based`, `group_reporting`) appear in the options blocks;
     /// 3.33 left every empty string out with its key.
@@ -264,6 +274,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_35,
             what: "allrandrepeat an alias of randrepeat",
             upstream: "options.c (95282650)",
+        },
+        Entry {
+            change: Change::SteadyStateInterval,
+            since: V3_35,
+            what: "steady state measured per ss_interval; ss_dur a multiple of it",
+            upstream: "steadystate.c steadystate_check, init.c fixup_options (90e678ba, 93fdba01)",
         },
         option(
             "steadystate_check_interval",
@@ -345,6 +361,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_42,
             what: "JSON latency_target_ns and latency_window_us",
             upstream: "stat.c show_thread_status_json (4db5740d)",
+        },
+        Entry {
+            change: Change::SteadyStateLatency,
+            since: V3_42,
+            what: "steadystate=lat and lat_slope, JSON lat_ns and lat_mean",
+            upstream: "steadystate.c, stat.c show_ss_normal (e6ef1c10)",
         },
         option("comm", V3_42, "the job thread's name"),
         option("end_syncfs", V3_42, "syncfs() at the end of the job"),
@@ -431,7 +453,9 @@ mod tests {
             | Change::JsonEmptyStrings
             | Change::LatencyTargetUnits
             | Change::PrioHint
-            | Change::ZoneResetsOnlyZbd => c,
+            | Change::ZoneResetsOnlyZbd
+            | Change::SteadyStateInterval
+            | Change::SteadyStateLatency => c,
         };
         for c in [
             Change::SeedsFromRandseed,
@@ -441,6 +465,8 @@ mod tests {
             Change::LatencyTargetUnits,
             Change::PrioHint,
             Change::ZoneResetsOnlyZbd,
+            Change::SteadyStateInterval,
+            Change::SteadyStateLatency,
         ]
         .map(listed)
         {

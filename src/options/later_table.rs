@@ -677,7 +677,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "General",
         help: "Polling interval for the steady state check (too low means steadystate will not converge)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_40, revision: Revision::Replace(OptionDef {
         name: "uncached",

@@ -16,6 +16,12 @@ pub(crate) mod value;
 
 pub(crate) use def::OptionDef;
 pub use def::{FioType, Support};
+
+/// The option table of the newest release rfio follows (fio 3.33's with
+/// every later addition, change and removal up to it).
+pub fn newest_table() -> &'static [def::OptionDef] {
+    later::options(crate::release::Release::NEWEST)
+}
 pub(crate) use later::{lookup as lookup_in, options as table_of};
 pub(crate) use value::{parse_value, Value};
 

@@ -26,13 +26,23 @@ pub(crate) fn normal_line(e: &Entry) -> Option<String> {
         _ => Unit::None,
     };
     let bw = ss.bw_mean() / kb_base;
+    // fio 3.42 asks for usec or msec with a deviation of 0, which never
+    // passes: the mean latency is always in nsec.
+    let lat = if ss.lat {
+        format!(
+            ", lat={}nsec",
+            num2str(ss.lat_mean(), cfg.sig_figs, false, Unit::None)
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
-        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}\n",
+        "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {}{}={}{}\n",
         if ss.attained { "yes" } else { "no" },
         num2str_from(bw, cfg.sig_figs, 1, pow2, unit),
         num2str_from(bw, cfg.sig_figs, 1, !pow2, unit),
         num2str(ss.iops_mean(), cfg.sig_figs, false, Unit::None),
-        if ss.iops { "iops" } else { "bw" },
+        ss.measure(),
         if ss.slope { " slope" } else { " mean dev" },
         cfmt::f(ss.criterion, 3),
         if ss.pct { "%" } else { "" }
@@ -51,15 +61,19 @@ pub(crate) fn add_json(o: &mut Obj<'_>, e: &Entry) {
 /// met, the last values, and the measurements oldest first.
 fn json_obj(ss: &SteadyStateReport) -> Obj<'static> {
     let pct = if ss.pct { "%" } else { "" };
-    let (bw, iops): (Vec<Json<'static>>, Vec<Json<'static>>) = ss
-        .in_order()
-        .map(|(b, i)| (Json::Int(b.into()), Json::Int(i.into())))
-        .unzip();
+    let (mut bw, mut iops, mut lat) = (Vec::new(), Vec::new(), Vec::new());
+    for (b, i, l) in ss.in_order3() {
+        bw.push(Json::Int(b.into()));
+        iops.push(Json::Int(i.into()));
+        lat.push(Json::Int(l.into()));
+    }
     let mut data = Obj::new();
     data.int("bw_mean", ss.bw_mean())
-        .int("iops_mean", ss.iops_mean())
-        .arr("iops", iops)
-        .arr("bw", bw);
+        .int("iops_mean", ss.iops_mean());
+    if ss.lat {
+        data.int("lat_mean", ss.lat_mean()).arr("lat_ns", lat);
+    }
+    data.arr("iops", iops).arr("bw", bw);
     let mut o = Obj::new();
     o.str("ss", ss.spec())
         .int("duration", ss.duration as i32)
@@ -94,6 +108,7 @@ mod tests {
             criterion: 2.656335,
             bw_data: vec![10_953_427_544, 11_551_225_173],
             iops_data: vec![2_674_176, 2_820_123],
+            ..Default::default()
         }
     }
 

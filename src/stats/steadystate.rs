@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 /// What the output formats print of a job's steady state.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SteadyStateReport {
-    /// The criterion measures IOPS (else bandwidth).
+    /// The criterion measures IOPS (else bandwidth, or latency).
     pub(crate) iops: bool,
+    /// The criterion measures the mean completion latency (fio 3.42).
+    #[serde(default)]
+    pub(crate) lat: bool,
     /// A slope criterion (else the largest deviation from the mean).
     pub(crate) slope: bool,
     /// The limit and the criterion are percentages of the mean.
@@ -29,24 +32,50 @@ pub struct SteadyStateReport {
     /// The ring of measurements, bytes/s and IOPS (`duration` slots).
     pub(crate) bw_data: Vec<u64>,
     pub(crate) iops_data: Vec<u64>,
+    /// The mean completion latency (ns) of each slot, with `lat` only.
+    #[serde(default)]
+    pub(crate) lat_data: Vec<u64>,
 }
 
 impl SteadyStateReport {
     /// fio's `steadystate_bw_mean`: the integer mean of the slots.
     pub(crate) fn bw_mean(&self) -> u64 {
-        mean(&self.bw_data, self.duration)
+        mean(&self.bw_data)
     }
 
     /// fio's `steadystate_iops_mean`.
     pub(crate) fn iops_mean(&self) -> u64 {
-        mean(&self.iops_data, self.duration)
+        mean(&self.iops_data)
+    }
+
+    /// fio's `steadystate_lat_mean` (ns).
+    pub(crate) fn lat_mean(&self) -> u64 {
+        mean(&self.lat_data)
+    }
+
+    /// The slots oldest first, `(bw, iops, lat)`.
+    pub(crate) fn in_order3(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.order().map(move |k| {
+            let at = |v: &[u64]| v.get(k).copied().unwrap_or(0);
+            (at(&self.bw_data), at(&self.iops_data), at(&self.lat_data))
+        })
     }
 
     /// The slots oldest first, `(bw, iops)`, as fio's JSON lists them: the
     /// head is the oldest when the criterion was met or the ring never
     /// filled, else the slot before it.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn in_order(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let dur = self.duration as usize;
+        self.in_order3().map(|(b, i, _)| (b, i))
+    }
+
+    /// The ring's slots oldest first (fio's `intervals` of them: the
+    /// ring's length; a job without a ring lists `duration` zeros).
+    fn order(&self) -> impl Iterator<Item = usize> {
+        let dur = match self.bw_data.len() {
+            0 => self.duration as usize,
+            n => n,
+        };
         let head = self.head as usize;
         let first = if self.attained || !self.buffer_full {
             head
@@ -55,11 +84,7 @@ impl SteadyStateReport {
         } else {
             head - 1
         };
-        (0..dur).map(move |l| {
-            let k = (first + l) % dur;
-            let at = |v: &[u64]| v.get(k).copied().unwrap_or(0);
-            (at(&self.bw_data), at(&self.iops_data))
-        })
+        (0..dur).map(move |l| (first + l) % dur)
     }
 
     /// The criterion's name as fio's JSON `ss` gives it, with its limit
@@ -67,7 +92,7 @@ impl SteadyStateReport {
     pub(crate) fn spec(&self) -> String {
         format!(
             "{}{}:{:.6}{}",
-            if self.iops { "iops" } else { "bw" },
+            self.measure(),
             if self.slope { "_slope" } else { "" },
             self.limit as f32,
             if self.pct { "%" } else { "" }
@@ -75,16 +100,24 @@ impl SteadyStateReport {
     }
 }
 
-/// The integer mean of `dur` slots of `data` (0 without any).
-fn mean(data: &[u64], dur: u64) -> u64 {
-    if dur == 0 {
+impl SteadyStateReport {
+    /// What the criterion measures: `iops`, `lat` or `bw`.
+    pub(crate) fn measure(&self) -> &'static str {
+        match (self.iops, self.lat) {
+            (true, _) => "iops",
+            (false, true) => "lat",
+            _ => "bw",
+        }
+    }
+}
+
+/// The integer mean of the slots of `data` (0 without any).
+fn mean(data: &[u64]) -> u64 {
+    if data.is_empty() {
         return 0;
     }
-    let sum = data
-        .iter()
-        .take(dur as usize)
-        .fold(0u64, |s, v| s.wrapping_add(*v));
-    sum / dur
+    let sum = data.iter().fold(0u64, |s, v| s.wrapping_add(*v));
+    sum / data.len() as u64
 }
 
 #[cfg(test)]

@@ -100,6 +100,8 @@ pub(crate) struct JobProgress {
     /// the epoch (fio's `td->io_bytes`, `td->io_blocks`).
     bytes: [AtomicU64; 3],
     ios: [AtomicU64; 3],
+    /// The completion latencies recorded, summed (ns) and counted.
+    clat: [AtomicU64; 2],
     /// What the job will move in all (fio's `td->total_io_size`).
     total_bytes: AtomicU64,
     /// Full-report requests (`--status-interval`): asked and served
@@ -136,6 +138,7 @@ impl JobProgress {
             epoch: AtomicU64::new(0),
             bytes: Default::default(),
             ios: Default::default(),
+            clat: Default::default(),
             total_bytes: AtomicU64::new(0),
             snap_asked: AtomicU64::new(0),
             snap_served: AtomicU64::new(0),
@@ -207,6 +210,26 @@ impl JobProgress {
             Ordering::Relaxed,
         );
         n.store(n.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    }
+
+    /// One recorded completion's latency (ns). Only the job's own thread
+    /// calls this.
+    #[inline]
+    pub(crate) fn clat_done(&self, ns: u64) {
+        let (s, n) = (&self.clat[0], &self.clat[1]);
+        s.store(
+            s.load(Ordering::Relaxed).wrapping_add(ns),
+            Ordering::Relaxed,
+        );
+        n.store(n.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    }
+
+    /// The recorded completion latencies: their sum (ns) and count.
+    pub(crate) fn clat(&self) -> (u64, u64) {
+        (
+            self.clat[0].load(Ordering::Relaxed),
+            self.clat[1].load(Ordering::Relaxed),
+        )
     }
 
     pub(crate) fn bytes(&self) -> [u64; 3] {

@@ -24,9 +24,6 @@ use crate::plan::resolve::steadystate::SteadyStateOptions;
 use crate::plan::spec::{JobSpec, Plan};
 use crate::stats::SteadyStateReport;
 
-/// fio's `STEADYSTATE_MSEC`: how often the monitor looks.
-const INTERVAL: Duration = Duration::from_millis(1000);
-
 /// One job's ring of measurements and its criterion (fio's
 /// `steadystate_data`).
 #[derive(Debug, Clone)]
@@ -43,6 +40,7 @@ pub(crate) struct Detector {
     tail: u32,
     iops_data: Vec<u64>,
     bw_data: Vec<u64>,
+    lat_data: Vec<u64>,
     slope: f64,
     deviation: f64,
     criterion: f64,
@@ -56,7 +54,7 @@ pub(crate) struct Detector {
 impl Detector {
     /// A job's detector, before its first measurement (`td_steadystate_init`).
     pub(crate) fn new(o: SteadyStateOptions) -> Detector {
-        let d = o.dur_s;
+        let d = o.intervals();
         Detector {
             o,
             ramp_over: o.ramp_us == 0,
@@ -67,6 +65,7 @@ impl Detector {
             tail: 0,
             iops_data: Vec::new(),
             bw_data: Vec::new(),
+            lat_data: Vec::new(),
             slope: 0.0,
             deviation: 0.0,
             criterion: 0.0,
@@ -84,28 +83,39 @@ impl Detector {
 
     /// This job keeps the ring (`steadystate_alloc`).
     fn alloc(&mut self) {
-        let n = self.o.dur_s as usize;
+        let n = self.o.intervals() as usize;
         self.bw_data = vec![0; n];
         self.iops_data = vec![0; n];
+        self.lat_data = vec![0; n];
         self.data = true;
     }
 
     fn y(&self, i: usize) -> u64 {
         if self.o.iops {
             self.iops_data[i]
+        } else if self.o.lat {
+            self.lat_data[i]
         } else {
             self.bw_data[i]
         }
     }
 
-    /// One measurement; whether the criterion is met (the ring then keeps
+    /// One measurement (the interval's IOPS, bandwidth and mean completion
+    /// latency in ns); whether the criterion is met (the ring then keeps
     /// its place, else it moves on). The ring must be allocated.
-    pub(crate) fn measure(&mut self, iops: u64, bw: u64) -> bool {
-        let dur = self.o.dur_s;
+    pub(crate) fn measure(&mut self, iops: u64, bw: u64, lat: u64) -> bool {
+        let dur = self.o.intervals();
         let tail = self.tail as usize;
         self.bw_data[tail] = bw;
         self.iops_data[tail] = iops;
-        let new_val = if self.o.iops { iops } else { bw };
+        self.lat_data[tail] = lat;
+        let new_val = if self.o.iops {
+            iops
+        } else if self.o.lat {
+            lat
+        } else {
+            bw
+        };
         if self.buffer_full || u64::from(self.tail.wrapping_sub(self.head)) == dur.wrapping_sub(1) {
             let met = if self.o.slope {
                 self.slope_step(new_val)
@@ -126,7 +136,7 @@ impl Detector {
 
     /// fio's `steadystate_slope` once the ring is full.
     fn slope_step(&mut self, new_val: u64) -> bool {
-        let dur = self.o.dur_s;
+        let dur = self.o.intervals();
         let n = dur as usize;
         if !self.buffer_full {
             self.sum_y = 0;
@@ -167,7 +177,7 @@ impl Detector {
 
     /// fio's `steadystate_deviation` once the ring is full.
     fn deviation_step(&mut self) -> bool {
-        let n = self.o.dur_s as usize;
+        let n = self.o.intervals() as usize;
         if !self.buffer_full {
             self.sum_y = (0..n).fold(0u64, |s, i| s.wrapping_add(self.y(i)));
             self.buffer_full = true;
@@ -201,6 +211,7 @@ impl Detector {
     pub(crate) fn report(&self) -> SteadyStateReport {
         SteadyStateReport {
             iops: self.o.iops,
+            lat: self.o.lat,
             slope: self.o.slope,
             pct: self.o.pct,
             limit: self.o.limit,
@@ -213,6 +224,11 @@ impl Detector {
             criterion: self.criterion,
             bw_data: self.bw_data.clone(),
             iops_data: self.iops_data.clone(),
+            lat_data: if self.o.lat {
+                self.lat_data.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -242,12 +258,17 @@ struct Member<'a> {
     prev_time: Instant,
     prev_iops: u64,
     prev_bytes: u64,
+    /// The completion latencies summed (ns) and counted at the last look.
+    prev_lat: (u64, u64),
 }
 
 /// The once-a-second look at one group's jobs with steady state.
 pub(crate) struct Monitor<'a> {
     members: Vec<Member<'a>>,
     group: u32,
+    /// How often it looks (fio's helper tick: `ss_interval`, one for
+    /// the whole run).
+    interval: Duration,
 }
 
 impl<'a> Monitor<'a> {
@@ -282,19 +303,22 @@ impl<'a> Monitor<'a> {
                 prev_time: Instant::now(),
                 prev_iops: 0,
                 prev_bytes: 0,
+                prev_lat: (0, 0),
             });
         }
         if let Some(k) = last_grouped {
             out[k].det.alloc();
         }
         let group = members.first().map_or(0, |&i| plan.jobs[i].group_id);
-        (!out.is_empty()).then_some(Monitor {
+        let interval = Duration::from_millis(out.first()?.det.o.interval_ms.max(1));
+        Some(Monitor {
             members: out,
             group,
+            interval,
         })
     }
 
-    /// Look once a second (on the beat of `origin`, when the run began:
+    /// Look once an interval (on the beat of `origin`, when the run began:
     /// fio's helper thread) until `over`; the group's thread unparks this
     /// one when the group is over. Returns each measured job's report.
     pub(crate) fn run(
@@ -303,8 +327,9 @@ impl<'a> Monitor<'a> {
         stops: &JobStops,
         over: &AtomicBool,
     ) -> Vec<(usize, SteadyStateReport)> {
-        let beats = origin.elapsed().as_millis() / INTERVAL.as_millis() + 1;
-        let mut next = origin + INTERVAL * beats as u32;
+        let every = self.interval;
+        let beats = origin.elapsed().as_millis() / every.as_millis() + 1;
+        let mut next = origin + every * beats as u32;
         loop {
             let now = Instant::now();
             if over.load(Ordering::Relaxed) {
@@ -315,7 +340,7 @@ impl<'a> Monitor<'a> {
                 continue;
             }
             self.check(now, stops);
-            next += INTERVAL;
+            next += every;
         }
         self.members
             .iter()
@@ -326,6 +351,7 @@ impl<'a> Monitor<'a> {
     /// fio's `steadystate_check` over the group's jobs at `now`.
     fn check(&mut self, now: Instant, stops: &JobStops) {
         let (mut group_bw, mut group_iops, mut ramp_over_count) = (0u64, 0u64, 0u32);
+        let mut group_lat = (0u64, 0u64);
         let mut attained_group = false;
         for k in 0..self.members.len() {
             let m = &mut self.members[k];
@@ -341,6 +367,7 @@ impl<'a> Monitor<'a> {
             };
             if !m.group_reporting {
                 (group_bw, group_iops, ramp_over_count) = (0, 0, 0);
+                group_lat = (0, 0);
             }
             if m.epoch != Some(epoch) {
                 m.epoch = Some(epoch);
@@ -348,22 +375,27 @@ impl<'a> Monitor<'a> {
             }
             if !m.det.ramp_over
                 && now.saturating_duration_since(epoch).as_micros()
-                    >= u128::from(m.det.o.ramp_us) + 1_000_000
+                    >= u128::from(m.det.o.ramp_us) + u128::from(m.det.o.interval_ms) * 1000
             {
                 m.det.ramp_over = true;
             }
             let iops: u64 = m.progress.ios().iter().sum();
             let bytes: u64 = m.progress.bytes().iter().sum();
+            let lat = m.progress.clat();
             let rate_ms = (now.saturating_duration_since(m.prev_time).as_millis() as u64).max(1);
             m.prev_time = now;
             if m.det.ramp_over {
-                let per_sec = |n: u64, prev: u64| n.wrapping_sub(prev).wrapping_mul(1000) / rate_ms;
-                group_bw = group_bw.wrapping_add(per_sec(bytes, m.prev_bytes));
-                group_iops = group_iops.wrapping_add(per_sec(iops, m.prev_iops));
+                let o = &m.det.o;
+                let rate = |n: u64, prev: u64| rate(o, rate_ms, n.wrapping_sub(prev));
+                group_bw = group_bw.wrapping_add(rate(bytes, m.prev_bytes));
+                group_iops = group_iops.wrapping_add(rate(iops, m.prev_iops));
+                group_lat.0 = group_lat.0.wrapping_add(lat.0.wrapping_sub(m.prev_lat.0));
+                group_lat.1 = group_lat.1.wrapping_add(lat.1.wrapping_sub(m.prev_lat.1));
                 ramp_over_count += 1;
             }
             m.prev_iops = iops;
             m.prev_bytes = bytes;
+            m.prev_lat = lat;
             if (m.group_reporting && !m.det.data) || ramp_over_count == 0 {
                 continue;
             }
@@ -378,7 +410,11 @@ impl<'a> Monitor<'a> {
                 m.det.head,
                 m.det.tail
             );
-            if m.det.measure(group_iops, group_bw) {
+            let mean_lat = match group_lat.1 {
+                0 => 0,
+                n => (group_lat.0 as f64 / n as f64) as u64,
+            };
+            if m.det.measure(group_iops, group_bw, mean_lat) {
                 if m.group_reporting {
                     attained_group = true;
                 } else {
@@ -397,6 +433,19 @@ impl<'a> Monitor<'a> {
     }
 }
 
+/// A measurement of `delta` (bytes or I/Os) over `rate_ms` since the
+/// last: per second of that time (fio 3.33), or from fio 3.35 scaled by
+/// that time over the interval squared (`rate_time * delta / (interval^2
+/// / 1000)`), so a short first look counts short.
+fn rate(o: &SteadyStateOptions, rate_ms: u64, delta: u64) -> u64 {
+    if o.per_interval {
+        let i = o.interval_ms;
+        rate_ms.wrapping_mul(delta) / (i.wrapping_mul(i) / 1000).max(1)
+    } else {
+        delta.wrapping_mul(1000) / rate_ms
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,6 +458,9 @@ mod tests {
             limit,
             dur_s,
             ramp_us: 0,
+            lat: false,
+            interval_ms: 1000,
+            per_interval: false,
         });
         d.alloc();
         d
@@ -433,7 +485,7 @@ mod tests {
         let mut d = det(true, true, false, 0.5, 4);
         let ys = [100u64, 130, 90, 160, 170, 150, 155, 154];
         for (k, &y) in ys.iter().enumerate() {
-            let met = d.measure(y, y * 4096);
+            let met = d.measure(y, y * 4096, 0);
             if k < 3 {
                 assert!(!met && d.criterion == 0.0, "the ring is not full at {k}");
                 continue;
@@ -458,12 +510,15 @@ mod tests {
     fn a_slope_percentage_divides_by_the_integer_mean() {
         let mut d = det(false, true, true, 1.0, 3);
         for bw in [1000, 1010, 1021] {
-            d.measure(0, bw);
+            d.measure(0, bw, 0);
         }
         // Slope 10.5 over the integer mean 1010: 1.0396%, not under 1%.
         assert!((d.slope - 10.5).abs() < 1e-12);
         assert!((d.criterion - 100.0 * 10.5 / 1010.0).abs() < 1e-12);
-        assert!(d.measure(0, 1021), "[1010, 1021, 1021]: slope 5.5, 0.54%");
+        assert!(
+            d.measure(0, 1021, 0),
+            "[1010, 1021, 1021]: slope 5.5, 0.54%"
+        );
         let r = d.report();
         assert_eq!(
             r.in_order().map(|p| p.0).collect::<Vec<_>>(),
@@ -474,13 +529,13 @@ mod tests {
     #[test]
     fn the_deviation_is_the_largest_distance_from_the_mean() {
         let mut d = det(true, false, false, 15.0, 3);
-        assert!(!d.measure(100, 0));
-        assert!(!d.measure(120, 0));
+        assert!(!d.measure(100, 0, 0));
+        assert!(!d.measure(120, 0, 0));
         // [100, 120, 140]: mean 120, largest deviation 20.
-        assert!(!d.measure(140, 0));
+        assert!(!d.measure(140, 0, 0));
         assert_eq!((d.deviation, d.criterion), (20.0, 20.0));
         // [120, 140, 130]: mean 130, deviation 10 < 15.
-        assert!(d.measure(130, 0));
+        assert!(d.measure(130, 0, 0));
         assert_eq!(d.deviation, 10.0);
         let r = d.report();
         assert_eq!(
@@ -491,17 +546,17 @@ mod tests {
         // As a percentage of the mean: [100, 111] deviates 5.5 from
         // 105.5 (5.21%), [111, 110] 0.5 from 110.5 (0.45%).
         let mut d = det(true, false, true, 5.0, 2);
-        d.measure(100, 0);
-        assert!(!d.measure(111, 0));
+        d.measure(100, 0, 0);
+        assert!(!d.measure(111, 0, 0));
         assert!((d.criterion - 100.0 * 5.5 / 105.5).abs() < 1e-12);
-        assert!(d.measure(110, 0));
+        assert!(d.measure(110, 0, 0));
     }
 
     #[test]
     fn the_ring_order_survives_wrapping_when_not_met() {
         let mut d = det(true, false, false, 0.0, 3);
         for v in 1..=7 {
-            assert!(!d.measure(v, v * 10));
+            assert!(!d.measure(v, v * 10, 0));
         }
         let r = d.report();
         assert!(r.buffer_full && !r.attained);

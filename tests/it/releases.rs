@@ -128,26 +128,26 @@ fn an_option_of_a_later_release_is_named_with_it() {
     let dir = TempDir::new("releases-options");
     std::fs::write(
         dir.0.join("j.fio"),
-        "[j]\nioengine=null\nsize=1m\nss_interval=2s\n",
+        "[j]\nioengine=null\nsize=1m\ndp_scheme=s\n",
     )
     .unwrap();
     let o = rfio_env(&dir, false, None, &["--parse-only", "j.fio"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "rfio: j.fio:4:1: job 'j': unknown option 'ss_interval' (fio 3.35 added it; rfio behaves as fio-3.33)\n"
+        "rfio: j.fio:4:1: job 'j': unknown option 'dp_scheme' (fio 3.38 added it; rfio behaves as fio-3.33)\n"
     );
-    // From 3.35 the job reads (as fio 3.35's does), and is refused before
+    // From 3.38 the job reads (as fio 3.38's does), and is refused before
     // it starts until rfio runs the option.
-    let o = rfio_env(&dir, false, Some("3.35"), &["--parse-only", "j.fio"]);
+    let o = rfio_env(&dir, false, Some("3.38"), &["--parse-only", "j.fio"]);
     assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(0), ""));
-    let o = rfio_env(&dir, false, Some("3.35"), &["--output=/dev/null", "j.fio"]);
+    let o = rfio_env(&dir, false, Some("3.38"), &["--output=/dev/null", "j.fio"]);
     assert_eq!(o.status.code(), Some(1));
     let last = stderr(&o).lines().last().unwrap_or_default().to_string();
     assert_eq!(
         last,
-        "rfio: j.fio:4:1: job 'j': option 'steadystate_check_interval' (steady-state sampling \
-         interval) came with fio 3.35, and rfio does not run it yet"
+        "rfio: j.fio:4:1: job 'j': option 'dp_scheme' (a file of placement ID schemes) \
+         came with fio 3.38, and rfio does not run it yet"
     );
 }
 

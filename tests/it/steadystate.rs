@@ -523,3 +523,122 @@ fn a_job_is_not_measured_during_its_ramp_time() {
     let iops = j["steadystate"]["data"]["iops"][0].as_u64().unwrap();
     assert!((600..=1400).contains(&iops), "{iops} IOPS");
 }
+
+/// fio 3.35 refuses an `ss_dur` that is not a multiple of `ss_interval`
+/// over it, and an interval under a second; 3.33 knows no `ss_interval`
+/// and runs `ss_dur=1` (whose one-second window is met at once).
+#[test]
+fn the_check_interval_and_its_refusals_follow_the_release() {
+    let dir = TempDir::new("ss-interval");
+    let job = ["--name=s", "--ioengine=null", "--size=1m"];
+    let run = |extra: &[&str]| {
+        let mut a = job.to_vec();
+        a.extend_from_slice(extra);
+        rfio(&dir, &a)
+    };
+    let o = run(&["--compat=fio-3.35", "--ss_dur=1s"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("ss_duration 1000000us must be multiple of ss_check_interval 1000000us"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["--compat=fio-3.42", "--ss_dur=3s", "--ss_interval=2s"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o)
+        .contains("ss_duration 3000000us must be multiple of ss_check_interval 2000000us"));
+    let o = run(&["--compat=fio-3.42", "--ss_dur=2s", "--ss_interval=500ms"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("ss_check_interval must be at least 1s"));
+    let o = run(&["--compat=fio-3.33", "--ss_dur=2s", "--ss_interval=1s"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("ss_interval"), "{}", stderr(&o));
+    let o = run(&["--compat=fio-3.33", "--ss_dur=1s"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Under fio 3.42 a run measured every 2 s keeps `ss_dur / ss_interval`
+/// slots, and a latency criterion lists each slot's mean completion
+/// latency (`lat_ns`) and their mean, as fio 3.42's JSON and normal
+/// line do.
+#[test]
+fn a_latency_criterion_lists_its_latencies_under_3_42() {
+    let dir = TempDir::new("ss-lat");
+    let o = steady_job(
+        &dir,
+        "--runtime=6",
+        &[
+            "--compat=fio-3.42",
+            "--ss=lat:1000%",
+            "--ss_dur=4",
+            "--ss_interval=2",
+            "--output-format=json,normal",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = &json(&o)["jobs"][0];
+    let ss = &j["steadystate"];
+    assert_eq!(ss["ss"], "lat:1000.000000%");
+    assert_eq!(ss["duration"], 4);
+    assert_eq!(ss["attained"], 1, "{ss}");
+    let data = &ss["data"];
+    let keys: Vec<&str> = data
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        ["bw_mean", "iops_mean", "lat_mean", "lat_ns", "iops", "bw"]
+    );
+    let lats: Vec<u64> = data["lat_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(lats.len(), 2, "{data}");
+    assert!(lats.iter().all(|&l| l > 0), "{lats:?}");
+    assert_eq!(data["lat_mean"].as_u64(), Some((lats[0] + lats[1]) / 2));
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.starts_with("  steadystate  :"))
+        .unwrap()
+        .to_string();
+    assert!(
+        line.contains(", lat=") && line.contains("nsec, lat mean dev="),
+        "{line}"
+    );
+    // 3.33 has no latency criterion.
+    let o = steady_job(
+        &dir,
+        "--runtime=1",
+        &["--compat=fio-3.33", "--ss=lat:10%", "--ss_dur=2"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// fio 3.35 scales each measurement by the time since the last over the
+/// interval: the first look, under an interval after the job's start,
+/// counts short (3.33 counted it per second in full).
+#[test]
+fn the_first_look_counts_short_from_3_35() {
+    let dir = TempDir::new("ss-first");
+    let first = |release: &str| {
+        let o = steady_job(
+            &dir,
+            "--runtime=3",
+            &[release, "--ss=iops:0", "--ss_dur=3", "--output-format=json"],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ss = json(&o)["jobs"][0]["steadystate"].clone();
+        ss["data"]["iops"][0].as_u64().unwrap()
+    };
+    let (old, new) = (first("--compat=fio-3.33"), first("--compat=fio-3.42"));
+    // 2000 IOPS: 3.33's first slot is a rate (about 2000); 3.42's is
+    // the I/Os of the part-interval times its share of the interval.
+    assert!((1900..=2100).contains(&old), "3.33: {old}");
+    assert!(new < old, "3.42: {new} vs 3.33: {old}");
+}

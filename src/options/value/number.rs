@@ -244,6 +244,11 @@ fn default_time_mult(unit: TimeUnit) -> u128 {
 
 /// A time in microseconds.
 fn lex_time(def: &OptionDef, text: &str) -> Result<i128, ValueError> {
+    lex_time_in(def.time_unit, text)
+}
+
+/// A time in microseconds, a bare number counted in `unit`.
+pub(super) fn lex_time_in(unit: TimeUnit, text: &str) -> Result<i128, ValueError> {
     let w = lex_whole(text, "a time")?;
     if w.hex {
         // fio reads the `x` of `0x10` as an unknown unit: 16 µs even for
@@ -257,7 +262,7 @@ fn lex_time(def: &OptionDef, text: &str) -> Result<i128, ValueError> {
     }
     let (suffix, after) = letters(w.rest);
     let mult = if suffix.is_empty() {
-        default_time_mult(def.time_unit)
+        default_time_mult(unit)
     } else {
         time_mult(suffix).ok_or_else(|| bad_suffix(text, suffix))?
     };

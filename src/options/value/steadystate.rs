@@ -1,12 +1,13 @@
 //! The threshold after `steadystate=CRITERION:` (fio's
 //! `str_steadystate_cb`): a percentage (`iops:10%`, `bw_slope:0.1%`), or an
 //! absolute limit, IOPS as a float (`iops:500`) or bandwidth as a size in
-//! bytes per second (`bw:12m`).
+//! bytes per second (`bw:12m`), latency (fio 3.42) as a time, which fio
+//! keeps in microseconds and compares with nanoseconds.
 //!
 //! fio reads the number with `sscanf`/`strtoll` and ignores what follows
 //! it (`iops:1k` is 1 IOPS there); rfio refuses such text.
 
-use super::number::{invalid, parse_signed_size};
+use super::number::{invalid, lex_time_in, parse_signed_size};
 use super::{ParseCtx, ValueError};
 
 /// A steady-state threshold as fio keeps it: the limit, and whether it is
@@ -17,11 +18,16 @@ pub(crate) struct Threshold {
     pub(crate) limit: f64,
     /// A bandwidth limit in bytes per second (fio prints it as an integer).
     bw_bytes: Option<i64>,
+    /// A latency limit (fio prints it as an integer, calling it nsec).
+    lat: Option<i64>,
 }
 
 impl Threshold {
     /// fio's `parse` debug message for it (newline included).
     pub(crate) fn debug_message(&self) -> String {
+        if let (false, Some(t)) = (self.pct, self.lat) {
+            return format!("set steady state latency threshold to {t} nsec\n");
+        }
         match (self.pct, self.bw_bytes) {
             (true, _) => format!("set steady state threshold to {:.6}%\n", self.limit),
             (false, Some(b)) => format!("set steady state BW threshold to {b}\n"),
@@ -59,6 +65,19 @@ pub(crate) fn threshold(
             pct: true,
             limit,
             bw_bytes: None,
+            lat: None,
+        });
+    }
+    if criterion.starts_with("lat") {
+        let t = lex_time_in(crate::options::def::TimeUnit::Micros, post.trim())
+            .ok()
+            .and_then(|t| i64::try_from(t).ok())
+            .ok_or_else(|| invalid(post, "a latency threshold (a time, or N%)"))?;
+        return Ok(Threshold {
+            pct: false,
+            limit: t as f64,
+            bw_bytes: None,
+            lat: Some(t),
         });
     }
     if criterion.starts_with("iops") {
@@ -67,6 +86,7 @@ pub(crate) fn threshold(
             pct: false,
             limit,
             bw_bytes: None,
+            lat: None,
         });
     }
     let b = parse_signed_size(post.trim(), ctx)
@@ -75,6 +95,7 @@ pub(crate) fn threshold(
         pct: false,
         limit: b as f64,
         bw_bytes: Some(b),
+        lat: None,
     })
 }
 

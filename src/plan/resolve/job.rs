@@ -100,7 +100,7 @@ pub(crate) fn resolve(
         verify,
         verify_state_load: verify::state_load(o),
         exec: exec::resolve(o),
-        steadystate: steadystate::resolve(o),
+        steadystate: steadystate::resolve(o, release, &mut invalid),
         iolog,
         host,
         flow: flow::resolve(o),

@@ -263,6 +263,7 @@ fn full_entry() -> (Entry, GroupRun) {
         criterion: 2.5,
         bw_data: vec![1, 2, 3],
         iops_data: vec![4, 5, 6],
+        ..SteadyStateReport::default()
     });
     let g = GroupRun {
         id: 2,

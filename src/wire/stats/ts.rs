@@ -478,5 +478,7 @@ fn read_ss(r: &Le, l: &Layout) -> Result<Option<SteadyStateReport>, BodyError> {
         criterion: r.fp64(l.at(F::SsCriterion)),
         bw_data: ring(F::SsBwOffset)?,
         iops_data: ring(F::SsIopsOffset)?,
+        // rfio's server speaks fio 3.33's layout, which has no latency ring.
+        ..SteadyStateReport::default()
     }))
 }

@@ -334,6 +334,8 @@ impl<C: Clock> Exec<'_, '_, C> {
                 },
                 timing: Timing::Io,
             });
+            // Steady state's latency criterion reads it (fio 3.42).
+            self.progress.clat_done(clat);
             if self.lat.counted(u.io.dir) {
                 self.check_latency(t, now.saturating_sub(u.start_ns), now);
             }
