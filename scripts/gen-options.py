@@ -1091,7 +1091,7 @@ LATER_ROWS = [
 
 # Options of the later releases that rfio runs (the rest are refused when a
 # job sets them: "came with fio X, and rfio does not run it yet").
-SUPPORTED_LATER = set()
+SUPPORTED_LATER = {"verify_write_sequence", "verify_header_seed", "verify_pattern_interval"}
 
 
 def main():
