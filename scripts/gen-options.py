@@ -1097,6 +1097,8 @@ SUPPORTED_LATER = set()
 SUPPORTED_LATER |= {"log_window_value", "log_issue_time"}
 # Steady state: the check interval (3.35).
 SUPPORTED_LATER |= {"steadystate_check_interval"}
+# Verify (3.38, 3.40).
+SUPPORTED_LATER |= {"verify_write_sequence", "verify_header_seed", "verify_pattern_interval"}
 
 
 def main():

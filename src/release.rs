@@ -219,6 +219,22 @@ pub enum Change {
     /// (`zonemode=zbd` with writes or trims), on each of its lines, and in
     /// JSON as `zone_resets`; 3.33 gave every write line `; 0 zone resets`.
     ZoneResetsOnlyZbd,
+    /// fio's sha512 finalises: the stored checksum is the digest (over
+    /// the final padded block); 3.33 stored the last block it was given.
+    Sha512Final,
+    /// `verify_offset` plus the header past `verify_interval` is refused
+    /// in fio's words (`cannot offset verify header beyond the verify
+    /// interval`), whatever the verify type.
+    VerifyOffsetInInterval,
+    /// The read back checks the header's seed in any job that writes
+    /// (`verify_header_seed`), not only in one that reads and writes.
+    HeaderSeedCheck,
+    /// `numberio` is not checked with `norandommap` at `iodepth` > 1 on
+    /// an engine that queues (unless `verify_write_sequence` is set).
+    WriteSequenceQueued,
+    /// The verify header is versioned (0x81): 48 bytes, an 8-bit type, a
+    /// 64-bit `numberio`; a header of another version fails the check.
+    VerifyHeaderV81,
 }
 
 impl Change {
@@ -330,6 +346,12 @@ pub static CHANGES: &[Entry] = {
             "verify checks write sequence numbers",
         ),
         Entry {
+            change: Change::Sha512Final,
+            since: V3_39,
+            what: "sha512 verify stores the real digest",
+            upstream: "crc/sha512.c fio_sha512_final, verify.c (3ee53198)",
+        },
+        Entry {
             change: Change::JsonEmptyStrings,
             since: V3_39,
             what: "JSON empty strings kept: valueless options in options blocks",
@@ -346,6 +368,30 @@ pub static CHANGES: &[Entry] = {
             V3_40,
             "verify pattern restarts every N bytes",
         ),
+        Entry {
+            change: Change::VerifyOffsetInInterval,
+            since: V3_40,
+            what: "verify_offset past verify_interval refused in fio's words",
+            upstream: "init.c fixup_options (c0bd027f)",
+        },
+        Entry {
+            change: Change::HeaderSeedCheck,
+            since: V3_40,
+            what: "verify checks the header seed of any writing job",
+            upstream: "verify.c verify_header, init.c fixup_options (9cd28988, 3afb9a75)",
+        },
+        Entry {
+            change: Change::WriteSequenceQueued,
+            since: V3_40,
+            what: "no numberio check with norandommap and a queue",
+            upstream: "init.c fixup_options (b5ab9ba8)",
+        },
+        Entry {
+            change: Change::VerifyHeaderV81,
+            since: V3_41,
+            what: "verify header version 0x81, 48 bytes, 64-bit numberio",
+            upstream: "verify.h struct verify_header, verify.c verify_header (e1a250c2)",
+        },
         option("filetype", V3_41, "the type of the job's files"),
         option("sprandom", V3_41, "SSD preconditioning random writes"),
         option("spr_num_regions", V3_41, "sprandom's regions"),
@@ -455,7 +501,12 @@ mod tests {
             | Change::PrioHint
             | Change::ZoneResetsOnlyZbd
             | Change::SteadyStateInterval
-            | Change::SteadyStateLatency => c,
+            | Change::SteadyStateLatency
+            | Change::Sha512Final
+            | Change::VerifyOffsetInInterval
+            | Change::HeaderSeedCheck
+            | Change::WriteSequenceQueued
+            | Change::VerifyHeaderV81 => c,
         };
         for c in [
             Change::SeedsFromRandseed,
@@ -467,6 +518,11 @@ mod tests {
             Change::ZoneResetsOnlyZbd,
             Change::SteadyStateInterval,
             Change::SteadyStateLatency,
+            Change::Sha512Final,
+            Change::VerifyOffsetInInterval,
+            Change::HeaderSeedCheck,
+            Change::WriteSequenceQueued,
+            Change::VerifyHeaderV81,
         ]
         .map(listed)
         {

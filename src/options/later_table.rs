@@ -278,7 +278,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Re-create verify pattern every N bytes",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["verify_state_save"], def: OptionDef {
         name: "verify_write_sequence",
@@ -296,7 +296,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Verify header write sequence number",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_40, revision: Revision::Add { after: &["verify_write_sequence", "verify_state_save"], def: OptionDef {
         name: "verify_header_seed",
@@ -314,7 +314,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Verify the header seed used to generate the buffer contents",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_40, revision: Revision::Add { after: &["zone_reset_frequency"], def: OptionDef {
         name: "recover_zbd_write_error",

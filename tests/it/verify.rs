@@ -250,3 +250,215 @@ fn a_corrupted_block_fails_as_in_fio() {
         }
     }
 }
+
+/// fio 3.42 built from upstream, if this machine has it (see
+/// `common::require`: `RFIO_TEST_NO_FIO_3_42=1` marks a machine without).
+fn fio_42() -> Option<&'static str> {
+    const FIO_42: &str = "/root/.cache/rfio-oracles/fio-3.42/fio";
+    let missing = (!std::path::Path::new(FIO_42).exists()).then(|| format!("{FIO_42} is absent"));
+    common::require::require("fio-3.42", missing).then_some(FIO_42)
+}
+
+/// The `verify:` lines of stderr.
+fn verify_lines(o: &Output) -> Vec<String> {
+    messages(o)
+        .into_iter()
+        .filter(|l| l.starts_with("verify:"))
+        .collect()
+}
+
+/// `job` as release `compat` runs it (`--compat=fio-3.NN`).
+fn job_as(compat: &str, file: &str, rw: &str, verify: &str, extra: &[&str]) -> Vec<String> {
+    let mut v = vec![format!("--compat=fio-{compat}")];
+    v.extend(job(file, rw, verify, extra));
+    v
+}
+
+#[test]
+fn fio_3_41_writes_the_versioned_header() {
+    let d = TempDir::new("verify-hdr81");
+    let a = job_as("3.41", "f", "write", "md5", &["--do_verify=0"]);
+    let o = run(RFIO, &d.0, &args(&a));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = std::fs::read(d.file("f")).unwrap();
+    for (i, h) in b.chunks(4096).enumerate() {
+        assert_eq!(&h[0..4], &[0xca, 0xac, 0x81, 2], "magic, version, md5");
+        assert_eq!(u32::from_le_bytes(h[4..8].try_into().unwrap()), 4096);
+        assert_eq!(
+            u64::from_le_bytes(h[16..24].try_into().unwrap()),
+            i as u64 * 4096
+        );
+        assert_eq!(
+            u64::from_le_bytes(h[32..40].try_into().unwrap()),
+            i as u64,
+            "numberio"
+        );
+        assert_eq!(u16::from_le_bytes([h[40], h[41]]), 1, "thread");
+        let crc = !crc32c::crc32c(&h[..44]);
+        assert_eq!(u32::from_le_bytes(h[44..48].try_into().unwrap()), crc);
+        use md5::Digest;
+        assert_eq!(&h[48..64], md5::Md5::digest(&h[64..]).as_slice());
+    }
+    // 3.40 still writes 3.33's 40 bytes.
+    let a = job_as("3.40", "g", "write", "md5", &["--do_verify=0"]);
+    assert!(run(RFIO, &d.0, &args(&a)).status.success());
+    let b = std::fs::read(d.file("g")).unwrap();
+    assert_eq!(&b[0..4], &[0xca, 0xac, 2, 0]);
+    assert_eq!(u16::from_le_bytes([b[4096 + 34], b[4096 + 35]]), 1);
+    // A 3.33 file does not verify as 3.42: its "version" is its type.
+    let a = job_as("3.42", "g", "write", "md5", &["--verify_only"]);
+    let o = run(RFIO, &d.0, &args(&a));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(
+        "\nverify: unsupported header version 2, wanted 81. Are you trying to verify across \
+         versions of fio? at file g offset 0, length 4096 (requested block: offset=0, length=4096)\n"
+    ), "{}", stderr(&o));
+}
+
+/// fio 3.39's sha512 is the digest: the checksum area holds SHA-512 of the
+/// interval's data, then the final padded block's last 64 bytes; 3.38's
+/// is the last block it hashed.
+#[test]
+fn sha512_is_the_digest_from_fio_3_39() {
+    use sha2::Digest;
+    let d = TempDir::new("verify-sha512");
+    for (compat, hl) in [("3.39", 40), ("3.41", 48)] {
+        let a = job_as(compat, "f", "write", "sha512", &["--do_verify=0"]);
+        assert!(run(RFIO, &d.0, &args(&a)).status.success());
+        let b = std::fs::read(d.file("f")).unwrap();
+        let data = &b[hl + 128..4096];
+        assert_eq!(
+            &b[hl..hl + 64],
+            sha2::Sha512::digest(data).as_slice(),
+            "{compat}"
+        );
+        let bits = ((data.len() as u128) * 8).to_be_bytes();
+        assert_eq!(&b[hl + 112..hl + 128], &bits, "{compat}: the length");
+    }
+    let a = job_as("3.38", "f", "write", "sha512", &["--do_verify=0"]);
+    assert!(run(RFIO, &d.0, &args(&a)).status.success());
+    let b = std::fs::read(d.file("f")).unwrap();
+    // 3.38: the data's first block, its tail over it (4096 - 168 = 30 * 128 + 88).
+    let data = &b[168..4096];
+    assert_eq!(&b[40..40 + 88], &data[data.len() - 88..]);
+    assert_eq!(&b[40 + 88..168], &data[88..128]);
+}
+
+/// The checks fio 3.40 adds: the header's seed (`verify_header_seed`, on
+/// in any writing job, off with `verify_only` unless set), in fio 3.42's
+/// words; 3.33 does not know the option.
+#[test]
+fn verify_header_seed_checks_the_seed_from_fio_3_40() {
+    let d = TempDir::new("verify-seed");
+    let w = job_as(
+        "3.42",
+        "f",
+        "write",
+        "crc32c",
+        &["--randseed=1", "--do_verify=0"],
+    );
+    assert!(run(RFIO, &d.0, &args(&w)).status.success());
+    let c = job_as(
+        "3.42",
+        "f",
+        "write",
+        "crc32c",
+        &["--randseed=2", "--verify_only"],
+    );
+    let o = run(RFIO, &d.0, &args(&c));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut c2 = c.clone();
+    c2.push("--verify_header_seed=1".into());
+    let o = run(RFIO, &d.0, &args(&c2));
+    assert_eq!(o.status.code(), Some(1));
+    let want = "verify: bad header rand_seed 2269289875017330490, wanted 7378811650592255237 \
+                at file f offset 0, length 4096 (requested block: offset=0, length=4096)";
+    assert_eq!(verify_lines(&o)[0], want);
+    let mut c3 = job("f", "write", "crc32c", &["--verify_only"]);
+    c3.push("--verify_header_seed=1".into());
+    let o = run(RFIO, &d.0, &args(&c3));
+    assert!(
+        stderr(&o).contains("unknown option 'verify_header_seed'"),
+        "{}",
+        stderr(&o)
+    );
+    if let Some(fio) = fio_42() {
+        let o = run(fio, &d.0, &args(&c2[1..]));
+        assert_eq!(verify_lines(&o)[0], want);
+    }
+}
+
+/// Files written by rfio as fio 3.42 verify with real fio 3.42 and the
+/// other way round, every layout 3.42 writes (its header, sha512, a
+/// pattern with a header and `verify_pattern_interval`, a moved header).
+#[test]
+fn fio_3_42_files_verify_across_fio_and_rfio() {
+    let Some(fio) = fio_42() else {
+        return;
+    };
+    let d = TempDir::new("verify-cross42");
+    for (t, extra) in [
+        ("md5", &[][..]),
+        ("crc32c", &[][..]),
+        ("sha512", &[][..]),
+        (
+            "sha256",
+            &["--verify_interval=1k", "--verify_offset=200"][..],
+        ),
+        ("meta", &[][..]),
+        (
+            "pattern_hdr",
+            &["--verify_pattern=0xabcd%o", "--verify_pattern_interval=512"][..],
+        ),
+        (
+            "pattern",
+            &["--verify_pattern=0x12%o", "--verify_pattern_interval=100"][..],
+        ),
+    ] {
+        for (writer, checker) in [(RFIO, fio), (fio, RFIO)] {
+            let _ = std::fs::remove_file(d.file("x"));
+            let mut w = job_as("3.42", "x", "randwrite", t, &["--do_verify=0"]);
+            w.extend(extra.iter().map(|s| s.to_string()));
+            let skip = usize::from(writer != RFIO);
+            let o = run(writer, &d.0, &args(&w[skip..]));
+            assert!(o.status.success(), "{writer} {t}: {}", stderr(&o));
+            let mut c = job_as("3.42", "x", "randwrite", t, &["--verify_only"]);
+            c.extend(extra.iter().map(|s| s.to_string()));
+            let skip = usize::from(checker != RFIO);
+            let o = run(checker, &d.0, &args(&c[skip..]));
+            assert!(
+                o.status.success(),
+                "{checker} on {writer}'s {t}: {}",
+                stderr(&o)
+            );
+            let f = terse(&o);
+            assert_eq!((f[4].as_str(), f[5].as_str()), ("0", "64"), "{t} {extra:?}");
+        }
+    }
+}
+
+/// fio 3.40 refuses a header moved past the interval in its words
+/// (`verify_offset` plus the header, whatever the checksum).
+#[test]
+fn verify_offset_past_the_interval_is_refused_as_fio_3_40_does() {
+    let d = TempDir::new("verify-offset");
+    let extra = ["--verify_interval=1k", "--verify_offset=1000"];
+    let o = run(
+        RFIO,
+        &d.0,
+        &args(&job_as("3.42", "f", "write", "md5", &extra)),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("fio: cannot offset verify header beyond the verify interval."),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(RFIO, &d.0, &args(&job("f", "write", "md5", &extra)));
+    assert!(
+        stderr(&o)
+            .contains("verify_offset=1000: the header (56 bytes) must fit in verify_interval=1024"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -70,13 +70,23 @@ pub(crate) fn resolve(
     let (buffers, working_set) = buffers::resolve(o, &mut invalid);
     let bs = bs::sizes(o);
     let offsets = offsets::resolve(o, pattern.random, &mut invalid);
+    let zones = zones::resolve(o, &mut invalid);
     let verify = verify::resolve(
         o,
         &bs,
         verify::Rw {
+            read: pattern.read,
             write: pattern.write,
             trim: pattern.trim,
             random: pattern.random,
+            overlap_risk: o.is("norandommap")
+                || o.is("softrandommap")
+                || offsets.seq_nr > 1
+                || offsets.seq_add != 0,
+            zone_resets: o.value("zone_reset_frequency").is_some()
+                && matches!(&zones, Ok(Some(ZoneMode::Zbd(z))) if z.reset_frequency > 0.0),
+            iodepth: o.int("iodepth").map_or(1, |d| d.max(1) as u32),
+            release,
         },
         &mut invalid,
     );
@@ -93,7 +103,7 @@ pub(crate) fn resolve(
         block: bs::resolve(o),
         buffers,
         working_set,
-        zones: zones::resolve(o, &mut invalid),
+        zones,
         norandommap: o.is("norandommap"),
         seeds: random::resolve(o, release),
         offsets,

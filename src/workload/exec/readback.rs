@@ -434,13 +434,15 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn setup_verify_read(&mut self, t: u32, piece: Piece, now: u64) {
         // The seed fio draws for the read (for a replayed write, the one
         // its write drew; a replayed trim draws none).
+        let mut seed = 0;
         if !(self.verify.exp && piece.trimmed) {
             if let Some(v) = self.verify.verifier() {
-                v.draw_read_seed();
+                seed = v.draw_read_seed();
             }
         }
         self.setup_unit(t, Ddir::Read, &piece, now);
         let u = self.units.get_mut(t);
+        u.rand_seed = seed;
         u.ver_list = true;
         u.trimmed = piece.trimmed;
     }
@@ -499,6 +501,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             file: &name,
             offset: u.offset0,
             numberio,
+            rand_seed: u.ver_list.then_some(u.rand_seed),
             flags,
             time: (u.start_ns / 1_000_000_000, u.start_ns % 1_000_000_000),
             trimmed: u.trimmed,

@@ -30,6 +30,9 @@ pub(super) struct Unit {
     pub(super) piece: u64,
     /// A read back of a trimmed block (fio's `IO_U_F_TRIMMED`).
     pub(super) trimmed: bool,
+    /// The seed a read back drew (fio's `io_u->rand_seed`), which the
+    /// header must hold when the verifier checks it.
+    pub(super) rand_seed: u64,
 }
 
 /// The pool. Units are named by their token (`0..len`), which is also the
@@ -70,6 +73,7 @@ impl Units {
                 ver_list: false,
                 piece: 0,
                 trimmed: false,
+                rand_seed: 0,
             })
             .collect();
         Units {

@@ -84,8 +84,36 @@ fn fio_sha512(data: &[u8], out: &mut [u8]) {
     out[..rem].copy_from_slice(&data[n - rem..]);
 }
 
-/// The checksum of `data` as fio stores it, into `out[..kind.csum_len()]`.
-/// Allocation free.
+/// What fio 3.39's sha512 leaves in its 128-byte buffer once it
+/// finalises: the SHA-512 digest (big-endian words) over the first 64
+/// bytes of the final padded block, whose last 16 bytes are the bit
+/// length.
+fn fio_sha512_final(data: &[u8], out: &mut [u8]) {
+    use sha2::Digest;
+    let n = data.len();
+    let rem = n % 128;
+    let mut last = [0u8; 128];
+    if rem < 112 {
+        last[..rem].copy_from_slice(&data[n - rem..]);
+        last[rem] = 0x80;
+    }
+    last[112..].copy_from_slice(&((n as u128) << 3).to_be_bytes());
+    out[..128].copy_from_slice(&last);
+    out[..64].copy_from_slice(&sha2::Sha512::digest(data));
+}
+
+/// The checksum of `data` as the release stores it: fio 3.33's
+/// ([`checksum`]), or with fio 3.39's finalised sha512.
+pub(crate) fn checksum_of(kind: Kind, data: &[u8], out: &mut [u8], sha512_final: bool) {
+    if kind == Kind::Sha512 && sha512_final {
+        fio_sha512_final(data, out);
+    } else {
+        checksum(kind, data, out);
+    }
+}
+
+/// The checksum of `data` as fio 3.33 stores it, into
+/// `out[..kind.csum_len()]`. Allocation free.
 pub(crate) fn checksum(kind: Kind, data: &[u8], out: &mut [u8]) {
     use sha2::Digest;
     match kind {

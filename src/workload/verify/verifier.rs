@@ -1,10 +1,10 @@
 //! What a verified write is filled with, and the checks of the reads
 //! that follow (fio's `populate_verify_io_u`, `verify_io_u`).
 
-use super::checksum::{checksum, fio_crc32c};
-use super::header::{swap_header, Header, MAGIC};
+use super::checksum::{checksum_of, fio_crc32c};
+use super::header::{crc_at, swap_header, Header, MAGIC, VERSION};
 use super::trim::check_zero;
-use crate::plan::resolve::verify::{Kind, VerifyPattern, HDR_LEN};
+use crate::plan::resolve::verify::{HeaderFormat, Kind, SeqCheck, VerifyPattern};
 use crate::plan::spec::JobSpec;
 use crate::rand::{FioRand, Generator, Slot};
 use crate::workload::buffers::fill_percentage;
@@ -33,6 +33,8 @@ pub(crate) struct ReadBack<'a> {
     /// The write's `numberio`, when it must match (a block read back by a
     /// job that wrote it).
     pub(crate) numberio: Option<u16>,
+    /// The seed the read back drew, when it is a read of a logged write.
+    pub(crate) rand_seed: Option<u64>,
     /// fio's `io_u->flags` in the message (`IO_U_F_*`).
     pub(crate) flags: u32,
     /// The issue time to regenerate expected data with.
@@ -81,6 +83,14 @@ pub(crate) struct Verifier {
     repeatable: bool,
     /// Scratch for a checksum (the largest area is 128 bytes).
     csum: [u8; 128],
+    /// The release's header layout.
+    format: HeaderFormat,
+    /// Whether `numberio` and the seed are checked.
+    write_sequence: bool,
+    header_seed: bool,
+    sha512_final: bool,
+    /// `verify_pattern_interval` (0: none; `None`: a release without it).
+    pattern_interval: Option<u64>,
 }
 
 impl Verifier {
@@ -116,6 +126,17 @@ impl Verifier {
             use64,
             repeatable: seeds.repeatable,
             csum: [0; 128],
+            format: o.header,
+            write_sequence: match o.write_sequence {
+                SeqCheck::On => true,
+                SeqCheck::Off => false,
+                SeqCheck::UnlessQueued => {
+                    crate::ioengine::flags(&spec.ioengine).is_some_and(|f| f.sync)
+                }
+            },
+            header_seed: o.header_seed,
+            sha512_final: o.sha512_final,
+            pattern_interval: o.pattern_interval,
         })
     }
 
@@ -130,6 +151,12 @@ impl Verifier {
     /// `randrepeat` says (`td_fill_verify_state_seed`).
     pub(crate) fn reseed(&mut self) {
         self.state = FioRand::new(self.seed, self.use64);
+    }
+
+    /// Header plus checksum in this release's layout.
+    #[inline]
+    fn hdr_size(&self) -> usize {
+        self.kind.hdr_size(self.format.len())
     }
 
     /// Whether data comes from the random generator (no pattern).
@@ -200,13 +227,21 @@ impl Verifier {
                 &self.buffer_pattern,
             ),
             Some(p) => {
-                paste(p, offset, &mut self.pasted);
-                for chunk in buf.chunks_mut(self.pasted.len()) {
-                    chunk.copy_from_slice(&self.pasted[..chunk.len()]);
+                // With `verify_pattern_interval` the pattern starts again
+                // every interval, with that piece's offset pasted.
+                let seg = match self.pattern_interval {
+                    Some(i) if i > 0 => i as usize,
+                    _ => buf.len().max(1),
+                };
+                for (k, piece) in buf.chunks_mut(seg).enumerate() {
+                    paste(p, offset + (k * seg) as u64, &mut self.pasted);
+                    for chunk in piece.chunks_mut(self.pasted.len()) {
+                        chunk.copy_from_slice(&self.pasted[..chunk.len()]);
+                    }
                 }
             }
         }
-        let hs = self.kind.hdr_size();
+        let hs = self.hdr_size();
         if hs == 0 {
             return;
         }
@@ -221,15 +256,21 @@ impl Verifier {
                 time_sec: time.0 as u32,
                 time_nsec: time.1 as u32,
                 thread: self.thread,
-                numberio: numberio as u16,
+                numberio,
+                version: 0,
                 crc32: 0,
             };
             if chunk.len() <= hs {
                 continue;
             }
-            h.write(chunk);
+            h.write(chunk, self.format);
             let (head, data) = chunk.split_at_mut(hs);
-            checksum(self.kind, data, &mut head[HDR_LEN..]);
+            checksum_of(
+                self.kind,
+                data,
+                &mut head[self.format.len()..],
+                self.sha512_final,
+            );
             if self.offset > 0 {
                 swap_header(chunk, self.offset, hs);
             }
@@ -252,7 +293,7 @@ impl Verifier {
             };
         }
         let inc = self.hdr_inc(buf.len());
-        let hs = self.kind.hdr_size();
+        let hs = self.hdr_size();
         let mut ret = 0;
         let mut n = 0usize;
         while n * inc < buf.len() {
@@ -265,7 +306,8 @@ impl Verifier {
                 swap_header(&mut buf[start..end], self.offset, hs);
             }
             let chunk = &buf[start..end];
-            let hdr = (hs > 0 && chunk.len() >= HDR_LEN).then(|| Header::read(chunk));
+            let hl = self.format.len();
+            let hdr = (hs > 0 && chunk.len() >= hl).then(|| Header::read(chunk, self.format));
             if let Some(h) = &hdr {
                 let r = self.check_header(chunk, buf.len(), h, n, inc, rb, log);
                 if r != 0 {
@@ -291,14 +333,14 @@ impl Verifier {
                     } else {
                         let mut csum = self.csum;
                         let cl = k.csum_len();
-                        if k == Kind::Sha512 && len - hs < 128 {
-                            csum[..cl].copy_from_slice(&chunk[HDR_LEN..hs]);
+                        if k == Kind::Sha512 && len - hs < 128 && !self.sha512_final {
+                            csum[..cl].copy_from_slice(&chunk[hl..hs]);
                         }
-                        checksum(k, &chunk[hs..], &mut csum);
-                        if csum[..cl] == chunk[HDR_LEN..hs] {
+                        checksum_of(k, &chunk[hs..], &mut csum, self.sha512_final);
+                        if csum[..cl] == chunk[hl..hs] {
                             0
                         } else {
-                            let good = chunk[HDR_LEN..hs].to_vec();
+                            let good = chunk[hl..hs].to_vec();
                             self.failure(
                                 buf,
                                 n,
@@ -343,21 +385,38 @@ impl Verifier {
     ) -> i32 {
         let what = if h.magic != MAGIC {
             format!("verify: bad magic header {:x}, wanted {:x}", h.magic, MAGIC)
+        } else if self.format == HeaderFormat::V81 && h.version != VERSION {
+            format!(
+                "verify: unsupported header version {:x}, wanted {VERSION:x}. \
+                 Are you trying to verify across versions of fio?",
+                h.version
+            )
         } else if h.len as usize != inc {
             format!("verify: bad header length {}, wanted {}", h.len, inc)
+        } else if let Some(want) = rb
+            .rand_seed
+            .filter(|&w| self.header_seed && w != h.rand_seed)
+        {
+            format!(
+                "verify: bad header rand_seed {}, wanted {want}",
+                h.rand_seed
+            )
         } else if h.offset != rb.offset + n as u64 * self.interval {
             format!(
                 "verify: bad header offset {}, wanted {}",
                 h.offset, rb.offset
             )
-        } else if rb.numberio.is_some_and(|want| want != h.numberio) {
+        } else if rb
+            .numberio
+            .is_some_and(|want| self.write_sequence && u64::from(want) != h.numberio)
+        {
             format!(
                 "verify: bad header numberio {}, wanted {}",
                 h.numberio,
                 rb.numberio.unwrap_or(0)
             )
         } else {
-            let crc = fio_crc32c(&chunk[..36]);
+            let crc = fio_crc32c(&chunk[..crc_at(self.format)]);
             if crc == h.crc32 {
                 return 0;
             }
@@ -396,27 +455,55 @@ impl Verifier {
         let Some(p) = &self.pattern else {
             return 0;
         };
-        let hs = self.kind.hdr_size();
-        paste(p, rb.offset, &mut self.pasted);
-        let size = self.pasted.len();
+        let hs = self.hdr_size();
+        let size = p.bytes.len();
         let data = &buf[(start + hs).min(end)..end];
-        let mut m = (inc * n + hs) % size;
-        for (i, &b) in data.iter().enumerate() {
-            let want = self.pasted[m];
-            if b != want {
-                log.err(&format!(
-                    "fio: got pattern '{b:02x}', wanted '{want:02x}'. Bad bits {}\n",
-                    (b ^ want).count_ones()
-                ));
-                log.err(&format!("fio: bad pattern block offset {i}\n"));
-                let hdr = (hs > 0).then(|| Header::read(&buf[start..end]));
-                self.failure(buf, n, inc, hdr.as_ref(), "pattern", None, rb, log);
-                return EILSEQ;
+        let extent = inc * n + hs;
+        // The pieces checked (fio 3.40's `verify_pattern_interval`): the
+        // first from the interval's data on, each with its offset pasted.
+        let (vpi, mut at, mut todo, mut m) = match self.pattern_interval {
+            Some(vpi) if vpi > 0 => {
+                let vpi = vpi as usize;
+                let within = extent % vpi;
+                (
+                    vpi,
+                    rb.offset + (extent / vpi * vpi) as u64,
+                    data.len().min(vpi - within),
+                    within % size,
+                )
             }
-            m += 1;
-            if m == size {
-                m = 0;
+            _ => (0, rb.offset, data.len(), extent % size),
+        };
+        // fio 3.40 counts the bad byte's offset from the interval's start.
+        let base = if self.pattern_interval.is_some() {
+            hs
+        } else {
+            0
+        };
+        let mut done = 0;
+        while done < data.len() {
+            paste(p, at, &mut self.pasted);
+            for (i, &b) in data[done..done + todo].iter().enumerate() {
+                let want = self.pasted[m];
+                if b != want {
+                    log.err(&format!(
+                        "fio: got pattern '{b:02x}', wanted '{want:02x}'. Bad bits {}\n",
+                        (b ^ want).count_ones()
+                    ));
+                    log.err(&format!("fio: bad pattern block offset {}\n", i + base));
+                    let hdr = (hs > 0).then(|| Header::read(&buf[start..end], self.format));
+                    self.failure(buf, n, inc, hdr.as_ref(), "pattern", None, rb, log);
+                    return EILSEQ;
+                }
+                m += 1;
+                if m == size {
+                    m = 0;
+                }
             }
+            done += todo;
+            m = 0;
+            at += vpi as u64;
+            todo = (data.len() - done).min(if vpi > 0 { vpi } else { data.len() });
         }
         0
     }
@@ -467,7 +554,7 @@ impl Verifier {
         // Regenerate what the write carried, from the header's seed.
         let mut expected = vec![0u8; buf.len()];
         let seed = hdr.map_or(0, |h| h.rand_seed);
-        let numberio = u64::from(hdr.map_or(0, |h| h.numberio));
+        let numberio = hdr.map_or(0, |h| h.numberio);
         self.fill(&mut expected, rb.offset, numberio, rb.time, seed);
         dump_file(
             self.dump_dir.as_deref(),
