@@ -12,6 +12,7 @@
 use super::super::clock::Clock;
 use super::super::errno::verror;
 use super::super::offsets::open_limit::FileEvent;
+use super::hooks::replay::Replayer;
 use super::sync::SyncError;
 use super::Exec;
 use crate::ddir::Ddir;
@@ -252,8 +253,13 @@ impl<C: Clock> Exec<'_, '_, C> {
         if crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd close");
         }
-        if self.iolog.is_some() || self.replay.is_some() {
-            self.iolog_pass_end();
+        // Pass end: the iolog hook logs the files closed; a blktrace
+        // replay's depth is the one the report shows.
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.pass_ends(self.clock.now());
+        }
+        if let Some(d) = self.hooks.replay.as_ref().and_then(Replayer::depth) {
+            self.ts.latency_depth = Some(d);
         }
         self.engine.close_all();
         if let Some(e) = self.engine.close_error() {

@@ -236,8 +236,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some(t) = self.units.take() else {
             return Err(SyncError::Io(libc::EBUSY));
         };
-        if self.iolog.is_some() {
-            self.log_sync(t, fi, dir);
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.on_sync(self.clock.now(), t, fi, dir);
         }
         let file = self.ids[fi];
         let u = self.units.get_mut(t);
