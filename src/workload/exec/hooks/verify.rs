@@ -481,3 +481,141 @@ pub(crate) fn save_state(
         log.err(&lines);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::clock::{Clock, FakeClock, FakeTime};
+    use std::sync::{Arc, Mutex};
+
+    const BS: u64 = 4096;
+
+    #[derive(Default)]
+    struct Lines(Mutex<Vec<String>>);
+
+    impl Log for Lines {
+        fn info(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+        fn err(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+    }
+
+    fn spec(more: &[&str]) -> crate::plan::spec::JobSpec {
+        let mut argv = vec![
+            "--name=v",
+            "--ioengine=null",
+            "--size=64k",
+            "--bs=4k",
+            "--verify=crc32c",
+            "--verify_state_save=0",
+        ];
+        argv.extend_from_slice(more);
+        crate::plan::testing::job(&argv)
+    }
+
+    /// Issue (and fill) a write of block `i` at `now`: its unit and data.
+    fn write(v: &mut Verify, i: u64, now: u64) -> (Unit, Vec<u8>) {
+        let mut u = Unit::of(Ddir::Write, 0, i * BS, BS);
+        u.numberio = i as u16;
+        u.start_ns = now;
+        u.piece = v.on_write_issued(0, i * BS, BS, u.numberio);
+        let mut b = vec![0u8; BS as usize];
+        let start = (now / 1_000_000_000, now % 1_000_000_000);
+        v.verifier.populate(&mut b, i * BS, i, start);
+        (u, b)
+    }
+
+    /// Read block `p` back and check it against `b`.
+    fn read_back(v: &mut Verify, p: &Piece, b: &mut [u8], lines: &Lines) -> i32 {
+        v.on_verify_read(p);
+        let mut r = Unit::of(Ddir::Read, 0, p.offset, u64::from(p.len));
+        r.ver_list = true;
+        r.numberio = p.numberio;
+        assert!(v.checks(&r));
+        let e = v.check(0, &r, b, Path::new("f"), lines);
+        assert!(v.on_complete(&r), "a read back is verifying");
+        e
+    }
+
+    /// On the clock: with `verify_backlog=4`, once 4 writes are logged
+    /// (and the last I/O was no read) the hook hands out their read backs,
+    /// a batch of 4 in the log's order, each checked against what was
+    /// written; a write still in flight is read back once it lands; a
+    /// failed write is forgotten.
+    #[test]
+    fn logged_writes_are_queued_for_reading_back_and_checked() {
+        let spec = spec(&["--rw=write", "--verify_backlog=4"]);
+        let job = Prepared::new(&spec).unwrap();
+        let mut v = Verify::new(&job, false).expect("the job verifies");
+        assert!(v.backlog_on() && v.logs_writes());
+        let time = Arc::new(FakeTime::default());
+        let clock = FakeClock::new(time.clone());
+        let mut data = Vec::new();
+        for i in 0..3 {
+            time.advance(1000);
+            let (u, b) = write(&mut v, i, clock.now());
+            assert_eq!(v.check_get_verify(), None, "{i}: not yet");
+            assert!(!v.on_complete(&u), "writes are not verifying");
+            data.push(b);
+        }
+        let (in_flight, mut last) = write(&mut v, 3, clock.now());
+        let lines = Lines::default();
+        v.set_verifying(true);
+        for (i, b) in data.iter_mut().enumerate() {
+            let p = v.check_get_verify().expect("a read back");
+            assert_eq!((p.offset, p.numberio), (i as u64 * BS, i as u16));
+            assert_eq!(read_back(&mut v, &p, b, &lines), 0, "{i}");
+        }
+        assert_eq!(v.bytes_verified, 3 * BS);
+        assert_eq!(v.check_get_verify(), None, "block 3 is in flight");
+        v.set_verifying(false);
+        assert!(!v.on_complete(&in_flight));
+        let p = v.check_get_verify().expect("block 3 landed");
+        assert_eq!((p.offset, p.numberio), (3 * BS, 3));
+        v.set_verifying(true);
+        assert_eq!(read_back(&mut v, &p, &mut last, &lines), 0);
+        assert_eq!(v.bytes_verified, 4 * BS);
+        assert!(lines.0.lock().unwrap().is_empty());
+        // A write that fails is not read back.
+        let (failed, _) = write(&mut v, 4, clock.now());
+        v.on_failed(&failed);
+        assert_eq!((v.check_get_verify(), v.next_piece()), (None, None));
+    }
+
+    /// A read back that finds other data fails its check with fio's
+    /// error (a bad header), and says why.
+    #[test]
+    fn a_bad_read_back_fails_its_check() {
+        let spec = spec(&["--rw=write"]);
+        let job = Prepared::new(&spec).unwrap();
+        let mut v = Verify::new(&job, false).unwrap();
+        let (u, mut b) = write(&mut v, 0, 0);
+        v.on_complete(&u);
+        let p = v.next_piece().expect("logged");
+        v.on_verify_read(&p);
+        let mut r = Unit::of(Ddir::Read, 0, p.offset, BS);
+        r.ver_list = true;
+        b[0] ^= 0xff;
+        let lines = Lines::default();
+        assert_ne!(v.check(0, &r, &mut b, Path::new("f"), &lines), 0);
+        assert!(!lines.0.lock().unwrap().is_empty());
+    }
+
+    /// A job without verify has no hook; one that only reads checks the
+    /// reads of its pattern, and its runstate follows them.
+    #[test]
+    fn no_verify_no_hook_and_a_reader_checks_its_pattern() {
+        let plain = crate::plan::testing::job(&["--name=v", "--ioengine=null", "--size=64k"]);
+        assert!(Verify::new(&Prepared::new(&plain).unwrap(), false).is_none());
+        let spec = spec(&["--rw=read"]);
+        let job = Prepared::new(&spec).unwrap();
+        let mut v = Verify::new(&job, false).unwrap();
+        assert!(!v.logs_writes() && !v.backlog_on());
+        let read = job.take_gen().next_io(None, 0).unwrap();
+        assert!(v.pattern_io(&read));
+        assert!(v.checks(&Unit::of(Ddir::Read, 0, 0, BS)));
+        assert!(v.on_complete(&Unit::of(Ddir::Read, 0, 0, BS)));
+    }
+}

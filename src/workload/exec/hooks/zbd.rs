@@ -86,3 +86,127 @@ pub(crate) fn on_queue(
 pub(crate) fn on_complete(z: &mut ZbdJob, u: &Unit) {
     z.completed(u.file, u.io.dir, u.io.offset, u.io.len as u64);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::clock::{Clock, FakeClock, FakeTime};
+    use crate::workload::job::Prepared;
+    use std::sync::{Arc, Mutex};
+
+    const KIB: u64 = 1024;
+
+    #[derive(Default)]
+    struct Lines(Mutex<Vec<String>>);
+
+    impl Log for Lines {
+        fn info(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+        fn err(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+    }
+
+    /// A regular file of 512 KiB in zones of 128 KiB (emulated, as fio's
+    /// on a file), written in 64 KiB blocks: the job and its zones, drawn
+    /// as the loop draws them.
+    fn with_zones(tag: &str, rw: &str, f: impl FnOnce(&mut crate::workload::offsets::IoGen)) {
+        let dir = std::env::temp_dir().join(format!("rfio-hook-zbd-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("z");
+        std::fs::write(&path, vec![0u8; 512 * KIB as usize]).unwrap();
+        let name = format!("--filename={}", path.display());
+        let rw = format!("--rw={rw}");
+        let spec = crate::plan::testing::job(&[
+            "--name=z",
+            "--ioengine=null",
+            &name,
+            "--zonemode=zbd",
+            "--size=512k",
+            "--zonesize=128k",
+            "--bs=64k",
+            &rw,
+        ]);
+        let job = Prepared::new(&spec).expect("a zoned job");
+        let mut gen = job.take_gen();
+        f(&mut gen);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn unit(io: &crate::workload::offsets::Io) -> Unit {
+        Unit::of(io.dir, io.file, io.offset, io.len)
+    }
+
+    /// A write that fills its zone asks for a quiesce before the next
+    /// draw until it completes; the next pass finds the zones written and
+    /// resets them, which the hook counts.
+    #[test]
+    fn a_write_filling_its_zone_quiesces_and_the_next_pass_resets() {
+        with_zones("fill", "write", |gen| {
+            let time = Arc::new(FakeTime::default());
+            let clock = FakeClock::new(time.clone());
+            let lines = Lines::default();
+            let mut resets = 0;
+            let first = gen.next_io(None, clock.now()).unwrap();
+            assert_eq!((first.offset, first.len), (0, 64 * KIB));
+            assert!(
+                !before_draw(gen.zbd.as_ref().unwrap(), 1),
+                "the zone has room"
+            );
+            let second = gen.next_io(None, clock.now()).unwrap();
+            let z = gen.zbd.as_mut().unwrap();
+            assert!(before_draw(z, 2), "the zone is full once it lands");
+            assert!(!before_draw(z, 0), "nothing in flight: nothing to wait for");
+            on_complete(z, &unit(&first));
+            assert!(before_draw(z, 1));
+            time.advance(1000);
+            on_complete(z, &unit(&second));
+            assert!(!before_draw(z, 1), "the zone closed");
+            assert!(account(z, &mut resets, &lines).is_ok());
+            assert_eq!(resets, 0);
+            while let Some(io) = gen.next_io(None, clock.now()) {
+                on_complete(gen.zbd.as_mut().unwrap(), &unit(&io));
+            }
+            // The next pass: its first write finds its zone full and
+            // resets it (fio resets a zone as a write opens it).
+            gen.reset();
+            let z = gen.zbd.as_mut().unwrap();
+            z.pass_starts();
+            assert!(account(z, &mut resets, &lines).is_ok());
+            assert_eq!(resets, 0, "no verify: nothing reset as the pass starts");
+            let again = gen.next_io(None, clock.now()).unwrap();
+            assert_eq!(again.offset, 0);
+            assert!(account(gen.zbd.as_mut().unwrap(), &mut resets, &lines).is_ok());
+            assert_eq!(resets, 1, "the written zone is reset");
+            assert!(lines.0.lock().unwrap().is_empty());
+        });
+    }
+
+    /// A trim of a sequential zone resets it and never reaches the
+    /// engine; one that does not start its zone fails with fio's line;
+    /// other I/O is the engine's.
+    #[test]
+    fn a_trim_resets_its_zone() {
+        with_zones("trim", "write", |gen| {
+            let lines = Lines::default();
+            let mut resets = 0;
+            let w = gen.next_io(None, 0).unwrap();
+            let z = gen.zbd.as_mut().unwrap();
+            on_complete(z, &unit(&w));
+            assert!(on_queue(z, &unit(&w), &mut resets, &lines).is_none());
+            let trim = Unit::of(Ddir::Trim, 0, 0, 128 * KIB);
+            let (r, counted) = on_queue(z, &trim, &mut resets, &lines).expect("the zone's");
+            assert_eq!(r, Ok(128 * KIB as usize));
+            assert!(counted.is_ok());
+            assert_eq!(resets, 1);
+            let off = Unit::of(Ddir::Trim, 0, 64 * KIB, 64 * KIB);
+            let (r, _) = on_queue(z, &off, &mut resets, &lines).expect("the zone's");
+            assert_eq!(r, Err(libc::EINVAL));
+            assert_eq!(
+                *lines.0.lock().unwrap(),
+                ["Trim offset not at zone start (65536)\n"]
+            );
+        });
+    }
+}
