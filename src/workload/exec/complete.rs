@@ -57,7 +57,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.count.pass_done[u.io.dir.index()] += u.len;
         }
         if u.io.dir != Ddir::Trim {
-            self.pass_completed_ios += 1;
+            self.count.pass_completed_ios += 1;
         }
         // The completion that ends the ramp is not counted: fio's
         // should_account() resets the statistics after this I/O added its
@@ -67,7 +67,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             false => self.time.stats_from(),
         };
         if !self.time.recording() {
-            let r = &mut self.ramp_io[u.io.dir.index().min(2)];
+            let r = &mut self.count.ramp_io[u.io.dir.index().min(2)];
             *r = (r.0 + u.len, r.1 + 1);
         }
         if let Some(from) = counted_from {
@@ -110,7 +110,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     fn account(&mut self, t: u32, u: &Unit, now: u64, from: u64) {
         if self.caps.file_op {
             // The file operation's time, once per open.
-            let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
+            let open_ns = self.open.take_open_ns(u.file);
             self.ts.complete(&Completion {
                 dir: u.io.dir,
                 bytes: u.len,

@@ -148,6 +148,13 @@ pub(super) struct Counters {
     /// Bytes completed in this pass while not verifying, per direction
     /// (fio's `bytes_done` of one `do_io`).
     pub(super) pass_done: [u64; 3],
+    /// Reads and writes issued and completed in this pass (think time).
+    pub(super) pass_issued_ios: u64,
+    pub(super) pass_completed_ios: u64,
+    /// Per direction: bytes and I/Os completed inside the ramp (fio counts
+    /// them, and resets them as the ramp ends: a job that ends inside its
+    /// ramp reports them, without latencies).
+    pub(super) ramp_io: [(u64, u64); 3],
 }
 
 impl Counters {

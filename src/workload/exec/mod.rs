@@ -50,6 +50,7 @@ mod units;
 mod verify_phase;
 
 use self::control::{Budget, Counters, Timeline};
+use self::files::OpenFiles;
 use self::hooks::latency::Latency;
 use self::hooks::verify::Verify;
 use self::hooks::Hooks;
@@ -66,7 +67,7 @@ use super::rate::RateLimiter;
 use super::runner::Log;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use crate::ioengine::{Caps, FileId, IoEngine, IoMem, StopFlag};
+use crate::ioengine::{Caps, IoEngine, IoMem, StopFlag};
 use crate::stats::ThreadStats;
 use std::sync::Arc;
 
@@ -98,20 +99,12 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     engine: Box<dyn IoEngine>,
     caps: Caps,
     units: Units,
-    ids: Box<[FileId]>,
-    /// Per file: how long opening it took (the file-operation engines),
-    /// and whether that time is still to be recorded.
-    op_ns: Box<[u64]>,
-    op_pending: Box<[bool]>,
-    /// Files the engine has open (the status line's count).
-    files_open: u32,
+    /// The job's files on the engine.
+    open: OpenFiles,
     gen: IoGen,
     rate: Option<RateLimiter>,
     think: Option<ThinkTime>,
     filler: BufferFiller,
-    /// Reads and writes issued and completed in this pass (think time).
-    pass_issued_ios: u64,
-    pass_completed_ios: u64,
     ts: &'j mut ThreadStats,
     /// Checked before every I/O and by every wait.
     stop: &'j Stop,
@@ -136,14 +129,6 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     hooks: Hooks<'j>,
     /// Offloaded submission: the workers' times (`Env::offload`).
     offload: Option<Arc<Stamps>>,
-    /// A file with nothing to do failed to open: the job's error is set,
-    /// and the job stops after its next I/O (fio's file service skips
-    /// the file, and `do_io` stops on the error once that I/O is out).
-    open_failed: bool,
-    /// Per direction: bytes and I/Os completed inside the ramp (fio counts
-    /// them, and resets them as the ramp ends: a job that ends inside its
-    /// ramp reports them, without latencies).
-    ramp_io: [(u64, u64); 3],
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -186,16 +171,11 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             engine,
             caps,
             units: Units::new(mem, depth),
-            ids: vec![FileId(0); nfiles].into_boxed_slice(),
-            op_ns: vec![0; nfiles].into_boxed_slice(),
-            op_pending: vec![false; nfiles].into_boxed_slice(),
-            files_open: 0,
+            open: OpenFiles::new(nfiles),
             gen,
             rate: job.rate.clone(),
             think: job.think.clone(),
             filler,
-            pass_issued_ios: 0,
-            pass_completed_ios: 0,
             ts,
             stop: env.stop,
             log: env.log,
@@ -215,8 +195,6 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             serialize: depth > 1 && spec.exec.serialize_overlap && env.offload.is_none(),
             hooks,
             offload: env.offload,
-            open_failed: false,
-            ramp_io: [(0, 0); 3],
         };
         if let Err(f) = started {
             exec.fail(f);
@@ -381,7 +359,7 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             // The job ended inside its ramp: what it moved, and its time,
             // are reported without latencies.
             self.ts.job_started();
-            for (d, &(bytes, ios)) in self.ramp_io.iter().enumerate() {
+            for (d, &(bytes, ios)) in self.count.ramp_io.iter().enumerate() {
                 self.ts.bytes[d] += bytes;
                 self.ts.ios[d] += ios;
             }

@@ -91,8 +91,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         if let Some(t) = self.think.as_mut() {
             t.reset(now);
         }
-        self.pass_issued_ios = 0;
-        self.pass_completed_ios = 0;
+        self.count.pass_issued_ios = 0;
+        self.count.pass_completed_ios = 0;
         if let Some(l) = self.hooks.latency.as_mut() {
             l.pass_starts(self.job.set.iodepth, now);
         }
@@ -277,7 +277,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         if self.submit(t, polling) {
             *pass_issued += len;
         }
-        if self.open_failed {
+        if self.open.failed {
             self.halt = Halt::Failed;
         }
         if self.hooks.latency.as_ref().is_some_and(|l| l.searching()) {
@@ -301,7 +301,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         {
             // fio's loop_cache_invalidate: a time-based job that starts the
             // file over reads it from the device again.
-            let _ = self.engine.invalidate(self.ids[next.file]);
+            let _ = self.engine.invalidate(self.open.ids[next.file]);
         }
         if next.wait_ns > 0 {
             // The rate says wait: complete what is in flight, then sleep
@@ -328,7 +328,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         };
         let buf = self.units.buf(t);
         let (numberio, piece) = self.fill(buf, &next, now);
-        let file = self.ids[next.file];
+        let file = self.open.ids[next.file];
         let u = self.units.get_mut(t);
         u.io.file = file;
         u.io.dir = next.dir;
@@ -346,7 +346,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         self.count.issued_bytes += next.len;
         self.count.issued_ios += 1;
         if next.dir != Ddir::Trim {
-            self.pass_issued_ios += 1;
+            self.count.pass_issued_ios += 1;
         }
         self.sync.issued(next.dir, next.file, next.offset, next.len);
         Some(t)
@@ -443,7 +443,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some(think) = self.think.as_mut() else {
             return;
         };
-        let Some(pause) = think.check(self.pass_issued_ios, self.pass_completed_ios, now) else {
+        let Some(pause) = think.check(
+            self.count.pass_issued_ios,
+            self.count.pass_completed_ios,
+            now,
+        ) else {
             return;
         };
         self.drain();
