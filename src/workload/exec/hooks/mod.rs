@@ -63,13 +63,13 @@ pub(crate) struct Hooks<'j> {
 }
 
 impl<'j> Hooks<'j> {
-    /// The hooks `job` uses on an engine that `is_sync` (or offloaded:
-    /// neither pass counts bytes), and the failure of a log that could not
-    /// be opened.
+    /// The hooks `job` uses on an engine that `is_sync`, whose passes
+    /// count no bytes (`no_pass_bytes`: a synchronous engine's, or
+    /// offloaded), and the failure of a log that could not be opened.
     pub(crate) fn new(
         job: &'j Prepared<'_>,
         is_sync: bool,
-        counts_no_bytes: bool,
+        no_pass_bytes: bool,
         log: &dyn Log,
     ) -> (Hooks<'j>, Result<(), Fail>) {
         let spec = job.spec;
@@ -79,7 +79,7 @@ impl<'j> Hooks<'j> {
             Err(f) => (None, Err(f)),
         };
         let hooks = Hooks {
-            verify: Verify::new(job, counts_no_bytes),
+            verify: Verify::new(job, no_pass_bytes),
             latency: Latency::new(spec),
             replay,
             iolog,

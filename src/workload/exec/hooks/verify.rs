@@ -83,9 +83,10 @@ pub(crate) struct Verify {
 }
 
 impl Verify {
-    /// The hook of `job` on an engine that `is_sync`; `None` when the job
-    /// does not verify.
-    pub(crate) fn new(job: &Prepared<'_>, is_sync: bool) -> Option<Verify> {
+    /// The hook of `job`, whose passes count no bytes (`no_pass_bytes`:
+    /// a synchronous engine's, or offloaded); `None` when the job does not
+    /// verify.
+    pub(crate) fn new(job: &Prepared<'_>, no_pass_bytes: bool) -> Option<Verify> {
         let spec = job.spec;
         let p = job.pattern();
         let verifier = Verifier::new(spec)?;
@@ -97,7 +98,7 @@ impl Verify {
         // job on a synchronous engine never reaches its verify phase (its
         // pass counts no bytes): only `verify_backlog` reads its blocks,
         // and `trim_backlog` trims them.
-        let reaches_phase = !spec.time_based || !is_sync;
+        let reaches_phase = !spec.time_based || !no_pass_bytes;
         let log_pieces =
             o.do_verify && p.write && !exp && (reaches_phase || o.backlog > 0 || trimming);
         let phase = o.do_verify && reaches_phase && if exp { p.writes() } else { p.write };
