@@ -6,9 +6,11 @@
 //! `iolog` writes the I/O logs of `write_iolog` and reads the logs jobs
 //! replay (`read_iolog`). `runner` runs the plan's groups and checks what must hold before
 //! anything is written (`safety`); `job` is one job made ready to run
-//! (`regions`: its files sized), `thread` its thread, `exec` its I/O loop, `layout` how its files are
-//! laid out, `clock` its time base (a trait: tests run the loop on a fake
-//! clock). `steadystate` stops a job whose IOPS or bandwidth have settled
+//! (`regions`: its files sized), `thread` its thread, `exec` its I/O loop
+//! (and, in `exec::hooks`, what verify, the latency target, the I/O logs,
+//! zones, flows and act add to it), `layout` how its files are laid out,
+//! `clock` its time base (a trait: tests run the loop on a fake clock).
+//! `steadystate` stops a job whose IOPS or bandwidth have settled
 //! (`ss_dur`). `progress` is what the jobs publish while they run (the status
 //! line's numbers); `stop` the request that stops them, which the runner
 //! is given and hands down (rfio's signal handler raises it). `links` is

@@ -89,7 +89,9 @@ fn rfio_agrees_with_fio() {
 /// `scripts/fio-oracle 3.42`), else the oracle's cache. `None` only where
 /// `RFIO_TEST_NO_FIO_3_42=1` marks a machine without it.
 fn fio_3_42() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".cache"));

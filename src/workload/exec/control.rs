@@ -136,12 +136,35 @@ impl Timeline {
     }
 }
 
-/// What the job has issued and completed, over all its passes.
+/// What the job has issued and completed, over all its passes (and in
+/// the current one).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Counters {
     pub(super) issued_bytes: u64,
     pub(super) issued_ios: u64,
     pub(super) done_bytes: u64,
+    /// Writes issued (fio's `io_issues[DDIR_WRITE]`, the next `numberio`).
+    pub(super) write_issues: u64,
+    /// Bytes completed in this pass while not verifying, per direction
+    /// (fio's `bytes_done` of one `do_io`).
+    pub(super) pass_done: [u64; 3],
+    /// Reads and writes issued and completed in this pass (think time).
+    pub(super) pass_issued_ios: u64,
+    pub(super) pass_completed_ios: u64,
+    /// Per direction: bytes and I/Os completed inside the ramp (fio counts
+    /// them, and resets them as the ramp ends: a job that ends inside its
+    /// ramp reports them, without latencies).
+    pub(super) ramp_io: [(u64, u64); 3],
+}
+
+impl Counters {
+    /// A new write is issued: its `numberio`.
+    #[inline]
+    pub(super) fn next_numberio(&mut self) -> u16 {
+        let n = self.write_issues as u16;
+        self.write_issues += 1;
+        n
+    }
 }
 
 /// How much a pass and the job may issue (from [`Prepared`]), and how

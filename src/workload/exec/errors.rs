@@ -6,6 +6,8 @@
 
 use super::super::clock::Clock;
 use super::super::errno::{engine_verror, strerror, verror};
+use super::hooks::verify::Verify;
+use super::hooks::Fail;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
 use crate::ioengine::QueueError;
@@ -66,7 +68,9 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn queue_failed(&mut self, t: u32, q: QueueError) {
         let u = *self.units.get(t);
         self.units.give_back(t);
-        self.verify.failed(&u);
+        if let Some(v) = self.hooks.verify.as_mut() {
+            v.on_failed(&u);
+        }
         self.queue_error(u.io.dir, q);
     }
 
@@ -109,13 +113,22 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.ts.error_msg.is_none() {
                 self.ts.error_msg = Some(verror(src, func, errno));
             }
-            if self.verify.fatal() {
+            if self.hooks.verify.as_ref().is_some_and(Verify::fatal) {
                 // verify_fatal: fio marks the job to terminate.
                 self.halt = Halt::Failed;
             }
             return;
         }
         self.fail_with(errno, verror(src, func, errno));
+    }
+
+    /// The job fails as a hook said (`f`: after the line it says, if any).
+    #[cold]
+    pub(super) fn fail(&mut self, f: Fail) {
+        if let Some(line) = &f.say {
+            self.log.err(line);
+        }
+        self.fail_with(f.errno, f.msg);
     }
 
     /// The job fails with `errno` (the first error is the one reported)

@@ -12,10 +12,54 @@
 use super::super::clock::Clock;
 use super::super::errno::verror;
 use super::super::offsets::open_limit::FileEvent;
+use super::hooks::replay::Replayer;
 use super::sync::SyncError;
 use super::Exec;
 use crate::ddir::Ddir;
 use crate::ioengine::{FileId, FileTarget, OpenFlags};
+
+/// The job's files on the engine.
+pub(super) struct OpenFiles {
+    /// The engine's id of each file.
+    pub(super) ids: Box<[FileId]>,
+    /// Per file: how long opening it took (the file-operation engines),
+    /// and whether that time is still to be recorded.
+    op_ns: Box<[u64]>,
+    op_pending: Box<[bool]>,
+    /// Files the engine has open (the status line's count).
+    pub(super) count: u32,
+    /// A file with nothing to do failed to open: the job's error is set,
+    /// and the job stops after its next I/O (fio's file service skips
+    /// the file, and `do_io` stops on the error once that I/O is out).
+    pub(super) failed: bool,
+}
+
+impl OpenFiles {
+    /// `n` files, none open.
+    pub(super) fn new(n: usize) -> OpenFiles {
+        OpenFiles {
+            ids: vec![FileId(0); n].into_boxed_slice(),
+            op_ns: vec![0; n].into_boxed_slice(),
+            op_pending: vec![false; n].into_boxed_slice(),
+            count: 0,
+            failed: false,
+        }
+    }
+
+    /// File `i` opened; that took `ns`.
+    fn opened(&mut self, i: usize, ns: u64) {
+        self.count += 1;
+        self.op_ns[i] = ns;
+        self.op_pending[i] = true;
+    }
+
+    /// The time file `i` took to open, once per open (a file operation's
+    /// time, recorded with its first completion).
+    #[inline]
+    pub(super) fn take_open_ns(&mut self, i: usize) -> Option<u64> {
+        std::mem::take(&mut self.op_pending[i]).then(|| self.op_ns[i])
+    }
+}
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// Open (and invalidate) every file, or, with `openfiles`, none yet;
@@ -23,7 +67,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     pub(super) fn open_files(&mut self) -> bool {
         let job = self.job;
         let lazy = self.gen.select.limit.is_some();
-        self.files_open = 0;
+        self.open.count = 0;
         if !lazy {
             for i in 0..job.files.len() {
                 if !self.open_file(i) {
@@ -42,7 +86,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.fail_with(e.errno, job.open_verror(&e));
             return false;
         }
-        self.progress.set_files_open(self.files_open);
+        self.progress.set_files_open(self.open.count);
         if !lazy && crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd open");
         }
@@ -61,7 +105,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                 region_end: 0,
             };
             match self.engine.open(&target) {
-                Ok(_) => self.files_open += 1,
+                Ok(_) => self.open.count += 1,
                 Err(e) => {
                     if job.spec.explain {
                         self.log.err(&format!(
@@ -80,7 +124,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                         self.ts.error = e.errno;
                         self.ts.error_msg = Some(job.open_verror(&e));
                     }
-                    self.open_failed = true;
+                    self.open.failed = true;
                 }
             }
         }
@@ -117,7 +161,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         };
         let t0 = self.now();
         match self.engine.open(&target) {
-            Ok(id) => self.ids[i] = id,
+            Ok(id) => self.open.ids[i] = id,
             Err(e) => {
                 // fio prints no line of its own for it (the job's
                 // `err=` line says it).
@@ -130,7 +174,7 @@ impl<C: Clock> Exec<'_, '_, C> {
                     // and says it again for each).
                     self.log.err(&format!(
                         "fio: try reducing/setting openfiles (failed at {} of {})\n",
-                        self.files_open,
+                        self.open.count,
                         job.files.len()
                     ));
                 }
@@ -138,18 +182,19 @@ impl<C: Clock> Exec<'_, '_, C> {
                 return false;
             }
         }
-        self.files_open += 1;
-        self.op_ns[i] = self.now().saturating_sub(t0);
-        self.op_pending[i] = true;
+        let took = self.now().saturating_sub(t0);
+        self.open.opened(i, took);
         if self.caps.needs_files && !self.caps.file_op {
             if job.set.invalidate && !spec.direct {
-                let _ = self.engine.invalidate(self.ids[i]);
+                let _ = self.engine.invalidate(self.open.ids[i]);
             }
             if let Some(advice) = job.set.fadvise {
-                let _ = self.engine.fadvise(self.ids[i], f.start, f.len, advice);
+                let _ = self
+                    .engine
+                    .fadvise(self.open.ids[i], f.start, f.len, advice);
             }
             if let Some(hint) = spec.file.write_hint {
-                let fd = self.engine.raw_fd(self.ids[i]);
+                let fd = self.engine.raw_fd(self.open.ids[i]);
                 let r = fd.map_or(Ok(()), |fd| {
                     crate::ioengine::set_write_hint(fd, spec.direct, hint.0)
                 });
@@ -181,11 +226,11 @@ impl<C: Clock> Exec<'_, '_, C> {
                         // fio's put_file: fsync_on_close syncs at each close.
                         let _ = self.sync_file(i, Ddir::Sync, false);
                     }
-                    self.engine.close_file(self.ids[i]);
-                    self.files_open = self.files_open.saturating_sub(1);
+                    self.engine.close_file(self.open.ids[i]);
+                    self.open.count = self.open.count.saturating_sub(1);
                 }
             }
-            self.progress.set_files_open(self.files_open);
+            self.progress.set_files_open(self.open.count);
         }
     }
 
@@ -198,7 +243,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.gen.select.open_outside(fi);
             self.file_events();
         }
-        self.ids[fi]
+        self.open.ids[fi]
     }
 
     /// Whether file `fi` is open on the engine (always, without
@@ -252,8 +297,13 @@ impl<C: Clock> Exec<'_, '_, C> {
         if crate::debug::on(crate::debug::Cat::File) {
             self.trace_files("fd close");
         }
-        if self.iolog.is_some() || self.replay.is_some() {
-            self.iolog_pass_end();
+        // Pass end: the iolog hook logs the files closed; a blktrace
+        // replay's depth is the one the report shows.
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.pass_ends(self.clock.now());
+        }
+        if let Some(d) = self.hooks.replay.as_ref().and_then(Replayer::depth) {
+            self.ts.latency_depth = Some(d);
         }
         self.engine.close_all();
         if let Some(e) = self.engine.close_error() {
@@ -263,7 +313,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         if dropped > 0 && self.time.recording() {
             self.ts.drop_ios[0] += dropped;
         }
-        self.files_open = 0;
+        self.open.count = 0;
         self.progress.set_files_open(0);
     }
 }

@@ -9,6 +9,11 @@
 //! `_max`) down to `iodepth_low`. Nothing in the loop allocates, locks or
 //! makes a system call other than the engine's and the clock reads.
 //!
+//! What only some jobs do (verify, the latency target, the I/O logs,
+//! zones, flows, act) are the loop's hooks ([`hooks`]), called at named
+//! points in the order of fio's `do_io`; `Exec` keeps what every I/O
+//! needs.
+//!
 //! The files:
 //!
 //! | file | what | fio |
@@ -19,26 +24,23 @@
 //! | `files.rs` | opening and closing the files | `td_io_open_file`, `close_files` |
 //! | `pass.rs` | one pass, rate waits, think time | `do_io`, `handle_thinktime` |
 //! | `noio.rs` | the loop of an engine without I/O (cpuio, exec) | `do_io` with `FIO_NOIO` |
-//! | `submit.rs` | queue, commit, reap, complete | `td_io_queue`, `io_u_queued_complete` |
+//! | `submit.rs` | queue, commit, reap | `td_io_queue`, `io_u_queued_complete` |
+//! | `complete.rs` | one completion: errors, accounting, the hooks | `io_completed` |
 //! | `sync.rs` | `fsync=N`, `end_fsync` | `should_fsync`, `do_io`'s end |
-//! | `readback.rs` | verify and trim backlog, checks, state file | `verify.c`, `trim.c` |
+//! | `readback.rs` | the verify hook's I/O: backlog reads and trims, checks | `get_next_verify`, `verify_io_u` |
 //! | `verify_phase.rs` | verify phase (experimental too), dry run | `do_verify`, `do_dry_run` |
-//! | `latency.rs` | `latency_target`, `max_latency` | `lat_target_check` |
 //! | `errors.rs` | `continue_on_error`, `ignore_error` | `td_non_fatal_error` |
-//! | `act.rs` | `--profile=act`'s latency slices | `profiles/act.c` hooks |
+//! | `offload.rs` | offloaded I/O's times and counts | `rate-submit.c` |
 //! | `trace.rs` | `--debug=io,file` lines | `dprint_io_u` |
-//! | `iolog.rs` | replaying a log, writing one | `read_iolog_get`, `log_io_u` |
-//! | `flow.rs` | the flow check, offloaded I/O's times | `flow_threshold_exceeded`, `rate-submit.c` |
-//! | `zbd.rs` | `zonemode=zbd`: quiesce, resets, trims, zone closes | `zbd.c` hooks |
+//! | `hooks/` | verify, latency, iolog, replay, zbd, flow, act | see [`hooks`] |
 
-mod act;
+mod complete;
 mod control;
 mod errors;
 mod files;
-mod flow;
-mod iolog;
-mod latency;
+mod hooks;
 mod noio;
+mod offload;
 mod pass;
 mod readback;
 mod submit;
@@ -46,17 +48,17 @@ mod sync;
 mod trace;
 mod units;
 mod verify_phase;
-mod zbd;
 
 use self::control::{Budget, Counters, Timeline};
-use self::latency::Latency;
-use self::readback::Readback;
+use self::files::OpenFiles;
+use self::hooks::latency::Latency;
+use self::hooks::verify::Verify;
+use self::hooks::Hooks;
 use self::sync::Cadence;
 use self::units::Units;
+use super::act::ActSlices;
 use super::buffers::BufferFiller;
 use super::clock::Clock;
-use super::flow::FlowSeat;
-use super::iolog::{Cursor, IologWriter};
 use super::job::Prepared;
 use super::offload::Stamps;
 use super::offsets::IoGen;
@@ -65,7 +67,7 @@ use super::rate::RateLimiter;
 use super::runner::Log;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use crate::ioengine::{Caps, FileId, IoEngine, IoMem, StopFlag};
+use crate::ioengine::{Caps, IoEngine, IoMem, StopFlag};
 use crate::stats::ThreadStats;
 use std::sync::Arc;
 
@@ -97,20 +99,12 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     engine: Box<dyn IoEngine>,
     caps: Caps,
     units: Units,
-    ids: Box<[FileId]>,
-    /// Per file: how long opening it took (the file-operation engines),
-    /// and whether that time is still to be recorded.
-    op_ns: Box<[u64]>,
-    op_pending: Box<[bool]>,
-    /// Files the engine has open (the status line's count).
-    files_open: u32,
+    /// The job's files on the engine.
+    open: OpenFiles,
     gen: IoGen,
     rate: Option<RateLimiter>,
     think: Option<ThinkTime>,
     filler: BufferFiller,
-    /// Reads and writes issued and completed in this pass (think time).
-    pass_issued_ios: u64,
-    pass_completed_ios: u64,
     ts: &'j mut ThreadStats,
     /// Checked before every I/O and by every wait.
     stop: &'j Stop,
@@ -127,30 +121,14 @@ pub(crate) struct Exec<'j, 'a, C: Clock> {
     count: Counters,
     halt: Halt,
     sync: Cadence,
-    verify: Readback,
-    lat: Latency,
     /// `serialize_overlap`: an I/O waits for in-flight I/Os it overlaps.
     serialize: bool,
     /// `cmdprio_*` set: the engine gives each I/O a priority slot.
     cmdprio: bool,
-    /// `read_iolog`: where the replay is (the I/O comes from it).
-    replay: Option<Cursor<'j>>,
-    /// `write_iolog`: the log being written.
-    iolog: Option<IologWriter>,
-    /// `--profile=act`: the job's latency slices.
-    act: Option<super::act::ActSlices>,
-    /// The job's seat in its flow, if it has one.
-    flow: Option<Arc<FlowSeat>>,
+    /// What only some jobs do, called at the loop's named points.
+    hooks: Hooks<'j>,
     /// Offloaded submission: the workers' times (`Env::offload`).
     offload: Option<Arc<Stamps>>,
-    /// A file with nothing to do failed to open: the job's error is set,
-    /// and the job stops after its next I/O (fio's file service skips
-    /// the file, and `do_io` stops on the error once that I/O is out).
-    open_failed: bool,
-    /// Per direction: bytes and I/Os completed inside the ramp (fio counts
-    /// them, and resets them as the ramp ends: a job that ends inside its
-    /// ramp reports them, without latencies).
-    ramp_io: [(u64, u64); 3],
 }
 
 impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
@@ -176,21 +154,28 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         }
         let spec = job.spec;
         let nfiles = job.files.len();
+        // An offloaded pass, as a synchronous one, counts no bytes.
+        let (hooks, started) = Hooks::new(
+            job,
+            caps.is_sync,
+            caps.is_sync || env.offload.is_some(),
+            env.log,
+        );
+        let mut gen = job.take_gen();
+        if hooks.iolog.is_some() {
+            // The generator lists the files that run out, for the log.
+            gen.closed = Some(Vec::new());
+        }
         let mut exec = Exec {
             job,
             engine,
             caps,
             units: Units::new(mem, depth),
-            ids: vec![FileId(0); nfiles].into_boxed_slice(),
-            op_ns: vec![0; nfiles].into_boxed_slice(),
-            op_pending: vec![false; nfiles].into_boxed_slice(),
-            files_open: 0,
-            gen: job.take_gen(),
+            open: OpenFiles::new(nfiles),
+            gen,
             rate: job.rate.clone(),
             think: job.think.clone(),
             filler,
-            pass_issued_ios: 0,
-            pass_completed_ios: 0,
             ts,
             stop: env.stop,
             log: env.log,
@@ -205,21 +190,15 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             halt: Halt::Running,
             just_done_ns: None,
             sync: Cadence::new(&job.set).with_range(spec.file.sync_range, nfiles),
-            // An offloaded pass, as a synchronous one, counts no bytes.
-            verify: Readback::new(job, caps.is_sync || env.offload.is_some()),
-            lat: Latency::new(spec),
             cmdprio: spec.engine.cmdprio().is_some(),
             // Offloaded, the workers serialize (over every such job).
             serialize: depth > 1 && spec.exec.serialize_overlap && env.offload.is_none(),
-            replay: None,
-            iolog: None,
-            act: spec.host.act.as_ref().map(super::act::ActSlices::new),
-            flow: job.links.flow.clone(),
+            hooks,
             offload: env.offload,
-            open_failed: false,
-            ramp_io: [(0, 0); 3],
         };
-        exec.start_iolog();
+        if let Err(f) = started {
+            exec.fail(f);
+        }
         exec
     }
 
@@ -271,7 +250,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             self.progress.set_state(JobState::Ramp);
         }
         self.publish_deadline(0);
-        if spec.time_based && spec.pattern.write && !spec.pattern.read && self.verify.phase_only() {
+        let phase_only = self.hooks.verify.as_ref().is_some_and(Verify::phase_only);
+        if spec.time_based && spec.pattern.write && !spec.pattern.read && phase_only {
             self.log.err(
                 "fio: verification read phase will never start because write phase uses all of runtime\n",
             );
@@ -299,8 +279,11 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         };
         self.time.pass_starts(pass_start);
         let done_before = self.count.done_bytes;
-        self.verify.start();
-        let dry = spec.pattern.write && self.verify.only();
+        self.count.pass_done = [0; 3];
+        if let Some(v) = self.hooks.verify.as_mut() {
+            v.pass_starts();
+        }
+        let dry = spec.pattern.write && self.hooks.verify.as_ref().is_some_and(Verify::only);
         if dry {
             // fio's do_dry_run never sets up the latency target, so its
             // report has no latency_* keys.
@@ -310,22 +293,25 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             self.run_noio();
         } else {
             self.run_pass(pass == 0);
-            self.trims_leaked();
+            if let Some(v) = self.hooks.verify.as_ref() {
+                v.leaked_trims(self.log);
+            }
         }
         // What the pass did outside verifying (fio's bytes_done of
         // do_io): reads the job checks as it goes do not count.
         let moved = if dry {
             self.count.done_bytes > done_before
         } else {
-            self.verify.pass_bytes() > 0
+            self.count.pass_done.iter().sum::<u64>() > 0
         };
-        if self.verify.logs_writes() && self.halt == Halt::Running {
-            if self.iolog.is_some() || self.replay.is_some() {
-                self.iolog_before_verify();
-            }
+        let phase = self.hooks.verify.as_ref().is_some_and(Verify::logs_writes);
+        if phase && self.halt == Halt::Running {
+            self.before_verify_phase();
             self.verify_phase();
         }
-        self.verify.forget();
+        if let Some(v) = self.hooks.verify.as_mut() {
+            v.pass_ends();
+        }
         let pass_end = self.now();
         self.time.pass_ends(pass_end);
         self.end_of_pass();
@@ -373,16 +359,18 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             // The job ended inside its ramp: what it moved, and its time,
             // are reported without latencies.
             self.ts.job_started();
-            for (d, &(bytes, ios)) in self.ramp_io.iter().enumerate() {
+            for (d, &(bytes, ios)) in self.count.ramp_io.iter().enumerate() {
                 self.ts.bytes[d] += bytes;
                 self.ts.ios[d] += ios;
             }
         }
         self.ts.elapsed_us = self.time.elapsed_us();
-        if let Some(depth) = self.lat.depth() {
+        if let Some(depth) = self.hooks.latency.as_ref().and_then(Latency::depth) {
             self.ts.latency_depth = Some(depth);
         }
-        self.save_verify_state();
+        let stopped = self.stop.saves_state();
+        let v = self.hooks.verify.as_ref();
+        hooks::verify::save_state(v, self.job, self.count.write_issues, stopped, self.log);
         self.ts.job_finished();
         self.progress.set_state(JobState::Finishing);
     }
@@ -406,6 +394,13 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         self.progress.mark_epoch();
         self.progress.set_state(JobState::Running);
         true
+    }
+}
+
+impl<C: Clock> Exec<'_, '_, C> {
+    /// The job's act slices, when it is an act job, for the run's table.
+    pub(crate) fn take_act(&mut self) -> Option<ActSlices> {
+        self.hooks.act.take().map(hooks::act::Act::into_slices)
     }
 }
 

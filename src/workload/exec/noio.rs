@@ -35,6 +35,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             };
             let buf = self.units.buf(t);
             let file = self
+                .open
                 .ids
                 .first()
                 .copied()

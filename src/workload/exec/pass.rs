@@ -1,11 +1,17 @@
-//! One pass over the files (fio's `do_io`): each turn takes a unit
-//! (one to queue again first, else a free one), fills it with the next I/O
-//! of the pattern, a sync or a `verify_backlog` read, and submits it; then
-//! the latency target and the think time get their turn. A rate limit
-//! waits here, before the I/O it delays.
+//! One pass over the files (fio's `do_io`): each turn lets the flow hook
+//! hold the job back, takes a unit (one to queue again first, else a free
+//! one), fills it with the next I/O (a sync, a `verify_backlog` read or
+//! `trim_backlog` trim, the replayed log's or the pattern's, placed on
+//! the zones), and submits it; then the latency hook and the think time
+//! get their turn. A rate limit waits here, before the I/O it delays.
+//! The hooks' call points are named as in [`super::hooks`].
 
 use super::super::clock::Clock;
+use super::super::lat_target::Step as LatStep;
 use super::super::offsets::Io as NextIo;
+use super::hooks::flow::Flow;
+use super::hooks::replay::Next;
+use super::hooks::zbd;
 use super::readback::Turn;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
@@ -77,14 +83,35 @@ impl<C: Clock> Exec<'_, '_, C> {
                 r.reset();
             }
         }
-        self.zbd_pass_starts();
+        if let Some(z) = self.gen.zbd.as_mut() {
+            z.pass_starts();
+        }
+        self.zbd_account();
         let now = self.now();
         if let Some(t) = self.think.as_mut() {
             t.reset(now);
         }
-        self.pass_issued_ios = 0;
-        self.pass_completed_ios = 0;
-        self.lat.start_pass(self.job.set.iodepth, now);
+        self.count.pass_issued_ios = 0;
+        self.count.pass_completed_ios = 0;
+        if let Some(l) = self.hooks.latency.as_mut() {
+            l.pass_starts(self.job.set.iodepth, now);
+        }
+    }
+
+    /// Before issue: whether the flow hook holds the job back; it waited
+    /// meanwhile, after its I/O in flight completed (fio's
+    /// `flow_threshold_exceeded`).
+    #[inline]
+    pub(super) fn flow_held_back(&mut self) -> bool {
+        let Some(sleep_ns) = self.hooks.flow.as_ref().and_then(Flow::before_issue) else {
+            return false;
+        };
+        if sleep_ns > 0 {
+            // fio's io_u_quiesce, then usleep(flow_sleep).
+            self.drain();
+        }
+        Flow::wait(sleep_ns, &self.clock, self.stop);
+        true
     }
 
     /// A pass ends: everything in flight completes and is counted (fio's
@@ -114,8 +141,9 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// job's bytes (fio's do_io loop condition).
     #[inline]
     fn pass_done(&self, pass_issued: u64) -> bool {
-        let verifies = self.verify.on();
-        if self.verify.trims_pending() {
+        let v = self.hooks.verify.as_ref();
+        let verifies = v.is_some();
+        if v.is_some_and(|v| v.trims_pending()) {
             self.budget.pass_bytes_done(pass_issued, verifies)
         } else {
             self.budget.pass_done(pass_issued, verifies, &self.count)
@@ -137,7 +165,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         // A verify_backlog read or trim_backlog trim goes first; neither
         // counts as issued for the job's size (fio counts them in
         // `io_issue_bytes` of no direction the size reads).
-        if self.verify.backlog_on() {
+        if self.hooks.verify.as_ref().is_some_and(|v| v.backlog_on()) {
             match self.backlog_turn(*now, polling) {
                 Turn::Pattern => {}
                 Turn::Issued(queued) => {
@@ -147,16 +175,16 @@ impl<C: Clock> Exec<'_, '_, C> {
                 Turn::Stop => return Step::Over,
             }
         }
-        let next = if self.replay.is_some() {
+        let next = if self.hooks.replay.is_some() {
             self.replay_next(now)
         } else {
             self.next_io(*now)
         };
-        if self.iolog.is_some() {
+        if self.hooks.iolog.is_some() {
             self.log_closed_files();
         }
         let Some(next) = next else {
-            if self.replay.is_none() && self.file_busy() {
+            if self.hooks.replay.is_none() && self.file_busy() {
                 return Step::Again;
             }
             return Step::Over;
@@ -164,12 +192,72 @@ impl<C: Clock> Exec<'_, '_, C> {
         if self.gen.select.limit.is_some() && !self.file_events() {
             return Step::Over;
         }
-        if self.verify.on() && self.pattern_io_stops(&next) {
+        if self.hooks.verify.is_some() && self.pattern_io_stops(&next) {
             return Step::Over;
         }
         match self.issue(next, *now) {
             Some(t) => Step::Submit(t, Some(next.dir)),
             None => Step::Again,
+        }
+    }
+
+    /// Draw: the pattern's next I/O at `now` (the generators' `next_io`),
+    /// with the zbd hook's turn before (the writes filling their zone
+    /// complete first) and after (resets counted, a failed placement).
+    #[inline]
+    fn next_io(&mut self, now: u64) -> Option<NextIo> {
+        let Some(z) = self.gen.zbd.as_ref() else {
+            return self.gen.next_io(self.rate.as_mut(), now);
+        };
+        if zbd::before_draw(z, self.units.in_flight()) {
+            self.drain();
+        }
+        let next = self.gen.next_io(self.rate.as_mut(), now);
+        self.zbd_account();
+        next
+    }
+
+    /// The zones' resets since the last look are counted; a placement
+    /// that failed the job fails it.
+    pub(super) fn zbd_account(&mut self) {
+        let Some(z) = self.gen.zbd.as_mut() else {
+            return;
+        };
+        if let Err(f) = zbd::account(z, &mut self.ts.zone_resets, self.log) {
+            self.fail(f);
+        }
+    }
+
+    /// Draw, replaying: the log's next I/O at `now` (moved on past the
+    /// waits on the way); its syncs are issued here. `None` when the pass
+    /// is over.
+    fn replay_next(&mut self, now: &mut u64) -> Option<NextIo> {
+        let mut used = false;
+        loop {
+            if self.halt != Halt::Running {
+                return None;
+            }
+            let issued = self.count.issued_bytes;
+            let r = self.hooks.replay.as_mut()?;
+            match r.next(&self.clock, self.stop, self.log, issued, &mut used, now) {
+                Next::Io(io) => return Some(io),
+                Next::Over => return None,
+                Next::Sync(file, d) => {
+                    if let Err(e) = self.sync_file(file, d, true) {
+                        self.sync_failed(e, d, file);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `write_iolog`: the files that ran out in the draw are closed.
+    fn log_closed_files(&mut self) {
+        let (Some(closed), Some(l)) = (self.gen.closed.as_mut(), self.hooks.iolog.as_mut()) else {
+            return;
+        };
+        if !closed.is_empty() {
+            l.files_closed(self.clock.now(), closed);
         }
     }
 
@@ -189,11 +277,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         if self.submit(t, polling) {
             *pass_issued += len;
         }
-        if self.open_failed {
+        if self.open.failed {
             self.halt = Halt::Failed;
         }
-        if self.lat.searching() {
-            self.lat_target_check();
+        if self.hooks.latency.as_ref().is_some_and(|l| l.searching()) {
+            self.latency_after_issue();
         }
         if let Some(dir) = issued_dir.filter(|d| *d != Ddir::Trim) {
             self.think_after(dir);
@@ -213,7 +301,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         {
             // fio's loop_cache_invalidate: a time-based job that starts the
             // file over reads it from the device again.
-            let _ = self.engine.invalidate(self.ids[next.file]);
+            let _ = self.engine.invalidate(self.open.ids[next.file]);
         }
         if next.wait_ns > 0 {
             // The rate says wait: complete what is in flight, then sleep
@@ -239,29 +327,8 @@ impl<C: Clock> Exec<'_, '_, C> {
             return None;
         };
         let buf = self.units.buf(t);
-        let (mut numberio, mut piece) = (0u16, 0u64);
-        if next.dir == Ddir::Write {
-            numberio = self.verify.next_numberio();
-            piece = self
-                .verify
-                .log_write(next.file, next.offset, next.len, numberio);
-        }
-        if next.dir == Ddir::Write && !self.caps.fake_io {
-            // SAFETY: the unit is free, so nobody else uses its buffer,
-            // which holds `unit >= len` bytes.
-            let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
-            let start = (now / 1_000_000_000, now % 1_000_000_000);
-            match self.verify.verifier() {
-                Some(v) => {
-                    self.filler.prepare_write(b, next.offset, start, true);
-                    v.populate(b, next.offset, u64::from(numberio), start);
-                }
-                None => self.filler.prepare_write(b, next.offset, start, false),
-            }
-        } else if next.dir == Ddir::Read {
-            self.verify.read_issued();
-        }
-        let file = self.ids[next.file];
+        let (numberio, piece) = self.fill(buf, &next, now);
+        let file = self.open.ids[next.file];
         let u = self.units.get_mut(t);
         u.io.file = file;
         u.io.dir = next.dir;
@@ -279,10 +346,81 @@ impl<C: Clock> Exec<'_, '_, C> {
         self.count.issued_bytes += next.len;
         self.count.issued_ios += 1;
         if next.dir != Ddir::Trim {
-            self.pass_issued_ios += 1;
+            self.count.pass_issued_ios += 1;
         }
         self.sync.issued(next.dir, next.file, next.offset, next.len);
         Some(t)
+    }
+
+    /// Fill: the buffer `buf` of the unit that carries `next`, drawn at
+    /// `now` (a write's data, with the verify hook's header); returns the
+    /// write's `numberio` and the verify hook's piece key (0: none).
+    #[inline]
+    fn fill(&mut self, buf: *mut u8, next: &NextIo, now: u64) -> (u16, u64) {
+        let v = self.hooks.verify.as_mut();
+        if next.dir == Ddir::Read {
+            if let Some(v) = v {
+                v.on_read_issued();
+            }
+            return (0, 0);
+        }
+        if next.dir != Ddir::Write {
+            return (0, 0);
+        }
+        let numberio = self.count.next_numberio();
+        let piece = v.map_or(0, |v| {
+            v.on_write_issued(next.file, next.offset, next.len, numberio)
+        });
+        if !self.caps.fake_io {
+            // SAFETY: the unit is free, so nobody else uses its buffer,
+            // which holds `unit >= len` bytes.
+            let b = unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) };
+            let start = (now / 1_000_000_000, now % 1_000_000_000);
+            let v = self.hooks.verify.as_mut();
+            self.filler
+                .prepare_write(b, next.offset, start, v.is_some());
+            if let Some(v) = v {
+                v.verifier
+                    .populate(b, next.offset, u64::from(numberio), start);
+            }
+        }
+        (numberio, piece)
+    }
+
+    /// After issue, with a latency target: the quiesce the search asked
+    /// for, then its verdict at the end of a window (fio's
+    /// `lat_target_check`, outside the ramp).
+    fn latency_after_issue(&mut self) {
+        if self
+            .hooks
+            .latency
+            .as_mut()
+            .is_some_and(|l| l.take_quiesce())
+        {
+            self.drain();
+        }
+        if !self.time.recording() {
+            return;
+        }
+        let now = self.now();
+        let Some(l) = self.hooks.latency.as_mut() else {
+            return;
+        };
+        match l.after_issue(now) {
+            LatStep::Continue | LatStep::Fatal => {}
+            LatStep::Quiesce => self.drain(),
+            LatStep::FinalRun => {
+                // Complete what is in flight, then the statistics start
+                // again for the final window (fio's reset_all_stats).
+                self.drain();
+                let now = self.now();
+                self.ts.restart();
+                self.time.restart(now);
+                self.publish_deadline(now);
+                self.progress.mark_epoch();
+            }
+            LatStep::Done => self.halt = Halt::Done,
+        }
     }
 
     /// A full report was asked for (`--status-interval`): hand over the
@@ -305,7 +443,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some(think) = self.think.as_mut() else {
             return;
         };
-        let Some(pause) = think.check(self.pass_issued_ios, self.pass_completed_ios, now) else {
+        let Some(pause) = think.check(
+            self.count.pass_issued_ios,
+            self.count.pass_completed_ios,
+            now,
+        ) else {
             return;
         };
         self.drain();

@@ -1,7 +1,7 @@
-//! Queue, commit, reap and complete (fio's `td_io_queue`,
-//! `td_io_commit`, `wait_for_completions`, `io_u_queued_complete` and
-//! `io_completed`): the units' way through the engine and back, and the
-//! accounting of each completion.
+//! Queue, commit and reap (fio's `td_io_queue`, `td_io_commit`,
+//! `wait_for_completions` and `io_u_queued_complete`): the units' way
+//! through the engine and back; each completion is accounted in
+//! `complete.rs`.
 //!
 //! Latencies follow fio: a unit's start time is taken when it is filled;
 //! its submission (issue) time when the engine accepted it (after `commit`
@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use super::super::clock::Clock;
 use super::super::errno::{strerror, verror};
+use super::hooks::latency::Latency;
+use super::hooks::zbd;
 use super::Exec;
-use crate::ddir::Ddir;
 use crate::ioengine::{IoResult, Queued};
-use crate::stats::{Completion, Timing};
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// Queue unit `t` and account its submission; reap when the pool is
@@ -28,82 +28,17 @@ impl<C: Clock> Exec<'_, '_, C> {
         if crate::debug::on(crate::debug::Cat::Io) {
             self.trace_io("queue", t);
         }
-        if self.iolog.is_some() {
-            self.log_queued(t);
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.on_queue(self.clock.now(), t, self.units.get(t));
         }
-        // fio's io_u_submit: an I/O overlapping one in flight is busy.
         // fio's issue time of a synchronous engine: just before `queue`.
         let issued = if self.caps.is_sync { self.now() } else { 0 };
-        // lockfile=exclusive: held until the engine returns.
-        let job = self.job;
-        let held = job.lock_file(self.units.get(t).file);
-        let status =
-            if self.serialize && self.units.in_flight() > 0 && self.units.overlaps_in_flight(t) {
-                Queued::Busy
-            } else if let Some(r) = self.zbd_trim(t) {
-                Queued::Completed(r)
-            } else {
-                // SAFETY: unit `t` was taken from the free list, so no I/O
-                // in flight has its token and nobody else touches its
-                // buffer (pool unit `t`, at least `io.len` bytes, which
-                // outlives the engine) until the engine reports it complete
-                // and it goes back there.
-                unsafe { self.engine.queue(&self.units.get(t).io) }
-            };
-        drop(held);
+        let status = self.queue(t);
         // fio's do_io counts no bytes for an offloaded I/O.
         let queued = status == Queued::Queued && self.offload.is_none();
         match status {
-            Queued::Completed(r) => {
-                if self.time.recording() {
-                    self.ts.io_submitted(self.units.in_flight() as u32 + 1);
-                    if !self.caps.has_commit {
-                        // fio's td_io_queue for engines without commit.
-                        self.ts.io_submit_batch(1);
-                        self.ts.io_complete_batch(1);
-                    }
-                }
-                let now = self.now();
-                let u = self.units.get_mut(t);
-                u.issue_ns = if self.caps.is_sync {
-                    issued
-                } else {
-                    u.start_ns
-                };
-                match r {
-                    // An error the engine reports its own way.
-                    Err(e) => match self.engine.queue_error(e) {
-                        Some(q) => self.queue_failed(t, q),
-                        None => self.complete(t, r, now),
-                    },
-                    Ok(_) => self.complete(t, r, now),
-                }
-                // (Not after a verified read: its check takes time.)
-                if self.caps.is_sync && !self.verify.on() {
-                    self.just_done_ns = Some(now);
-                }
-            }
-            Queued::Queued => {
-                self.units.submitted(t);
-                let now = if self.caps.has_commit { 0 } else { self.now() };
-                if self.offload.is_some() {
-                    self.offload_queued();
-                } else if self.time.recording() {
-                    self.ts.io_submitted(self.units.in_flight() as u32);
-                    if !self.caps.has_commit {
-                        self.ts.io_submit_batch(1);
-                        self.ts.io_complete_batch(1);
-                    }
-                }
-                if self.caps.has_commit {
-                    self.units.queued_uncommitted(t);
-                    if self.units.uncommitted() >= self.job.set.batch_submit as usize {
-                        self.commit();
-                    }
-                } else {
-                    self.units.get_mut(t).issue_ns = now;
-                }
-            }
+            Queued::Completed(r) => self.completed_at_once(t, r, issued),
+            Queued::Queued => self.queued(t),
             Queued::Busy if self.engine.done() => {
                 // The engine has nothing more to do (fio's td->done: a net
                 // reader's peer said goodbye): the I/O is not issued.
@@ -122,14 +57,108 @@ impl<C: Clock> Exec<'_, '_, C> {
         queued
     }
 
+    /// Hand unit `t` to the engine (fio's `io_u_submit`), holding its
+    /// file's lock (`lockfile=exclusive`: until the engine returns). An
+    /// I/O overlapping one in flight is busy (`serialize_overlap`); a
+    /// trim of a sequential zone is the zones' (`zonemode=zbd`).
+    fn queue(&mut self, t: u32) -> Queued {
+        let job = self.job;
+        let held = job.lock_file(self.units.get(t).file);
+        let status =
+            if self.serialize && self.units.in_flight() > 0 && self.units.overlaps_in_flight(t) {
+                Queued::Busy
+            } else if let Some(r) = self.zbd_on_queue(t) {
+                Queued::Completed(r)
+            } else {
+                // SAFETY: unit `t` was taken from the free list, so no I/O
+                // in flight has its token and nobody else touches its
+                // buffer (pool unit `t`, at least `io.len` bytes, which
+                // outlives the engine) until the engine reports it complete
+                // and it goes back there.
+                unsafe { self.engine.queue(&self.units.get(t).io) }
+            };
+        drop(held);
+        status
+    }
+
+    /// The zbd hook's turn as unit `t` is queued: a trim it did itself.
+    #[inline]
+    fn zbd_on_queue(&mut self, t: u32) -> Option<IoResult> {
+        let z = self.gen.zbd.as_mut()?;
+        let u = self.units.get(t);
+        let (r, counted) = zbd::on_queue(z, u, &mut self.ts.zone_resets, self.log)?;
+        if let Err(f) = counted {
+            self.fail(f);
+        }
+        Some(r)
+    }
+
+    /// The engine completed unit `t` inside `queue` with `r` (a
+    /// synchronous engine's issue time was `issued`).
+    fn completed_at_once(&mut self, t: u32, r: IoResult, issued: u64) {
+        if self.time.recording() {
+            self.ts.io_submitted(self.units.in_flight() as u32 + 1);
+            if !self.caps.has_commit {
+                // fio's td_io_queue for engines without commit.
+                self.ts.io_submit_batch(1);
+                self.ts.io_complete_batch(1);
+            }
+        }
+        let now = self.now();
+        let u = self.units.get_mut(t);
+        u.issue_ns = if self.caps.is_sync {
+            issued
+        } else {
+            u.start_ns
+        };
+        match r {
+            // An error the engine reports its own way.
+            Err(e) => match self.engine.queue_error(e) {
+                Some(q) => self.queue_failed(t, q),
+                None => self.complete(t, r, now),
+            },
+            Ok(_) => self.complete(t, r, now),
+        }
+        // (Not after a verified read: its check takes time.)
+        if self.caps.is_sync && self.hooks.verify.is_none() {
+            self.just_done_ns = Some(now);
+        }
+    }
+
+    /// The engine queued unit `t`: it is in flight, committed with its
+    /// batch when the engine commits.
+    fn queued(&mut self, t: u32) {
+        self.units.submitted(t);
+        let now = if self.caps.has_commit { 0 } else { self.now() };
+        if self.offload.is_some() {
+            self.offload_queued();
+        } else if self.time.recording() {
+            self.ts.io_submitted(self.units.in_flight() as u32);
+            if !self.caps.has_commit {
+                self.ts.io_submit_batch(1);
+                self.ts.io_complete_batch(1);
+            }
+        }
+        if self.caps.has_commit {
+            self.units.queued_uncommitted(t);
+            if self.units.uncommitted() >= self.job.set.batch_submit as usize {
+                self.commit();
+            }
+        } else {
+            self.units.get_mut(t).issue_ns = now;
+        }
+    }
+
     /// fio's `queue_full`: no unit is free, or as many are in use as the
     /// latency target's depth allows.
     #[inline]
     fn queue_full(&self) -> bool {
         self.units.none_free()
             || self
-                .lat
-                .depth()
+                .hooks
+                .latency
+                .as_ref()
+                .and_then(Latency::depth)
                 .is_some_and(|d| self.units.in_use() >= d as usize)
     }
 
@@ -230,123 +259,6 @@ impl<C: Clock> Exec<'_, '_, C> {
             if !self.reap(depth) {
                 // The engine failed: its I/Os are lost, free the units.
                 self.units.lose_in_flight();
-            }
-        }
-    }
-
-    /// One I/O finished at `now` with `r`.
-    #[inline]
-    pub(super) fn complete(&mut self, t: u32, r: IoResult, now: u64) {
-        if self.replay_lost() {
-            return self.lose(t);
-        }
-        let u = *self.units.get(t);
-        if !u.io.dir.is_data() {
-            // A sync of the loop (fsync=N) is accounted by its caller.
-            self.units.give_back(t);
-            if let Err(e) = r {
-                self.io_error(e, u.io.dir, u.file, 0, 0);
-            }
-            return;
-        }
-        if !matches!(r, Ok(n) if n > 0 && n < u.io.len) {
-            self.zbd_completed(&u);
-            // Not queued again for a remainder: the file may close.
-            self.file_io_done(u.file);
-        }
-        match r {
-            Ok(n) if n >= u.io.len => {}
-            Ok(0) => {
-                // Nothing moved (a read past the end): fio's "full resid".
-                self.units.give_back(t);
-                self.verify.failed(&u);
-                self.io_error(libc::EIO, u.io.dir, u.file, u.io.offset, u.io.len);
-                return;
-            }
-            Ok(n) => {
-                // Short: queue the rest again, as fio requeues the resid.
-                if self.time.recording() {
-                    self.ts.io_short(u.io.dir.index());
-                }
-                let io = &mut self.units.get_mut(t).io;
-                io.offset += n as u64;
-                io.len -= n;
-                io.buf = io.buf.wrapping_add(n);
-                self.units.requeue(t);
-                return;
-            }
-            Err(e) => {
-                self.units.give_back(t);
-                self.verify.failed(&u);
-                self.io_error(e, u.io.dir, u.file, u.io.offset, u.io.len);
-                return;
-            }
-        }
-        if crate::debug::on(crate::debug::Cat::Io) {
-            self.trace_io("complete", t);
-        }
-        self.units.give_back(t);
-        self.count.done_bytes += u.len;
-        self.progress.io_done(u.io.dir.index(), u.len);
-        self.verify.completed(&u);
-        if u.io.dir != Ddir::Trim {
-            self.pass_completed_ios += 1;
-        }
-        // The completion that ends the ramp is not counted: fio's
-        // should_account() resets the statistics after this I/O added its
-        // bytes, and the job is still ramping then.
-        let counted_from = match self.check_ramp(now) {
-            true => None,
-            false => self.time.stats_from(),
-        };
-        if !self.time.recording() {
-            let r = &mut self.ramp_io[u.io.dir.index().min(2)];
-            *r = (r.0 + u.len, r.1 + 1);
-        }
-        if let (Some(from), true) = (counted_from, self.caps.file_op) {
-            // The file operation's time, once per open.
-            let open_ns = std::mem::take(&mut self.op_pending[u.file]).then(|| self.op_ns[u.file]);
-            self.ts.complete(&Completion {
-                dir: u.io.dir,
-                bytes: u.len,
-                at_ns: now.saturating_sub(from),
-                timing: Timing::FileOp { open_ns },
-                ..Completion::default()
-            });
-        } else if let Some(from) = counted_from {
-            // A synchronous engine's slat is not recorded (see
-            // `ThreadStats::engine_is_sync`), but counts in its lat.
-            let (slat, clat) = (
-                u.issue_ns.saturating_sub(u.start_ns),
-                now.saturating_sub(u.issue_ns),
-            );
-            self.ts.complete(&Completion {
-                dir: u.io.dir,
-                bytes: u.len,
-                slat_ns: slat,
-                clat_ns: clat,
-                at_ns: now.saturating_sub(from),
-                offset: u.offset0,
-                prio_slot: if self.cmdprio {
-                    self.engine.prio_slot(t)
-                } else {
-                    0
-                },
-                timing: Timing::Io,
-            });
-            // Steady state's latency criterion reads it (fio 3.42).
-            self.progress.clat_done(clat);
-            if self.lat.counted(u.io.dir) {
-                self.check_latency(t, now.saturating_sub(u.start_ns), now);
-            }
-            if self.act.is_some() {
-                self.act_latency(now.saturating_sub(u.start_ns), now);
-            }
-        }
-        if u.io.dir == Ddir::Read && self.verify.on() {
-            let e = self.check_read(t);
-            if e != 0 {
-                self.verify_failed(e);
             }
         }
     }

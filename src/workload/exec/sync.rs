@@ -183,7 +183,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             .flatten()
             .unwrap_or((0, 0));
         let t0 = self.now();
-        let result = match self.engine.raw_fd(self.ids[fi]) {
+        let result = match self.engine.raw_fd(self.open.ids[fi]) {
             Some(fd) => crate::ioengine::sync_range(fd, lo, hi - lo, r.flags),
             None => Ok(0),
         };
@@ -236,10 +236,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         let Some(t) = self.units.take() else {
             return Err(SyncError::Io(libc::EBUSY));
         };
-        if self.iolog.is_some() {
-            self.log_sync(t, fi, dir);
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.on_sync(self.clock.now(), t, fi, dir);
         }
-        let file = self.ids[fi];
+        let file = self.open.ids[fi];
         let u = self.units.get_mut(t);
         u.io.file = file;
         u.io.dir = dir;

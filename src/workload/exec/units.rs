@@ -35,6 +35,47 @@ pub(super) struct Unit {
     pub(super) rand_seed: u64,
 }
 
+impl Unit {
+    /// Unit `token` over the buffer at `buf`, before its first I/O.
+    fn idle(token: u32, buf: *mut u8) -> Unit {
+        Unit {
+            io: Io {
+                token,
+                file: FileId(0),
+                dir: Ddir::Read,
+                offset: 0,
+                len: 0,
+                buf,
+            },
+            file: 0,
+            len: 0,
+            start_ns: 0,
+            issue_ns: 0,
+            in_flight: false,
+            offset0: 0,
+            numberio: 0,
+            ver_list: false,
+            piece: 0,
+            trimmed: false,
+            rand_seed: 0,
+        }
+    }
+
+    /// A unit with an I/O of `dir`, `len` bytes at `offset` of file
+    /// `file` (the hooks' tests).
+    #[cfg(test)]
+    pub(super) fn of(dir: Ddir, file: usize, offset: u64, len: u64) -> Unit {
+        let mut u = Unit::idle(0, std::ptr::null_mut());
+        u.io.dir = dir;
+        u.io.offset = offset;
+        u.io.len = len as usize;
+        u.file = file;
+        u.len = len;
+        u.offset0 = offset;
+        u
+    }
+}
+
 /// The pool. Units are named by their token (`0..len`), which is also the
 /// [`Io::token`] the engine sees.
 pub(super) struct Units {
@@ -54,27 +95,7 @@ impl Units {
     /// `depth` units over the buffers of `mem`, all free.
     pub(super) fn new(mem: IoMem, depth: usize) -> Units {
         let units = (0..depth)
-            .map(|i| Unit {
-                io: Io {
-                    token: i as u32,
-                    file: FileId(0),
-                    dir: Ddir::Read,
-                    offset: 0,
-                    len: 0,
-                    buf: mem.unit_ptr(i),
-                },
-                file: 0,
-                len: 0,
-                start_ns: 0,
-                issue_ns: 0,
-                in_flight: false,
-                offset0: 0,
-                numberio: 0,
-                ver_list: false,
-                piece: 0,
-                trimmed: false,
-                rand_seed: 0,
-            })
+            .map(|i| Unit::idle(i as u32, mem.unit_ptr(i)))
             .collect();
         Units {
             mem,

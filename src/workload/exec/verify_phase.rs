@@ -5,7 +5,7 @@
 //! run of a writing job (fio's `do_dry_run`).
 
 use super::super::clock::Clock;
-use super::readback::Readback;
+use super::hooks::verify::Verify;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
@@ -13,20 +13,34 @@ use crate::stats::{Completion, NO_SLAT};
 use crate::workload::verify::Piece;
 
 impl<C: Clock> Exec<'_, '_, C> {
+    /// Pass end: the writes are over, the verify phase follows. fio
+    /// closes the files first (the iolog hook logs it), and reaps again
+    /// whatever happened as a replay ended.
+    pub(super) fn before_verify_phase(&mut self) {
+        if let Some(l) = self.hooks.iolog.as_mut() {
+            l.pass_ends(self.clock.now());
+        }
+        if let Some(r) = self.hooks.replay.as_mut() {
+            r.before_verify();
+        }
+    }
+
     /// The verify phase after a pass.
     pub(super) fn verify_phase(&mut self) {
         let polling = self.job.set.batch_complete_min == 0 && self.job.set.batch_complete_max == 0;
         // What the pass wrote and trimmed (fio's `verify_bytes`).
-        let written =
-            self.verify.pass_done[Ddir::Write.index()] + self.verify.pass_done[Ddir::Trim.index()];
-        self.verify.start();
+        let done = self.count.pass_done;
+        let written = done[Ddir::Write.index()] + done[Ddir::Trim.index()];
+        self.count.pass_done = [0; 3];
+        let Some(v) = self.hooks.verify.as_mut() else {
+            return;
+        };
+        v.pass_starts();
         // fio re-seeds the verify generator here even without randrepeat.
-        if let Some(v) = self.verify.verifier() {
-            v.reseed();
-        }
-        self.verify.set_verifying(true);
+        v.verifier.reseed();
+        v.set_verifying(true);
         dprint!(Cat::Verify, "starting loop\n");
-        let exp = self.verify.exp;
+        let exp = v.exp;
         if exp {
             // fio's clear_io_state: the pattern starts over.
             self.gen.reset();
@@ -46,38 +60,52 @@ impl<C: Clock> Exec<'_, '_, C> {
             if self.flow_held_back() {
                 continue;
             }
-            let t = if let Some(t) = self.units.take_requeued() {
-                t
-            } else {
-                if exp && self.verify.bytes_verified + self.verify_min_bs() > written {
-                    break;
-                }
-                let Some(t) = self.units.take() else {
-                    self.reap(1);
-                    continue;
-                };
-                let piece = if exp {
-                    self.replayed_piece()
-                } else {
-                    self.verify.next_piece()
-                };
-                let Some(piece) = piece else {
-                    self.units.give_back(t);
-                    break;
-                };
-                if self.state_stops(piece.file as usize, piece.offset) {
-                    self.units.give_back(t);
-                    break;
-                }
-                self.setup_verify_read(t, piece, now);
-                t
+            let t = match self.units.take_requeued() {
+                Some(t) => t,
+                None => match self.next_verify_read(exp, written, now) {
+                    Some(Some(t)) => t,
+                    Some(None) => continue,
+                    None => break,
+                },
             };
             self.submit(t, polling);
         }
         self.drain();
         self.units.drop_requeued();
-        self.verify.set_verifying(false);
+        if let Some(v) = self.hooks.verify.as_mut() {
+            v.set_verifying(false);
+        }
         dprint!(Cat::Verify, "exiting loop\n");
+    }
+
+    /// The verify phase's next read back at `now`, set up on a unit:
+    /// `Some(None)` when no unit was free (one completion was reaped),
+    /// `None` when the phase is over (the log, or what the pass
+    /// `written`, is read back; or a loaded state stops it).
+    fn next_verify_read(&mut self, exp: bool, written: u64, now: u64) -> Option<Option<u32>> {
+        let verified = self.hooks.verify.as_ref().map_or(0, |v| v.bytes_verified);
+        if exp && verified + self.verify_min_bs() > written {
+            return None;
+        }
+        let Some(t) = self.units.take() else {
+            self.reap(1);
+            return Some(None);
+        };
+        let piece = if exp {
+            self.replayed_piece()
+        } else {
+            self.hooks.verify.as_mut().and_then(Verify::next_piece)
+        };
+        let Some(piece) = piece else {
+            self.units.give_back(t);
+            return None;
+        };
+        if self.state_stops(piece.file as usize, piece.offset) {
+            self.units.give_back(t);
+            return None;
+        }
+        self.setup_verify_read(t, piece, now);
+        Some(Some(t))
     }
 
     /// fio's `rw_min_bs`.
@@ -100,9 +128,10 @@ impl<C: Clock> Exec<'_, '_, C> {
             piece.in_flight = false;
             match next.dir {
                 Ddir::Write => {
-                    piece.numberio = self.verify.verify_read_issues as u16;
-                    self.verify.verify_read_issues += 1;
-                    self.verify.write_issues += 1;
+                    let v = self.hooks.verify.as_mut()?;
+                    piece.numberio = v.verify_read_issues as u16;
+                    v.verify_read_issues += 1;
+                    self.count.write_issues += 1;
                 }
                 Ddir::Trim => piece.trimmed = true,
                 _ => continue,
@@ -120,20 +149,26 @@ impl<C: Clock> Exec<'_, '_, C> {
         if !first {
             self.gen.reset();
         }
-        self.verify.set_verifying(false);
+        let Some(v) = self.hooks.verify.as_mut() else {
+            return;
+        };
+        v.set_verifying(false);
         // Nothing is queued to the engine, so (as in fio) the pass has no
         // limit of its own: it ends when the files are done or the job's
         // bytes are issued.
         while self.halt == Halt::Running && !self.stop.requested() {
-            if self.budget.job_done(&self.count) && !self.verify.trims_pending() {
+            let Some(v) = self.hooks.verify.as_mut() else {
+                return;
+            };
+            if self.budget.job_done(&self.count) && !v.trims_pending() {
                 break;
             }
             // fio's get_io_u hands out backlog reads and trims here too;
             // they complete at once, unchecked.
-            if self.verify.backlog_on() {
-                let backlog = match self.verify.check_get_verify() {
+            if v.backlog_on() {
+                let backlog = match v.check_get_verify() {
                     Some(p) => Some((Ddir::Read, p)),
-                    None => self.verify.check_get_trim().map(|p| (Ddir::Trim, p)),
+                    None => v.check_get_trim().map(|p| (Ddir::Trim, p)),
                 };
                 if let Some((dir, p)) = backlog {
                     self.count.issued_ios += 1;
@@ -149,29 +184,23 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.count.issued_ios += 1;
             self.dry_complete(next.dir, next.offset, next.len);
             if next.dir == Ddir::Write {
-                let numberio = self.verify.next_numberio();
-                if let Some(v) = self.verify.verifier() {
-                    v.skip_write();
-                }
-                let piece = self
-                    .verify
-                    .log_write(next.file, next.offset, next.len, numberio);
-                dry_landed(&mut self.verify, next.file, next.offset, piece);
-                if let Some(c) = self.verify.comps.as_mut() {
-                    c.record(next.file, next.offset);
+                let numberio = self.count.next_numberio();
+                if let Some(v) = self.hooks.verify.as_mut() {
+                    v.on_dry_write(next.file, next.offset, next.len, numberio);
                 }
             }
         }
     }
-}
 
-impl<C: Clock> Exec<'_, '_, C> {
     /// fio completes each dry I/O at once, so it counts as done.
     fn dry_complete(&mut self, dir: Ddir, offset: u64, len: u64) {
         let now = self.now();
         self.check_ramp(now);
         self.count.done_bytes += len;
-        self.verify.dry_done(dir, len);
+        self.count.pass_done[dir.index()] += len;
+        if let Some(v) = self.hooks.verify.as_mut() {
+            v.on_dry_complete(dir);
+        }
         if let Some(from) = self.time.stats_from() {
             self.ts.io_submitted(1);
             self.ts.complete(&Completion {
@@ -184,16 +213,5 @@ impl<C: Clock> Exec<'_, '_, C> {
                 ..Completion::default()
             });
         }
-    }
-}
-
-/// A dry write is done as soon as it is logged.
-fn dry_landed(r: &mut Readback, file: usize, offset: u64, piece: u64) {
-    if piece > 0 {
-        r.hist.landed(crate::workload::verify::Key {
-            file: file as u32,
-            offset,
-            seq: piece - 1,
-        });
     }
 }
