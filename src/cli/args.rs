@@ -644,14 +644,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "server-jail" => args.server_jail = Some(path_of_text(&v())),
         "server-session" => args.server_session = true,
         "lint" => args.lint = true,
-        "lint-format" => {
-            args.lint = true;
-            args.lint_json = match v().as_str() {
-                "json" => true,
-                "text" => false,
-                other => return Err(format!("--lint-format={other}: 'text' or 'json'")),
-            }
-        }
+        "lint-format" => (args.lint, args.lint_json) = (true, crate::lint::is_json(&v())?),
         "quiet-lint" => args.quiet_lint = true,
         "lint-allow" => args.lint_allow.extend(crate::lint::allow_list(&v())?),
         "repeat" => args.repeat = Some(v()),
