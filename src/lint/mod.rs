@@ -204,12 +204,13 @@ pub(crate) fn lint_with(plan: &Plan, host: &dyn Host, allow: &[String]) -> Vec<F
 }
 
 /// `a` and `b` say the same thing: one rule, about one target (or, for a
-/// rule about settings, at one line).
+/// rule about settings, at one line or in the same words: sections that
+/// inherit one `[global]` and leave the same option unset).
 fn same_problem(a: &Finding, b: &Finding) -> bool {
     a.rule == b.rule
         && match (&a.target, &b.target) {
             (Some(x), Some(y)) => x == y,
-            (None, None) => a.span == b.span,
+            (None, None) => a.span == b.span || a.message == b.message,
             _ => false,
         }
 }
@@ -320,6 +321,45 @@ fn sections(text: &str) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Four sections that inherit `ioengine=psync` and leave `iodepth`
+    /// high from `[global]`, two of them randrw left at 50/50: one
+    /// finding each, naming the jobs, at the first culprit's line.
+    #[test]
+    fn a_problem_shared_by_jobs_is_said_once() {
+        let p = crate::plan::testing::plan(&[
+            "--ioengine=psync",
+            "--iodepth=8",
+            "--filename=/x/f",
+            "--size=1m",
+            "--name=a",
+            "--rw=randrw",
+            "--name=b",
+            "--rw=randrw",
+            "--stonewall",
+            "--name=c",
+            "--stonewall",
+        ]);
+        let host = rules::testing::Fake::default();
+        let found = lint_with(&p, &host, &["buffered-io".into(), "zero-buffers".into()]);
+        let said: Vec<(&str, Vec<&str>, &Span)> = found
+            .iter()
+            .map(|f| (f.rule, f.jobs.iter().map(String::as_str).collect(), &f.span))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "sync-engine-depth",
+                    vec!["a", "b", "c"],
+                    &Span::Arg { index: 2 }
+                ),
+                ("rwmix-default", vec!["a", "b"], &Span::Arg { index: 6 }),
+            ]
+        );
+        let found = lint_with(&p, &host, &["all".into()]);
+        assert_eq!(found, []);
+    }
 
     #[test]
     fn allow_comments_belong_to_their_section() {

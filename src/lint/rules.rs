@@ -28,7 +28,7 @@ mod rwmix_default;
 mod short_runtime_log_avg;
 mod sync_engine_depth;
 #[cfg(test)]
-mod testing;
+pub(super) mod testing;
 mod time_based_no_runtime;
 mod tmpfs_target;
 mod zero_buffers;
