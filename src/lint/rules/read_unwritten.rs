@@ -2,8 +2,9 @@
 //! written: unwritten extents (`fallocate`) or holes (`truncate`, a sparse
 //! copy). fio lays out a file it creates, or one too short for the job,
 //! but reads an existing file as it is; the file system answers those
-//! reads with zeroes without reading the device (a read of a fallocated
-//! file reported 225k IOPS at 0.9 µs on a virtio disk).
+//! reads with zeroes without reading the device (fio 3.33, 4 KiB random
+//! reads at depth 8, ext4 on virtio: 101k IOPS from a fallocated file,
+//! 22.3k from a written one).
 
 use super::{human, same_target, Ctx, Hit, Rule};
 use std::path::Path;
