@@ -26,6 +26,7 @@ mod read_unwritten;
 mod root_fs_target;
 mod rwmix_default;
 mod short_runtime_log_avg;
+mod steadystate_size_bound;
 mod sync_engine_depth;
 #[cfg(test)]
 pub(super) mod testing;
@@ -76,6 +77,7 @@ pub(crate) const RULES: &[Rule] = &[
     read_unwritten::RULE,
     time_based_no_runtime::RULE,
     log_every_io::RULE,
+    steadystate_size_bound::RULE,
 ];
 
 /// `statfs` `f_type` of tmpfs.

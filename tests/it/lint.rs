@@ -637,3 +637,14 @@ fn a_run_on_a_terminal_prints_one_short_line_per_finding() {
     let (code, err) = on_terminal(bin.file("fio").to_str().unwrap(), &dir, &run);
     assert_eq!((code, err.as_str()), (0, ""));
 }
+
+#[test]
+fn steadystate_size_bound() {
+    let job = "[j]\nioengine=null\nsize=1m\nss=iops:2%\nss_dur=5\n";
+    shows(
+        "steadystate-size-bound",
+        job,
+        ("j", 4),
+        &format!("{job}time_based\nruntime=10\n"),
+    );
+}
