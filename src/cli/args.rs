@@ -97,6 +97,7 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("lint", HasArg::No),
     ("lint-format", HasArg::Required),
     ("quiet-lint", HasArg::No),
+    ("lint-allow", HasArg::Required),
     ("repeat", HasArg::Required),
     ("baseline-save", HasArg::Required),
     ("baseline-compare", HasArg::Required),
@@ -225,6 +226,8 @@ pub struct Args {
     pub(crate) lint_json: bool,
     /// `--quiet-lint`: no lint warnings before a run.
     pub(crate) quiet_lint: bool,
+    /// `--lint-allow=RULE[,RULE...]`: lint rules silenced for every job.
+    pub(crate) lint_allow: Vec<String>,
     /// `--repeat=N`, as written (checked by `baseline::beyond`).
     pub(crate) repeat: Option<String>,
     /// `--baseline-save=FILE`, `--baseline-compare=FILE`.
@@ -324,6 +327,7 @@ impl Default for Args {
             lint: false,
             lint_json: false,
             quiet_lint: false,
+            lint_allow: Vec::new(),
             repeat: None,
             baseline_save: None,
             baseline_compare: None,
@@ -640,15 +644,9 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "server-jail" => args.server_jail = Some(path_of_text(&v())),
         "server-session" => args.server_session = true,
         "lint" => args.lint = true,
-        "lint-format" => {
-            args.lint = true;
-            args.lint_json = match v().as_str() {
-                "json" => true,
-                "text" => false,
-                other => return Err(format!("--lint-format={other}: 'text' or 'json'")),
-            }
-        }
+        "lint-format" => (args.lint, args.lint_json) = (true, crate::lint::is_json(&v())?),
         "quiet-lint" => args.quiet_lint = true,
+        "lint-allow" => args.lint_allow.extend(crate::lint::allow_list(&v())?),
         "repeat" => args.repeat = Some(v()),
         "baseline-save" => args.baseline_save = Some(path_of_text(&v())),
         "baseline-compare" => args.baseline_compare = Some(path_of_text(&v())),

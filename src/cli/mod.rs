@@ -311,7 +311,7 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
         no_jobs(front.fe.sections.iter().any(|s| !s.global), out, err)?;
         return Ok(2);
     }
-    let found = crate::lint::lint(plan);
+    let found = crate::lint::lint(plan, &args.lint_allow);
     match args.lint_json {
         true => write!(out, "{}", crate::lint::json(&found))?,
         false => write!(out, "{}", crate::lint::text(&found))?,

@@ -104,7 +104,8 @@ impl Watch for Printer<'_> {
             && !self.args.quiet_lint
             && LINT_TTY.load(Ordering::Relaxed)
         {
-            for line in crate::lint::warning_lines(&crate::lint::lint(plan)) {
+            for line in crate::lint::warning_lines(&crate::lint::lint(plan, &self.args.lint_allow))
+            {
                 writeln!(self.err, "{line}")?;
             }
             self.err.flush()?;

@@ -88,6 +88,7 @@ const RFIO_FLAGS: &[&str] = &[
     "  --lint\t\tReport the jobs' methodology problems and run nothing (exit 0: none, 1: some, 2: invalid job)",
     "  --lint-format=json\tThe --lint report as a JSON array",
     "  --quiet-lint\t\tNo lint warnings on stderr before a run",
+    "  --lint-allow=RULE[,RULE...]\tSilence these lint rules (or all) for every job",
     "  --repeat=N\t\tRun the jobs N times: the median run's report, then each metric's median, min, max, cv",
     "  --baseline-save=FILE\tSave the host, targets, job text and results to FILE (JSON)",
     "  --baseline-compare=FILE\tRun the same jobs and compare with FILE (exit 3: a metric got worse)",

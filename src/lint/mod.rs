@@ -7,8 +7,14 @@
 //! and the job's options where what the user wrote matters (whether an
 //! option was set at all). A rule is silenced by a comment line
 //! `# rfio: allow RULE` (or `; rfio: allow RULE`) in the job's section, a
-//! `[global]` section or the file's header.
+//! `[global]` section or the file's header, or for every job by
+//! `--lint-allow=RULE[,RULE...]` ([`allow_list`]).
+//!
+//! Findings are said once: jobs that share the problem's target (a file,
+//! a device) or its line (an option of `[global]`) get one finding, at the
+//! first job's line, naming them all.
 
+mod extents;
 mod report;
 mod rules;
 
@@ -24,12 +30,19 @@ pub(crate) use report::{json, text, warning_lines};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finding {
     pub(crate) rule: &'static str,
+    /// The rule's one-line summary (the warning before a run).
+    pub(crate) summary: &'static str,
+    /// The first job found at fault.
     pub(crate) job: String,
+    /// Every job the finding is about (`job` first).
+    pub(crate) jobs: Vec<String>,
     /// Where: the option behind the problem, or the job's section.
     pub(crate) span: Span,
     /// Why the result misleads.
     pub(crate) message: String,
     pub(crate) fix: String,
+    /// The file or device the finding is about, when it is one.
+    pub(crate) target: Option<PathBuf>,
 }
 
 /// The file system a target lives on.
@@ -56,6 +69,20 @@ pub(crate) trait Host {
     fn fs(&self, path: &Path) -> Option<FsInfo>;
     /// `path` is a block device.
     fn is_block_device(&self, path: &Path) -> bool;
+    /// How much of bytes `start..start + len` of the regular file `path`
+    /// reads back zeroes without touching the device: holes (a sparse
+    /// file, `truncate`) and unwritten extents (`fallocate`). `None` when
+    /// the file system cannot tell.
+    fn unwritten(&self, path: &Path, start: u64, len: u64) -> Option<Unwritten>;
+}
+
+/// The parts of a file range with no data on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Unwritten {
+    /// Bytes in holes.
+    pub(crate) holes: u64,
+    /// Bytes in allocated but unwritten extents (FIEMAP_EXTENT_UNWRITTEN).
+    pub(crate) unwritten: u64,
 }
 
 /// The machine rfio runs on.
@@ -102,6 +129,10 @@ impl Host for System {
         use std::os::unix::fs::FileTypeExt;
         std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
     }
+
+    fn unwritten(&self, path: &Path, start: u64, len: u64) -> Option<Unwritten> {
+        extents::unwritten(path, start, len)
+    }
 }
 
 /// `MemTotal` of a `/proc/meminfo` text, in bytes.
@@ -138,24 +169,83 @@ fn statfs(dir: &Path) -> Option<(i64, u64)> {
 }
 
 /// Every finding of `plan` on this machine, minus those silenced in the
-/// job files.
-pub(crate) fn lint(plan: &Plan) -> Vec<Finding> {
-    lint_with(plan, &System)
+/// job files and the rules of `allow` (`--lint-allow`, checked by
+/// [`allow_list`]).
+pub(crate) fn lint(plan: &Plan, allow: &[String]) -> Vec<Finding> {
+    lint_with(plan, &System, allow)
 }
 
 /// [`lint`] with the machine's facts from `host`.
-pub(crate) fn lint_with(plan: &Plan, host: &dyn Host) -> Vec<Finding> {
+pub(crate) fn lint_with(plan: &Plan, host: &dyn Host, allow: &[String]) -> Vec<Finding> {
     let mut allows = Allows::default();
-    let mut found = Vec::new();
+    let mut found: Vec<Finding> = Vec::new();
     // A job's `numjobs` clones share its settings: lint the first.
-    for job in plan.jobs.iter().filter(|j| j.subjob == 0) {
-        for f in rules::check(job, host) {
-            if !allows.allowed(job, &f) {
-                found.push(f);
+    for (i, job) in plan.jobs.iter().enumerate() {
+        if job.subjob != 0 {
+            continue;
+        }
+        for f in rules::check(plan, i, host) {
+            if allow.iter().any(|r| r == f.rule || r == "all") || allows.allowed(job, &f) {
+                continue;
+            }
+            match found.iter_mut().find(|g| same_problem(g, &f)) {
+                Some(g) => {
+                    for j in f.jobs {
+                        if !g.jobs.contains(&j) {
+                            g.jobs.push(j);
+                        }
+                    }
+                }
+                None => found.push(f),
             }
         }
     }
     found
+}
+
+/// `a` and `b` say the same thing: one rule, about one target (or, for a
+/// rule about settings, at one line or in the same words: sections that
+/// inherit one `[global]` and leave the same option unset).
+fn same_problem(a: &Finding, b: &Finding) -> bool {
+    a.rule == b.rule
+        && match (&a.target, &b.target) {
+            (Some(x), Some(y)) => x == y,
+            (None, None) => a.span == b.span || a.message == b.message,
+            _ => false,
+        }
+}
+
+/// `--lint-format=FORMAT`: whether it asks for JSON (else text).
+pub(crate) fn is_json(format: &str) -> Result<bool, String> {
+    match format {
+        "json" => Ok(true),
+        "text" => Ok(false),
+        other => Err(format!("--lint-format={other}: 'text' or 'json'")),
+    }
+}
+
+/// `--lint-allow=RULE[,RULE...]`: the rules named (or `all`), or an error
+/// naming the known ones.
+pub(crate) fn allow_list(text: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
+        .collect();
+    match names
+        .iter()
+        .find(|n| *n != "all" && !rules::RULES.iter().any(|r| r.name == n.as_str()))
+    {
+        None => Ok(names),
+        Some(bad) => {
+            let known: Vec<&str> = rules::RULES.iter().map(|r| r.name).collect();
+            Err(format!(
+                "--lint-allow={text}: no lint rule '{bad}' (the rules: {}, or all)",
+                known.join(", ")
+            ))
+        }
+    }
 }
 
 /// The `rfio: allow RULE` comments of the job files read so far.
@@ -231,6 +321,45 @@ fn sections(text: &str) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Four sections that inherit `ioengine=psync` and leave `iodepth`
+    /// high from `[global]`, two of them randrw left at 50/50: one
+    /// finding each, naming the jobs, at the first culprit's line.
+    #[test]
+    fn a_problem_shared_by_jobs_is_said_once() {
+        let p = crate::plan::testing::plan(&[
+            "--ioengine=psync",
+            "--iodepth=8",
+            "--filename=/x/f",
+            "--size=1m",
+            "--name=a",
+            "--rw=randrw",
+            "--name=b",
+            "--rw=randrw",
+            "--stonewall",
+            "--name=c",
+            "--stonewall",
+        ]);
+        let host = rules::testing::Fake::default();
+        let found = lint_with(&p, &host, &["buffered-io".into(), "zero-buffers".into()]);
+        let said: Vec<(&str, Vec<&str>, &Span)> = found
+            .iter()
+            .map(|f| (f.rule, f.jobs.iter().map(String::as_str).collect(), &f.span))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "sync-engine-depth",
+                    vec!["a", "b", "c"],
+                    &Span::Arg { index: 2 }
+                ),
+                ("rwmix-default", vec!["a", "b"], &Span::Arg { index: 6 }),
+            ]
+        );
+        let found = lint_with(&p, &host, &["all".into()]);
+        assert_eq!(found, []);
+    }
 
     #[test]
     fn allow_comments_belong_to_their_section() {

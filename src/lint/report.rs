@@ -23,15 +23,26 @@ fn location(span: &Span) -> String {
     }
 }
 
+/// `job 'a'`, or `jobs 'a', 'b'` for a finding about several.
+fn jobs(f: &Finding) -> String {
+    match f.jobs.as_slice() {
+        [] | [_] => format!("job '{}'", f.job),
+        all => {
+            let names: Vec<String> = all.iter().map(|j| format!("'{j}'")).collect();
+            format!("jobs {}", names.join(", "))
+        }
+    }
+}
+
 /// `--lint`'s report: two lines per finding (where, rule and why; the
 /// fix), then a count.
 pub(crate) fn text(found: &[Finding]) -> String {
     let mut s = String::new();
     for f in found {
         s.push_str(&format!(
-            "{}: job '{}': {}: {}\n  fix: {}\n",
+            "{}: {}: {}: {}\n  fix: {}\n",
             location(&f.span),
-            f.job,
+            jobs(f),
             f.rule,
             f.message,
             f.fix
@@ -39,16 +50,20 @@ pub(crate) fn text(found: &[Finding]) -> String {
     }
     match found.len() {
         0 => s.push_str("rfio: lint: no problems found\n"),
-        1 => s.push_str("rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE`)\n"),
+        1 => s.push_str(
+            "rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE` or \
+             --lint-allow=RULE)\n",
+        ),
         n => s.push_str(&format!(
-            "rfio: lint: {n} problems (silence a rule with `# rfio: allow RULE`)\n"
+            "rfio: lint: {n} problems (silence a rule with `# rfio: allow RULE` or \
+             --lint-allow=RULE)\n"
         )),
     }
     s
 }
 
-/// `--lint-format=json`: an array of `{rule, job, file, line, message,
-/// fix}`.
+/// `--lint-format=json`: an array of `{rule, job, jobs, file, line,
+/// message, fix}` (`jobs`: every job the finding is about, `job` first).
 pub(crate) fn json(found: &[Finding]) -> String {
     let items: Vec<serde_json::Value> = found
         .iter()
@@ -57,6 +72,7 @@ pub(crate) fn json(found: &[Finding]) -> String {
             serde_json::json!({
                 "rule": f.rule,
                 "job": f.job,
+                "jobs": f.jobs,
                 "file": file,
                 "line": line,
                 "message": f.message,
@@ -69,18 +85,17 @@ pub(crate) fn json(found: &[Finding]) -> String {
     s
 }
 
-/// One line per finding, printed on stderr before a run.
+/// One short line per finding (where, the rule and its summary), printed
+/// on stderr before a run; `rfio --lint` says why and the fix.
 pub(crate) fn warning_lines(found: &[Finding]) -> Vec<String> {
     found
         .iter()
         .map(|f| {
             format!(
-                "rfio: lint: {}: job '{}': {}: {} (fix: {}; --quiet-lint hides this)",
+                "rfio: lint: {}: {}: {} (rfio --lint explains)",
                 location(&f.span),
-                f.job,
                 f.rule,
-                f.message,
-                f.fix
+                f.summary
             )
         })
         .collect()
@@ -95,7 +110,10 @@ mod tests {
     fn finding() -> Finding {
         Finding {
             rule: "rwmix-default",
+            summary: "s",
             job: "j".into(),
+            jobs: vec!["j".into()],
+            target: None,
             span: Span::file(&Arc::from(Path::new("a.fio")), 3, 1),
             message: "m".into(),
             fix: "f".into(),
@@ -107,7 +125,19 @@ mod tests {
         assert_eq!(
             text(&[finding()]),
             "a.fio:3: job 'j': rwmix-default: m\n  fix: f\n\
-             rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE`)\n"
+             rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE` or \
+             --lint-allow=RULE)\n"
+        );
+        let mut two = finding();
+        two.jobs.push("k".into());
+        assert!(text(&[two]).starts_with("a.fio:3: jobs 'j', 'k': rwmix-default: m\n"));
+    }
+
+    #[test]
+    fn a_warning_is_one_short_line() {
+        assert_eq!(
+            warning_lines(&[finding()]),
+            ["rfio: lint: a.fio:3: rwmix-default: s (rfio --lint explains)"]
         );
     }
 
@@ -116,7 +146,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&json(&[finding()])).unwrap();
         assert_eq!(
             v,
-            serde_json::json!([{"rule": "rwmix-default", "job": "j", "file": "a.fio",
+            serde_json::json!([{"rule": "rwmix-default", "job": "j", "jobs": ["j"], "file": "a.fio",
                 "line": 3, "message": "m", "fix": "f"}])
         );
         assert_eq!(json(&[]), "[]\n");

@@ -4,36 +4,41 @@
 //! message, fix and tests); [`RULES`] lists them in the order their
 //! findings are reported.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Finding, FsInfo, Host};
 use crate::diag::Span;
 use crate::options::Value;
-use crate::plan::JobSpec;
+use crate::plan::{JobSpec, Plan};
 
 mod async_without_direct;
 mod buffered_io;
+mod concurrent_workloads;
 mod depth_over_nr_requests;
 mod direct_bs_alignment;
 mod gtod_reduce_percentiles;
+mod log_every_io;
 mod no_ramp_random_write;
 mod no_room;
+mod numjobs_shared_file;
 mod raw_device_write;
+mod read_unwritten;
 mod root_fs_target;
 mod rwmix_default;
 mod short_runtime_log_avg;
+mod steadystate_size_bound;
 mod sync_engine_depth;
 #[cfg(test)]
-mod testing;
+pub(super) mod testing;
+mod time_based_no_runtime;
 mod tmpfs_target;
 mod zero_buffers;
 
 /// One rule: what `--lint` documents of it, and its check of a job.
 pub(crate) struct Rule {
     pub(crate) name: &'static str,
-    /// What it finds, in a line (README's table of rules says it at
-    /// length).
-    #[allow(dead_code)] // documentation, read by the tests only
+    /// What it finds, in a line: the warning printed before a run
+    /// (README's table of rules says it at length).
     pub(crate) summary: &'static str,
     check: fn(&Ctx) -> Option<Hit>,
 }
@@ -43,6 +48,12 @@ struct Hit {
     span: Span,
     message: String,
     fix: &'static str,
+    /// The file or device the problem is about, when it is one: the jobs
+    /// that share it get one finding (else one per rule and line).
+    target: Option<PathBuf>,
+    /// Every job the problem is about, in the plan's order, when it is
+    /// about more than the one checked.
+    jobs: Vec<String>,
 }
 
 /// Every rule, in the order of their findings.
@@ -61,6 +72,12 @@ pub(crate) const RULES: &[Rule] = &[
     short_runtime_log_avg::RULE,
     direct_bs_alignment::RULE,
     depth_over_nr_requests::RULE,
+    concurrent_workloads::RULE,
+    numjobs_shared_file::RULE,
+    read_unwritten::RULE,
+    time_based_no_runtime::RULE,
+    log_every_io::RULE,
+    steadystate_size_bound::RULE,
 ];
 
 /// `statfs` `f_type` of tmpfs.
@@ -70,6 +87,10 @@ const TMPFS_MAGIC: i64 = 0x0102_1994;
 /// them that several rules ask.
 struct Ctx<'a> {
     job: &'a JobSpec,
+    /// The whole plan, and the job's index in it (rules about jobs that
+    /// run together).
+    plan: &'a Plan,
+    index: usize,
     host: &'a dyn Host,
     /// The engine fakes its I/O or does none (no data reaches a device).
     fake_io: bool,
@@ -86,7 +107,8 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(job: &'a JobSpec, host: &'a dyn Host) -> Ctx<'a> {
+    fn new(plan: &'a Plan, index: usize, host: &'a dyn Host) -> Ctx<'a> {
+        let job = &plan.jobs[index];
         let caps = crate::plan::engine::caps(job);
         let is_sync = caps.as_ref().is_some_and(|c| c.is_sync);
         let file_job = caps
@@ -102,6 +124,8 @@ impl<'a> Ctx<'a> {
         };
         Ctx {
             job,
+            plan,
+            index,
             host,
             fake_io: caps.as_ref().is_some_and(|c| c.fake_io || c.no_io),
             is_sync,
@@ -113,21 +137,48 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The findings of one job, in [`RULES`]' order.
-pub(crate) fn check(job: &JobSpec, host: &dyn Host) -> Vec<Finding> {
-    let cx = Ctx::new(job, host);
+/// The findings of the plan's job `index`, in [`RULES`]' order.
+pub(crate) fn check(plan: &Plan, index: usize, host: &dyn Host) -> Vec<Finding> {
+    let cx = Ctx::new(plan, index, host);
     RULES
         .iter()
         .filter_map(|rule| {
             (rule.check)(&cx).map(|hit| Finding {
                 rule: rule.name,
-                job: job.name.clone(),
+                summary: rule.summary,
+                job: cx.job.name.clone(),
+                jobs: match hit.jobs.is_empty() {
+                    true => vec![cx.job.name.clone()],
+                    false => hit.jobs,
+                },
                 span: hit.span,
                 message: hit.message,
                 fix: hit.fix.to_string(),
+                target: hit.target,
             })
         })
         .collect()
+}
+
+/// A target path as the jobs that share it name it alike: resolved
+/// (links, `..`) when it exists, else made absolute.
+fn same_target(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| match path.is_absolute() {
+        true => path.to_path_buf(),
+        false => std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf()),
+    })
+}
+
+/// The job's files, as [`same_target`] names them.
+fn targets(job: &JobSpec) -> Vec<PathBuf> {
+    job.files.iter().map(|f| same_target(&f.path)).collect()
+}
+
+/// The `numjobs` clones of the plan's job `index` (an original).
+fn clones(plan: &Plan, index: usize) -> impl Iterator<Item = &JobSpec> {
+    plan.jobs[index + 1..].iter().take_while(|j| j.subjob != 0)
 }
 
 /// The job's bytes over all its files, when known.

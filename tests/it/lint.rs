@@ -1,6 +1,7 @@
 //! `rfio --lint`: each rule on a job file that shows it (with its file and
-//! line), silenced by `# rfio: allow RULE`, exit statuses 0/1/2, text and
-//! JSON reports, command-line jobs.
+//! line), silenced by `# rfio: allow RULE` or `--lint-allow`, one finding
+//! per target, exit statuses 0/1/2, text and JSON reports, command-line
+//! jobs, the one-line warnings before a run on a terminal.
 
 use crate::common;
 use common::{rfio, stderr, stdout, TempDir};
@@ -270,7 +271,9 @@ fn text_report_names_file_line_rule_and_fix() {
         "{out}"
     );
     assert!(out.contains("\n  fix: set rwmixread"), "{out}");
-    assert!(out.ends_with("rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE`)\n"));
+    assert!(out.ends_with(
+        "rfio: lint: 1 problem (silence a rule with `# rfio: allow RULE` or --lint-allow=RULE)\n"
+    ));
     assert_eq!(o.status.code(), Some(1));
 }
 
@@ -326,4 +329,322 @@ fn the_example_job_files_lint_clean() {
             path.display()
         );
     }
+}
+
+/// The jobs named by each finding of `rule`.
+fn jobs_of(found: &[serde_json::Value], rule: &str) -> Vec<Vec<String>> {
+    found
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .map(|f| {
+            let jobs = f["jobs"].as_array().unwrap();
+            jobs.iter()
+                .map(|j| j.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Four sections on one file with four `rw` and nothing between them run
+/// all at once: one finding, at the second section's header, naming the
+/// four; a stonewall in each (or group_reporting) says otherwise.
+#[test]
+fn concurrent_workloads() {
+    let section = |rw: &str, extra: &str| {
+        format!(
+            "[{rw}]\n{extra}filename=f\nioengine=libaio\ndirect=1\niodepth=8\nsize=1m\n\
+             refill_buffers=1\nrw={rw}\n"
+        )
+    };
+    let rws = ["randread", "randwrite", "read", "write"];
+    let file = |extra: &str| -> String {
+        rws.iter()
+            .enumerate()
+            .map(|(i, rw)| section(rw, if i == 0 { "" } else { extra }))
+            .collect()
+    };
+    let bad = file("");
+    shows(
+        "concurrent-workloads",
+        &bad,
+        ("randwrite", 9),
+        &file("stonewall\n"),
+    );
+    let (_, found) = lint("concurrent", &bad);
+    assert_eq!(
+        jobs_of(&found, "concurrent-workloads"),
+        [rws.map(String::from)]
+    );
+    let m = found
+        .iter()
+        .find(|f| f["rule"] == "concurrent-workloads")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        m.starts_with("sections 'randread' (randread), 'randwrite' (randwrite), 'read' (read), 'write' (write) run at the same time on /"),
+        "{m}"
+    );
+    let (_, found) = lint("grouped", &format!("[global]\ngroup_reporting\n{bad}"));
+    assert_eq!(of(&found, "concurrent-workloads"), []);
+}
+
+#[test]
+fn numjobs_shared_file() {
+    let job = "[j]\nfilename=f\nioengine=libaio\ndirect=1\niodepth=8\nsize=1m\n\
+               refill_buffers=1\nrw=randwrite\nnumjobs=4\n";
+    shows(
+        "numjobs-shared-file",
+        job,
+        ("j", 9),
+        &format!("{job}offset_increment=1m\n"),
+    );
+    let (_, found) = lint("numjobs", job);
+    let f = found.iter().find(|f| f["rule"] == "numjobs-shared-file");
+    let m = f.unwrap()["message"].as_str().unwrap();
+    assert!(m.starts_with("numjobs=4 write "), "{m}");
+}
+
+/// A file made with `fallocate` (unwritten extents) and one made with
+/// `set_len` (a hole), read as they are: found; the same read of a written
+/// file, or a size larger than the file (fio lays it out), is not.
+#[test]
+fn read_unwritten() {
+    use std::os::unix::io::AsRawFd;
+    let dir = TempDir::new("unwritten");
+    let job = |name: &str, size: &str| {
+        format!(
+            "[j]\nfilename={}\nioengine=libaio\ndirect=1\niodepth=8\nsize={size}\n\
+             rw=randread\n",
+            dir.file(name).display()
+        )
+    };
+    let f = std::fs::File::create(dir.file("falloc")).unwrap();
+    // SAFETY: fallocate on an open descriptor.
+    assert_eq!(unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, 1 << 20) }, 0);
+    std::fs::File::create(dir.file("sparse"))
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    dir.write("written", &"x".repeat(1 << 20));
+    let fs = std::process::Command::new("stat")
+        .args(["-f", "-c", "%T"])
+        .arg(&dir.0)
+        .output()
+        .unwrap();
+    let fs = String::from_utf8_lossy(&fs.stdout).trim().to_string();
+    let falloc = job("falloc", "1m");
+    let (_, found) = lint("falloc", &falloc);
+    // FIEMAP on ext4, xfs, btrfs; tmpfs answers SEEK_DATA with data.
+    if fs != "tmpfs" {
+        assert_eq!(
+            of(&found, "read-unwritten"),
+            [("j".to_string(), 2)],
+            "{fs}: {found:?}"
+        );
+        let m = found
+            .iter()
+            .find(|f| f["rule"] == "read-unwritten")
+            .unwrap()["message"]
+            .as_str()
+            .unwrap();
+        assert!(
+            m.contains("1.0 MiB unwritten (fallocated) of the 1.0 MiB"),
+            "{m}"
+        );
+    }
+    shows(
+        "read-unwritten",
+        &job("sparse", "1m"),
+        ("j", 2),
+        &job("written", "1m"),
+    );
+    let (_, found) = lint("sparse", &job("sparse", "1m"));
+    let m = found
+        .iter()
+        .find(|f| f["rule"] == "read-unwritten")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert!(m.contains("1.0 MiB in holes (sparse)"), "{m}");
+    let (_, found) = lint("laid-out", &job("falloc", "2m"));
+    assert_eq!(of(&found, "read-unwritten"), []);
+    // An earlier job writes it first.
+    let written_first = format!(
+        "[w]\nfilename={}\nioengine=libaio\ndirect=1\niodepth=8\nsize=1m\nrw=write\n\
+         refill_buffers=1\n{}",
+        dir.file("falloc").display(),
+        job("falloc", "1m").replace("[j]", "[j]\nstonewall")
+    );
+    let (_, found) = lint("written-first", &written_first);
+    assert_eq!(of(&found, "read-unwritten"), []);
+}
+
+/// fio 3.33 warns "time_based requires a runtime/timeout setting" and runs
+/// the job through its size.
+#[test]
+fn time_based_no_runtime() {
+    let job = "[j]\nioengine=null\nsize=1m\ntime_based\n";
+    shows(
+        "time-based-no-runtime",
+        job,
+        ("j", 4),
+        &format!("{job}runtime=1\n"),
+    );
+}
+
+#[test]
+fn log_every_io() {
+    let job = "[j]\nfilename=f\nsize=1m\nioengine=libaio\ndirect=1\niodepth=8\ntime_based\n\
+               runtime=30\nwrite_bw_log=bw\n";
+    shows(
+        "log-every-io",
+        job,
+        ("j", 9),
+        &format!("{job}log_avg_msec=1000\n"),
+    );
+}
+
+/// Four jobs on one file in `/`: one root-fs-target finding naming the
+/// four, at the line of `[global]`'s `directory=` (the culprit).
+#[test]
+fn one_finding_per_target() {
+    let probe = format!("rfio-lint-once-{}", std::process::id());
+    let mut text = format!(
+        "[global]\ndirectory=/\nfilename={probe}\nioengine=libaio\ndirect=1\niodepth=4\n\
+         size=1m\n"
+    );
+    for rw in ["randread", "read", "randread", "read"] {
+        text.push_str(&format!("[{rw}{}]\nstonewall\nrw={rw}\n", text.len()));
+    }
+    let (code, found) = lint("once", &text);
+    assert_eq!(code, 1);
+    let at = of(&found, "root-fs-target");
+    assert_eq!(at.len(), 1, "{found:?}");
+    assert_eq!(at[0].1, 3);
+    assert_eq!(jobs_of(&found, "root-fs-target")[0].len(), 4);
+    assert!(!std::path::Path::new("/").join(&probe).exists());
+}
+
+/// `--lint-allow` silences rules of job files and command-line jobs; a name
+/// that is no rule is refused, naming the rules.
+#[test]
+fn lint_allow_flag() {
+    let dir = TempDir::new("allow");
+    dir.write(
+        "job.fio",
+        "[j]\nioengine=null\nsize=1m\nrw=randrw\ntime_based\n",
+    );
+    let o = rfio(&dir, &["--lint", "job.fio"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = rfio(
+        &dir,
+        &[
+            "--lint",
+            "--lint-allow=rwmix-default,time-based-no-runtime",
+            "job.fio",
+        ],
+    );
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        ("rfio: lint: no problems found\n", Some(0))
+    );
+    let o = rfio(&dir, &["--lint", "--lint-allow=all", "job.fio"]);
+    assert_eq!(o.status.code(), Some(0));
+    let cmdline = ["--name=j", "--ioengine=null", "--size=1m", "--rw=rw"];
+    let mut args = vec!["--lint", "--lint-allow=rwmix-default"];
+    args.extend_from_slice(&cmdline);
+    let o = rfio(&dir, &args);
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        ("rfio: lint: no problems found\n", Some(0))
+    );
+    let o = rfio(&dir, &["--lint", "--lint-allow=rwmix-defualt", "job.fio"]);
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        err.contains(
+            "--lint-allow=rwmix-defualt: no lint rule 'rwmix-defualt' (the rules: buffered-io, "
+        ),
+        "{err}"
+    );
+    assert!(err.contains("rwmix-default"), "{err}");
+}
+
+/// Run `bin` with its stderr on a new terminal (a pty): its exit status
+/// and what it wrote there.
+fn on_terminal(bin: &str, dir: &TempDir, args: &[&str]) -> (i32, String) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors; the other arguments may be null.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors are ours alone from here on.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut child = std::process::Command::new(bin)
+        .current_dir(&dir.0)
+        .args(args)
+        .env("RFIO_FIO_VERSION", "3.33")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let status = child.wait().unwrap();
+    let mut text = Vec::new();
+    // EIO once the terminal's other end is closed and read out.
+    let _ = std::fs::File::from(master).read_to_end(&mut text);
+    let text = String::from_utf8_lossy(&text).replace("\r\n", "\n");
+    (status.code().unwrap_or(-1), text)
+}
+
+/// Before a run on a terminal: one short line per finding, naming the rule;
+/// `--lint-allow` silences it; called as `fio`, nothing is printed.
+#[test]
+fn a_run_on_a_terminal_prints_one_short_line_per_finding() {
+    let dir = TempDir::new("tty");
+    dir.write("job.fio", "[j]\nioengine=null\nsize=64k\nrw=randrw\n");
+    let run = ["--output-format=terse", "job.fio"];
+    let (code, err) = on_terminal(common::RFIO, &dir, &run);
+    assert_eq!(code, 0);
+    assert_eq!(
+        err,
+        "rfio: lint: job.fio:4: rwmix-default: a mixed workload with rwmixread left at 50 \
+         (rfio --lint explains)\n"
+    );
+    let (code, err) = on_terminal(
+        common::RFIO,
+        &dir,
+        &[
+            "--lint-allow=rwmix-default",
+            "--output-format=terse",
+            "job.fio",
+        ],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let bin = TempDir::new("tty-bin");
+    std::os::unix::fs::symlink(common::RFIO, bin.file("fio")).unwrap();
+    let (code, err) = on_terminal(bin.file("fio").to_str().unwrap(), &dir, &run);
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+#[test]
+fn steadystate_size_bound() {
+    let job = "[j]\nioengine=null\nsize=1m\nss=iops:2%\nss_dur=5\n";
+    shows(
+        "steadystate-size-bound",
+        job,
+        ("j", 4),
+        &format!("{job}time_based\nruntime=10\n"),
+    );
 }

@@ -25,6 +25,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
             .to_string(),
     };
     Some(Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(cx.job, &["ioengine"]),
         message: format!("ioengine={engine} without direct=1: {why}"),
         fix: "set direct=1",

@@ -18,6 +18,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let size = cx.size.or_else(|| existing_len(job).filter(|&n| n > 0))?;
     let mem = cx.host.mem_total()?;
     (size < mem.saturating_mul(2)).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["direct", "buffered"]),
         message: format!(
             "direct=0 on {} of data, less than twice RAM ({}): the page cache \

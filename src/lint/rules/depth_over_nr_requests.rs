@@ -24,6 +24,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     };
     let nr = cx.fs.iter().find_map(|(_, i)| i.nr_requests)?;
     (numjobs * depth > nr).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["iodepth", "numjobs"]),
         message: format!(
             "numjobs x iodepth = {} is above the device's nr_requests ({nr}): the \

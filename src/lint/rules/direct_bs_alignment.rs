@@ -27,6 +27,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
         .flat_map(|((lo, hi), _)| [*lo, *hi])
         .find(|b| lbs > 0 && b % lbs != 0)?;
     Some(Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["bs", "blocksize", "bsrange", "bssplit"]),
         message: format!(
             "direct=1 with a block size of {bs} bytes, not a multiple of the \

@@ -18,6 +18,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
         .into_iter()
         .find(|n| job.options.get(n).is_some() && (truthy(job, n) || *n == "percentile_list"))?;
     Some(Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["gtod_reduce"]),
         message: format!(
             "gtod_reduce=1 turns latency measurement off, but {name} asks for \

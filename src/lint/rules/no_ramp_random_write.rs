@@ -13,6 +13,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let job = cx.job;
     let timed = job.time_based && !job.time_based_dropped;
     (timed && job.pattern.random && job.pattern.write && job.ramp_time_us == 0).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["time_based"]),
         message: "time_based random writes without ramp_time: the first seconds run at the \
                   device's fresh (cache, empty-FTL) speed and inflate the average"

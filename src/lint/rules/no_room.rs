@@ -17,6 +17,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let existing = existing_len(cx.job).unwrap_or(0);
     let need = size.saturating_add(size / 10);
     (info.avail.saturating_add(existing) < need).then(|| Hit {
+        target: Some(super::same_target(path)),
+        jobs: Vec::new(),
         span: at(cx.job, &["size", "filesize"]),
         message: format!(
             "the job needs {} (+10% headroom) on the file system of {}, which \

@@ -18,6 +18,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
         .iter()
         .find(|f| cx.host.is_block_device(&f.path))?;
     Some(Hit {
+        target: Some(super::same_target(&f.path)),
+        jobs: Vec::new(),
         span: at(job, &["filename", "rw"]),
         message: format!(
             "rw={} writes to the block device {}: whatever is on it (a file \

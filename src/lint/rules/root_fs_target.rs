@@ -18,6 +18,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
         .iter()
         .find(|(p, i)| i.is_root && !cx.host.is_block_device(p))?;
     Some(Hit {
+        target: Some(super::same_target(path)),
+        jobs: Vec::new(),
         span: at(cx.job, &["filename", "directory"]),
         message: format!(
             "{} is on the file system that holds /: the system's own I/O shares the \

@@ -13,6 +13,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let mixed = job.pattern.read && job.pattern.write;
     let unset = job.options.get("rwmixread").is_none() && job.options.get("rwmixwrite").is_none();
     (mixed && unset).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["rw", "readwrite"]),
         message: format!(
             "rw={} with rwmixread left at its default of 50: a 50/50 mix is rarely \

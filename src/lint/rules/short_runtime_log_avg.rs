@@ -14,6 +14,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let log_avg_ms = job.options.value("log_avg_msec").and_then(num).unwrap_or(0);
     let short = job.runtime_us > 0 && job.runtime_us < 2 * log_avg_ms * 1000;
     (log_avg_ms > 0 && short).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["runtime"]),
         message: format!(
             "runtime ({} ms) is shorter than twice log_avg_msec ({log_avg_ms} ms): the \

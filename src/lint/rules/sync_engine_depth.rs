@@ -12,6 +12,8 @@ pub(super) const RULE: Rule = Rule {
 fn check(cx: &Ctx) -> Option<Hit> {
     let job = cx.job;
     (cx.is_sync && job.iodepth > 1).then(|| Hit {
+        target: None,
+        jobs: Vec::new(),
         span: at(job, &["iodepth"]),
         message: format!(
             "iodepth={} with the synchronous engine {}: each I/O completes before \

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::super::{FsInfo, Host};
+use super::super::{lint_with, FsInfo, Host, Unwritten};
 use super::check;
 use crate::plan::testing::plan;
 
@@ -11,6 +11,8 @@ use crate::plan::testing::plan;
 pub(crate) struct Fake {
     pub(crate) fs: FsInfo,
     pub(crate) block: bool,
+    /// What [`Host::unwritten`] says of every file.
+    pub(crate) unwritten: Option<Unwritten>,
 }
 
 impl Default for Fake {
@@ -24,6 +26,7 @@ impl Default for Fake {
                 nr_requests: Some(64),
             },
             block: false,
+            unwritten: None,
         }
     }
 }
@@ -38,6 +41,9 @@ impl Host for Fake {
     fn is_block_device(&self, _: &Path) -> bool {
         self.block
     }
+    fn unwritten(&self, _: &Path, _: u64, _: u64) -> Option<Unwritten> {
+        self.unwritten
+    }
 }
 
 /// The rules found for the job of `args` (after a `--name=j`).
@@ -45,7 +51,15 @@ pub(crate) fn rules_on(host: &Fake, args: &[&str]) -> Vec<&'static str> {
     let mut argv = vec!["--name=j", "--filename=/x/f"];
     argv.extend_from_slice(args);
     let p = plan(&argv);
-    check(&p.jobs[0], host).iter().map(|f| f.rule).collect()
+    check(&p, 0, host).iter().map(|f| f.rule).collect()
+}
+
+/// The findings of the whole plan of `argv` (several jobs), as `(rule,
+/// the jobs it names)`.
+pub(crate) fn findings(host: &Fake, argv: &[&str]) -> Vec<(&'static str, Vec<String>)> {
+    let p = plan(argv);
+    let found = lint_with(&p, host, &[]);
+    found.into_iter().map(|f| (f.rule, f.jobs)).collect()
 }
 
 /// A job that no rule finds fault with on [`Fake`].

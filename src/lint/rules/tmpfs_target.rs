@@ -22,6 +22,8 @@ pub(super) fn on_tmpfs<'a>(cx: &Ctx<'a>) -> Option<&'a Path> {
 fn check(cx: &Ctx) -> Option<Hit> {
     let path = on_tmpfs(cx)?;
     Some(Hit {
+        target: Some(super::same_target(path)),
+        jobs: Vec::new(),
         span: at(cx.job, &["filename", "directory"]),
         message: format!(
             "{} is on tmpfs: the I/O goes to RAM, no device is measured",

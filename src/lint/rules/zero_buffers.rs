@@ -17,6 +17,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
     let b = &job.buffers;
     if b.zero {
         Some(Hit {
+            target: None,
+            jobs: Vec::new(),
             span: at(job, &["zero_buffers"]),
             message: "zero_buffers=1 writes zeroes: a compressing or deduplicating device \
                       stores nothing and reports speeds no real data gets"
@@ -25,6 +27,8 @@ fn check(cx: &Ctx) -> Option<Hit> {
         })
     } else if !b.scramble && !b.refill && b.compress_perc == 0 && b.dedupe_perc == 0 {
         Some(Hit {
+            target: None,
+            jobs: Vec::new(),
             span: at(job, &["scramble_buffers", "buffer_pattern"]),
             message: "writes reuse the same buffer contents (scramble_buffers=0, no \
                       refill_buffers): a deduplicating device stores one copy"
