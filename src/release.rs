@@ -180,6 +180,9 @@ pub enum Change {
     /// A job option (or an alias) that releases before this one reject
     /// as unknown.
     Option(&'static str),
+    /// `buffer_pattern` and `verify_pattern` up to 128 MiB (3.33: 512
+    /// bytes), a `'file'` piece read that far.
+    LongPatterns,
     /// An option of 3.33 becomes another's alias (`allrandrepeat` sets
     /// `randrepeat`, and is printed as it): `(alias, option)`.
     Alias(&'static str, &'static str),
@@ -276,6 +279,12 @@ pub static CHANGES: &[Entry] = {
     use Release::*;
     &[
         option("fdp", V3_34, "NVMe flexible data placement"),
+        Entry {
+            change: Change::LongPatterns,
+            since: V3_34,
+            what: "patterns up to 128 MiB (were 512 bytes)",
+            upstream: "lib/pattern.h MAX_PATTERN_SIZE, options.c (1dc47d6b)",
+        },
         option("fdp_pli", V3_34, "placement IDs for fdp"),
         Entry {
             change: Change::SeedsFromRandseed,
@@ -493,6 +502,7 @@ mod tests {
         let listed = |c: Change| match c {
             Change::Option(_)
             | Change::Alias(..)
+            | Change::LongPatterns
             | Change::SeedsFromRandseed
             | Change::JsonJobStart
             | Change::DiskSectors
@@ -509,6 +519,7 @@ mod tests {
             | Change::VerifyHeaderV81 => c,
         };
         for c in [
+            Change::LongPatterns,
             Change::SeedsFromRandseed,
             Change::JsonJobStart,
             Change::DiskSectors,

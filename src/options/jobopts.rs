@@ -318,7 +318,12 @@ pub(crate) fn apply(
     // (3) core options; engine options wait. `kb_base` is looked up once
     // and again only when a setting changes it: a lookup scans the settings,
     // and doing that per option made a long section quadratic.
-    let with_mode = |ctx: ParseCtx| ParseCtx { mode, ..ctx };
+    let release = reading.release;
+    let with_mode = |ctx: ParseCtx| ParseCtx {
+        mode,
+        release,
+        ..ctx
+    };
     let mut ctx = with_mode(scope.parse_ctx());
     let mut deferred = Vec::new();
     for (text, r) in items {

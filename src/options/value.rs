@@ -31,6 +31,8 @@ pub(crate) struct ParseCtx {
     /// Whether values fio misreads are refused or read as fio reads them
     /// (see [`fio`]).
     pub(crate) mode: Mode,
+    /// The fio release the values are read as.
+    pub(crate) release: crate::release::Release,
 }
 
 impl Default for ParseCtx {
@@ -38,6 +40,7 @@ impl Default for ParseCtx {
         ParseCtx {
             kb_base: 1024,
             mode: Mode::Strict,
+            release: crate::release::Release::DEFAULT,
         }
     }
 }
@@ -196,7 +199,7 @@ pub(crate) fn parse_value(
     if let Some(formats) = pattern::pattern_option(def.name) {
         // fio parses a pattern when it reads the option (a bare one too).
         let text = raw.unwrap_or("");
-        pattern::parse_pattern(text, formats)?;
+        pattern::parse_pattern(text, formats, pattern::max_size(ctx.release))?;
         return Ok(Value::Text(text.to_string()));
     }
     let Some(text) = raw else {

@@ -11,19 +11,34 @@
 //!   as it needs (`-1` is `ff ff ff ff`, `0` is one `00`); blanks may come
 //!   before it (C's `strtol`), a sign too;
 //! - `"text"`: its bytes (no escapes);
-//! - `'path'`: the first 512 bytes of that file, read now;
+//! - `'path'`: that file's bytes up to the limit, read now;
 //! - `%o` (`verify_pattern` only, at most 8): 8 bytes where each block's
 //!   offset goes.
 //!
-//! 512 bytes at most in all (`MAX_PATTERN_SIZE`). What fio refuses
+//! 512 bytes at most in all before fio 3.34, 128 MiB from it
+//! ([`max_size`], fio's `MAX_PATTERN_SIZE`). What fio refuses
 //! (`fio: failed parsing buffer_pattern=...`, exit 1) rfio refuses with the
 //! reason; an empty piece (`""`, an empty file, `0x0x1`), on which fio
 //! aborts (exit 134), is refused too.
 
 use super::ValueError;
+use crate::release::{Change, Release};
 
-/// fio's `MAX_PATTERN_SIZE`.
+/// fio 3.33's `MAX_PATTERN_SIZE`.
 pub(crate) const MAX_PATTERN_SIZE: usize = 512;
+
+/// The longest pattern `release` reads: fio 3.34 allocates patterns
+/// (`lib/pattern.h` MAX_PATTERN_SIZE 128 MiB) where 3.33 had 512 bytes.
+pub(crate) fn max_size(release: Release) -> usize {
+    match release.has(Change::LongPatterns) {
+        true => 128 << 20,
+        false => MAX_PATTERN_SIZE,
+    }
+}
+
+/// What a piece that does not fit says (the limit is added by
+/// [`parse_pattern`]).
+const TOO_LONG: &str = "longer than the limit";
 /// `%o` formats one pattern may hold (fio's `verify_fmt` array).
 pub(crate) const MAX_FORMATS: usize = 8;
 /// Bytes a `%o` format takes (a block offset).
@@ -50,8 +65,15 @@ pub(crate) fn pattern_option(name: &str) -> Option<bool> {
 
 /// Parse `text` as a pattern (`formats`: `%o` is allowed). Relative `'file'`
 /// names are read from the working directory, as fio does.
-pub(crate) fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, ValueError> {
-    let fail = |why: String| ValueError::Other(format!("'{text}': {why}"));
+pub(crate) fn parse_pattern(
+    text: &str,
+    formats: bool,
+    limit: usize,
+) -> Result<BytePattern, ValueError> {
+    let fail = |why: String| match why == TOO_LONG {
+        true => ValueError::Other(format!("'{text}': longer than {limit} bytes (fio's limit)")),
+        false => ValueError::Other(format!("'{text}': {why}")),
+    };
     if text.is_empty() {
         return Err(ValueError::MissingArgument);
     }
@@ -62,11 +84,9 @@ pub(crate) fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, Va
     };
     let mut i = 0;
     while i < b.len() {
-        let room = MAX_PATTERN_SIZE - out.bytes.len();
+        let room = limit - out.bytes.len();
         if room == 0 {
-            return Err(fail(format!(
-                "longer than {MAX_PATTERN_SIZE} bytes (fio's limit)"
-            )));
+            return Err(fail(TOO_LONG.to_string()));
         }
         let (start, before) = (i, out.bytes.len());
         i = match b[i] {
@@ -76,9 +96,7 @@ pub(crate) fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, Va
                     .find('"')
                     .ok_or_else(|| fail(format!("unterminated string {}", &text[i..])))?;
                 if end > room {
-                    return Err(fail(format!(
-                        "longer than {MAX_PATTERN_SIZE} bytes (fio's limit)"
-                    )));
+                    return Err(fail(TOO_LONG.to_string()));
                 }
                 out.bytes.extend_from_slice(&b[i + 1..i + 1 + end]);
                 i + end + 2
@@ -100,9 +118,7 @@ pub(crate) fn parse_pattern(text: &str, formats: bool) -> Result<BytePattern, Va
                     return Err(fail(format!("more than {MAX_FORMATS} %o formats")));
                 }
                 if room < OFFSET_LEN {
-                    return Err(fail(format!(
-                        "longer than {MAX_PATTERN_SIZE} bytes (fio's limit)"
-                    )));
+                    return Err(fail(TOO_LONG.to_string()));
                 }
                 out.offsets.push(out.bytes.len());
                 out.bytes.extend_from_slice(&[0; OFFSET_LEN]);
@@ -127,14 +143,21 @@ fn file_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<us
         .find('\'')
         .ok_or_else(|| format!("unterminated file name {}", &text[i..]))?;
     let name = &text[i + 1..i + 1 + end];
-    let data = std::fs::read(name).map_err(|e| {
-        let e = crate::diag::io_reason(&e);
-        format!("cannot read pattern file '{name}': {e}")
-    })?;
+    // At most `room` bytes: the rest is past the limit (and a device such
+    // as /dev/zero never ends).
+    let mut data = Vec::new();
+    std::fs::File::open(name)
+        .and_then(|f| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, room as u64), &mut data)
+        })
+        .map_err(|e| {
+            let e = crate::diag::io_reason(&e);
+            format!("cannot read pattern file '{name}': {e}")
+        })?;
     if data.is_empty() {
         return Err(format!("pattern file '{name}' is empty"));
     }
-    out.extend_from_slice(&data[..data.len().min(room)]);
+    out.extend_from_slice(&data);
     Ok(i + end + 2)
 }
 
@@ -174,8 +197,7 @@ fn number_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<
         });
     }
     match hex_len {
-        Some(len) => Ok(hex_number(b, i, len, room, out)
-            .ok_or_else(|| format!("longer than {MAX_PATTERN_SIZE} bytes (fio's limit)"))?),
+        Some(len) => Ok(hex_number(b, i, len, room, out).ok_or_else(|| TOO_LONG.to_string())?),
         None => decimal_number(text, i, room, out),
     }
 }
@@ -279,9 +301,7 @@ fn decimal_number(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Resul
         left -= 1;
     }
     if v != 0 {
-        return Err(format!(
-            "longer than {MAX_PATTERN_SIZE} bytes (fio's limit)"
-        ));
+        return Err(TOO_LONG.to_string());
     }
     Ok(j + digits)
 }
@@ -291,11 +311,13 @@ mod tests {
     use super::*;
 
     fn bytes(text: &str) -> Vec<u8> {
-        parse_pattern(text, true).expect(text).bytes
+        parse_pattern(text, true, MAX_PATTERN_SIZE)
+            .expect(text)
+            .bytes
     }
 
     fn refused(text: &str, formats: bool) -> String {
-        match parse_pattern(text, formats) {
+        match parse_pattern(text, formats, MAX_PATTERN_SIZE) {
             Err(e) => e.to_string(),
             Ok(p) => panic!("{text} accepted: {p:?}"),
         }
@@ -313,13 +335,13 @@ mod tests {
             bytes("\"123\"0xFFeeCC"),
             [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
         );
-        let p = parse_pattern("-100xab\"1\"%o\"2\"", true).unwrap();
+        let p = parse_pattern("-100xab\"1\"%o\"2\"", true, MAX_PATTERN_SIZE).unwrap();
         assert_eq!(
             p.bytes,
             [0xf6, 0xff, 0xff, 0xff, 0xab, 0x31, 0, 0, 0, 0, 0, 0, 0, 0, 0x32]
         );
         assert_eq!(p.offsets, [6]);
-        let p = parse_pattern("%o0xdeadbeef%o", true).unwrap();
+        let p = parse_pattern("%o0xdeadbeef%o", true, MAX_PATTERN_SIZE).unwrap();
         assert_eq!(p.offsets, [0, 12]);
         assert_eq!(p.bytes.len(), 20);
         assert_eq!(bytes("0xfefefefefefefefefefe"), [0xfe; 10]);
@@ -386,6 +408,19 @@ mod tests {
     }
 
     #[test]
+    fn the_limit_follows_the_release() {
+        assert_eq!(max_size(Release::V3_33), 512);
+        assert_eq!(max_size(Release::V3_34), 128 << 20);
+        let long = format!("0x{}", "ab".repeat(600));
+        assert!(parse_pattern(&long, false, max_size(Release::V3_33)).is_err());
+        let p = parse_pattern(&long, false, max_size(Release::V3_42)).unwrap();
+        assert_eq!(p.bytes.len(), 600);
+        // a file piece is read up to the limit, a never-ending one too
+        let p = parse_pattern("'/dev/zero'", false, 4096).unwrap();
+        assert_eq!(p.bytes, vec![0; 4096]);
+    }
+
+    #[test]
     fn at_most_512_bytes_and_8_formats() {
         let s = |n: usize| format!("\"{}\"", "a".repeat(n));
         assert_eq!(bytes(&s(512)).len(), 512);
@@ -398,7 +433,10 @@ mod tests {
         refused(&format!("{}-1", s(510)), true);
         assert_eq!(bytes(&format!("{}-1", s(508))).len(), 512);
         assert_eq!(
-            parse_pattern(&"%o".repeat(8), true).unwrap().offsets.len(),
+            parse_pattern(&"%o".repeat(8), true, MAX_PATTERN_SIZE)
+                .unwrap()
+                .offsets
+                .len(),
             8
         );
         refused(&"%o".repeat(9), true);

@@ -130,10 +130,12 @@ const IGNORED: OptionDef = def(ValueKind::Ignored, FioType::SoftDeprecated);
 const K1024: ParseCtx = ParseCtx {
     kb_base: 1024,
     mode: Mode::Strict,
+    release: crate::release::Release::DEFAULT,
 };
 const K1000: ParseCtx = ParseCtx {
     kb_base: 1000,
     mode: Mode::Strict,
+    release: crate::release::Release::DEFAULT,
 };
 
 fn ok(d: &OptionDef, raw: &str) -> Value {

@@ -53,6 +53,7 @@ pub(crate) struct WorkingSetAsk {
 /// needs (`None`: no working set).
 pub(super) fn resolve(
     o: Opts<'_>,
+    release: crate::release::Release,
     bad: &mut Vec<String>,
 ) -> (BufferOptions, Option<WorkingSetAsk>) {
     let percent = |n: &str| match o.int(n) {
@@ -73,12 +74,15 @@ pub(super) fn resolve(
     // The option parser accepted the pattern: this fails only if a
     // `'file'` piece went away since.
     let pattern = match o.text("buffer_pattern") {
-        Some(t) => crate::options::value::pattern::parse_pattern(t, false)
-            .map(|p| p.bytes)
-            .unwrap_or_else(|e| {
-                bad.push(format!("buffer_pattern {e}"));
-                Vec::new()
-            }),
+        Some(t) => {
+            let limit = crate::options::value::pattern::max_size(release);
+            crate::options::value::pattern::parse_pattern(t, false, limit)
+                .map(|p| p.bytes)
+                .unwrap_or_else(|e| {
+                    bad.push(format!("buffer_pattern {e}"));
+                    Vec::new()
+                })
+        }
         None => Vec::new(),
     };
     let dedupe_perc = percent("dedupe_percentage");

@@ -67,7 +67,7 @@ pub(crate) fn resolve(
     let mut invalid = Vec::new();
     let io = io::resolve(o, pattern.random, readonly, &mut invalid);
     let placement = placement::resolve(o, &mut invalid);
-    let (buffers, working_set) = buffers::resolve(o, &mut invalid);
+    let (buffers, working_set) = buffers::resolve(o, release, &mut invalid);
     let bs = bs::sizes(o);
     let offsets = offsets::resolve(o, pattern.random, &mut invalid);
     let zones = zones::resolve(o, &mut invalid);

@@ -316,7 +316,7 @@ fn resolve_checked(
 ) -> Result<Option<VerifyOptions>, String> {
     let min_write = bs[1].0;
     let int = |n: &str| o.bytes(n).unwrap_or(0);
-    let Some((kind, pattern)) = kind_and_pattern(o)? else {
+    let Some((kind, pattern)) = kind_and_pattern(o, p.release)? else {
         return Ok(None);
     };
     let mut interval = int("verify_interval");
@@ -413,10 +413,14 @@ fn resolve_checked(
 }
 
 /// The verify type and `verify_pattern` (`None`: the job does not verify).
-fn kind_and_pattern(o: Opts<'_>) -> Result<Option<(Kind, Option<VerifyPattern>)>, String> {
+fn kind_and_pattern(
+    o: Opts<'_>,
+    release: crate::release::Release,
+) -> Result<Option<(Kind, Option<VerifyPattern>)>, String> {
     let pattern = match o.text("verify_pattern") {
         Some(t) if !t.is_empty() => {
-            let p = parse_pattern(t, true).map_err(|e| format!("verify_pattern {e}"))?;
+            let limit = crate::options::value::pattern::max_size(release);
+            let p = parse_pattern(t, true, limit).map_err(|e| format!("verify_pattern {e}"))?;
             Some(VerifyPattern {
                 bytes: p.bytes,
                 offsets: p.offsets,
