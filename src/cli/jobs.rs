@@ -97,7 +97,7 @@ pub(super) fn run(
             Ok(1)
         }
         Err(e) => {
-            report_error(e, &formats, run_out, run_err)?;
+            report_error(e, &formats, args.mode, run_out, run_err)?;
             Ok(1)
         }
     }

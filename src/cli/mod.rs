@@ -90,8 +90,9 @@ fn run_inner(
     }
     let args = match args::parse(argv) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
-        Err(d) => {
-            write!(err, "{d}")?;
+        Err(e) => {
+            let (mode, release) = args::reading_of(argv, called_fio);
+            report::arg_errors(&e, mode, release, err)?;
             return Ok(1);
         }
     };
@@ -296,7 +297,7 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     let front = match crate::run::plan_only(&jobs::invocation(args)) {
         Ok(front) => front,
         Err(e) => {
-            report_error(e, &formats(args), out, err)?;
+            report_error(e, &formats(args), args.mode, out, err)?;
             return Ok(2);
         }
     };

@@ -3,12 +3,101 @@
 
 use std::io::Write;
 
-use super::args::{Args, Format};
+use super::args::{ArgErrors, Args, Format};
 use super::showcmd;
-use super::usage::usage;
+use super::usage::{program, usage};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::jobfile::Mode;
+use crate::options::jobopts::OptionError;
 use crate::output::{self, normal};
-use crate::run::Error as RunFailure;
+use crate::plan::SectionOutcome;
+use crate::release::Release;
+use crate::run::{Error as RunFailure, Front};
 use crate::workload::RunError;
+
+/// Print why the command line is refused: as fio does when reading as fio
+/// (`mode`), as rfio does otherwise.
+pub(crate) fn arg_errors(
+    e: &ArgErrors,
+    mode: Mode,
+    release: Release,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    match mode {
+        Mode::Fio => write!(err, "{}", e.fio_text(&program(), release)),
+        Mode::Strict => write!(err, "{e}"),
+    }
+}
+
+/// What fio prints for one diagnostic, or rfio's line where fio has none.
+fn fio_line(d: &Diagnostic) -> String {
+    d.kind.fio_text().unwrap_or_else(|| format!("rfio: {d}\n"))
+}
+
+/// fio's lines for one option of section `name` that failed.
+fn fio_option_error(e: &OptionError, name: &str) -> String {
+    let mut d = e.diag.clone();
+    d.message = format!("job '{}': {}", crate::diag::visible(name), d.message);
+    match e.diag.kind.fio_text() {
+        Some(text) => text,
+        None => format!("rfio: {d}\n"),
+    }
+}
+
+/// What fio prints (stdout, stderr) for a front end that failed: it stops
+/// at the first problem in its order of reading. A bad value on the
+/// command line (read first) is one line; a section of a job file that
+/// fails prints each of its bad options, then that the job is dropped; a
+/// line the loader refuses stops the file where it is. What fio would
+/// not have stopped at is told in rfio's words.
+fn fio_front_errors(front: &Front) -> (String, String) {
+    let fe = &front.fe;
+    let failed = |s: &&SectionOutcome| !s.errors.is_empty();
+    if let Some(s) = fe.sections.iter().filter(|s| s.file.is_none()).find(failed) {
+        let e = &s.errors[0];
+        let one = SectionOutcome {
+            errors: vec![e.clone()],
+            ..s.clone()
+        };
+        return (
+            showcmd::valid_values_tables(&one),
+            fio_option_error(e, &s.name),
+        );
+    }
+    let mut load = front.load_diags.0.iter();
+    for (idx, file) in front.files.iter().enumerate() {
+        let sections = fe.sections.iter().filter(|s| s.file == Some(idx));
+        for (n, s) in sections.enumerate() {
+            if let Some(st) = file.stop {
+                let read = n < st.good_sections
+                    || (n == st.good_sections && st.partial.is_some_and(|p| p.show_options));
+                if !read {
+                    break;
+                }
+            }
+            if !s.errors.is_empty() {
+                let mut err: String = s
+                    .errors
+                    .iter()
+                    .map(|e| fio_option_error(e, &s.name))
+                    .collect();
+                err.push_str(&format!("fio: job {} dropped\n", s.name));
+                return (showcmd::valid_values_tables(s), err);
+            }
+        }
+        if file.stop.is_some() {
+            if let Some(d) = load.next() {
+                return (String::new(), fio_line(d));
+            }
+        }
+    }
+    (String::new(), front.diags().to_string())
+}
+
+/// fio's line for the first of `d` (it stops there).
+fn fio_first(d: &Diagnostics) -> String {
+    d.0.first().map(fio_line).unwrap_or_default()
+}
 
 /// No job to run: job sections that make no jobs (numjobs=0) fail without
 /// fio's usage text ("error: maximum number of jobs reached."); no job
@@ -32,10 +121,17 @@ pub(crate) fn no_jobs(
 pub(crate) fn report_error(
     e: RunFailure,
     formats: &output::Formats,
+    mode: Mode,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<()> {
     match e {
+        RunFailure::Load(d) if mode == Mode::Fio => write!(err, "{}", fio_first(&d)),
+        RunFailure::Invalid(front) if mode == Mode::Fio => {
+            let (stdout, stderr) = fio_front_errors(&front);
+            write!(out, "{stdout}")?;
+            write!(err, "{stderr}")
+        }
         RunFailure::Load(d) | RunFailure::Unsupported(d) => write!(err, "{d}"),
         RunFailure::Invalid(front) => {
             // fio prints the valid values of a failed choice option where

@@ -23,6 +23,19 @@ pub(crate) fn as_fio() -> Option<String> {
     named_fio.then(|| fio_usage(&argv0.to_string_lossy()))
 }
 
+/// The program name as called when it is `fio` (glibc's messages start
+/// with it, as written: `/usr/bin/fio`), else `fio`.
+pub(crate) fn program() -> String {
+    let argv0 = std::env::args_os().next();
+    let named_fio = argv0
+        .as_ref()
+        .is_some_and(|a| Path::new(a).file_name().is_some_and(|n| n == "fio"));
+    match (argv0, named_fio) {
+        (Some(a), true) => a.to_string_lossy().into_owned(),
+        _ => "fio".to_string(),
+    }
+}
+
 /// fio's `show_debug_categories`: the `--debug` categories, three TABs
 /// before each line, lines broken before a name that would reach column
 /// 80 (counting each TAB as 8 columns).
