@@ -44,9 +44,9 @@ pub(super) fn run(
     };
     let baseline = match baseline::prepare(beyond, cmd, &invocation) {
         Ok(b) => b,
-        Err((status, msg)) => {
-            write!(err, "{msg}")?;
-            return Ok(status);
+        Err(e) => {
+            write!(err, "{e}")?;
+            return Ok(e.status());
         }
     };
     let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);

@@ -102,8 +102,20 @@ fn run_inner(
     // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
     let beyond = match beyond::read(&args.beyond()) {
         Ok(b) => b,
-        Err(msg) => {
-            write!(err, "{msg}")?;
+        Err(crate::baseline::Error::NotFio { arg }) => {
+            // As fio's getopt refuses an option it does not know.
+            let name = arg.trim_start_matches('-').to_string();
+            let e = args::ArgError::Unrecognized {
+                arg,
+                name,
+                suggestion: None,
+            };
+            let text = e.fio_text(&usage::program(), args.release);
+            write!(err, "{}", text.unwrap_or_default())?;
+            return Ok(1);
+        }
+        Err(e) => {
+            write!(err, "{e}")?;
             return Ok(1);
         }
     };
