@@ -204,6 +204,13 @@ pub enum Change {
     /// (`zonemode=zbd` with writes or trims), on each of its lines, and in
     /// JSON as `zone_resets`; 3.33 gave every write line `; 0 zone resets`.
     ZoneResetsOnlyZbd,
+    /// `--debug=sprandom` (and its line among the categories of the usage
+    /// text).
+    DebugSprandom,
+    /// `--bandwidth-log=NAME`: the aggregate bandwidth logs are
+    /// `NAME-read_bw.log` ...; 3.33 refuses a value ("doesn't allow an
+    /// argument").
+    BandwidthLogName,
 }
 
 impl Change {
@@ -330,6 +337,12 @@ pub static CHANGES: &[Entry] = {
         option("spr_num_regions", V3_41, "sprandom's regions"),
         option("spr_op", V3_41, "sprandom's over-provisioning"),
         Entry {
+            change: Change::DebugSprandom,
+            since: V3_41,
+            what: "the debug category sprandom",
+            upstream: "debug.h, init.c debug_levels (c3291d43)",
+        },
+        Entry {
             change: Change::ZoneResetsOnlyZbd,
             since: V3_42,
             what: "zone resets reported only with zonemode=zbd, and in JSON",
@@ -350,6 +363,12 @@ pub static CHANGES: &[Entry] = {
             V3_42,
             "write the remainder of a zone",
         ),
+        Entry {
+            change: Change::BandwidthLogName,
+            since: V3_42,
+            what: "--bandwidth-log takes the aggregate logs' name",
+            upstream: "init.c l_opts, backend.c fio_backend (af979bd9)",
+        },
     ]
 };
 
@@ -426,7 +445,9 @@ mod tests {
             | Change::JsonEmptyStrings
             | Change::LatencyTargetUnits
             | Change::PrioHint
-            | Change::ZoneResetsOnlyZbd => c,
+            | Change::ZoneResetsOnlyZbd
+            | Change::DebugSprandom
+            | Change::BandwidthLogName => c,
         };
         for c in [
             Change::SeedsFromRandseed,
@@ -436,6 +457,8 @@ mod tests {
             Change::LatencyTargetUnits,
             Change::PrioHint,
             Change::ZoneResetsOnlyZbd,
+            Change::DebugSprandom,
+            Change::BandwidthLogName,
         ]
         .map(listed)
         {

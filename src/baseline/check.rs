@@ -7,18 +7,11 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::error::{BadField, Error};
+use super::error::{BadField, Error, ECHO, MAX_BYTES};
 use super::{Baseline, FORMAT};
 use crate::diag::quote;
 use crate::stats::config::MAX_PERCENTILES;
 use crate::stats::repeat::Spread;
-
-/// The largest baseline file read (a saved one is a few KiB, plus the job
-/// files' text).
-pub(crate) const MAX_BYTES: u64 = 16 << 20;
-
-/// How much of a string from the file a message quotes.
-pub(crate) const ECHO: usize = 200;
 
 /// Read and check the baseline at `path`.
 pub(crate) fn read(path: &Path) -> Result<Baseline, Error> {

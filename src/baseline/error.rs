@@ -5,9 +5,15 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::check::{ECHO, MAX_BYTES};
 use super::{FORMAT, REFUSED_STATUS};
 use crate::diag::quote;
+
+/// The largest baseline file read (a saved one is a few KiB, plus the job
+/// files' text).
+pub(crate) const MAX_BYTES: u64 = 16 << 20;
+
+/// How much of a string from the file a message quotes.
+pub(crate) const ECHO: usize = 200;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Error {

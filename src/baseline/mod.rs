@@ -133,7 +133,7 @@ pub(crate) fn prepare(
             if saved.job_options != work.job_options {
                 why.push(format!(
                     "command-line job options differ: {} → {}",
-                    crate::diag::quote(&shown(&saved.job_options), check::ECHO),
+                    crate::diag::quote(&shown(&saved.job_options), error::ECHO),
                     shown(&work.job_options)
                 ));
             }
@@ -280,7 +280,7 @@ impl Prepared {
 /// What differs between two machines, or `None`.
 fn host_differences(a: &HostInfo, b: &HostInfo) -> Option<String> {
     let mut d = Vec::new();
-    let show = |v: &dyn std::fmt::Debug| crate::diag::quote(&format!("{v:?}"), check::ECHO);
+    let show = |v: &dyn std::fmt::Debug| crate::diag::quote(&format!("{v:?}"), error::ECHO);
     if a.cpu_model != b.cpu_model {
         d.push(format!(
             "cpu {} → {}",

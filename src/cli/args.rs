@@ -10,6 +10,7 @@
 //! - Everything else is a job file, read after the command-line jobs.
 
 pub(crate) mod error;
+mod reading;
 mod split;
 
 use crate::release::Release;
@@ -23,7 +24,8 @@ use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
 
 pub use self::error::{ArgError, ArgErrors};
-pub(crate) use self::split::{classify, job_options, reading_of, Arg};
+pub(crate) use self::reading::reading_of;
+pub(crate) use self::split::{classify, job_options, Arg};
 use super::trigger::Triggers;
 use crate::baseline::beyond;
 use crate::tools::Tool;
@@ -182,6 +184,9 @@ pub struct Args {
     pub(crate) status_ndjson: bool,
     pub(crate) warnings_fatal: bool,
     pub(crate) bandwidth_log: bool,
+    /// `--bandwidth-log=NAME` as written, and where: the release decides
+    /// ([`Args::with_release`]).
+    pub(crate) bandwidth_log_name: Option<(Span, String)>,
     /// `--max-jobs`: read and ignored (any value), as fio 3.33 ignores
     /// it; a run is refused past fio's fixed 4,088 jobs (the runner's
     /// `MAX_RUN_JOBS`) whatever this says.
@@ -251,41 +256,6 @@ impl Args {
             baseline_threshold: self.baseline_threshold.as_deref(),
         }
     }
-
-    /// Settle the reading mode for the program name `argv0`: as fio reads
-    /// when the file name is exactly `fio` (the drop-in symlink), strictly
-    /// otherwise; `--compat` decides when given.
-    pub(crate) fn called_as(mut self, argv0: Option<&std::ffi::OsStr>) -> Args {
-        let named_fio = argv0
-            .and_then(|a| std::path::Path::new(a).file_name())
-            .is_some_and(|n| n == "fio");
-        self.mode = match (self.compat, named_fio) {
-            (Some(mode), _) => mode,
-            (None, true) => Mode::Fio,
-            (None, false) => Mode::Strict,
-        };
-        self
-    }
-
-    /// Settle the release: the one `--compat=fio-3.NN` named, else the
-    /// one the environment's `RFIO_FIO_VERSION` (`env`) names, else the
-    /// default. An unknown name in the variable is an error.
-    pub(crate) fn with_release(mut self, env: Option<&str>) -> Result<Args, ArgError> {
-        self.release = match self.compat_release {
-            Some(r) => r,
-            None => Release::choose(None, env).map_err(|source| ArgError::Env {
-                value: env.unwrap_or("").to_string(),
-                source,
-            })?,
-        };
-        Ok(self)
-    }
-
-    /// [`Args::with_release`] with this process's `RFIO_FIO_VERSION`.
-    pub(crate) fn with_env_release(self) -> Result<Args, ArgError> {
-        let env = std::env::var(crate::release::ENV).ok();
-        self.with_release(env.as_deref())
-    }
 }
 
 impl Default for Args {
@@ -306,6 +276,7 @@ impl Default for Args {
             status_ndjson: false,
             warnings_fatal: false,
             bandwidth_log: false,
+            bandwidth_log_name: None,
             max_jobs: None,
             aux_path: None,
             idle_prof: None,
@@ -481,6 +452,10 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
             args.beyond_fio.push(arg.clone());
         }
         let value = match (opt.has_arg, inline) {
+            (HasArg::No, Some(_)) if opt.name == "bandwidth-log" => {
+                args.bandwidth_log_name = Some((span.clone(), arg.clone()));
+                None
+            }
             (HasArg::No, Some(_)) => {
                 let (arg, option) = (arg.clone(), opt.name);
                 diags.push(span, ArgError::NoArgumentAllowed { arg, option });

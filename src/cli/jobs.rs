@@ -93,7 +93,7 @@ pub(super) fn run(
         Ok(Outcome::Ran(report)) => ran.finish(&report, run_out, run_err),
         Err(RunFailure::NoJobs { job_sections }) => {
             // fio prints its usage text on stdout, whatever `--output` says.
-            no_jobs(job_sections, out, err)?;
+            no_jobs(job_sections, args.release, out, err)?;
             Ok(1)
         }
         Err(e) => {

@@ -126,7 +126,7 @@ fn run_inner(
         Action::Run => drive(&args, &beyond, argv, called_fio, out, err),
         Action::Version => version(args.release, called_fio, out),
         Action::Help => {
-            write!(out, "{}", usage())?;
+            write!(out, "{}", usage(args.release))?;
             Ok(0)
         }
         Action::CmdHelp(arg, profile) => {
@@ -146,10 +146,11 @@ fn with_release(
     called_fio: bool,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Args>> {
+    let (mode, release) = (args.mode, args.release_asked());
     let args = match args.with_env_release() {
         Ok(a) => a,
-        Err(msg) => {
-            writeln!(err, "rfio: {msg}")?;
+        Err(e) => {
+            report::arg_errors(&e, mode, release, err)?;
             return Ok(None);
         }
     };
@@ -315,7 +316,8 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     };
     let plan = &front.fe.plan;
     if plan.jobs.is_empty() {
-        no_jobs(front.fe.sections.iter().any(|s| !s.global), out, err)?;
+        let job_sections = front.fe.sections.iter().any(|s| !s.global);
+        no_jobs(job_sections, args.release, out, err)?;
         return Ok(2);
     }
     let found = crate::lint::lint(plan);

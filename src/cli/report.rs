@@ -104,13 +104,14 @@ fn fio_first(d: &Diagnostics) -> String {
 /// section at all gets it.
 pub(crate) fn no_jobs(
     job_sections: bool,
+    release: Release,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<()> {
     if job_sections {
         writeln!(err, "rfio: no job to run: every job section has numjobs=0")
     } else {
-        write!(out, "{}", usage())?;
+        write!(out, "{}", usage(release))?;
         writeln!(err, "No job(s) defined\n")
     }
 }
@@ -141,7 +142,7 @@ pub(crate) fn report_error(
             }
             write!(err, "{}", front.diags())
         }
-        RunFailure::NoJobs { job_sections } => no_jobs(job_sections, out, err),
+        RunFailure::NoJobs { job_sections } => no_jobs(job_sections, formats.release, out, err),
         RunFailure::Refused {
             front,
             added,
@@ -153,7 +154,7 @@ pub(crate) fn report_error(
             // job, `RunError::Refused`: `--compat=fio`'s `wait_for`).
             let usage_too = added == 0 && !matches!(refusal, RunError::Refused { .. });
             if usage_too {
-                write!(out, "{}", usage())?;
+                write!(out, "{}", usage(formats.release))?;
             } else if formats.normal {
                 let jobs = front.fe.plan.jobs.iter().map(|j| &j.report);
                 write!(out, "{}", normal::banners_within(jobs, added))?;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Kind, Span};
 use crate::options::suggest;
 use crate::release::{Release, UnknownRelease};
 
@@ -76,6 +76,14 @@ pub enum ArgError {
     Compat(String),
     #[error("--lint-format={0}: 'text' or 'json'")]
     LintFormat(String),
+    /// A flag's form that a later release brought, which rfio does not run
+    /// yet (`arg` as written).
+    #[error("{arg} ({what}) came with fio {}, and rfio does not run it yet", since.number())]
+    NotYet {
+        arg: String,
+        what: &'static str,
+        since: Release,
+    },
     /// `RFIO_FIO_VERSION` naming no release rfio can be.
     #[error("{}={value}: {source}", crate::release::ENV)]
     Env {
@@ -159,6 +167,7 @@ impl ArgError {
                 line(&self.to_string())
             }
             ArgError::StatusFormat(_)
+            | ArgError::NotYet { .. }
             | ArgError::AllocSize(_)
             | ArgError::CompatRelease { .. }
             | ArgError::Compat(_)
@@ -168,26 +177,34 @@ impl ArgError {
     }
 }
 
-/// Every refused argument of one command line, each with its position, in
-/// order; never empty when returned as an error. Shown as rfio shows
-/// diagnostics (`rfio: command line argument 3: ...`).
+/// Every refused argument of one command line, each with its position
+/// (none for the environment's `RFIO_FIO_VERSION`), in order; never empty
+/// when returned as an error. Shown as rfio shows diagnostics (`rfio:
+/// command line argument 3: ...`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ArgErrors(pub Vec<(Span, ArgError)>);
+pub struct ArgErrors(pub Vec<(Option<Span>, ArgError)>);
 
 impl ArgErrors {
     pub(crate) fn push(&mut self, span: Span, e: ArgError) {
-        self.0.push((span, e));
+        self.0.push((Some(span), e));
     }
 
     /// What fio prints: it stops at the first refused argument. rfio's
     /// wording (`rfio: ...`) where fio has none.
     pub(crate) fn fio_text(&self, prog: &str, release: Release) -> String {
         match self.0.first() {
-            Some((span, e)) => e
-                .fio_text(prog, release)
-                .unwrap_or_else(|| format!("rfio: {span}: {e}\n")),
+            Some((span, e)) => e.fio_text(prog, release).unwrap_or_else(|| {
+                let d = Diagnostic::new(span.clone(), Kind::Other(e.to_string()));
+                format!("rfio: {d}\n")
+            }),
             None => String::new(),
         }
+    }
+}
+
+impl From<ArgError> for ArgErrors {
+    fn from(e: ArgError) -> ArgErrors {
+        ArgErrors(vec![(None, e)])
     }
 }
 
@@ -203,7 +220,7 @@ impl From<ArgErrors> for Diagnostics {
     fn from(e: ArgErrors) -> Diagnostics {
         let each = e.0.into_iter();
         Diagnostics(
-            each.map(|(span, e)| Diagnostic::at(span, e.to_string()))
+            each.map(|(span, e)| Diagnostic::new(span, Kind::Other(e.to_string())))
                 .collect(),
         )
     }

@@ -3,30 +3,6 @@
 //! needs to know where each option and job file is.
 
 use super::{find, long_options, HasArg};
-use crate::jobfile::Mode;
-use crate::release::Release;
-
-/// How a command line that does not parse is read, as far as it can be
-/// told: as fio reads when called as `fio` (or the last `--compat=` says
-/// `fio`/`fio-3.NN`; `--compat=strict` says otherwise), as the release the
-/// last `--compat=fio-3.NN` or `RFIO_FIO_VERSION` names (else the default).
-pub(crate) fn reading_of(argv: &[String], called_fio: bool) -> (Mode, Release) {
-    let compat = argv
-        .iter()
-        .take_while(|a| *a != "--")
-        .filter_map(|a| a.strip_prefix("--compat=").or(a.strip_prefix("-compat=")))
-        .last();
-    let mode = match compat {
-        Some("strict") => Mode::Strict,
-        Some(c) if c == "fio" || c.starts_with("fio-") => Mode::Fio,
-        _ if called_fio => Mode::Fio,
-        _ => Mode::Strict,
-    };
-    let flag = compat.filter(|c| c.starts_with("fio-"));
-    let env = std::env::var(crate::release::ENV).ok();
-    let release = Release::choose(flag, env.as_deref()).unwrap_or_default();
-    (mode, release)
-}
 
 /// One argument of a command line, as [`parse`](super::parse) reads it
 /// (for `--client`, which needs to know where each option and job file

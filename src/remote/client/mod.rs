@@ -78,10 +78,11 @@ pub(crate) fn run(
             return Ok(1);
         }
     };
+    let (mode, release) = (local.mode, local.release_asked());
     let local = match local.with_env_release() {
         Ok(a) => a,
-        Err(msg) => {
-            writeln!(err, "rfio: {msg}")?;
+        Err(e) => {
+            crate::cli::report::arg_errors(&e, mode, release, err)?;
             return Ok(1);
         }
     };
