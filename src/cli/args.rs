@@ -391,15 +391,19 @@ fn long_options() -> Vec<LongOpt> {
 }
 
 /// Find `name` (of argument `arg`) among the long options: exact, else a
-/// unique prefix.
+/// unique prefix. A prefix of one of fio's options means what it means to
+/// fio: rfio's own flags are candidates only where none of fio's is
+/// (`--serv` is `--server`, not ambiguous with `--server-allow`).
 fn find<'a>(opts: &'a [LongOpt], arg: &str, name: &str) -> Result<&'a LongOpt, ArgError> {
     if let Some(o) = opts.iter().find(|o| o.name == name) {
         return Ok(o);
     }
-    let matches: Vec<&LongOpt> = opts
+    let rfios = |o: &&LongOpt| RFIO_FLAGS.iter().any(|(n, _)| *n == o.name);
+    let prefixed = opts
         .iter()
-        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name))
-        .collect();
+        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name));
+    let (own, fios): (Vec<&LongOpt>, Vec<&LongOpt>) = prefixed.partition(rfios);
+    let matches = if fios.is_empty() { own } else { fios };
     match matches.as_slice() {
         [one] => Ok(one),
         [] => Err(ArgError::Unrecognized {
@@ -654,5 +658,29 @@ mod tests {
     fn flags_are_fios_command_line_options() {
         let names: Vec<&str> = FLAGS.iter().map(|f| f.0).collect();
         assert_eq!(names, suggest::FIO_COMMAND_LINE_OPTIONS);
+    }
+
+    fn parsed(argv: &[&str]) -> Result<Args, ArgErrors> {
+        parse(&argv.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    /// `fio --serv=,8799` is `--server`; rfio's `--server-*` flags do not
+    /// make the prefix ambiguous, and are found by their own prefixes.
+    #[test]
+    fn fios_prefixes_keep_their_meaning() {
+        assert_eq!(
+            parsed(&["--serv=,8799"]).unwrap().server.as_deref(),
+            Some(",8799")
+        );
+        assert!(parsed(&["--server-j=/tmp"]).unwrap().server_jail.is_some());
+        assert!(parsed(&["--lint-f=json"]).unwrap().lint_json);
+        let e = parsed(&["--ou"]).unwrap_err();
+        assert_eq!(
+            e.0[0].1.fio_text("fio", Release::V3_33).as_deref(),
+            Some(
+                "fio: option '--ou' is ambiguous; possibilities: '--output' '--output-format'\n\
+                 fio: unrecognized option '--ou'\n"
+            )
+        );
     }
 }

@@ -50,7 +50,7 @@ fn fio_option_error(e: &OptionError, name: &str) -> String {
 /// fails prints each of its bad options, then that the job is dropped; a
 /// line the loader refuses stops the file where it is. What fio would
 /// not have stopped at is told in rfio's words.
-fn fio_front_errors(front: &Front) -> (String, String) {
+pub(crate) fn fio_front_errors(front: &Front) -> (String, String) {
     let fe = &front.fe;
     let failed = |s: &&SectionOutcome| !s.errors.is_empty();
     if let Some(s) = fe.sections.iter().filter(|s| s.file.is_none()).find(failed) {

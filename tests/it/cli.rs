@@ -617,6 +617,18 @@ const BAD: &[Bad] = &[
         rfio: "rfio: typo.fio:3:1: job 'j': unknown option 'iodpeth' (did you mean 'iodepth'?)\n",
         stdout_differs: None,
     },
+    // fio --showcmd typo.fio
+    Bad {
+        name: "typo in a job file, --showcmd",
+        files: &[("typo.fio", "[j]\nsize=1m\niodpeth=4\n")],
+        args: &["--showcmd", "typo.fio"],
+        status: 1,
+        fio: "Bad option <iodpeth=4>\nDid you mean iodepth?\nfio: job j dropped\n",
+        fio_out: "fio --name=j \n",
+        v3_42: None,
+        rfio: "rfio: typo.fio:3:1: job 'j': unknown option 'iodpeth' (did you mean 'iodepth'?)\n",
+        stdout_differs: None,
+    },
     // fio --parse-only int.fio
     Bad {
         name: "bad integer in a job file",
