@@ -86,7 +86,7 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
     // `--compat=fio`: after a failed include fio has ended the section.
     let mut ended = false;
     let text = job_text(bytes);
-    for (span, item) in lines(&path, &text) {
+    for (span, item) in lines(&path, &text, mode) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
@@ -211,10 +211,13 @@ fn job_text(bytes: &[u8]) -> Cow<'_, str> {
 
 /// Classify each line of `text` (from [`job_text`]), as they are read (a
 /// job file of many short lines would need much more memory for them all
-/// at once).
+/// at once). Read as fio reads (`mode`), a line with no option name
+/// (`=4`) or a control character first is an option, as fio takes it,
+/// which the options refuse as fio does ("Bad option").
 fn lines<'a>(
     path: &'a Arc<Path>,
     text: &'a str,
+    mode: Mode,
 ) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
     text.split('\n').enumerate().map(move |(idx, raw)| {
         let lineno = idx as u32 + 1;
@@ -222,7 +225,17 @@ fn lines<'a>(
             Ok(text) => {
                 let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
                 let span = Span::file(path, lineno, col);
-                (span, line(text).map_err(BadLine::Syntax))
+                let item = match line(text) {
+                    Err(LineError::MissingOptionName | LineError::ControlCharacter { .. })
+                        if mode.is_fio() =>
+                    {
+                        Ok(Line::Option {
+                            text: fio_option_text(text),
+                        })
+                    }
+                    item => item.map_err(BadLine::Syntax),
+                };
+                (span, item)
             }
             Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
         }
@@ -346,7 +359,7 @@ impl Context {
         let start = section.entries.len();
         let target = &file.path;
         let text = job_text(&file.bytes);
-        for (span, item) in lines(target, &text) {
+        for (span, item) in lines(target, &text, self.mode) {
             match item {
                 Err(bad) if fio && bad.is_section_header() => {
                     section.entries.truncate(start);
@@ -503,6 +516,15 @@ impl std::fmt::Display for BadLine {
             BadLine::Syntax(e) => e.fmt(f),
         }
     }
+}
+
+/// A line as fio takes it for an option: blanks (not other control
+/// characters) dropped at its start, its comment and what ends it at its
+/// end.
+fn fio_option_text(line: &str) -> &str {
+    let text = line.trim_start_matches(is_space);
+    let end = text.find([';', '#']).unwrap_or(text.len());
+    text[..end].trim_end_matches(super::parser::is_blank)
 }
 
 /// fio looks for an included file as given (relative to the working

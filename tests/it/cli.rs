@@ -682,6 +682,31 @@ const BAD: &[Bad] = &[
                randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite\n",
         stdout_differs: None,
     },
+    // fio --parse-only noname.fio
+    Bad {
+        name: "option line without a name",
+        files: &[("noname.fio", "[j]\nsize=1m\n=4\n")],
+        args: &["--parse-only", "noname.fio"],
+        status: 1,
+        fio: "Bad option <=4>\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: noname.fio:3:1: option line has no option name before '='\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only ctl.fio (fio prints the control character as it is)
+    Bad {
+        name: "control character before an option",
+        files: &[("ctl.fio", "[j]\nsize=1m\n\u{1}bs=4k\n")],
+        args: &["--parse-only", "ctl.fio"],
+        status: 1,
+        fio: "Bad option <\u{1}bs=4k>\nDid you mean bs?\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: ctl.fio:3:1: line starts with the control character 0x01: fio reads it as \
+               part of the option name and refuses the line\n",
+        stdout_differs: None,
+    },
     // fio --parse-only missing.fio
     Bad {
         name: "missing job file",
