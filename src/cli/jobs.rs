@@ -97,7 +97,7 @@ pub(super) fn run(
             Ok(1)
         }
         Err(e) => {
-            report_error(e, &formats, args.mode, run_out, run_err)?;
+            report_error(e, &formats, args, run_out, run_err)?;
             Ok(1)
         }
     }
@@ -248,7 +248,7 @@ fn showcmd(
     }
     // The valid values fio prints are in the command lines already.
     match mode {
-        Mode::Fio => write!(err, "{}", super::report::fio_front_errors(front).1)?,
+        Mode::Fio => write!(err, "{}", super::report::fio_front_errors(front, false).1)?,
         Mode::Strict => write!(err, "{diags}")?,
     }
     Ok(1)

@@ -310,7 +310,7 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     let front = match crate::run::plan_only(&jobs::invocation(args)) {
         Ok(front) => front,
         Err(e) => {
-            report_error(e, &formats(args), args.mode, out, err)?;
+            report_error(e, &formats(args), args, out, err)?;
             return Ok(2);
         }
     };

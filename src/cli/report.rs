@@ -6,11 +6,11 @@ use std::io::Write;
 use super::args::{ArgErrors, Args, Format};
 use super::showcmd;
 use super::usage::{program, usage};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::jobfile::Mode;
 use crate::options::jobopts::OptionError;
 use crate::output::{self, normal};
-use crate::plan::SectionOutcome;
+use crate::plan::{JobSpec, SectionOutcome};
 use crate::release::Release;
 use crate::run::{Error as RunFailure, Front};
 use crate::workload::RunError;
@@ -44,13 +44,39 @@ fn fio_option_error(e: &OptionError, name: &str) -> String {
     }
 }
 
+/// Where a span is in fio's order of reading: the command line, then
+/// each job file in turn.
+fn reading_order(front: &Front, s: &Span) -> (usize, u32, u32) {
+    match s {
+        Span::Arg { index } => (0, *index, 0),
+        Span::File { path, line, col } => {
+            let file = front.files.iter().position(|f| *f.path == **path);
+            (file.map_or(usize::MAX, |i| i + 1), *line, *col)
+        }
+    }
+}
+
+/// The description lines of the jobs fio added before it met the problem
+/// at `at` (it adds a job as it starts reading the next section, and
+/// describes it in a run with the normal output: `described`).
+fn fio_added_before(front: &Front, at: Option<&Span>, described: bool) -> String {
+    let Some(at) = at.filter(|_| described) else {
+        return String::new();
+    };
+    let jobs = &front.fe.plan.jobs;
+    let before = |j: &&JobSpec| reading_order(front, &j.span) < reading_order(front, at);
+    let added = jobs.iter().take_while(before).count();
+    normal::banners_within(jobs.iter().map(|j| &j.report), added)
+}
+
 /// What fio prints (stdout, stderr) for a front end that failed: it stops
 /// at the first problem in its order of reading. A bad value on the
 /// command line (read first) is one line; a section of a job file that
 /// fails prints each of its bad options, then that the job is dropped; a
-/// line the loader refuses stops the file where it is. What fio would
-/// not have stopped at is told in rfio's words.
-pub(crate) fn fio_front_errors(front: &Front) -> (String, String) {
+/// line the loader refuses stops the file where it is. Before that, in a
+/// run with the normal output (`described`), the jobs it added. What fio
+/// would not have stopped at is told in rfio's words.
+pub(crate) fn fio_front_errors(front: &Front, described: bool) -> (String, String) {
     let fe = &front.fe;
     let failed = |s: &&SectionOutcome| !s.errors.is_empty();
     if let Some(s) = fe.sections.iter().filter(|s| s.file.is_none()).find(failed) {
@@ -59,8 +85,9 @@ pub(crate) fn fio_front_errors(front: &Front) -> (String, String) {
             errors: vec![e.clone()],
             ..s.clone()
         };
+        let added = fio_added_before(front, e.diag.span.as_ref(), described);
         return (
-            showcmd::valid_values_tables(&one),
+            added + &showcmd::valid_values_tables(&one),
             fio_option_error(e, &s.name),
         );
     }
@@ -82,12 +109,16 @@ pub(crate) fn fio_front_errors(front: &Front) -> (String, String) {
                     .map(|e| fio_option_error(e, &s.name))
                     .collect();
                 err.push_str(&format!("fio: job {} dropped\n", s.name));
-                return (showcmd::valid_values_tables(s), err);
+                let spans = s.errors.iter().filter_map(|e| e.diag.span.as_ref());
+                let first = spans.min_by_key(|at| reading_order(front, at));
+                let added = fio_added_before(front, first, described);
+                return (added + &showcmd::valid_values_tables(s), err);
             }
         }
         if file.stop.is_some() {
             if let Some(d) = load.next() {
-                return (String::new(), fio_line(d));
+                let added = fio_added_before(front, d.span.as_ref(), described);
+                return (added, fio_line(d));
             }
         }
     }
@@ -122,14 +153,16 @@ pub(crate) fn no_jobs(
 pub(crate) fn report_error(
     e: RunFailure,
     formats: &output::Formats,
-    mode: Mode,
+    args: &Args,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let fio = args.mode == Mode::Fio;
     match e {
-        RunFailure::Load(d) if mode == Mode::Fio => write!(err, "{}", fio_first(&d)),
-        RunFailure::Invalid(front) if mode == Mode::Fio => {
-            let (stdout, stderr) = fio_front_errors(&front);
+        RunFailure::Load(d) if fio => write!(err, "{}", fio_first(&d)),
+        RunFailure::Invalid(front) if fio => {
+            let described = formats.normal && !args.parse_only && !args.showcmd;
+            let (stdout, stderr) = fio_front_errors(&front, described);
             write!(out, "{stdout}")?;
             write!(err, "{stderr}")
         }

@@ -707,6 +707,20 @@ const BAD: &[Bad] = &[
                part of the option name and refuses the line\n",
         stdout_differs: None,
     },
+    // fio second.fio (a run: fio describes the job it added before)
+    Bad {
+        name: "bad value in a second section, in a run",
+        files: &[("second.fio", "[a]\nsize=1m\n[b]\nsize=1m\nbs=zz\n")],
+        args: &["second.fio"],
+        status: 1,
+        fio: "bs: 'z' suffix isn't applicable\nfio: failed parsing bs=zz\nfio: job b dropped\n",
+        fio_out: "a: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, \
+                  ioengine=psync, iodepth=1\n",
+        v3_42: None,
+        rfio: "rfio: second.fio:5:1: job 'b': bad value for option 'bs' ('bs=zz'): 'zz' is not \
+               a size\n",
+        stdout_differs: None,
+    },
     // fio --parse-only missing.fio
     Bad {
         name: "missing job file",

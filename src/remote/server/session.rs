@@ -351,7 +351,7 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
             let _ = crate::cli::report::report_error(
                 e,
                 &crate::cli::report::formats(&a),
-                a.mode,
+                &a,
                 &mut out,
                 &mut err,
             );
@@ -470,7 +470,7 @@ fn run_jobs(
         Ok(Outcome::ShowCmd(_)) => 0,
         Err(e) => {
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let _ = crate::cli::report::report_error(e, &formats, a.mode, &mut out, &mut err);
+            let _ = crate::cli::report::report_error(e, &formats, &a, &mut out, &mut err);
             conn.text(body::LEVEL_INFO, &String::from_utf8_lossy(&out));
             conn.text(body::LEVEL_ERR, &String::from_utf8_lossy(&err));
             1
