@@ -444,6 +444,46 @@ mod tests {
         assert!(matches!(printable("plain\n"), Cow::Borrowed(_)));
     }
 
+    /// A kind renders rfio's text (the message) and fio's, which a caller
+    /// can tell apart by matching the kind.
+    #[test]
+    fn kinds_word_it_as_rfio_and_as_fio() {
+        let at = Span::Arg { index: 2 };
+        let d = Diagnostic::new(
+            Some(at),
+            Kind::UnknownOption {
+                name: "iodpeth".into(),
+                entry: "iodpeth=4".into(),
+                suggestion: Some("iodepth".into()),
+                fio_suggestion: Some("iodepth".into()),
+            },
+        );
+        assert_eq!(
+            d.to_string(),
+            "command line argument 2: unknown option 'iodpeth' (did you mean 'iodepth'?)"
+        );
+        assert_eq!(
+            d.kind.fio_text().as_deref(),
+            Some("Bad option <iodpeth=4>\nDid you mean iodepth?\n")
+        );
+        let outside = Kind::OutsideSection {
+            entry: "size=1m".into(),
+        };
+        assert_eq!(
+            outside.fio_text().as_deref(),
+            Some("fio: option <size=1m> outside of [] job section\n")
+        );
+        let missing = Kind::MissingFile {
+            path: "j\x1b.fio".into(),
+            reason: "No such file or directory".into(),
+        };
+        assert_eq!(
+            missing.to_string(),
+            "unable to open 'j\\x1b.fio' job file: No such file or directory"
+        );
+        assert_eq!(Diagnostic::bare("x").kind.fio_text(), None);
+    }
+
     #[test]
     fn quote_caps_what_it_echoes() {
         assert_eq!(quote("abcdef", 3), "abc... (3 more characters)");

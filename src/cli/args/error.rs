@@ -137,7 +137,11 @@ impl ArgError {
                     .filter(|c| known.contains(c))
                     .map(|c| format!(" '{d}{c}'"))
                     .collect();
-                let first = format!("option '{arg}' is ambiguous; possibilities:{list}");
+                // Only engines' options (fio knows them after --ioengine).
+                let first = match list.is_empty() {
+                    true => format!("unrecognized option '{arg}'"),
+                    false => format!("option '{arg}' is ambiguous; possibilities:{list}"),
+                };
                 Some(getopt(first, arg))
             }
             ArgError::NoArgumentAllowed { arg, option } => Some(getopt(
