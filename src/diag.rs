@@ -41,24 +41,143 @@ impl fmt::Display for Span {
 }
 
 /// One problem found in the input, with where it is.
+///
+/// `kind` says what the problem is, for a caller to match and for fio's
+/// wording of it ([`Kind::fio_text`]); `message` is rfio's wording: the
+/// kind's text, with what later stages add around it (the plan puts the
+/// job's name first: `job 'j': ...`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub span: Option<Span>,
     pub message: String,
+    /// Boxed: a diagnostic travels in many `Result`s.
+    pub kind: Box<Kind>,
 }
 
 impl Diagnostic {
+    /// A problem of rfio's own at `span` ([`Kind::Other`]).
     pub(crate) fn at(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            span: Some(span),
-            message: message.into(),
-        }
+        Diagnostic::new(Some(span), Kind::Other(message.into()))
     }
 
+    /// A problem of rfio's own, nowhere in particular.
     pub(crate) fn bare(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(None, Kind::Other(message.into()))
+    }
+
+    /// `kind` at `span`, worded as its text says.
+    pub(crate) fn new(span: Option<Span>, kind: Kind) -> Diagnostic {
         Diagnostic {
-            span: None,
-            message: message.into(),
+            span,
+            message: kind.to_string(),
+            kind: Box::new(kind),
+        }
+    }
+}
+
+/// What went wrong in the front end (job files, option values): one
+/// variant per problem a caller may want to tell apart. `Display` is rfio's
+/// wording (where it depends on more than the fields, the layer that found
+/// the problem worded it: `why`); [`Kind::fio_text`] is what fio prints for
+/// it instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Kind {
+    /// rfio's own refusal: fio has no such error (it reads the input its
+    /// own way, or fails later), so there is no fio wording.
+    #[error("{0}")]
+    Other(String),
+    /// A job file that cannot be opened or read (`reason`: the system's,
+    /// or why rfio will not read it).
+    #[error("unable to open '{}' job file: {reason}", show_path(path))]
+    MissingFile { path: PathBuf, reason: String },
+    /// An option line (`entry`) before the first `[section]`.
+    #[error(
+        "option '{entry}' is outside of any [section]: put it under [global] or a job section"
+    )]
+    OutsideSection { entry: String },
+    /// An option line after an `include` that failed (read as fio reads):
+    /// fio has ended the section at the include.
+    #[error(
+        "option '{entry}' follows a failed include: fio has ended the section there, so the \
+         line is outside of any [section]"
+    )]
+    AfterFailedInclude { entry: String },
+    /// An `include` rfio refuses (a missing file, a cycle, a section in
+    /// it, a directory): `why` says what and what fio does.
+    #[error("{why}")]
+    Include { include: String, why: String },
+    /// An option name that no option of the job answers to (`entry`: the
+    /// line as written), with rfio's suggestion and fio's (fio measures
+    /// the name against its own options, by name only).
+    #[error("unknown option '{name}'{}", did_you_mean(suggestion))]
+    UnknownOption {
+        name: String,
+        entry: String,
+        suggestion: Option<String>,
+        fio_suggestion: Option<String>,
+    },
+    /// A name that is an option somewhere else (a command-line flag,
+    /// another engine's, a later release's): `why` says where. fio, which
+    /// does not know it here, says "Bad option" as for any other name.
+    #[error("{why}")]
+    NotAJobOption {
+        name: String,
+        entry: String,
+        why: String,
+        fio_suggestion: Option<String>,
+    },
+    /// A value `option` refuses (`value`: as applied, `None` when bare):
+    /// `why` is rfio's account, `fio` the lines fio prints for it.
+    #[error("{why}")]
+    BadValue {
+        option: String,
+        value: Option<String>,
+        why: String,
+        fio: Vec<String>,
+    },
+}
+
+fn did_you_mean(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!(" (did you mean '{s}'?)"),
+        None => String::new(),
+    }
+}
+
+impl Kind {
+    /// What fio prints on stderr for this problem, each line with its
+    /// newline; `None` where fio has no such error ([`Kind::Other`]) and
+    /// rfio's wording stands.
+    pub(crate) fn fio_text(&self) -> Option<String> {
+        let bad_option = |entry: &str, suggestion: &Option<String>| {
+            let mut t = format!("Bad option <{entry}>\n");
+            if let Some(s) = suggestion {
+                t.push_str(&format!("Did you mean {s}?\n"));
+            }
+            t
+        };
+        match self {
+            Kind::Other(_) | Kind::Include { .. } => None,
+            Kind::MissingFile { path, .. } => Some(format!(
+                "fio: unable to open '{}' job file\n",
+                show_path(path)
+            )),
+            Kind::OutsideSection { entry } | Kind::AfterFailedInclude { entry } => {
+                Some(format!("fio: option <{entry}> outside of [] job section\n"))
+            }
+            Kind::UnknownOption {
+                entry,
+                fio_suggestion,
+                ..
+            }
+            | Kind::NotAJobOption {
+                entry,
+                fio_suggestion,
+                ..
+            } => Some(bad_option(entry, fio_suggestion)),
+            Kind::BadValue { fio, .. } if fio.is_empty() => None,
+            Kind::BadValue { fio, .. } => Some(fio.iter().map(|l| format!("{l}\n")).collect()),
         }
     }
 }
@@ -323,6 +442,46 @@ mod tests {
             "x\\x1b[2J\\x07\\x0d\\x9by\nz"
         );
         assert!(matches!(printable("plain\n"), Cow::Borrowed(_)));
+    }
+
+    /// A kind renders rfio's text (the message) and fio's, which a caller
+    /// can tell apart by matching the kind.
+    #[test]
+    fn kinds_word_it_as_rfio_and_as_fio() {
+        let at = Span::Arg { index: 2 };
+        let d = Diagnostic::new(
+            Some(at),
+            Kind::UnknownOption {
+                name: "iodpeth".into(),
+                entry: "iodpeth=4".into(),
+                suggestion: Some("iodepth".into()),
+                fio_suggestion: Some("iodepth".into()),
+            },
+        );
+        assert_eq!(
+            d.to_string(),
+            "command line argument 2: unknown option 'iodpeth' (did you mean 'iodepth'?)"
+        );
+        assert_eq!(
+            d.kind.fio_text().as_deref(),
+            Some("Bad option <iodpeth=4>\nDid you mean iodepth?\n")
+        );
+        let outside = Kind::OutsideSection {
+            entry: "size=1m".into(),
+        };
+        assert_eq!(
+            outside.fio_text().as_deref(),
+            Some("fio: option <size=1m> outside of [] job section\n")
+        );
+        let missing = Kind::MissingFile {
+            path: "j\x1b.fio".into(),
+            reason: "No such file or directory".into(),
+        };
+        assert_eq!(
+            missing.to_string(),
+            "unable to open 'j\\x1b.fio' job file: No such file or directory"
+        );
+        assert_eq!(Diagnostic::bare("x").kind.fio_text(), None);
     }
 
     #[test]

@@ -188,6 +188,7 @@ fn with_crcs(bytes: &[u8]) -> Vec<u8> {
 #[doc(hidden)]
 pub fn baseline_check(bytes: &[u8]) {
     if let Err(e) = crate::baseline::parse("fuzz.json", bytes) {
+        let e = e.to_string();
         assert!(
             e.len() < 4096,
             "a baseline error of {} bytes: {}",

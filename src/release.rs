@@ -238,6 +238,13 @@ pub enum Change {
     /// The verify header is versioned (0x81): 48 bytes, an 8-bit type, a
     /// 64-bit `numberio`; a header of another version fails the check.
     VerifyHeaderV81,
+    /// `--debug=sprandom` (and its line among the categories of the usage
+    /// text).
+    DebugSprandom,
+    /// `--bandwidth-log=NAME`: the aggregate bandwidth logs are
+    /// `NAME-read_bw.log` ...; 3.33 refuses a value ("doesn't allow an
+    /// argument").
+    BandwidthLogName,
 }
 
 impl Change {
@@ -406,6 +413,12 @@ pub static CHANGES: &[Entry] = {
         option("spr_num_regions", V3_41, "sprandom's regions"),
         option("spr_op", V3_41, "sprandom's over-provisioning"),
         Entry {
+            change: Change::DebugSprandom,
+            since: V3_41,
+            what: "the debug category sprandom",
+            upstream: "debug.h, init.c debug_levels (c3291d43)",
+        },
+        Entry {
             change: Change::ZoneResetsOnlyZbd,
             since: V3_42,
             what: "zone resets reported only with zonemode=zbd, and in JSON",
@@ -432,6 +445,12 @@ pub static CHANGES: &[Entry] = {
             V3_42,
             "write the remainder of a zone",
         ),
+        Entry {
+            change: Change::BandwidthLogName,
+            since: V3_42,
+            what: "--bandwidth-log takes the aggregate logs' name",
+            upstream: "init.c l_opts, backend.c fio_backend (af979bd9)",
+        },
     ]
 };
 
@@ -516,7 +535,9 @@ mod tests {
             | Change::VerifyOffsetInInterval
             | Change::HeaderSeedCheck
             | Change::WriteSequenceQueued
-            | Change::VerifyHeaderV81 => c,
+            | Change::VerifyHeaderV81
+            | Change::DebugSprandom
+            | Change::BandwidthLogName => c,
         };
         for c in [
             Change::LongPatterns,
@@ -534,6 +555,8 @@ mod tests {
             Change::HeaderSeedCheck,
             Change::WriteSequenceQueued,
             Change::VerifyHeaderV81,
+            Change::DebugSprandom,
+            Change::BandwidthLogName,
         ]
         .map(listed)
         {

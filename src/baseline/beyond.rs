@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use super::Error;
 use crate::jobfile::Mode;
 
 /// The flags, checked.
@@ -36,36 +37,26 @@ pub(crate) struct Written<'a> {
     pub(crate) baseline_threshold: Option<&'a str>,
 }
 
-/// Check the flags of `args`; `Err` holds what to print on stderr (the
+/// Check the flags of `args`; `Err` is what to print on stderr (the
 /// exit status is 1).
-pub(crate) fn read(args: &Written<'_>) -> Result<Beyond, String> {
+pub(crate) fn read(args: &Written<'_>) -> Result<Beyond, Error> {
     if args.mode == Mode::Fio {
         if let Some(arg) = args.beyond_fio.first() {
-            // fio 3.33: getopt's line, then fio's own, the same words.
-            let line = format!("fio: unrecognized option '{arg}'\n");
-            return Err(format!("{line}{line}"));
+            return Err(Error::NotFio { arg: arg.clone() });
         }
     }
     let repeat = match args.repeat {
         None => 1,
         Some(text) => match text.trim().parse::<u32>() {
             Ok(n) if n >= 1 => n,
-            _ => {
-                return Err(format!(
-                    "rfio: --repeat={text}: the number of runs must be a whole number, at least 1\n"
-                ))
-            }
+            _ => return Err(Error::Repeat(text.to_string())),
         },
     };
     let threshold_pct = match args.baseline_threshold {
         None => DEFAULT_THRESHOLD_PCT,
         Some(text) => match text.trim().trim_end_matches('%').parse::<f64>() {
             Ok(p) if p.is_finite() && p >= 0.0 => p,
-            _ => {
-                return Err(format!(
-                    "rfio: --baseline-threshold={text}: a percentage, at least 0 (e.g. 10 or 2.5)\n"
-                ))
-            }
+            _ => return Err(Error::Threshold(text.to_string())),
         },
     };
     Ok(Beyond {
@@ -84,7 +75,7 @@ mod tests {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
         let argv0 = fio.then_some(std::ffi::OsStr::new("fio"));
         let args = crate::cli::args::parse(&argv).unwrap().called_as(argv0);
-        read(&args.beyond())
+        read(&args.beyond()).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -7,30 +7,22 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::error::{BadField, Error, ECHO, MAX_BYTES};
 use super::{Baseline, FORMAT};
 use crate::diag::quote;
 use crate::stats::config::MAX_PERCENTILES;
 use crate::stats::repeat::Spread;
 
-/// The largest baseline file read (a saved one is a few KiB, plus the job
-/// files' text).
-pub(crate) const MAX_BYTES: u64 = 16 << 20;
-
-/// How much of a string from the file a message quotes.
-pub(crate) const ECHO: usize = 200;
-
 /// Read and check the baseline at `path`.
-pub(crate) fn read(path: &Path) -> Result<Baseline, String> {
+pub(crate) fn read(path: &Path) -> Result<Baseline, Error> {
     let name = path.display().to_string();
-    let fail = |e: std::io::Error| format!("rfio: baseline {name}: {e}\n");
+    let fail = |source| Error::Read {
+        name: name.clone(),
+        source,
+    };
     let f = std::fs::File::open(path).map_err(fail)?;
     let len = f.metadata().map_err(fail)?.len();
-    let too_large = || {
-        format!(
-            "rfio: baseline {name}: larger than a baseline can be ({} MiB at most)\n",
-            MAX_BYTES >> 20
-        )
-    };
+    let too_large = || Error::TooLarge { name: name.clone() };
     if len > MAX_BYTES {
         return Err(too_large());
     }
@@ -45,26 +37,31 @@ pub(crate) fn read(path: &Path) -> Result<Baseline, String> {
 }
 
 /// A baseline's bytes (from the file `name`) decoded and checked.
-pub(crate) fn parse(name: &str, bytes: &[u8]) -> Result<Baseline, String> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "rfio: baseline {name}: not JSON: {}\n",
-            quote(&e.to_string(), ECHO)
-        )
-    })?;
+pub(crate) fn parse(name: &str, bytes: &[u8]) -> Result<Baseline, Error> {
+    let name = name.to_string();
+    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(source) => return Err(Error::NotJson { name, source }),
+    };
     if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-        return Err(format!(
-            "rfio: baseline {name}: not an rfio baseline (no \"format\": \"{FORMAT}\")\n"
-        ));
+        return Err(Error::NotBaseline { name });
     }
-    let b: Baseline = serde_json::from_value(value).map_err(|e| {
-        format!(
-            "rfio: baseline {name}: malformed: {}\n",
-            quote(&e.to_string(), ECHO)
-        )
-    })?;
-    check(&b).map_err(|e| format!("rfio: baseline {name}: {e}\n"))?;
+    let b: Baseline = match serde_json::from_value(value) {
+        Ok(b) => b,
+        Err(source) => return Err(Error::Malformed { name, source }),
+    };
+    if let Err(source) = check(&b) {
+        return Err(Error::Field { name, source });
+    }
     Ok(b)
+}
+
+/// Field `field` is refused: `why`.
+fn bad(field: impl Into<String>, why: String) -> BadField {
+    BadField {
+        field: field.into(),
+        why,
+    }
 }
 
 /// A number as JSON writes it (`-1e+308`, `12.5`).
@@ -76,18 +73,21 @@ fn shown(v: f64) -> String {
 }
 
 /// `v` is a finite number, at least 0.
-fn figure(field: &str, v: f64, what: &str) -> Result<(), String> {
+fn figure(field: &str, v: f64, what: &str) -> Result<(), BadField> {
     match v.is_finite() && v >= 0.0 {
         true => Ok(()),
-        false => Err(format!(
-            "{field}: {} is not a valid {what} (a finite number, at least 0)",
-            shown(v)
+        false => Err(bad(
+            field,
+            format!(
+                "{} is not a valid {what} (a finite number, at least 0)",
+                shown(v)
+            ),
         )),
     }
 }
 
 /// A metric over the runs: each figure valid, min <= median <= max.
-fn spread(field: &str, s: &Spread, what: &str) -> Result<(), String> {
+fn spread(field: &str, s: &Spread, what: &str) -> Result<(), BadField> {
     figure(&format!("{field}.median"), s.median, what)?;
     figure(&format!("{field}.min"), s.min, what)?;
     figure(&format!("{field}.max"), s.max, what)?;
@@ -97,11 +97,14 @@ fn spread(field: &str, s: &Spread, what: &str) -> Result<(), String> {
         "coefficient of variation",
     )?;
     if !(s.min <= s.median && s.median <= s.max) {
-        return Err(format!(
-            "{field}: median {} is not between min {} and max {}",
-            shown(s.median),
-            shown(s.min),
-            shown(s.max)
+        return Err(bad(
+            field,
+            format!(
+                "median {} is not between min {} and max {}",
+                shown(s.median),
+                shown(s.min),
+                shown(s.max)
+            ),
         ));
     }
     Ok(())
@@ -109,74 +112,98 @@ fn spread(field: &str, s: &Spread, what: &str) -> Result<(), String> {
 
 /// Every field a comparison reads, in range; the first that is not, named
 /// by its path in the file.
-pub(crate) fn check(b: &Baseline) -> Result<(), String> {
+pub(crate) fn check(b: &Baseline) -> Result<(), BadField> {
     for (i, t) in b.job_files.iter().enumerate() {
         let hex = t.sha256.len() == 64
             && t.sha256
                 .bytes()
                 .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
         if !hex {
-            return Err(format!(
-                "job_files[{i}].sha256: '{}' is not a SHA-256 (64 hexadecimal digits)",
-                quote(&t.sha256, ECHO)
+            return Err(bad(
+                format!("job_files[{i}].sha256"),
+                format!(
+                    "'{}' is not a SHA-256 (64 hexadecimal digits)",
+                    quote(&t.sha256, ECHO)
+                ),
             ));
         }
     }
     if b.host.cpus == Some(0) {
-        return Err("host.cpus: 0 is not a valid CPU count (at least 1)".into());
+        return Err(bad(
+            "host.cpus",
+            "0 is not a valid CPU count (at least 1)".into(),
+        ));
     }
     let r = &b.results;
     if r.requested == 0 {
-        return Err("results.requested: 0 is not a valid number of runs (at least 1)".into());
+        return Err(bad(
+            "results.requested",
+            "0 is not a valid number of runs (at least 1)".into(),
+        ));
     }
     if r.runs == 0 || r.runs > r.requested {
-        return Err(format!(
-            "results.runs: {} is not a valid number of runs (1 to requested, {})",
-            r.runs, r.requested
+        return Err(bad(
+            "results.runs",
+            format!(
+                "{} is not a valid number of runs (1 to requested, {})",
+                r.runs, r.requested
+            ),
         ));
     }
     if r.median_run == 0 || r.median_run > r.runs {
-        return Err(format!(
-            "results.median_run: {} is not one of the runs (1 to {})",
-            r.median_run, r.runs
+        return Err(bad(
+            "results.median_run",
+            format!("{} is not one of the runs (1 to {})", r.median_run, r.runs),
         ));
     }
     for (j, job) in r.jobs.iter().enumerate() {
         if job.dirs.len() > 4 {
-            return Err(format!(
-                "results.jobs[{j}].dirs: {} directions (4 at most: read, write, trim, mixed)",
-                job.dirs.len()
+            return Err(bad(
+                format!("results.jobs[{j}].dirs"),
+                format!(
+                    "{} directions (4 at most: read, write, trim, mixed)",
+                    job.dirs.len()
+                ),
             ));
         }
         for (d, dir) in job.dirs.iter().enumerate() {
             let at = format!("results.jobs[{j}].dirs[{d}]");
             if !["read", "write", "trim", "mixed"].contains(&dir.ddir.as_str()) {
-                return Err(format!(
-                    "{at}.ddir: '{}' is not a direction (read, write, trim or mixed)",
-                    quote(&dir.ddir, ECHO)
+                return Err(bad(
+                    format!("{at}.ddir"),
+                    format!(
+                        "'{}' is not a direction (read, write, trim or mixed)",
+                        quote(&dir.ddir, ECHO)
+                    ),
                 ));
             }
             if dir.runs > r.runs {
-                return Err(format!(
-                    "{at}.runs: {} is more than the baseline's runs ({})",
-                    dir.runs, r.runs
+                return Err(bad(
+                    format!("{at}.runs"),
+                    format!("{} is more than the baseline's runs ({})", dir.runs, r.runs),
                 ));
             }
             spread(&format!("{at}.iops"), &dir.iops, "IOPS figure")?;
             spread(&format!("{at}.bw_bytes"), &dir.bw_bytes, "bandwidth")?;
             spread(&format!("{at}.clat_mean_ns"), &dir.clat_mean_ns, "latency")?;
             if dir.clat_percentiles.len() > MAX_PERCENTILES {
-                return Err(format!(
-                    "{at}.clat_percentiles: {} percentiles ({MAX_PERCENTILES} at most)",
-                    dir.clat_percentiles.len()
+                return Err(bad(
+                    format!("{at}.clat_percentiles"),
+                    format!(
+                        "{} percentiles ({MAX_PERCENTILES} at most)",
+                        dir.clat_percentiles.len()
+                    ),
                 ));
             }
             for (k, (p, s)) in dir.clat_percentiles.iter().enumerate() {
                 let pat = format!("{at}.clat_percentiles[{k}]");
                 if !(p.is_finite() && *p > 0.0 && *p <= 100.0) {
-                    return Err(format!(
-                        "{pat}[0]: {} is not a valid percentile (above 0, at most 100)",
-                        shown(*p)
+                    return Err(bad(
+                        format!("{pat}[0]"),
+                        format!(
+                            "{} is not a valid percentile (above 0, at most 100)",
+                            shown(*p)
+                        ),
                     ));
                 }
                 spread(&format!("{pat}[1]"), s, "latency")?;
@@ -196,7 +223,9 @@ mod tests {
         assert_eq!(shown(12.5), "12.5");
         assert_eq!(shown(f64::NAN), "NaN");
         assert_eq!(
-            figure("x", f64::NEG_INFINITY, "IOPS figure").unwrap_err(),
+            figure("x", f64::NEG_INFINITY, "IOPS figure")
+                .unwrap_err()
+                .to_string(),
             "x: -inf is not a valid IOPS figure (a finite number, at least 0)"
         );
         assert!(figure("x", 0.0, "latency").is_ok());
@@ -212,11 +241,15 @@ mod tests {
         };
         assert!(spread("s", &s(2.0, 1.0, 3.0, 0.5), "latency").is_ok());
         assert_eq!(
-            spread("s", &s(5.0, 1.0, 3.0, 0.0), "latency").unwrap_err(),
+            spread("s", &s(5.0, 1.0, 3.0, 0.0), "latency")
+                .unwrap_err()
+                .to_string(),
             "s: median 5.0 is not between min 1.0 and max 3.0"
         );
         assert_eq!(
-            spread("s", &s(2.0, 1.0, 3.0, -1.0), "latency").unwrap_err(),
+            spread("s", &s(2.0, 1.0, 3.0, -1.0), "latency")
+                .unwrap_err()
+                .to_string(),
             "s.cv_pct: -1.0 is not a valid coefficient of variation (a finite number, at least 0)"
         );
     }

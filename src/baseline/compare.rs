@@ -19,7 +19,7 @@ use crate::stats::repeat::{RepeatSummary, Spread};
 
 /// A string from the baseline (or this run) as a message quotes it.
 fn q(text: &str) -> String {
-    crate::diag::quote(text, super::check::ECHO)
+    crate::diag::quote(text, super::error::ECHO)
 }
 
 /// What a metric did.

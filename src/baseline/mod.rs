@@ -19,9 +19,11 @@
 pub(crate) mod beyond;
 mod check;
 mod compare;
+mod error;
 mod probe;
 
 pub(crate) use check::parse;
+pub(crate) use error::Error;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -110,40 +112,36 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 /// Before the run: what identifies the work (its plan built from `inv`),
 /// and for a compare, the baseline read and checked against it.
 /// `Ok(None)`: neither flag, or jobs that do not build (the run reports
-/// why). `Err((status, text))`: refused, nothing to run.
+/// why). `Err`: refused, nothing to run (its [`Error::status`]).
 pub(crate) fn prepare(
     beyond: &Beyond,
     cmd: CommandLine<'_>,
     inv: &Invocation,
-) -> Result<Option<Prepared>, (i32, String)> {
+) -> Result<Option<Prepared>, Error> {
     if beyond.save.is_none() && beyond.compare.is_none() {
         return Ok(None);
     }
     let Ok(front) = crate::run::plan_only(inv) else {
         return Ok(None);
     };
-    let work = work_of(cmd, &front.fe.plan).map_err(|e| (1, e))?;
+    let work = work_of(cmd, &front.fe.plan)?;
     let compare = match &beyond.compare {
         None => None,
         Some(path) => {
-            let saved = check::read(path).map_err(|e| (REFUSED_STATUS, e))?;
-            let name = path.display();
+            let saved = check::read(path)?;
             let mut why = compare::text_differences(&saved.job_files, &work.job_files);
             if saved.job_options != work.job_options {
                 why.push(format!(
                     "command-line job options differ: {} → {}",
-                    crate::diag::quote(&shown(&saved.job_options), check::ECHO),
+                    crate::diag::quote(&shown(&saved.job_options), error::ECHO),
                     shown(&work.job_options)
                 ));
             }
             let targets = compare::target_differences(&saved.targets, &work.targets);
             why.extend(targets.iter().map(|t| format!("target differs: {t}")));
             if !why.is_empty() {
-                let text: String = why
-                    .iter()
-                    .map(|w| format!("rfio: baseline {name}: cannot compare: {w}\n"))
-                    .collect();
-                return Err((REFUSED_STATUS, text));
+                let name = path.display().to_string();
+                return Err(Error::CannotCompare { name, why });
             }
             Some((path.clone(), saved))
         }
@@ -173,17 +171,16 @@ pub(crate) struct CommandLine<'a> {
     pub(crate) argv: &'a [String],
 }
 
-fn work_of(cmd: CommandLine<'_>, plan: &Plan) -> Result<Work, String> {
+fn work_of(cmd: CommandLine<'_>, plan: &Plan) -> Result<Work, Error> {
     let mut job_files = Vec::new();
     for path in cmd.job_files {
         if path.as_os_str() == "-" {
-            return Err(
-                "rfio: --baseline-save/--baseline-compare need the job file's path, not standard input\n"
-                    .into(),
-            );
+            return Err(Error::StandardInput);
         }
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("rfio: failed to read job file {}: {e}\n", path.display()))?;
+        let bytes = std::fs::read(path).map_err(|source| Error::JobFile {
+            path: path.clone(),
+            source,
+        })?;
         job_files.push(SavedText {
             name: path.display().to_string(),
             sha256: sha256_hex(&bytes),
@@ -229,7 +226,7 @@ impl Prepared {
         normal_only: bool,
         out: &mut dyn Write,
         err: &mut dyn Write,
-    ) -> std::io::Result<Result<bool, String>> {
+    ) -> std::io::Result<Result<bool, Error>> {
         let results = match &report.repeat {
             Some(r) => r.clone(),
             None => repeat::summarize(&[repeat::metrics(&report.summary)], 1, 0, None),
@@ -254,10 +251,7 @@ impl Prepared {
         }
         if let Some(path) = &self.save {
             if !ran_whole {
-                return Ok(Err(format!(
-                    "rfio: baseline {} not saved: the run did not complete\n",
-                    path.display()
-                )));
+                return Ok(Err(Error::NotSaved { path: path.clone() }));
             }
             let created = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -274,11 +268,9 @@ impl Prepared {
                 results,
             };
             let text = serde_json::to_string_pretty(&b).unwrap_or_default();
-            if let Err(e) = std::fs::write(path, text + "\n") {
-                return Ok(Err(format!(
-                    "rfio: baseline {}: cannot write: {e}\n",
-                    path.display()
-                )));
+            if let Err(source) = std::fs::write(path, text + "\n") {
+                let path = path.clone();
+                return Ok(Err(Error::Write { path, source }));
             }
         }
         Ok(Ok(regressed))
@@ -288,7 +280,7 @@ impl Prepared {
 /// What differs between two machines, or `None`.
 fn host_differences(a: &HostInfo, b: &HostInfo) -> Option<String> {
     let mut d = Vec::new();
-    let show = |v: &dyn std::fmt::Debug| crate::diag::quote(&format!("{v:?}"), check::ECHO);
+    let show = |v: &dyn std::fmt::Debug| crate::diag::quote(&format!("{v:?}"), error::ECHO);
     if a.cpu_model != b.cpu_model {
         d.push(format!(
             "cpu {} → {}",

@@ -9,12 +9,12 @@
 //! to size: it reads the value as fio does, refuses a negative one, and
 //! otherwise ignores it.
 
+use super::args::error::ArgError;
+
 /// Check `--alloc-size`'s value; Err: why it is refused.
-pub(crate) fn alloc_size(value: &str) -> Result<(), String> {
+pub(crate) fn alloc_size(value: &str) -> Result<(), ArgError> {
     if atoi(value) < 0 {
-        return Err(format!(
-            "bad --alloc-size value '{value}': the pool size cannot be negative"
-        ));
+        return Err(ArgError::AllocSize(value.to_string()));
     }
     Ok(())
 }
@@ -54,8 +54,8 @@ mod tests {
         assert!(alloc_size("abc").is_ok());
         assert!(alloc_size("1000000000").is_ok());
         assert_eq!(
-            alloc_size("-5"),
-            Err("bad --alloc-size value '-5': the pool size cannot be negative".into())
+            alloc_size("-5").unwrap_err().to_string(),
+            "bad --alloc-size value '-5': the pool size cannot be negative"
         );
         assert!(alloc_size("-0").is_ok());
     }

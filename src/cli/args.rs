@@ -9,18 +9,22 @@
 //!   with `global` starts a global section).
 //! - Everything else is a job file, read after the command-line jobs.
 
+pub(crate) mod error;
+mod reading;
 mod split;
 
 use crate::release::Release;
 use std::path::PathBuf;
 
-use crate::diag::{path_of_text, Diagnostic, Diagnostics, Span};
+use crate::diag::{path_of_text, Span};
 use crate::jobfile::Mode;
 use crate::options::{suggest, table, FioType};
 pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
 
+pub use self::error::{ArgError, ArgErrors};
+pub(crate) use self::reading::reading_of;
 pub(crate) use self::split::{classify, job_options, Arg};
 use super::trigger::Triggers;
 use crate::baseline::beyond;
@@ -181,6 +185,9 @@ pub struct Args {
     pub(crate) status_ndjson: bool,
     pub(crate) warnings_fatal: bool,
     pub(crate) bandwidth_log: bool,
+    /// `--bandwidth-log=NAME` as written, and where: the release decides
+    /// ([`Args::with_release`]).
+    pub(crate) bandwidth_log_name: Option<(Span, String)>,
     /// `--max-jobs`: read and ignored (any value), as fio 3.33 ignores
     /// it; a run is refused past fio's fixed 4,088 jobs (the runner's
     /// `MAX_RUN_JOBS`) whatever this says.
@@ -252,39 +259,6 @@ impl Args {
             baseline_threshold: self.baseline_threshold.as_deref(),
         }
     }
-
-    /// Settle the reading mode for the program name `argv0`: as fio reads
-    /// when the file name is exactly `fio` (the drop-in symlink), strictly
-    /// otherwise; `--compat` decides when given.
-    pub(crate) fn called_as(mut self, argv0: Option<&std::ffi::OsStr>) -> Args {
-        let named_fio = argv0
-            .and_then(|a| std::path::Path::new(a).file_name())
-            .is_some_and(|n| n == "fio");
-        self.mode = match (self.compat, named_fio) {
-            (Some(mode), _) => mode,
-            (None, true) => Mode::Fio,
-            (None, false) => Mode::Strict,
-        };
-        self
-    }
-
-    /// Settle the release: the one `--compat=fio-3.NN` named, else the
-    /// one the environment's `RFIO_FIO_VERSION` (`env`) names, else the
-    /// default. An unknown name in the variable is an error.
-    pub(crate) fn with_release(mut self, env: Option<&str>) -> Result<Args, String> {
-        self.release = match self.compat_release {
-            Some(r) => r,
-            None => Release::choose(None, env)
-                .map_err(|e| format!("{}={}: {e}", crate::release::ENV, env.unwrap_or("")))?,
-        };
-        Ok(self)
-    }
-
-    /// [`Args::with_release`] with this process's `RFIO_FIO_VERSION`.
-    pub(crate) fn with_env_release(self) -> Result<Args, String> {
-        let env = std::env::var(crate::release::ENV).ok();
-        self.with_release(env.as_deref())
-    }
 }
 
 impl Default for Args {
@@ -305,6 +279,7 @@ impl Default for Args {
             status_ndjson: false,
             warnings_fatal: false,
             bandwidth_log: false,
+            bandwidth_log_name: None,
             max_jobs: None,
             aux_path: None,
             idle_prof: None,
@@ -433,44 +408,40 @@ fn long_options() -> Vec<LongOpt> {
     all
 }
 
-/// Find `name` among the long options: exact, else a unique prefix.
-fn find<'a>(opts: &'a [LongOpt], name: &str) -> Result<&'a LongOpt, String> {
+/// Find `name` (of argument `arg`) among the long options: exact, else a
+/// unique prefix. A prefix of one of fio's options means what it means to
+/// fio: rfio's own flags are candidates only where none of fio's is
+/// (`--serv` is `--server`, not ambiguous with `--server-allow`).
+fn find<'a>(opts: &'a [LongOpt], arg: &str, name: &str) -> Result<&'a LongOpt, ArgError> {
     if let Some(o) = opts.iter().find(|o| o.name == name) {
         return Ok(o);
     }
-    let matches: Vec<&LongOpt> = opts
+    let rfios = |o: &&LongOpt| RFIO_FLAGS.iter().any(|(n, _)| *n == o.name);
+    let prefixed = opts
         .iter()
-        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name))
-        .collect();
+        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name));
+    let (own, fios): (Vec<&LongOpt>, Vec<&LongOpt>) = prefixed.partition(rfios);
+    let matches = if fios.is_empty() { own } else { fios };
     match matches.as_slice() {
         [one] => Ok(one),
-        [] => {
-            let hint = suggest::did_you_mean(name, opts.iter().map(|o| o.name));
-            Err(match hint {
-                Some(h) => format!("unrecognized option '--{name}' (did you mean '--{h}'?)"),
-                None => format!("unrecognized option '--{name}'"),
-            })
-        }
-        many => {
-            let list: Vec<String> = many
-                .iter()
-                .take(8)
-                .map(|o| format!("--{}", o.name))
-                .collect();
-            Err(format!(
-                "option '--{name}' is ambiguous; possibilities: {}{}",
-                list.join(" "),
-                if many.len() > 8 { " ..." } else { "" }
-            ))
-        }
+        [] => Err(ArgError::Unrecognized {
+            arg: arg.to_string(),
+            name: name.to_string(),
+            suggestion: suggest::did_you_mean(name, opts.iter().map(|o| o.name)),
+        }),
+        many => Err(ArgError::Ambiguous {
+            arg: arg.to_string(),
+            name: name.to_string(),
+            candidates: many.iter().map(|o| o.name).collect(),
+        }),
     }
 }
 
 /// Read `argv` (without the program name).
-pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
+pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
     let opts = long_options();
     let mut args = Args::default();
-    let mut diags = Diagnostics::default();
+    let mut diags = ArgErrors::default();
     let mut i = 0;
     let mut only_files = false;
     while i < argv.len() {
@@ -492,10 +463,10 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let opt = match find(&opts, name) {
+        let opt = match find(&opts, arg, name) {
             Ok(o) => *o,
-            Err(msg) => {
-                diags.push(Diagnostic::at(span, msg));
+            Err(e) => {
+                diags.push(span, e);
                 continue;
             }
         };
@@ -503,11 +474,13 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
             args.beyond_fio.push(arg.clone());
         }
         let value = match (opt.has_arg, inline) {
+            (HasArg::No, Some(_)) if opt.name == "bandwidth-log" => {
+                args.bandwidth_log_name = Some((span.clone(), arg.clone()));
+                None
+            }
             (HasArg::No, Some(_)) => {
-                diags.push(Diagnostic::at(
-                    span,
-                    format!("option '--{}' doesn't allow an argument", opt.name),
-                ));
+                let (arg, option) = (arg.clone(), opt.name);
+                diags.push(span, ArgError::NoArgumentAllowed { arg, option });
                 continue;
             }
             (HasArg::Required, None) => match argv.get(i) {
@@ -516,10 +489,8 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
                     Some(next.clone())
                 }
                 None => {
-                    diags.push(Diagnostic::at(
-                        span,
-                        format!("option '--{}' requires an argument", opt.name),
-                    ));
+                    let (arg, option) = (arg.clone(), opt.name);
+                    diags.push(span, ArgError::RequiresArgument { arg, option });
                     continue;
                 }
             },
@@ -529,8 +500,8 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
             push_job_option(&mut args.cmd_sections, opt.name, value, span);
         } else if opt.name == "profile" {
             args.profile = Some((value.unwrap_or_default(), span));
-        } else if let Err(msg) = flag(&mut args, opt.name, value) {
-            diags.push(Diagnostic::at(span, msg));
+        } else if let Err(e) = flag(&mut args, opt.name, value) {
+            diags.push(span, e);
         }
         // fio acts on the first flag that exits (--help, --crctest, ...)
         // as it reads it: what follows is never read.
@@ -538,11 +509,14 @@ pub fn parse(argv: &[String]) -> Result<Args, Diagnostics> {
             break;
         }
     }
-    diags.into_result(args)
+    match diags.0.is_empty() {
+        true => Ok(args),
+        false => Err(diags),
+    }
 }
 
 /// Apply one of fio's own flags.
-fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String> {
+fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), ArgError> {
     let v = || value.clone().unwrap_or_default();
     match name {
         "output" => args.output = Some(path_of_text(&v())),
@@ -552,7 +526,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "terse-version" => {
             args.terse_version = match v().trim().parse::<u8>() {
                 Ok(n @ 2..=5) => n,
-                _ => return Err(format!("bad terse version format '{}' (2, 3, 4 or 5)", v())),
+                _ => return Err(ArgError::TerseVersion(v())),
             }
         }
         "version" => args.action = Action::Version,
@@ -584,25 +558,19 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
             args.status_ndjson = match v().as_str() {
                 "ndjson" => true,
                 "normal" => false,
-                other => {
-                    return Err(format!(
-                        "invalid status format '{other}' (normal: as --output-format, ndjson)"
-                    ))
-                }
+                other => return Err(ArgError::StatusFormat(other.to_string())),
             }
         }
         "section" => {
             if v() == "global" {
-                return Err("can't use global as only section".into());
+                return Err(ArgError::GlobalSection);
             }
             args.sections.push(v());
         }
         "max-jobs" => args.max_jobs = Some(v()),
         "debug" => args.debug.push(v()),
         "aux-path" => args.aux_path = Some(path_of_text(&v())),
-        "latency-log" => {
-            return Err("--latency-log is deprecated. Use per-job latency log options.".into())
-        }
+        "latency-log" => return Err(ArgError::LatencyLog),
         "alloc-size" => super::alloc::alloc_size(&v())?,
         "crctest" => args.action = Action::Tool(Tool::CrcTest(value)),
         "memcpytest" => args.action = Action::Tool(Tool::MemcpyTest(value)),
@@ -625,17 +593,15 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
                 "fio" => Mode::Fio,
                 "strict" => Mode::Strict,
                 other if other.starts_with("fio-") => {
-                    args.compat_release =
-                        Some(Release::parse(other).map_err(|e| format!("--compat={other}: {e}"))?);
+                    let release =
+                        Release::parse(other).map_err(|source| ArgError::CompatRelease {
+                            text: other.to_string(),
+                            source,
+                        })?;
+                    args.compat_release = Some(release);
                     Mode::Fio
                 }
-                other => {
-                    return Err(format!(
-                        "--compat={other}: 'fio' reads job files and values as fio does, \
-                         'fio-3.NN' as that fio release does (3.33 to 3.42), \
-                         'strict' refuses what fio silently misreads"
-                    ))
-                }
+                other => return Err(ArgError::Compat(other.to_string())),
             })
         }
         "server" => args.server = Some(v()),
@@ -644,9 +610,18 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), String
         "server-jail" => args.server_jail = Some(path_of_text(&v())),
         "server-session" => args.server_session = true,
         "lint" => args.lint = true,
-        "lint-format" => (args.lint, args.lint_json) = (true, crate::lint::is_json(&v())?),
+        "lint-format" => {
+            args.lint = true;
+            args.lint_json = match v().as_str() {
+                "json" => true,
+                "text" => false,
+                other => return Err(ArgError::LintFormat(other.to_string())),
+            }
+        }
         "quiet-lint" => args.quiet_lint = true,
-        "lint-allow" => args.lint_allow.extend(crate::lint::allow_list(&v())?),
+        "lint-allow" => args
+            .lint_allow
+            .extend(crate::lint::allow_list(&v()).map_err(ArgError::LintAllow)?),
         "repeat" => args.repeat = Some(v()),
         "baseline-save" => args.baseline_save = Some(path_of_text(&v())),
         "baseline-compare" => args.baseline_compare = Some(path_of_text(&v())),
@@ -664,7 +639,7 @@ fn push_format(formats: &mut Vec<Format>, f: Format) {
 
 /// `--output-format=normal,json`: fio's names (`terse`, `minimal`, `csv`,
 /// `json`, `json+`, `normal`).
-fn output_formats(list: &str) -> Result<Vec<Format>, String> {
+fn output_formats(list: &str) -> Result<Vec<Format>, ArgError> {
     let mut out = Vec::new();
     for name in list.split(',') {
         let f = match name {
@@ -673,11 +648,7 @@ fn output_formats(list: &str) -> Result<Vec<Format>, String> {
             "json+" => Format::JsonPlus,
             "normal" => Format::Normal,
             "ndjson" => Format::Ndjson,
-            _ => {
-                return Err(format!(
-                    "invalid output format '{name}' (normal, terse, json, json+, ndjson)"
-                ))
-            }
+            _ => return Err(ArgError::OutputFormat(name.to_string())),
         };
         push_format(&mut out, f);
     }
@@ -685,14 +656,17 @@ fn output_formats(list: &str) -> Result<Vec<Format>, String> {
 }
 
 /// A time argument (bare = seconds) in milliseconds, at least `min_ms`.
-fn interval_ms(flag: &str, text: &str, min_ms: u64) -> Result<u64, String> {
+fn interval_ms(flag: &'static str, text: &str, min_ms: u64) -> Result<u64, ArgError> {
     let def = crate::options::lookup("runtime").expect("runtime is in the option table");
     let ms = match crate::options::parse_value(def, Some(text), &Default::default()) {
         Ok(crate::options::Value::Micros(us)) => us / 1000,
-        _ => return Err(format!("failed parsing --{flag} time '{text}'")),
+        _ => {
+            let text = text.to_string();
+            return Err(ArgError::BadTime { flag, text });
+        }
     };
     if ms < min_ms {
-        return Err(format!("--{flag} time too short ({min_ms} msec min)"));
+        return Err(ArgError::TimeTooShort { flag, min_ms });
     }
     Ok(ms)
 }
@@ -705,5 +679,29 @@ mod tests {
     fn flags_are_fios_command_line_options() {
         let names: Vec<&str> = FLAGS.iter().map(|f| f.0).collect();
         assert_eq!(names, suggest::FIO_COMMAND_LINE_OPTIONS);
+    }
+
+    fn parsed(argv: &[&str]) -> Result<Args, ArgErrors> {
+        parse(&argv.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    /// `fio --serv=,8799` is `--server`; rfio's `--server-*` flags do not
+    /// make the prefix ambiguous, and are found by their own prefixes.
+    #[test]
+    fn fios_prefixes_keep_their_meaning() {
+        assert_eq!(
+            parsed(&["--serv=,8799"]).unwrap().server.as_deref(),
+            Some(",8799")
+        );
+        assert!(parsed(&["--server-j=/tmp"]).unwrap().server_jail.is_some());
+        assert!(parsed(&["--lint-f=json"]).unwrap().lint_json);
+        let e = parsed(&["--ou"]).unwrap_err();
+        assert_eq!(
+            e.0[0].1.fio_text("fio", Release::V3_33).as_deref(),
+            Some(
+                "fio: option '--ou' is ambiguous; possibilities: '--output' '--output-format'\n\
+                 fio: unrecognized option '--ou'\n"
+            )
+        );
     }
 }

@@ -44,9 +44,9 @@ pub(super) fn run(
     };
     let baseline = match baseline::prepare(beyond, cmd, &invocation) {
         Ok(b) => b,
-        Err((status, msg)) => {
-            write!(err, "{msg}")?;
-            return Ok(status);
+        Err(e) => {
+            write!(err, "{e}")?;
+            return Ok(e.status());
         }
     };
     let mut file_out = out_file.as_ref().map(std::io::BufWriter::new);
@@ -89,15 +89,15 @@ pub(super) fn run(
     };
     match result {
         Ok(Outcome::Parsed) => Ok(0),
-        Ok(Outcome::ShowCmd(front)) => showcmd(&front, out, err),
+        Ok(Outcome::ShowCmd(front)) => showcmd(&front, args.mode, out, err),
         Ok(Outcome::Ran(report)) => ran.finish(&report, run_out, run_err),
         Err(RunFailure::NoJobs { job_sections }) => {
             // fio prints its usage text on stdout, whatever `--output` says.
-            no_jobs(job_sections, out, err)?;
+            no_jobs(job_sections, args.release, out, err)?;
             Ok(1)
         }
         Err(e) => {
-            report_error(e, &formats, run_out, run_err)?;
+            report_error(e, &formats, args, run_out, run_err)?;
             Ok(1)
         }
     }
@@ -227,7 +227,12 @@ impl Ran<'_> {
 }
 
 /// `--showcmd`: each job file's jobs as command-line options.
-fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+fn showcmd(
+    front: &Front,
+    mode: Mode,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     let mut status = 0;
     for (idx, file) in front.files.iter().enumerate() {
         let (text, failed) = showcmd::render_file(&front.fe, idx, file.stop);
@@ -238,9 +243,13 @@ fn showcmd(front: &Front, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
         }
     }
     let diags = front.diags();
-    write!(err, "{diags}")?;
-    if !diags.is_empty() {
-        status = 1;
+    if diags.is_empty() {
+        return Ok(status);
     }
-    Ok(status)
+    // The valid values fio prints are in the command lines already.
+    match mode {
+        Mode::Fio => write!(err, "{}", super::report::fio_front_errors(front, false).1)?,
+        Mode::Strict => write!(err, "{diags}")?,
+    }
+    Ok(1)
 }

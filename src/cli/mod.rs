@@ -90,8 +90,9 @@ fn run_inner(
     }
     let args = match args::parse(argv) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
-        Err(d) => {
-            write!(err, "{d}")?;
+        Err(e) => {
+            let (mode, release) = args::reading_of(argv, called_fio);
+            report::arg_errors(&e, mode, release, err)?;
             return Ok(1);
         }
     };
@@ -101,8 +102,20 @@ fn run_inner(
     // rfio's `--repeat`, `--baseline-*` (fio mode refuses them as fio).
     let beyond = match beyond::read(&args.beyond()) {
         Ok(b) => b,
-        Err(msg) => {
-            write!(err, "{msg}")?;
+        Err(crate::baseline::Error::NotFio { arg }) => {
+            // As fio's getopt refuses an option it does not know.
+            let name = arg.trim_start_matches('-').to_string();
+            let e = args::ArgError::Unrecognized {
+                arg,
+                name,
+                suggestion: None,
+            };
+            let text = e.fio_text(&usage::program(), args.release);
+            write!(err, "{}", text.unwrap_or_default())?;
+            return Ok(1);
+        }
+        Err(e) => {
+            write!(err, "{e}")?;
             return Ok(1);
         }
     };
@@ -113,7 +126,7 @@ fn run_inner(
         Action::Run => drive(&args, &beyond, argv, called_fio, out, err),
         Action::Version => version(args.release, called_fio, out),
         Action::Help => {
-            write!(out, "{}", usage())?;
+            write!(out, "{}", usage(args.release))?;
             Ok(0)
         }
         Action::CmdHelp(arg, profile) => {
@@ -134,10 +147,11 @@ fn with_release(
     called_fio: bool,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Args>> {
+    let (mode, release) = (args.mode, args.release_asked());
     let args = match args.with_env_release() {
         Ok(a) => a,
-        Err(msg) => {
-            writeln!(err, "rfio: {msg}")?;
+        Err(e) => {
+            report::arg_errors(&e, mode, release, err)?;
             return Ok(None);
         }
     };
@@ -302,13 +316,14 @@ fn lint_only(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> std::io::
     let front = match crate::run::plan_only(&jobs::invocation(args)) {
         Ok(front) => front,
         Err(e) => {
-            report_error(e, &formats(args), out, err)?;
+            report_error(e, &formats(args), args, out, err)?;
             return Ok(2);
         }
     };
     let plan = &front.fe.plan;
     if plan.jobs.is_empty() {
-        no_jobs(front.fe.sections.iter().any(|s| !s.global), out, err)?;
+        let job_sections = front.fe.sections.iter().any(|s| !s.global);
+        no_jobs(job_sections, args.release, out, err)?;
         return Ok(2);
     }
     let found = crate::lint::lint(plan, &args.lint_allow);

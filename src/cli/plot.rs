@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::diag::io_reason;
 use crate::plot::{self, Input, LogKind, Size};
 
 const USAGE: &str = "\
@@ -48,6 +49,63 @@ const FONTS: &[&str] = &[
 const NEED_FONT: &str =
     "charts need a TrueType font: apt-get install fonts-dejavu-core, or --font=FILE";
 
+/// Why `rfio plot` stops: its command line (printed with a pointer to
+/// `--help`), an input, an output, or the font.
+#[derive(Debug, thiserror::Error)]
+enum PlotError {
+    #[error("{0} needs a value")]
+    NeedsValue(String),
+    #[error("--format={0}: want svg, png or both")]
+    BadFormat(String),
+    #[error("--size={0}: want WIDTHxHEIGHT, each 200 to 8000 pixels")]
+    BadSize(String),
+    #[error("unknown option {0}")]
+    UnknownOption(String),
+    #[error("no log or JSON file given")]
+    NoInputs,
+    #[error("no output directory given (-o DIR)")]
+    NoOutputDir,
+    /// The one input given is a log without samples.
+    #[error("{0}: empty log (no samples)")]
+    EmptyLog(String),
+    #[error("nothing to plot: every log is empty ({})", .0.join(", "))]
+    AllEmpty(Vec<String>),
+    #[error("{}: {source}", path.display())]
+    Log {
+        path: PathBuf,
+        source: plot::LogError,
+    },
+    /// (`logs::InflateError` is not a `std::error::Error`: no source.)
+    #[error("{}: {why}", path.display())]
+    Inflate {
+        path: PathBuf,
+        why: crate::logs::InflateError,
+    },
+    #[error("{}: {source}", path.display())]
+    Report { path: PathBuf, source: plot::Error },
+    #[error("{}: {}", path.display(), io_reason(source))]
+    Read { path: PathBuf, source: io::Error },
+    #[error("{}: over {} MiB, too large to be fio JSON output", path.display(), MAX_WHOLE >> 20)]
+    TooLarge { path: PathBuf },
+    #[error("{}: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output", path.display())]
+    Neither { path: PathBuf },
+    #[error("{}: {source}", path.display())]
+    CreateDir { path: PathBuf, source: io::Error },
+    #[error("{}: {}", path.display(), io_reason(source))]
+    Write { path: PathBuf, source: io::Error },
+    /// Standard output or error failed.
+    #[error("{0}")]
+    Stream(#[from] io::Error),
+    #[error("chart {chart}: {source}")]
+    Chart { chart: String, source: plot::Error },
+    #[error("{NEED_FONT}")]
+    NeedFont,
+    #[error("--font={}: {}", path.display(), io_reason(source))]
+    FontRead { path: PathBuf, source: io::Error },
+    #[error("{}: {source}", path.display())]
+    Font { path: PathBuf, source: plot::Error },
+}
+
 struct Opts {
     inputs: Vec<String>,
     dir: Option<String>,
@@ -86,7 +144,7 @@ pub(crate) fn main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) ->
     }
 }
 
-fn parse(argv: &[String]) -> Result<Parsed, String> {
+fn parse(argv: &[String]) -> Result<Parsed, PlotError> {
     let mut o = Opts {
         inputs: Vec::new(),
         dir: None,
@@ -108,10 +166,13 @@ fn parse(argv: &[String]) -> Result<Parsed, String> {
             Some((k, v)) if a.starts_with("--") => (k, Some(v.to_string())),
             _ => (a.as_str(), None),
         };
-        let mut value = |name: &str| -> Result<String, String> {
+        let mut value = |name: &str| -> Result<String, PlotError> {
             match inline.clone() {
                 Some(v) => Ok(v),
-                None => args.next().cloned().ok_or(format!("{name} needs a value")),
+                None => args
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| PlotError::NeedsValue(name.to_string())),
             }
         };
         match key {
@@ -125,25 +186,23 @@ fn parse(argv: &[String]) -> Result<Parsed, String> {
                     "svg" => (true, false),
                     "png" => (false, true),
                     "both" => (true, true),
-                    v => return Err(format!("--format={v}: want svg, png or both")),
+                    v => return Err(PlotError::BadFormat(v.to_string())),
                 }
             }
             "--size" => {
                 let v = value(key)?;
-                o.size = parse_size(&v).ok_or(format!(
-                    "--size={v}: want WIDTHxHEIGHT, each 200 to 8000 pixels"
-                ))?;
+                o.size = parse_size(&v).ok_or(PlotError::BadSize(v))?;
             }
             "--font" => o.font = Some(value(key)?),
             _ if key.starts_with("-o") => o.dir = Some(key[2..].to_string()),
-            _ => return Err(format!("unknown option {a}")),
+            _ => return Err(PlotError::UnknownOption(a.clone())),
         }
     }
     if o.inputs.is_empty() {
-        return Err("no log or JSON file given".into());
+        return Err(PlotError::NoInputs);
     }
     if o.dir.as_deref().is_none_or(str::is_empty) {
-        return Err("no output directory given (-o DIR)".into());
+        return Err(PlotError::NoOutputDir);
     }
     Ok(Parsed::Run(o))
 }
@@ -155,7 +214,7 @@ fn parse_size(v: &str) -> Option<Size> {
     (ok(width) && ok(height)).then_some(Size { width, height })
 }
 
-fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String> {
+fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotError> {
     // An empty log (fio and rfio write an empty `_slat` log for every sync
     // engine) is skipped with a note, so that `rfio plot *.log` works; only
     // empty logs is an error.
@@ -169,28 +228,34 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), String>
     }
     if inputs.is_empty() {
         return Err(match empty.as_slice() {
-            [one] => format!("{one}: empty log (no samples)"),
-            _ => format!("nothing to plot: every log is empty ({})", empty.join(", ")),
+            [one] => PlotError::EmptyLog(one.to_string()),
+            _ => PlotError::AllEmpty(empty.iter().map(|e| e.to_string()).collect()),
         });
     }
     for p in &empty {
-        writeln!(err, "rfio plot: {p}: empty log (no samples), skipped")
-            .map_err(|e| e.to_string())?;
+        writeln!(err, "rfio plot: {p}: empty log (no samples), skipped")?;
     }
     // plotters measures the text of SVG and PNG charts alike.
     load_font(o.font.as_deref(), FONTS)?;
     let charts = plot::charts(&inputs, o.overlay);
     let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let write = |name: String, bytes: &[u8], out: &mut dyn Write| -> Result<(), String> {
+    std::fs::create_dir_all(&dir).map_err(|source| PlotError::CreateDir {
+        path: dir.clone(),
+        source,
+    })?;
+    let write = |name: String, bytes: &[u8], out: &mut dyn Write| -> Result<(), PlotError> {
         let path = dir.join(&name);
-        write_new(&dir, &name, bytes)
-            .map_err(|e| format!("{}: {}", path.display(), crate::diag::io_reason(&e)))?;
-        writeln!(out, "{}", path.display()).map_err(|e| e.to_string())
+        if let Err(source) = write_new(&dir, &name, bytes) {
+            return Err(PlotError::Write { path, source });
+        }
+        Ok(writeln!(out, "{}", path.display())?)
     };
     let mut svgs = Vec::new();
     for c in &charts {
-        let failed = |e: String| format!("chart {}: {e}", c.name);
+        let failed = |source| PlotError::Chart {
+            chart: c.name.clone(),
+            source,
+        };
         if o.svg || o.html {
             let svg = plot::svg(c, o.size).map_err(failed)?;
             if o.svg {
@@ -233,17 +298,18 @@ const CHUNK: usize = 64 << 10;
 /// errors name it. A log (named as one, its first non-blank byte not `{`)
 /// is read a chunk at a time, so that memory is its samples; anything
 /// else is read whole, up to [`MAX_WHOLE`].
-fn read_input(path: &Path) -> Result<Option<Input>, String> {
-    let shown = path.display();
+fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| shown.to_string());
+        .unwrap_or_else(|| path.display().to_string());
     let kind = LogKind::from_file_name(&name);
-    let neither = || {
-        format!(
-            "{shown}: neither a fio log (NAME_iops|bw|lat|clat|slat[.N].log) nor fio JSON output"
-        )
+    let neither = || PlotError::Neither {
+        path: path.to_path_buf(),
+    };
+    let bad_log = |source| PlotError::Log {
+        path: path.to_path_buf(),
+        source,
     };
     let log = |r: Result<plot::Log, plot::LogError>| match r {
         Ok(log) => Ok(Some(Input::Log {
@@ -251,7 +317,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
             log,
         })),
         Err(plot::LogError::Empty) => Ok(None),
-        Err(e) => Err(format!("{shown}: {e}")),
+        Err(e) => Err(bad_log(e)),
     };
     if name.ends_with(".fz") {
         let kind = kind.ok_or_else(neither)?;
@@ -261,13 +327,19 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
         };
         if let Err(e) = crate::logs::inflate_file(path, &mut sink) {
             return Err(match sink.error {
-                Some(bad) => format!("{shown}: {bad}"),
-                None => format!("{shown}: {e}"),
+                Some(bad) => bad_log(bad),
+                None => PlotError::Inflate {
+                    path: path.to_path_buf(),
+                    why: e,
+                },
             });
         }
         return log(sink.reader.finish());
     }
-    let failed = |e: io::Error| format!("{shown}: {}", crate::diag::io_reason(&e));
+    let failed = |source| PlotError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = std::fs::File::open(path).map_err(failed)?;
     // Bytes held until the file is told a log (then streamed) or not (then
     // held whole: `whole`); `blank`: how many of them are known blank.
@@ -284,15 +356,14 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
             Err(e) => return Err(failed(e)),
         };
         if let Some(r) = reader.as_mut() {
-            r.push(&buf[..n]).map_err(|e| format!("{shown}: {e}"))?;
+            r.push(&buf[..n]).map_err(bad_log)?;
             continue;
         }
         held.extend_from_slice(&buf[..n]);
         if held.len() > MAX_WHOLE {
-            return Err(format!(
-                "{shown}: over {} MiB, too large to be fio JSON output",
-                MAX_WHOLE >> 20
-            ));
+            return Err(PlotError::TooLarge {
+                path: path.to_path_buf(),
+            });
         }
         let Some(kind) = kind.filter(|_| !whole) else {
             continue;
@@ -304,7 +375,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
             Some(b'{') => whole = true,
             _ => {
                 let mut r = plot::LogReader::new(kind);
-                r.push(&held).map_err(|e| format!("{shown}: {e}"))?;
+                r.push(&held).map_err(bad_log)?;
                 held = Vec::new();
                 reader = Some(r);
             }
@@ -314,7 +385,10 @@ fn read_input(path: &Path) -> Result<Option<Input>, String> {
         return log(r.finish());
     }
     if plot::looks_like_json(&held) {
-        let report = plot::parse_json(&held).map_err(|e| format!("{shown}: {e}"))?;
+        let report = plot::parse_json(&held).map_err(|source| PlotError::Report {
+            path: path.to_path_buf(),
+            source,
+        })?;
         return Ok(Some(Input::Report { name, report }));
     }
     match kind {
@@ -360,18 +434,20 @@ fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Registers the font `given`, or else the first of `system` present.
-fn load_font(given: Option<&str>, system: &[&str]) -> Result<(), String> {
+fn load_font(given: Option<&str>, system: &[&str]) -> Result<(), PlotError> {
     let path = match given {
         Some(p) => PathBuf::from(p),
         None => system
             .iter()
             .map(PathBuf::from)
             .find(|p| p.is_file())
-            .ok_or(NEED_FONT)?,
+            .ok_or(PlotError::NeedFont)?,
     };
-    let bytes = std::fs::read(&path)
-        .map_err(|e| format!("--font={}: {}", path.display(), crate::diag::io_reason(&e)))?;
-    plot::use_font(bytes).map_err(|e| format!("{}: {e}", path.display()))
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(source) => return Err(PlotError::FontRead { path, source }),
+    };
+    plot::use_font(bytes).map_err(|source| PlotError::Font { path, source })
 }
 
 #[cfg(test)]
@@ -381,7 +457,9 @@ mod tests {
     #[test]
     fn without_a_font_nothing_is_drawn() {
         let gone = ["/nonexistent/DejaVuSans.ttf"];
-        assert_eq!(load_font(None, &gone), Err(NEED_FONT.to_string()));
+        let e = load_font(None, &gone).unwrap_err();
+        assert!(matches!(e, PlotError::NeedFont));
+        assert_eq!(e.to_string(), NEED_FONT);
         assert_eq!(
             NEED_FONT,
             "charts need a TrueType font: apt-get install fonts-dejavu-core, or --font=FILE"

@@ -89,11 +89,24 @@ pub(super) struct Printer<'a> {
     pub(super) ran_ms: u64,
 }
 
+/// A job's error as fio's `td_verror` words it (`fio: file:init.c:1956,
+/// func=job file open, error=...`): a dry run prints it with `log_info`,
+/// where the report goes.
+fn is_job_error(line: &str) -> bool {
+    line.starts_with("fio: file:") && line.contains(", func=")
+}
+
 impl Watch for Printer<'_> {
     fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
+        // As fio (not within `--showcmd`'s line, which fio prints it in).
+        let fio = self.args.mode == crate::jobfile::Mode::Fio && !self.args.showcmd;
         for line in lines {
-            writeln!(self.err, "{line}")?;
+            match fio && is_job_error(line) {
+                true => writeln!(self.out, "{line}")?,
+                false => writeln!(self.err, "{line}")?,
+            }
         }
+        self.out.flush()?;
         self.err.flush()
     }
 

@@ -28,6 +28,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::args::error::ArgError;
 use crate::workload::progress::JobState;
 use crate::workload::{Log, Progress, StdLog, Stop};
 
@@ -51,13 +52,13 @@ impl Triggers {
     }
 
     /// Apply flag `name` with `value`; Err: what is wrong with it.
-    pub(crate) fn flag(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub(crate) fn flag(&mut self, name: &str, value: &str) -> Result<(), ArgError> {
         match name {
             "trigger-file" => self.file = Some(PathBuf::from(value)),
             "trigger" => self.cmd = Some(value.to_string()),
-            "trigger-remote" => self.remote = Some(value.to_string()),
             "trigger-timeout" => self.timeout_s = timeout_s(value)?,
-            _ => return Err(format!("unknown trigger flag --{name}")),
+            // `--trigger-remote`, the only other.
+            _ => self.remote = Some(value.to_string()),
         }
         Ok(())
     }
@@ -66,9 +67,9 @@ impl Triggers {
 /// `--trigger-timeout`'s value as fio reads it (`check_str_time` with
 /// seconds as the default unit, then truncated to whole seconds); a
 /// negative time is none.
-fn timeout_s(text: &str) -> Result<u64, String> {
+fn timeout_s(text: &str) -> Result<u64, ArgError> {
     let def = crate::options::lookup("runtime").expect("runtime is in the option table");
-    let bad = || format!("failed parsing time {text}");
+    let bad = || ArgError::TriggerTime(text.to_string());
     let trimmed = text.trim();
     if let Some(rest) = trimmed.strip_prefix('-') {
         // fio's unsigned arithmetic takes a negative time as none.
@@ -175,7 +176,11 @@ mod tests {
         assert_eq!(timeout_s("500ms"), Ok(0));
         assert_eq!(timeout_s("1m"), Ok(60));
         assert_eq!(timeout_s("-1"), Ok(0));
-        assert_eq!(timeout_s("abc"), Err("failed parsing time abc".into()));
+        assert_eq!(timeout_s("abc"), Err(ArgError::TriggerTime("abc".into())));
+        assert_eq!(
+            timeout_s("abc").unwrap_err().to_string(),
+            "failed parsing time abc"
+        );
     }
 
     #[test]

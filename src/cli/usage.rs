@@ -6,28 +6,46 @@
 
 use std::path::Path;
 
+use crate::release::{Change, Release};
+
 /// The fio release whose behaviour rfio reproduces.
 pub(crate) const FIO_VERSION: &str = "fio-3.33";
 
-/// `--help`, and the usage printed when there is no job: fio's, called
-/// as `fio`; rfio's otherwise.
-pub(crate) fn usage() -> String {
-    as_fio().unwrap_or_else(rfio_usage)
+/// `--help`, and the usage printed when there is no job: fio's (as
+/// `release` prints it), called as `fio`; rfio's otherwise.
+pub(crate) fn usage(release: Release) -> String {
+    as_fio(release).unwrap_or_else(|| rfio_usage(release))
 }
 
 /// fio's text, or `None` when rfio was not called as `fio` (the file name
 /// of `argv[0]`).
-pub(crate) fn as_fio() -> Option<String> {
+pub(crate) fn as_fio(release: Release) -> Option<String> {
     let argv0 = std::env::args_os().next()?;
     let named_fio = Path::new(&argv0).file_name().is_some_and(|n| n == "fio");
-    named_fio.then(|| fio_usage(&argv0.to_string_lossy()))
+    named_fio.then(|| fio_usage(&argv0.to_string_lossy(), release))
+}
+
+/// The program name as called when it is `fio` (glibc's messages start
+/// with it, as written: `/usr/bin/fio`), else `fio`.
+pub(crate) fn program() -> String {
+    let argv0 = std::env::args_os().next();
+    let named_fio = argv0
+        .as_ref()
+        .is_some_and(|a| Path::new(a).file_name().is_some_and(|n| n == "fio"));
+    match (argv0, named_fio) {
+        (Some(a), true) => a.to_string_lossy().into_owned(),
+        _ => "fio".to_string(),
+    }
 }
 
 /// fio's `show_debug_categories`: the `--debug` categories, three TABs
 /// before each line, lines broken before a name that would reach column
 /// 80 (counting each TAB as 8 columns).
-pub(crate) fn debug_categories() -> String {
-    let names = &crate::debug::NAMES;
+pub(crate) fn debug_categories(release: Release) -> String {
+    let later = ["sprandom"]
+        .into_iter()
+        .filter(|_| release.has(Change::DebugSprandom));
+    let names: Vec<&str> = crate::debug::NAMES.iter().copied().chain(later).collect();
     let mut out = String::new();
     let mut curlen = 0usize;
     for (i, name) in names.iter().enumerate() {
@@ -52,26 +70,22 @@ pub(crate) fn debug_categories() -> String {
     out
 }
 
-/// fio 3.33's usage text, for program `name`.
-pub(crate) fn fio_usage(name: &str) -> String {
-    let mut s = format!(
-        "{}\n{name} [options] [job options] <job file(s)>\n",
-        FIO_VERSION
-    );
-    s.push_str(&flags(|_| true));
+/// fio's usage text as `release` prints it, for program `name`.
+pub(crate) fn fio_usage(name: &str, release: Release) -> String {
+    let mut s = format!("{release}\n{name} [options] [job options] <job file(s)>\n");
+    s.push_str(&flags(|_| true, release));
     s.push_str("\nFio was written by Jens Axboe <axboe@kernel.dk>\n");
     s
 }
 
 /// rfio's usage text (called as `rfio`): fio's flags, then rfio's own
 /// flags and its `plot` command.
-pub(crate) fn rfio_usage() -> String {
+pub(crate) fn rfio_usage(release: Release) -> String {
     let mut s = format!(
-        "{} compatible (rfio {})\nrfio [options] [job options] <job file(s)>\n",
-        FIO_VERSION,
+        "{release} compatible (rfio {})\nrfio [options] [job options] <job file(s)>\n",
         env!("CARGO_PKG_VERSION")
     );
-    s.push_str(&flags(|_| true));
+    s.push_str(&flags(|_| true, release));
     for line in RFIO_FLAGS {
         s.push_str(line);
         s.push('\n');
@@ -97,7 +111,7 @@ const RFIO_FLAGS: &[&str] = &[
 ];
 
 /// fio's lines for its flags, those `keep` keeps (by flag name).
-fn flags(keep: impl Fn(&str) -> bool) -> String {
+fn flags(keep: impl Fn(&str) -> bool, release: Release) -> String {
     let mut s = String::new();
     for (flag, lines) in FIO_FLAGS {
         if !keep(flag) {
@@ -108,7 +122,7 @@ fn flags(keep: impl Fn(&str) -> bool) -> String {
             s.push('\n');
         }
         if *flag == "--debug" {
-            s.push_str(&debug_categories());
+            s.push_str(&debug_categories(release));
         }
     }
     s
@@ -182,7 +196,7 @@ mod tests {
     #[test]
     fn debug_categories_wrap_as_fios() {
         assert_eq!(
-            debug_categories(),
+            debug_categories(Release::V3_33),
             "\t\t\tprocess,file,io,mem,blktrace,verify,random,parse,\n\
              \t\t\tdiskutil,job,mutex,profile,time,net,rate,compress,\n\
              \t\t\tsteadystate,helperthread,zbd\n"
@@ -191,11 +205,11 @@ mod tests {
 
     #[test]
     fn rfios_usage_is_fios_flags_then_its_own() {
-        let u = rfio_usage();
+        let u = rfio_usage(Release::V3_33);
         assert!(u.starts_with("fio-3.33 compatible (rfio "));
         assert!(u.contains("\nrfio [options] [job options] <job file(s)>\n  --debug=options\t"));
         // fio's flags as fio lists them, client and server too.
-        let fio = fio_usage("fio");
+        let fio = fio_usage("fio", Release::V3_33);
         let flags = &fio[fio.find("  --debug").unwrap()..fio.find("\nFio was written").unwrap()];
         assert!(u.contains(flags));
         assert!(u.contains("\n  --server=args\t") && u.contains("\n  --client=hostname\t"));
@@ -208,7 +222,7 @@ mod tests {
 
     #[test]
     fn the_usage_names_the_program() {
-        let u = fio_usage("/usr/bin/fio");
+        let u = fio_usage("/usr/bin/fio", Release::V3_33);
         assert!(u.starts_with(
             "fio-3.33\n/usr/bin/fio [options] [job options] <job file(s)>\n  --debug=options\t"
         ));

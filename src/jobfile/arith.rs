@@ -14,6 +14,8 @@
 //! `power = unary [ "^" power ]`, `unary = [ "-" | "+" ] unary | primary`,
 //! `primary = "(" expr ")" | number`.
 
+pub(crate) use super::Error;
+
 /// How numbers inside an expression are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -22,11 +24,11 @@ pub(crate) enum Mode {
 }
 
 /// Evaluate `text` as a whole expression.
-pub(crate) fn eval(text: &str, mode: Mode) -> Result<i64, String> {
+pub(crate) fn eval(text: &str, mode: Mode) -> Result<i64, Error> {
     eval_with(text, &|atom: &str| match mode {
         Mode::Bc => atom
             .parse::<i64>()
-            .map_err(|_| format!("'{atom}' is not a number")),
+            .map_err(|_| Error::NotANumber(atom.to_string())),
     })
 }
 
@@ -34,8 +36,8 @@ pub(crate) fn eval(text: &str, mode: Mode) -> Result<i64, String> {
 /// with `atom`.
 pub(crate) fn eval_with(
     text: &str,
-    atom: &dyn Fn(&str) -> Result<i64, String>,
-) -> Result<i64, String> {
+    atom: &dyn Fn(&str) -> Result<i64, Error>,
+) -> Result<i64, Error> {
     let mut p = Parser {
         s: text.as_bytes(),
         pos: 0,
@@ -45,10 +47,10 @@ pub(crate) fn eval_with(
     let v = p.expr()?;
     p.skip_ws();
     if p.pos != p.s.len() {
-        return Err(format!(
-            "unexpected '{}' in expression '{text}'",
-            &text[p.pos..]
-        ));
+        return Err(Error::Trailing {
+            rest: text[p.pos..].to_string(),
+            text: text.to_string(),
+        });
     }
     Ok(v)
 }
@@ -56,7 +58,7 @@ pub(crate) fn eval_with(
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
-    atom: &'a dyn Fn(&str) -> Result<i64, String>,
+    atom: &'a dyn Fn(&str) -> Result<i64, Error>,
     depth: u32,
 }
 
@@ -72,7 +74,7 @@ impl Parser<'_> {
         self.s.get(self.pos).copied()
     }
 
-    fn expr(&mut self) -> Result<i64, String> {
+    fn expr(&mut self) -> Result<i64, Error> {
         let mut v = self.term()?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
@@ -82,19 +84,19 @@ impl Parser<'_> {
             } else {
                 v.checked_sub(r)
             }
-            .ok_or("arithmetic overflow")?;
+            .ok_or(Error::Overflow)?;
         }
         Ok(v)
     }
 
-    fn term(&mut self) -> Result<i64, String> {
+    fn term(&mut self) -> Result<i64, Error> {
         let mut v = self.power()?;
         while let Some(op @ (b'*' | b'/' | b'%')) = self.peek() {
             self.pos += 1;
             let r = self.power()?;
             v = match op {
-                b'*' => v.checked_mul(r).ok_or("arithmetic overflow")?,
-                _ if r == 0 => return Err("division by zero".into()),
+                b'*' => v.checked_mul(r).ok_or(Error::Overflow)?,
+                _ if r == 0 => return Err(Error::DivisionByZero),
                 b'/' => v / r,
                 _ => v % r,
             };
@@ -102,28 +104,26 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn power(&mut self) -> Result<i64, String> {
+    fn power(&mut self) -> Result<i64, Error> {
         let base = self.unary()?;
         if self.peek() == Some(b'^') {
             self.pos += 1;
             let exp = self.power()?;
-            let exp = u32::try_from(exp).map_err(|_| "negative or huge exponent")?;
-            return base
-                .checked_pow(exp)
-                .ok_or_else(|| "arithmetic overflow".into());
+            let exp = u32::try_from(exp).map_err(|_| Error::BadExponent)?;
+            return base.checked_pow(exp).ok_or(Error::Overflow);
         }
         Ok(base)
     }
 
-    fn unary(&mut self) -> Result<i64, String> {
+    fn unary(&mut self) -> Result<i64, Error> {
         self.depth += 1;
         if self.depth > 64 {
-            return Err("expression nests too deeply".into());
+            return Err(Error::TooDeep);
         }
         let v = match self.peek() {
             Some(b'-') => {
                 self.pos += 1;
-                self.unary()?.checked_neg().ok_or("arithmetic overflow")?
+                self.unary()?.checked_neg().ok_or(Error::Overflow)?
             }
             Some(b'+') => {
                 self.pos += 1;
@@ -135,13 +135,13 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn primary(&mut self) -> Result<i64, String> {
+    fn primary(&mut self) -> Result<i64, Error> {
         match self.peek() {
             Some(b'(') => {
                 self.pos += 1;
                 let v = self.expr()?;
                 if self.peek() != Some(b')') {
-                    return Err("missing ')' in expression".into());
+                    return Err(Error::MissingParen);
                 }
                 self.pos += 1;
                 Ok(v)
@@ -152,12 +152,12 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 // The bytes are ASCII alphanumerics, so this is valid UTF-8.
-                let text =
-                    std::str::from_utf8(&self.s[start..self.pos]).map_err(|e| e.to_string())?;
+                let text = std::str::from_utf8(&self.s[start..self.pos])
+                    .map_err(|e| Error::Number(e.to_string()))?;
                 (self.atom)(text)
             }
-            Some(c) => Err(format!("unexpected '{}' in expression", c as char)),
-            None => Err("expression ends early".into()),
+            Some(c) => Err(Error::Unexpected(c as char)),
+            None => Err(Error::EndsEarly),
         }
     }
 }
@@ -176,10 +176,17 @@ mod tests {
         assert_eq!(eval("2^10", Mode::Bc), Ok(1024));
         assert_eq!(eval("2^3^2", Mode::Bc), Ok(512));
         assert_eq!(eval("-3+5", Mode::Bc), Ok(2));
-        assert!(eval("1/0", Mode::Bc).is_err());
-        assert!(eval("2*", Mode::Bc).is_err());
-        assert!(eval("(2", Mode::Bc).is_err());
-        assert!(eval("4k", Mode::Bc).is_err());
-        assert!(eval(&"(".repeat(500), Mode::Bc).is_err());
+        assert_eq!(eval("1/0", Mode::Bc), Err(Error::DivisionByZero));
+        assert_eq!(eval("2*", Mode::Bc), Err(Error::EndsEarly));
+        assert_eq!(eval("(2", Mode::Bc), Err(Error::MissingParen));
+        assert_eq!(
+            eval("4k", Mode::Bc).unwrap_err().to_string(),
+            "'4k' is not a number"
+        );
+        assert_eq!(
+            eval("2 3", Mode::Bc).unwrap_err().to_string(),
+            "unexpected '3' in expression '2 3'"
+        );
+        assert_eq!(eval(&"(".repeat(500), Mode::Bc), Err(Error::TooDeep));
     }
 }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
 use super::mode::{Mode, COMPAT_HINT};
 use super::parser::{is_space, line, Line, LineError};
-use crate::diag::{self, io_reason, show_path, Diagnostic, Diagnostics, Span};
+use super::Error;
+use crate::diag::{self, show_path, Diagnostic, Diagnostics, Kind, Span};
 
 /// fio reads lines with `fgets` into an 8192-byte buffer: a longer line is
 /// split in two and misread. rfio refuses it instead.
@@ -38,10 +39,9 @@ pub(crate) fn load_partial(path: &Path, mode: Mode) -> Result<(JobFile, Diagnost
         })?
     } else {
         read_file(path).map_err(|e| {
-            Diagnostic::bare(format!(
-                "unable to open '{}' job file: {e}",
-                show_path(path)
-            ))
+            let path = path.to_path_buf();
+            let reason = e.to_string();
+            Diagnostic::new(None, Kind::MissingFile { path, reason })
         })?
     };
     Ok(parse_partial(shown, &bytes, mode))
@@ -86,7 +86,7 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
     // `--compat=fio`: after a failed include fio has ended the section.
     let mut ended = false;
     let text = job_text(bytes);
-    for (span, item) in lines(&path, &text) {
+    for (span, item) in lines(&path, &text, mode) {
         let had_errors = !cx.diags.is_empty();
         let kept = sections.last().map(|s| s.entries.len());
         let is_include = matches!(item, Ok(Line::Include { .. }));
@@ -121,12 +121,10 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
                     text.to_string()
                 };
                 after_failed_include = true;
-                cx.diags.push(Diagnostic::at(
-                    span,
-                    format!(
-                        "option '{text}' follows a failed include: fio has ended the section there, \
-                         so the line is outside of any [section]"
-                    ),
+                let entry = text;
+                cx.diags.push(Diagnostic::new(
+                    Some(span),
+                    Kind::AfterFailedInclude { entry },
                 ));
             }
             Ok(Line::Section { name }) => {
@@ -140,7 +138,7 @@ pub(crate) fn parse_partial(path: Arc<Path>, bytes: &[u8], mode: Mode) -> (JobFi
             Ok(Line::Include { path: inc }) => match sections.last_mut() {
                 Some(section) => {
                     let inc = inc.to_string();
-                    if let Err(shown) = cx.include(&path, &inc, span, section, 1) {
+                    if let Err(FailedInclude(shown)) = cx.include(&path, &inc, span, section, 1) {
                         section
                             .warnings
                             .push(format!("Error 1 while parsing include file {shown}"));
@@ -213,10 +211,13 @@ fn job_text(bytes: &[u8]) -> Cow<'_, str> {
 
 /// Classify each line of `text` (from [`job_text`]), as they are read (a
 /// job file of many short lines would need much more memory for them all
-/// at once).
+/// at once). Read as fio reads (`mode`), a line with no option name
+/// (`=4`) or a control character first is an option, as fio takes it,
+/// which the options refuse as fio does ("Bad option").
 fn lines<'a>(
     path: &'a Arc<Path>,
     text: &'a str,
+    mode: Mode,
 ) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
     text.split('\n').enumerate().map(move |(idx, raw)| {
         let lineno = idx as u32 + 1;
@@ -224,7 +225,17 @@ fn lines<'a>(
             Ok(text) => {
                 let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
                 let span = Span::file(path, lineno, col);
-                (span, line(text).map_err(BadLine::Syntax))
+                let item = match line(text) {
+                    Err(LineError::MissingOptionName | LineError::ControlCharacter { .. })
+                        if mode.is_fio() =>
+                    {
+                        Ok(Line::Option {
+                            text: fio_option_text(text),
+                        })
+                    }
+                    item => item.map_err(BadLine::Syntax),
+                };
+                (span, item)
             }
             Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
         }
@@ -253,10 +264,16 @@ struct Included {
 
 impl Context {
     fn outside_section(&mut self, span: Span, text: &str) {
-        self.diags.push(Diagnostic::at(
-            span,
-            format!("option '{text}' is outside of any [section]: put it under [global] or a job section"),
-        ));
+        let entry = text.to_string();
+        self.diags
+            .push(Diagnostic::new(Some(span), Kind::OutsideSection { entry }));
+    }
+
+    /// Refuse `include inc` at `span`: `why`.
+    fn refuse_include(&mut self, span: Span, inc: &str, why: String) {
+        let include = inc.to_string();
+        self.diags
+            .push(Diagnostic::new(Some(span), Kind::Include { include, why }));
     }
 
     /// Expand `include inc` (found in `from`) into `section`'s entries.
@@ -274,7 +291,7 @@ impl Context {
         span: Span,
         section: &mut Section,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), FailedInclude> {
         let fio = self.mode.is_fio();
         let shown = show_path(&resolve_include(from, inc));
         let file = match self.read_include(from, inc) {
@@ -284,24 +301,21 @@ impl Context {
                 section
                     .warnings
                     .push(format!("fio: unable to open '{shown}' job file"));
-                section.include_error.get_or_insert((errno, e));
-                return Err(shown);
+                section.include_error.get_or_insert((errno, e.to_string()));
+                return Err(FailedInclude(shown));
             }
             Err((Some(_), e)) => {
-                self.diags.push(Diagnostic::at(
-                    span,
-                    format!(
-                        "cannot include '{inc}': {e}; fio reports this on stderr, skips the \
-                         include and what follows it in the section, and fails the job when it \
-                         runs; fix the path, {COMPAT_HINT}"
-                    ),
-                ));
+                let why = format!(
+                    "cannot include '{inc}': {e}; fio reports this on stderr, skips the \
+                     include and what follows it in the section, and fails the job when it \
+                     runs; fix the path, {COMPAT_HINT}"
+                );
+                self.refuse_include(span, inc, why);
                 return Ok(());
             }
             // A device or directory, or too large: refused in both modes.
             Err((None, e)) => {
-                self.diags
-                    .push(Diagnostic::at(span, format!("cannot include '{inc}': {e}")));
+                self.refuse_include(span, inc, format!("cannot include '{inc}': {e}"));
                 return Ok(());
             }
         };
@@ -314,7 +328,7 @@ impl Context {
                 section
                     .include_error
                     .get_or_insert((libc::EMFILE, "Too many open files".to_string()));
-                return Err(shown);
+                return Err(FailedInclude(shown));
             }
             let msg = if depth > MAX_INCLUDE_DEPTH {
                 format!("cannot include '{inc}': includes nest more than {MAX_INCLUDE_DEPTH} files deep")
@@ -325,13 +339,13 @@ impl Context {
                      then fails the job; remove the include, {COMPAT_HINT}"
                 )
             };
-            self.diags.push(Diagnostic::at(span, msg));
+            self.refuse_include(span, inc, msg);
             return Ok(());
         }
         self.stack.push(file.canonical.clone());
         let result = self.include_lines(&file, section, depth);
         self.stack.pop();
-        result.map_err(|()| shown)
+        result.map_err(|()| FailedInclude(shown))
     }
 
     /// The lines of included `file`, into `section`.
@@ -345,7 +359,7 @@ impl Context {
         let start = section.entries.len();
         let target = &file.path;
         let text = job_text(&file.bytes);
-        for (span, item) in lines(target, &text) {
+        for (span, item) in lines(target, &text, self.mode) {
             match item {
                 Err(bad) if fio && bad.is_section_header() => {
                     section.entries.truncate(start);
@@ -362,7 +376,8 @@ impl Context {
                 }),
                 Ok(Line::Include { path: inner }) => {
                     let inner = inner.to_string();
-                    if let Err(shown) = self.include(target, &inner, span, section, depth + 1) {
+                    let included = self.include(target, &inner, span, section, depth + 1);
+                    if let Err(FailedInclude(shown)) = included {
                         section
                             .warnings
                             .push(format!("Error 1 while parsing include file {shown}"));
@@ -376,14 +391,16 @@ impl Context {
                         .push("No new sections in included files".into());
                     return Err(());
                 }
-                Ok(Line::Section { name }) => self.diags.push(Diagnostic::at(
-                    span,
-                    format!(
+                Ok(Line::Section { name }) => {
+                    let why = format!(
                         "section [{name}] in an included file: included files may hold options \
                          only; fio reports it and drops the whole include (and the rest of the \
                          section); move [{name}] into the job file, {COMPAT_HINT}"
-                    ),
-                )),
+                    );
+                    let include = show_path(&file.path);
+                    let kind = Kind::Include { include, why };
+                    self.diags.push(Diagnostic::new(Some(span), kind));
+                }
             }
         }
         Ok(())
@@ -396,17 +413,15 @@ impl Context {
         &mut self,
         from: &Path,
         inc: &str,
-    ) -> Result<Rc<Included>, (Option<i32>, String)> {
+    ) -> Result<Rc<Included>, (Option<i32>, Error)> {
         let key = (from.to_path_buf(), inc.to_string());
         if let Some(file) = self.read.get(&key) {
             return Ok(Rc::clone(file));
         }
         let target = resolve_include(from, inc);
-        let (bytes, regular) = read_file_kind(&target).map_err(|e| {
-            let errno = std::fs::File::open(&target)
-                .err()
-                .and_then(|e| e.raw_os_error());
-            (errno, e)
+        let (bytes, regular) = read_file_kind(&target).map_err(|e| match e {
+            Error::Open { errno, .. } => (Some(errno), e),
+            e => (None, e),
         })?;
         let file = Rc::new(Included {
             canonical: canonical(&target),
@@ -428,39 +443,44 @@ pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Read a job or include file: a regular file (or a pipe such as
 /// `/dev/stdin`), at most [`MAX_FILE_BYTES`].
-fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     read_file_kind(path).map(|(bytes, _)| bytes)
 }
 
 /// [`read_file`], and whether the file is a regular file.
-fn read_file_kind(path: &Path) -> Result<(Vec<u8>, bool), String> {
-    let file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
-    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+fn read_file_kind(path: &Path) -> Result<(Vec<u8>, bool), Error> {
+    let file = std::fs::File::open(path).map_err(|e| Error::open(&e))?;
+    let meta = file.metadata().map_err(|e| Error::read(&e))?;
     if meta.is_dir() {
-        return Err("it is a directory".into());
+        return Err(Error::Directory);
     }
     if meta.file_type().is_char_device() || meta.file_type().is_block_device() {
-        return Err("it is a device, not a job file".into());
+        return Err(Error::Device);
     }
     Ok((read_limited(file)?, meta.is_file()))
 }
 
-fn read_limited(reader: impl Read) -> Result<Vec<u8>, String> {
+fn read_limited(reader: impl Read) -> Result<Vec<u8>, Error> {
     let mut buf = Vec::new();
     reader
         .take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| io_reason(&e))?;
+        .map_err(|e| Error::read(&e))?;
     if buf.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("it is larger than {} MiB", MAX_FILE_BYTES >> 20));
+        return Err(Error::TooLarge);
     }
     Ok(buf)
 }
 
+/// An `include` that failed as fio fails it (read as fio reads): the
+/// file's name as fio shows it in `Error 1 while parsing include file
+/// NAME`.
+struct FailedInclude(String);
+
 /// A line that is not part of a job file.
 enum BadLine {
     /// Not text (a NUL byte) or too long.
-    NotText(String),
+    NotText(Error),
     /// Text that breaks the grammar.
     Syntax(LineError),
 }
@@ -492,10 +512,19 @@ impl BadLine {
 impl std::fmt::Display for BadLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BadLine::NotText(msg) => f.write_str(msg),
+            BadLine::NotText(e) => e.fmt(f),
             BadLine::Syntax(e) => e.fmt(f),
         }
     }
+}
+
+/// A line as fio takes it for an option: blanks (not other control
+/// characters) dropped at its start, its comment and what ends it at its
+/// end.
+fn fio_option_text(line: &str) -> &str {
+    let text = line.trim_start_matches(is_space);
+    let end = text.find([';', '#']).unwrap_or(text.len());
+    text[..end].trim_end_matches(super::parser::is_blank)
 }
 
 /// fio looks for an included file as given (relative to the working
@@ -517,20 +546,14 @@ fn canonical(path: &Path) -> PathBuf {
 
 /// A line of a job file: no NUL, not longer than fio can read (in bytes,
 /// as fio reads them).
-fn check_line(line: &str) -> Result<&str, String> {
+fn check_line(line: &str) -> Result<&str, Error> {
     // The text is never shorter than the bytes it stands for.
     let bytes = diag::bytes_of_text(line);
     if line.len() > MAX_LINE && bytes.len() > MAX_LINE {
-        return Err(format!(
-            "line is {} bytes long; fio reads at most {MAX_LINE}",
-            bytes.len()
-        ));
+        return Err(Error::LineTooLong { len: bytes.len() });
     }
     if let Some(pos) = bytes.iter().position(|b| *b == 0) {
-        return Err(format!(
-            "line holds a NUL byte at column {}: this is not a job file",
-            pos + 1
-        ));
+        return Err(Error::NulByte { col: pos + 1 });
     }
     Ok(line)
 }

@@ -4,12 +4,14 @@
 
 pub(crate) mod arith;
 pub(crate) mod ast;
+pub(crate) mod error;
 pub(crate) mod loader;
 pub(crate) mod mode;
 pub(crate) mod parser;
 pub(crate) mod subst;
 
 pub use ast::JobFile;
+pub(crate) use error::Error;
 pub use loader::{load, parse_bytes};
 pub(crate) use loader::{load_partial, parse_partial};
 pub use mode::Mode;

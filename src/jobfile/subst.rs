@@ -46,7 +46,7 @@ pub(crate) enum Substituted {
     /// The text after substitution.
     Text(String),
     /// A keyword expression fio would hand to `bc` did not evaluate.
-    BadExpression { expr: String, reason: String },
+    BadExpression { expr: String, reason: super::Error },
 }
 
 /// Apply fio's substitutions to one `key=value` line.

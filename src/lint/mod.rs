@@ -215,15 +215,6 @@ fn same_problem(a: &Finding, b: &Finding) -> bool {
         }
 }
 
-/// `--lint-format=FORMAT`: whether it asks for JSON (else text).
-pub(crate) fn is_json(format: &str) -> Result<bool, String> {
-    match format {
-        "json" => Ok(true),
-        "text" => Ok(false),
-        other => Err(format!("--lint-format={other}: 'text' or 'json'")),
-    }
-}
-
 /// `--lint-allow=RULE[,RULE...]`: the rules named (or `all`), or an error
 /// naming the known ones.
 pub(crate) fn allow_list(text: &str) -> Result<Vec<String>, String> {

@@ -12,10 +12,10 @@ use crate::release::Release;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::def::{OptionDef, ValueKind};
+use super::def::{FioType, OptionDef, ValueKind};
 use super::value::{fio, hint, parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup_in, suggest, table_of};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, Kind, Span};
 use crate::jobfile::arith;
 use crate::jobfile::ast::split_entry;
 use crate::jobfile::subst::{substitute, Keywords, Substituted};
@@ -330,7 +330,7 @@ pub(crate) fn apply(
         let (key, value) = split_entry(&text);
         match lookup_in(reading.release, reading.release.canonical(key)) {
             Some(def) if !def.is_engine_option() => {
-                match apply_one(scope, def, value, r, &ctx, warnings) {
+                match apply_one(scope, def, value, r, (&ctx, origin), warnings) {
                     Ok(()) if def.name == "kb_base" => ctx = with_mode(scope.parse_ctx()),
                     Ok(()) => {}
                     Err(e) => errors.push(e),
@@ -344,13 +344,16 @@ pub(crate) fn apply(
     let engine = scope.ioengine().to_string();
     for (text, r) in deferred {
         let (key, value) = split_entry(&text);
-        match engine_option(&engine, key, reading.release) {
+        match engine_option(&engine, key, &r.text, reading.release) {
             Ok(def) => {
-                if let Err(e) = apply_one(scope, def, value, r, &ctx, warnings) {
+                if let Err(e) = apply_one(scope, def, value, r, (&ctx, origin), warnings) {
                     errors.push(e);
                 }
             }
-            Err(msg) => errors.push(err(r, msg)),
+            Err(kind) => errors.push(OptionError {
+                diag: Diagnostic::new(Some(r.span.clone()), kind),
+                valid_values: None,
+            }),
         }
     }
     // A control character in an option line (fio keeps them in values)
@@ -363,9 +366,21 @@ pub(crate) fn apply(
     errors
 }
 
-/// Find `key` among the options of `engine`, or say why it is not there
-/// (as `release` knows it).
-fn engine_option(engine: &str, key: &str, release: Release) -> Result<&'static OptionDef, String> {
+/// Find `key` (of `entry`, as written) among the options of `engine`, or
+/// say why it is not there (as `release` knows it).
+fn engine_option(
+    engine: &str,
+    key: &str,
+    entry: &str,
+    release: Release,
+) -> Result<&'static OptionDef, Kind> {
+    // fio knows none of these names here: "Bad option", and its guess.
+    let elsewhere = |why: String| Kind::NotAJobOption {
+        name: key.to_string(),
+        entry: entry.to_string(),
+        why,
+        fio_suggestion: suggest::fio_closest_job_option(entry, release).map(str::to_string),
+    };
     let candidates = || {
         table_of(release)
             .iter()
@@ -377,40 +392,74 @@ fn engine_option(engine: &str, key: &str, release: Release) -> Result<&'static O
         }
     }
     if suggest::FIO_COMMAND_LINE_OPTIONS.contains(&key) {
-        return Err(format!(
+        return Err(elsewhere(format!(
             "'{key}' is a command-line option (--{key}), not a job option"
-        ));
+        )));
     }
     if !engines::is_available(engine) && candidates().next().is_some() {
-        return Err(format!(
+        return Err(elsewhere(format!(
             "unknown option '{key}': ioengine '{engine}' is not available, so its options are unknown"
-        ));
+        )));
     }
     if let Some(def) = candidates().next() {
-        return Err(format!(
+        return Err(elsewhere(format!(
             "option '{key}' belongs to ioengine {}, but this job uses ioengine={engine}",
             def.engines.join("/")
-        ));
+        )));
     }
     if let Some(added) = Release::option_added(key) {
         let since = added.since.number();
         return Err(match release.has(added.change) {
-            true => format!(
+            // fio knows it: the refusal is rfio's own.
+            true => Kind::Other(format!(
                 "option '{key}' ({}) came with fio {since}, and rfio does not run it yet",
                 added.what
-            ),
-            false => {
-                format!("unknown option '{key}' (fio {since} added it; rfio behaves as {release})")
-            }
+            )),
+            false => elsewhere(format!(
+                "unknown option '{key}' (fio {since} added it; rfio behaves as {release})"
+            )),
         });
     }
     let names = table_of(release)
         .iter()
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
-    Err(match suggest::did_you_mean(key, names) {
-        Some(s) => format!("unknown option '{key}' (did you mean '{s}'?)"),
-        None => format!("unknown option '{key}'"),
+    Err(Kind::UnknownOption {
+        name: key.to_string(),
+        entry: entry.to_string(),
+        suggestion: suggest::did_you_mean(key, names).map(str::to_string),
+        fio_suggestion: suggest::fio_closest_job_option(entry, release).map(str::to_string),
     })
+}
+
+/// What fio prints on stderr when it refuses `value` for `def` in entry
+/// `r` (from `origin`), each line without its newline (parse.c: a line of
+/// the value parser's, then `failed parsing`).
+fn fio_refusal(def: &OptionDef, value: Option<&str>, r: &RawOption, origin: Origin) -> Vec<String> {
+    let key = split_entry(&r.text).0;
+    match value {
+        // getopt has the value, fio finds it empty.
+        Some("") if origin == Origin::CommandLine && def.fio_type != FioType::StrSet => {
+            vec![format!("fio: option {key} requires an argument")]
+        }
+        None if !matches!(def.fio_type, FioType::StrSet | FioType::Str) => vec![
+            format!("Option {} requires an argument", def.name),
+            format!("fio: failed parsing {}", r.text),
+        ],
+        Some(v) if v.ends_with('z') && takes_number(def.fio_type) => vec![
+            format!("{}: 'z' suffix isn't applicable", def.name),
+            format!("fio: failed parsing {}", r.text),
+        ],
+        _ => vec![format!("fio: failed parsing {}", r.text)],
+    }
+}
+
+/// The parser types whose values fio reads as numbers (a trailing `z`
+/// is a zone count only for `FIO_OPT_STR_VAL_ZONE`).
+fn takes_number(t: FioType) -> bool {
+    matches!(
+        t,
+        FioType::Int | FioType::Ull | FioType::StrVal | FioType::StrValTime
+    )
 }
 
 fn err(r: &RawOption, message: String) -> OptionError {
@@ -457,7 +506,7 @@ fn apply_one(
     def: &'static OptionDef,
     value: Option<&str>,
     r: &RawOption,
-    ctx: &ParseCtx,
+    (ctx, origin): (&ParseCtx, Origin),
     warnings: &mut Vec<String>,
 ) -> Result<(), OptionError> {
     if let Some(v) = value.filter(|v| crate::diag::carries_bytes(v)) {
@@ -523,13 +572,23 @@ fn apply_one(
         ),
         (None, _) => format!("option '{}': {e}", def.name),
     };
-    let mut msg = msg;
+    let mut why = msg;
     if matches!(e, ValueError::NotAChoice { .. }) {
         let names: Vec<&str> = def.posvals.iter().map(|p| p.value).collect();
-        msg.push_str(&format!("; valid values: {}", names.join(", ")));
+        why.push_str(&format!("; valid values: {}", names.join(", ")));
     }
+    let kind = Kind::BadValue {
+        option: def.name.to_string(),
+        value: value.map(str::to_string),
+        why,
+        // A value fio reads its own way (refused strictly): no fio error.
+        fio: match reading {
+            Some(_) => Vec::new(),
+            None => fio_refusal(def, value, r, origin),
+        },
+    };
     Err(OptionError {
-        diag: Diagnostic::at(r.span.clone(), msg),
+        diag: Diagnostic::new(Some(r.span.clone()), kind),
         valid_values,
     })
 }
@@ -594,13 +653,14 @@ fn is_numeric(def: &OptionDef) -> bool {
 /// expression (as upstream documents).
 fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
     let time = def.kind == ValueKind::Time;
-    let atom = |a: &str| -> Result<i64, String> {
+    let atom = |a: &str| -> Result<i64, arith::Error> {
         let atom_text = if time && a.bytes().all(|b| b.is_ascii_digit()) {
             format!("{a}us")
         } else {
             a.to_string()
         };
-        let value = parse_value(def, Some(&atom_text), ctx).map_err(|e| e.to_string())?;
+        let value = parse_value(def, Some(&atom_text), ctx)
+            .map_err(|e| arith::Error::Number(e.to_string()))?;
         // A per-direction option gives the same number for every direction.
         let value = match value {
             Value::PerDir(v) => v.into_iter().flatten().next().unwrap_or(Value::Nothing),
@@ -609,12 +669,14 @@ fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value
         match value {
             Value::Int(n) => Ok(n),
             Value::Bytes(n) | Value::Micros(n) => {
-                i64::try_from(n).map_err(|_| "number too large".to_string())
+                i64::try_from(n).map_err(|_| arith::Error::Number("number too large".into()))
             }
-            _ => Err(format!("'{a}' cannot be used in an expression")),
+            _ => Err(arith::Error::Number(format!(
+                "'{a}' cannot be used in an expression"
+            ))),
         }
     };
-    let n = arith::eval_with(text.trim(), &atom).map_err(ValueError::Other)?;
+    let n = arith::eval_with(text.trim(), &atom).map_err(|e| ValueError::Other(e.to_string()))?;
     let plain = if time {
         format!("{n}us")
     } else {

@@ -13,6 +13,10 @@
 //! `fio --cmdhelp=NAME` has a third rule of its own (closest option only
 //! when the distance is below 3); it lives in [`super::cmdhelp`].
 
+use super::def::{FioType, OptionDef};
+use super::{profiles, table};
+use crate::release::Release;
+
 /// fio's built-in command-line options, in the order of `l_opts` in fio
 /// 3.33's init.c (before the job options are appended).
 pub(crate) static FIO_COMMAND_LINE_OPTIONS: &[&str] = &[
@@ -97,6 +101,61 @@ pub(crate) fn did_you_mean<'a>(
         .map(|(_, c)| c)
 }
 
+/// Whether `release` knows option (or alias) `name` (a later release's is
+/// unknown before it).
+fn release_knows(name: &str, release: Release) -> bool {
+    Release::option_added(name).is_none_or(|e| release.has(e.change))
+}
+
+/// fio's `fio_options` as `release` has them: the core options of the
+/// table, then the profiles' (fio adds those as it starts).
+fn fio_options(release: Release) -> impl Iterator<Item = &'static OptionDef> {
+    let core = table::OPTIONS.iter().filter(|d| !d.is_engine_option());
+    core.chain(profiles::PROFILE_OPTIONS)
+        .filter(move |d| release_knows(d.name, release))
+}
+
+/// fio's long options (`l_opts` once fio has started, before an
+/// `--ioengine` adds its engine's): its own flags, then each option of
+/// `fio_options` followed by its aliases.
+pub(crate) fn fio_long_options(release: Release) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = FIO_COMMAND_LINE_OPTIONS.to_vec();
+    for def in fio_options(release) {
+        names.push(def.name);
+        let aliases = def.aliases.iter().copied();
+        names.extend(aliases.filter(|a| release_knows(a, release)));
+    }
+    names
+}
+
+/// What fio suggests after refusing command-line argument `arg` (init.c's
+/// `show_closest_option`): the argument without its leading dashes, value
+/// and all (`iodpeth=4`), measured against every long option.
+pub(crate) fn fio_closest_long_option(arg: &str, release: Release) -> Option<&'static str> {
+    let name = arg.trim_start_matches('-');
+    did_you_mean(name, fio_long_options(release).into_iter())
+}
+
+/// What fio suggests after `Bad option <entry>` in a job file (options.c's
+/// `show_closest_option`): the name before any `=`, measured against the
+/// names (not the aliases) of `fio_options`; nothing for an empty entry,
+/// nor when the closest is an option fio no longer supports.
+pub(crate) fn fio_closest_job_option(entry: &str, release: Release) -> Option<&'static str> {
+    if entry.is_empty() {
+        return None;
+    }
+    let name = entry.split('=').next().unwrap_or("");
+    let mut best: Option<(usize, &'static OptionDef)> = None;
+    for def in fio_options(release) {
+        let d = string_distance(name, def.name);
+        if !matches!(best, Some((bd, _)) if bd <= d) {
+            best = Some((d, def));
+        }
+    }
+    best.filter(|&(d, def)| string_distance_ok(name, d) && def.fio_type != FioType::Unsupported)
+        .map(|(_, def)| def.name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +184,26 @@ mod tests {
         assert_eq!(did_you_mean("aa", c.iter().copied()), Some("ab"));
         assert_eq!(did_you_mean("zzzz", c.iter().copied()), None);
         assert_eq!(did_you_mean("x", std::iter::empty()), None);
+    }
+
+    /// `fio --iodpeth=4` and `fio --iodpeth=4096` (fio 3.33 and 3.42):
+    /// "Did you mean iodepth?" after the first only (the value counts).
+    #[test]
+    fn fio_measures_the_whole_argument() {
+        let r = Release::V3_33;
+        assert_eq!(fio_closest_long_option("--iodpeth=4", r), Some("iodepth"));
+        assert_eq!(fio_closest_long_option("--iodpeth=4096", r), None);
+        assert_eq!(fio_closest_long_option("--sect", r), None);
+        assert_eq!(fio_closest_long_option("--outpu", r), Some("output"));
+    }
+
+    /// `Bad option <iodpeth=4>` / `Did you mean iodepth?`; `=4` gets none.
+    #[test]
+    fn fio_measures_a_job_files_name_only() {
+        let r = Release::V3_33;
+        assert_eq!(fio_closest_job_option("iodpeth=4096", r), Some("iodepth"));
+        assert_eq!(fio_closest_job_option("xyzzy=1", r), None);
+        assert_eq!(fio_closest_job_option("=4", r), None);
+        assert_eq!(fio_closest_job_option("\u{1}bs=4k", r), Some("bs"));
     }
 }

@@ -173,6 +173,12 @@ pub(crate) enum ValueError {
     /// Not one of the allowed values (the caller lists them).
     #[error("'{value}' is not a valid value")]
     NotAChoice { value: String },
+    /// A pattern (`buffer_pattern`, `verify_pattern`) that does not read.
+    #[error("'{text}': {why}")]
+    Pattern {
+        text: String,
+        why: pattern::PatternError,
+    },
     /// A structural problem (bssplit over 100%, a reversed range...).
     #[error("{0}")]
     Other(String),

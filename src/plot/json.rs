@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::Error;
+
 /// A run's report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
@@ -63,7 +65,7 @@ fn is_open(line: &[u8]) -> bool {
 /// The report in `bytes`: the first JSON object in it (from its first
 /// non-blank byte if that opens one, else from its first line that is
 /// `{`). A syntax error names its line and column in the whole input.
-pub fn parse(bytes: &[u8]) -> Result<Report, String> {
+pub fn parse(bytes: &[u8]) -> Result<Report, Error> {
     let lead = bytes.iter().position(|b| !b.is_ascii_whitespace());
     let start = match lead {
         Some(at) if bytes[at] == b'{' => at,
@@ -78,19 +80,19 @@ pub fn parse(bytes: &[u8]) -> Result<Report, String> {
                 }
                 at += line.len();
             }
-            found.ok_or("no JSON object in it")?
+            found.ok_or(Error::NoJsonObject)?
         }
     };
     let before = bytes[..start].iter().filter(|&&b| b == b'\n').count();
     let value: Value = serde_json::Deserializer::from_slice(&bytes[start..])
         .into_iter()
         .next()
-        .ok_or("no JSON object in it")?
-        .map_err(|e| syntax_error(&e, before))?;
+        .ok_or(Error::NoJsonObject)?
+        .map_err(|source| Error::Json { source, before })?;
     let jobs = value
         .get("jobs")
         .and_then(Value::as_array)
-        .ok_or("not fio JSON output (no \"jobs\" array)")?;
+        .ok_or(Error::NotFioJson)?;
     let jobs = jobs
         .iter()
         .enumerate()
@@ -99,29 +101,11 @@ pub fn parse(bytes: &[u8]) -> Result<Report, String> {
     Ok(Report { jobs })
 }
 
-/// serde_json's error at its line in the whole input (`before` lines
-/// precede the object), its position first as in the other errors.
-fn syntax_error(e: &serde_json::Error, before: usize) -> String {
-    let text = e.to_string();
-    let what = match text.rfind(" at line ") {
-        Some(at) => &text[..at],
-        None => &text,
-    };
-    match e.line() {
-        0 => format!("not valid JSON: {what}"),
-        line => format!(
-            "line {}, column {}: not valid JSON: {what}",
-            line + before,
-            e.column()
-        ),
-    }
-}
-
-fn job(i: usize, j: &Value) -> Result<Job, String> {
+fn job(i: usize, j: &Value) -> Result<Job, Error> {
     let name = j
         .get("jobname")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("job {}: no \"jobname\"", i + 1))?
+        .ok_or(Error::NoJobName { job: i + 1 })?
         .to_string();
     let mut dirs = Vec::new();
     for ddir in ["read", "write", "trim"] {
@@ -233,24 +217,27 @@ mod tests {
 
     #[test]
     fn other_json_is_refused() {
+        let err = |bytes: &[u8]| parse(bytes).unwrap_err().to_string();
+        assert!(matches!(parse(b"{\"a\": 1}"), Err(Error::NotFioJson)));
         assert_eq!(
-            parse(b"{\"a\": 1}").unwrap_err(),
+            err(b"{\"a\": 1}"),
             "not fio JSON output (no \"jobs\" array)"
         );
         assert_eq!(
-            parse(b"{\"jobs\": [").unwrap_err(),
+            err(b"{\"jobs\": ["),
             "line 1, column 10: not valid JSON: EOF while parsing a list"
         );
         assert!(!looks_like_json(b"0, 1, 0, 4096, 0\n"));
         // After other output, the line counts from the input's start.
         assert_eq!(
-            parse(b"j: (groupid=0)\r\nx\n{\n  \"jobs\": [1,]\n}\n").unwrap_err(),
+            err(b"j: (groupid=0)\r\nx\n{\n  \"jobs\": [1,]\n}\n"),
             "line 4, column 14: not valid JSON: trailing comma"
         );
         assert_eq!(
-            parse(b"{\"jobs\": [{\"jobname\": \"\xff\"}]}").unwrap_err(),
+            err(b"{\"jobs\": [{\"jobname\": \"\xff\"}]}"),
             "line 1, column 24: not valid JSON: invalid unicode code point"
         );
-        assert_eq!(parse(b"text\n{ \n").unwrap_err(), "no JSON object in it");
+        assert_eq!(err(b"text\n{ \n"), "no JSON object in it");
+        assert_eq!(err(b"{\"jobs\": [{}]}"), "job 1: no \"jobname\"");
     }
 }

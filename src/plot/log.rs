@@ -4,8 +4,6 @@
 //! The kind of log (what the value means) is in the file's name:
 //! `<prefix>_<kind>[.N].log`.
 
-use std::fmt;
-
 /// What a log's value column holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogKind {
@@ -92,32 +90,19 @@ pub const MAX_LINE: usize = 256;
 const QUOTED: usize = 80;
 
 /// Why a log does not read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LogError {
     /// No sample in it.
+    #[error("empty log (no samples)")]
     Empty,
     /// Line `line` (1-based) is not a sample; `text` is it, quoted
     /// ([`crate::diag::quote_bytes`]).
+    #[error("line {line}: not a fio log line (time, value, ddir, bs, [offset,] prio): \"{text}\"")]
     BadLine { line: usize, text: String },
     /// Line `line` is longer than [`MAX_LINE`] bytes; `head` its start,
     /// quoted.
+    #[error("line {line}: not a fio log line (longer than {MAX_LINE} bytes): \"{head}...\"")]
     TooLong { line: usize, head: String },
-}
-
-impl fmt::Display for LogError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LogError::Empty => write!(f, "empty log (no samples)"),
-            LogError::BadLine { line, text } => write!(
-                f,
-                "line {line}: not a fio log line (time, value, ddir, bs, [offset,] prio): \"{text}\""
-            ),
-            LogError::TooLong { line, head } => write!(
-                f,
-                "line {line}: not a fio log line (longer than {MAX_LINE} bytes): \"{head}...\""
-            ),
-        }
-    }
 }
 
 /// The samples of `bytes`, a log of `kind` (see [`Reader`]).

@@ -11,6 +11,7 @@
 mod axis;
 mod build;
 mod chart;
+mod error;
 mod html;
 mod json;
 mod log;
@@ -18,6 +19,7 @@ mod render;
 
 pub(crate) use build::{charts, Input};
 pub(crate) use chart::Chart;
+pub(crate) use error::Error;
 pub(crate) use html::page;
 pub(crate) use json::{looks_like_json, parse as parse_json, Report};
 pub(crate) use log::{parse as parse_log, Log, LogError, LogKind, Reader as LogReader};

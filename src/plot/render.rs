@@ -16,6 +16,7 @@ use plotters::prelude::*;
 
 use super::axis::Scale;
 use super::chart::{Chart, Style};
+use super::Error;
 
 /// A chart's size in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,56 +63,62 @@ const Y_AREA: u32 = 76;
 const LEGEND_ROW: u32 = 18;
 const LEGEND_PAD: u32 = 16;
 
-static FONT: OnceLock<Result<(), String>> = OnceLock::new();
+/// Whether the font handed in (the first) is registered.
+static FONT: OnceLock<bool> = OnceLock::new();
 
 /// Use `bytes` (a TrueType/OpenType font file) for the charts' text; the
 /// first call in a process decides.
-pub fn use_font(bytes: Vec<u8>) -> Result<(), String> {
-    FONT.get_or_init(|| {
+pub fn use_font(bytes: Vec<u8>) -> Result<(), Error> {
+    let registered = FONT.get_or_init(|| {
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        plotters::style::register_font(FAMILY, FontStyle::Normal, bytes)
-            .map_err(|_| "not a TrueType or OpenType font".to_string())
-    })
-    .clone()
-}
-
-fn need_font() -> Result<(), String> {
-    match FONT.get() {
-        Some(Ok(())) => Ok(()),
-        _ => Err("no font for the charts' text".into()),
+        plotters::style::register_font(FAMILY, FontStyle::Normal, bytes).is_ok()
+    });
+    match registered {
+        true => Ok(()),
+        false => Err(Error::NotAFont),
     }
 }
 
+fn need_font() -> Result<(), Error> {
+    match FONT.get() {
+        Some(true) => Ok(()),
+        _ => Err(Error::NoFont),
+    }
+}
+
+fn drawing(e: impl std::fmt::Display) -> Error {
+    Error::Draw(e.to_string())
+}
+
 /// The chart as an SVG document.
-pub fn svg(chart: &Chart, size: Size) -> Result<String, String> {
+pub fn svg(chart: &Chart, size: Size) -> Result<String, Error> {
     need_font()?;
     let mut text = String::new();
     {
         let root =
             SVGBackend::with_string(&mut text, (size.width, size.height)).into_drawing_area();
-        draw(&root, chart).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        draw(&root, chart).map_err(drawing)?;
+        root.present().map_err(drawing)?;
     }
     Ok(text)
 }
 
 /// The chart as a PNG image (8-bit RGB).
-pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, String> {
+pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, Error> {
     need_font()?;
     let (w, h) = (size.width, size.height);
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw(&root, chart).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        draw(&root, chart).map_err(drawing)?;
+        root.present().map_err(drawing)?;
     }
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     enc.write_header()
-        .and_then(|mut w| w.write_image_data(&rgb))
-        .map_err(|e| format!("PNG: {e}"))?;
+        .and_then(|mut w| w.write_image_data(&rgb))?;
     Ok(out)
 }
 
@@ -300,10 +307,9 @@ mod tests {
     #[test]
     fn charts_need_the_font_and_pngs_decode() {
         if FONT.get().is_none() {
-            assert_eq!(
-                svg(&chart(1), Size::default()),
-                Err("no font for the charts' text".into())
-            );
+            let e = svg(&chart(1), Size::default()).unwrap_err();
+            assert!(matches!(e, Error::NoFont));
+            assert_eq!(e.to_string(), "no font for the charts' text");
         }
         let Ok(font) = std::fs::read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") else {
             return;

@@ -6,4 +6,7 @@
 //! command lines with `cli::args` and show `cli::eta`'s status line.
 
 pub(crate) mod client;
+mod error;
 pub(crate) mod server;
+
+pub(crate) use error::Error;

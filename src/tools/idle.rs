@@ -38,12 +38,12 @@ const PROF_STOP: u8 = 2;
 const ABORT: u8 = 3;
 
 /// `--idle-prof`'s value: the mode, or fio's complaint.
-pub(crate) fn parse_mode(value: &str) -> Result<IdleMode, String> {
+pub(crate) fn parse_mode(value: &str) -> Result<IdleMode, super::Error> {
     match value {
         "calibrate" => Ok(IdleMode::Calibrate),
         "system" => Ok(IdleMode::System),
         "percpu" => Ok(IdleMode::Percpu),
-        other => Err(format!("incorrect idle-prof option: {other}")),
+        other => Err(super::Error::IdleProfMode(other.to_string())),
     }
 }
 
@@ -336,10 +336,13 @@ mod tests {
         assert_eq!(parse_mode("system"), Ok(IdleMode::System));
         assert_eq!(parse_mode("calibrate"), Ok(IdleMode::Calibrate));
         assert_eq!(
-            parse_mode("System"),
-            Err("incorrect idle-prof option: System".into())
+            parse_mode("System").unwrap_err().to_string(),
+            "incorrect idle-prof option: System"
         );
-        assert_eq!(parse_mode(""), Err("incorrect idle-prof option: ".into()));
+        assert_eq!(
+            parse_mode(""),
+            Err(crate::tools::Error::IdleProfMode(String::new()))
+        );
     }
 
     #[test]

@@ -12,6 +12,15 @@ mod memcpytest;
 
 use std::io::{self, Write};
 
+/// What the tools refuse: each text is fio's, less its `fio: ` (the
+/// command line prefixes it as it prefixes its own).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// `--idle-prof=VALUE`, none of `calibrate`, `system`, `percpu`.
+    #[error("incorrect idle-prof option: {0}")]
+    IdleProfMode(String),
+}
+
 /// A self-test.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Tool {

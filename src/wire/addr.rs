@@ -15,6 +15,30 @@ use std::path::PathBuf;
 /// fio's port.
 pub(crate) const DEFAULT_PORT: u16 = 8765;
 
+/// Why an address cannot be used; each text is fio's message.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AddrError {
+    #[error("fio: no socket path given")]
+    NoSocketPath,
+    /// The port after the comma, as written.
+    #[error("fio: bad server port {0}")]
+    BadPort(String),
+    #[error("a Unix socket has no TCP address")]
+    NotTcp,
+    /// A literal of the other family (`ip6:127.0.0.1`).
+    #[error("fio: {host} is not an IPv{} address", if *.ipv6 { 6 } else { 4 })]
+    WrongFamily { host: String, ipv6: bool },
+    /// The name lookup failed.
+    #[error("fio: failed to resolve <{host}> ({source})")]
+    Resolve {
+        host: String,
+        source: std::io::Error,
+    },
+    /// The name has no address of the family asked for.
+    #[error("fio: failed to resolve <{host}>")]
+    NoAddress { host: String },
+}
+
 /// A parsed address, not yet resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Addr {
@@ -29,10 +53,10 @@ pub(crate) enum Addr {
 
 impl Addr {
     /// Parse `s` as fio does; the error is fio's message.
-    pub(crate) fn parse(s: &str) -> Result<Addr, String> {
+    pub(crate) fn parse(s: &str) -> Result<Addr, AddrError> {
         if let Some(path) = s.strip_prefix("sock:") {
             if path.is_empty() {
-                return Err("fio: no socket path given".into());
+                return Err(AddrError::NoSocketPath);
             }
             return Ok(Addr::Unix(PathBuf::from(path)));
         }
@@ -54,7 +78,7 @@ impl Addr {
             None => DEFAULT_PORT,
             Some(p) => match p.trim().parse::<u32>() {
                 Ok(n) if (1..=65535).contains(&n) => n as u16,
-                _ => return Err(format!("fio: bad server port {p}")),
+                _ => return Err(AddrError::BadPort(p.to_string())),
             },
         };
         Ok(Addr::Tcp {
@@ -66,29 +90,32 @@ impl Addr {
 
     /// The TCP addresses it names, in the family it asks for (a name is
     /// looked up; the any-address when no host is given, or `fallback`).
-    pub(crate) fn resolve(&self, fallback: IpAddr) -> Result<Vec<SocketAddr>, String> {
+    pub(crate) fn resolve(&self, fallback: IpAddr) -> Result<Vec<SocketAddr>, AddrError> {
         let Addr::Tcp { host, ipv6, port } = self else {
-            return Err("a Unix socket has no TCP address".into());
+            return Err(AddrError::NotTcp);
         };
         if host.is_empty() {
             return Ok(vec![SocketAddr::new(fallback, *port)]);
         }
         if let Ok(ip) = host.parse::<IpAddr>() {
             if ip.is_ipv6() != *ipv6 {
-                return Err(format!(
-                    "fio: {host} is not an IPv{} address",
-                    if *ipv6 { 6 } else { 4 }
-                ));
+                return Err(AddrError::WrongFamily {
+                    host: host.clone(),
+                    ipv6: *ipv6,
+                });
             }
             return Ok(vec![SocketAddr::new(ip, *port)]);
         }
         let found: Vec<SocketAddr> = (host.as_str(), *port)
             .to_socket_addrs()
-            .map_err(|e| format!("fio: failed to resolve <{host}> ({e})"))?
+            .map_err(|source| AddrError::Resolve {
+                host: host.clone(),
+                source,
+            })?
             .filter(|a| a.is_ipv6() == *ipv6)
             .collect();
         if found.is_empty() {
-            return Err(format!("fio: failed to resolve <{host}>"));
+            return Err(AddrError::NoAddress { host: host.clone() });
         }
         Ok(found)
     }
@@ -136,31 +163,44 @@ mod tests {
     #[test]
     fn fios_forms() {
         assert_eq!(
-            Addr::parse("ip:127.0.0.1,8794"),
-            Ok(tcp("127.0.0.1", false, 8794))
+            Addr::parse("ip:127.0.0.1,8794").ok(),
+            Some(tcp("127.0.0.1", false, 8794))
         );
-        assert_eq!(Addr::parse(",8795"), Ok(tcp("", false, 8795)));
-        assert_eq!(Addr::parse(":8795"), Ok(tcp("", false, 8795)));
-        assert_eq!(Addr::parse("ip6:::1,8796"), Ok(tcp("::1", true, 8796)));
+        assert_eq!(Addr::parse(",8795").ok(), Some(tcp("", false, 8795)));
+        assert_eq!(Addr::parse(":8795").ok(), Some(tcp("", false, 8795)));
         assert_eq!(
-            Addr::parse("localhost,8797"),
-            Ok(tcp("localhost", false, 8797))
-        );
-        assert_eq!(Addr::parse("h1"), Ok(tcp("h1", false, 8765)));
-        assert_eq!(
-            Addr::parse("ip4:10.0.0.1"),
-            Ok(tcp("10.0.0.1", false, 8765))
+            Addr::parse("ip6:::1,8796").ok(),
+            Some(tcp("::1", true, 8796))
         );
         assert_eq!(
-            Addr::parse("sock:/tmp/fio.sock"),
-            Ok(Addr::Unix("/tmp/fio.sock".into()))
+            Addr::parse("localhost,8797").ok(),
+            Some(tcp("localhost", false, 8797))
         );
-        assert_eq!(Addr::parse("h,0"), Err("fio: bad server port 0".into()));
+        assert_eq!(Addr::parse("h1").ok(), Some(tcp("h1", false, 8765)));
         assert_eq!(
+            Addr::parse("ip4:10.0.0.1").ok(),
+            Some(tcp("10.0.0.1", false, 8765))
+        );
+        assert_eq!(
+            Addr::parse("sock:/tmp/fio.sock").ok(),
+            Some(Addr::Unix("/tmp/fio.sock".into()))
+        );
+        assert_eq!(
+            Addr::parse("h,0").unwrap_err().to_string(),
+            "fio: bad server port 0"
+        );
+        assert!(matches!(
             Addr::parse("h,70000"),
-            Err("fio: bad server port 70000".into())
+            Err(AddrError::BadPort(p)) if p == "70000"
+        ));
+        assert_eq!(
+            Addr::parse("h,x").unwrap_err().to_string(),
+            "fio: bad server port x"
         );
-        assert_eq!(Addr::parse("h,x"), Err("fio: bad server port x".into()));
+        assert_eq!(
+            Addr::parse("sock:").unwrap_err().to_string(),
+            "fio: no socket path given"
+        );
     }
 
     #[test]
@@ -170,10 +210,14 @@ mod tests {
             a.resolve(ANY_V4).unwrap(),
             vec!["127.0.0.1:9000".parse().unwrap()]
         );
-        assert!(Addr::parse("ip6:127.0.0.1")
-            .unwrap()
-            .resolve(ANY_V4)
-            .is_err());
+        assert_eq!(
+            Addr::parse("ip6:127.0.0.1")
+                .unwrap()
+                .resolve(ANY_V4)
+                .unwrap_err()
+                .to_string(),
+            "fio: 127.0.0.1 is not an IPv6 address"
+        );
         let any = Addr::parse(",9001").unwrap();
         assert_eq!(listening(&any.resolve(ANY_V4).unwrap()[0]), "0.0.0.0,9001");
         assert_eq!(

@@ -1,7 +1,9 @@
 //! The `rfio` command line end to end: exit statuses, error text on
 //! stderr (file:line:col, option, reason), and `--showcmd` output.
 
-use std::process::Command;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Output};
 
 use crate::common;
 use common::{rfio, stderr, stdout, TempDir};
@@ -423,4 +425,542 @@ fn usage_goes_to_stdout_whatever_output_says() {
     );
     assert_eq!(stderr(&o), "No job(s) defined\n\n");
     assert_eq!(std::fs::read_to_string(dir.file("out.txt")).unwrap(), "");
+}
+
+/// A bad input, and what each side prints for it: fio (and rfio through a
+/// symlink named `fio`), and rfio. Every `fio` text was checked against
+/// real fio when written (the command in each case's comment, run in a
+/// directory holding `files`), and the fio 3.33 ones are compared with the
+/// real `fio` again on every run ([`bad_inputs_as_fio_3_33`]).
+struct Bad {
+    name: &'static str,
+    files: &'static [(&'static str, &'static str)],
+    args: &'static [&'static str],
+    /// fio 3.33's exit status and stderr (fio 3.42's too, unless `v3_42`).
+    status: i32,
+    fio: &'static str,
+    /// The start of fio's stdout (the valid values of a choice, the
+    /// usage); empty: nothing.
+    fio_out: &'static str,
+    /// What rfio as fio 3.42 prints on stderr, where it differs, with its
+    /// exit status.
+    v3_42: Option<(i32, &'static str)>,
+    /// Called as `rfio`: stderr, exit status 1 (`rfio_status`: another).
+    rfio: &'static str,
+    /// Why rfio's stdout differs from fio's, where it does (it is then
+    /// left out of the comparison with real fio).
+    stdout_differs: Option<&'static str>,
+}
+
+const JOB: (&str, &str) = ("ok.fio", "[j]\nsize=1m\n");
+
+const BAD: &[Bad] = &[
+    // fio --xyzzy=1
+    Bad {
+        name: "unknown long option",
+        files: &[],
+        args: &["--xyzzy=1"],
+        status: 1,
+        fio: "fio: unrecognized option '--xyzzy=1'\nfio: unrecognized option '--xyzzy=1'\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: unrecognized option '--xyzzy'\n",
+        stdout_differs: None,
+    },
+    // fio --iodpeth=4 --name=j
+    Bad {
+        name: "typo with a suggestion",
+        files: &[],
+        args: &["--iodpeth=4", "--name=j"],
+        status: 1,
+        fio: "fio: unrecognized option '--iodpeth=4'\nfio: unrecognized option '--iodpeth=4'\n\
+              Did you mean iodepth?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: unrecognized option '--iodpeth' \
+               (did you mean '--iodepth'?)\n",
+        stdout_differs: None,
+    },
+    // fio --ou
+    Bad {
+        name: "ambiguous prefix",
+        files: &[],
+        args: &["--ou"],
+        status: 1,
+        fio: "fio: option '--ou' is ambiguous; possibilities: '--output' '--output-format'\n\
+              fio: unrecognized option '--ou'\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: option '--ou' is ambiguous; possibilities: \
+               --output --output-format\n",
+        stdout_differs: None,
+    },
+    // fio --name=j --iodepth
+    Bad {
+        name: "missing value",
+        files: &[],
+        args: &["--name=j", "--iodepth"],
+        status: 1,
+        fio: "fio: option '--iodepth' requires an argument\nfio: unrecognized option '--iodepth'\n\
+              Did you mean iodepth?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 2: option '--iodepth' requires an argument\n",
+        stdout_differs: None,
+    },
+    // fio --name=j --size=1m --iodepth= --parse-only
+    Bad {
+        name: "empty value",
+        files: &[],
+        args: &["--name=j", "--size=1m", "--iodepth=", "--parse-only"],
+        status: 1,
+        fio: "fio: option iodepth requires an argument\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 3: job 'j': bad value for option 'iodepth' \
+               ('iodepth='): '' is not a value\n",
+        stdout_differs: None,
+    },
+    // fio --showcmd=1
+    Bad {
+        name: "a value for a flag without one",
+        files: &[],
+        args: &["--showcmd=1"],
+        status: 1,
+        fio: "fio: option '--showcmd' doesn't allow an argument\n\
+              fio: unrecognized option '--showcmd=1'\nDid you mean showcmd?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: option '--showcmd' doesn't allow an argument\n",
+        stdout_differs: None,
+    },
+    // fio --bandwidth-log=x --parse-only ok.fio (fio 3.42 takes the value:
+    // the logs' name, which rfio refuses for now)
+    Bad {
+        name: "a value for --bandwidth-log",
+        files: &[JOB],
+        args: &["--bandwidth-log=x", "--parse-only", "ok.fio"],
+        status: 1,
+        fio: "fio: option '--bandwidth-log' doesn't allow an argument\n\
+              fio: unrecognized option '--bandwidth-log=x'\nDid you mean bandwidth-log?\n",
+        fio_out: "",
+        v3_42: Some((
+            1,
+            "rfio: command line argument 1: --bandwidth-log=x (the aggregate bandwidth logs' \
+             name) came with fio 3.42, and rfio does not run it yet\n",
+        )),
+        rfio: "rfio: command line argument 1: option '--bandwidth-log' doesn't allow an argument\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only --name=j --size=1m --iodepth=abc
+    Bad {
+        name: "bad integer on the command line",
+        files: &[],
+        args: &["--parse-only", "--name=j", "--size=1m", "--iodepth=abc"],
+        status: 1,
+        fio: "fio: failed parsing iodepth=abc\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 4: job 'j': bad value for option 'iodepth' \
+               ('iodepth=abc'): 'abc' is not an integer\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only --name=j --size=1m --bs=zz
+    Bad {
+        name: "bad size on the command line",
+        files: &[],
+        args: &["--parse-only", "--name=j", "--size=1m", "--bs=zz"],
+        status: 1,
+        fio: "bs: 'z' suffix isn't applicable\nfio: failed parsing bs=zz\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 4: job 'j': bad value for option 'bs' ('bs=zz'): \
+               'zz' is not a size\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only --name=j --size=1m --direct=maybe
+    Bad {
+        name: "bad bool on the command line",
+        files: &[],
+        args: &["--parse-only", "--name=j", "--size=1m", "--direct=maybe"],
+        status: 1,
+        fio: "fio: failed parsing direct=maybe\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 4: job 'j': bad value for option 'direct' \
+               ('direct=maybe'): 'maybe' is not 0 or 1\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only --name=j --size=1m --rw=readz
+    Bad {
+        name: "bad choice on the command line",
+        files: &[],
+        args: &["--parse-only", "--name=j", "--size=1m", "--rw=readz"],
+        status: 1,
+        fio: "fio: failed parsing rw=readz\n",
+        fio_out: "        valid values: read       Sequential read\n",
+        v3_42: None,
+        rfio: "rfio: command line argument 4: job 'j': bad value for option 'rw' ('rw=readz'): \
+               'readz' is not a valid value; valid values: read, write, trim, randread, \
+               randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only typo.fio
+    Bad {
+        name: "typo in a job file",
+        files: &[("typo.fio", "[j]\nsize=1m\niodpeth=4\n")],
+        args: &["--parse-only", "typo.fio"],
+        status: 1,
+        fio: "Bad option <iodpeth=4>\nDid you mean iodepth?\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: typo.fio:3:1: job 'j': unknown option 'iodpeth' (did you mean 'iodepth'?)\n",
+        stdout_differs: None,
+    },
+    // fio --showcmd typo.fio
+    Bad {
+        name: "typo in a job file, --showcmd",
+        files: &[("typo.fio", "[j]\nsize=1m\niodpeth=4\n")],
+        args: &["--showcmd", "typo.fio"],
+        status: 1,
+        fio: "Bad option <iodpeth=4>\nDid you mean iodepth?\nfio: job j dropped\n",
+        fio_out: "fio --name=j \n",
+        v3_42: None,
+        rfio: "rfio: typo.fio:3:1: job 'j': unknown option 'iodpeth' (did you mean 'iodepth'?)\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only int.fio
+    Bad {
+        name: "bad integer in a job file",
+        files: &[("int.fio", "[j]\nsize=1m\niodepth=abc\n")],
+        args: &["--parse-only", "int.fio"],
+        status: 1,
+        fio: "fio: failed parsing iodepth=abc\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: int.fio:3:1: job 'j': bad value for option 'iodepth' ('iodepth=abc'): \
+               'abc' is not an integer\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only size.fio
+    Bad {
+        name: "bad size in a job file",
+        files: &[("size.fio", "[j]\nsize=1m\nbs=3z\n")],
+        args: &["--parse-only", "size.fio"],
+        status: 1,
+        fio: "bs: 'z' suffix isn't applicable\nfio: failed parsing bs=3z\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: size.fio:3:1: job 'j': bad value for option 'bs' ('bs=3z'): '3z': unknown \
+               unit suffix 'z'\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only bool.fio
+    Bad {
+        name: "bad bool in a job file",
+        files: &[("bool.fio", "[j]\nsize=1m\ndirect=maybe\n")],
+        args: &["--parse-only", "bool.fio"],
+        status: 1,
+        fio: "fio: failed parsing direct=maybe\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: bool.fio:3:1: job 'j': bad value for option 'direct' ('direct=maybe'): \
+               'maybe' is not 0 or 1\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only enum.fio
+    Bad {
+        name: "bad choice in a job file",
+        files: &[("enum.fio", "[j]\nsize=1m\nrw=readz\n")],
+        args: &["--parse-only", "enum.fio"],
+        status: 1,
+        fio: "fio: failed parsing rw=readz\nfio: job j dropped\n",
+        fio_out: "        valid values: read       Sequential read\n",
+        v3_42: None,
+        rfio: "rfio: enum.fio:3:1: job 'j': bad value for option 'rw' ('rw=readz'): 'readz' is \
+               not a valid value; valid values: read, write, trim, randread, randwrite, \
+               randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only noname.fio
+    Bad {
+        name: "option line without a name",
+        files: &[("noname.fio", "[j]\nsize=1m\n=4\n")],
+        args: &["--parse-only", "noname.fio"],
+        status: 1,
+        fio: "Bad option <=4>\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: noname.fio:3:1: option line has no option name before '='\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only ctl.fio (fio prints the control character as it is)
+    Bad {
+        name: "control character before an option",
+        files: &[("ctl.fio", "[j]\nsize=1m\n\u{1}bs=4k\n")],
+        args: &["--parse-only", "ctl.fio"],
+        status: 1,
+        fio: "Bad option <\u{1}bs=4k>\nDid you mean bs?\nfio: job j dropped\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: ctl.fio:3:1: line starts with the control character 0x01: fio reads it as \
+               part of the option name and refuses the line\n",
+        stdout_differs: None,
+    },
+    // fio second.fio (a run: fio describes the job it added before)
+    Bad {
+        name: "bad value in a second section, in a run",
+        files: &[("second.fio", "[a]\nsize=1m\n[b]\nsize=1m\nbs=zz\n")],
+        args: &["second.fio"],
+        status: 1,
+        fio: "bs: 'z' suffix isn't applicable\nfio: failed parsing bs=zz\nfio: job b dropped\n",
+        fio_out: "a: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, \
+                  ioengine=psync, iodepth=1\n",
+        v3_42: None,
+        rfio: "rfio: second.fio:5:1: job 'b': bad value for option 'bs' ('bs=zz'): 'zz' is not \
+               a size\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only missing.fio
+    Bad {
+        name: "missing job file",
+        files: &[],
+        args: &["--parse-only", "missing.fio"],
+        status: 1,
+        fio: "fio: unable to open 'missing.fio' job file\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: unable to open 'missing.fio' job file: No such file or directory\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only inc.fio (stdout: `fio: file:init.c:1956, func=job
+    // file open, error=No such file or directory`; fio 3.42: init.c:2102)
+    Bad {
+        name: "unreadable include",
+        files: &[("inc.fio", "[j]\nsize=1m\ninclude nothere.fio\nbs=4k\n")],
+        args: &["--parse-only", "inc.fio"],
+        status: 1,
+        fio: "fio: unable to open 'nothere.fio' job file\n\
+              Error 1 while parsing include file nothere.fio\n\
+              fio: option <bs=4k> outside of [] job section\n",
+        fio_out: "fio: file:init.c:1956, func=job file open, error=No such file or directory\n",
+        v3_42: None,
+        rfio: "rfio: inc.fio:3:1: cannot include 'nothere.fio': No such file or directory; fio \
+               reports this on stderr, skips the include and what follows it in the section, \
+               and fails the job when it runs; fix the path, or run with --compat=fio to read \
+               it as fio does\n",
+        stdout_differs: None,
+    },
+    // fio --parse-only before.fio
+    Bad {
+        name: "option before any section",
+        files: &[("before.fio", "size=1m\n[j]\nbs=4k\n")],
+        args: &["--parse-only", "before.fio"],
+        status: 1,
+        fio: "fio: option <size=1m> outside of [] job section\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: before.fio:1:1: option 'size=1m' is outside of any [section]: put it \
+               under [global] or a job section\n",
+        stdout_differs: None,
+    },
+    // fio eng.fio
+    Bad {
+        name: "unknown ioengine",
+        files: &[("eng.fio", "[j]\nsize=1m\nfilename=j.dat\nioengine=nosuch\n")],
+        args: &["eng.fio"],
+        status: 1,
+        fio: "fio: engine nosuch not loadable\nfio: failed to load engine\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: eng.fio:4:1: job 'j': ioengine=nosuch: no such I/O engine (fio: engine \
+               nosuch not loadable)\n",
+        stdout_differs: Some(
+            "fio prints dlopen's error on stdout (fio: file:ioengines.c:134, func=dlopen, \
+             error=nosuch: cannot open shared object file: No such file or directory); rfio \
+             does not load engines",
+        ),
+    },
+    // fio --output-format=json,foo --parse-only ok.fio
+    Bad {
+        name: "bad --output-format",
+        files: &[JOB],
+        args: &["--output-format=json,foo", "--parse-only", "ok.fio"],
+        status: 1,
+        fio: "fio: invalid output format foo\nfio: failed parsing output-format\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: invalid output format 'foo' (normal, terse, json, \
+               json+, ndjson)\n",
+        stdout_differs: None,
+    },
+    // fio --section=global ok.fio
+    Bad {
+        name: "--section=global",
+        files: &[JOB],
+        args: &["--section=global", "ok.fio"],
+        status: 1,
+        fio: "fio: can't use global as only section\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 1: can't use global as only section\n",
+        stdout_differs: None,
+    },
+    // fio --section=nope ok.fio (the usage on stdout, fio 3.42's its own:
+    // `no_job_section_as_fio_3_42`)
+    Bad {
+        name: "--section naming no section",
+        files: &[JOB],
+        args: &["--section=nope", "ok.fio"],
+        status: 1,
+        fio: "No job(s) defined\n\n",
+        fio_out: "fio-3.33\nfio [options] [job options] <job file(s)>\n",
+        v3_42: None,
+        rfio: "No job(s) defined\n\n",
+        stdout_differs: None,
+    },
+    // fio --repeat=3 ok.fio
+    Bad {
+        name: "rfio's --repeat",
+        files: &[JOB],
+        args: &["--repeat=3", "--parse-only", "ok.fio"],
+        status: 1,
+        fio: "fio: unrecognized option '--repeat=3'\nfio: unrecognized option '--repeat=3'\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "",
+        stdout_differs: None,
+    },
+];
+
+/// A directory holding the case's files.
+fn bad_dir(case: &Bad) -> TempDir {
+    let dir = TempDir::new("bad-input");
+    for (name, text) in case.files {
+        dir.write(name, text);
+    }
+    dir
+}
+
+/// Run `bin` as `argv0` (`fio`, as a shell finds it on PATH) with the
+/// case's arguments, rfio behaving as `release`.
+fn run_as(bin: &Path, argv0: &str, case: &Bad, release: &str) -> Output {
+    let dir = bad_dir(case);
+    let mut cmd = Command::new(bin);
+    cmd.arg0(argv0)
+        .current_dir(&dir)
+        .args(case.args)
+        .env("RFIO_FIO_VERSION", release);
+    let (out, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert!(!timed_out, "{}: still running", case.name);
+    out
+}
+
+/// rfio through a symlink named `fio`.
+fn rfio_as_fio(bin: &TempDir, case: &Bad, release: &str) -> Output {
+    let fio = bin.file("fio");
+    if !fio.exists() {
+        std::os::unix::fs::symlink(common::RFIO, &fio).unwrap();
+    }
+    run_as(&fio, "fio", case, release)
+}
+
+/// What `o` printed, for a failure message.
+fn shown(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout: {:?}\nstderr: {:?}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    )
+}
+
+/// Called as `fio` (fio 3.33): fio's stderr, stdout and exit status,
+/// byte for byte, and the same as real fio's.
+#[test]
+fn bad_inputs_as_fio_3_33() {
+    assert!(BAD.len() >= 12);
+    let bin = TempDir::new("as-fio");
+    let fio = common::real_fio();
+    let mut failures = Vec::new();
+    for case in BAD {
+        let o = rfio_as_fio(&bin, case, "3.33");
+        let out = stdout(&o);
+        let ok = o.status.code() == Some(case.status)
+            && stderr(&o) == case.fio
+            && out.starts_with(case.fio_out)
+            && (!case.fio_out.is_empty() || out.is_empty() || case.stdout_differs.is_some());
+        if !ok {
+            failures.push(format!("{}: as fio {}", case.name, shown(&o)));
+        }
+        let real = run_as(Path::new(fio), "fio", case, "3.33");
+        let same = real.status.code() == o.status.code()
+            && real.stderr == o.stderr
+            && (case.stdout_differs.is_some() || real.stdout == o.stdout);
+        if !same {
+            failures.push(format!(
+                "{}: real fio {}\nrfio as fio {}",
+                case.name,
+                shown(&real),
+                shown(&o)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Called as `fio` as fio 3.42 (`RFIO_FIO_VERSION=3.42`): fio 3.42's
+/// words, which are 3.33's but where a case says otherwise (checked with
+/// fio 3.42's binary when written).
+#[test]
+fn bad_inputs_as_fio_3_42() {
+    let bin = TempDir::new("as-fio-342");
+    let mut failures = Vec::new();
+    for case in BAD.iter().filter(|c| !c.fio_out.starts_with("fio-3.33")) {
+        let o = rfio_as_fio(&bin, case, "3.42");
+        let (status, err) = case.v3_42.unwrap_or((case.status, case.fio));
+        if o.status.code() != Some(status) || stderr(&o) != err {
+            failures.push(format!("{}: {}", case.name, shown(&o)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// fio 3.42's usage, when no job is left to run: its version and its
+/// `sprandom` debug category (`fio --section=nope ok.fio`, fio 3.42).
+#[test]
+fn no_job_section_as_fio_3_42() {
+    let bin = TempDir::new("as-fio-usage");
+    let case = BAD
+        .iter()
+        .find(|c| c.name == "--section naming no section")
+        .unwrap();
+    let o = rfio_as_fio(&bin, case, "3.42");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "No job(s) defined\n\n");
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("fio-3.42\nfio [options] [job options] <job file(s)>\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\t\t\tsteadystate,helperthread,zbd,sprandom\n"),
+        "{out}"
+    );
+    let o = rfio_as_fio(&bin, case, "3.33");
+    assert!(stdout(&o).contains("\t\t\tsteadystate,helperthread,zbd\n  --parse-only"));
+}
+
+/// Called as `rfio`: rfio's own words (the file:line or the argument,
+/// the suggestion), exit status 1.
+#[test]
+fn bad_inputs_as_rfio() {
+    let mut failures = Vec::new();
+    for case in BAD.iter().filter(|c| !c.rfio.is_empty()) {
+        let o = run_as(Path::new(common::RFIO), "rfio", case, "3.33");
+        if o.status.code() != Some(1) || stderr(&o) != case.rfio {
+            failures.push(format!("{}: {}", case.name, shown(&o)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

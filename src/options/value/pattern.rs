@@ -36,9 +36,6 @@ pub(crate) fn max_size(release: Release) -> usize {
     }
 }
 
-/// What a piece that does not fit says (the limit is added by
-/// [`parse_pattern`]).
-const TOO_LONG: &str = "longer than the limit";
 /// `%o` formats one pattern may hold (fio's `verify_fmt` array).
 pub(crate) const MAX_FORMATS: usize = 8;
 /// Bytes a `%o` format takes (a block offset).
@@ -63,6 +60,46 @@ pub(crate) fn pattern_option(name: &str) -> Option<bool> {
     }
 }
 
+/// Why a pattern does not read (the text quoted is the rest of the
+/// pattern from where it fails).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PatternError {
+    /// Past the release's limit (its bytes; see [`max_size`]).
+    #[error("longer than {0} bytes (fio's limit)")]
+    TooLong(usize),
+    #[error("unterminated string {0}")]
+    UnterminatedString(String),
+    #[error("formats such as %o are for verify_pattern only, not at {0}")]
+    FormatNotAllowed(String),
+    #[error("unknown format at {0} (only %o, the block offset)")]
+    UnknownFormat(String),
+    #[error("more than {MAX_FORMATS} %o formats")]
+    TooManyFormats,
+    /// A piece that gives no byte.
+    #[error("{0} adds no bytes (fio 3.33 aborts on it)")]
+    NoBytes(String),
+    #[error("unterminated file name {0}")]
+    UnterminatedFile(String),
+    /// `'name'`: the file cannot be read (the system's reason).
+    #[error("cannot read pattern file '{name}': {reason}")]
+    File { name: String, reason: String },
+    #[error("pattern file '{0}' is empty")]
+    EmptyFile(String),
+    /// `0x` with no digit after it (at the start: `None`).
+    #[error("0x without hex digits{}", .0.as_ref().map(|at| format!(" at {at}")).unwrap_or_default())]
+    NoHexDigits(Option<String>),
+    #[error("unexpected blank at '{0}' (a blank may only come before a decimal number)")]
+    Blank(String),
+    #[error("cannot read {0}: expected 0x<hex>, a decimal number, \"text\" or 'file'")]
+    Unreadable(String),
+    #[error(
+        "{0} is out of range (a decimal number is at most 32 bits: {min} to {max})",
+        min = i32::MIN,
+        max = i32::MAX
+    )]
+    OutOfRange(String),
+}
+
 /// Parse `text` as a pattern (`formats`: `%o` is allowed). Relative `'file'`
 /// names are read from the working directory, as fio does.
 pub(crate) fn parse_pattern(
@@ -70,9 +107,12 @@ pub(crate) fn parse_pattern(
     formats: bool,
     limit: usize,
 ) -> Result<BytePattern, ValueError> {
-    let fail = |why: String| match why == TOO_LONG {
-        true => ValueError::Other(format!("'{text}': longer than {limit} bytes (fio's limit)")),
-        false => ValueError::Other(format!("'{text}': {why}")),
+    let fail = |why: PatternError| ValueError::Pattern {
+        text: text.to_string(),
+        why: match why {
+            PatternError::TooLong(_) => PatternError::TooLong(limit),
+            why => why,
+        },
     };
     if text.is_empty() {
         return Err(ValueError::MissingArgument);
@@ -86,7 +126,7 @@ pub(crate) fn parse_pattern(
     while i < b.len() {
         let room = limit - out.bytes.len();
         if room == 0 {
-            return Err(fail(TOO_LONG.to_string()));
+            return Err(fail(PatternError::TooLong(0)));
         }
         let (start, before) = (i, out.bytes.len());
         i = match b[i] {
@@ -94,31 +134,25 @@ pub(crate) fn parse_pattern(
             b'"' => {
                 let end = text[i + 1..]
                     .find('"')
-                    .ok_or_else(|| fail(format!("unterminated string {}", &text[i..])))?;
+                    .ok_or_else(|| fail(PatternError::UnterminatedString(text[i..].into())))?;
                 if end > room {
-                    return Err(fail(TOO_LONG.to_string()));
+                    return Err(fail(PatternError::TooLong(0)));
                 }
                 out.bytes.extend_from_slice(&b[i + 1..i + 1 + end]);
                 i + end + 2
             }
             b'%' => {
                 if !formats {
-                    return Err(fail(format!(
-                        "formats such as %o are for verify_pattern only, not at {}",
-                        &text[i..]
-                    )));
+                    return Err(fail(PatternError::FormatNotAllowed(text[i..].into())));
                 }
                 if !text[i..].starts_with("%o") {
-                    return Err(fail(format!(
-                        "unknown format at {} (only %o, the block offset)",
-                        &text[i..]
-                    )));
+                    return Err(fail(PatternError::UnknownFormat(text[i..].into())));
                 }
                 if out.offsets.len() == MAX_FORMATS {
-                    return Err(fail(format!("more than {MAX_FORMATS} %o formats")));
+                    return Err(fail(PatternError::TooManyFormats));
                 }
                 if room < OFFSET_LEN {
-                    return Err(fail(TOO_LONG.to_string()));
+                    return Err(fail(PatternError::TooLong(0)));
                 }
                 out.offsets.push(out.bytes.len());
                 out.bytes.extend_from_slice(&[0; OFFSET_LEN]);
@@ -127,10 +161,7 @@ pub(crate) fn parse_pattern(
             _ => number_piece(text, i, room, &mut out.bytes).map_err(fail)?,
         };
         if out.bytes.len() == before {
-            return Err(fail(format!(
-                "{} adds no bytes (fio 3.33 aborts on it)",
-                &text[start..i]
-            )));
+            return Err(fail(PatternError::NoBytes(text[start..i].into())));
         }
     }
     Ok(out)
@@ -138,10 +169,10 @@ pub(crate) fn parse_pattern(
 
 /// `'path'` at `i`: the file's first `room` bytes. Returns where the piece
 /// ends.
-fn file_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<usize, String> {
+fn file_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<usize, PatternError> {
     let end = text[i + 1..]
         .find('\'')
-        .ok_or_else(|| format!("unterminated file name {}", &text[i..]))?;
+        .ok_or_else(|| PatternError::UnterminatedFile(text[i..].into()))?;
     let name = &text[i + 1..i + 1 + end];
     // At most `room` bytes: the rest is past the limit (and a device such
     // as /dev/zero never ends).
@@ -150,12 +181,12 @@ fn file_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<us
         .and_then(|f| {
             std::io::Read::read_to_end(&mut std::io::Read::take(f, room as u64), &mut data)
         })
-        .map_err(|e| {
-            let e = crate::diag::io_reason(&e);
-            format!("cannot read pattern file '{name}': {e}")
+        .map_err(|e| PatternError::File {
+            name: name.to_string(),
+            reason: crate::diag::io_reason(&e),
         })?;
     if data.is_empty() {
-        return Err(format!("pattern file '{name}' is empty"));
+        return Err(PatternError::EmptyFile(name.to_string()));
     }
     out.extend_from_slice(&data);
     Ok(i + end + 2)
@@ -173,7 +204,12 @@ fn hex_digit(c: Option<&u8>) -> Option<u8> {
 
 /// A number at `i`: `0x` hex, else a decimal integer. Returns where it
 /// ends, as fio's `parse_number` reads it.
-fn number_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<usize, String> {
+fn number_piece(
+    text: &str,
+    i: usize,
+    room: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, PatternError> {
     let b = text.as_bytes();
     // `0`, one or more `x`, one or more hex digits (fio's sscanf).
     let hex_len = if b[i] == b'0' {
@@ -191,13 +227,12 @@ fn number_piece(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<
     };
     if hex_len.is_none() && b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X')) {
         // fio reads the 0 as a number, then fails on the x.
-        return Err(match i {
-            0 => "0x without hex digits".to_string(),
-            _ => format!("0x without hex digits at {}", &text[i..]),
-        });
+        return Err(PatternError::NoHexDigits(
+            (i > 0).then(|| text[i..].to_string()),
+        ));
     }
     match hex_len {
-        Some(len) => Ok(hex_number(b, i, len, room, out).ok_or_else(|| TOO_LONG.to_string())?),
+        Some(len) => hex_number(b, i, len, room, out).ok_or(PatternError::TooLong(0)),
         None => decimal_number(text, i, room, out),
     }
 }
@@ -237,14 +272,19 @@ fn hex_number(b: &[u8], i: usize, len: usize, room: usize, out: &mut Vec<u8>) ->
 
 /// A decimal integer at `i` (C's `strtol`, cut before the next `0x` and
 /// then no longer than 21 characters, as fio's `strntol`).
-fn decimal_number(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Result<usize, String> {
+fn decimal_number(
+    text: &str,
+    i: usize,
+    room: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, PatternError> {
     let b = text.as_bytes();
     let rest = &text[i..];
     let expected = || {
         if rest.starts_with(|c: char| c.is_ascii_whitespace()) {
-            format!("unexpected blank at '{rest}' (a blank may only come before a decimal number)")
+            PatternError::Blank(rest.to_string())
         } else {
-            format!("cannot read {rest}: expected 0x<hex>, a decimal number, \"text\" or 'file'")
+            PatternError::Unreadable(rest.to_string())
         }
     };
     let lookahead = rest.to_ascii_lowercase().find("0x").filter(|&p| p > 0);
@@ -283,12 +323,7 @@ fn decimal_number(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Resul
         .fold(0i128, |v, d| (v * 10 + i128::from(d - b'0')).min(1 << 40));
     let value = if negative { -magnitude } else { magnitude };
     if !(i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(&value) {
-        return Err(format!(
-            "{} is out of range (a decimal number is at most 32 bits: {} to {})",
-            &text[i..j + digits],
-            i32::MIN,
-            i32::MAX
-        ));
+        return Err(PatternError::OutOfRange(text[i..j + digits].to_string()));
     }
     let mut v = value as i32 as u32;
     if v == 0 {
@@ -301,7 +336,7 @@ fn decimal_number(text: &str, i: usize, room: usize, out: &mut Vec<u8>) -> Resul
         left -= 1;
     }
     if v != 0 {
-        return Err(TOO_LONG.to_string());
+        return Err(PatternError::TooLong(0));
     }
     Ok(j + digits)
 }

@@ -18,7 +18,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::args::{classify, is_client_flag, Arg};
-use crate::wire::addr::Addr;
+use crate::remote::Error;
+use crate::wire::addr::{Addr, AddrError};
 
 /// A job file for a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +52,7 @@ pub(crate) struct ClientLine {
 }
 
 /// Split `argv` (without the program name). The error is fio's message.
-pub(crate) fn split(argv: &[String]) -> Result<ClientLine, String> {
+pub(crate) fn split(argv: &[String]) -> Result<ClientLine, Error> {
     let mut line = ClientLine::default();
     // Servers added while the one before had no option yet: they get the
     // options of the next one too.
@@ -71,16 +72,23 @@ pub(crate) fn split(argv: &[String]) -> Result<ClientLine, String> {
                     "client" => {
                         if let Some(list) = host_list(&value)? {
                             for host in list {
-                                add_server(&mut line, &mut shared, &host).map_err(|e| {
-                                    format!(
-                                        "{e}\nfio: failed adding client {host} from file {value}"
-                                    )
+                                add_server(&mut line, &mut shared, &host).map_err(|source| {
+                                    Error::AddClient {
+                                        host: host.clone(),
+                                        from_file: Some(value.clone()),
+                                        source,
+                                    }
                                 })?;
                             }
                             continue;
                         }
-                        add_server(&mut line, &mut shared, &value)
-                            .map_err(|e| format!("{e}\nfio: failed adding client {value}"))?;
+                        add_server(&mut line, &mut shared, &value).map_err(|source| {
+                            Error::AddClient {
+                                host: value.clone(),
+                                from_file: None,
+                                source,
+                            }
+                        })?;
                         // The job files right after it are its own.
                         while let Some((Arg::File(f), r)) = tokens.get(k) {
                             if argv[r.start].starts_with('-') {
@@ -94,13 +102,9 @@ pub(crate) fn split(argv: &[String]) -> Result<ClientLine, String> {
                     }
                     "remote-config" => match line.servers.last_mut() {
                         Some(s) => s.files.push(JobSource::Remote(value)),
-                        None => {
-                            return Err("fio: --remote-config needs a --client before it".into())
-                        }
+                        None => return Err(Error::RemoteConfigFirst),
                     },
-                    "server" | "daemonize" => {
-                        return Err("fio: can't be both client and server".into())
-                    }
+                    "server" | "daemonize" => return Err(Error::ClientAndServer),
                     n => {
                         line.local.extend(argv[range.clone()].iter().cloned());
                         if is_client_flag(n) && !line.servers.is_empty() {
@@ -120,7 +124,7 @@ pub(crate) fn split(argv: &[String]) -> Result<ClientLine, String> {
 
 /// fio's `fio_client_add`: a server after `cur`; `cur` joins the servers
 /// sharing options when it has none yet, else the sharing ends.
-fn add_server(line: &mut ClientLine, shared: &mut Vec<usize>, host: &str) -> Result<(), String> {
+fn add_server(line: &mut ClientLine, shared: &mut Vec<usize>, host: &str) -> Result<(), AddrError> {
     let addr = Addr::parse(host)?;
     if let Some(cur) = line.servers.len().checked_sub(1) {
         if line.servers[cur].forwarded.is_empty() {
@@ -146,13 +150,15 @@ fn forward(line: &mut ClientLine, shared: &[usize], opt: String) {
 }
 
 /// `--client=ARG` naming a readable file: the hosts it lists.
-fn host_list(arg: &str) -> Result<Option<Vec<String>>, String> {
+fn host_list(arg: &str) -> Result<Option<Vec<String>>, Error> {
     let path = Path::new(arg);
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read(path)
-        .map_err(|e| format!("fio: could not open client list file {arg} for read ({e})"))?;
+    let text = std::fs::read(path).map_err(|source| Error::ClientList {
+        path: arg.to_string(),
+        source,
+    })?;
     Ok(Some(
         String::from_utf8_lossy(&text)
             .split_whitespace()
@@ -298,13 +304,19 @@ mod tests {
     fn bad_lines_get_fios_messages() {
         let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            split(&argv(&["--client=h,99999"])).unwrap_err(),
+            split(&argv(&["--client=h,99999"])).unwrap_err().to_string(),
             "fio: bad server port 99999\nfio: failed adding client h,99999"
         );
-        assert!(split(&argv(&["--client=h", "--server"]))
-            .unwrap_err()
-            .contains("both client and server"));
-        assert!(split(&argv(&["--remote-config=x"])).is_err());
+        assert!(matches!(
+            split(&argv(&["--client=h", "--server"])),
+            Err(Error::ClientAndServer)
+        ));
+        assert_eq!(
+            split(&argv(&["--remote-config=x"]))
+                .unwrap_err()
+                .to_string(),
+            "fio: --remote-config needs a --client before it"
+        );
     }
 
     #[test]

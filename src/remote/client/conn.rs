@@ -8,6 +8,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
+use crate::remote::Error;
 use crate::wire::addr::Addr;
 use crate::wire::frame::{self, Accept, FrameError, Message, Op, Reader, Version};
 
@@ -98,11 +99,11 @@ impl Write for Stream {
 /// Connect to `addr`; the error is fio's message (`fio: connect: ...` and
 /// `fio: failed to connect to H:P`). Also gives the server name fio puts
 /// in its PROBE (the address connected to, `sock` for a Unix socket).
-pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), String> {
+pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), Error> {
     let stream = match addr {
         Addr::Unix(path) => UnixStream::connect(path)
             .map(|s| (Stream::Unix(s), "sock".to_string()))
-            .map_err(|e| format!("fio: connect; {}", crate::diag::io_reason(&e))),
+            .map_err(Error::ConnectUnix),
         Addr::Tcp { .. } => {
             let targets = addr.resolve(IpAddr::V4(Ipv4Addr::LOCALHOST))?;
             let mut last = None;
@@ -116,14 +117,10 @@ pub(crate) fn connect(addr: &Addr) -> Result<(Stream, String), String> {
                     Err(e) => last = Some(e),
                 }
             }
-            got.ok_or_else(|| {
-                let why =
-                    last.map_or_else(|| "no address".to_string(), |e| crate::diag::io_reason(&e));
-                format!(
-                    "fio: connect: {why}\nfio: failed to connect to {}:{}",
-                    addr.host(),
-                    addr.port()
-                )
+            got.ok_or_else(|| Error::Connect {
+                host: addr.host(),
+                port: addr.port(),
+                source: last,
             })
         }
     }?;

@@ -13,18 +13,16 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::jobfile::subst::expand_env;
+use crate::remote::Error;
 use crate::wire::stats::iolog::{text_lines, Iolog, LOG_TYPE_HIST, STORE_COMPRESSED};
 
 /// A job file's text as it is sent: every line with `${VAR}` expanded
 /// from the environment (comments too; an unset variable is empty). The
 /// error is fio's message.
-pub(crate) fn job_text(path: &Path) -> Result<Vec<u8>, String> {
-    let raw = std::fs::read(path).map_err(|e| {
-        format!(
-            "fio: job file <{}> open: {}",
-            path.display(),
-            crate::diag::io_reason(&e)
-        )
+pub(crate) fn job_text(path: &Path) -> Result<Vec<u8>, Error> {
+    let raw = std::fs::read(path).map_err(|source| Error::JobFile {
+        path: path.to_path_buf(),
+        source,
     })?;
     Ok(expand_lines(&raw, |v| std::env::var(v).ok()))
 }
@@ -54,12 +52,10 @@ pub(crate) fn iolog_path(name: &str, host: &str) -> Option<String> {
 }
 
 /// Write `log` from `host` in the working directory; the file written.
-pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, String> {
-    let path = iolog_path(&log.name, host).ok_or_else(|| {
-        format!(
-            "fio: bad log name \"{}\" from {host}: not written",
-            quote(&log.name, 200)
-        )
+pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, Error> {
+    let path = iolog_path(&log.name, host).ok_or_else(|| Error::BadLogName {
+        name: log.name.clone(),
+        host: host.to_string(),
     })?;
     let shown = quote(&path, 200);
     let bytes = if log.compressed == STORE_COMPRESSED {
@@ -69,10 +65,12 @@ pub(crate) fn write_iolog(log: &Iolog, host: &str) -> Result<String, String> {
     } else {
         text_lines(&log.samples).into_bytes()
     };
-    let mut f = std::fs::File::create(&path)
-        .map_err(|e| format!("fio: fopen log {shown} : {}", crate::diag::io_reason(&e)))?;
+    let mut f = std::fs::File::create(&path).map_err(|source| Error::LogOpen {
+        shown: shown.clone(),
+        source,
+    })?;
     f.write_all(&bytes)
-        .map_err(|e| format!("fio: write log {shown} : {}", crate::diag::io_reason(&e)))?;
+        .map_err(|source| Error::LogWrite { shown, source })?;
     Ok(path)
 }
 

@@ -72,15 +72,17 @@ pub(crate) fn run(
     };
     let local = match args::parse(&line.local) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
-        Err(d) => {
-            write!(err, "{d}")?;
+        Err(e) => {
+            let (mode, release) = args::reading_of(&line.local, called_fio);
+            crate::cli::report::arg_errors(&e, mode, release, err)?;
             return Ok(1);
         }
     };
+    let (mode, release) = (local.mode, local.release_asked());
     let local = match local.with_env_release() {
         Ok(a) => a,
-        Err(msg) => {
-            writeln!(err, "rfio: {msg}")?;
+        Err(e) => {
+            crate::cli::report::arg_errors(&e, mode, release, err)?;
             return Ok(1);
         }
     };

@@ -27,6 +27,7 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::Error;
 use crate::wire::addr::{self, Addr};
 use crate::wire::body;
 use crate::wire::frame::{self, Op, FIO_3_33};
@@ -45,13 +46,13 @@ pub(crate) struct Config {
 }
 
 /// The rules a session follows, from the environment and `jail`.
-fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, String> {
+fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, Error> {
     let jail = match jail {
         None => None,
-        Some(j) => Some(
-            j.canonicalize()
-                .map_err(|e| format!("rfio: --server-jail={}: {e}", j.display()))?,
-        ),
+        Some(j) => Some(j.canonicalize().map_err(|source| Error::Jail {
+            path: j.to_path_buf(),
+            source,
+        })?),
     };
     let token = std::env::var(policy::TOKEN_ENV)
         .ok()
@@ -107,7 +108,7 @@ enum Listener {
 }
 
 /// Bind where `cfg` says; returns the listener and fio's name for where.
-fn bind(cfg: &Config) -> Result<(Listener, String), String> {
+fn bind(cfg: &Config) -> Result<(Listener, String), Error> {
     let a = if cfg.addr.is_empty() {
         Addr::Tcp {
             host: String::new(),
@@ -126,8 +127,10 @@ fn bind(cfg: &Config) -> Result<(Listener, String), String> {
                     let _ = std::fs::remove_file(&path);
                 }
             }
-            let l = UnixListener::bind(&path)
-                .map_err(|e| format!("fio: bind: {e} ({})", path.display()))?;
+            let l = UnixListener::bind(&path).map_err(|source| Error::Bind {
+                at: path.display().to_string(),
+                source,
+            })?;
             // Only this user may connect (fio leaves it 0777).
             use std::os::unix::fs::PermissionsExt;
             let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
@@ -141,14 +144,19 @@ fn bind(cfg: &Config) -> Result<(Listener, String), String> {
                 addr::LOOPBACK_V4
             };
             let addrs = tcp.resolve(any)?;
-            let mut last = String::from("fio: no address to bind");
+            let mut last = Error::NoAddressToBind;
             for sa in addrs {
                 match TcpListener::bind(sa) {
                     Ok(l) => {
                         let bound = l.local_addr().unwrap_or(sa);
                         return Ok((Listener::Tcp(l), addr::listening(&bound)));
                     }
-                    Err(e) => last = format!("fio: bind: {e} ({})", addr::listening(&sa)),
+                    Err(source) => {
+                        last = Error::Bind {
+                            at: addr::listening(&sa),
+                            source,
+                        }
+                    }
                 }
             }
             Err(last)
@@ -158,22 +166,22 @@ fn bind(cfg: &Config) -> Result<(Listener, String), String> {
 
 /// `--daemonize=PIDFILE`: fork, write the child's pid, detach. Returns in
 /// the child; the parent exits. Refuses a pid file naming a live process.
-fn daemonize(pidfile: &Path) -> Result<(), String> {
+fn daemonize(pidfile: &Path) -> Result<(), Error> {
     if let Ok(old) = std::fs::read_to_string(pidfile) {
         if let Ok(pid) = old.trim().parse::<libc::pid_t>() {
             // SAFETY: kill with signal 0 only checks that the process exists.
             if pid > 0 && unsafe { libc::kill(pid, 0) } == 0 {
-                return Err(format!(
-                    "fio: pid file {} names a running process ({pid})",
-                    pidfile.display()
-                ));
+                return Err(Error::PidFileInUse {
+                    path: pidfile.to_path_buf(),
+                    pid,
+                });
             }
         }
     }
     // SAFETY: the process has one thread here (the listener has not
     // started any), so the child may go on running Rust code.
     match unsafe { libc::fork() } {
-        -1 => Err(format!("fio: fork: {}", std::io::Error::last_os_error())),
+        -1 => Err(Error::Fork(std::io::Error::last_os_error())),
         0 => {
             // SAFETY: plain system calls on the child's own descriptors.
             unsafe {

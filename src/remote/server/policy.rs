@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use std::path::{Component, Path, PathBuf};
 
 use crate::plan::Plan;
+use crate::remote::Error;
 
 /// The error a refusal's STOP carries (EPERM): fio's client prints
 /// `client <HOST>: exited with error 1` and exits 1.
@@ -35,8 +36,8 @@ pub(crate) struct Cidr {
 
 impl Cidr {
     /// `ADDR` or `ADDR/BITS`.
-    pub(crate) fn parse(s: &str) -> Result<Cidr, String> {
-        let bad = || format!("--server-allow: bad network '{s}' (ADDR or ADDR/BITS)");
+    pub(crate) fn parse(s: &str) -> Result<Cidr, Error> {
+        let bad = || Error::BadNetwork(s.to_string());
         let (addr, bits) = match s.split_once('/') {
             Some((a, b)) => (a, Some(b)),
             None => (s, None),
@@ -75,7 +76,7 @@ impl Cidr {
 }
 
 /// `--server-allow=CIDR[,CIDR...]`.
-pub(crate) fn parse_allow(s: &str) -> Result<Vec<Cidr>, String> {
+pub(crate) fn parse_allow(s: &str) -> Result<Vec<Cidr>, Error> {
     s.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(Cidr::parse)

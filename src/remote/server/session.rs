@@ -297,8 +297,8 @@ fn load_server_file(conn: &Conn, jobs: &mut Jobs, path: &Path, rules: &Rules) ->
 }
 
 /// The command line the client sent, read as rfio reads its own.
-fn parse_args(argv: &[String], rules: &Rules) -> Result<Args, String> {
-    let mut a = args::parse(argv).map_err(|d| d.to_string())?;
+fn parse_args(argv: &[String], rules: &Rules) -> Result<Args, crate::remote::Error> {
+    let mut a = args::parse(argv).map_err(crate::remote::Error::Args)?;
     a.compat = Some(if rules.as_fio {
         crate::jobfile::Mode::Fio
     } else {
@@ -320,7 +320,7 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
     let mut a = match parse_args(&jobs.argv, rules) {
         Ok(a) => a,
         Err(e) => {
-            refuse(conn, &e);
+            refuse(conn, &e.to_string());
             return false;
         }
     };
@@ -351,6 +351,7 @@ fn accept(conn: &Conn, jobs: &mut Jobs, rules: &Rules) -> bool {
             let _ = crate::cli::report::report_error(
                 e,
                 &crate::cli::report::formats(&a),
+                &a,
                 &mut out,
                 &mut err,
             );
@@ -413,7 +414,7 @@ fn run_jobs(
     let a = match parse_args(argv, rules) {
         Ok(a) => a,
         Err(e) => {
-            conn.text(body::LEVEL_ERR, &e);
+            conn.text(body::LEVEL_ERR, &e.to_string());
             return 1;
         }
     };
@@ -469,7 +470,7 @@ fn run_jobs(
         Ok(Outcome::ShowCmd(_)) => 0,
         Err(e) => {
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let _ = crate::cli::report::report_error(e, &formats, &mut out, &mut err);
+            let _ = crate::cli::report::report_error(e, &formats, &a, &mut out, &mut err);
             conn.text(body::LEVEL_INFO, &String::from_utf8_lossy(&out));
             conn.text(body::LEVEL_ERR, &String::from_utf8_lossy(&err));
             1
