@@ -191,6 +191,13 @@ pub enum Change {
     /// `sectors=`, `aggsectors=`; JSON `read_sectors`, `aggr_read_sectors`
     /// ...); terse is unchanged.
     DiskSectors,
+    /// An ioengine that releases before this one do not know (`fio: engine
+    /// NAME not loadable`), and the engine whose options table it shares,
+    /// if it has one of its own: `(name, options of)`.
+    Engine(&'static str, Option<&'static str>),
+    /// An ioengine this release removed: from it on, `ioengine=NAME` is
+    /// unknown.
+    EngineRemoved(&'static str),
     /// JSON keeps empty strings (`""`), so options set without a value
     /// (`time_based`, `group_reporting`) appear in the options blocks;
     /// 3.33 left every empty string out with its key.
@@ -246,6 +253,12 @@ pub static CHANGES: &[Entry] = {
     &[
         option("fdp", V3_34, "NVMe flexible data placement"),
         option("fdp_pli", V3_34, "placement IDs for fdp"),
+        Entry {
+            change: Change::EngineRemoved("pmemblk"),
+            since: V3_34,
+            what: "the pmemblk engine removed (PMDK's libpmemblk is deprecated)",
+            upstream: "engines/pmemblk.c (removed by 04c1cdc4)",
+        },
         Entry {
             change: Change::SeedsFromRandseed,
             since: V3_35,
@@ -420,6 +433,8 @@ mod tests {
         let listed = |c: Change| match c {
             Change::Option(_)
             | Change::Alias(..)
+            | Change::Engine(..)
+            | Change::EngineRemoved(_)
             | Change::SeedsFromRandseed
             | Change::JsonJobStart
             | Change::DiskSectors

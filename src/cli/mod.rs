@@ -120,7 +120,7 @@ fn run_inner(
             let text = cmdhelp::profile_cmdhelp_output(arg.as_deref(), profile.as_deref());
             help(text, out, err)
         }
-        Action::EngHelp(arg) => enghelp(arg.as_deref(), out, err),
+        Action::EngHelp(arg) => enghelp(arg.as_deref(), args.release, out, err),
         Action::InflateLog(path) => inflate_log(path, out, err),
         Action::Tool(tool) => tools::run(tool, out, err),
     }
@@ -201,18 +201,21 @@ fn version(release: Release, called_fio: bool, out: &mut dyn Write) -> std::io::
     Ok(0)
 }
 
-/// `--enghelp[=ENGINE[,OPTION]]`.
-fn enghelp(arg: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+/// `--enghelp[=ENGINE[,OPTION]]`, as fio `release` answers it.
+fn enghelp(
+    arg: Option<&str>,
+    release: Release,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<i32> {
     if arg.is_none_or(str::is_empty) {
-        // The engines rfio runs (fio lists every engine of its build).
-        write!(
-            out,
-            "{}",
-            cmdhelp::enghelp_list_of(crate::ioengine::names())
-        )?;
+        // The engines rfio runs that the release has (fio lists every
+        // engine of its build).
+        let names = crate::options::engines::available_of(crate::ioengine::names(), release);
+        write!(out, "{}", cmdhelp::enghelp_list_of(names))?;
         return Ok(0);
     }
-    help(cmdhelp::enghelp_output(arg), out, err)
+    help(cmdhelp::enghelp_output_in(arg, release), out, err)
 }
 
 /// `--inflate-log=FILE`.

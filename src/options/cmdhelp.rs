@@ -30,10 +30,11 @@
 //! fio writes to stderr, or to stdout when it writes nothing to stderr).
 
 use super::def::{FioType, OptionDef};
-use super::engines::{engine_options, is_available, ENGINES};
+use super::engines::{available_of, engine_options, is_available, ENGINES};
 use super::profiles::{profile_of, PROFILE_OPTIONS};
 use super::suggest::string_distance;
 use super::table::OPTIONS;
+use crate::release::Release;
 
 /// Everything one help request prints, and fio's exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,19 +115,28 @@ pub fn cmdhelp(name: &str) -> Result<String, String> {
     }
 }
 
-/// `fio --enghelp[=ARG]`; `None` is the bare `--enghelp`. `ARG` is
-/// `ENGINE` or `ENGINE,CMD` (split at the first comma).
+/// `fio --enghelp[=ARG]` of fio 3.33; `None` is the bare `--enghelp`.
+/// `ARG` is `ENGINE` or `ENGINE,CMD` (split at the first comma).
 pub fn enghelp_output(arg: Option<&str>) -> HelpOutput {
+    enghelp_output_in(arg, Release::OLDEST)
+}
+
+/// `fio --enghelp[=ARG]` of fio `release`: its engines are those the
+/// release has (fio 3.37 added `dircreate`, 3.34 removed `pmemblk`).
+pub fn enghelp_output_in(arg: Option<&str>, release: Release) -> HelpOutput {
     match arg {
-        None | Some("") => HelpOutput::ok(enghelp_list()),
+        None | Some("") => HelpOutput::ok(enghelp_list_of(available_of(
+            ENGINES.iter().copied(),
+            release,
+        ))),
         Some(arg) => match arg.split_once(',') {
-            Some((engine, cmd)) => engine_help(engine, Some(cmd)),
-            None => engine_help(arg, None),
+            Some((engine, cmd)) => engine_help(engine, Some(cmd), release),
+            None => engine_help(arg, None, release),
         },
     }
 }
 
-/// `fio --enghelp`: the engines of this build.
+/// `fio --enghelp`: the engines of this build (fio 3.33's).
 pub fn enghelp_list() -> String {
     enghelp_list_of(ENGINES.iter().copied())
 }
@@ -145,12 +155,12 @@ pub fn enghelp_list_of<'a>(engines: impl IntoIterator<Item = &'a str>) -> String
 
 /// `fio --enghelp=ENGINE`: the engine's options as a tree.
 pub fn enghelp(engine: &str) -> Result<String, String> {
-    engine_help(engine, None).into_result()
+    engine_help(engine, None, Release::OLDEST).into_result()
 }
 
 /// `fio --enghelp=ENGINE,CMD`: the help of one engine option.
 pub fn enghelp_cmd(engine: &str, cmd: &str) -> Result<String, String> {
-    engine_help(engine, Some(cmd)).into_result()
+    engine_help(engine, Some(cmd), Release::OLDEST).into_result()
 }
 
 /// fio's `show_option_values`: the `valid values` table of a choice option,
@@ -264,9 +274,9 @@ fn option_block(o: &OptionDef) -> String {
     )
 }
 
-/// `--enghelp=ENGINE[,CMD]`.
-fn engine_help(engine: &str, cmd: Option<&str>) -> HelpOutput {
-    if !is_available(engine) {
+/// `--enghelp=ENGINE[,CMD]`, as fio `release` answers it.
+fn engine_help(engine: &str, cmd: Option<&str>, release: Release) -> HelpOutput {
+    if !is_available(engine, release) {
         return HelpOutput {
             stdout: format!("IO engine {engine} not found\n"),
             stderr: format!("fio: engine {engine} not loadable\n"),
