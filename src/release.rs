@@ -310,6 +310,12 @@ pub static CHANGES: &[Entry] = {
         option("log_window_value", V3_37, "what a windowed log line holds"),
         option("num_range", V3_37, "ranges per trim"),
         option("thinkcycles", V3_37, "CPU cycles spun between I/Os"),
+        Entry {
+            change: Change::Engine("dircreate", None),
+            since: V3_37,
+            what: "the dircreate engine: each file a directory, made when opened",
+            upstream: "engines/fileoperations.c (a7a817a2)",
+        },
         option("dataplacement", V3_38, "data placement (fdp or streams)"),
         option("data_placement", V3_38, "alias of dataplacement"),
         option("dp_scheme", V3_38, "a file of placement ID schemes"),

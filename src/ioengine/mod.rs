@@ -78,6 +78,7 @@ mod wait;
 
 mod cpuio;
 mod devdax;
+mod dircreate;
 mod e4defrag;
 mod exec;
 mod falloc;

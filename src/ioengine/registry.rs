@@ -31,9 +31,9 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, devdax, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http,
-    io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice,
-    sync, vsync,
+    cpuio, devdax, dircreate, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate,
+    http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2,
+    splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -237,6 +237,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filecreate", filecreate),
     engine!("filestat", filestat, FileStat),
     engine!("filedelete", filedelete),
+    engine!("dircreate", dircreate),
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
@@ -397,7 +398,13 @@ mod tests {
         assert_eq!(names(|f| f.pipe_io), ["net", "netsplice", "splice"]);
         assert_eq!(
             names(|f| f.changes_files),
-            ["ftruncate", "filecreate", "filedelete", "falloc"]
+            [
+                "ftruncate",
+                "filecreate",
+                "filedelete",
+                "dircreate",
+                "falloc"
+            ]
         );
         assert_eq!(names(|f| f.runs_a_program()), ["exec"]);
         assert_eq!(
