@@ -59,14 +59,15 @@ pub struct EngineDef {
     /// the job's stop (`None`: none) cuts what the start waits for (nbd's
     /// handshake).
     pub new: fn(&EngineSpec, IoMem, Option<StopFlag>) -> Started,
-    /// What the engine finds out when the job's files are set up, before
-    /// any job starts (fio's engine `.setup`: nbd asks its server how big
-    /// the export is): the size of the job's first file, which is then
-    /// fixed (fio's `real_file_size`), or `None` to size the files as
-    /// usual; an error is what fio prints when the setup fails (whole
+    /// What the engine does or finds out when the job's files (their
+    /// paths, in order) are set up, before any job starts (fio's engine
+    /// `.setup`: nbd asks its server how big the export is, dirstat makes
+    /// the directories it stats): the size of the job's first file, which
+    /// is then fixed (fio's `real_file_size`), or `None` to size the files
+    /// as usual; an error is what fio prints when the setup fails (whole
     /// lines), and the job is reaped unstarted. The run's stop cuts what
     /// it waits for.
-    pub(crate) setup: fn(&EngineSpec, StopFlag) -> Result<Option<u64>, String>,
+    pub(crate) setup: fn(&EngineSpec, &[&Path], StopFlag) -> Result<Option<u64>, String>,
     /// Why the engine cannot run on the file at this path, as the words
     /// after `job 'NAME': ` (dev-dax: a device DAX character device only),
     /// or `None`: the plan refuses such a job.
@@ -75,7 +76,7 @@ pub struct EngineDef {
 
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
-fn no_setup(_: &EngineSpec, _: StopFlag) -> Result<Option<u64>, String> {
+fn no_setup(_: &EngineSpec, _: &[&Path], _: StopFlag) -> Result<Option<u64>, String> {
     Ok(None)
 }
 
@@ -191,7 +192,7 @@ macro_rules! engine {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
             },
-            setup: |spec, _| match &spec.options {
+            setup: |spec, _, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::setup(o),
                 _ => $module::setup(&Default::default()),
             },
@@ -254,7 +255,7 @@ pub(crate) static ENGINES: &[EngineDef] = &[
             EngineOptions::Nbd(o) => nbd::new(&spec.common, o, mem, stop),
             _ => nbd::new(&spec.common, &Default::default(), mem, stop),
         },
-        setup: |spec, stop| match &spec.options {
+        setup: |spec, _, stop| match &spec.options {
             EngineOptions::Nbd(o) => nbd::setup(o, stop),
             _ => nbd::setup(&Default::default(), stop),
         },

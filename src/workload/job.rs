@@ -452,13 +452,15 @@ fn check_files(spec: &JobSpec, engine: &EngineDef, caps: Caps) -> Result<(), Run
     Ok(())
 }
 
-/// The engine's setup (fio's `.setup`, before the sizes): nbd's export
-/// has a size of its own, that of the first file. The run's `stop` cuts
-/// it short: the job then never starts, with no error.
+/// The engine's setup of the job's files (fio's `.setup`, before the
+/// sizes): nbd's export has a size of its own, that of the first file;
+/// dirstat makes its directories. The run's `stop` cuts it short: the job
+/// then never starts, with no error.
 fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Option<u64>, RunError> {
     // SAFETY: `stop` outlives the setup, which keeps no copy.
     let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
-    (engine.setup)(&spec.engine, flag).map_err(|msg| {
+    let paths: Vec<&std::path::Path> = spec.files.iter().map(|f| f.path.as_path()).collect();
+    (engine.setup)(&spec.engine, &paths, flag).map_err(|msg| {
         if stop.requested() {
             RunError::SetupStopped {
                 job: spec.name.clone(),
