@@ -319,7 +319,9 @@ fn command_line_section(
         dump_to: scope.settings.len(),
         errors,
     });
-    if failed || jobs.refuse_when_read(&scope, start) {
+    // fio loads the engine as it reads `--ioengine`: a failed load ends it
+    // before the options after it are checked.
+    if jobs.refuse_when_read(&scope, start) || failed {
         return;
     }
     if cs.is_global() {
