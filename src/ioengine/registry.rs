@@ -31,9 +31,9 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, devdax, dircreate, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate,
-    http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2,
-    splice, sync, vsync,
+    cpuio, devdax, dircreate, dirstat, e4defrag, exec, falloc, filecreate, filedelete, filestat,
+    ftruncate, http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync,
+    pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -239,6 +239,10 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filestat", filestat, FileStat),
     engine!("filedelete", filedelete),
     engine!("dircreate", dircreate),
+    EngineDef {
+        setup: |_, files, _| dirstat::make_dirs(files),
+        ..engine!("dirstat", dirstat, FileStat)
+    },
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
@@ -404,6 +408,7 @@ mod tests {
                 "filecreate",
                 "filedelete",
                 "dircreate",
+                "dirstat",
                 "falloc"
             ]
         );
@@ -460,6 +465,7 @@ mod tests {
                     | "libaio"
                     | "pvsync2"
                     | "filestat"
+                    | "dirstat"
                     | "cpuio"
                     | "exec"
                     | "net"
