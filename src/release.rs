@@ -322,6 +322,12 @@ pub static CHANGES: &[Entry] = {
             what: "the dirstat engine: filestat's stat of directories it makes",
             upstream: "engines/fileoperations.c (a7a817a2)",
         },
+        Entry {
+            change: Change::Engine("dirdelete", None),
+            since: V3_37,
+            what: "the dirdelete engine: rmdir of directories it makes",
+            upstream: "engines/fileoperations.c (a7a817a2)",
+        },
         option("dataplacement", V3_38, "data placement (fdp or streams)"),
         option("data_placement", V3_38, "alias of dataplacement"),
         option("dp_scheme", V3_38, "a file of placement ID schemes"),

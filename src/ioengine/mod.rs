@@ -79,6 +79,7 @@ mod wait;
 mod cpuio;
 mod devdax;
 mod dircreate;
+mod dirdelete;
 mod dirstat;
 mod e4defrag;
 mod exec;

@@ -31,9 +31,9 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, devdax, dircreate, dirstat, e4defrag, exec, falloc, filecreate, filedelete, filestat,
-    ftruncate, http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync,
-    pvsync2, splice, sync, vsync,
+    cpuio, devdax, dircreate, dirdelete, dirstat, e4defrag, exec, falloc, filecreate, filedelete,
+    filestat, ftruncate, http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync,
+    pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -243,6 +243,10 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         setup: |_, files, _| dirstat::make_dirs(files),
         ..engine!("dirstat", dirstat, FileStat)
     },
+    EngineDef {
+        setup: |_, files, _| dirdelete::make_dirs(files),
+        ..engine!("dirdelete", dirdelete)
+    },
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
@@ -409,6 +413,7 @@ mod tests {
                 "filedelete",
                 "dircreate",
                 "dirstat",
+                "dirdelete",
                 "falloc"
             ]
         );
