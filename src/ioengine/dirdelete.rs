@@ -21,6 +21,7 @@ pub(crate) struct DirDelete {
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()
+        .dirs()
         .open_error_at(Some(("delete", "engines/fileoperations.c:244")));
 
 /// What this engine can do.

@@ -24,6 +24,7 @@ pub(crate) struct DirStat {
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()
+        .dirs()
         .open_error_at(Some(("stat", "engines/fileoperations.c:194")));
 
 /// What this engine can do.

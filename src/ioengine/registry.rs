@@ -417,6 +417,7 @@ mod tests {
                 "falloc"
             ]
         );
+        assert_eq!(names(|f| f.dirs), ["dircreate", "dirstat", "dirdelete"]);
         assert_eq!(names(|f| f.runs_a_program()), ["exec"]);
         assert_eq!(
             names(|f| f.queues_file_io()),
