@@ -20,6 +20,7 @@ pub(crate) struct DirCreate {
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()
+        .block_sized_files()
         .dirs()
         .open_error_at(Some(("open", "engines/fileoperations.c:123")));
 

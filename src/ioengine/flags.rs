@@ -86,6 +86,10 @@ pub struct EngineFlags {
     /// dirstat, dirdelete, whose `.unlink_file` is `rmdir`): `unlink=1`
     /// removes them as directories.
     pub(crate) dirs: bool,
+    /// rfio: each file is one block big, the job's smallest (fio's
+    /// `get_file_size` of filecreate and dircreate): a job without `size`
+    /// or `filesize` does one block per file.
+    pub(crate) block_sized_files: bool,
 }
 
 /// fio's `generic_open_file`, where the engines that open through it
@@ -123,6 +127,7 @@ impl EngineFlags {
             failed_open_looks_opened: false,
             open_error_at: None,
             dirs: false,
+            block_sized_files: false,
         }
     }
 
@@ -162,6 +167,14 @@ impl EngineFlags {
     /// ... whose files are directories.
     pub(crate) const fn dirs(self) -> EngineFlags {
         EngineFlags { dirs: true, ..self }
+    }
+
+    /// ... whose files are each one block big.
+    pub(crate) const fn block_sized_files(self) -> EngineFlags {
+        EngineFlags {
+            block_sized_files: true,
+            ..self
+        }
     }
 
     /// ... whose failed `call` fio reports at `place`.
