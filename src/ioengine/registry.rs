@@ -67,16 +67,20 @@ pub struct EngineDef {
     /// as usual; an error is what fio prints when the setup fails (whole
     /// lines), and the job is reaped unstarted. The run's stop cuts what
     /// it waits for.
-    pub(crate) setup: fn(&EngineSpec, &[&Path], StopFlag) -> Result<Option<u64>, String>,
+    pub(crate) setup: fn(&EngineSpec, &[&Path], StopFlag) -> SetUp,
     /// Why the engine cannot run on the file at this path, as the words
     /// after `job 'NAME': ` (dev-dax: a device DAX character device only),
     /// or `None`: the plan refuses such a job.
     pub(crate) refuse_file: fn(&Path) -> Option<String>,
 }
 
+/// What an engine's setup gives: the size of the job's first file, if it
+/// fixes one, or fio's lines when it fails (see [`EngineDef::setup`]).
+pub(crate) type SetUp = Result<Option<u64>, String>;
+
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
-fn no_setup(_: &EngineSpec, _: &[&Path], _: StopFlag) -> Result<Option<u64>, String> {
+fn no_setup(_: &EngineSpec, _: &[&Path], _: StopFlag) -> SetUp {
     Ok(None)
 }
 
