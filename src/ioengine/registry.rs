@@ -274,13 +274,13 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         refuse_file: any_file,
     },
     engine!("libaio", libaio, Libaio),
+    // Not in Debian's fio build (it needs libcurl); where fio has it, here.
+    engine!("http", http, Http),
     EngineDef {
         refuse_file: devdax::refuse_file,
         ..engine!("dev-dax", devdax, Devdax, setup)
     },
     engine!("libpmem", libpmem, Libpmem),
-    // Not in Debian's fio build (it needs libcurl): last.
-    engine!("http", http, Http),
 ];
 
 /// The flags of the engine called `name`: one rfio runs, or one of fio's
