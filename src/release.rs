@@ -209,6 +209,13 @@ pub enum Change {
     /// completion latency of each interval, listed in JSON as `lat_ns`
     /// with its `lat_mean`, and in the normal line as `lat=`.
     SteadyStateLatency,
+    /// An ioengine that releases before this one do not know (`fio: engine
+    /// NAME not loadable`), and the engine whose options table it shares,
+    /// if it has one of its own: `(name, options of)`.
+    Engine(&'static str, Option<&'static str>),
+    /// An ioengine this release removed: from it on, `ioengine=NAME` is
+    /// unknown.
+    EngineRemoved(&'static str),
     /// JSON keeps empty strings (`""`), so options set without a value
     /// (`time_based`, `group_reporting`) appear in the options blocks;
     /// 3.33 left every empty string out with its key.
@@ -294,6 +301,12 @@ pub static CHANGES: &[Entry] = {
         },
         option("fdp_pli", V3_34, "placement IDs for fdp"),
         Entry {
+            change: Change::EngineRemoved("pmemblk"),
+            since: V3_34,
+            what: "the pmemblk engine removed (PMDK's libpmemblk is deprecated)",
+            upstream: "engines/pmemblk.c (removed by 04c1cdc4)",
+        },
+        Entry {
             change: Change::SeedsFromRandseed,
             since: V3_35,
             what: "random offsets seeded from randseed, distributions per file; \
@@ -350,6 +363,24 @@ pub static CHANGES: &[Entry] = {
         option("log_window_value", V3_37, "what a windowed log line holds"),
         option("num_range", V3_37, "ranges per trim"),
         option("thinkcycles", V3_37, "CPU cycles spun between I/Os"),
+        Entry {
+            change: Change::Engine("dircreate", None),
+            since: V3_37,
+            what: "the dircreate engine: each file a directory, made when opened",
+            upstream: "engines/fileoperations.c (a7a817a2)",
+        },
+        Entry {
+            change: Change::Engine("dirstat", Some("filestat")),
+            since: V3_37,
+            what: "the dirstat engine: filestat's stat of directories it makes",
+            upstream: "engines/fileoperations.c (a7a817a2)",
+        },
+        Entry {
+            change: Change::Engine("dirdelete", None),
+            since: V3_37,
+            what: "the dirdelete engine: rmdir of directories it makes",
+            upstream: "engines/fileoperations.c (a7a817a2)",
+        },
         option("dataplacement", V3_38, "data placement (fdp or streams)"),
         option("data_placement", V3_38, "alias of dataplacement"),
         option("dp_scheme", V3_38, "a file of placement ID schemes"),
@@ -522,6 +553,8 @@ mod tests {
             Change::Option(_)
             | Change::Alias(..)
             | Change::LongPatterns
+            | Change::Engine(..)
+            | Change::EngineRemoved(_)
             | Change::SeedsFromRandseed
             | Change::JsonJobStart
             | Change::DiskSectors

@@ -139,6 +139,18 @@ pub(crate) fn run_repeated(
 ) -> Result<Outcome, Error> {
     let front = Box::new(front_end(&inv)?);
     watch.warnings(&front.fe.warnings)?;
+    if let Some((added, msg)) = front.fe.refused_when_read.clone() {
+        // `--compat=fio`: what fio refuses as it reads the command line,
+        // dry runs too.
+        return Err(Error::Refused {
+            front,
+            added,
+            refusal: RunError::Refused {
+                job: String::new(),
+                msg,
+            },
+        });
+    }
     if inv.input.showcmd {
         return Ok(Outcome::ShowCmd(front));
     }
@@ -286,7 +298,7 @@ fn unsupported_options(fe: &Frontend) -> Diagnostics {
     for job in &fe.plan.jobs {
         // An engine rfio cannot run (plan::engine::refusal), once per
         // section; that says it all about the engine's own options.
-        let refused = crate::plan::engine::refusal(job);
+        let refused = crate::plan::engine::refusal(job, fe.plan.release);
         if let Some(why) = refused.as_ref().filter(|_| job.subjob == 0) {
             let span = crate::plan::engine::engine_span(job);
             d.push(Diagnostic::at(span, format!("job '{}': {why}", job.name)));

@@ -224,12 +224,10 @@ fn enghelp(
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     if arg.is_none_or(str::is_empty) {
-        // The engines rfio runs (fio lists every engine of its build).
-        write!(
-            out,
-            "{}",
-            cmdhelp::enghelp_list_of(crate::ioengine::names())
-        )?;
+        // The engines rfio runs that the release has (fio lists every
+        // engine of its build).
+        let names = crate::options::engines::available_of(crate::ioengine::names(), release);
+        write!(out, "{}", cmdhelp::enghelp_list_of(names))?;
         return Ok(0);
     }
     help(cmdhelp::enghelp_output_in(release, arg), out, err)

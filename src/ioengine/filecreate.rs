@@ -21,6 +21,7 @@ pub(crate) struct FileCreate {
 pub(crate) const FLAGS: EngineFlags =
     EngineFlags::fio(fio::DISKLESSIO | fio::SYNCIO | fio::FAKEIO | fio::NOSTATS | fio::NOFILEHASH)
         .changes_files()
+        .block_sized_files()
         .open_error_at(Some(("open", "engines/fileoperations.c:91")));
 
 /// What this engine can do.

@@ -82,6 +82,14 @@ pub struct EngineFlags {
     /// the file operations, to act on) a file: the failed call as the
     /// engine names it (`open`, `delete`) and fio's `file:line`.
     pub(crate) open_error_at: Option<(&'static str, &'static str)>,
+    /// rfio: the job's files are directories (fio 3.37's dircreate,
+    /// dirstat, dirdelete, whose `.unlink_file` is `rmdir`): `unlink=1`
+    /// removes them as directories.
+    pub(crate) dirs: bool,
+    /// rfio: each file is one block big, the job's smallest (fio's
+    /// `get_file_size` of filecreate and dircreate): a job without `size`
+    /// or `filesize` does one block per file.
+    pub(crate) block_sized_files: bool,
 }
 
 /// fio's `generic_open_file`, where the engines that open through it
@@ -118,6 +126,8 @@ impl EngineFlags {
             buffered_to_kernel_workers: false,
             failed_open_looks_opened: false,
             open_error_at: None,
+            dirs: false,
+            block_sized_files: false,
         }
     }
 
@@ -154,6 +164,19 @@ impl EngineFlags {
         }
     }
 
+    /// ... whose files are directories.
+    pub(crate) const fn dirs(self) -> EngineFlags {
+        EngineFlags { dirs: true, ..self }
+    }
+
+    /// ... whose files are each one block big.
+    pub(crate) const fn block_sized_files(self) -> EngineFlags {
+        EngineFlags {
+            block_sized_files: true,
+            ..self
+        }
+    }
+
     /// ... whose failed `call` fio reports at `place`.
     pub(crate) const fn open_error_at(self, at: Option<(&'static str, &'static str)>) -> Self {
         EngineFlags {
@@ -179,6 +202,20 @@ impl EngineFlags {
     /// the submit (libaio, posixaio).
     pub fn buffered_io_goes_to_kernel_workers(&self) -> bool {
         self.buffered_to_kernel_workers
+    }
+
+    /// fio's `td_io_unlink_file` of a job's file at its end (`unlink=1`):
+    /// a regular file is removed, or a directory where the engine's files
+    /// are directories; anything else is left, and a failure is ignored.
+    pub(crate) fn unlink(&self, path: &std::path::Path) {
+        let Ok(m) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if self.dirs && m.is_dir() {
+            let _ = std::fs::remove_dir(path);
+        } else if m.file_type().is_file() {
+            let _ = std::fs::remove_file(path);
+        }
     }
 
     /// Where fio reports the engine's failed `call` of a file (`open`,

@@ -60,9 +60,13 @@
 //! engine's variant of [`EngineOptions`], which the engine's `options`
 //! builds. A new engine touches its own file, its line in
 //! [`ENGINES`](registry::ENGINES) (with its variant of [`EngineOptions`]
-//! when it has options) and its `mod` line here; `plan::engine`'s tests
-//! check that each engine declares exactly the options of its fio table
-//! that rfio runs.
+//! when it has options) and its `mod` line here; one that a release after
+//! 3.33 brought has its `Change::Engine` entry in `release::CHANGES`
+//! (naming the engine whose options table it shares, if any), which is
+//! how the options layer, the plan and `--enghelp` know it exists only
+//! from that release (fio 3.37's dircreate, dirstat, dirdelete).
+//! `plan::engine`'s tests check that each engine declares exactly the
+//! options of its fio table that rfio runs.
 
 mod buf;
 /// `cmdprio_*`: which I/Os of a job get which priority.
@@ -78,6 +82,9 @@ mod wait;
 
 mod cpuio;
 mod devdax;
+mod dircreate;
+mod dirdelete;
+mod dirstat;
 mod e4defrag;
 mod exec;
 mod falloc;

@@ -31,9 +31,9 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, devdax, e4defrag, exec, falloc, filecreate, filedelete, filestat, ftruncate, http,
-    io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync, pvsync, pvsync2, splice,
-    sync, vsync,
+    cpuio, devdax, dircreate, dirdelete, dirstat, e4defrag, exec, falloc, filecreate, filedelete,
+    filestat, ftruncate, http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync,
+    pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -59,23 +59,28 @@ pub struct EngineDef {
     /// the job's stop (`None`: none) cuts what the start waits for (nbd's
     /// handshake).
     pub new: fn(&EngineSpec, IoMem, Option<StopFlag>) -> Started,
-    /// What the engine finds out when the job's files are set up, before
-    /// any job starts (fio's engine `.setup`: nbd asks its server how big
-    /// the export is): the size of the job's first file, which is then
-    /// fixed (fio's `real_file_size`), or `None` to size the files as
-    /// usual; an error is what fio prints when the setup fails (whole
+    /// What the engine does or finds out when the job's files (their
+    /// paths, in order) are set up, before any job starts (fio's engine
+    /// `.setup`: nbd asks its server how big the export is, dirstat makes
+    /// the directories it stats): the size of the job's first file, which
+    /// is then fixed (fio's `real_file_size`), or `None` to size the files
+    /// as usual; an error is what fio prints when the setup fails (whole
     /// lines), and the job is reaped unstarted. The run's stop cuts what
     /// it waits for.
-    pub(crate) setup: fn(&EngineSpec, StopFlag) -> Result<Option<u64>, String>,
+    pub(crate) setup: fn(&EngineSpec, &[&Path], StopFlag) -> SetUp,
     /// Why the engine cannot run on the file at this path, as the words
     /// after `job 'NAME': ` (dev-dax: a device DAX character device only),
     /// or `None`: the plan refuses such a job.
     pub(crate) refuse_file: fn(&Path) -> Option<String>,
 }
 
+/// What an engine's setup gives: the size of the job's first file, if it
+/// fixes one, or fio's lines when it fails (see [`EngineDef::setup`]).
+pub(crate) type SetUp = Result<Option<u64>, String>;
+
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
-fn no_setup(_: &EngineSpec, _: StopFlag) -> Result<Option<u64>, String> {
+fn no_setup(_: &EngineSpec, _: &[&Path], _: StopFlag) -> SetUp {
     Ok(None)
 }
 
@@ -191,7 +196,7 @@ macro_rules! engine {
                 EngineOptions::$variant(o) => $module::new(&spec.common, o, mem),
                 _ => $module::new(&spec.common, &Default::default(), mem),
             },
-            setup: |spec, _| match &spec.options {
+            setup: |spec, _, _| match &spec.options {
                 EngineOptions::$variant(o) => $module::setup(o),
                 _ => $module::setup(&Default::default()),
             },
@@ -237,6 +242,15 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filecreate", filecreate),
     engine!("filestat", filestat, FileStat),
     engine!("filedelete", filedelete),
+    engine!("dircreate", dircreate),
+    EngineDef {
+        setup: |_, files, _| dirstat::make_dirs(files),
+        ..engine!("dirstat", dirstat, FileStat)
+    },
+    EngineDef {
+        setup: |_, files, _| dirdelete::make_dirs(files),
+        ..engine!("dirdelete", dirdelete)
+    },
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),
@@ -253,20 +267,20 @@ pub(crate) static ENGINES: &[EngineDef] = &[
             EngineOptions::Nbd(o) => nbd::new(&spec.common, o, mem, stop),
             _ => nbd::new(&spec.common, &Default::default(), mem, stop),
         },
-        setup: |spec, stop| match &spec.options {
+        setup: |spec, _, stop| match &spec.options {
             EngineOptions::Nbd(o) => nbd::setup(o, stop),
             _ => nbd::setup(&Default::default(), stop),
         },
         refuse_file: any_file,
     },
     engine!("libaio", libaio, Libaio),
+    // Not in Debian's fio build (it needs libcurl); where fio has it, here.
+    engine!("http", http, Http),
     EngineDef {
         refuse_file: devdax::refuse_file,
         ..engine!("dev-dax", devdax, Devdax, setup)
     },
     engine!("libpmem", libpmem, Libpmem),
-    // Not in Debian's fio build (it needs libcurl): last.
-    engine!("http", http, Http),
 ];
 
 /// The flags of the engine called `name`: one rfio runs, or one of fio's
@@ -397,8 +411,17 @@ mod tests {
         assert_eq!(names(|f| f.pipe_io), ["net", "netsplice", "splice"]);
         assert_eq!(
             names(|f| f.changes_files),
-            ["ftruncate", "filecreate", "filedelete", "falloc"]
+            [
+                "ftruncate",
+                "filecreate",
+                "filedelete",
+                "dircreate",
+                "dirstat",
+                "dirdelete",
+                "falloc"
+            ]
         );
+        assert_eq!(names(|f| f.dirs), ["dircreate", "dirstat", "dirdelete"]);
         assert_eq!(names(|f| f.runs_a_program()), ["exec"]);
         assert_eq!(
             names(|f| f.queues_file_io()),
@@ -452,6 +475,7 @@ mod tests {
                     | "libaio"
                     | "pvsync2"
                     | "filestat"
+                    | "dirstat"
                     | "cpuio"
                     | "exec"
                     | "net"

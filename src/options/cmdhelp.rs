@@ -30,7 +30,7 @@
 //! fio writes to stderr, or to stdout when it writes nothing to stderr).
 
 use super::def::{FioType, OptionDef};
-use super::engines::{engine_options, is_available, ENGINES};
+use super::engines::{available_of, engine_options, is_available, ENGINES};
 use super::profiles::{profile_of, PROFILE_OPTIONS};
 use super::suggest::string_distance;
 use super::table_of;
@@ -124,16 +124,21 @@ pub fn cmdhelp(name: &str) -> Result<String, String> {
     }
 }
 
-/// `fio --enghelp[=ARG]`; `None` is the bare `--enghelp`. `ARG` is
-/// `ENGINE` or `ENGINE,CMD` (split at the first comma).
+/// `fio --enghelp[=ARG]` of fio 3.33; `None` is the bare `--enghelp`.
+/// `ARG` is `ENGINE` or `ENGINE,CMD` (split at the first comma).
 pub fn enghelp_output(arg: Option<&str>) -> HelpOutput {
     enghelp_output_in(Release::DEFAULT, arg)
 }
 
-/// [`enghelp_output`] as `release` prints it (its engine options).
+/// `fio --enghelp[=ARG]` of fio `release`: its engines are those the
+/// release has (fio 3.37 added `dircreate`, 3.34 removed `pmemblk`), with
+/// their options in its table.
 pub fn enghelp_output_in(release: Release, arg: Option<&str>) -> HelpOutput {
     match arg {
-        None | Some("") => HelpOutput::ok(enghelp_list()),
+        None | Some("") => HelpOutput::ok(enghelp_list_of(available_of(
+            ENGINES.iter().copied(),
+            release,
+        ))),
         Some(arg) => match arg.split_once(',') {
             Some((engine, cmd)) => engine_help(release, engine, Some(cmd)),
             None => engine_help(release, arg, None),
@@ -141,7 +146,7 @@ pub fn enghelp_output_in(release: Release, arg: Option<&str>) -> HelpOutput {
     }
 }
 
-/// `fio --enghelp`: the engines of this build.
+/// `fio --enghelp`: the engines of this build (fio 3.33's).
 pub fn enghelp_list() -> String {
     enghelp_list_of(ENGINES.iter().copied())
 }
@@ -282,9 +287,9 @@ fn option_block(o: &OptionDef) -> String {
     )
 }
 
-/// `--enghelp=ENGINE[,CMD]`.
+/// `--enghelp=ENGINE[,CMD]`, as fio `release` answers it.
 fn engine_help(release: Release, engine: &str, cmd: Option<&str>) -> HelpOutput {
-    if !is_available(engine) {
+    if !is_available(engine, release) {
         return HelpOutput {
             stdout: format!("IO engine {engine} not found\n"),
             stderr: format!("fio: engine {engine} not loadable\n"),

@@ -386,8 +386,9 @@ fn engine_option(
             .iter()
             .filter(|d| d.answers_to(key) && d.is_engine_option())
     };
-    if let Some(def) = candidates().find(|d| d.engines.contains(&engine)) {
-        if engines::is_available(engine) {
+    let table = engines::options_of(engine);
+    if let Some(def) = candidates().find(|d| d.engines.contains(&table)) {
+        if engines::is_available(engine, release) {
             return Ok(def);
         }
     }
@@ -396,7 +397,7 @@ fn engine_option(
             "'{key}' is a command-line option (--{key}), not a job option"
         )));
     }
-    if !engines::is_available(engine) && candidates().next().is_some() {
+    if !engines::is_available(engine, release) && candidates().next().is_some() {
         return Err(elsewhere(format!(
             "unknown option '{key}': ioengine '{engine}' is not available, so its options are unknown"
         )));

@@ -69,6 +69,10 @@ pub struct Frontend {
     /// run (`b: waitee job nosuch unknown.`), after that many jobs; only
     /// a run meets it (`--parse-only` and `--showcmd` pass, as in fio).
     pub(crate) refusal: Option<(usize, String)>,
+    /// `--compat=fio`: fio's refusal while it reads the command line
+    /// (`--ioengine=` naming an engine it cannot load), after that many
+    /// jobs; dry runs meet it too, and nothing after it was read.
+    pub(crate) refused_when_read: Option<(usize, String)>,
 }
 
 /// rfio runs a thread per job; past this many jobs a plan is a mistake
@@ -93,10 +97,19 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
     let mut jobs = Expander::new(input, job_files);
     let mut globals = JobOptions::default();
     for cs in &input.cmd_sections {
+        if jobs.read_refusal.is_some() {
+            break;
+        }
         command_line_section(&mut fe, &mut jobs, &mut globals, cs, keywords);
     }
     let cmdline_globals = globals.clone();
-    for (idx, jf) in job_files.iter().enumerate() {
+    // fio stops reading where it refused the command line.
+    let files = if jobs.read_refusal.is_some() {
+        &[]
+    } else {
+        job_files
+    };
+    for (idx, jf) in files.iter().enumerate() {
         let globals = if idx == 0 {
             cmdline_globals.clone()
         } else {
@@ -135,6 +148,7 @@ pub fn build(input: impl Into<Input>, job_files: &[JobFile], keywords: &Keywords
     super::resolve::host::whole_run(fe.plan.jobs.iter_mut().map(|j| &mut j.host));
     fe.diags.extend(jobs.diags);
     fe.refusal = jobs.refusal;
+    fe.refused_when_read = jobs.read_refusal;
     fe
 }
 
@@ -305,7 +319,9 @@ fn command_line_section(
         dump_to: scope.settings.len(),
         errors,
     });
-    if failed {
+    // fio loads the engine as it reads `--ioengine`: a failed load ends it
+    // before the options after it are checked.
+    if jobs.refuse_when_read(&scope, start) || failed {
         return;
     }
     if cs.is_global() {

@@ -25,9 +25,11 @@ use crate::ioengine::{
     EngineSpec, JobFacts, OptionValues, Refusal, SplitEntry,
 };
 use crate::options::def::{OptionDef, ValueKind};
+use crate::options::engines;
 use crate::options::value::{parse_size, parse_value, ParseCtx, ValueError};
 use crate::options::Value;
 use crate::rand::Slot;
+use crate::release::Release;
 
 use super::resolve::read::Opts;
 use super::spec::JobSpec;
@@ -56,25 +58,31 @@ pub(crate) fn resolve(job: &JobSpec, diags: &mut Diagnostics) -> Option<EngineSp
 /// external plugin, or a name fio does not know either), as the words
 /// after `job 'NAME': `; `None` for an engine rfio runs. fio accepts any
 /// name when it parses (`--parse-only` exits 0) and fails the run; rfio
-/// refuses the run before it starts.
-pub(crate) fn refusal(job: &JobSpec) -> Option<String> {
+/// refuses the run before it starts. An engine the run's `release` does
+/// not have (one a later release added, or one it removed) is unknown, as
+/// that fio has it.
+pub(crate) fn refusal(job: &JobSpec, release: Release) -> Option<String> {
     let name = job.ioengine.as_str();
-    if let Some(def) = lookup(name) {
+    let known = engines::is_available(name, release);
+    if let Some(def) = lookup(name).filter(|_| known) {
         // An engine that runs only on some files (dev-dax: a device DAX
         // character device) says why it cannot run on the job's.
         return job.files.iter().find_map(|f| (def.refuse_file)(&f.path));
     }
-    Some(
-        if let Some(needs) = crate::ioengine::not_run(name).map(|e| e.needs) {
-            format!("ioengine={name} needs {needs}; rfio does not run it")
-        } else if name.starts_with("external:") {
-            format!("ioengine={name}: rfio cannot load fio's external engine plugins")
-        } else if crate::options::engines::is_available(name) {
-            format!("ioengine={name}: rfio does not run this engine yet")
-        } else {
-            format!("ioengine={name}: no such I/O engine (fio: engine {name} not loadable)")
-        },
-    )
+    Some(if !known && name.starts_with("external:") {
+        format!("ioengine={name}: rfio cannot load fio's external engine plugins")
+    } else if !known {
+        let unknown =
+            format!("ioengine={name}: no such I/O engine (fio: engine {name} not loadable");
+        match engines::release_note(name) {
+            Some(when) => format!("{unknown}; {when}, rfio behaves as {release})"),
+            None => format!("{unknown})"),
+        }
+    } else if let Some(needs) = crate::ioengine::not_run(name).map(|e| e.needs) {
+        format!("ioengine={name} needs {needs}; rfio does not run it")
+    } else {
+        format!("ioengine={name}: rfio does not run this engine yet")
+    })
 }
 
 /// What the engine of `job` can do with its settings (`None` for one
@@ -463,7 +471,7 @@ mod tests {
     fn every_registered_engine_is_one_fio_knows() {
         for def in ENGINES {
             assert!(
-                crate::options::engines::is_available(def.name),
+                engines::is_available(def.name, Release::NEWEST),
                 "{}",
                 def.name
             );
@@ -477,7 +485,9 @@ mod tests {
         for def in ENGINES {
             let mut table: Vec<&str> = OPTIONS
                 .iter()
-                .filter(|o| o.engines.contains(&def.name) && o.support == Support::Yes)
+                .filter(|o| {
+                    o.engines.contains(&engines::options_of(def.name)) && o.support == Support::Yes
+                })
                 .map(|o| o.name)
                 .collect();
             let mut declared = def.options.to_vec();
@@ -489,8 +499,12 @@ mod tests {
 
     #[test]
     fn engines_rfio_lacks_are_refused_with_what_they_need() {
-        let refusal =
-            |e: &str| refusal(&job(&["--name=j", "--size=1m", &format!("--ioengine={e}")]));
+        let refusal = |e: &str| {
+            refusal(
+                &job(&["--name=j", "--size=1m", &format!("--ioengine={e}")]),
+                Release::V3_33,
+            )
+        };
         assert_eq!(refusal("psync"), None);
         assert_eq!(refusal("splice"), None);
         assert_eq!(
@@ -498,7 +512,7 @@ mod tests {
             Some("ioengine=sg needs SCSI generic devices (/dev/sg*, the SG_IO ioctl); rfio does not run it")
         );
         for name in crate::ioengine::NOT_RUN.iter().map(|e| e.name) {
-            assert!(crate::options::engines::is_available(name), "{name}");
+            assert!(engines::is_available(name, Release::V3_33), "{name}");
             assert!(
                 refusal(name).unwrap().contains("rfio does not run it"),
                 "{name}"
@@ -524,6 +538,23 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// An engine a release removed is unknown from that release on, as
+    /// that fio has it, and says when it went.
+    #[test]
+    fn an_engine_is_refused_as_the_release_knows_it() {
+        let pmemblk = job(&["--name=j", "--size=1m", "--ioengine=pmemblk"]);
+        assert!(refusal(&pmemblk, Release::V3_33)
+            .unwrap()
+            .contains("rfio does not run it"));
+        assert_eq!(
+            refusal(&pmemblk, Release::V3_42).as_deref(),
+            Some(
+                "ioengine=pmemblk: no such I/O engine (fio: engine pmemblk not loadable; \
+                 fio 3.34 removed it, rfio behaves as fio-3.42)"
+            )
+        );
     }
 
     /// The engines read their options' defaults from the table: each

@@ -292,10 +292,12 @@ impl ThreadStats {
             h.record(clat_ns);
         }
         if let Some(l) = self.log.as_mut() {
+            // fio's add_clat_sample from the file operation has no block
+            // size: the log line says 0.
             l.io(&LoggedIo {
                 t_ms: now_ms,
                 dir: d,
-                bytes,
+                bytes: 0,
                 offset: 0,
                 ioprio: self.ioprio,
                 bw: None,

@@ -131,7 +131,13 @@ impl<'a> Prepared<'a> {
             sizes,
             all_regular,
             ignored,
-        } = regions::size_files(spec, caps, engine_size, fill)?;
+        } = regions::size_files(
+            spec,
+            caps,
+            engine_size,
+            self::block_size(spec, engine),
+            fill,
+        )?;
         let mut limits = Limits::of(spec, &files);
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
         let (zoned, zbd_notes) = match zbd {
@@ -452,13 +458,23 @@ fn check_files(spec: &JobSpec, engine: &EngineDef, caps: Caps) -> Result<(), Run
     Ok(())
 }
 
-/// The engine's setup (fio's `.setup`, before the sizes): nbd's export
-/// has a size of its own, that of the first file. The run's `stop` cuts
-/// it short: the job then never starts, with no error.
+/// The size the engine gives each file of `spec` that has none: the
+/// job's smallest block, for an engine whose files are one block each
+/// (fio's `get_file_size` of filecreate and dircreate).
+fn block_size(spec: &JobSpec, engine: &EngineDef) -> Option<u64> {
+    let smallest = spec.bs.iter().map(|b| b.0).min().unwrap_or(4096);
+    engine.flags.block_sized_files.then_some(smallest.max(1))
+}
+
+/// The engine's setup of the job's files (fio's `.setup`, before the
+/// sizes): nbd's export has a size of its own, that of the first file;
+/// dirstat makes its directories. The run's `stop` cuts it short: the job
+/// then never starts, with no error.
 fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Option<u64>, RunError> {
     // SAFETY: `stop` outlives the setup, which keeps no copy.
     let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
-    (engine.setup)(&spec.engine, flag).map_err(|msg| {
+    let paths: Vec<&std::path::Path> = spec.files.iter().map(|f| f.path.as_path()).collect();
+    (engine.setup)(&spec.engine, &paths, flag).map_err(|msg| {
         if stop.requested() {
             RunError::SetupStopped {
                 job: spec.name.clone(),

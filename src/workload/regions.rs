@@ -52,15 +52,22 @@ struct Found {
     /// Its size, if it exists (or the engine's).
     existing: Option<u64>,
     is_device: bool,
+    /// `existing` is the engine's size of every file (filecreate's one
+    /// block): without a size, the job's region is what it leaves past
+    /// the offset; with one, the file grows to it.
+    engine_sized: bool,
 }
 
 /// Size the files of `spec` on an engine with `caps` (`engine_size`: the
-/// engine's own size of the first file; `fill`: `fill_device` without a
-/// size). An error stops the job before it starts.
+/// engine's own size of the first file; `block`: its size of every file
+/// before the job's size applies, filecreate's one block, whatever is
+/// there; `fill`: `fill_device` without a size). An error stops the job
+/// before it starts.
 pub(super) fn size_files(
     spec: &JobSpec,
     caps: Caps,
     engine_size: Option<u64>,
+    block: Option<u64>,
     fill: bool,
 ) -> Result<Sized, RunError> {
     let nfiles = spec.files.len() as u64;
@@ -75,7 +82,12 @@ pub(super) fn size_files(
     // does not keep its existing size.
     let mut draw = 0;
     for (i, f) in spec.files.iter().enumerate() {
-        let found = found(spec, caps, f, engine_size.filter(|_| i == 0))?;
+        let mut found = found(spec, caps, f, engine_size.filter(|_| i == 0))?;
+        if let Some(b) = block {
+            // fio's real_file_size from the engine, whatever is there.
+            found.existing = Some(b);
+            found.engine_sized = true;
+        }
         // fio's real_file_size before the layout: a diskless engine's
         // missing file has the job's share of `size`.
         out.sizes
@@ -159,6 +171,7 @@ fn found(spec: &JobSpec, caps: Caps, f: &FileSpec, fixed: Option<u64>) -> Result
         is_device: meta
             .as_ref()
             .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device()),
+        engine_sized: false,
     })
 }
 
@@ -177,6 +190,7 @@ fn region(
         fixed,
         existing,
         is_device,
+        engine_sized,
     } = found;
     let nfiles = spec.files.len() as u64;
     // An engine without I/O (cpuio, exec) needs no size: it gets a
@@ -206,7 +220,7 @@ fn region(
         offsets::start_offset(spec, real)
     };
     let from_file = || {
-        (caps.needs_files || fixed.is_some())
+        (caps.needs_files || fixed.is_some() || engine_sized)
             .then(|| existing.map(|len| len.saturating_sub(start)))
             .flatten()
     };

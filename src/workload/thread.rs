@@ -115,9 +115,7 @@ impl Prepared<'_> {
         self.work(ts, stop, progress, log);
         if self.set.unlink {
             for f in &self.files {
-                if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_file()) {
-                    let _ = std::fs::remove_file(&f.path);
-                }
+                self.engine.flags.unlink(&f.path);
             }
         }
     }

@@ -482,8 +482,10 @@ fn quoted_engine_names(code: &str, names: &[&str]) -> Vec<(usize, String)> {
 /// The workload, the plan and their callers ask an engine's flags
 /// (`ioengine::flags`, `EngineDef::flags`), never its name: no quoted name
 /// of an engine rfio runs appears in code outside `src/ioengine` (where
-/// the engines declare themselves) and `src/options` (the table of valid
-/// `ioengine=` values). Comments and test modules are left out.
+/// the engines declare themselves), `src/options` (the table of valid
+/// `ioengine=` values) and `src/release.rs` (the release that added or
+/// removed an engine, one entry of its `CHANGES` each). Comments and test
+/// modules are left out.
 #[test]
 fn engines_are_asked_for_flags_not_compared_by_name() {
     // Words that are an engine's name and something else too, where they
@@ -512,7 +514,7 @@ fn engines_are_asked_for_flags_not_compared_by_name() {
             "the system call that failed",
         ),
     ];
-    const NOT_YET: &[&str] = &["src/ioengine/", "src/options/"];
+    const NOT_YET: &[&str] = &["src/ioengine/", "src/options/", "src/release.rs"];
     let names: Vec<&str> = rfio::api::engine_names().collect();
     assert!(names.contains(&"falloc") && names.len() > 20, "{names:?}");
     let src = root("src");

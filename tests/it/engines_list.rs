@@ -59,10 +59,37 @@ fn enghelp_lists_what_rfio_runs() {
     for e in ["psync", "splice", "io_uring"] {
         assert!(names.contains(&e), "{e}: {list}");
     }
-    for e in ["sg", "rbd", "mtd"] {
+    // dircreate came with fio 3.37: not in 3.33's list (the default).
+    for e in ["sg", "rbd", "mtd", "dircreate"] {
         assert!(!names.contains(&e), "{e}: {list}");
     }
     assert_eq!(common::stdout(&rfio(&dir, &["--enghelp="])), list);
     let sg = rfio(&dir, &["--enghelp=sg"]);
     assert!(common::stdout(&sg).contains("readfua"));
+}
+
+/// As fio 3.42, `--enghelp` is fio 3.42's list (its build here: `fio
+/// --enghelp` of /root/.cache/rfio-oracles/fio-3.42), in its order, but
+/// for the engines rfio does not run (mtd, sg, io_uring_cmd) and nbd,
+/// which rfio runs and that build lacks (no libnbd).
+#[test]
+fn enghelp_as_fio_3_42() {
+    let dir = TempDir::new("enghelp-3.42");
+    let out = rfio(&dir, &["--compat=fio-3.42", "--enghelp"]);
+    assert!(out.status.success());
+    let fio_342 = "cpuio mmap sync psync vsync pvsync pvsync2 null net netsplice ftruncate \
+                   filecreate filestat filedelete dircreate dirstat dirdelete exec posixaio \
+                   falloc e4defrag splice mtd sg io_uring io_uring_cmd libaio http dev-dax libpmem";
+    let mut want: Vec<&str> = fio_342
+        .split(' ')
+        .filter(|e| !["mtd", "sg", "io_uring_cmd"].contains(e))
+        .collect();
+    let at = want.iter().position(|e| *e == "libaio").unwrap();
+    want.insert(at, "nbd");
+    let got: Vec<String> = common::stdout(&out)
+        .lines()
+        .skip(1)
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert_eq!(got, want);
 }

@@ -19,6 +19,7 @@ mod corpus_coverage;
 mod dedupe;
 mod engines;
 mod engines_cpuio_exec;
+mod engines_dir;
 mod engines_e4defrag;
 mod engines_http;
 mod engines_kernel;

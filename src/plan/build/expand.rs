@@ -56,6 +56,10 @@ pub(super) struct Expander<'a> {
     stopped: bool,
     /// `--compat=fio`: fio's first refusal while adding the jobs.
     pub(super) refusal: Option<(usize, String)>,
+    /// `--compat=fio`: fio's refusal while it reads the command line
+    /// (an engine it cannot load), after that many jobs; nothing after it
+    /// is read.
+    pub(super) read_refusal: Option<(usize, String)>,
 }
 
 impl<'a> Expander<'a> {
@@ -85,6 +89,7 @@ impl<'a> Expander<'a> {
             first_named: HashMap::new(),
             stopped: false,
             refusal: None,
+            read_refusal: None,
         }
     }
 
@@ -218,15 +223,39 @@ impl<'a> Expander<'a> {
         // have refuses the run there, before any job starts. (Read strictly,
         // the engine's refusal names the job file's line instead: see
         // `plan::engine::refusal`.)
-        let engine = p.options.ioengine();
-        if self.input.runs()
-            && self.input.mode == Mode::Fio
-            && !crate::options::engines::is_available(engine)
-            && crate::options::engines::external_path(engine).is_none()
-        {
-            self.refuse(format!(
-                "fio: engine {engine} not loadable\nfio: failed to load engine"
-            ));
+        if self.input.runs() {
+            if let Some(msg) = self.unloadable(p.options.ioengine()) {
+                self.refuse(msg);
+            }
+        }
+    }
+
+    /// `--compat=fio`: fio's refusal of `engine` when it cannot load it
+    /// (as the run's release has its engines).
+    fn unloadable(&self, engine: &str) -> Option<String> {
+        (self.input.mode == Mode::Fio
+            && !crate::options::engines::is_available(engine, self.input.release)
+            && crate::options::engines::external_path(engine).is_none())
+        .then(|| format!("fio: engine {engine} not loadable\nfio: failed to load engine"))
+    }
+
+    /// `--compat=fio`: a command-line section whose own settings (from
+    /// `start` on) set an engine fio cannot load. fio loads the engine as
+    /// soon as it reads `--ioengine` (to read the engine's own options),
+    /// dry runs too (`--parse-only`, `--showcmd`), and stops there:
+    /// returns whether it did.
+    pub(super) fn refuse_when_read(&mut self, options: &JobOptions, start: usize) -> bool {
+        let sets = options
+            .settings
+            .iter()
+            .skip(start)
+            .any(|s| s.def.name == "ioengine");
+        match self.unloadable(options.ioengine()).filter(|_| sets) {
+            Some(msg) => {
+                self.read_refusal.get_or_insert((self.count, msg));
+                true
+            }
+            None => false,
         }
     }
 
