@@ -1011,7 +1011,17 @@ def later(args):
         if k not in old_by or k in moved:
             engine = o["engines"][0] if o["engines"] else ""
             where = f"engines/" if engine else "options.c"
-            since = moved[k] if k in moved else first_tag(where, f'"{o["name"]}"')
+            # an engine option's release as the notes give it (engines/
+            # holds same-named options of other engines), else the first
+            # release whose source names it
+            noted = next(
+                (re.match(r"fio-(3\.\d+)\+", r[7]) for r in added_rows
+                 if r[0] == o["name"] and engine and engine in r[6].split(",")),
+                None,
+            )
+            since = (moved[k] if k in moved
+                     else noted.group(1) if noted
+                     else first_tag(where, f'"{o["name"]}"'))
             if not engine and k not in moved:
                 m = rf'option\(\s*"{o["name"]}",\s*{release_of(since)},'
                 if not re.search(m, release_rs) and o["name"] not in ("log_window_value",):

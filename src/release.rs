@@ -485,9 +485,40 @@ pub static CHANGES: &[Entry] = {
     ]
 };
 
+/// The table of [`CHANGES`] as README.md shows it (markdown, oldest
+/// release first); a test keeps the README's copy equal to it.
+pub fn changes_markdown() -> String {
+    let mut out = String::from("| release | what changes | upstream |\n|---|---|---|\n");
+    for e in CHANGES {
+        let what = match e.change {
+            Change::Option(name) => format!("option `{name}`: {}", e.what),
+            _ => e.what.to_string(),
+        };
+        let upstream = e.upstream.replace('|', "\\|");
+        out.push_str(&format!("| {} | {what} | {upstream} |\n", e.since.number()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// README.md's table of differences by release is [`changes_markdown`],
+    /// between its two marker lines.
+    #[test]
+    fn the_readme_lists_every_change() {
+        let readme = include_str!("../README.md");
+        let (start, end) = ("<!-- release-table -->\n", "<!-- /release-table -->");
+        let at = readme.find(start).expect("README.md has the release table") + start.len();
+        let len = readme[at..].find(end).expect("the table ends");
+        let want = changes_markdown();
+        if readme[at..at + len] != want {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/target/release-table.md");
+            let _ = std::fs::write(path, &want);
+            panic!("README.md's release table is out of date: the table is in {path}");
+        }
+    }
 
     #[test]
     fn releases_are_in_order_and_named() {

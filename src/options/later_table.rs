@@ -722,7 +722,7 @@ pub(crate) static LATER: &[Later] = &[
         engines: &["net", "netsplice"],
         support: Support::Yes,
     }) },
-    Later { since: V3_34, revision: Revision::Add { after: &["hipri"], def: OptionDef {
+    Later { since: V3_38, revision: Revision::Add { after: &["hipri"], def: OptionDef {
         name: "readfua",
         aliases: &[],
         fio_type: FioType::Bool,
@@ -740,7 +740,7 @@ pub(crate) static LATER: &[Later] = &[
         engines: &["io_uring", "io_uring_cmd"],
         support: Support::NotYet,
     } } },
-    Later { since: V3_34, revision: Revision::Add { after: &["readfua", "hipri"], def: OptionDef {
+    Later { since: V3_38, revision: Revision::Add { after: &["readfua", "hipri"], def: OptionDef {
         name: "writefua",
         aliases: &[],
         fio_type: FioType::Bool,
