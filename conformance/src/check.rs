@@ -684,6 +684,7 @@ mod tests {
             expect_errors: Vec::new(),
             known_diffs: Vec::new(),
             strict_waivers: true,
+            skipped: None,
             expect: None,
             refuses_in: None,
             needs: Duration::ZERO,

@@ -38,6 +38,8 @@ pub(crate) struct JobFile {
     /// release the headers state ([`STATED_RELEASE`]); against another, fio may have fixed
     /// what the line waives.
     pub(crate) strict_waivers: bool,
+    /// `; fio-3.NN: skip: REASON` for the oracle's release: no check is run on this file.
+    pub(crate) skipped: Option<String>,
     /// `; expect: ok` or `; expect-exit: N`: how rfio exits on this file.
     pub(crate) expect: Option<Expect>,
     /// `rfio-refuses=CHECK+CHECK`: the checks the refusal applies to (`None`: every check).
@@ -50,6 +52,9 @@ pub(crate) struct JobFile {
 impl JobFile {
     /// Whether `check` applies to this file.
     pub(crate) fn applies(&self, check: Check) -> Applies<'_> {
+        if let Some(why) = &self.skipped {
+            return Applies::Skipped(why);
+        }
         match (check, &self.run) {
             (Check::Showcmd | Check::ParseOnly, _) => Applies::Yes(None),
             (Check::Run | Check::Pipelines, RunMode::Run(spec)) => Applies::Yes(Some(spec)),
@@ -124,6 +129,8 @@ pub(crate) struct Header {
     pub(crate) expect: Option<Expect>,
     /// `; fio-3.NN: expect...` lines: how rfio exits against that release, where it differs.
     pub(crate) expect_in: Vec<(String, Expect)>,
+    /// `; fio-3.NN: skip: REASON` lines: the file is not compared with that release.
+    pub(crate) skip_in: Vec<(String, String)>,
     pub(crate) refuses_in: Option<Vec<Check>>,
 }
 
@@ -214,6 +221,11 @@ pub(crate) fn collect(
                 .map(|(_, e)| *e)
                 .or(header.expect),
             strict_waivers: release == STATED_RELEASE,
+            skipped: header
+                .skip_in
+                .iter()
+                .find(|(r, _)| r == release)
+                .map(|(r, why)| format!("against fio {r}: {why}")),
             refuses_in: header.refuses_in,
             needs: time_needed(&bytes),
         });
@@ -279,6 +291,13 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
         let comment = comment.trim_start_matches([';', '#']).trim_start();
         // `; fio-3.42: LINE`: LINE holds against that fio release only.
         if let Some((release, line)) = release_qualified(comment) {
+            if let Some(reason) = line.strip_prefix("skip:").map(str::trim) {
+                if reason.is_empty() {
+                    return Err(format!("{number}: `; fio-{release}: skip:` needs a reason"));
+                }
+                header.skip_in.push((release.to_owned(), reason.to_owned()));
+                continue;
+            }
             let (expect, rest) = if let Some(text) = line.strip_prefix("known-diff:") {
                 let waiver = parse_waiver(text).map_err(|err| format!("{number}: {err}"))?;
                 header.known_diffs.push(Waiver {
@@ -298,8 +317,8 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
             };
             if !rest.is_empty() {
                 return Err(format!(
-                    "{number}: `; fio-{release}:` takes `known-diff:`, `expect: ok` or \
-                     `expect-exit: N`, not '{}'",
+                    "{number}: `; fio-{release}:` takes `known-diff:`, `expect: ok`, \
+                     `expect-exit: N` or `skip: REASON`, not '{}'",
                     rest.trim()
                 ));
             }
@@ -751,6 +770,11 @@ mod tests {
         assert_eq!(new[0].expect, Some(Expect::Exit(2)));
         assert_eq!(places(&new[0]), ["json+ .jobs[0].a", "json+ .jobs[0].b"]);
         assert!(!new[0].strict_waivers);
+        let skip = parse_header(b"; fio-3.42: skip: no rbd in that build\n").unwrap();
+        assert_eq!(
+            skip.skip_in,
+            [("3.42".to_string(), "no rbd in that build".to_string())]
+        );
         let err = parse_header(b"; fio-3.42: conformance: run\n").unwrap_err();
         assert!(err.starts_with("1: `; fio-3.42:` takes"), "{err}");
     }

@@ -435,9 +435,21 @@ fn engine_option(
 /// What fio prints on stderr when it refuses `value` for `def` in entry
 /// `r` (from `origin`), each line without its newline (parse.c: a line of
 /// the value parser's, then `failed parsing`).
-fn fio_refusal(def: &OptionDef, value: Option<&str>, r: &RawOption, origin: Origin) -> Vec<String> {
+fn fio_refusal(
+    def: &OptionDef,
+    value: Option<&str>,
+    e: &ValueError,
+    r: &RawOption,
+    origin: Origin,
+) -> Vec<String> {
     let key = split_entry(&r.text).0;
     match value {
+        // fio's range check names the option: "rwmixread: max value out of
+        // range: 101 (100 max)".
+        Some(_) if matches!(e, ValueError::AboveMax { .. } | ValueError::BelowMin { .. }) => vec![
+            format!("{}: {e}", def.name),
+            format!("fio: failed parsing {}", r.text),
+        ],
         // getopt has the value, fio finds it empty.
         Some("") if origin == Origin::CommandLine && def.fio_type != FioType::StrSet => {
             vec![format!("fio: option {key} requires an argument")]
@@ -585,7 +597,7 @@ fn apply_one(
         // A value fio reads its own way (refused strictly): no fio error.
         fio: match reading {
             Some(_) => Vec::new(),
-            None => fio_refusal(def, value, r, origin),
+            None => fio_refusal(def, value, &e, r, origin),
         },
     };
     Err(OptionError {

@@ -629,6 +629,20 @@ const BAD: &[Bad] = &[
         rfio: "rfio: typo.fio:3:1: job 'j': unknown option 'iodpeth' (did you mean 'iodepth'?)\n",
         stdout_differs: None,
     },
+    // fio --parse-only --name=j --size=1m --rwmixread=101
+    Bad {
+        name: "a value over the option's range",
+        files: &[],
+        args: &["--parse-only", "--name=j", "--size=1m", "--rwmixread=101"],
+        status: 1,
+        fio:
+            "rwmixread: max value out of range: 101 (100 max)\nfio: failed parsing rwmixread=101\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 4: job 'j': bad value for option 'rwmixread' \
+               ('rwmixread=101'): max value out of range: 101 (100 max)\n",
+        stdout_differs: None,
+    },
     // fio --parse-only int.fio
     Bad {
         name: "bad integer in a job file",
