@@ -487,7 +487,8 @@ pub static CHANGES: &[Entry] = {
 
 /// The table of [`CHANGES`] as README.md shows it (markdown, oldest
 /// release first); a test keeps the README's copy equal to it.
-pub fn changes_markdown() -> String {
+#[cfg(test)]
+fn changes_markdown() -> String {
     let mut out = String::from("| release | what changes | upstream |\n|---|---|---|\n");
     for e in CHANGES {
         let what = match e.change {
