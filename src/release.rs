@@ -100,9 +100,8 @@ impl Release {
         NAMES[self as usize]
     }
 
-    /// The client/server protocol version its server answers with (rfio's
-    /// server still speaks 3.33's, whatever the release).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The client/server protocol version its server answers with and its
+    /// client speaks.
     pub fn wire_version(self) -> u16 {
         self.row().2
     }
@@ -229,6 +228,14 @@ pub enum Change {
     /// (`zonemode=zbd` with writes or trims), on each of its lines, and in
     /// JSON as `zone_resets`; 3.33 gave every write line `; 0 zone resets`.
     ZoneResetsOnlyZbd,
+    /// A client of several servers gives JSON `global options` as an
+    /// array, one object per server that sent global options (its
+    /// `hostname` and `port` first), in the order of their first
+    /// statistics; one server keeps the single object.
+    ClientGlobalsPerServer,
+    /// The client's "All clients" aggregate takes the percentile switches
+    /// and list of the first block it sums (3.33 left them off).
+    AllClientsPercentiles,
     /// fio's sha512 finalises: the stored checksum is the digest (over
     /// the final padded block); 3.33 stored the last block it was given.
     Sha512Final,
@@ -397,6 +404,18 @@ pub static CHANGES: &[Entry] = {
             since: V3_39,
             what: "sha512 verify stores the real digest",
             upstream: "crc/sha512.c fio_sha512_final, verify.c (3ee53198)",
+        },
+        Entry {
+            change: Change::ClientGlobalsPerServer,
+            since: V3_39,
+            what: "client JSON: global options per server when there are several",
+            upstream: "client.c handle_job_opt (6f771553)",
+        },
+        Entry {
+            change: Change::AllClientsPercentiles,
+            since: V3_39,
+            what: "client: \"All clients\" with latency percentiles",
+            upstream: "client.c handle_ts (9e271031)",
         },
         Entry {
             change: Change::JsonEmptyStrings,
@@ -594,6 +613,8 @@ mod tests {
             | Change::LatencyTargetUnits
             | Change::PrioHint
             | Change::ZoneResetsOnlyZbd
+            | Change::ClientGlobalsPerServer
+            | Change::AllClientsPercentiles
             | Change::SteadyStateInterval
             | Change::SteadyStateLatency
             | Change::Sha512Final
@@ -613,6 +634,8 @@ mod tests {
             Change::LatencyTargetUnits,
             Change::PrioHint,
             Change::ZoneResetsOnlyZbd,
+            Change::ClientGlobalsPerServer,
+            Change::AllClientsPercentiles,
             Change::SteadyStateInterval,
             Change::SteadyStateLatency,
             Change::Sha512Final,

@@ -181,7 +181,12 @@ fn drive(
 ) -> std::io::Result<i32> {
     if args.server_session {
         let as_fio = args.mode == crate::jobfile::Mode::Fio;
-        return Ok(server::session(as_fio, args.server_jail.as_deref(), err));
+        return Ok(server::session(
+            as_fio,
+            args.release,
+            args.server_jail.as_deref(),
+            err,
+        ));
     }
     if let Some(addr) = &args.server {
         return serve(args, addr, out, err);
@@ -271,6 +276,7 @@ fn serve(
         allow: args.server_allow.clone(),
         jail: args.server_jail.clone(),
         as_fio: args.mode == crate::jobfile::Mode::Fio,
+        release: args.release,
     };
     Ok(server::listen(&cfg, out, err))
 }

@@ -25,8 +25,26 @@ pub(crate) fn json_document(r: &ClientsReport, plus: bool) -> String {
     let mut root = Obj::new();
     root.str("fio version", r.release.name())
         .int("timestamp", r.started.secs)
-        .str("time", ctime(r.started.secs, r.started.utc_offset))
-        .obj("global options", json::options_obj(&r.global_options));
+        .str("time", ctime(r.started.secs, r.started.utc_offset));
+    match &r.per_server {
+        Some(servers) => {
+            let globals = servers
+                .iter()
+                .map(|(from, opts)| {
+                    let mut o = Obj::new();
+                    origin(&mut o, from);
+                    for (name, value) in opts.iter() {
+                        o.str(name, value);
+                    }
+                    Json::Obj(o)
+                })
+                .collect();
+            root.arr("global options", globals);
+        }
+        None => {
+            root.obj("global options", json::options_obj(&r.global_options));
+        }
+    }
     let stats = r
         .stats
         .iter()

@@ -65,6 +65,9 @@ pub(crate) struct ClientsReport {
     /// Every server's global options, in arrival order (fio 3.33 puts
     /// them all in one object: several servers give duplicate keys).
     pub(crate) global_options: OptionList,
+    /// From fio 3.39, with several servers: each server's global options
+    /// instead (those that sent any), in the order of their first block.
+    pub(crate) per_server: Option<Vec<(Origin, OptionList)>>,
     /// In arrival order; "All clients" where it was completed.
     pub(crate) stats: Vec<ClientStat>,
     pub(crate) disks: Vec<ClientDisk>,
@@ -136,6 +139,19 @@ impl AllClients {
         dst.cfg.unified = e.cfg.unified;
         dst.cfg.sig_figs = e.cfg.sig_figs;
         sum_group(&mut self.group, g);
+    }
+
+    /// From fio 3.39, before the first block is summed: its percentile
+    /// switches and list (not its precision), as fio's `handle_ts`.
+    pub(crate) fn take_percentiles(&mut self, first: &Entry) {
+        if self.entry.members != 0 {
+            return;
+        }
+        let (dst, src) = (&mut self.entry.cfg.percentiles, &first.cfg.percentiles);
+        dst.slat = src.slat;
+        dst.clat = src.clat;
+        dst.lat = src.lat;
+        dst.list = src.list.clone();
     }
 
     /// What fio 3.33 leaves unset in the aggregate and rfio fills in: the

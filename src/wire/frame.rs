@@ -25,9 +25,6 @@ const FLAG_MORE: u32 = 1;
 /// A protocol version (fio's `FIO_SERVER_VER`).
 pub(crate) type Version = u16;
 
-/// The version fio 3.33 speaks.
-pub(crate) const FIO_3_33: Version = 97;
-
 /// fio's opcodes (`FIO_NET_CMD_*`), 1 to 22 in every version from 3.33 to
 /// 3.42.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -10,6 +10,7 @@ use super::files;
 use super::session::{Session, State};
 use crate::diag::visible;
 use crate::output::client::{block_text, disk_text, group_text};
+use crate::release::Change;
 use crate::stats::clients::{ClientDisk, ClientStat, Stamp};
 use crate::stats::OptionList;
 use crate::wire::body::{self, JobOpt, ProbeReply, Start, Stop, Text};
@@ -250,8 +251,15 @@ impl Session<'_> {
     /// server's job count is dropped).
     fn job_opt(&mut self, i: usize, o: JobOpt) {
         if o.global {
-            if self.settings.formats.json {
-                self.report.global_options.push(&o.name, &o.value);
+            if !self.settings.formats.json {
+                return;
+            }
+            match self.report.per_server.is_some() {
+                true => self.clients[i]
+                    .globals
+                    .get_or_insert_with(OptionList::default)
+                    .push(&o.name, &o.value),
+                false => self.report.global_options.push(&o.name, &o.value),
             }
             return;
         }
@@ -281,8 +289,14 @@ impl Session<'_> {
             _ => None,
         };
         c.buf.push_str(&block_text(&e, &g, &f, now));
+        let first = !c.did_stat;
         c.did_stat = true;
         let origin = c.origin();
+        if let (true, Some(servers), Some(globals)) =
+            (first, self.report.per_server.as_mut(), c.globals.take())
+        {
+            servers.push((origin.clone(), globals));
+        }
         if f.json {
             self.report.stats.push(ClientStat {
                 entry: e.clone(),
@@ -298,6 +312,9 @@ impl Session<'_> {
         // every server has started and every block came.
         if self.settings.as_fio && self.sum_stat_clients <= 1 {
             return Ok(());
+        }
+        if f.release.has(Change::AllClientsPercentiles) {
+            self.all.take_percentiles(&e);
         }
         self.all.add(&e, &g);
         self.sum_stat_nr += 1;

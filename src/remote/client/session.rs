@@ -15,11 +15,12 @@ use super::eta::Rounds;
 use super::files;
 use crate::cli::signals;
 use crate::output::Formats;
+use crate::release::Change;
 use crate::stats::clients::{AllClients, ClientsReport, Origin, Stamp};
 use crate::stats::OptionList;
 use crate::wire::addr::Addr;
 use crate::wire::body::{self, JobLine, LoadFile, ProbeRequest, CLIENT_TYPE_CLI, PROBE_ZLIB};
-use crate::wire::frame::{FrameError, Op, Version, FIO_3_33};
+use crate::wire::frame::{FrameError, Op, Version};
 
 /// How long a reply may take (fio's `FIO_NET_CLIENT_TIMEOUT`).
 const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -90,6 +91,9 @@ pub(super) struct Client {
     /// `job options` by TS index, once a START gave a job count.
     pub(super) opts: Option<BTreeMap<u32, OptionList>>,
     pub(super) did_stat: bool,
+    /// Its global options, kept apart when the JSON document has them per
+    /// server (fio 3.39's `global_opts`).
+    pub(super) globals: Option<OptionList>,
     pub(super) error: u32,
     pub(super) skip_newline: bool,
     /// The normal/terse report, printed when the server quits.
@@ -170,7 +174,7 @@ impl<'a> Session<'a> {
                 jobs_plan: plan.unwrap_or_default(),
                 conn: usize::MAX,
                 w: None,
-                version: FIO_3_33,
+                version: settings.formats.release.wire_version(),
                 switched: false,
                 got_any: false,
                 ran: false,
@@ -183,6 +187,7 @@ impl<'a> Session<'a> {
                 stat_added: 0,
                 opts: None,
                 did_stat: false,
+                globals: None,
                 error: 0,
                 skip_newline: false,
                 buf: String::new(),
@@ -191,7 +196,8 @@ impl<'a> Session<'a> {
                 eta_timeouts: 0,
                 alive: true,
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let many = clients.len() > 1;
         Session {
             settings,
             clients,
@@ -200,6 +206,8 @@ impl<'a> Session<'a> {
             rx,
             report: ClientsReport {
                 release: settings.formats.release,
+                per_server: (settings.formats.release.has(Change::ClientGlobalsPerServer) && many)
+                    .then(Vec::new),
                 ..ClientsReport::default()
             },
             all: AllClients::new(),

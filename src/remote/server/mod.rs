@@ -28,9 +28,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::Error;
+use crate::release::Release;
 use crate::wire::addr::{self, Addr};
 use crate::wire::body;
-use crate::wire::frame::{self, Op, FIO_3_33};
+use crate::wire::frame::{self, Op};
 use policy::Cidr;
 pub(crate) use session::Rules;
 
@@ -43,10 +44,12 @@ pub(crate) struct Config {
     pub(crate) jail: Option<PathBuf>,
     /// Called as `fio` (or `--compat=fio`).
     pub(crate) as_fio: bool,
+    /// The release whose wire version the sessions speak.
+    pub(crate) release: Release,
 }
 
 /// The rules a session follows, from the environment and `jail`.
-fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, Error> {
+fn rules(as_fio: bool, release: Release, jail: Option<&Path>) -> Result<Rules, Error> {
     let jail = match jail {
         None => None,
         Some(j) => Some(j.canonicalize().map_err(|source| Error::Jail {
@@ -59,6 +62,7 @@ fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, Error> {
         .filter(|t| !t.is_empty());
     Ok(Rules {
         as_fio,
+        version: release.wire_version(),
         token,
         jail,
         file_prefix: None,
@@ -66,8 +70,13 @@ fn rules(as_fio: bool, jail: Option<&Path>) -> Result<Rules, Error> {
 }
 
 /// `--server-session`: serve the connection on standard input.
-pub(crate) fn session(as_fio: bool, jail: Option<&Path>, err: &mut dyn Write) -> i32 {
-    let mut rules = match rules(as_fio, jail) {
+pub(crate) fn session(
+    as_fio: bool,
+    release: Release,
+    jail: Option<&Path>,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut rules = match rules(as_fio, release, jail) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "{e}");
@@ -217,7 +226,7 @@ const MAX_TURN_AWAYS: usize = 32;
 /// meanwhile is read and dropped before the close, so that the close does
 /// not reset the connection (which would lose the text): for 5 s in all
 /// and 4 MiB at most, in a thread of its own.
-fn turn_away(stream: std::net::TcpStream, peer: SocketAddr) {
+fn turn_away(stream: std::net::TcpStream, peer: SocketAddr, version: frame::Version) {
     use std::sync::atomic::Ordering;
     if TURN_AWAYS.fetch_add(1, Ordering::SeqCst) >= MAX_TURN_AWAYS {
         TURN_AWAYS.fetch_sub(1, Ordering::SeqCst);
@@ -239,9 +248,9 @@ fn turn_away(stream: std::net::TcpStream, peer: SocketAddr) {
             error: policy::REFUSED,
             signal: 0,
         };
-        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Text, 0, &t.encode()));
-        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Stop, 0, &stop.encode()));
-        let _ = stream.write_all(&frame::encode(FIO_3_33, Op::Quit, 0, &[]));
+        let _ = stream.write_all(&frame::encode(version, Op::Text, 0, &t.encode()));
+        let _ = stream.write_all(&frame::encode(version, Op::Stop, 0, &stop.encode()));
+        let _ = stream.write_all(&frame::encode(version, Op::Quit, 0, &[]));
         let _ = stream.shutdown(std::net::Shutdown::Write);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let (mut buf, mut left) = ([0u8; 4096], 4usize << 20);
@@ -267,6 +276,7 @@ fn spawn_session(fd: OwnedFd, cfg: &Config) -> std::io::Result<()> {
     let exe = std::env::current_exe()?;
     let mut cmd = Command::new(exe);
     cmd.arg("--server-session");
+    cmd.env(crate::release::ENV, cfg.release.number());
     cmd.arg(if cfg.as_fio {
         "--compat=fio"
     } else {
@@ -292,7 +302,7 @@ pub(crate) fn listen(cfg: &Config, out: &mut dyn Write, err: &mut dyn Write) -> 
             return 1;
         }
     };
-    if let Err(e) = rules(cfg.as_fio, cfg.jail.as_deref()) {
+    if let Err(e) = rules(cfg.as_fio, cfg.release, cfg.jail.as_deref()) {
         let _ = writeln!(err, "{e}");
         return 1;
     }
@@ -323,7 +333,7 @@ pub(crate) fn listen(cfg: &Config, out: &mut dyn Write, err: &mut dyn Write) -> 
             Listener::Tcp(l) => l.accept().map(|(s, peer)| {
                 if !allow.is_empty() && !allow.iter().any(|c| c.contains(peer.ip())) {
                     eprintln!("rfio: refused client {} (--server-allow)", peer.ip());
-                    turn_away(s, peer);
+                    turn_away(s, peer, cfg.release.wire_version());
                     return None;
                 }
                 Some(OwnedFd::from(s))

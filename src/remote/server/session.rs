@@ -22,7 +22,7 @@ use crate::plan::{Input, Plan};
 use crate::run::{Invocation, Outcome, Watch};
 use crate::stats::RunReport;
 use crate::wire::body::{self, JobLine, LoadFile, ProbeReply, ProbeRequest, Start};
-use crate::wire::frame::{Accept, Op, Reader, FIO_3_33};
+use crate::wire::frame::{Accept, Op, Reader, Version};
 use crate::workload::{self, Progress, RunError};
 
 /// The largest message a client may send (a job file; fio's cap is 2 GiB).
@@ -33,6 +33,9 @@ const MAX_MESSAGE: usize = 16 << 20;
 pub(crate) struct Rules {
     /// Called as `fio`: read job files as fio does.
     pub(crate) as_fio: bool,
+    /// The wire version of the release the server behaves as, which it
+    /// answers in (fio's `FIO_SERVER_VER`).
+    pub(crate) version: Version,
     /// `RFIO_SERVER_TOKEN`: every job text must carry it.
     pub(crate) token: Option<String>,
     /// `--server-jail`: the canonical directory the jobs are confined to
@@ -71,8 +74,8 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
             return 1;
         }
     }
-    let conn = Conn::new(out, FIO_3_33);
-    let mut reader = Reader::new(sock, Accept::Range(FIO_3_33, u16::MAX), MAX_MESSAGE);
+    let conn = Conn::new(out, rules.version);
+    let mut reader = Reader::new(sock, Accept::Range(0, u16::MAX), MAX_MESSAGE);
     let desk = EtaDesk::default();
     let stop = workload::Stop::new();
     let ran = AtomicBool::new(false);
@@ -97,7 +100,21 @@ pub(crate) fn serve(sock: File, rules: &Rules) -> i32 {
         };
         if first {
             first = false;
-            // The client's version decides the layouts of the replies.
+            // Called as fio, the server speaks its release's version only,
+            // as fio's: a client in another is told so, in that version.
+            // Called as rfio, the client's version decides the layouts of
+            // the replies.
+            if rules.as_fio && msg.version != rules.version {
+                eprintln!(
+                    "fio: client/server version mismatch ({} != {})",
+                    msg.version, rules.version
+                );
+                conn.text(
+                    body::LEVEL_ERR,
+                    &format!("fio: bad server cmd version {}\n", msg.version),
+                );
+                return 1;
+            }
             if !results::speaks(msg.version) {
                 conn.text(
                     body::LEVEL_ERR,
