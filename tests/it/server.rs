@@ -958,3 +958,63 @@ fn nothing_leaks_before_the_token_or_out_of_the_jail() {
     assert_eq!(std::fs::read_dir(dir.file("outside")).unwrap().count(), 0);
     assert!(!dir.file("jail/v.dat").exists());
 }
+
+/// fio 3.39's client: with several servers the JSON `global options` is
+/// one object per server (`hostname` and `port` first), and "All clients"
+/// carries completion latency percentiles; fio 3.33's client merges the
+/// global options into one object. rfio's servers and client, both as the
+/// release (`t/client_server.py` of fio 3.42 checks the same).
+#[test]
+fn several_servers_json_follows_the_release() {
+    let dir = TempDir::new("srv-globals");
+    std::fs::write(dir.0.join("two.fio"), TWO).unwrap();
+    for (release, per_server) in [("3.42", true), ("3.33", false)] {
+        let env = [("RFIO_FIO_VERSION", release)];
+        let a = server_in(RFIO, &dir, &[], &env);
+        let b = server_in(RFIO, &dir, &[], &env);
+        let mut cmd = Command::new(RFIO);
+        cmd.current_dir(&dir.0)
+            .env("RFIO_FIO_VERSION", release)
+            .arg("--output-format=json")
+            .arg(format!("--client=127.0.0.1,{}", a.port))
+            .arg("two.fio")
+            .arg(format!("--client=127.0.0.1,{}", b.port))
+            .arg("two.fio");
+        let (out, timed_out) = common::output_within(&mut cmd, Duration::from_secs(60));
+        assert!(
+            !timed_out && out.status.success(),
+            "{}",
+            common::stderr(&out)
+        );
+        // (the servers' job lines come first, as fio's client prints them)
+        let text = stdout(&out);
+        let json = &text[text.find("\n{").map_or(0, |i| i + 1)..];
+        let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let globals = &v["global options"];
+        if per_server {
+            let list = globals
+                .as_array()
+                .unwrap_or_else(|| panic!("{release}: {globals}"));
+            assert_eq!(list.len(), 2, "{release}: {globals}");
+            for g in list {
+                let keys: Vec<&String> = g.as_object().unwrap().keys().collect();
+                assert_eq!(keys[..2], ["hostname", "port"], "{release}: {g}");
+                assert_eq!(g["size"], "64m");
+            }
+        } else {
+            assert_eq!(globals["size"], "64m", "{release}: {globals}");
+        }
+        let all = v["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == "All clients")
+            .unwrap_or_else(|| panic!("{release}: no All clients entry"))
+            .clone();
+        // (as 3.33, rfio's aggregate has them too, where fio 3.33's has none)
+        if per_server {
+            let clat = &all["read"]["clat_ns"];
+            assert!(clat.get("percentile").is_some(), "{release}: {clat}");
+        }
+    }
+}
