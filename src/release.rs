@@ -259,6 +259,10 @@ pub enum Change {
     /// `NAME-read_bw.log` ...; 3.33 refuses a value ("doesn't allow an
     /// argument").
     BandwidthLogName,
+    /// A job that reads and verifies without writing counts its verified
+    /// reads as done, so `loops` makes its passes (3.33: a read-verify
+    /// job stopped after one pass, its bytes done being 0).
+    VerifiedReadsCount,
 }
 
 impl Change {
@@ -387,6 +391,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_37,
             what: "the dirdelete engine: rmdir of directories it makes",
             upstream: "engines/fileoperations.c (a7a817a2)",
+        },
+        Entry {
+            change: Change::VerifiedReadsCount,
+            since: V3_37,
+            what: "a read-verify job counts its reads, so loops repeats it",
+            upstream: "io_u.c io_u_update_bytes_done (96a7e64c)",
         },
         option("dataplacement", V3_38, "data placement (fdp or streams)"),
         option("data_placement", V3_38, "alias of dataplacement"),
@@ -623,7 +633,8 @@ mod tests {
             | Change::WriteSequenceQueued
             | Change::VerifyHeaderV81
             | Change::DebugSprandom
-            | Change::BandwidthLogName => c,
+            | Change::BandwidthLogName
+            | Change::VerifiedReadsCount => c,
         };
         for c in [
             Change::LongPatterns,
@@ -645,6 +656,7 @@ mod tests {
             Change::VerifyHeaderV81,
             Change::DebugSprandom,
             Change::BandwidthLogName,
+            Change::VerifiedReadsCount,
         ]
         .map(listed)
         {

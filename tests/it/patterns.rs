@@ -723,3 +723,45 @@ fn more_patterns_issue_fios_ios() {
         assert!(!ios(line).is_empty(), "{line}");
     }
 }
+
+/// `buffer_pattern='file'` writes the file's bytes exactly: fio turns
+/// buffer scrambling off for a pattern (`str_buffer_pattern_cb`), so no
+/// offset or time is stamped over bytes 0..16 and 48..64 of each 512-byte
+/// block. fio 3.33 takes the first 512 bytes of the file and repeats them;
+/// from 3.34 the whole 16 KiB file is the pattern (fio's t/jobs/t0027).
+#[test]
+fn file_buffer_pattern_is_written_exactly() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let pattern: Vec<u8> = (0..16384)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 56) as u8
+        })
+        .collect();
+    for (compat, expect) in [
+        ("--compat=fio-3.33", pattern[..512].repeat(32)),
+        ("--compat=fio-3.42", pattern.clone()),
+    ] {
+        let dir = common::TempDir::new("file-pattern");
+        std::fs::write(dir.0.join("p.pattern"), &pattern).unwrap();
+        let out = common::rfio(
+            &dir,
+            &[
+                compat,
+                "--name=w",
+                "--filename=f",
+                "--rw=write",
+                "--bs=16k",
+                "--size=16k",
+                "--buffer_pattern='p.pattern'",
+            ],
+        );
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let written = std::fs::read(dir.0.join("f")).unwrap();
+        assert_eq!(written.len(), expect.len(), "{compat}");
+        let first_bad = written.iter().zip(&expect).position(|(a, b)| a != b);
+        assert_eq!(first_bad, None, "{compat}: first differing byte");
+    }
+}

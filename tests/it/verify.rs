@@ -462,3 +462,47 @@ fn verify_offset_past_the_interval_is_refused_as_fio_3_40_does() {
         stderr(&o)
     );
 }
+
+/// A job that reads and verifies without writing, with `loops=3` (fio's
+/// t/jobs/t0029): fio 3.33 stops after one pass (its verified reads are
+/// not counted as done, so the pass looks empty), fio 3.37 and later
+/// (io_u.c 96a7e64c) counts them and makes all three passes, sequential
+/// or random. Figures from fio 3.33 and 3.42.
+#[test]
+fn read_verify_job_makes_its_loops_from_3_37() {
+    for (compat, rw, size, kib, ios) in [
+        ("--compat=fio-3.33", "read", "4k", 4, 1),
+        ("--compat=fio-3.42", "read", "4k", 12, 3),
+        ("--compat=fio-3.33", "randread", "16k", 16, 4),
+        ("--compat=fio-3.42", "randread", "16k", 48, 12),
+    ] {
+        let dir = TempDir::new("read-verify-loops");
+        let size = format!("--size={size}");
+        let rw = format!("--rw={rw}");
+        let (doc, err) = common::json::json_run(
+            &dir,
+            &[
+                compat,
+                "--filename=f",
+                &size,
+                "--bs=4k",
+                "--verify=md5",
+                "--name=write",
+                "--rw=write",
+                "--do_verify=0",
+                "--name=read",
+                "--stonewall",
+                &rw,
+                "--loops=3",
+                "--do_verify=1",
+            ],
+        );
+        let read = common::json::read_of(&doc, 1);
+        assert_eq!(
+            (read["io_kbytes"].as_u64(), read["total_ios"].as_u64()),
+            (Some(kib), Some(ios)),
+            "{compat} {rw}: {err}"
+        );
+        assert_eq!(doc["jobs"][1]["error"].as_i64(), Some(0), "{compat} {rw}");
+    }
+}

@@ -70,7 +70,8 @@ pub(super) fn resolve(
         refill = true;
     }
     let scramble_val = o.flag("scramble_buffers") != Some(false);
-    let scramble = scramble_val && (o.set("scramble_buffers") || !(zero && o.set("zero_buffers")));
+    let mut scramble =
+        scramble_val && (o.set("scramble_buffers") || !(zero && o.set("zero_buffers")));
     // The option parser accepted the pattern: this fails only if a
     // `'file'` piece went away since.
     let pattern = match o.text("buffer_pattern") {
@@ -85,6 +86,27 @@ pub(super) fn resolve(
         }
         None => Vec::new(),
     };
+    if o.set("buffer_pattern") {
+        // fio's `str_buffer_pattern_cb`: a pattern turns scrambling and
+        // zero buffers off (the offset and time stamped into each 512-byte
+        // block would overwrite bytes 0..16 and 48..64 of it), and
+        // `refill_buffers` on for a job that reads or compresses (reads
+        // would overwrite the pattern in a shared buffer), off otherwise.
+        // fio applies this when it parses the pattern, so an option given
+        // after it wins; rfio does not keep that order and lets an
+        // explicit `scramble_buffers`/`refill_buffers` win either way.
+        let reads = matches!(
+            o.choice("rw"),
+            None | Some("read" | "randread" | "rw" | "readwrite" | "randrw")
+        );
+        zero = false;
+        if !o.set("scramble_buffers") {
+            scramble = false;
+        }
+        if !o.set("refill_buffers") {
+            refill = compress_perc > 0 || reads;
+        }
+    }
     let dedupe_perc = percent("dedupe_percentage");
     let ask = (dedupe_perc > 0 && o.choice("dedupe_mode") == Some("working_set")).then(|| {
         WorkingSetAsk {

@@ -226,6 +226,9 @@ pub(crate) struct VerifyOptions {
     pub(crate) header_seed: bool,
     /// fio 3.39's sha512: the real digest (3.33 stored its last block).
     pub(crate) sha512_final: bool,
+    /// Reads that verify still count as the pass's bytes (so `loops`
+    /// makes another pass): from 3.37, in a job that does not write.
+    pub(crate) verified_reads_count: bool,
     /// `verify_pattern_interval` (0: none): the pattern restarts, with the
     /// offset of the piece pasted, every this many bytes of a write.
     /// `None` in a release without it (3.33's pattern check, which counts
@@ -406,6 +409,7 @@ fn resolve_checked(
         write_sequence: write_sequence(o, p),
         header_seed: header_seed(o, p, backlog),
         sha512_final: release.has(Change::Sha512Final),
+        verified_reads_count: release.has(Change::VerifiedReadsCount) && !p.write,
         pattern_interval: release
             .has(Change::Option("verify_pattern_interval"))
             .then(|| int("verify_pattern_interval")),

@@ -72,6 +72,9 @@ pub(crate) struct Verify {
     /// fio's `TD_VERIFYING` runstate: set by the last I/O submitted (or
     /// the verify phase). What completes meanwhile counts as verified.
     verifying: bool,
+    /// Reads that verify still count as the pass's bytes (3.37, a job
+    /// that does not write).
+    verified_reads_count: bool,
     /// Bytes read while verifying, over the whole job (fio's
     /// `bytes_verified`, never reset between passes).
     pub(crate) bytes_verified: u64,
@@ -129,6 +132,7 @@ impl Verify {
             trim_zero: o.trim.zero,
             trims,
             verifying: false,
+            verified_reads_count: o.verified_reads_count,
             bytes_verified: 0,
             reads_done: 0,
             verify_read_issues: 0,
@@ -325,8 +329,8 @@ impl Verify {
 
     /// Unit `u`, a read, write or trim, completed whole: its write may be
     /// read back now and is remembered for the state file. Returns whether
-    /// it completed while verifying (its bytes count as verified, not as
-    /// the pass's).
+    /// it completed while verifying and its bytes count as verified, not
+    /// as the pass's.
     #[inline]
     pub(crate) fn on_complete(&mut self, u: &Unit) -> bool {
         let dir = u.io.dir;
@@ -346,7 +350,9 @@ impl Verify {
             }
             _ => {}
         }
-        self.verifying
+        // fio 3.37 (io_u_update_bytes_done, 96a7e64c): a job that does
+        // not write counts what it verified as done too.
+        self.verifying && !self.verified_reads_count
     }
 
     /// A dry run's I/O in `dir` completed at once.
