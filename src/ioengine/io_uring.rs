@@ -64,6 +64,9 @@ pub(crate) struct Uring {
     depth: usize,
     /// A kernel SQ thread submits (`sqthread_poll`).
     sqpoll: bool,
+    /// `iodepth_batch_complete_min=0`: `getevents` asks the kernel to
+    /// wait for nothing, and calls it until enough are in.
+    poll_only: bool,
 }
 
 // SAFETY: the raw pointers in `iovecs` point at the buffers of I/Os in
@@ -269,6 +272,7 @@ pub(crate) fn new(
         unsubmitted: 0,
         depth,
         sqpoll: opts.sqthread_poll,
+        poll_only: common.batch_complete_min == 0,
     }))
 }
 
@@ -568,7 +572,14 @@ impl IoEngine for Uring {
             let n = self.reap_ring(got, max);
             got += n;
             if n == 0 && !self.sqpoll {
-                match self.enter(0, min.saturating_sub(got)) {
+                // iodepth_batch_complete_min=0: never sleep (fio's
+                // actual_min), call again until `min` are in.
+                let wait = if self.poll_only {
+                    0
+                } else {
+                    min - got.min(min)
+                };
+                match self.enter(0, wait) {
                     Ok(_) => {}
                     Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                     Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
@@ -641,12 +652,13 @@ mod tests {
         );
     }
 
-    /// Writes a block and reads it back through a ring with `opts`, the
+    /// Writes a block and reads it back through a ring with `opts` (and
+    /// `iodepth_batch_complete_min` `complete_min`), the
     /// read's completion reaped only by `getevents` with `min` 0 (what the
     /// loop does when it polls): with deferred task work a completion is
     /// posted only by a call into the kernel, which an empty ring must
     /// make. Returns the bytes read.
-    fn round_trip(name: &str, opts: &UringOptions) -> Vec<u8> {
+    fn round_trip(name: &str, opts: &UringOptions, complete_min: u32) -> Vec<u8> {
         const BS: usize = 4096;
         let dir = std::env::temp_dir().join(format!("rfio-uring-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -658,6 +670,7 @@ mod tests {
         };
         let common = CommonOptions {
             iodepth: 2,
+            batch_complete_min: complete_min,
             ..CommonOptions::default()
         };
         let mut e = new(&common, opts, mem).unwrap();
@@ -738,7 +751,10 @@ mod tests {
                 },
             ),
         ] {
-            assert_eq!(round_trip(name, &opts), written, "{name}");
+            assert_eq!(round_trip(name, &opts, 1), written, "{name}");
         }
+        // iodepth_batch_complete_min=0: the write's wait for one is a loop
+        // of calls that wait for none.
+        assert_eq!(round_trip("poll", &base, 0), written);
     }
 }
