@@ -5,6 +5,7 @@
 //! cargo bench --bench compare                  # 11 runs of each tool per case
 //! cargo bench --bench compare -- --quick       # 3 runs
 //! cargo bench --bench compare -- --only null   # cases whose name contains "null"
+//! cargo bench --bench compare -- --only loop-   # the fast-device cases (root)
 //! ```
 //!
 //! It builds nothing: it runs the release rfio binary next to this bench
@@ -14,8 +15,9 @@
 //! cases). The pipeline:
 //!
 //! ```text
-//! cases (command lines, scratch dir) → measure (child: wait4 rusage;
-//!   fio_output: IOPS from the normal output) → report (RESULTS.md)
+//! cases (command lines, scratch dir; device: the loop device over tmpfs
+//!   and its cases) → measure (child: wait4 rusage; fio_output: IOPS from
+//!   the normal output and t/io_uring's) → report (RESULTS.md)
 //! ```
 //!
 //! Cargo runs bench targets with `--bench`; without it (`cargo test
@@ -25,6 +27,8 @@
 mod cases;
 #[path = "compare/child.rs"]
 mod child;
+#[path = "compare/device.rs"]
+mod device;
 #[path = "compare/fio_output.rs"]
 mod fio_output;
 #[path = "compare/measure.rs"]
@@ -47,6 +51,9 @@ usage: cargo bench --bench compare [-- OPTIONS]
                  left alone
   --rfio PATH    the rfio binary (default: target/release/rfio)
   --fio PATH     the fio binary (default: fio on PATH)
+  --runtime SECS seconds of each fast-device run (default 5; 2 with --quick)
+  --t-io-uring PATH
+                 fio's t/io_uring (default: beside `scripts/fio-oracle 3.42`)
 ";
 
 /// What the command line asked for.
@@ -57,6 +64,8 @@ struct Args {
     only: Option<String>,
     rfio: Option<PathBuf>,
     fio: Option<PathBuf>,
+    runtime: Option<u64>,
+    t_io_uring: Option<PathBuf>,
     /// The user's options, to quote the command in RESULTS.md.
     shown: Vec<String>,
 }
@@ -68,6 +77,8 @@ fn parse_args(argv: impl Iterator<Item = String>) -> Result<Args, String> {
         only: None,
         rfio: None,
         fio: None,
+        runtime: None,
+        t_io_uring: None,
         shown: Vec::new(),
     };
     let mut argv = argv.peekable();
@@ -76,7 +87,10 @@ fn parse_args(argv: impl Iterator<Item = String>) -> Result<Args, String> {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (arg.clone(), None),
         };
-        let takes_value = matches!(flag.as_str(), "--reps" | "--only" | "--rfio" | "--fio");
+        let takes_value = matches!(
+            flag.as_str(),
+            "--reps" | "--only" | "--rfio" | "--fio" | "--runtime" | "--t-io-uring"
+        );
         let value = if takes_value {
             match inline.or_else(|| argv.next()) {
                 Some(v) => Some(v),
@@ -104,6 +118,17 @@ fn parse_args(argv: impl Iterator<Item = String>) -> Result<Args, String> {
             "--only" => args.only = value.clone(),
             "--rfio" => args.rfio = value.clone().map(PathBuf::from),
             "--fio" => args.fio = value.clone().map(PathBuf::from),
+            "--runtime" => {
+                let v = value.clone().unwrap_or_default();
+                // t/io_uring prints its first figure after a second.
+                args.runtime = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&n: &u64| n >= 2)
+                        .ok_or_else(|| format!("--runtime {v}: not a count of seconds ≥ 2"))?,
+                );
+            }
+            "--t-io-uring" => args.t_io_uring = value.clone().map(PathBuf::from),
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown option {arg}")),
         }
@@ -129,6 +154,7 @@ fn main() -> ExitCode {
         fio_output::self_check();
         measure::self_check();
         report::self_check();
+        device::self_check();
         let jobs = cases::jobfile(3);
         assert_eq!(jobs.matches("\n[job").count(), 3);
         println!(
@@ -164,11 +190,12 @@ fn run(args: &Args) -> Result<(), String> {
         None => on_path("fio")
             .ok_or("fio is not on PATH; install it (Debian: apt-get install fio) or pass --fio")?,
     };
-    let mut all = cases::all();
+    let runtime = args.runtime.unwrap_or(if args.reps <= 3 { 2 } else { 5 });
+    let mut all = cases::all(runtime);
     if let Some(only) = &args.only {
         all.retain(|c| c.name.contains(only.as_str()));
         if all.is_empty() {
-            let names: Vec<String> = cases::all().into_iter().map(|c| c.name).collect();
+            let names: Vec<String> = cases::all(runtime).into_iter().map(|c| c.name).collect();
             return Err(format!(
                 "no case name contains {only:?}; the cases: {}",
                 names.join(", ")
@@ -212,6 +239,45 @@ fn run(args: &Args) -> Result<(), String> {
         rss_floor_kib: None,
         setup: Vec::new(),
         warnings,
+        device: None,
+        t_io_uring: Err("no case runs it".into()),
+    };
+    // The fast device, if a case needs it; without it those cases alone
+    // are skipped.
+    let dev = if all.iter().any(|c| c.device) {
+        match device::set_up() {
+            Ok(d) => {
+                ctx.device = Some(Ok(d.setup.clone()));
+                Some(d)
+            }
+            Err(why) => {
+                eprintln!("compare: skipping the fast-device cases: {why}");
+                ctx.device = Some(Err(why));
+                all.retain(|c| !c.device);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let t_io_uring = if all.iter().any(|c| c.third.is_some()) {
+        find_t_io_uring(args.t_io_uring.as_deref(), manifest)
+    } else {
+        Err("no case runs it".into())
+    };
+    if let Err(why) = &t_io_uring {
+        if all.iter().any(|c| c.third.is_some()) {
+            eprintln!("compare: t/io_uring will not run: {why}");
+        }
+    }
+    ctx.t_io_uring = t_io_uring
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .map_err(Clone::clone);
+    let tools = measure::Tools {
+        rfio: rfio.clone(),
+        fio: fio.clone(),
+        t_io_uring,
     };
 
     eprintln!(
@@ -231,17 +297,34 @@ fn run(args: &Args) -> Result<(), String> {
     let mut results = Vec::new();
     for (i, case) in all.iter().enumerate() {
         eprint!("[{}/{}] {:<36} ", i + 1, all.len(), case.name);
-        let r = measure::run_case(case, &rfio, &fio, &scratch.dir, args.reps);
-        eprintln!("rfio {}  fio {}", brief(&r.rfio, case), brief(&r.fio, case));
+        let r = measure::run_case(
+            case,
+            &tools,
+            &scratch.dir,
+            dev.as_ref().map(|d| d.path.as_path()),
+            args.reps,
+        );
+        eprint!("rfio {}  fio {}", brief(&r.rfio, case), brief(&r.fio, case));
+        match &r.third {
+            Some(t) => eprintln!("  t/io_uring {}", brief(t, case)),
+            None => eprintln!(),
+        }
         results.push(r);
     }
     floors.push(child::floor(&scratch.dir));
     ctx.rss_floor_kib = floors.into_iter().flatten().max();
     drop(scratch);
+    drop(dev);
     ctx.load_end = load_average();
 
     let mut notes = Vec::new();
-    println!("\n{}", report::results_table(&results, &mut notes));
+    if results.iter().any(|r| !r.case.device) {
+        println!("\n{}", report::results_table(&results, &mut notes));
+    }
+    let fast = report::fast_table(&results, &mut notes);
+    if !fast.is_empty() {
+        println!("\n{fast}");
+    }
     for (i, n) in notes.iter().enumerate() {
         println!("[{}] {n}", i + 1);
     }
@@ -267,6 +350,7 @@ fn brief(r: &measure::ToolResult, case: &cases::Case) -> String {
     match r {
         measure::ToolResult::NotSupported(_) => "not supported yet".into(),
         measure::ToolResult::Failed(m) => format!("FAILED ({m})"),
+        measure::ToolResult::Skipped(m) => format!("not run ({m})"),
         measure::ToolResult::Measured(_) => match (r.summary(), case.metric) {
             (Some(s), cases::Metric::WallTime) => report::time(s.wall),
             (Some(s), cases::Metric::Iops(_)) => {
@@ -287,6 +371,38 @@ fn default_rfio(manifest: &Path) -> Option<PathBuf> {
         .into_iter()
         .chain(std::iter::once(manifest.join("target/release/rfio")))
         .find(|p| p.is_file())
+}
+
+/// fio's `t/io_uring`: `--t-io-uring`, else in the source tree of the fio
+/// 3.42 that `scripts/fio-oracle 3.42` finds (or builds); or why not.
+fn find_t_io_uring(given: Option<&Path>, manifest: &Path) -> Result<PathBuf, String> {
+    let path = match given {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let out = std::process::Command::new(manifest.join("scripts/fio-oracle"))
+                .arg("3.42")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("running scripts/fio-oracle 3.42: {e}"))?;
+            if !out.status.success() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                return Err(format!(
+                    "scripts/fio-oracle 3.42 found no fio 3.42: {}",
+                    err.lines().last().unwrap_or("").trim()
+                ));
+            }
+            let fio = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+            fio.parent().unwrap_or(Path::new(".")).join("t/io_uring")
+        }
+    };
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} is not there (build it: make t/io_uring)",
+            path.display()
+        ))
+    }
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {

@@ -43,18 +43,26 @@ pub(crate) struct Case {
     pub args: Vec<String>,
     /// Block size, to turn the amount of I/O printed into an I/O count.
     pub bs: u64,
-    /// The amount of I/O every run must report (size × loops).
-    pub bytes: u64,
+    /// The amount of I/O every run must report (size × loops); `None` for
+    /// a run for a fixed time (or no I/O).
+    pub bytes: Option<u64>,
     /// The ratio the issue asks for, if any.
     pub target: Option<f64>,
+    /// It runs on the fast device (its arguments name `device::DEV`).
+    pub device: bool,
+    /// Arguments of the third tool, fio's `t/io_uring`, if it runs too.
+    pub third: Option<Vec<String>>,
+    /// Seconds of a time-based run (`t/io_uring` prints IOPS, not totals).
+    pub runtime: Option<u64>,
 }
 
 fn job(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| (*s).to_string()).collect()
 }
 
-/// All cases, in the order they run and appear in RESULTS.md.
-pub(crate) fn all() -> Vec<Case> {
+/// All cases, in the order they run and appear in RESULTS.md; the
+/// fast-device ones run `runtime` seconds each.
+pub(crate) fn all(runtime: u64) -> Vec<Case> {
     let null_qd1 = [
         "--name=null",
         "--ioengine=null",
@@ -69,8 +77,11 @@ pub(crate) fn all() -> Vec<Case> {
             metric: Metric::WallTime,
             args: job(&["--parse-only", JOBFILE]),
             bs: 0,
-            bytes: 0,
+            bytes: None,
             target: Some(5.0),
+            device: false,
+            third: None,
+            runtime: None,
         },
         Case {
             name: "null-randread-4k-qd1".into(),
@@ -78,8 +89,11 @@ pub(crate) fn all() -> Vec<Case> {
             metric: Metric::Iops(Dir::Read),
             args: job(&null_qd1),
             bs: 4096,
-            bytes: 4096 * MIB,
+            bytes: Some(4096 * MIB),
             target: Some(1.5),
+            device: false,
+            third: None,
+            runtime: None,
         },
         Case {
             name: "null-randread-4k-qd1-gtod_reduce".into(),
@@ -87,8 +101,11 @@ pub(crate) fn all() -> Vec<Case> {
             metric: Metric::Iops(Dir::Read),
             args: job(&[&null_qd1[..], &["--gtod_reduce=1"]].concat()),
             bs: 4096,
-            bytes: 4096 * MIB,
+            bytes: Some(4096 * MIB),
             target: None,
+            device: false,
+            third: None,
+            runtime: None,
         },
         Case {
             name: "null-randread-4k-qd32".into(),
@@ -96,8 +113,11 @@ pub(crate) fn all() -> Vec<Case> {
             metric: Metric::Iops(Dir::Read),
             args: job(&[&null_qd1[..], &["--iodepth=32"]].concat()),
             bs: 4096,
-            bytes: 4096 * MIB,
+            bytes: Some(4096 * MIB),
             target: None,
+            device: false,
+            third: None,
+            runtime: None,
         },
         Case {
             name: "psync-randread-4k-cached".into(),
@@ -118,8 +138,11 @@ pub(crate) fn all() -> Vec<Case> {
                 "--invalidate=0",
             ]),
             bs: 4096,
-            bytes: 16 * RAND_SIZE,
+            bytes: Some(16 * RAND_SIZE),
             target: None,
+            device: false,
+            third: None,
+            runtime: None,
         },
     ];
     for engine in ["libaio", "io_uring"] {
@@ -140,8 +163,11 @@ pub(crate) fn all() -> Vec<Case> {
                 "--size=64m".into(),
             ],
             bs: 4096,
-            bytes: RAND_SIZE,
+            bytes: Some(RAND_SIZE),
             target: None,
+            device: false,
+            third: None,
+            runtime: None,
         });
     }
     for (engine, depth) in [("psync", 1), ("libaio", 32), ("io_uring", 32)] {
@@ -163,11 +189,15 @@ pub(crate) fn all() -> Vec<Case> {
                     "--size=128m".into(),
                 ],
                 bs: MIB,
-                bytes: SEQ_SIZE,
+                bytes: Some(SEQ_SIZE),
                 target: None,
+                device: false,
+                third: None,
+                runtime: None,
             });
         }
     }
+    cases.extend(crate::device::cases(runtime));
     cases
 }
 

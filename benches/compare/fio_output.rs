@@ -86,6 +86,28 @@ pub(crate) fn parse_bytes(text: &str) -> Option<f64> {
     value.is_finite().then_some(value * scale)
 }
 
+/// The mean of the once-a-second `IOPS=152.31K, BW=594MiB/s, IOS/call=1/1`
+/// lines of fio's `t/io_uring` (it prints no totals; `Maximum IOPS=` is not
+/// one of them). `IOPS=` is a plain count below 100,000, `K` then `M`
+/// above, with two decimals.
+pub(crate) fn parse_t_io_uring(output: &str) -> Option<f64> {
+    let per_second: Vec<f64> = output
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("IOPS=")?;
+            let value = rest.split(',').next()?.trim();
+            match value.strip_suffix('K') {
+                Some(k) => Some(k.parse::<f64>().ok()? * 1e3),
+                None => match value.strip_suffix('M') {
+                    Some(m) => Some(m.parse::<f64>().ok()? * 1e6),
+                    None => value.parse().ok(),
+                },
+            }
+        })
+        .collect();
+    (!per_second.is_empty()).then(|| per_second.iter().sum::<f64>() / per_second.len() as f64)
+}
+
 /// Checks run by `cargo test --benches` (the bench has no test harness).
 pub(crate) fn self_check() {
     assert_eq!(parse_scaled("13.1M"), Some(13.1e6));
@@ -117,4 +139,17 @@ pub(crate) fn self_check() {
         })
     );
     assert_eq!(parse_dir_line("Starting 1 process\n", Dir::Read), None);
+    let t = "Engine=io_uring, sq_ring=32, cq_ring=32\n\
+             IOPS=90000, BW=351MiB/s, IOS/call=1/1\n\
+             IOPS=110.00K, BW=429MiB/s, IOS/call=1/1\n\
+             Exiting on timeout\nMaximum IOPS=110.00K\n";
+    assert_eq!(parse_t_io_uring(t), Some(100e3));
+    assert_eq!(
+        parse_t_io_uring("IOPS=1.50M, BW=5.86GiB/s, IOS/call=32/32\n"),
+        Some(1.5e6)
+    );
+    assert_eq!(
+        parse_t_io_uring("Exiting on timeout\nMaximum IOPS=110.00K\n"),
+        None
+    );
 }

@@ -1,10 +1,12 @@
 //! Running a case: one warm-up run of each tool, then `reps` runs of each,
-//! alternating rfio, fio, rfio, fio, …, and the medians of what they cost.
+//! alternating rfio, fio (, t/io_uring), rfio, fio, …, and the medians of
+//! what they cost.
 
 use crate::cases::{Case, Metric};
 use crate::child::{self, Outcome};
+use crate::device;
 use crate::fio_output;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Which tool a run was of.
@@ -12,6 +14,17 @@ use std::time::Duration;
 pub(crate) enum Tool {
     Rfio,
     Fio,
+    /// fio's `t/io_uring`, the third tool of the fast-device read cases.
+    TIoUring,
+}
+
+/// The programs a case runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Tools {
+    pub rfio: PathBuf,
+    pub fio: PathBuf,
+    /// `t/io_uring`, or why there is none.
+    pub t_io_uring: Result<PathBuf, String>,
 }
 
 /// One measured run.
@@ -36,6 +49,8 @@ pub(crate) enum ToolResult {
     /// The tool ran and broke: a crash, a later failure, no figures in its
     /// output, or a different amount of I/O than the case asks for.
     Failed(String),
+    /// Not run: the tool is not there (`t/io_uring` not built).
+    Skipped(String),
 }
 
 /// Both tools on one case.
@@ -44,6 +59,8 @@ pub(crate) struct CaseResult {
     pub case: Case,
     pub rfio: ToolResult,
     pub fio: ToolResult,
+    /// `t/io_uring`, for the cases that run it.
+    pub third: Option<ToolResult>,
 }
 
 /// Medians over a tool's samples.
@@ -109,42 +126,55 @@ pub(crate) fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
-/// Runs `case` with both tools in `dir`.
+/// Runs `case` with its tools in `dir`, the fast device being `dev`.
 pub(crate) fn run_case(
     case: &Case,
-    rfio: &Path,
-    fio: &Path,
+    tools: &Tools,
     dir: &Path,
+    dev: Option<&Path>,
     reps: usize,
 ) -> CaseResult {
-    let tools = [(Tool::Rfio, rfio), (Tool::Fio, fio)];
+    let args = device::on(&case.args, dev);
+    let mut runs: Vec<(Tool, &Path, Vec<String>)> = vec![
+        (Tool::Rfio, &tools.rfio, args.clone()),
+        (Tool::Fio, &tools.fio, args),
+    ];
+    let mut third = None;
+    if let Some(t) = &case.third {
+        match &tools.t_io_uring {
+            Ok(program) => runs.push((Tool::TIoUring, program, device::on(t, dev))),
+            Err(why) => third = Some(ToolResult::Skipped(why.clone())),
+        }
+    }
     // Warm-up: page cache for the binaries and files, and the support check.
-    let mut results: Vec<ToolResult> = tools
+    let mut results: Vec<ToolResult> = runs
         .iter()
         .map(
-            |&(tool, program)| match measure(case, tool, program, dir, true) {
+            |(tool, program, args)| match measure(case, *tool, program, args, dir, true) {
                 Ok(_) => ToolResult::Measured(Vec::with_capacity(reps)),
                 Err(result) => result,
             },
         )
         .collect();
     for _ in 0..reps {
-        for (&(tool, program), result) in tools.iter().zip(results.iter_mut()) {
+        for ((tool, program, args), result) in runs.iter().zip(results.iter_mut()) {
             let ToolResult::Measured(samples) = result else {
                 continue;
             };
-            match measure(case, tool, program, dir, false) {
+            match measure(case, *tool, program, args, dir, false) {
                 Ok(sample) => samples.push(sample),
                 Err(failed) => *result = failed,
             }
         }
     }
-    let fio_result = results.pop().expect("two tools");
-    let rfio_result = results.pop().expect("two tools");
+    let mut results = results.into_iter();
+    let rfio = results.next().expect("rfio ran");
+    let fio = results.next().expect("fio ran");
     CaseResult {
         case: case.clone(),
-        rfio: rfio_result,
-        fio: fio_result,
+        rfio,
+        fio,
+        third: results.next().or(third),
     }
 }
 
@@ -153,10 +183,11 @@ fn measure(
     case: &Case,
     tool: Tool,
     program: &Path,
+    args: &[String],
     dir: &Path,
     warm_up: bool,
 ) -> Result<Sample, ToolResult> {
-    let out = child::run(program, &case.args, dir)
+    let out = child::run(program, args, dir)
         .map_err(|e| ToolResult::Failed(format!("could not run {}: {e}", program.display())))?;
     if !out.status.success() {
         let message = out.first_error_line();
@@ -170,7 +201,25 @@ fn measure(
             },
         );
     }
-    sample(case, &out).map_err(ToolResult::Failed)
+    match tool {
+        Tool::TIoUring => sample_t_io_uring(case, &out),
+        _ => sample(case, &out),
+    }
+    .map_err(ToolResult::Failed)
+}
+
+/// `t/io_uring` prints IOPS once a second and no total: the I/O count is
+/// their mean times the run's seconds.
+fn sample_t_io_uring(case: &Case, out: &Outcome) -> Result<Sample, String> {
+    let iops = fio_output::parse_t_io_uring(&out.stdout)
+        .ok_or("no `IOPS=` line in its output (a run under 2 s prints none)")?;
+    Ok(Sample {
+        wall: out.wall,
+        cpu: out.cpu,
+        maxrss_kib: out.maxrss_kib,
+        iops: Some(iops),
+        ios: case.runtime.map(|s| iops * s as f64),
+    })
 }
 
 fn sample(case: &Case, out: &Outcome) -> Result<Sample, String> {
@@ -185,12 +234,13 @@ fn sample(case: &Case, out: &Outcome) -> Result<Sample, String> {
         let line = fio_output::parse_dir_line(&out.stdout, dir)
             .ok_or_else(|| format!("no `{}: IOPS=` line in its output", dir.label()))?;
         // The printed amount has three or four significant digits.
-        let expected = case.bytes as f64;
-        if (line.io_bytes - expected).abs() > expected * 0.01 {
-            return Err(format!(
-                "it did {:.0} bytes of I/O, the case asks for {expected:.0}",
-                line.io_bytes
-            ));
+        if let Some(expected) = case.bytes.map(|b| b as f64) {
+            if (line.io_bytes - expected).abs() > expected * 0.01 {
+                return Err(format!(
+                    "it did {:.0} bytes of I/O, the case asks for {expected:.0}",
+                    line.io_bytes
+                ));
+            }
         }
         sample.iops = Some(line.iops);
         sample.ios = Some(line.io_bytes / case.bs as f64);

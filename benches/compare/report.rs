@@ -28,6 +28,11 @@ pub(crate) struct Context {
     pub setup: Vec<String>,
     /// Warnings that bear on the numbers (a stale binary).
     pub warnings: Vec<String>,
+    /// The fast device: the commands that set it up, or why its cases were
+    /// skipped; `None` when no case needs it.
+    pub device: Option<Result<Vec<String>, String>>,
+    /// `t/io_uring`'s path, or why it did not run.
+    pub t_io_uring: Result<String, String>,
 }
 
 /// The ratio the table shows: above 1 means rfio is faster.
@@ -44,7 +49,7 @@ pub(crate) fn results_table(results: &[CaseResult], notes: &mut Vec<String>) -> 
         "| case | measures | rfio | fio | rfio vs fio | target | met |\n\
          |---|---|---:|---:|---:|---|---|\n",
     );
-    for r in results {
+    for r in results.iter().filter(|r| !r.case.device) {
         let rfio = r.rfio.summary();
         let fio = r.fio.summary();
         let ratio = rfio
@@ -74,6 +79,48 @@ pub(crate) fn results_table(results: &[CaseResult], notes: &mut Vec<String>) -> 
     t
 }
 
+/// The fast-device cases: IOPS of the three tools and CPU per I/O beside
+/// them (also printed at the end of a run). Empty without such cases.
+pub(crate) fn fast_table(results: &[CaseResult], notes: &mut Vec<String>) -> String {
+    let fast: Vec<&CaseResult> = results.iter().filter(|r| r.case.device).collect();
+    if fast.is_empty() {
+        return String::new();
+    }
+    let mut t = String::from(
+        "| case | rfio | fio | t/io_uring | rfio vs fio | rfio CPU | fio CPU | t/io_uring CPU | rfio ÷ fio CPU |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in fast {
+        let (rfio, fio) = (r.rfio.summary(), r.fio.summary());
+        let third = r.third.as_ref().and_then(ToolResult::summary);
+        let ratio = rfio
+            .as_ref()
+            .zip(fio.as_ref())
+            .and_then(|(a, b)| speed_ratio(&r.case, a, b));
+        let per_io = |s: &Option<Summary>| s.as_ref().and_then(|s| s.cpu_ns_per_io);
+        let cpu = |s: &Option<Summary>| {
+            per_io(s).map_or("—".to_string(), |ns| format!("{} /IO", nanos(ns)))
+        };
+        let third_cell = match &r.third {
+            Some(result) => cell(&r.case, result, notes),
+            None => "—".to_string(),
+        };
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {third_cell} | {} | {} | {} | {} | {} |",
+            r.case.name,
+            cell(&r.case, &r.rfio, notes),
+            cell(&r.case, &r.fio, notes),
+            ratio.map_or("—".to_string(), |x| format!("{x:.2}×")),
+            cpu(&rfio),
+            cpu(&fio),
+            cpu(&third),
+            ratio_text(per_io(&rfio), per_io(&fio)),
+        );
+    }
+    t
+}
+
 /// A tool's headline figure, or why there is none (as a numbered note).
 fn cell(case: &Case, result: &ToolResult, notes: &mut Vec<String>) -> String {
     let mut note = |label: &str, message: &str| {
@@ -83,6 +130,7 @@ fn cell(case: &Case, result: &ToolResult, notes: &mut Vec<String>) -> String {
     match result {
         ToolResult::NotSupported(m) => note("not supported yet", m),
         ToolResult::Failed(m) => note("failed", m),
+        ToolResult::Skipped(m) => note("not run", m),
         ToolResult::Measured(_) => {
             let s = result.summary().expect("measured");
             match case.metric {
@@ -164,7 +212,7 @@ pub(crate) fn markdown(ctx: &Context, results: &[CaseResult]) -> String {
         "| case | rfio CPU | fio CPU | rfio ÷ fio | rfio peak RSS | fio peak RSS | rfio ÷ fio | rfio wall | fio wall |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    for r in results {
+    for r in results.iter().filter(|r| !r.case.device) {
         let (rfio, fio) = (r.rfio.summary(), r.fio.summary());
         let cpu = |s: &Option<Summary>| -> Option<(f64, String)> {
             let s = s.as_ref()?;
@@ -192,15 +240,44 @@ pub(crate) fn markdown(ctx: &Context, results: &[CaseResult]) -> String {
             r.case.name,
             rc.as_ref().map_or("—", |c| c.1.as_str()),
             fc.as_ref().map_or("—", |c| c.1.as_str()),
-            ratio(rc.as_ref().map(|c| c.0), fc.as_ref().map(|c| c.0)),
+            ratio_text(rc.as_ref().map(|c| c.0), fc.as_ref().map(|c| c.0)),
             rss_cell(rr),
             rss_cell(fr),
-            ratio(rr.filter(|&k| k > floor), fr.filter(|&k| k > floor)),
+            ratio_text(rr.filter(|&k| k > floor), fr.filter(|&k| k > floor)),
             wall(&rfio),
             wall(&fio),
         );
     }
     md.push('\n');
+
+    if let Some(device) = &ctx.device {
+        let _ = writeln!(md, "## Fast device: a loop device over tmpfs\n");
+        match device {
+            Err(why) => {
+                let _ = writeln!(md, "Skipped: {why}.\n");
+            }
+            Ok(_) => {
+                let _ = writeln!(
+                    md,
+                    "4 KiB random reads and 128 KiB sequential writes, `direct=1`, on a \
+                     loop device over a file in `/dev/shm` (set up and torn down by the \
+                     bench; see Commands), for a fixed time: the tools' own cost per I/O \
+                     shows, not a disk's. The third tool is fio's `t/io_uring` ({}), with \
+                     fio's default batching (`-s1 -c1`), no polling, registered buffers or \
+                     files; `-a1` (its libaio mode) for the libaio cases. It prints IOPS \
+                     once a second and no total: its IOPS are their mean, its I/O count \
+                     that times the run's seconds. CPU is user + system time of the whole \
+                     invocation per I/O (fio's start-up, about 0.1 s of CPU, included).\n",
+                    match &ctx.t_io_uring {
+                        Ok(path) => format!("`{path}`"),
+                        Err(why) => format!("not run: {why}"),
+                    }
+                );
+                md.push_str(&fast_table(results, &mut notes));
+                md.push('\n');
+            }
+        }
+    }
 
     if !notes.is_empty() {
         let _ = writeln!(md, "## Notes\n");
@@ -220,6 +297,12 @@ pub(crate) fn markdown(ctx: &Context, results: &[CaseResult]) -> String {
         let _ = writeln!(md, "{line}");
     }
     md.push_str("```\n\nThen, for each case, the same arguments to both tools:\n\n```sh\n");
+    if let Some(Ok(lines)) = &ctx.device {
+        md.push_str("# the fast device (as root)\n");
+        for line in lines {
+            let _ = writeln!(md, "{line}");
+        }
+    }
     for r in results {
         let args = r.case.args.join(" ");
         let _ = writeln!(
@@ -227,12 +310,15 @@ pub(crate) fn markdown(ctx: &Context, results: &[CaseResult]) -> String {
             "# {}\n{} {args}\n{} {args}",
             r.case.name, ctx.rfio, ctx.fio
         );
+        if let (Some(third), Ok(path)) = (&r.case.third, &ctx.t_io_uring) {
+            let _ = writeln!(md, "{path} {}", third.join(" "));
+        }
     }
     md.push_str("```\n");
     md
 }
 
-fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+fn ratio_text(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
         _ => "—".into(),
@@ -319,4 +405,43 @@ pub(crate) fn self_check() {
     assert_eq!(scaled(5_578_000.0), "5.58M");
     assert_eq!(scaled(367.0), "367");
     assert_eq!(time(Duration::from_micros(39_240)), "39.2 ms");
+    // The fast-device table: CPU per I/O beside IOPS, the third column
+    // empty where no third tool runs, a note where it could not.
+    let sample = |iops: f64, cpu_ms: u64| crate::measure::Sample {
+        wall: Duration::from_secs(2),
+        cpu: Duration::from_millis(cpu_ms),
+        maxrss_kib: 4096,
+        iops: Some(iops),
+        ios: Some(iops * 2.0),
+    };
+    let mut cases = crate::device::cases(2).into_iter();
+    let (read, write) = (cases.next().unwrap(), cases.nth(2).unwrap());
+    let results = [
+        CaseResult {
+            case: read,
+            rfio: ToolResult::Measured(vec![sample(100e3, 600)]),
+            fio: ToolResult::Measured(vec![sample(80e3, 640)]),
+            third: Some(ToolResult::Skipped("t/io_uring is not there".into())),
+        },
+        CaseResult {
+            case: write,
+            rfio: ToolResult::Measured(vec![sample(10e3, 300)]),
+            fio: ToolResult::Measured(vec![sample(10e3, 400)]),
+            third: None,
+        },
+    ];
+    let mut notes = Vec::new();
+    let table = fast_table(&results, &mut notes);
+    let rows: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "| loop-io_uring-randread-4k-qd1 | 100k (100k–100k) | 80.0k (80.0k–80.0k) | \
+             not run [1] | 1.25× | 3.00 µs /IO | 4.00 µs /IO | — | 0.75 |",
+            "| loop-io_uring-seqwrite-128k-qd1 | 10.0k (10.0k–10.0k) | 10.0k (10.0k–10.0k) | \
+             — | 1.00× | 15.0 µs /IO | 20.0 µs /IO | — | 0.75 |",
+        ]
+    );
+    assert_eq!(notes, ["t/io_uring is not there"]);
+    assert_eq!(results_table(&results, &mut notes).lines().count(), 2);
 }
