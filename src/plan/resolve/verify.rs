@@ -484,7 +484,8 @@ fn header_seed(o: Opts<'_>, p: Rw, backlog: u64) -> bool {
     }
     // rfio's read back of several files does not draw its seeds in the
     // order fio's does yet (t/verify.py 2002, 2003): unchecked unless set.
-    if o.int("nrfiles").is_some_and(|n| n > 1) {
+    let listed = o.text("filename").is_some_and(|f| f.contains(':'));
+    if listed || o.int("nrfiles").is_some_and(|n| n > 1) {
         return false;
     }
     !(o.is("verify_only") || !p.write || backlog > 0 || p.zone_resets || p.overlap_risk)
