@@ -1,6 +1,7 @@
 //! rfio's flags beyond fio that change a run: `--repeat=N`,
 //! `--baseline-save=FILE`, `--baseline-compare=FILE`,
-//! `--baseline-threshold=PCT`, checked once the reading mode is known.
+//! `--baseline-threshold=PCT`, `--baseline-metrics=LIST`, checked once the
+//! reading mode is known.
 //! Called as `fio` (or with `--compat=fio`) they are refused as fio 3.33
 //! refuses an option it does not know.
 
@@ -8,6 +9,7 @@ use std::path::PathBuf;
 
 use super::Error;
 use crate::jobfile::Mode;
+use crate::stats::verdict::Metric;
 
 /// The flags, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,10 +21,37 @@ pub(crate) struct Beyond {
     /// The change, in percent, past which a metric counts as better or
     /// worse (default 10).
     pub(crate) threshold_pct: f64,
+    /// The metrics that decide the exit status (`--baseline-metrics`).
+    pub(crate) metrics: Vec<Metric>,
 }
 
 /// The default `--baseline-threshold`, percent.
 pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 10.0;
+
+/// The default `--baseline-metrics`: IOPS, bandwidth and the 99th
+/// percentile of the completion latency.
+pub(crate) const DEFAULT_METRICS: &str = "iops,bw,p99";
+
+/// `--baseline-metrics=iops,bw,mean,p99,p99.9`: each name once, in the
+/// order given; `Err` names the first that is no metric.
+pub(crate) fn metrics(text: &str) -> Result<Vec<Metric>, String> {
+    let mut out: Vec<Metric> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let m = match name {
+            "iops" => Metric::Iops,
+            "bw" => Metric::Bw,
+            "mean" => Metric::ClatMean,
+            p => match p.strip_prefix('p').map(str::parse::<f64>) {
+                Some(Ok(v)) if v > 0.0 && v <= 100.0 => Metric::ClatPercentile(v),
+                _ => return Err(name.to_string()),
+            },
+        };
+        if !out.iter().any(|o| o.same(m)) {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
 
 /// The flags as written (`cli::args` reads them).
 #[derive(Debug, Clone, Copy)]
@@ -35,6 +64,7 @@ pub(crate) struct Written<'a> {
     pub(crate) baseline_save: Option<&'a PathBuf>,
     pub(crate) baseline_compare: Option<&'a PathBuf>,
     pub(crate) baseline_threshold: Option<&'a str>,
+    pub(crate) baseline_metrics: Option<&'a str>,
 }
 
 /// Check the flags of `args`; `Err` is what to print on stderr (the
@@ -59,11 +89,17 @@ pub(crate) fn read(args: &Written<'_>) -> Result<Beyond, Error> {
             _ => return Err(Error::Threshold(text.to_string())),
         },
     };
+    let text = args.baseline_metrics.unwrap_or(DEFAULT_METRICS);
+    let metrics = metrics(text).map_err(|bad| Error::Metrics {
+        text: text.to_string(),
+        bad,
+    })?;
     Ok(Beyond {
         repeat,
         save: args.baseline_save.cloned(),
         compare: args.baseline_compare.cloned(),
         threshold_pct,
+        metrics,
     })
 }
 
@@ -116,5 +152,26 @@ mod tests {
         assert!(t("--baseline-threshold=-1").is_err());
         assert!(t("--baseline-threshold=abc").is_err());
         assert_eq!(parse(&[], false).unwrap().threshold_pct, 10.0);
+    }
+
+    #[test]
+    fn metrics_default_to_iops_bw_p99() {
+        let m = |a: &[&str]| parse(a, false).map(|b| b.metrics);
+        assert_eq!(
+            m(&[]).unwrap(),
+            [Metric::Iops, Metric::Bw, Metric::ClatPercentile(99.0)]
+        );
+        assert_eq!(
+            m(&["--baseline-metrics=p99.9,mean,iops,iops"]).unwrap(),
+            [Metric::ClatPercentile(99.9), Metric::ClatMean, Metric::Iops]
+        );
+        assert_eq!(
+            m(&["--baseline-metrics=iops,latency"]).unwrap_err(),
+            "rfio: --baseline-metrics=iops,latency: 'latency' is not a metric \
+             (iops, bw, mean, or a percentile: p99, p99.9)\n"
+        );
+        assert!(m(&["--baseline-metrics=p0"]).is_err());
+        assert!(m(&["--baseline-metrics=p101"]).is_err());
+        assert!(m(&["--baseline-metrics="]).is_err());
     }
 }

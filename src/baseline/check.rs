@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::error::{BadField, Error, ECHO, MAX_BYTES};
-use super::{Baseline, FORMAT};
+use super::{Baseline, FORMAT, OLD_FORMATS};
 use crate::diag::quote;
 use crate::stats::config::MAX_PERCENTILES;
 use crate::stats::repeat::Spread;
@@ -43,7 +43,25 @@ pub(crate) fn parse(name: &str, bytes: &[u8]) -> Result<Baseline, Error> {
         Ok(v) => v,
         Err(source) => return Err(Error::NotJson { name, source }),
     };
-    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+    let format = value.get("format").and_then(|f| f.as_str());
+    if let Some(old) = format.filter(|f| OLD_FORMATS.contains(f)) {
+        // Its command line saved it: the same again saves it anew.
+        let argv: Vec<&str> = value
+            .get("command_line")
+            .and_then(|c| c.as_array())
+            .map(|a| a.iter().filter_map(|s| s.as_str()).collect())
+            .unwrap_or_default();
+        let resave = match argv.is_empty() {
+            true => format!("rfio --baseline-save={name} JOBS..."),
+            false => format!("rfio {}", quote(&argv.join(" "), ECHO)),
+        };
+        return Err(Error::OldFormat {
+            format: old.to_string(),
+            name,
+            resave,
+        });
+    }
+    if format != Some(FORMAT) {
         return Err(Error::NotBaseline { name });
     }
     let b: Baseline = match serde_json::from_value(value) {
@@ -86,16 +104,24 @@ fn figure(field: &str, v: f64, what: &str) -> Result<(), BadField> {
     }
 }
 
-/// A metric over the runs: each figure valid, min <= median <= max.
-fn spread(field: &str, s: &Spread, what: &str) -> Result<(), BadField> {
+/// A metric over `runs` runs: each figure valid, min <= median <= max,
+/// a run's value for each run at most.
+fn spread(field: &str, s: &Spread, what: &str, runs: u32) -> Result<(), BadField> {
     figure(&format!("{field}.median"), s.median, what)?;
     figure(&format!("{field}.min"), s.min, what)?;
     figure(&format!("{field}.max"), s.max, what)?;
-    figure(
-        &format!("{field}.cv_pct"),
-        s.cv_pct,
-        "coefficient of variation",
-    )?;
+    if let Some(cv) = s.cv_pct {
+        figure(&format!("{field}.cv_pct"), cv, "coefficient of variation")?;
+    }
+    if s.runs.len() > runs as usize {
+        return Err(bad(
+            format!("{field}.runs"),
+            format!("{} values for {runs} runs", s.runs.len()),
+        ));
+    }
+    for (i, &v) in s.runs.iter().enumerate() {
+        figure(&format!("{field}.runs[{i}]"), v, what)?;
+    }
     if !(s.min <= s.median && s.median <= s.max) {
         return Err(bad(
             field,
@@ -183,9 +209,15 @@ pub(crate) fn check(b: &Baseline) -> Result<(), BadField> {
                     format!("{} is more than the baseline's runs ({})", dir.runs, r.runs),
                 ));
             }
-            spread(&format!("{at}.iops"), &dir.iops, "IOPS figure")?;
-            spread(&format!("{at}.bw_bytes"), &dir.bw_bytes, "bandwidth")?;
-            spread(&format!("{at}.clat_mean_ns"), &dir.clat_mean_ns, "latency")?;
+            let n = dir.runs;
+            spread(&format!("{at}.iops"), &dir.iops, "IOPS figure", n)?;
+            spread(&format!("{at}.bw_bytes"), &dir.bw_bytes, "bandwidth", n)?;
+            spread(
+                &format!("{at}.clat_mean_ns"),
+                &dir.clat_mean_ns,
+                "latency",
+                n,
+            )?;
             if dir.clat_percentiles.len() > MAX_PERCENTILES {
                 return Err(bad(
                     format!("{at}.clat_percentiles"),
@@ -206,7 +238,7 @@ pub(crate) fn check(b: &Baseline) -> Result<(), BadField> {
                         ),
                     ));
                 }
-                spread(&format!("{pat}[1]"), s, "latency")?;
+                spread(&format!("{pat}[1]"), s, "latency", n)?;
             }
         }
     }
@@ -237,20 +269,34 @@ mod tests {
             median,
             min,
             max,
-            cv_pct,
+            cv_pct: Some(cv_pct),
+            runs: vec![min, median, max],
         };
-        assert!(spread("s", &s(2.0, 1.0, 3.0, 0.5), "latency").is_ok());
+        assert!(spread("s", &s(2.0, 1.0, 3.0, 0.5), "latency", 3).is_ok());
         assert_eq!(
-            spread("s", &s(5.0, 1.0, 3.0, 0.0), "latency")
+            spread("s", &s(5.0, 1.0, 3.0, 0.0), "latency", 3)
                 .unwrap_err()
                 .to_string(),
             "s: median 5.0 is not between min 1.0 and max 3.0"
         );
         assert_eq!(
-            spread("s", &s(2.0, 1.0, 3.0, -1.0), "latency")
+            spread("s", &s(2.0, 1.0, 3.0, -1.0), "latency", 3)
                 .unwrap_err()
                 .to_string(),
             "s.cv_pct: -1.0 is not a valid coefficient of variation (a finite number, at least 0)"
+        );
+        assert_eq!(
+            spread("s", &s(2.0, 1.0, 3.0, 1.0), "latency", 2)
+                .unwrap_err()
+                .to_string(),
+            "s.runs: 3 values for 2 runs"
+        );
+        let mut one = s(2.0, 2.0, 2.0, 0.0);
+        one.cv_pct = None;
+        one.runs = vec![-2.0];
+        assert_eq!(
+            spread("s", &one, "latency", 1).unwrap_err().to_string(),
+            "s.runs[0]: -2.0 is not a valid latency (a finite number, at least 0)"
         );
     }
 }

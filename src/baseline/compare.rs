@@ -1,89 +1,70 @@
 //! `--baseline-compare`: pure comparisons. What a saved baseline and this
-//! run measured, metric by metric ([`compare`]); and whether the two ran
-//! the same work on the same target ([`text_differences`],
-//! [`target_differences`]), which decides whether they may be compared.
+//! run measured, metric by metric ([`compare`], into the report's
+//! [`verdict`](crate::stats::verdict) types, which the outputs print); and
+//! whether the two ran on the same target ([`target_differences`]).
 //!
-//! A metric's change is `(new - saved) / saved` of the medians (of the
-//! runs; a single run's values otherwise), in percent. It is **within
-//! variance** when its size is at most the band: the threshold
-//! (`--baseline-threshold`, 10 by default) or, when both sides repeated
-//! (`--repeat` ≥ 2), `2 × √(cv_saved² + cv_new²)` if that is larger.
-//! Beyond the band it is **better** or **worse**: higher is better for
-//! IOPS and bandwidth, lower for latencies.
-
-use std::fmt::Write as _;
+//! A metric's change is `(now - saved) / saved` of the medians (of the
+//! runs; a single run's values otherwise), in percent. It is **within**
+//! its band when its size is at most the band; beyond it, **better** or
+//! **worse** (higher is better for IOPS and bandwidth, lower for
+//! latencies). The band ([`band`]) is `--baseline-threshold` (10 by
+//! default) or, when larger, `2·√(cv_saved² + cv_now²)`, the runs'
+//! variance: a side of a single run, which has no variance of its own, is
+//! taken to vary as the other side (so a single run against a repeated
+//! baseline gets `2·√2·cv_saved`); with a single run on both sides the
+//! band is the threshold alone.
+//!
+//! Only the metrics of `--baseline-metrics` (`iops,bw,p99` by default) are
+//! **gated**: a worse one (or one no longer measured) fails the comparison.
+//! The others are reported, never gating.
 
 use super::probe::FileTarget;
-use super::{JobTarget, SavedText};
+use super::JobTarget;
 use crate::stats::repeat::{RepeatSummary, Spread};
+use crate::stats::verdict::{BandFrom, Metric, MetricVerdict, Verdict};
 
 /// A string from the baseline (or this run) as a message quotes it.
 fn q(text: &str) -> String {
     crate::diag::quote(text, super::error::ECHO)
 }
 
-/// What a metric did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    Better,
-    Worse,
-    Within,
-    /// Saved, but this run has no such job or direction.
-    Missing,
-}
-
-impl Verdict {
-    fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Better => "better",
-            Verdict::Worse => "worse",
-            Verdict::Within => "within variance",
-            Verdict::Missing => "not measured now",
-        }
-    }
-
-    /// Counts as a regression (exit status 3).
-    pub(crate) fn regressed(self) -> bool {
-        matches!(self, Verdict::Worse | Verdict::Missing)
+/// The band of a metric whose two sides vary by `saved` and `now` (the
+/// cv in percent; `None`: a single run), and where it came from.
+pub(crate) fn band(threshold_pct: f64, saved: Option<f64>, now: Option<f64>) -> (f64, BandFrom) {
+    let (a, b) = match (saved, now) {
+        (Some(a), Some(b)) => (a, b),
+        (Some(a), None) => (a, a),
+        (None, Some(b)) => (b, b),
+        (None, None) => return (threshold_pct, BandFrom::Threshold),
+    };
+    let variance = 2.0 * (a * a + b * b).sqrt();
+    match variance > threshold_pct {
+        true => (variance, BandFrom::Variance),
+        false => (threshold_pct, BandFrom::Threshold),
     }
 }
 
-/// One metric of one job and direction.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Line {
-    pub(crate) job: String,
-    pub(crate) ddir: String,
-    /// `iops`, `bw_bytes`, `clat_mean_ns`, `clat_p99.000000_ns`, ...
-    pub(crate) metric: String,
-    pub(crate) saved: f64,
-    pub(crate) new: Option<f64>,
-    /// In percent; `None` without a new value or a zero saved one.
-    pub(crate) change_pct: Option<f64>,
-    /// The band within which a change is noise, percent.
-    pub(crate) band_pct: f64,
-    pub(crate) verdict: Verdict,
-}
-
-/// Compare every metric of `saved` with this run's `new`.
-pub(crate) fn compare(saved: &RepeatSummary, new: &RepeatSummary, threshold_pct: f64) -> Vec<Line> {
-    let repeated = saved.runs >= 2 && new.runs >= 2;
+/// Compare every metric of `saved` with this run's `now`; those of
+/// `gated` decide.
+pub(crate) fn compare(
+    saved: &RepeatSummary,
+    now: &RepeatSummary,
+    threshold_pct: f64,
+    gated: &[Metric],
+) -> Vec<MetricVerdict> {
     let mut out = Vec::new();
     for (i, sj) in saved.jobs.iter().enumerate() {
-        let nj = new.jobs.get(i).filter(|j| j.jobname == sj.jobname);
+        let nj = now.jobs.get(i).filter(|j| j.jobname == sj.jobname);
         for sd in &sj.dirs {
             let nd = nj.and_then(|j| j.dirs.iter().find(|d| d.ddir == sd.ddir));
-            let mut metric = |name: String, s: &Spread, n: Option<&Spread>, higher: bool| {
-                let band_pct = match (repeated, n) {
-                    (true, Some(n)) => {
-                        threshold_pct.max(2.0 * (s.cv_pct.powi(2) + n.cv_pct.powi(2)).sqrt())
-                    }
-                    _ => threshold_pct,
-                };
-                let new_value = n.map(|n| n.median);
-                let change_pct = new_value
+            let mut metric = |metric: Metric, s: &Spread, n: Option<&Spread>| {
+                let (band_pct, band_from) = band(threshold_pct, s.cv_pct, n.and_then(|n| n.cv_pct));
+                let value = n.map(|n| n.median);
+                let change_pct = value
                     .filter(|_| s.median != 0.0)
                     .map(|v| 100.0 * (v - s.median) / s.median);
-                let verdict = match (new_value, change_pct) {
+                let higher = metric.higher_is_better();
+                let verdict = match (value, change_pct) {
                     (None, _) => Verdict::Missing,
                     (Some(v), None) => match v == s.median {
                         true => Verdict::Within,
@@ -100,123 +81,36 @@ pub(crate) fn compare(saved: &RepeatSummary, new: &RepeatSummary, threshold_pct:
                         false => Verdict::Worse,
                     },
                 };
-                out.push(Line {
+                out.push(MetricVerdict {
                     job: q(&sj.jobname),
                     ddir: sd.ddir.clone(),
-                    metric: name,
+                    metric,
+                    gated: gated.iter().any(|g| g.same(metric)),
                     saved: s.median,
-                    new: new_value,
+                    now: value,
                     change_pct,
                     band_pct,
+                    band_from,
                     verdict,
                 });
             };
-            metric("iops".into(), &sd.iops, nd.map(|d| &d.iops), true);
+            metric(Metric::Iops, &sd.iops, nd.map(|d| &d.iops));
+            metric(Metric::Bw, &sd.bw_bytes, nd.map(|d| &d.bw_bytes));
             metric(
-                "bw_bytes".into(),
-                &sd.bw_bytes,
-                nd.map(|d| &d.bw_bytes),
-                true,
-            );
-            metric(
-                "clat_mean_ns".into(),
+                Metric::ClatMean,
                 &sd.clat_mean_ns,
                 nd.map(|d| &d.clat_mean_ns),
-                false,
             );
             for (p, s) in &sd.clat_percentiles {
                 let n = nd.and_then(|d| {
                     d.clat_percentiles
                         .iter()
-                        .find(|(q, _)| q == p)
+                        .find(|(q, _)| (q - p).abs() < 1e-9)
                         .map(|(_, s)| s)
                 });
-                metric(format!("clat_p{p:.2}_ns"), s, n, false);
+                metric(Metric::ClatPercentile(*p), s, n);
             }
         }
-    }
-    out
-}
-
-/// The comparison as text: a line per metric, then the count of each
-/// verdict.
-pub(crate) fn render(lines: &[Line], file: &str, threshold_pct: f64) -> String {
-    let mut out = String::new();
-    let num = |v: f64| {
-        if v.fract() == 0.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.2}")
-        }
-    };
-    for l in lines {
-        let new = l.new.map_or("-".to_string(), num);
-        let change = l
-            .change_pct
-            .map_or(String::new(), |c| format!(", {c:+.2}%"));
-        let _ = writeln!(
-            out,
-            "{} {} {}: {} ({} → {}{change}; band {:.2}%)",
-            l.job,
-            l.ddir,
-            l.metric,
-            l.verdict.as_str(),
-            num(l.saved),
-            new,
-            l.band_pct
-        );
-    }
-    let count = |v: Verdict| lines.iter().filter(|l| l.verdict == v).count();
-    let _ = writeln!(
-        out,
-        "baseline {file}: {} better, {} worse, {} within variance, {} not measured now \
-         (threshold {threshold_pct}%)",
-        count(Verdict::Better),
-        count(Verdict::Worse),
-        count(Verdict::Within),
-        count(Verdict::Missing)
-    );
-    out
-}
-
-/// How the job texts of a baseline and of this run differ, one sentence
-/// each (empty: the same).
-pub(crate) fn text_differences(saved: &[SavedText], now: &[SavedText]) -> Vec<String> {
-    let mut out = Vec::new();
-    if saved.len() != now.len() {
-        let names = |t: &[SavedText]| t.iter().map(|f| q(&f.name)).collect::<Vec<_>>().join(", ");
-        out.push(format!(
-            "job files differ: [{}] → [{}]",
-            names(saved),
-            names(now)
-        ));
-        return out;
-    }
-    for (s, n) in saved.iter().zip(now) {
-        if s.sha256 == n.sha256 {
-            continue;
-        }
-        let (old, new) = (
-            s.text.lines().collect::<Vec<_>>(),
-            n.text.lines().collect::<Vec<_>>(),
-        );
-        let at = (0..old.len().max(new.len())).find(|&i| old.get(i) != new.get(i));
-        let detail = match at {
-            Some(i) => format!(
-                ": line {}: {} → {}",
-                i + 1,
-                old.get(i).map_or("(none)".to_string(), |l| q(l)),
-                new.get(i).map_or("(none)".to_string(), |l| q(l))
-            ),
-            // Only line endings differ.
-            None => ": line endings".to_string(),
-        };
-        out.push(format!(
-            "{} text differs (sha256 {} → {}){detail}",
-            q(&n.name),
-            &s.sha256[..12.min(s.sha256.len())],
-            &n.sha256[..12.min(n.sha256.len())]
-        ));
     }
     out
 }
@@ -284,16 +178,17 @@ mod tests {
     use super::*;
     use crate::stats::repeat::{DirRepeat, JobRepeat};
 
-    fn sp(median: f64, cv_pct: f64) -> Spread {
+    fn sp(median: f64, cv_pct: Option<f64>) -> Spread {
         Spread {
             median,
             min: median,
             max: median,
             cv_pct,
+            runs: vec![median],
         }
     }
 
-    fn summary(runs: u32, iops: f64, cv: f64, p99: f64) -> RepeatSummary {
+    fn summary(runs: u32, iops: f64, cv: Option<f64>, p99: f64) -> RepeatSummary {
         RepeatSummary {
             requested: runs,
             runs,
@@ -308,97 +203,99 @@ mod tests {
                     iops: sp(iops, cv),
                     bw_bytes: sp(iops * 4096.0, cv),
                     clat_mean_ns: sp(1000.0, cv),
-                    clat_percentiles: vec![(99.0, sp(p99, cv))],
+                    clat_percentiles: vec![(99.0, sp(p99, cv)), (99.5, sp(p99, cv))],
                 }],
             }],
         }
     }
 
-    fn verdicts(lines: &[Line]) -> Vec<(&str, Verdict)> {
+    const GATED: [Metric; 3] = [Metric::Iops, Metric::Bw, Metric::ClatPercentile(99.0)];
+
+    fn verdicts(lines: &[MetricVerdict]) -> Vec<(String, Verdict, bool)> {
         lines
             .iter()
-            .map(|l| (l.metric.as_str(), l.verdict))
+            .map(|l| (l.metric.key(), l.verdict, l.gated))
             .collect()
     }
 
     #[test]
     fn single_runs_use_the_threshold() {
-        let saved = summary(1, 1000.0, 0.0, 2000.0);
-        let new = summary(1, 850.0, 0.0, 1500.0);
-        let lines = compare(&saved, &new, 10.0);
-        assert_eq!(
-            verdicts(&lines),
-            [
-                ("iops", Verdict::Worse),
-                ("bw_bytes", Verdict::Worse),
-                ("clat_mean_ns", Verdict::Within),
-                ("clat_p99.00_ns", Verdict::Better),
-            ]
-        );
+        let saved = summary(1, 1000.0, None, 2000.0);
+        let now = summary(1, 850.0, None, 1500.0);
+        let lines = compare(&saved, &now, 10.0, &GATED);
+        let want = [
+            ("iops", Verdict::Worse, true),
+            ("bw", Verdict::Worse, true),
+            ("mean", Verdict::Within, false),
+            ("p99", Verdict::Better, true),
+            ("p99.5", Verdict::Better, false),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(k, v, g)| (k.to_string(), *v, *g))
+            .collect();
+        assert_eq!(verdicts(&lines), want);
         assert!((lines[0].change_pct.unwrap() + 15.0).abs() < 1e-9);
         assert_eq!(lines[0].band_pct, 10.0);
-        let lax = compare(&saved, &new, 30.0);
+        assert_eq!(lines[0].band_from, BandFrom::Threshold);
+        let lax = compare(&saved, &now, 30.0, &GATED);
         assert!(lax.iter().all(|l| l.verdict == Verdict::Within));
-        let text = render(&lines, "b.json", 10.0);
-        assert!(
-            text.starts_with("j read iops: worse (1000 → 850, -15.00%; band 10.00%)\n"),
-            "{text}"
-        );
-        assert!(text.ends_with(
-            "baseline b.json: 1 better, 2 worse, 1 within variance, 0 not measured now \
-             (threshold 10%)\n"
-        ));
     }
 
     #[test]
-    fn repeats_widen_the_band_by_their_cv() {
-        // cv 10% on both sides: band 2 * sqrt(200) = 28.28%.
-        let saved = summary(3, 1000.0, 10.0, 2000.0);
-        let new = summary(3, 750.0, 10.0, 2000.0);
-        let lines = compare(&saved, &new, 10.0);
+    fn only_gated_metrics_fail() {
+        // p99.5 far worse, IOPS better: not gated, so nothing fails.
+        let saved = summary(3, 1000.0, Some(1.0), 2000.0);
+        let mut now = summary(3, 1180.0, Some(1.0), 2000.0);
+        now.jobs[0].dirs[0].clat_percentiles[1].1.median = 9000.0;
+        let lines = compare(&saved, &now, 10.0, &GATED);
+        assert_eq!(lines[4].verdict, Verdict::Worse);
+        assert!(!lines[4].fails(), "p99.5 is not gated");
+        assert_eq!(lines[0].verdict, Verdict::Better);
+        assert!(!lines.iter().any(MetricVerdict::fails));
+        // Gate on p99.5 and it fails.
+        let lines = compare(&saved, &now, 10.0, &[Metric::ClatPercentile(99.5)]);
+        assert!(lines[4].fails());
+    }
+
+    #[test]
+    fn the_saved_variance_widens_the_band() {
+        // cv 10% on both sides: band 2·√200 = 28.28%.
+        let saved = summary(3, 1000.0, Some(10.0), 2000.0);
+        let now = summary(3, 750.0, Some(10.0), 2000.0);
+        let lines = compare(&saved, &now, 10.0, &GATED);
         assert!((lines[0].band_pct - 28.284).abs() < 1e-3);
+        assert_eq!(lines[0].band_from, BandFrom::Variance);
         assert_eq!(lines[0].verdict, Verdict::Within, "-25% is noise");
-        let worse = summary(3, 600.0, 10.0, 2000.0);
-        assert_eq!(compare(&saved, &worse, 10.0)[0].verdict, Verdict::Worse);
-        // One side single: the threshold alone.
-        let single = summary(1, 750.0, 0.0, 2000.0);
-        assert_eq!(compare(&saved, &single, 10.0)[0].verdict, Verdict::Worse);
+        let worse = summary(3, 600.0, Some(10.0), 2000.0);
+        assert_eq!(
+            compare(&saved, &worse, 10.0, &GATED)[0].verdict,
+            Verdict::Worse
+        );
+        // A single run against the repeated baseline: the saved cv for
+        // both sides, the same band.
+        let single = summary(1, 750.0, None, 2000.0);
+        let lines = compare(&saved, &single, 10.0, &GATED);
+        assert!((lines[0].band_pct - 28.284).abs() < 1e-3);
+        assert_eq!(lines[0].verdict, Verdict::Within);
+        // A variance under the threshold: the threshold.
+        assert_eq!(
+            band(10.0, Some(1.0), Some(2.0)),
+            (10.0, BandFrom::Threshold)
+        );
+        assert_eq!(band(10.0, None, None), (10.0, BandFrom::Threshold));
+        assert_eq!(band(1.0, None, Some(3.0)).1, BandFrom::Variance);
     }
 
     #[test]
     fn missing_jobs_count_as_regressions() {
-        let saved = summary(1, 1000.0, 0.0, 2000.0);
-        let mut new = summary(1, 1000.0, 0.0, 2000.0);
-        new.jobs[0].jobname = "other".into();
-        let lines = compare(&saved, &new, 10.0);
+        let saved = summary(1, 1000.0, None, 2000.0);
+        let mut now = summary(1, 1000.0, None, 2000.0);
+        now.jobs[0].jobname = "other".into();
+        let lines = compare(&saved, &now, 10.0, &GATED);
         assert!(lines.iter().all(|l| l.verdict == Verdict::Missing));
-        assert!(lines[0].verdict.regressed());
-    }
-
-    fn text(name: &str, t: &str) -> SavedText {
-        SavedText {
-            name: name.into(),
-            sha256: super::super::sha256_hex(t.as_bytes()),
-            text: t.into(),
-        }
-    }
-
-    #[test]
-    fn job_text_differences_name_the_line() {
-        let a = [text("x.fio", "[j]\nrw=read\nbs=4k\n")];
-        let b = [text("x.fio", "[j]\nrw=read\nbs=8k\n")];
-        assert!(text_differences(&a, &a).is_empty());
-        let d = text_differences(&a, &b);
-        assert_eq!(d.len(), 1);
-        assert!(d[0].starts_with("x.fio text differs (sha256 "), "{}", d[0]);
-        assert!(d[0].ends_with("): line 3: bs=4k → bs=8k"), "{}", d[0]);
-        let c = [text("x.fio", "[j]\nrw=read\n")];
-        assert!(text_differences(&a, &c)[0].ends_with("line 3: bs=4k → (none)"));
-        let two = [text("x.fio", "[j]\n"), text("y.fio", "[k]\n")];
-        assert_eq!(
-            text_differences(&a, &two),
-            ["job files differ: [x.fio] → [x.fio, y.fio]"]
-        );
+        assert!(lines[0].fails());
+        assert!(!lines[2].fails(), "the mean is not gated");
     }
 
     fn target(fs: &str, rot: Option<bool>) -> JobTarget {

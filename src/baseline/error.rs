@@ -27,6 +27,11 @@ pub(crate) enum Error {
     #[error("rfio: --baseline-threshold={0}: a percentage, at least 0 (e.g. 10 or 2.5)\n")]
     Threshold(String),
     #[error(
+        "rfio: --baseline-metrics={text}: '{}' is not a metric (iops, bw, mean, or a percentile: p99, p99.9)\n",
+        quote(bad, ECHO)
+    )]
+    Metrics { text: String, bad: String },
+    #[error(
         "rfio: --baseline-save/--baseline-compare need the job file's path, not standard input\n"
     )]
     StandardInput,
@@ -48,6 +53,17 @@ pub(crate) enum Error {
     },
     #[error("rfio: baseline {name}: not an rfio baseline (no \"format\": \"{FORMAT}\")\n")]
     NotBaseline { name: String },
+    /// A baseline of an earlier format (which compared the job files'
+    /// text): saved again, it compares by meaning.
+    #[error(
+        "rfio: baseline {name}: saved by an earlier rfio (format {format}), which compared \
+         the job files' text; save it again with this rfio: {resave}\n"
+    )]
+    OldFormat {
+        name: String,
+        format: String,
+        resave: String,
+    },
     #[error("rfio: baseline {name}: malformed: {}\n", quote(&source.to_string(), ECHO))]
     Malformed {
         name: String,
@@ -75,6 +91,7 @@ impl Error {
             | Error::TooLarge { .. }
             | Error::NotJson { .. }
             | Error::NotBaseline { .. }
+            | Error::OldFormat { .. }
             | Error::Malformed { .. }
             | Error::Field { .. }
             | Error::CannotCompare { .. } => REFUSED_STATUS,

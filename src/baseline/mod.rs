@@ -2,30 +2,45 @@
 //! the flags that change a run beyond fio's ([`beyond`]: `--repeat`, whose
 //! runs `run::run_repeated` makes and `stats::repeat` sums up).
 //!
-//! A baseline is a JSON file ([`Baseline`]): rfio's version, the command
-//! line, the job files' exact text with its SHA-256, the command-line job
-//! options, the machine ([`probe::HostInfo`]), each job's target (engine,
-//! and for each file its mount, file system, free space and block device,
+//! A baseline is a JSON file ([`Baseline`], `"format": "rfio-baseline/2"`):
+//! rfio's version, the command line, the job files' exact text with its
+//! SHA-256 (a record), the resolved jobs ([`work::SavedJob`]: each job's
+//! name and the options in force for it, as written and as understood), the
+//! machine ([`probe::HostInfo`]), each job's target (engine, and for each
+//! file its mount, file system, free space and block device,
 //! [`probe::FileTarget`]), and the results: the `--repeat` summary, or a
 //! single run's values as a summary of one run.
 //!
-//! Comparing first checks that the work is the same (job text, command-
-//! line job options, targets): otherwise rfio refuses, runs nothing, says
-//! what differs and exits [`REFUSED_STATUS`]. After the run, each metric is
-//! `better`, `worse` or `within variance` ([`compare`]); any `worse` makes
-//! the exit status [`REGRESSED_STATUS`] (unless a job failed or a signal
-//! came, whose statuses win).
+//! Comparing first checks that the work is the same **by meaning**
+//! ([`work`]: the resolved jobs, whatever the order, comments or section
+//! the options were written in; the targets): otherwise rfio refuses, runs
+//! nothing, names the first option that differs (`job randread: bs 4k →
+//! 8k`) and exits [`REFUSED_STATUS`]. A baseline of format
+//! `rfio-baseline/1` (which compared text) is refused the same way, with
+//! the command that saves it again. Pacing options (`rate*`, `thinktime*`)
+//! and the host are not the work: a difference is a warning.
+//!
+//! After the run, each metric is `better`, `worse` or `within` its band
+//! ([`compare`]: the threshold, or the saved run-to-run variance when the
+//! baseline has one; a single run against a repeated baseline is taken to
+//! vary as the baseline did; both sides single: the threshold alone). The
+//! metrics of `--baseline-metrics` (default `iops,bw,p99`) are gated: a
+//! worse one makes the exit status [`REGRESSED_STATUS`] (unless a job
+//! failed or a signal came, whose statuses win); the others are reported.
+//! The verdicts go into the report ([`crate::stats::verdict::Comparison`])
+//! for the outputs to print: a summary line and a line per metric in the
+//! normal output, a `"baseline"` object in JSON.
 
 pub(crate) mod beyond;
 mod check;
 mod compare;
 mod error;
 mod probe;
+mod work;
 
 pub(crate) use check::parse;
 pub(crate) use error::Error;
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -34,12 +49,15 @@ use sha2::{Digest, Sha256};
 use crate::plan::Plan;
 use crate::run::Invocation;
 use crate::stats::repeat::{self, RepeatSummary};
+use crate::stats::verdict::Comparison;
 use crate::stats::RunReport;
 use beyond::Beyond;
 use probe::{FileTarget, HostInfo, Probe};
 
 /// The `format` of the files this rfio writes and reads.
-pub(crate) const FORMAT: &str = "rfio-baseline/1";
+pub(crate) const FORMAT: &str = "rfio-baseline/2";
+/// Earlier formats, refused with the command that saves them again.
+pub(crate) const OLD_FORMATS: &[&str] = &["rfio-baseline/1"];
 /// Exit status: the baseline cannot be read, or the work differs (nothing
 /// ran).
 pub(crate) const REFUSED_STATUS: i32 = 2;
@@ -75,9 +93,12 @@ pub(crate) struct Baseline {
     /// Seconds since the epoch.
     pub(crate) created: u64,
     pub(crate) command_line: Vec<String>,
+    /// A record: what is compared is [`Baseline::jobs`].
     pub(crate) job_files: Vec<SavedText>,
-    /// The command-line job options, as written (`--bs=4k`).
+    /// The command-line job options, as written (`--bs=4k`; a record).
     pub(crate) job_options: Vec<String>,
+    /// The resolved jobs: what is compared.
+    pub(crate) jobs: Vec<work::SavedJob>,
     pub(crate) host: HostInfo,
     pub(crate) targets: Vec<JobTarget>,
     pub(crate) results: RepeatSummary,
@@ -87,6 +108,7 @@ pub(crate) struct Baseline {
 pub(crate) struct Work {
     job_files: Vec<SavedText>,
     job_options: Vec<String>,
+    jobs: Vec<work::SavedJob>,
     host: HostInfo,
     targets: Vec<JobTarget>,
     command_line: Vec<String>,
@@ -98,7 +120,10 @@ pub(crate) struct Prepared {
     save: Option<PathBuf>,
     /// The baseline compared with, and its file.
     compare: Option<(PathBuf, Baseline)>,
+    /// What differs but is compared anyway (the pacing options).
+    warnings: Vec<String>,
     threshold_pct: f64,
+    metrics: Vec<crate::stats::verdict::Metric>,
 }
 
 /// SHA-256 of `bytes`, lower-case hex.
@@ -125,18 +150,13 @@ pub(crate) fn prepare(
         return Ok(None);
     };
     let work = work_of(cmd, &front.fe.plan)?;
+    let mut warnings = Vec::new();
     let compare = match &beyond.compare {
         None => None,
         Some(path) => {
             let saved = check::read(path)?;
-            let mut why = compare::text_differences(&saved.job_files, &work.job_files);
-            if saved.job_options != work.job_options {
-                why.push(format!(
-                    "command-line job options differ: {} → {}",
-                    crate::diag::quote(&shown(&saved.job_options), error::ECHO),
-                    shown(&work.job_options)
-                ));
-            }
+            let (mut why, pacing) = work::differences(&saved.jobs, &work.jobs);
+            warnings = pacing;
             let targets = compare::target_differences(&saved.targets, &work.targets);
             why.extend(targets.iter().map(|t| format!("target differs: {t}")));
             if !why.is_empty() {
@@ -150,15 +170,10 @@ pub(crate) fn prepare(
         work,
         save: beyond.save.clone(),
         compare,
+        warnings,
         threshold_pct: beyond.threshold_pct,
+        metrics: beyond.metrics.clone(),
     }))
-}
-
-fn shown(opts: &[String]) -> String {
-    match opts.is_empty() {
-        true => "(none)".into(),
-        false => opts.join(" "),
-    }
 }
 
 /// The command line as a baseline records it (`cli` reads it).
@@ -207,73 +222,80 @@ fn work_of(cmd: CommandLine<'_>, plan: &Plan) -> Result<Work, Error> {
     Ok(Work {
         job_files,
         job_options: cmd.job_options,
+        jobs: work::of_plan(plan),
         host: probe.host(),
         targets,
         command_line: cmd.argv.to_vec(),
     })
 }
 
+/// What a run measured, as a baseline keeps it: the `--repeat` summary,
+/// or the single run's figures as a summary of one run.
+fn results_of(report: &RunReport) -> RepeatSummary {
+    match &report.repeat {
+        Some(r) => r.clone(),
+        None => repeat::summarize(&[repeat::metrics(&report.summary)], 1, 0, None),
+    }
+}
+
 impl Prepared {
-    /// After the run: save the baseline and print the comparison (on
-    /// `out` with the normal output only, else on `err`, so that a
-    /// machine-read report stays whole). `ran_whole`: no job failed and no
-    /// signal came (a partial run is never saved). Returns whether a
-    /// metric regressed.
-    pub(crate) fn finish(
-        self,
-        report: &RunReport,
-        ran_whole: bool,
-        normal_only: bool,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> std::io::Result<Result<bool, Error>> {
-        let results = match &report.repeat {
-            Some(r) => r.clone(),
-            None => repeat::summarize(&[repeat::metrics(&report.summary)], 1, 0, None),
+    /// After the run, before its report is printed: the comparison with
+    /// the baseline (`None` without `--baseline-compare`), for the report
+    /// to carry.
+    pub(crate) fn compare(&self, report: &RunReport) -> Option<Comparison> {
+        let (path, saved) = self.compare.as_ref()?;
+        let results = results_of(report);
+        let mut warnings = Vec::new();
+        if let Some(diffs) = host_differences(&saved.host, &self.work.host) {
+            warnings.push(format!("host differs ({diffs}); compared anyway"));
+        }
+        warnings.extend(
+            self.warnings
+                .iter()
+                .map(|w| format!("{w}; compared anyway")),
+        );
+        Some(Comparison {
+            file: path.display().to_string(),
+            threshold_pct: self.threshold_pct,
+            gated: self.metrics.iter().map(|m| m.key()).collect(),
+            saved_runs: saved.results.runs,
+            runs: results.runs,
+            warnings,
+            metrics: compare::compare(&saved.results, &results, self.threshold_pct, &self.metrics),
+        })
+    }
+
+    /// After the report is printed: save the baseline (`--baseline-save`).
+    /// `ran_whole`: no job failed and no signal came (a partial run is
+    /// never saved).
+    pub(crate) fn save(self, report: &RunReport, ran_whole: bool) -> Result<(), Error> {
+        let Some(path) = &self.save else {
+            return Ok(());
         };
-        let mut regressed = false;
-        if let Some((path, saved)) = &self.compare {
-            if let Some(diffs) = host_differences(&saved.host, &self.work.host) {
-                writeln!(
-                    err,
-                    "rfio: baseline {}: host differs ({diffs}); compared anyway",
-                    path.display()
-                )?;
-            }
-            let lines = compare::compare(&saved.results, &results, self.threshold_pct);
-            regressed = lines.iter().any(|l| l.verdict.regressed());
-            let text = compare::render(&lines, &path.display().to_string(), self.threshold_pct);
-            match normal_only {
-                true => write!(out, "\n{text}")?,
-                false => write!(err, "{text}")?,
-            }
-            out.flush()?;
+        if !ran_whole {
+            return Err(Error::NotSaved { path: path.clone() });
         }
-        if let Some(path) = &self.save {
-            if !ran_whole {
-                return Ok(Err(Error::NotSaved { path: path.clone() }));
-            }
-            let created = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            let b = Baseline {
-                format: FORMAT.into(),
-                rfio_version: env!("CARGO_PKG_VERSION").into(),
-                created,
-                command_line: self.work.command_line,
-                job_files: self.work.job_files,
-                job_options: self.work.job_options,
-                host: self.work.host,
-                targets: self.work.targets,
-                results,
-            };
-            let text = serde_json::to_string_pretty(&b).unwrap_or_default();
-            if let Err(source) = std::fs::write(path, text + "\n") {
-                let path = path.clone();
-                return Ok(Err(Error::Write { path, source }));
-            }
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let b = Baseline {
+            format: FORMAT.into(),
+            rfio_version: env!("CARGO_PKG_VERSION").into(),
+            created,
+            command_line: self.work.command_line,
+            job_files: self.work.job_files,
+            job_options: self.work.job_options,
+            jobs: self.work.jobs,
+            host: self.work.host,
+            targets: self.work.targets,
+            results: results_of(report),
+        };
+        let text = serde_json::to_string_pretty(&b).unwrap_or_default();
+        if let Err(source) = std::fs::write(path, text + "\n") {
+            let path = path.clone();
+            return Err(Error::Write { path, source });
         }
-        Ok(Ok(regressed))
+        Ok(())
     }
 }
 

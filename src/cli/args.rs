@@ -106,6 +106,7 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("baseline-save", HasArg::Required),
     ("baseline-compare", HasArg::Required),
     ("baseline-threshold", HasArg::Required),
+    ("baseline-metrics", HasArg::Required),
 ];
 
 /// rfio's flags that fio mode (called as `fio`, `--compat=fio`) refuses as
@@ -115,6 +116,7 @@ pub(crate) const BEYOND_FIO: &[&str] = &[
     "baseline-save",
     "baseline-compare",
     "baseline-threshold",
+    "baseline-metrics",
 ];
 
 /// rfio's flags matched by their whole name only, so that the prefixes
@@ -126,6 +128,7 @@ const EXACT_ONLY: &[&str] = &[
     "baseline-save",
     "baseline-compare",
     "baseline-threshold",
+    "baseline-metrics",
 ];
 
 /// An output format of `--output-format`.
@@ -242,6 +245,8 @@ pub struct Args {
     pub(crate) baseline_compare: Option<PathBuf>,
     /// `--baseline-threshold=PCT`, as written.
     pub(crate) baseline_threshold: Option<String>,
+    /// `--baseline-metrics=LIST`, as written.
+    pub(crate) baseline_metrics: Option<String>,
     /// The arguments that gave one of [`BEYOND_FIO`], as written (fio
     /// mode refuses the first as fio refuses an unknown option).
     pub(crate) beyond_fio: Vec<String>,
@@ -257,6 +262,7 @@ impl Args {
             baseline_save: self.baseline_save.as_ref(),
             baseline_compare: self.baseline_compare.as_ref(),
             baseline_threshold: self.baseline_threshold.as_deref(),
+            baseline_metrics: self.baseline_metrics.as_deref(),
         }
     }
 }
@@ -307,6 +313,7 @@ impl Default for Args {
             baseline_save: None,
             baseline_compare: None,
             baseline_threshold: None,
+            baseline_metrics: None,
             beyond_fio: Vec::new(),
         }
     }
@@ -626,6 +633,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), ArgErr
         "baseline-save" => args.baseline_save = Some(path_of_text(&v())),
         "baseline-compare" => args.baseline_compare = Some(path_of_text(&v())),
         "baseline-threshold" => args.baseline_threshold = Some(v()),
+        "baseline-metrics" => args.baseline_metrics = Some(v()),
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())

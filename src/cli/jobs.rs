@@ -159,32 +159,48 @@ impl Ran<'_> {
                 Mode::Strict => writeln!(err, "{notice}")?,
             }
         }
+        // `--baseline-compare`: the verdicts go into the report, which
+        // every format prints.
+        let comparison = self.baseline.as_ref().and_then(|b| b.compare(report));
+        let compared;
+        let report = match comparison {
+            Some(c) => {
+                compared = RunReport {
+                    baseline: Some(c),
+                    ..report.clone()
+                };
+                &compared
+            }
+            None => report,
+        };
         output::write_results(report, &formats, out)?;
         if args.formats.contains(&Format::Ndjson) {
             let line = output::ndjson::final_line(report, formats.json_plus);
             out.write_all(line.as_bytes())?;
         }
         out.flush()?;
+        // Without the normal output on stdout, the verdicts' text goes to
+        // stderr too (JSON has them; terse has no room).
+        let normal_only = formats.normal
+            && !formats.terse
+            && !formats.json
+            && !args.formats.contains(&Format::Ndjson);
+        if let (Some(c), false) = (&report.baseline, normal_only) {
+            write!(err, "{}", output::baseline::text(c))?;
+        }
         let unwritten = self.tell_unwritten(report, err)?;
         let failed = report
             .jobs
             .iter()
             .filter(|j| j.error != 0 || j.setup_failed)
             .count();
-        let mut regressed = false;
+        let regressed = report.baseline.as_ref().is_some_and(|c| c.failed());
         if let Some(b) = self.baseline {
             let whole = failed == 0 && signals::received().is_none();
-            let normal_only = formats.normal
-                && !formats.terse
-                && !formats.json
-                && !args.formats.contains(&Format::Ndjson);
-            match b.finish(report, whole, normal_only, out, err)? {
-                Ok(r) => regressed = r,
-                Err(msg) => {
-                    write!(err, "{msg}")?;
-                    if whole {
-                        return Ok(1);
-                    }
+            if let Err(msg) = b.save(report, whole) {
+                write!(err, "{msg}")?;
+                if whole {
+                    return Ok(1);
                 }
             }
         }

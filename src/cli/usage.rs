@@ -107,6 +107,7 @@ const RFIO_FLAGS: &[&str] = &[
     "  --baseline-save=FILE\tSave the host, targets, job text and results to FILE (JSON)",
     "  --baseline-compare=FILE\tRun the same jobs and compare with FILE (exit 3: a metric got worse)",
     "  --baseline-threshold=PCT\tThe change that counts as better or worse (default 10)",
+    "  --baseline-metrics=LIST\tThe metrics that decide the exit status (default iops,bw,p99)",
     "\nrfio plot FILE... -o DIR\tCharts of fio's logs and JSON output (rfio plot --help)",
 ];
 

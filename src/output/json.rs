@@ -60,6 +60,10 @@ pub fn render(report: &RunReport, plus: bool) -> String {
     if let Some(r) = &report.repeat {
         root.obj("repeat", super::repeat::json(r));
     }
+    // `--baseline-compare` (rfio's own): the verdicts, last.
+    if let Some(c) = &report.baseline {
+        root.obj("baseline", super::baseline::json(c));
+    }
     root.to_document_with(report.release.has(Change::JsonEmptyStrings))
 }
 

@@ -21,6 +21,10 @@ pub(crate) enum Json<'a> {
     Str(Cow<'a, str>),
     Obj(Obj<'a>),
     Arr(Vec<Json<'a>>),
+    /// rfio's own sections only (`--repeat`, `--baseline-compare`): fio's
+    /// keys are never null or boolean.
+    Null,
+    Bool(bool),
 }
 
 /// An object: pairs in insertion order (duplicates kept, as fio).
@@ -34,6 +38,17 @@ impl<'a> Obj<'a> {
 
     pub(crate) fn int(&mut self, k: impl Into<Cow<'a, str>>, v: impl Into<i128>) -> &mut Obj<'a> {
         self.0.push((k.into(), Json::Int(v.into())));
+        self
+    }
+
+    /// `v`, or `null` for `None`.
+    pub(crate) fn opt_float(&mut self, k: impl Into<Cow<'a, str>>, v: Option<f64>) -> &mut Obj<'a> {
+        self.0.push((k.into(), v.map_or(Json::Null, Json::Float)));
+        self
+    }
+
+    pub(crate) fn bool(&mut self, k: impl Into<Cow<'a, str>>, v: bool) -> &mut Obj<'a> {
+        self.0.push((k.into(), Json::Bool(v)));
         self
     }
 
@@ -129,6 +144,8 @@ fn print_value(v: &Json<'_>, level: usize, keep_empty: bool, out: &mut String) {
     match v {
         Json::Int(n) => out.push_str(&n.to_string()),
         Json::Float(f) => out.push_str(&cfmt::f(*f, 6)),
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Json::Str(s) => {
             out.push('"');
             escape(s, out);

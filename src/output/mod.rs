@@ -7,6 +7,7 @@
 //! [`write_results`] prints what fio prints after a run in the selected
 //! formats, in fio's fixed order: terse, then JSON, then normal.
 
+pub(crate) mod baseline;
 mod blocks;
 mod cfmt;
 pub(crate) mod client;
@@ -71,6 +72,10 @@ pub(crate) fn write_results(
         // `--repeat` (rfio's own): after fio's report.
         if let Some(r) = &report.repeat {
             out.write_all(repeat::normal(r).as_bytes())?;
+        }
+        // `--baseline-compare` (rfio's own): after them.
+        if let Some(c) = &report.baseline {
+            write!(out, "\n{}", baseline::text(c))?;
         }
     }
     Ok(())

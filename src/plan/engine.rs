@@ -179,7 +179,7 @@ impl<'a> JobValues<'a> {
 /// The option table's default of `def`, parsed as a job's value is. fio
 /// sets its defaults without the bound rfio checks a job's integers
 /// against (0 when the table gives none): `nonvectored`'s -1 is kept.
-fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<Value> {
+pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<Value> {
     match parse_value(def, Some(def.default?), ctx) {
         Ok(v) => Some(v),
         Err(ValueError::BelowMin { value, .. } | ValueError::AboveMax { value, .. })

@@ -6,6 +6,7 @@
 pub(crate) mod build;
 pub(crate) mod engine;
 pub(crate) mod files;
+pub(crate) mod in_force;
 pub(crate) mod input;
 pub(crate) mod profile;
 pub(crate) mod report;

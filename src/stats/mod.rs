@@ -40,6 +40,7 @@ pub(crate) mod snapshot;
 mod steadystate;
 pub(crate) mod summary;
 mod thread;
+pub mod verdict;
 
 pub use blocks::{BlockInfos, BlockTracker};
 pub use completion::{Completion, NO_SLAT};

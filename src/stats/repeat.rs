@@ -15,7 +15,9 @@
 //! - Each metric's [`Spread`]: the median of the runs' values (again the
 //!   lower median for an even count), the minimum, the maximum and the
 //!   coefficient of variation, the sample standard deviation (n - 1) over
-//!   the mean, in percent (0 for one run or a zero mean).
+//!   the mean, in percent (`None` for fewer than two runs: one run has no
+//!   variance to measure; 0 for a zero mean), and each run's value in run
+//!   order.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,14 +28,19 @@ mod runs;
 pub use runs::{Kept, Runs, KEPT_REPORTS};
 
 /// The median, minimum, maximum and coefficient of variation of one
-/// metric over the runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// metric over the runs, and each run's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub median: f64,
     pub min: f64,
     pub max: f64,
-    /// Sample standard deviation over the mean, in percent.
-    pub cv_pct: f64,
+    /// Sample standard deviation over the mean, in percent; `None` for
+    /// fewer than two runs.
+    pub cv_pct: Option<f64>,
+    /// The value of each run (in which the metric was measured), in run
+    /// order.
+    #[serde(default)]
+    pub runs: Vec<f64>,
 }
 
 impl Spread {
@@ -45,23 +52,27 @@ impl Spread {
                 median: 0.0,
                 min: 0.0,
                 max: 0.0,
-                cv_pct: 0.0,
+                cv_pct: None,
+                runs: Vec::new(),
             };
         }
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
         let mean = values.iter().sum::<f64>() / n as f64;
-        let cv_pct = if n < 2 || mean == 0.0 {
-            0.0
+        let cv_pct = if n < 2 {
+            None
+        } else if mean == 0.0 {
+            Some(0.0)
         } else {
             let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-            100.0 * var.sqrt() / mean.abs()
+            Some(100.0 * var.sqrt() / mean.abs())
         };
         Spread {
             median: sorted[(n - 1) / 2],
             min: sorted[0],
             max: sorted[n - 1],
             cv_pct,
+            runs: values.to_vec(),
         }
     }
 }
@@ -272,14 +283,16 @@ mod tests {
         assert_eq!((s.median, s.min, s.max), (4.0, 2.0, 8.0));
         // mean 5, sample variance 20/3.
         let want = 100.0 * (20.0f64 / 3.0).sqrt() / 5.0;
-        assert!((s.cv_pct - want).abs() < 1e-9, "{}", s.cv_pct);
+        assert!((s.cv_pct.unwrap() - want).abs() < 1e-9, "{:?}", s.cv_pct);
+        assert_eq!(s.runs, [4.0, 2.0, 6.0, 8.0], "in run order");
         let one = Spread::of(&[3.0]);
         assert_eq!(
             (one.median, one.min, one.max, one.cv_pct),
-            (3.0, 3.0, 3.0, 0.0)
+            (3.0, 3.0, 3.0, None),
+            "one run has no variance"
         );
-        assert_eq!(Spread::of(&[0.0, 0.0]).cv_pct, 0.0);
-        assert_eq!(Spread::of(&[5.0, 5.0, 5.0]).cv_pct, 0.0);
+        assert_eq!(Spread::of(&[0.0, 0.0]).cv_pct, Some(0.0));
+        assert_eq!(Spread::of(&[5.0, 5.0, 5.0]).cv_pct, Some(0.0));
     }
 
     #[test]
@@ -319,6 +332,7 @@ mod tests {
         assert_eq!(p, [50.0, 99.0]);
         assert_eq!(d[0].clat_percentiles[1].1.median, 500.0);
         assert_eq!(d[0].clat_percentiles[1].1.min, 100.0);
-        assert!((d[0].bw_bytes.cv_pct - 50.0).abs() < 1e-9);
+        assert!((d[0].bw_bytes.cv_pct.unwrap() - 50.0).abs() < 1e-9);
+        assert_eq!(d[0].iops.runs, [30.0, 10.0, 20.0]);
     }
 }

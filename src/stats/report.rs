@@ -110,6 +110,10 @@ pub struct RunReport {
     /// report is the median run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<RepeatSummary>,
+    /// `--baseline-compare=FILE` (rfio's own): the verdicts, printed after
+    /// the report (and the repeat block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<super::verdict::Comparison>,
     /// The fio release the run behaved as: its name heads the outputs.
     #[serde(default)]
     pub(crate) release: Release,
@@ -146,6 +150,7 @@ impl RunReport {
             eta_sec: None,
             idle: None,
             repeat: None,
+            baseline: None,
             release: Release::DEFAULT,
         }
     }

@@ -494,6 +494,7 @@ fn engines_are_asked_for_flags_not_compared_by_name() {
         ("src/ddir.rs", "sync", "the data direction"),
         ("src/debug.rs", "net", "fio's --debug=net category"),
         ("src/output/json.rs", "sync", "the sync latency section"),
+        ("src/output/jsonw.rs", "null", "JSON's null"),
         ("src/output/normal.rs", "sync", "the sync latency section"),
         (
             "src/plan/resolve/io.rs",

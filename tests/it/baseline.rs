@@ -1,7 +1,9 @@
 //! `--baseline-save=FILE` / `--baseline-compare=FILE` (rfio's own): a
-//! baseline records the host, the job text, the targets and the results;
-//! a compare refuses other work (exit 2, nothing run), else judges every
-//! metric `better`, `worse` or `within variance` (exit 3 on `worse`).
+//! baseline records the host, the job text, the resolved jobs, the targets
+//! and the results; a compare refuses other work by meaning (exit 2,
+//! nothing run, naming the first option that differs), else judges every
+//! metric `better`, `worse` or `within` its band; a worse metric of
+//! `--baseline-metrics` (default `iops,bw,p99`) exits 3.
 
 use crate::common;
 
@@ -34,17 +36,37 @@ fn store(path: &std::path::Path, v: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
 }
 
-/// The verdict lines of a comparison: `(job dir metric, verdict)`.
+/// The verdict lines of a comparison (`  n read: IOPS 2048 → 1024
+/// (−50.0%, worse, beyond ±10.0%)`): `(job dir metric, verdict)`.
 fn verdicts(text: &str) -> Vec<(String, String)> {
     text.lines()
         .filter_map(|l| {
-            let (what, rest) = l.split_once(": ")?;
-            let verdict = rest.split(" (").next()?;
-            ["better", "worse", "within variance", "not measured now"]
-                .contains(&verdict)
-                .then(|| (what.to_string(), verdict.to_string()))
+            let l = l.strip_prefix("  ")?;
+            let (job_dir, rest) = l.split_once(": ")?;
+            let (metric, _) = rest.split_once(' ')?;
+            let metric = match metric {
+                "clat" => format!("clat {}", rest.split(' ').nth(1)?),
+                m => m.to_string(),
+            };
+            let judged = rest.rsplit_once(" (")?.1;
+            let verdict = ["within", "worse", "better", "not measured now", "unchanged"]
+                .into_iter()
+                .find(|v| judged.contains(v))?;
+            let verdict = if verdict == "unchanged" {
+                "within"
+            } else {
+                verdict
+            };
+            Some((format!("{job_dir} {metric}"), verdict.to_string()))
         })
         .collect()
+}
+
+/// The summary line of a comparison (the first line starting `baseline `).
+fn summary(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.starts_with("baseline "))
+        .unwrap_or_else(|| panic!("no summary: {text}"))
 }
 
 const METRICS: usize = 3 + 17;
@@ -60,7 +82,7 @@ fn save_then_compare_the_same_job() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let b = load(&dir.file("b.json"));
-    assert_eq!(b["format"], "rfio-baseline/1");
+    assert_eq!(b["format"], "rfio-baseline/2");
     assert_eq!(b["rfio_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
         b["command_line"],
@@ -74,6 +96,14 @@ fn save_then_compare_the_same_job() {
     assert_eq!(b["job_files"][0]["name"], "x.fio");
     assert_eq!(b["job_files"][0]["sha256"], sha.as_str());
     assert_eq!(b["job_files"][0]["text"], PACED);
+    // The resolved job: its options by meaning; the pacing apart; the
+    // table's defaults (bs=4k) left out.
+    let j = &b["jobs"][0];
+    assert_eq!(j["name"], "n");
+    assert_eq!(j["options"]["ioengine"]["text"], "null");
+    assert_eq!(j["options"]["size"]["text"], "1m");
+    assert_eq!(j["options"]["bs"]["is_default"], true, "{j}");
+    assert_eq!(j["pacing"]["rate_iops"]["text"], "1000000");
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     assert_eq!(b["host"]["kernel"], kernel.trim());
     assert!(b["host"]["cpus"].as_u64().unwrap() >= 1);
@@ -103,21 +133,23 @@ fn save_then_compare_the_same_job() {
     let text = stdout(&out);
     let v = verdicts(&text);
     assert_eq!(v.len(), METRICS, "{text}");
-    assert_eq!(v[0].0, "n read iops");
-    assert_eq!(v[1].0, "n read bw_bytes");
-    assert_eq!(v[2].0, "n read clat_mean_ns");
-    assert_eq!(v[3].0, "n read clat_p1.00_ns");
-    assert_eq!(v[19].0, "n read clat_p99.99_ns");
-    assert!(v.iter().all(|(_, x)| x == "within variance"), "{text}");
-    assert!(
-        text.contains(&format!(
-            "baseline b.json: 0 better, 0 worse, {METRICS} within variance, 0 not measured now \
-             (threshold 100000%)\n"
-        )),
-        "{text}"
+    assert_eq!(v[0].0, "n read IOPS");
+    assert_eq!(v[1].0, "n read BW");
+    assert_eq!(v[2].0, "n read clat mean");
+    assert_eq!(v[3].0, "n read clat p1");
+    assert_eq!(v[19].0, "n read clat p99.99");
+    assert!(v.iter().all(|(_, x)| x == "within"), "{text}");
+    assert_eq!(
+        summary(&text),
+        "baseline b.json: PASS: 3 gated metrics: 0 better, 3 within their bands; \
+         gated: iops,bw,p99, 3 saved runs against 3 now, threshold 100000%; \
+         17 more reported, not gated"
     );
-    // After fio's report.
-    assert!(text.find("Run status group 0").unwrap() < text.find("n read iops:").unwrap());
+    // After fio's report and the repeat block, summary first.
+    let at = text.find("\nbaseline b.json: ").unwrap();
+    assert!(text.find("Run status group 0").unwrap() < at);
+    assert!(text.find("\nRepeat: 3 runs").unwrap() < at);
+    assert!(at < text.find("  n read: IOPS ").unwrap());
 }
 
 /// A job on a file in the test's directory: the baseline records the
@@ -160,13 +192,14 @@ fn a_file_job_records_its_target_and_compares() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = verdicts(&stdout(&out));
     assert_eq!(v.len(), METRICS, "{}", stdout(&out));
-    assert!(v.iter().all(|(_, x)| x == "within variance"));
+    assert!(v.iter().all(|(_, x)| x == "within"));
 }
 
 /// Saved at 1,000,000 IOPS, compared at 1,000 IOPS (256 I/Os: 1/4 s):
-/// the same text, a hundred times slower: IOPS and bandwidth worse,
-/// exit 3. With JSON output the verdicts go to stderr and the JSON stays
-/// whole.
+/// the same work paced a thousand times slower (a warning, compared
+/// anyway): IOPS and bandwidth worse, exit 3. With JSON output the JSON
+/// stays whole and carries the verdicts (`"baseline"`); their text goes to
+/// stderr.
 #[test]
 fn a_slower_run_is_a_regression() {
     let dir = TempDir::new("baseline-slow");
@@ -181,21 +214,50 @@ fn a_slower_run_is_a_regression() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let doc: Value = serde_json::from_str(&stdout(&out)).expect("stdout is the JSON alone");
     assert_eq!(doc["jobs"][0]["read"]["total_ios"], 256);
+    let b = &doc["baseline"];
+    assert_eq!(b["file"], "b.json");
+    assert_eq!(b["result"], "fail");
+    assert_eq!(b["gated"], serde_json::json!(["iops", "bw", "p99"]));
+    assert_eq!(
+        b["warnings"],
+        serde_json::json!(["pacing differs: job n: rate_iops 1000000 → 1000; compared anyway"])
+    );
+    assert_eq!(b["summary"]["gated"], 3);
+    assert_eq!(b["summary"]["not_gated"], METRICS - 3);
+    let m = b["metrics"].as_array().unwrap();
+    assert_eq!(m.len(), METRICS);
+    assert_eq!(
+        (&m[0]["metric"], &m[0]["verdict"], &m[0]["gated"]),
+        (&"iops".into(), &"worse".into(), &true.into())
+    );
+    assert_eq!(m[0]["now"], 1000.0);
+    assert!(m[0]["change_pct"].as_f64().unwrap() < -50.0, "{}", m[0]);
+    assert_eq!(m[0]["band_pct"], 10.0);
+    assert_eq!(m[0]["band_from"], "threshold");
+    assert_eq!(
+        (&m[1]["metric"], &m[1]["verdict"]),
+        (&"bw".into(), &"worse".into())
+    );
+    assert_eq!(
+        (&m[2]["metric"], &m[2]["gated"]),
+        (&"mean".into(), &false.into())
+    );
     let text = stderr(&out);
+    assert!(
+        summary(&text).starts_with("baseline b.json: FAIL: "),
+        "{text}"
+    );
     let v = verdicts(&text);
     assert_eq!(v.len(), METRICS, "{text}");
-    assert_eq!(v[0], ("n read iops".into(), "worse".into()), "{text}");
-    assert_eq!(v[1], ("n read bw_bytes".into(), "worse".into()), "{text}");
-    let iops = text.lines().next().unwrap();
-    // e.g. `n read iops: worse (256000 → 1000, -99.61%; band 10.00%)`
-    let change: f64 = iops
-        .split(", ")
-        .nth(1)
-        .and_then(|c| c.split('%').next())
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("{iops}"));
-    assert!(change < -50.0, "{iops}");
-    assert!(iops.ends_with("; band 10.00%)"), "{iops}");
+    assert_eq!(v[0], ("n read IOPS".into(), "worse".into()), "{text}");
+    let iops = text
+        .lines()
+        .find(|l| l.starts_with("  n read: IOPS "))
+        .unwrap();
+    // `  n read: IOPS 256k → 1000 (−99.6%, worse, beyond ±10.0%)`, as
+    // fio's normal output writes IOPS.
+    assert!(iops.contains(" → 1000 (\u{2212}"), "{iops}");
+    assert!(iops.ends_with("%, worse, beyond ±10.0%)"), "{iops}");
 }
 
 /// A baseline edited to be far better (latency far worse) than any run:
@@ -236,42 +298,99 @@ fn an_edited_baseline_gives_both_verdicts() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let v = verdicts(&stdout(&out));
     assert_eq!(v.len(), METRICS);
-    assert_eq!(v[0], ("f write iops".into(), "worse".into()));
-    assert_eq!(v[1], ("f write bw_bytes".into(), "worse".into()));
-    assert_eq!(v[2], ("f write clat_mean_ns".into(), "better".into()));
+    assert_eq!(v[0], ("f write IOPS".into(), "worse".into()));
+    assert_eq!(v[1], ("f write BW".into(), "worse".into()));
+    assert_eq!(v[2], ("f write clat mean".into(), "better".into()));
+
+    // Gated on the mean latency alone: IOPS and bandwidth are reported
+    // worse, never gating; the mean is better: exit 0.
+    let mean: Vec<&str> = ["--baseline-metrics=mean"]
+        .iter()
+        .chain(&cmp)
+        .copied()
+        .collect();
+    let out = common::rfio(&dir, &mean);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        summary(&text).starts_with("baseline b.json: PASS: 1 gated metrics: 1 better, 0 within"),
+        "{text}"
+    );
+    assert!(
+        text.contains("worse, beyond ±10.0%; not gated)\n"),
+        "{text}"
+    );
 }
 
+/// Other work is refused by meaning, naming the first option that
+/// differs in words (exit 2, nothing run); the same work written otherwise
+/// (options reordered, a comment, `4096` for `4k`, an option moved to
+/// `[global]` or to the command line) compares.
 #[test]
 fn other_work_is_refused_and_nothing_runs() {
     let dir = TempDir::new("baseline-refuse");
     let data = dir.file("data");
-    let text = format!("[f]\nfilename={}\nbs=4k\nsize=1m\n", data.display());
+    let text = format!(
+        "[f]\nfilename={}\nbs=4k\nrw=randread\nsize=1m\n",
+        data.display()
+    );
     dir.write("x.fio", &text);
     let out = common::rfio(&dir, &["--baseline-save=b.json", "x.fio"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let wide = "--baseline-threshold=100000";
+
+    // The same work, written otherwise: compared (a band no machine can
+    // leave).
+    let same = [
+        format!(
+            "# a comment\n[f]\nsize=1m\n\nrw=randread\n; another\nbs=4096\nfilename={}\n",
+            data.display()
+        ),
+        format!(
+            "[global]\nrw=randread\n[f]\nfilename={}\nsize=1m\n",
+            data.display()
+        ),
+    ];
+    for t in same {
+        dir.write("x.fio", &t);
+        let out = common::rfio(&dir, &["--baseline-compare=b.json", wide, "x.fio"]);
+        assert_eq!(out.status.code(), Some(0), "{t}: {}", stderr(&out));
+        assert!(summary(&stdout(&out)).contains(": PASS: "), "{t}");
+    }
     std::fs::remove_file(&data).unwrap();
 
-    // The job text.
+    // An option's value.
     dir.write("x.fio", &text.replace("bs=4k", "bs=8k"));
     let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(
-        err.starts_with("rfio: baseline b.json: cannot compare: x.fio text differs (sha256 "),
-        "{err}"
+    assert_eq!(
+        stderr(&out),
+        "rfio: baseline b.json: cannot compare: job f: bs 4k → 8k\n"
     );
-    assert!(err.ends_with("): line 3: bs=4k → bs=8k\n"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
     assert_eq!(stdout(&out), "");
     assert!(!data.exists(), "nothing ran");
 
-    // The command-line job options.
-    dir.write("x.fio", &text);
-    let out = common::rfio(&dir, &["--baseline-compare=b.json", "--bs=8k", "x.fio"]);
+    // Two options, one of them new: the first named, the other listed.
+    dir.write(
+        "x.fio",
+        &text
+            .replace("bs=4k", "bs=8k")
+            .replace("rw=randread", "rw=randread\niodepth=4"),
+    );
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        "rfio: baseline b.json: cannot compare: command-line job options differ: (none) → --bs=8k\n"
+        "rfio: baseline b.json: cannot compare: job f: bs 4k → 8k; also iodepth\n"
+    );
+
+    // A command-line job option, which the job text does not override.
+    dir.write("x.fio", &text);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "--direct=1", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "rfio: baseline b.json: cannot compare: job f: direct (default) → 1\n"
     );
 
     // The target's file system.
@@ -295,6 +414,86 @@ fn other_work_is_refused_and_nothing_runs() {
     assert!(!data.exists(), "nothing ran");
 }
 
+/// A baseline of rfio-baseline/1 (which compared the job text) is
+/// refused with the command that saves it again.
+#[test]
+fn an_earlier_format_is_refused_with_how_to_save_it_again() {
+    let dir = TempDir::new("baseline-old");
+    dir.write("x.fio", "[n]\nioengine=null\nsize=64k\n");
+    let out = common::rfio(&dir, &["--repeat=2", "--baseline-save=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut b = load(&dir.file("b.json"));
+    b["format"] = "rfio-baseline/1".into();
+    b.as_object_mut().unwrap().remove("jobs");
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "rfio: baseline b.json: saved by an earlier rfio (format rfio-baseline/1), which \
+         compared the job files' text; save it again with this rfio: \
+         rfio --repeat=2 --baseline-save=b.json x.fio\n"
+    );
+    assert_eq!(stdout(&out), "");
+}
+
+/// Issue 23: the same job file, run three times in a row against its own
+/// baseline, passes every time, on a loaded 2-core machine: a rate-limited
+/// null-engine job (4 MiB/s, 1/2 s a run) is as fast as its rate whatever
+/// the load, and the gate is on IOPS and bandwidth with a 25% band (the
+/// latency of the null engine is scheduling noise). Halving `rate=` in the
+/// job file is the same work paced slower (a warning): IOPS and bandwidth
+/// −50%, exit 3.
+#[test]
+fn the_same_job_passes_against_its_own_baseline_and_half_the_rate_fails() {
+    let dir = TempDir::new("baseline-e2e");
+    let job = "[global]\nioengine=null\nbs=4k\n[paced]\nrw=read\nsize=2m\nrate=4m\n";
+    dir.write("x.fio", job);
+    let gate = ["--baseline-metrics=iops,bw", "--baseline-threshold=25"];
+    let save = ["--repeat=3", "--baseline-save=b.json", "x.fio"];
+    let out = common::rfio(&dir, &save);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cmp: Vec<&str> = gate
+        .iter()
+        .copied()
+        .chain(["--baseline-compare=b.json", "x.fio"])
+        .collect();
+    for i in 1..=3 {
+        let out = common::rfio(&dir, &cmp);
+        let text = stdout(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "run {i}: {text}{}",
+            stderr(&out)
+        );
+        assert!(
+            summary(&text).starts_with("baseline b.json: PASS: 2 gated metrics: "),
+            "run {i}: {text}"
+        );
+        assert!(summary(&text).contains("3 saved runs against 1 now, threshold 25%"));
+    }
+    dir.write("x.fio", &job.replace("rate=4m", "rate=2m"));
+    let out = common::rfio(&dir, &cmp);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    assert!(
+        summary(&text).starts_with(
+            "baseline b.json: FAIL: 2 of 2 gated metrics worse (paced read IOPS \u{2212}"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  warning: pacing differs: job paced: rate 4m → 2m; compared anyway\n"),
+        "{text}"
+    );
+    let bw = text
+        .lines()
+        .find(|l| l.starts_with("  paced read: BW "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(bw.ends_with("%, worse, beyond ±25.0%)"), "{bw}");
+}
+
 #[test]
 fn missing_or_malformed_baselines_are_named() {
     let dir = TempDir::new("baseline-bad");
@@ -310,7 +509,7 @@ fn missing_or_malformed_baselines_are_named() {
         ),
         (
             Some("{\"a\":1}"),
-            "rfio: baseline bad.json: not an rfio baseline (no \"format\": \"rfio-baseline/1\")\n",
+            "rfio: baseline bad.json: not an rfio baseline (no \"format\": \"rfio-baseline/2\")\n",
         ),
     ];
     for (text, want) in cases {
@@ -327,7 +526,7 @@ fn missing_or_malformed_baselines_are_named() {
         assert_eq!(stderr(&out), want);
         assert_eq!(stdout(&out), "");
     }
-    dir.write("bad.json", "{\"format\":\"rfio-baseline/1\",\"host\":3}");
+    dir.write("bad.json", "{\"format\":\"rfio-baseline/2\",\"host\":3}");
     let out = common::rfio(&dir, &["--baseline-compare=bad.json", "x.fio"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -341,6 +540,14 @@ fn missing_or_malformed_baselines_are_named() {
         stderr(&out),
         "rfio: --baseline-threshold=x: a percentage, at least 0 (e.g. 10 or 2.5)\n"
     );
+    let out = common::rfio(&dir, &["--baseline-metrics=iops,p99,lat", "x.fio"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "rfio: --baseline-metrics=iops,p99,lat: 'lat' is not a metric (iops, bw, mean, or a \
+         percentile: p99, p99.9)\n"
+    );
+    assert_eq!(stdout(&out), "");
 }
 
 /// Called as `fio`, fio 3.33's refusal of an unknown option.
@@ -444,19 +651,28 @@ fn baselines_out_of_range_are_refused_naming_the_field() {
         stderr(&out)
     );
 
-    // A recorded job text of one 1 MiB line with terminal sequences: the
-    // difference quotes 200 characters of it, escaped.
+    // A recorded option text of 1 MiB with terminal sequences: the
+    // difference quotes 200 characters of it, escaped. (The job files'
+    // text is a record, never compared.)
     let mut b = good.clone();
     let line = format!("\u{1b}]0;pwned\u{7}{}", "x".repeat(1 << 20));
     b["job_files"][0]["text"] = Value::String(format!("{line}\n"));
     b["job_files"][0]["sha256"] = Value::String("0".repeat(64));
     store(&dir.file("b.json"), &b);
     let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    b["jobs"][0]["options"]["size"]["text"] = Value::String(line);
+    b["jobs"][0]["options"]["size"]["value"] = Value::String("Bytes(1)".into());
+    store(&dir.file("b.json"), &b);
+    let out = common::rfio(&dir, &["--baseline-compare=b.json", "x.fio"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.len() < 1000, "{} bytes echoed", err.len());
-    assert!(err.contains(": line 1: \\x1b]0;pwned\\x07xxx"), "{err}");
-    assert!(err.contains(" more characters) → [n]\n"), "{err}");
+    assert!(
+        err.starts_with("rfio: baseline b.json: cannot compare: job n: size \\x1b]0;pwned\\x07xxx"),
+        "{err}"
+    );
+    assert!(err.contains(" more characters) → 64k\n"), "{err}");
     assert!(!err.contains(['\u{1b}', '\u{7}']), "{err:?}");
 
     // Over 16 MiB: refused before it is read.

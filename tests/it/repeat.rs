@@ -36,12 +36,28 @@ fn run(dir: &TempDir, extra: &[&str], job: &[&str]) -> Output {
     out
 }
 
-/// Every spread of a `"repeat"` direction: min <= median <= max, cv >= 0.
-fn check_spread(s: &Value, what: &str) {
+/// Every spread of a `"repeat"` direction of `runs` runs: min <= median
+/// <= max, cv >= 0 (null for one run), each run's value listed, the median
+/// one of them.
+fn check_spread(s: &Value, what: &str, runs: u64) {
     let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{what}.{k}: {s}"));
     assert!(f("min") <= f("median"), "{what}: {s}");
     assert!(f("median") <= f("max"), "{what}: {s}");
-    assert!(f("cv_pct") >= 0.0, "{what}: {s}");
+    match runs {
+        1 => assert!(s["cv_pct"].is_null(), "{what}: one run has no cv: {s}"),
+        _ => assert!(f("cv_pct") >= 0.0, "{what}: {s}"),
+    }
+    let each: Vec<f64> = s["runs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: no runs: {s}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(each.len() as u64, runs, "{what}: {s}");
+    assert!(each.contains(&f("median")), "{what}: {s}");
+    let min = each.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = each.iter().copied().fold(0.0, f64::max);
+    assert_eq!((min, max), (f("min"), f("max")), "{what}: {s}");
 }
 
 /// The `"repeat"` section of a run of `runs` runs of one job `name`, its
@@ -60,14 +76,14 @@ fn check_repeat(doc: &Value, runs: u64, name: &str, dir: &str, pct_keys: &BTreeS
     let d = &jobs[0][dir];
     assert_eq!(d["runs"], runs, "{d}");
     for m in ["iops", "bw_bytes"] {
-        check_spread(&d[m], m);
+        check_spread(&d[m], m, runs);
         assert!(d[m]["min"].as_f64().unwrap() > 0.0, "{d}");
     }
-    check_spread(&d["clat_ns"]["mean"], "clat mean");
+    check_spread(&d["clat_ns"]["mean"], "clat mean", runs);
     let pct = &d["clat_ns"]["percentile"];
     assert_eq!(&keys(pct), pct_keys);
     for (k, s) in pct.as_object().unwrap() {
-        check_spread(s, k);
+        check_spread(s, k, runs);
     }
     // Only the directions that moved data.
     let dirs: Vec<String> = keys(&jobs[0])
@@ -144,26 +160,33 @@ fn file_job_normal_output_reports_once_then_the_block() {
     assert!(out.find("Run status group 0").unwrap() < out.find("\nRepeat: ").unwrap());
     let header = block.lines().nth(1).unwrap();
     assert!(
-        header.starts_with("Repeat: 3 runs (median run: ") && header.ends_with(')'),
+        header.starts_with("Repeat: 3 runs (median run: ")
+            && header.ends_with(", the report above)"),
         "{block}"
     );
     assert!(block.contains("\nf: (groupid=0)\n"), "{block}");
     for what in [
         "IOPS",
         "BW",
-        "clat mean (nsec)",
-        "clat p50.00 (nsec)",
-        "clat p90.00 (nsec)",
-        "clat p99.00 (nsec)",
-        "clat p99.90 (nsec)",
+        "clat mean (",
+        "clat p50.00 (",
+        "clat p90.00 (",
+        "clat p99.00 (",
+        "clat p99.90 (",
     ] {
-        let prefix = format!("  write: {what} median=");
+        let prefix = format!("  write: {what}");
         let line = block
             .lines()
             .find(|l| l.starts_with(&prefix))
             .unwrap_or_else(|| panic!("no {what} line: {block}"));
+        assert!(line.contains(" median="), "{line}");
         assert!(line.contains(", min=") && line.contains(", max="), "{line}");
-        assert!(line.ends_with('%') && line.contains(", cv="), "{line}");
+        assert!(
+            line.contains("%, runs=[") && line.contains(", cv="),
+            "{line}"
+        );
+        let runs = line.split("runs=[").nth(1).unwrap().trim_end_matches(']');
+        assert_eq!(runs.split(' ').count(), 3, "each run's figure: {line}");
     }
     assert!(!block.contains("  read:"), "{block}");
     assert_eq!(std::fs::metadata(dir.file("data")).unwrap().len(), 4 << 20);
@@ -179,6 +202,80 @@ fn file_job_normal_output_reports_once_then_the_block() {
     check_repeat(&three, 3, "f", "write", &pct);
 }
 
+/// The normal block and the JSON of one invocation (`--output-format=json,normal`):
+/// each latency line in the unit fio's percentile table picks for its
+/// figures (nsec, usec over 2 us and 100 us, msec over 2 ms and 100 ms),
+/// its figures those of JSON in that unit, each run's listed.
+#[test]
+fn the_block_shows_latencies_in_fios_units_and_every_run() {
+    let dir = TempDir::new("repeat-units");
+    let job = [
+        "--name=n",
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+        "--rate_iops=2000",
+    ];
+    let out = stdout(&run(
+        &dir,
+        &["--output-format=json,normal", "--repeat=3"],
+        &job,
+    ));
+    let start = out.find('{').expect("the JSON");
+    let doc: Value = serde_json::Deserializer::from_str(&out[start..])
+        .into_iter()
+        .next()
+        .expect("a document")
+        .expect("the JSON parses");
+    let block = &out[out.find("\nRepeat: 3 runs").expect("the block")..];
+    let r = &doc["repeat"]["jobs"][0]["read"];
+    let mut spreads = vec![("clat mean".to_string(), r["clat_ns"]["mean"].clone())];
+    for (k, s) in r["clat_ns"]["percentile"].as_object().unwrap() {
+        let p: f64 = k.parse().unwrap();
+        spreads.push((format!("clat p{p:.2}"), s.clone()));
+    }
+    assert_eq!(spreads.len(), 18);
+    for (what, s) in spreads {
+        let f = |k: &str| s[k].as_f64().unwrap();
+        let (unit, div) = if f("min") > 2e6 && f("max") > 99_999_999.0 {
+            ("msec", 1e6)
+        } else if f("min") > 2000.0 && f("max") > 99_999.0 {
+            ("usec", 1e3)
+        } else {
+            ("nsec", 1.0)
+        };
+        let prefix = format!("  read: {what} ({unit}) median=");
+        let line = block
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix}: {block}"));
+        let shown = |x: f64| match what.as_str() {
+            "clat mean" => format!("{:.2}", x / div),
+            _ => format!("{}", (x / div).ceil() as u64),
+        };
+        let each: Vec<String> = s["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| shown(v.as_f64().unwrap()))
+            .collect();
+        assert!(
+            line.starts_with(&format!(
+                "{prefix}{}, min={}",
+                shown(f("median")),
+                shown(f("min"))
+            )),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(&format!(", runs=[{}]", each.join(" "))),
+            "{line}"
+        );
+    }
+}
+
+/// `--minimal`: the median run's terse line, as a single run prints it
+/// (the runs' figures are in JSON).
 #[test]
 fn terse_is_the_median_runs_line_only() {
     let dir = TempDir::new("repeat-terse");
@@ -303,6 +400,10 @@ fn a_signal_in_the_first_run_keeps_its_report() {
     assert_eq!(r["stopped"], "signal", "{r}");
     let ios = doc["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
     assert!(ios > 0 && ios < 30_000, "{ios}");
+    // One run: no cv to tell, the run's figure listed.
+    let iops = &r["jobs"][0]["read"]["iops"];
+    assert!(iops["cv_pct"].is_null(), "{iops}");
+    assert_eq!(iops["runs"].as_array().map(Vec::len), Some(1), "{iops}");
 }
 
 /// SIGINT a second and a half after the first status report (runs of
