@@ -633,8 +633,8 @@ fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
         spec.thread_number.saturating_sub(1),
     )
     .map(Some)
-    .map_err(|msg| RunError::VerifyState {
+    .map_err(|e| RunError::VerifyState {
         job: spec.name.clone(),
-        msg,
+        msg: e.to_string(),
     })
 }
