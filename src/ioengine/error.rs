@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::nbd::NbdError;
+use super::nbd::uri::NbdError;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SetupError {

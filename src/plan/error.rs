@@ -5,7 +5,6 @@
 
 use std::io;
 
-use super::files::MAX_FILES_PER_JOB;
 use crate::options::value::ValueError;
 
 #[derive(Debug, thiserror::Error)]
@@ -13,9 +12,9 @@ pub(crate) enum Error {
     /// `nrfiles=` below 1.
     #[error("nrfiles={nrfiles}: a job needs at least one file")]
     NoFile { nrfiles: i64 },
-    /// `nrfiles=` above what rfio holds.
-    #[error("nrfiles={nrfiles}: rfio supports at most {MAX_FILES_PER_JOB} files per job")]
-    TooManyFiles { nrfiles: i64 },
+    /// `nrfiles=` above the `max` files rfio holds.
+    #[error("nrfiles={nrfiles}: rfio supports at most {max} files per job")]
+    TooManyFiles { nrfiles: i64, max: i64 },
     /// `filename=` of separators and blanks only.
     #[error("filename='{given}' names no file (only separators and blanks)")]
     NoFileNamed { given: String },

@@ -68,7 +68,10 @@ pub(crate) fn files(
                 return Err(Error::NoFile { nrfiles });
             }
             if nrfiles > MAX_FILES_PER_JOB {
-                return Err(Error::TooManyFiles { nrfiles });
+                return Err(Error::TooManyFiles {
+                    nrfiles,
+                    max: MAX_FILES_PER_JOB,
+                });
             }
             let format = match o.value("filename_format") {
                 Some(Value::Text(f)) if !f.is_empty() => f.as_str(),

@@ -23,10 +23,6 @@ use super::super::engine::StopFlag;
 use super::super::wait;
 use super::error::HttpError;
 use super::sign::{base64, md5_hex};
-use crate::diag::quote;
-
-/// How much of a peer's text a message quotes.
-pub(super) const QUOTE_MAX: usize = 80;
 
 /// The connection, whose reads and writes wait in slices
 /// ([`wait::SLICE`] socket timeouts) and give up when the job is stopped
@@ -625,19 +621,6 @@ impl Client {
 /// escaped all the same).
 fn visible_peer(peer: &str) -> String {
     crate::diag::visible(peer).into_owned()
-}
-
-/// Text from outside (a host name, a peer's line), quoted for a message.
-pub(super) fn quoted(text: &str) -> String {
-    format!("\"{}\"", quote(text, QUOTE_MAX))
-}
-
-/// What an I/O error says, without Rust's `(os error N)`.
-pub(super) fn os_text(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(n) => super::super::io::strerror(n),
-        None => e.to_string(),
-    }
 }
 
 /// curl's trace of the headers sent or received, with `http_verbose`

@@ -4,8 +4,10 @@
 
 use std::io;
 
-use super::client::{os_text, quoted, QUOTE_MAX};
 use crate::diag::quote;
+
+/// How much of a peer's text a message quotes.
+const QUOTE_MAX: usize = 80;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HttpError {
@@ -70,4 +72,17 @@ fn lookup_text(e: &io::Error) -> String {
     e.strip_prefix("failed to lookup address information: ")
         .unwrap_or(&e)
         .to_string()
+}
+
+/// Text from outside (a host name, a peer's line), quoted for a message.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", quote(text, QUOTE_MAX))
+}
+
+/// What an I/O error says, without Rust's `(os error N)`.
+fn os_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => super::super::io::strerror(n),
+        None => e.to_string(),
+    }
 }

@@ -25,15 +25,14 @@
 //! error.
 
 mod proto;
-mod uri;
+pub(super) mod uri;
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use self::proto::{Export, MAX_REQUEST};
 pub(crate) use self::uri::unsupported as uri_unsupported;
-pub(crate) use self::uri::NbdError;
-use self::uri::NbdUri;
+use self::uri::{NbdError, NbdUri};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
 use super::error::SetupError;
 use super::flags::{fio, EngineFlags};

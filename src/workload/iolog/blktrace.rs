@@ -231,7 +231,11 @@ pub(crate) fn read_record(
         return Ok(None);
     }
     if got < TRACE_SIZE {
-        return Err(TraceError::Short { at, got });
+        return Err(TraceError::Short {
+            at,
+            got,
+            size: TRACE_SIZE,
+        });
     }
     let t = Trace::decode(&b, swap);
     if t.magic & 0xffff_ff00 != MAGIC {

@@ -6,8 +6,6 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::blktrace::TRACE_SIZE;
-use super::text::{MAX_LINE, MAX_OFFSET, VERSION_2, VERSION_3};
 use crate::diag::{io_reason, quote, quote_bytes, visible};
 
 /// Why a log cannot be replayed. `name` is the log's name as the job
@@ -31,13 +29,17 @@ pub(crate) enum Error {
         #[source]
         source: io::Error,
     },
-    /// A text log whose first line names no version rfio reads.
+    /// A text log whose first line names no version rfio reads (the
+    /// first lines of the `versions` it reads).
     #[error(
         "{}: fio: iolog version 1 is no longer supported (the first line must be \
-         '{VERSION_2}' or '{VERSION_3}')",
-        visible(name)
+         '{}' or '{}')",
+        visible(name), versions[0], versions[1]
     )]
-    Version1 { name: String },
+    Version1 {
+        name: String,
+        versions: [&'static str; 2],
+    },
     /// Line `line` (1-based) of a text log.
     #[error("{}:{line}: {what}", visible(name))]
     Line {
@@ -74,11 +76,9 @@ pub(crate) enum Error {
 /// What is wrong with a line of a text log.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum LineError {
-    #[error(
-        "line longer than {MAX_LINE} bytes (no line end; an iolog line is at most {MAX_LINE} \
-         bytes)"
-    )]
-    TooLong,
+    /// Longer than the `max` bytes of a line.
+    #[error("line longer than {max} bytes (no line end; an iolog line is at most {max} bytes)")]
+    TooLong { max: usize },
     #[error("cannot read the log: {}", io_reason(source))]
     Read {
         #[source]
@@ -90,11 +90,12 @@ pub(crate) enum LineError {
     BadOffset(NumError),
     #[error("bad length {0}")]
     BadLength(NumError),
+    /// The I/O ends beyond `max`, the largest file offset.
     #[error(
         "bad offset {offset} and length {len}: the I/O ends beyond the largest file offset \
-         ({MAX_OFFSET})"
+         ({max})"
     )]
-    EndsBeyond { offset: u64, len: u64 },
+    EndsBeyond { offset: u64, len: u64, max: u64 },
     /// An I/O, `open` or `close` of a file no `add` line added.
     #[error("file {p} is not in the log (no '{p} add' line before this one)", p = quote(&path.to_string_lossy(), 512))]
     NotAdded { path: PathBuf },
@@ -118,11 +119,12 @@ pub(crate) enum TraceError {
         #[source]
         source: io::Error,
     },
+    /// The file ends after `got` of a trace's `size` bytes.
     #[error(
-        "the trace at byte {at} is cut short: the file ends after {got} of its {TRACE_SIZE} \
-         bytes (fio: iolog short read)"
+        "the trace at byte {at} is cut short: the file ends after {got} of its {size} bytes \
+         (fio: iolog short read)"
     )]
-    Short { at: u64, got: usize },
+    Short { at: u64, got: usize, size: usize },
     #[error("the trace at byte {at}: fio: bad magic in blktrace data: {magic:x}")]
     BadMagic { at: u64, magic: u32 },
     #[error("the trace at byte {at}: fio: bad blktrace version {version}")]

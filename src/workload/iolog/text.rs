@@ -92,7 +92,7 @@ fn too_long(name: &str, line: u64) -> Error {
     Error::Line {
         name: name.to_string(),
         line,
-        what: LineError::TooLong,
+        what: LineError::TooLong { max: MAX_LINE },
     }
 }
 
@@ -271,7 +271,7 @@ struct Fields<'a> {
 
 /// The largest offset a file has (`off_t`): an I/O of a log ends at most
 /// there.
-pub(crate) const MAX_OFFSET: u64 = i64::MAX as u64;
+const MAX_OFFSET: u64 = i64::MAX as u64;
 
 fn scan(line: &[u8], timed: bool) -> Fields<'_> {
     let mut s = Scan { s: line, pos: 0 };
@@ -316,7 +316,11 @@ fn checked(f: &Fields<'_>) -> Result<(u64, u64), LineError> {
         .within(u64::from(u32::MAX))
         .map_err(LineError::BadLength)?;
     if offset.checked_add(len).is_none_or(|end| end > MAX_OFFSET) {
-        return Err(LineError::EndsBeyond { offset, len });
+        return Err(LineError::EndsBeyond {
+            offset,
+            len,
+            max: MAX_OFFSET,
+        });
     }
     Ok((offset, len))
 }
@@ -353,7 +357,10 @@ impl<R: BufRead> TextReader<R> {
                 })
             }
         }
-        let version = version(&first).ok_or_else(|| Error::Version1 { name: name() })?;
+        let version = version(&first).ok_or_else(|| Error::Version1 {
+            name: name(),
+            versions: [VERSION_2, VERSION_3],
+        })?;
         Ok(TextReader::new(src, version, set))
     }
 
