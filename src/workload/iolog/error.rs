@@ -136,16 +136,16 @@ pub(crate) enum TraceError {
     PayloadShort { at: u64, pdu_len: u16 },
 }
 
-/// Why nothing of a log can be replayed.
+/// What a log has none of, so that nothing of it can be replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum Nothing {
     /// A chunked log without an entry.
     #[error("the log has nothing to replay")]
-    NoEntries,
+    Entries,
     #[error("fio: found no ios in blktrace data")]
-    NoBlktraceIos,
+    BlktraceIos,
     #[error("the log has no reads, writes or waits to replay")]
-    NoIos,
+    Ios,
 }
 
 /// Why `merge_blktrace_file` failed. `name` is a trace's or the merge

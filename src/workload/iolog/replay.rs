@@ -295,17 +295,17 @@ fn directions(sum: &Summary, chunked: bool, blk: bool) -> Result<(bool, bool, bo
     let [r_ios, w_ios, t_ios] = sum.ios;
     if chunked {
         if sum.entries == 0 {
-            return Err(Nothing::NoEntries);
+            return Err(Nothing::Entries);
         }
         Ok((true, true, false))
     } else if blk {
         if r_ios + w_ios + t_ios + sum.syncs == 0 {
-            return Err(Nothing::NoBlktraceIos);
+            return Err(Nothing::BlktraceIos);
         }
         Ok((r_ios > 0, w_ios > 0, t_ios > 0))
     } else {
         if r_ios + w_ios + sum.waits == 0 {
-            return Err(Nothing::NoIos);
+            return Err(Nothing::Ios);
         }
         Ok(match (r_ios > 0, w_ios > 0) {
             (true, false) => (true, false, false),
@@ -532,7 +532,7 @@ mod tests {
             matches!(
                 **source,
                 Error::Nothing {
-                    why: Nothing::NoIos,
+                    why: Nothing::Ios,
                     ..
                 }
             ),
