@@ -126,35 +126,35 @@ fn per_trace(
 /// be opened, is `out` itself (the same device and inode, through a link
 /// or not), or does not start with a blktrace trace.
 fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, bool), MergeError> {
-    let name = || visible(name).into_owned();
+    let shown = || visible(name).into_owned();
     let open = |source| MergeError::Open {
-        name: name(),
+        name: shown(),
         source,
     };
-    let f = File::open(name()).map_err(open)?;
+    let f = File::open(name).map_err(open)?;
     let m = f.metadata().map_err(open)?;
     if out == Some((m.dev(), m.ino())) {
-        return Err(MergeError::IsOutput { name: name() });
+        return Err(MergeError::IsOutput { name: shown() });
     }
     let mut src = BufReader::new(f);
     let mut b = [0u8; TRACE_SIZE];
     let got = read_trace(&mut src, &mut b).map_err(|source| MergeError::ReadInput {
-        name: name(),
+        name: shown(),
         source,
     })?;
     if got < TRACE_SIZE {
-        return Err(MergeError::ShortInput { name: name(), got });
+        return Err(MergeError::ShortInput { name: shown(), got });
     }
     let Some(swap) = byte_order(&b) else {
         let magic = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
         return Err(MergeError::NotBlktrace {
-            name: name(),
+            name: shown(),
             magic,
         });
     };
     src.seek(SeekFrom::Start(0))
         .map_err(|source| MergeError::SeekInput {
-            name: name(),
+            name: shown(),
             source,
         })?;
     Ok((src, swap))
@@ -399,6 +399,16 @@ mod tests {
         );
         let e = run(&[&a, &d.join("none")], &m).unwrap_err().to_string();
         assert!(e.starts_with("fio: could not open file: "), "{e}");
+        // A trace is opened by its own name, which messages show escaped.
+        let odd = d.join("o\x1bdd.bin");
+        std::fs::write(&odd, [0x61u8; 100]).unwrap();
+        let e = run(&[&a, &odd], &m).unwrap_err();
+        assert!(
+            matches!(&e, MergeError::NotBlktrace { name, magic: 0x6161_6161 }
+                if name.ends_with("o\\x1bdd.bin")),
+            "{e:?}"
+        );
+        std::fs::remove_file(&odd).unwrap();
         let mut bad = good[1];
         bad.magic = 0x1234_5607;
         write(&b, &[good[0], bad]);
