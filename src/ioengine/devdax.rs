@@ -17,6 +17,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
+use super::error::SetupError;
 use super::files::open_fd;
 use super::flags::{fio, EngineFlags};
 use super::input::{OptionValues, Refusal};
@@ -85,24 +86,26 @@ pub(crate) fn not_dax(path: &Path) -> Option<String> {
 }
 
 /// fio's `fio_devdax_get_file_size`: the device's size from sysfs.
-pub(crate) fn setup(o: &DevdaxOptions) -> Result<Option<u64>, String> {
+pub(crate) fn setup(o: &DevdaxOptions) -> Result<Option<u64>, SetupError> {
     let Some(dev) = &o.device else {
         return Ok(None);
     };
     let Some(dir) = sysfs_dir(dev) else {
         return Ok(None);
     };
-    let size = std::fs::read_to_string(dir.join("size")).map_err(|e| {
-        format!(
-            "{}: failed to read {}: {e}\n",
-            dev.display(),
-            dir.join("size").display()
-        )
+    let path = dir.join("size");
+    let size = std::fs::read_to_string(&path).map_err(|source| SetupError::DevdaxSizeUnread {
+        device: dev.clone(),
+        path: path.clone(),
+        source,
     })?;
     size.trim()
         .parse()
         .map(Some)
-        .map_err(|_| format!("{}: bad size in sysfs: {}\n", dev.display(), size.trim()))
+        .map_err(|_| SetupError::DevdaxBadSize {
+            device: dev.clone(),
+            text: size.trim().to_string(),
+        })
 }
 
 /// The engine's options, from the job's values of [`OPTIONS`] (and the
@@ -204,7 +207,7 @@ mod tests {
         };
         // /dev/null's sysfs entry has no size.
         assert!(setup(&o).is_err());
-        assert_eq!(setup(&DevdaxOptions::default()), Ok(None));
+        assert!(matches!(setup(&DevdaxOptions::default()), Ok(None)));
     }
 
     #[test]

@@ -72,6 +72,7 @@ mod buf;
 /// `cmdprio_*`: which I/Os of a job get which priority.
 pub(crate) mod cmdprio;
 mod engine;
+mod error;
 mod files;
 mod flags;
 mod input;

@@ -17,6 +17,7 @@ use super::cpuio::CpuioOptions;
 use super::devdax::DevdaxOptions;
 use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
+use super::error::SetupError;
 use super::exec::ExecOptions;
 use super::filestat::FileStatOptions;
 use super::flags::{not_run, EngineFlags};
@@ -75,8 +76,8 @@ pub struct EngineDef {
 }
 
 /// What an engine's setup gives: the size of the job's first file, if it
-/// fixes one, or fio's lines when it fails (see [`EngineDef::setup`]).
-pub(crate) type SetUp = Result<Option<u64>, String>;
+/// fixes one, or why it failed, in fio's lines (see [`EngineDef::setup`]).
+pub(crate) type SetUp = Result<Option<u64>, SetupError>;
 
 /// The setup of an engine that finds nothing out (fio's engines without
 /// `.setup`).
@@ -244,11 +245,11 @@ pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("filedelete", filedelete),
     engine!("dircreate", dircreate),
     EngineDef {
-        setup: |_, files, _| dirstat::make_dirs(files),
+        setup: |_, files, _| dirstat::make_dirs(files).map_err(SetupError::Lines),
         ..engine!("dirstat", dirstat, FileStat)
     },
     EngineDef {
-        setup: |_, files, _| dirdelete::make_dirs(files),
+        setup: |_, files, _| dirdelete::make_dirs(files).map_err(SetupError::Lines),
         ..engine!("dirdelete", dirdelete)
     },
     engine!("exec", exec, Exec),

@@ -18,6 +18,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use super::config::LogKind;
+use super::error::Error;
 use super::sample::{self, Layout, Sample, MAX_LOG_ENTRIES};
 
 /// One log's records.
@@ -114,7 +115,7 @@ pub(crate) struct Compressor {
 
 /// What the thread made: the streams of each log kind, and a problem
 /// setting its CPUs.
-type Done = (Vec<(LogKind, Vec<u8>)>, Option<String>);
+type Done = (Vec<(LogKind, Vec<u8>)>, Option<Error>);
 
 impl Compressor {
     /// Start the thread, on `cpus` if given.
@@ -151,7 +152,7 @@ impl Compressor {
 
     /// Wait for the thread: the streams by kind (indexed by `LogKind`),
     /// and a problem to report.
-    pub(crate) fn finish(mut self) -> ([Vec<Vec<u8>>; 6], Option<String>) {
+    pub(crate) fn finish(mut self) -> ([Vec<Vec<u8>>; 6], Option<Error>) {
         self.tx = None;
         let mut by_kind: [Vec<Vec<u8>>; 6] = Default::default();
         let Some(thread) = self.thread.take() else {
@@ -164,13 +165,13 @@ impl Compressor {
                 }
                 (by_kind, problem)
             }
-            Err(_) => (by_kind, Some("fio: log compression thread failed".into())),
+            Err(_) => (by_kind, Some(Error::CompressionThread)),
         }
     }
 }
 
 /// Pin the calling thread to `cpus`.
-fn set_affinity(cpus: &[usize]) -> Result<(), String> {
+fn set_affinity(cpus: &[usize]) -> Result<(), Error> {
     // SAFETY: an all-zero cpu_set_t is a valid empty set; CPU_SET only
     // writes inside it for CPUs below CPU_SETSIZE, which is checked.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -185,7 +186,9 @@ fn set_affinity(cpus: &[usize]) -> Result<(), String> {
     if r == 0 {
         Ok(())
     } else {
-        Err("gz: failed to set CPU affinity".into())
+        Err(Error::Affinity {
+            errno: io::Error::last_os_error().raw_os_error().unwrap_or(0),
+        })
     }
 }
 
@@ -249,7 +252,7 @@ mod tests {
                 log.push(&sample(k), Some(&gz), LogKind::Bw);
             }
             let (mut done, problem) = gz.finish();
-            assert_eq!(problem, None);
+            assert!(problem.is_none(), "{problem:?}");
             let z = std::mem::take(&mut done[LogKind::Bw as usize]);
             assert_eq!(counts(log.streams(z)), want, "{n} samples");
         }
@@ -274,7 +277,7 @@ mod tests {
             log.push(&sample(k), Some(&gz), LogKind::Lat);
         }
         let (done, problem) = gz.finish();
-        assert_eq!(problem, None);
+        assert!(problem.is_none(), "{problem:?}");
         let mut out = Vec::new();
         log.write_text(&done[LogKind::Lat as usize], &mut out)
             .unwrap();

@@ -36,6 +36,7 @@ pub(crate) mod agg;
 mod chunks;
 mod clock;
 mod config;
+mod error;
 mod inflate;
 mod sample;
 mod writer;

@@ -7,9 +7,10 @@ use std::sync::Mutex;
 
 use super::chunks::{Compressor, PackedLog};
 use super::config::{LogConfig, LogKind, WindowValue};
+use super::error::Error;
 use super::sample::{Layout, Sample};
 use crate::stats::hist::{LatHist, PLAT_NR};
-use crate::stats::{IoLog, LoggedIo, Rate};
+use crate::stats::{IoLog, LogError, LoggedIo, Rate};
 
 /// Bytes buffered per log file before a write.
 const BUF_BYTES: usize = 256 << 10;
@@ -89,7 +90,7 @@ pub(crate) struct JobLogs {
     hist: Option<[HistDir; 3]>,
     scratch: Box<[u64; PLAT_NR]>,
     /// First write error, reported when the job finishes.
-    error: Option<String>,
+    error: Option<Error>,
 }
 
 impl std::fmt::Debug for JobLogs {
@@ -335,7 +336,7 @@ impl JobLogs {
             }
         })();
         if let Err(e) = r {
-            self.note(kind, &e);
+            self.note(kind, e);
         }
     }
 
@@ -409,13 +410,13 @@ impl JobLogs {
         })();
         h.before.copy_from_slice(&self.scratch[..]);
         if let Err(e) = r {
-            self.note(LogKind::ClatHist, &e);
+            self.note(LogKind::ClatHist, e);
         }
     }
 
     /// The job finished at `t_ms`: write every partial window once, flush
     /// and close the files. Returns the first error, if any.
-    pub(crate) fn finish(&mut self, t_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
+    pub(crate) fn finish(&mut self, t_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), Error> {
         for kind in LogKind::ALL {
             if kind == LogKind::ClatHist {
                 continue;
@@ -449,7 +450,7 @@ impl JobLogs {
                 Out::Packed(file, log) => self.write_packed(file, log, z),
             };
             if let Err(e) = r {
-                self.note(kind, &e);
+                self.note(kind, e);
             }
         }
         match self.error.take() {
@@ -476,7 +477,7 @@ impl JobLogs {
     }
 
     /// Keep the first write error, naming the log's file.
-    fn note(&mut self, kind: LogKind, e: &io::Error) {
+    fn note(&mut self, kind: LogKind, source: io::Error) {
         if self.error.is_some() {
             return;
         }
@@ -487,8 +488,11 @@ impl JobLogs {
             .find(|(k, _)| *k == kind)
             .map(|(k, prefix)| crate::diag::show_path(&self.cfg.path(*k, prefix)));
         self.error = Some(match path {
-            Some(p) => format!("cannot write the log {p}: {e}"),
-            None => format!("cannot write the {} log: {e}", kind.name()),
+            Some(path) => Error::Write { path, source },
+            None => Error::WriteKind {
+                kind: kind.name(),
+                source,
+            },
         });
     }
 }
@@ -538,9 +542,9 @@ impl IoLog for LogSink {
         }
     }
 
-    fn finish(&mut self, end_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String> {
+    fn finish(&mut self, end_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), LogError> {
         match self.open.take() {
-            Some(mut l) => l.finish(end_ms, clat),
+            Some(mut l) => l.finish(end_ms, clat).map_err(LogError::from),
             None => Ok(()),
         }
     }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::diag::{path_of_text, text_of_os};
 
+use super::error::{Error, ScanError};
 use super::resolve::files::{FileOptions, OpenDir};
 use super::resolve::offsets::Share;
 use super::resolve::read::Opts;
@@ -39,7 +40,7 @@ pub(crate) fn files(
     section: &str,
     jobnum: u32,
     size: Option<u64>,
-) -> Result<Vec<FileSpec>, String> {
+) -> Result<Vec<FileSpec>, Error> {
     let dirs: Vec<String> = match o.value("directory") {
         Some(Value::Text(d)) if !d.is_empty() => split_colons(d),
         _ => Vec::new(),
@@ -64,13 +65,13 @@ pub(crate) fn files(
                 _ => 1,
             };
             if nrfiles < 1 {
-                return Err(format!("nrfiles={nrfiles}: a job needs at least one file"));
+                return Err(Error::NoFile { nrfiles });
             }
             if nrfiles > MAX_FILES_PER_JOB {
-                return Err(format!(
-                    "nrfiles={nrfiles}: rfio supports at most {} files per job",
-                    MAX_FILES_PER_JOB
-                ));
+                return Err(Error::TooManyFiles {
+                    nrfiles,
+                    max: MAX_FILES_PER_JOB,
+                });
             }
             let format = match o.value("filename_format") {
                 Some(Value::Text(f)) if !f.is_empty() => f.as_str(),
@@ -87,9 +88,9 @@ pub(crate) fn files(
             Some(Value::Text(f)) => f.as_str(),
             _ => "",
         };
-        return Err(format!(
-            "filename='{given}' names no file (only separators and blanks)"
-        ));
+        return Err(Error::NoFileNamed {
+            given: given.to_string(),
+        });
     }
     let whole = matches!(
         o.value("filesize"),
@@ -204,22 +205,25 @@ fn with_opendir(
 /// `readdir` order, as fio's `recurse_dir` adds them (`DIR/NAME`; symbolic
 /// links and other files are passed over). The error is fio's
 /// `opendir(DIR)` or `stat` failure.
-pub(crate) fn scan_opendir(dir: &str) -> Result<Vec<String>, String> {
+pub(crate) fn scan_opendir(dir: &str) -> Result<Vec<String>, ScanError> {
     let mut out = Vec::new();
     recurse(dir, &mut out)?;
     Ok(out)
 }
 
-fn recurse(dir: &str, out: &mut Vec<String>) -> Result<(), String> {
-    let entries = std::fs::read_dir(path_of_text(dir))
-        .map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
+fn recurse(dir: &str, out: &mut Vec<String>) -> Result<(), ScanError> {
+    let failed = |source| ScanError::OpenDir {
+        dir: dir.to_string(),
+        source,
+    };
+    let entries = std::fs::read_dir(path_of_text(dir)).map_err(failed)?;
     for entry in entries {
-        let entry = entry.map_err(|e| format!("opendir({dir}): {}", os_text(&e)))?;
+        let entry = entry.map_err(failed)?;
         let full = format!("{dir}/{}", text_of_os(&entry.file_name()));
         let meta = match std::fs::symlink_metadata(path_of_text(&full)) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(format!("stat({full}): {}", os_text(&e))),
+            Err(source) => return Err(ScanError::Stat { path: full, source }),
         };
         if meta.file_type().is_file() {
             out.push(full);
@@ -230,27 +234,21 @@ fn recurse(dir: &str, out: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-/// strerror's text of an I/O error, without Rust's ` (os error N)`.
-fn os_text(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
-    }
-}
-
 /// Scan `opendir=` (when the job is to run) into `file`: the files found,
 /// or the error that refuses the job. A scan that finds no file leaves the
 /// job without files: it fails when it is set up, as fio's (`you need to
 /// specify size=`).
-pub(crate) fn resolve_opendir(o: &JobOptions, file: &mut FileOptions) -> Result<(), String> {
+pub(crate) fn resolve_opendir(o: &JobOptions, file: &mut FileOptions) -> Result<(), Error> {
     let Some(setting) = o.get("opendir") else {
         return Ok(());
     };
     let Value::Text(dir) = &setting.value else {
         return Ok(());
     };
-    let files = scan_opendir(dir).map_err(|e| format!("opendir={dir}: {e}"))?;
+    let files = scan_opendir(dir).map_err(|source| Error::OpenDir {
+        dir: dir.clone(),
+        source,
+    })?;
     file.opendir = Some(std::sync::Arc::new(OpenDir {
         files,
         at: setting.span.to_string(),
@@ -410,6 +408,20 @@ fn expand_format(format: &str, jobname: &str, jobnum: u32, filenum: u64) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opendir_that_cannot_be_read_keeps_its_errno() {
+        let e = scan_opendir("/nonexistent-rfio-dir").unwrap_err();
+        assert!(
+            matches!(&e, ScanError::OpenDir { dir, source }
+                if dir == "/nonexistent-rfio-dir" && source.raw_os_error() == Some(libc::ENOENT)),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "opendir(/nonexistent-rfio-dir): No such file or directory"
+        );
+    }
 
     #[test]
     fn colon_lists_with_escapes() {

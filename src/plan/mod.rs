@@ -5,6 +5,7 @@
 
 pub(crate) mod build;
 pub(crate) mod engine;
+pub(crate) mod error;
 pub(crate) mod files;
 pub(crate) mod in_force;
 pub(crate) mod input;

@@ -8,6 +8,10 @@
 //! completed I/O (and one per closed bandwidth/IOPS window), nothing else.
 
 use super::hist::LatHist;
+
+/// An error of a job's logs, as `IoLog::finish` hands it (the logs'
+/// `logs::Error`, which stats cannot name).
+pub type LogError = Box<dyn std::error::Error + Send + Sync>;
 use crate::ddir::Ddir;
 
 /// `slat_ns` of an I/O from an engine without a separate submission step
@@ -126,6 +130,7 @@ pub trait IoLog: Send + std::fmt::Debug {
 
     /// The job ended at `end_ms`: write what is pending (partial windows,
     /// histogram rows from `clat`, the directions' clat histograms), flush
-    /// and close. The first error, as fio words it.
-    fn finish(&mut self, end_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), String>;
+    /// and close. The first error (the logs' own, `logs::Error`: stats
+    /// sits below logs and keeps only its text, as fio words it).
+    fn finish(&mut self, end_ms: u64, clat: [Option<&LatHist>; 3]) -> Result<(), LogError>;
 }

@@ -44,7 +44,7 @@ pub mod verdict;
 
 pub use blocks::{BlockInfos, BlockTracker};
 pub use completion::{Completion, NO_SLAT};
-pub(crate) use completion::{IoLog, LoggedIo, Rate, Timing};
+pub(crate) use completion::{IoLog, LogError, LoggedIo, Rate, Timing};
 pub(crate) use config::StatsConfig;
 pub use config::Unified;
 pub(crate) use disk::{DiskUtil, DiskWatch};

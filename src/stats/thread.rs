@@ -516,7 +516,7 @@ impl ThreadStats {
             // windows, fed per I/O, are flushed by `finish`).
             let clat = std::array::from_fn(|d| self.clat_hist[d].as_deref());
             if let Err(e) = logs.finish(end_ms, clat) {
-                self.log_error.get_or_insert(e);
+                self.log_error.get_or_insert(e.to_string());
             }
         }
     }

@@ -40,6 +40,21 @@ pub(crate) struct ActSlices {
     prep: bool,
 }
 
+/// A slice that failed ACT's criterion `criterion` (an index of
+/// `CRITERIA`): `perm` per mille of its I/Os over the latency, `max_perm`
+/// allowed. The text is fio's line.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error(
+    "act: {:.6}% exceeds pass criteria of {:.6}%\n",
+    perm / 10.0,
+    *max_perm as f64 / 10.0
+)]
+pub(crate) struct SliceFailed {
+    pub(crate) criterion: usize,
+    pub(crate) perm: f64,
+    pub(crate) max_perm: u64,
+}
+
 impl ActSlices {
     pub(crate) fn new(h: &ActHooks) -> ActSlices {
         ActSlices {
@@ -54,7 +69,7 @@ impl ActSlices {
     /// An I/O of latency `lat_ns` completed at `now_ns`: `Err` with fio's
     /// message when the slice it closes fails ACT's criteria.
     #[inline]
-    pub(crate) fn record(&mut self, lat_ns: u64, now_ns: u64) -> Result<(), String> {
+    pub(crate) fn record(&mut self, lat_ns: u64, now_ns: u64) -> Result<(), SliceFailed> {
         if self.prep || self.cur >= self.nr {
             return Ok(());
         }
@@ -77,11 +92,11 @@ impl ActSlices {
         for (c, &(_, max_perm)) in CRITERIA.iter().enumerate() {
             let perm = 1000.0 * slice.over[c] as f64 / slice.total as f64;
             if perm >= max_perm as f64 {
-                return Err(format!(
-                    "act: {:.6}% exceeds pass criteria of {:.6}%\n",
-                    perm / 10.0,
-                    max_perm as f64 / 10.0
-                ));
+                return Err(SliceFailed {
+                    criterion: c,
+                    perm,
+                    max_perm,
+                });
             }
         }
         Ok(())
@@ -205,7 +220,11 @@ mod tests {
         );
         // The hour is over: 25% over 1 ms fails the first criterion.
         let e = a.record(0, SLICE_NS).unwrap_err();
-        assert_eq!(e, "act: 20.000000% exceeds pass criteria of 5.000000%\n");
+        assert_eq!((e.criterion, e.max_perm), (0, 50));
+        assert_eq!(
+            e.to_string(),
+            "act: 20.000000% exceeds pass criteria of 5.000000%\n"
+        );
         assert_eq!(a.cur, 1);
         let mut p = ActSlices::new(&ActHooks {
             slices: 2,

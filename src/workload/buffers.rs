@@ -77,7 +77,7 @@ impl BufferFiller {
         let use64 = seeds.generator.use64();
         let buf_state = seeds.rand(Slot::Buf, use64);
         let min_write = spec.bs[1].0.max(1);
-        let ws = WorkingSet::of(spec).map_err(SetupError::Invalid)?;
+        let ws = WorkingSet::of(spec).map_err(|e| SetupError::Invalid(e.to_string()))?;
         let working_set =
             ws.map_or_else(Vec::new, |w| w.states(buf_state, spec.thread_number, None));
         Ok(BufferFiller {

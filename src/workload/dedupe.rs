@@ -82,13 +82,24 @@ pub(crate) struct WorkingSet {
     pub(crate) global: bool,
 }
 
+/// Why a job's dedupe working set cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DedupeError {
+    /// The plan refused it: its words.
+    #[error("{0}")]
+    Refused(String),
+    /// fio's malloc of the set failing.
+    #[error("could not allocate dedupe working set ({pages} pages)")]
+    NoMemory { pages: u64 },
+}
+
 impl WorkingSet {
     /// The working set `spec` asks for, if any (`dedupe_percentage > 0`
     /// with `dedupe_mode=working_set`, sized by the plan); an error in
     /// fio's words when the plan refused it, or when it cannot be held.
-    pub(crate) fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, String> {
+    pub(crate) fn of(spec: &JobSpec) -> Result<Option<WorkingSet>, DedupeError> {
         let ws = match &spec.buffers.working_set {
-            Err(refusal) => return Err(refusal.0.clone()),
+            Err(refusal) => return Err(DedupeError::Refused(refusal.0.clone())),
             Ok(None) => return Ok(None),
             Ok(Some(ws)) => ws,
         };
@@ -97,9 +108,7 @@ impl WorkingSet {
         let fits = usize::try_from(pages)
             .is_ok_and(|n| Vec::<FioRand>::new().try_reserve_exact(n).is_ok());
         if !fits {
-            return Err(format!(
-                "could not allocate dedupe working set ({pages} pages)"
-            ));
+            return Err(DedupeError::NoMemory { pages });
         }
         Ok(Some(WorkingSet {
             pages,
@@ -147,6 +156,30 @@ mod tests {
 
     fn gen(seed: u64) -> FioRand {
         FioRand::new(seed, false)
+    }
+
+    #[test]
+    fn a_refused_working_set_keeps_the_plans_words() {
+        let spec = crate::plan::testing::job(&[
+            "--name=d",
+            "--size=1m",
+            "--nrfiles=2",
+            "--dedupe_percentage=50",
+            "--dedupe_mode=working_set",
+        ]);
+        let e = WorkingSet::of(&spec).unwrap_err();
+        assert_eq!(
+            e,
+            DedupeError::Refused(
+                "dedupe working set mode supported with single file per job, but 2 files \
+                 provided"
+                    .into()
+            )
+        );
+        assert_eq!(
+            DedupeError::NoMemory { pages: 9 }.to_string(),
+            "could not allocate dedupe working set (9 pages)"
+        );
     }
 
     #[test]

@@ -474,7 +474,7 @@ fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Optio
     // SAFETY: `stop` outlives the setup, which keeps no copy.
     let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
     let paths: Vec<&std::path::Path> = spec.files.iter().map(|f| f.path.as_path()).collect();
-    (engine.setup)(&spec.engine, &paths, flag).map_err(|msg| {
+    (engine.setup)(&spec.engine, &paths, flag).map_err(|e| {
         if stop.requested() {
             RunError::SetupStopped {
                 job: spec.name.clone(),
@@ -482,7 +482,7 @@ fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Optio
         } else {
             RunError::EngineSetup {
                 job: spec.name.clone(),
-                msg,
+                msg: e.to_string(),
             }
         }
     })
@@ -633,8 +633,8 @@ fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
         spec.thread_number.saturating_sub(1),
     )
     .map(Some)
-    .map_err(|msg| RunError::VerifyState {
+    .map_err(|e| RunError::VerifyState {
         job: spec.name.clone(),
-        msg,
+        msg: e.to_string(),
     })
 }

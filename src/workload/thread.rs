@@ -210,8 +210,8 @@ impl Prepared<'_> {
         if stop.saves_state() {
             // A trigger saves the state of the jobs not started too.
             let comps = WriteComps::new(spec.iodepth.max(1) as usize, self.files.len());
-            if let Err(lines) = save_state(spec, 0, &comps) {
-                log.err(&lines);
+            if let Err(e) = save_state(spec, 0, &comps) {
+                log.err(&e.to_string());
             }
         }
         false

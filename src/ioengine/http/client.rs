@@ -21,11 +21,8 @@ use std::net::{TcpStream, ToSocketAddrs};
 
 use super::super::engine::StopFlag;
 use super::super::wait;
+use super::error::HttpError;
 use super::sign::{base64, md5_hex};
-use crate::diag::quote;
-
-/// How much of a peer's text a message quotes.
-const QUOTE_MAX: usize = 80;
 
 /// The connection, whose reads and writes wait in slices
 /// ([`wait::SLICE`] socket timeouts) and give up when the job is stopped
@@ -124,10 +121,12 @@ pub(super) struct Client {
 
 /// A URL's authority (`host[:port]`, user info left out), host, port and
 /// path, as curl splits `http://...`.
-fn split_url(url: &str) -> Result<(String, String, u16, String), String> {
+fn split_url(url: &str) -> Result<(String, String, u16, String), HttpError> {
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("Protocol not supported or disabled: {url}"))?;
+        .ok_or_else(|| HttpError::UnsupportedProtocol {
+            url: url.to_string(),
+        })?;
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..end];
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
@@ -141,8 +140,9 @@ fn split_url(url: &str) -> Result<(String, String, u16, String), String> {
             let port = if p.is_empty() {
                 80
             } else {
-                p.parse::<u16>()
-                    .map_err(|_| format!("Port number was not a decimal number: {p}"))?
+                p.parse::<u16>().map_err(|_| HttpError::BadPort {
+                    port: p.to_string(),
+                })?
             };
             (h, port)
         }
@@ -150,7 +150,9 @@ fn split_url(url: &str) -> Result<(String, String, u16, String), String> {
     };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     if host.is_empty() {
-        return Err(format!("No host part in the URL: {url}"));
+        return Err(HttpError::NoHost {
+            url: url.to_string(),
+        });
     }
     Ok((authority.to_string(), host.to_string(), port, path))
 }
@@ -226,20 +228,19 @@ impl Client {
         trace_headers(self.verbose, out, block);
     }
 
-    fn connect(&mut self, authority: &str, host: &str, port: u16) -> Result<(), String> {
+    fn connect(&mut self, authority: &str, host: &str, port: u16) -> Result<(), HttpError> {
         if self.conn.as_ref().is_some_and(|(a, _)| a == authority) {
             return Ok(());
         }
         self.conn = None;
         self.peer = format!("{host}:{port}");
-        let addrs = (host, port).to_socket_addrs().map_err(|e| {
-            let e = e.to_string();
-            let why = e
-                .strip_prefix("failed to lookup address information: ")
-                .unwrap_or(&e);
-            format!("cannot resolve host '{}': {why}", quote(host, QUOTE_MAX))
-        })?;
-        let mut last = String::from("no address");
+        let addrs = (host, port)
+            .to_socket_addrs()
+            .map_err(|source| HttpError::Resolve {
+                host: host.to_string(),
+                source,
+            })?;
+        let mut last = None;
         for a in addrs {
             self.info(&format!("  Trying {a}..."));
             match wait::connect_tcp(a, self.stop) {
@@ -252,10 +253,13 @@ impl Client {
                     self.conn = Some((authority.to_string(), BufReader::new(peer)));
                     return Ok(());
                 }
-                Err(e) => last = os_text(&e),
+                Err(e) => last = Some(e),
             }
         }
-        Err(format!("connect to {}: {last}", self.peer()))
+        Err(HttpError::Connect {
+            peer: self.peer(),
+            last,
+        })
     }
 
     /// `host:port` of the connection, for messages.
@@ -342,29 +346,31 @@ impl Client {
     /// Send the request on the open connection and read the response's
     /// head; `Err(true)` when a kept-alive connection turned out closed
     /// before any answer (send again on a new one).
-    fn exchange(&mut self, head: &str, body: Option<&[u8]>) -> Result<Head, Result<String, ()>> {
+    fn exchange(&mut self, head: &str, body: Option<&[u8]>) -> Result<Head, Result<HttpError, ()>> {
         let verbose = self.verbose;
         let peer = &self.peer;
         let Some((_, conn)) = self.conn.as_mut() else {
-            return Err(Ok("no connection".into()));
+            return Err(Ok(HttpError::NoConnection));
         };
         let s = conn.get_mut();
         let sent = s
             .write_all(head.as_bytes())
             .and_then(|()| body.map_or(Ok(()), |b| s.write_all(b)));
+        let io = |source| {
+            Ok(HttpError::Io {
+                peer: visible_peer(peer),
+                source,
+            })
+        };
         match sent {
-            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                return Err(Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Err(io(e)),
             Err(_) => return Err(Err(())),
             Ok(()) => {}
         }
         loop {
             let mut line = String::new();
             match conn.read_line(&mut line) {
-                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Err(Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Err(io(e)),
                 Ok(0) | Err(_) => return Err(Err(())),
                 Ok(_) => {}
             }
@@ -374,24 +380,20 @@ impl Client {
             let status: u16 = match parts.next().map(str::parse) {
                 Some(Ok(s)) if version.starts_with("HTTP/") => s,
                 _ => {
-                    return Err(Ok(format!(
-                        "{} sent a reply that is not HTTP: {}",
-                        visible_peer(peer),
-                        quoted(line.trim_end())
-                    )))
+                    return Err(Ok(HttpError::NotHttp {
+                        peer: visible_peer(peer),
+                        line: line.trim_end().to_string(),
+                    }))
                 }
             };
             let mut headers = Vec::new();
             loop {
                 let mut h = String::new();
-                let n = conn
-                    .read_line(&mut h)
-                    .map_err(|e| Ok(format!("{}: {}", visible_peer(peer), os_text(&e))))?;
+                let n = conn.read_line(&mut h).map_err(io)?;
                 if n == 0 {
-                    return Err(Ok(format!(
-                        "{} closed the connection in the reply's headers",
-                        visible_peer(peer)
-                    )));
+                    return Err(Ok(HttpError::ClosedInHeaders {
+                        peer: visible_peer(peer),
+                    }));
                 }
                 block.push_str(&h);
                 let h = h.trim_end();
@@ -420,12 +422,15 @@ impl Client {
     }
 
     /// Read the body of a response to `method` into `sink`.
-    fn body(&mut self, method: &str, head: &Head, sink: &mut Sink<'_>) -> Result<(), String> {
+    fn body(&mut self, method: &str, head: &Head, sink: &mut Sink<'_>) -> Result<(), HttpError> {
         let peer = visible_peer(&self.peer);
         let Some((_, conn)) = self.conn.as_mut() else {
-            return Err("no connection".into());
+            return Err(HttpError::NoConnection);
         };
-        let fail = |e: std::io::Error| format!("{peer}: {}", os_text(&e));
+        let fail = |source| HttpError::Io {
+            peer: peer.clone(),
+            source,
+        };
         if method == "HEAD" || head.status == 204 || head.status == 304 {
             return Ok(());
         }
@@ -434,13 +439,13 @@ impl Client {
             Sink::Discard => None,
         };
         let mut pos = 0usize;
-        let mut put = |data: &[u8]| -> Result<(), String> {
+        let mut put = |data: &[u8]| -> Result<(), HttpError> {
             if let Sink::Buffer(b) = sink {
                 if pos + data.len() > b.len() {
-                    return Err(format!(
-                        "{peer}: the reply's body exceeds the I/O's {} bytes",
-                        b.len()
-                    ));
+                    return Err(HttpError::BodyTooLong {
+                        peer: peer.clone(),
+                        room: b.len(),
+                    });
                 }
                 b[pos..pos + data.len()].copy_from_slice(data);
             }
@@ -456,8 +461,9 @@ impl Client {
                 let mut line = String::new();
                 conn.read_line(&mut line).map_err(fail)?;
                 let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                    .map_err(|_| {
-                    format!("{peer}: invalid chunk size {}", quoted(line.trim_end()))
+                    .map_err(|_| HttpError::BadChunkSize {
+                    peer: peer.clone(),
+                    line: line.trim_end().to_string(),
                 })?;
                 if size == 0 {
                     // Trailers, up to the empty line.
@@ -482,11 +488,16 @@ impl Client {
             let mut left: u64 = len
                 .trim()
                 .parse()
-                .map_err(|_| format!("{peer}: invalid Content-Length {}", quoted(len.trim())))?;
+                .map_err(|_| HttpError::BadContentLength {
+                    peer: peer.clone(),
+                    text: len.trim().to_string(),
+                })?;
             if let Some(room) = room.filter(|&r| left > r as u64) {
-                return Err(format!(
-                    "{peer}: Content-Length {left} exceeds the I/O's {room} bytes"
-                ));
+                return Err(HttpError::ContentLengthTooLong {
+                    peer: peer.clone(),
+                    len: left,
+                    room,
+                });
             }
             while left > 0 {
                 let n = (left as usize).min(chunk.len());
@@ -514,7 +525,7 @@ impl Client {
         &mut self,
         req: &Request<'_>,
         mut sink: Sink<'_>,
-    ) -> Result<Response, String> {
+    ) -> Result<Response, HttpError> {
         let mut url = req.url.to_string();
         let mut method = req.method.to_string();
         let mut body = req.body;
@@ -552,10 +563,7 @@ impl Client {
                     }
                     Err(Err(())) => {
                         self.conn = None;
-                        return Err(format!(
-                            "{} closed the connection without a reply",
-                            self.peer()
-                        ));
+                        return Err(HttpError::ClosedWithoutReply { peer: self.peer() });
                     }
                     Err(Ok(e)) => {
                         self.conn = None;
@@ -605,7 +613,7 @@ impl Client {
             }
             return Ok(Response { status });
         }
-        Err("Maximum (50) redirects followed".into())
+        Err(HttpError::TooManyRedirects)
     }
 }
 
@@ -613,19 +621,6 @@ impl Client {
 /// escaped all the same).
 fn visible_peer(peer: &str) -> String {
     crate::diag::visible(peer).into_owned()
-}
-
-/// Text from outside (a host name, a peer's line), quoted for a message.
-fn quoted(text: &str) -> String {
-    format!("\"{}\"", quote(text, QUOTE_MAX))
-}
-
-/// What an I/O error says, without Rust's `(os error N)`.
-fn os_text(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(n) => super::super::io::strerror(n),
-        None => e.to_string(),
-    }
 }
 
 /// curl's trace of the headers sent or received, with `http_verbose`
@@ -691,7 +686,35 @@ mod tests {
             "localhostn.0.0_0_4096"
         );
         assert_eq!(split_url("http://[::1]:81/x").unwrap().2, 81);
-        assert!(split_url("http://h:x/").is_err());
+        assert!(matches!(
+            split_url("http://h:x/"),
+            Err(HttpError::BadPort { port }) if port == "x"
+        ));
+        let e = split_url("https://h/").unwrap_err();
+        assert!(matches!(&e, HttpError::UnsupportedProtocol { url } if url == "https://h/"));
+        assert_eq!(
+            e.to_string(),
+            "Protocol not supported or disabled: https://h/"
+        );
+        assert_eq!(
+            split_url("http:///x").unwrap_err().to_string(),
+            "No host part in the URL: http:///x"
+        );
+        // A refused connection keeps its errno.
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = free.local_addr().unwrap().port();
+        drop(free);
+        let mut c = Client::new(None, 0);
+        match c.connect("127.0.0.1", "127.0.0.1", port) {
+            Err(HttpError::Connect { peer, last }) => {
+                assert_eq!(peer, format!("127.0.0.1:{port}"));
+                assert_eq!(
+                    last.and_then(|e| e.raw_os_error()),
+                    Some(libc::ECONNREFUSED)
+                );
+            }
+            other => panic!("connected to a closed port: {other:?}"),
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@
 //! plan refuses them.
 
 mod client;
+mod error;
 mod sign;
 
 use std::time::{SystemTime, UNIX_EPOCH};

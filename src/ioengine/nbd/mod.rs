@@ -25,7 +25,7 @@
 //! error.
 
 mod proto;
-mod uri;
+pub(super) mod uri;
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -34,6 +34,7 @@ use self::proto::{Export, MAX_REQUEST};
 pub(crate) use self::uri::unsupported as uri_unsupported;
 use self::uri::{NbdError, NbdUri};
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError, StopFlag};
+use super::error::SetupError;
 use super::flags::{fio, EngineFlags};
 use super::input::{OptionValues, Refusal};
 use super::io::{errno, Completion, EngineError, FileId, FileTarget, Io, IoMem, Queued};
@@ -66,9 +67,6 @@ pub(crate) const CAPS: Caps = Caps {
     no_io: false,
 };
 
-/// fio's line when `uri` is missing.
-const NO_URI: &str = "fio: nbd: uri parameter was not specified\n";
-
 /// Connect to `uri` and shake hands, giving up when `stop` says so or
 /// after [`proto::HANDSHAKE_LIMIT`].
 fn connect(uri: &str, stop: StopFlag) -> Result<(OwnedFd, Export), NbdError> {
@@ -81,12 +79,11 @@ fn connect(uri: &str, stop: StopFlag) -> Result<(OwnedFd, Export), NbdError> {
 
 /// fio's `nbd_setup`: the export's size, from a connection of its own
 /// (cut short by the run's `stop`).
-pub(crate) fn setup(opts: &NbdOptions, stop: StopFlag) -> Result<Option<u64>, String> {
+pub(crate) fn setup(opts: &NbdOptions, stop: StopFlag) -> Result<Option<u64>, SetupError> {
     let Some(uri) = &opts.uri else {
-        return Err(NO_URI.into());
+        return Err(SetupError::NbdNoUri);
     };
-    let (fd, export) =
-        connect(uri, stop).map_err(|e| format!("fio: nbd_connect_uri: nbd_connect_uri: {e}\n"))?;
+    let (fd, export) = connect(uri, stop).map_err(|source| SetupError::NbdConnect { source })?;
     disconnect(&fd);
     Ok(Some(export.size))
 }

@@ -272,11 +272,15 @@ fn setup_says_what_fio_says() {
         uri: uri.map(Into::into),
     };
     assert_eq!(
-        setup(&spec(None), StopFlag::never()).unwrap_err(),
+        setup(&spec(None), StopFlag::never())
+            .unwrap_err()
+            .to_string(),
         "fio: nbd: uri parameter was not specified\n"
     );
     assert_eq!(
-        setup(&spec(Some("foo://x")), StopFlag::never()).unwrap_err(),
+        setup(&spec(Some("foo://x")), StopFlag::never())
+            .unwrap_err()
+            .to_string(),
         "fio: nbd_connect_uri: nbd_connect_uri: unknown NBD URI scheme: foo: Invalid argument\n"
     );
 }

@@ -39,6 +39,8 @@ impl NbdError {
     }
 }
 
+impl std::error::Error for NbdError {}
+
 impl std::fmt::Display for NbdError {
     /// libnbd's `nbd_get_error`: the words, then `: strerror(errno)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

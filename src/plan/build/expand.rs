@@ -270,8 +270,8 @@ impl<'a> Expander<'a> {
         }
         if self.input.runs() {
             // fio scans opendir= as it reads the option (not in dry runs).
-            if let Err(msg) = files::resolve_opendir(&p.options, &mut resolved.file) {
-                resolved.invalid.push(msg);
+            if let Err(e) = files::resolve_opendir(&p.options, &mut resolved.file) {
+                resolved.invalid.push(e.to_string());
             }
             // Once for a job and its clones: they share their options.
             for msg in &resolved.invalid {
@@ -333,10 +333,10 @@ fn job_spec(
     let size = o.bytes("size");
     let files = match files::files(&p.options, &r.file, p.section_name, subjob, size) {
         Ok(f) => f,
-        Err(msg) => {
+        Err(e) => {
             diags.push(Diagnostic::at(
                 p.span.clone(),
-                format!("job '{display}': {msg}"),
+                format!("job '{display}': {e}"),
             ));
             return None;
         }

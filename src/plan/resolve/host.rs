@@ -160,8 +160,12 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> HostOptions {
         let Some(text) = o.text(name) else { continue };
         let done = match (name, text) {
             (_, "") => Err(format!("option {name} requires an argument")),
-            ("numa_cpu_nodes", t) => numa::cpu_nodes(t, nodes).map(|n| cpu_nodes = Some(n)),
-            (_, t) => numa::mem_policy(t, nodes).map(|p| mem = Some(p)),
+            ("numa_cpu_nodes", t) => numa::cpu_nodes(t, nodes)
+                .map(|n| cpu_nodes = Some(n))
+                .map_err(|e| e.to_string()),
+            (_, t) => numa::mem_policy(t, nodes)
+                .map(|p| mem = Some(p))
+                .map_err(|e| e.to_string()),
         };
         if let Err(e) = done {
             bad.push(e);

@@ -5,6 +5,7 @@
 //! `fixup_options`).
 
 use super::read::Opts;
+use crate::plan::error::Error;
 
 /// `fallocate=` for laying out files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +161,7 @@ pub(super) fn resolve(
     let default_errors = || [NON_FATAL.to_vec(), NON_FATAL.to_vec(), NON_FATAL.to_vec()];
     let ignore_error = match o.text("ignore_error") {
         Some(t) => parse_ignore_error(t).unwrap_or_else(|e| {
-            bad.push(e);
+            bad.push(e.to_string());
             default_errors()
         }),
         None => default_errors(),
@@ -226,7 +227,7 @@ pub(super) fn resolve(
 
 /// `ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST`, each `:`-separated
 /// errno numbers or names; an empty list keeps fio's default.
-fn parse_ignore_error(text: &str) -> Result<[Vec<i32>; 3], String> {
+fn parse_ignore_error(text: &str) -> Result<[Vec<i32>; 3], Error> {
     let mut out = [NON_FATAL.to_vec(), NON_FATAL.to_vec(), NON_FATAL.to_vec()];
     for (i, list) in text.split(',').enumerate().take(3) {
         if list.trim().is_empty() {
@@ -236,8 +237,9 @@ fn parse_ignore_error(text: &str) -> Result<[Vec<i32>; 3], String> {
         for item in list.split(':').map(str::trim).filter(|s| !s.is_empty()) {
             let n = match item.parse::<i32>() {
                 Ok(n) => n,
-                Err(_) => errno_by_name(item)
-                    .ok_or_else(|| format!("ignore_error: unknown error {item}"))?,
+                Err(_) => errno_by_name(item).ok_or_else(|| Error::UnknownErrno {
+                    name: item.to_string(),
+                })?,
             };
             v.push(n);
         }
@@ -290,7 +292,12 @@ mod tests {
         assert_eq!(l[0], vec![libc::EIO, 5]);
         assert_eq!(l[1], vec![libc::ENOSPC]);
         assert_eq!(l[2], NON_FATAL.to_vec());
-        assert!(parse_ignore_error("EWHAT").is_err());
+        let e = parse_ignore_error("EIO:EWHAT").unwrap_err();
+        assert!(
+            matches!(&e, Error::UnknownErrno { name } if name == "EWHAT"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "ignore_error: unknown error EWHAT");
     }
 
     #[test]

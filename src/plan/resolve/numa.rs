@@ -15,6 +15,8 @@
 
 use std::sync::OnceLock;
 
+use crate::plan::error::{Error, NodeError, PolicyError};
+
 /// `numa_mem_policy=`, resolved (fio's `numa_mem_mode` with its nodes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum MemPolicy {
@@ -144,7 +146,7 @@ fn node_number<'s>(s: &'s str, nodes: &Nodes, relative: bool) -> (u64, &'s str) 
 
 /// libnuma's `numa_parse_nodestring`: the nodes of `text`, or libnuma's
 /// warning (empty when it prints none).
-pub(crate) fn parse_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, String> {
+pub(crate) fn parse_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, NodeError> {
     let mut set: Vec<usize> = Vec::new();
     if text.is_empty() {
         return Ok(set);
@@ -168,25 +170,25 @@ pub(crate) fn parse_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, Strin
                 .iter()
                 .any(|p| s.starts_with(p))
             {
-                return Err(format!("`{s}': rfio does not find the nodes of a device"));
+                return Err(NodeError::Device(s.to_string()));
             }
         }
         let (arg, rest) = node_number(s, nodes, relative);
         if rest.len() == s.len() {
-            return Err(format!("unparseable node description `{s}'"));
+            return Err(NodeError::Unparseable(s.to_string()));
         }
         if !nodes.allows(arg) {
-            return Err(format!("node argument {} is out of range", arg as i32));
+            return Err(NodeError::OutOfRange(arg as i32));
         }
         set.push(arg as usize);
         s = rest;
         if let Some(after) = s.strip_prefix('-') {
             let (arg2, rest2) = node_number(after, nodes, relative);
             if rest2.len() == after.len() {
-                return Err(format!("missing node argument {after}"));
+                return Err(NodeError::MissingArgument(after.to_string()));
             }
             if !nodes.allows(arg2) {
-                return Err(format!("node argument {} out of range", arg2 as i32));
+                return Err(NodeError::EndOutOfRange(arg2 as i32));
             }
             set.extend(
                 (arg..=arg2)
@@ -199,7 +201,7 @@ pub(crate) fn parse_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, Strin
             Some(more) => s = more,
             None if s.is_empty() => break,
             // Something after a number: refused without a warning.
-            None => return Err(String::new()),
+            None => return Err(NodeError::Trailing),
         }
     }
     if invert {
@@ -211,30 +213,30 @@ pub(crate) fn parse_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, Strin
 }
 
 /// `numa_cpu_nodes=TEXT`.
-pub(crate) fn cpu_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, String> {
-    parse_nodes(text, nodes).map_err(|w| refusal("numa_cpu_nodes", text, &w))
+pub(crate) fn cpu_nodes(text: &str, nodes: &Nodes) -> Result<Vec<usize>, Error> {
+    parse_nodes(text, nodes).map_err(|w| refusal("numa_cpu_nodes", text, w))
 }
 
 /// `numa_mem_policy=TEXT`, with fio's messages for a bad one.
-pub(crate) fn mem_policy(text: &str, nodes: &Nodes) -> Result<MemPolicy, String> {
-    let bad = |why: &str| format!("numa_mem_policy={text}: {why}");
+pub(crate) fn mem_policy(text: &str, nodes: &Nodes) -> Result<MemPolicy, Error> {
+    let bad = |why| Error::MemPolicy {
+        text: text.to_string(),
+        why,
+    };
     let (mode, list) = match text.split_once(':') {
         Some((m, l)) => (m, Some(l)),
         None => (text, None),
     };
     let policy = match (mode, list) {
-        ("default" | "local", Some(_)) => {
-            return Err(bad("fio takes no node list for 'default' or 'local' \
-                 (fio: NO nodelist for 'local')"))
-        }
+        ("default" | "local", Some(_)) => return Err(bad(PolicyError::NodeListGiven)),
         ("default", None) => MemPolicy::Default,
         ("local", None) => MemPolicy::Local,
         ("prefer", None) => {
-            return Err(bad("one node is needed for 'prefer'"));
+            return Err(bad(PolicyError::PreferNeedsNode));
         }
         ("prefer", Some(l)) => {
             if !l.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad("one node only for 'prefer'"));
+                return Err(bad(PolicyError::PreferOneNode));
             }
             // C's atoi: "" is 0.
             MemPolicy::Prefer(
@@ -242,28 +244,24 @@ pub(crate) fn mem_policy(text: &str, nodes: &Nodes) -> Result<MemPolicy, String>
                     .unwrap_or(if l.is_empty() { 0 } else { i64::MAX }),
             )
         }
-        ("bind", None) => return Err(bad("a nodelist is needed for 'bind'")),
-        ("bind", Some(l)) => MemPolicy::Bind(
-            parse_nodes(l, nodes).map_err(|w| refusal("numa_mem_policy", text, &w))?,
-        ),
+        ("bind", None) => return Err(bad(PolicyError::BindNeedsList)),
+        ("bind", Some(l)) => {
+            MemPolicy::Bind(parse_nodes(l, nodes).map_err(|w| refusal("numa_mem_policy", text, w))?)
+        }
         ("interleave", l) => MemPolicy::Interleave(
             parse_nodes(l.unwrap_or("all"), nodes)
-                .map_err(|w| refusal("numa_mem_policy", text, &w))?,
+                .map_err(|w| refusal("numa_mem_policy", text, w))?,
         ),
-        _ => {
-            return Err(bad(
-                "memory policy should be: default, prefer, bind, interleave, local",
-            ))
-        }
+        _ => return Err(bad(PolicyError::Unknown)),
     };
     Ok(policy)
 }
 
-fn refusal(option: &str, text: &str, warning: &str) -> String {
-    if warning.is_empty() {
-        format!("{option}={text}: not a node list (fio: numa_parse_nodestring failed)")
-    } else {
-        format!("{option}={text}: {warning} (fio: numa_parse_nodestring failed)")
+fn refusal(option: &'static str, text: &str, warning: NodeError) -> Error {
+    Error::NodeList {
+        option,
+        text: text.to_string(),
+        warning,
     }
 }
 
@@ -299,20 +297,33 @@ mod tests {
             assert_eq!(parse_nodes(ok, &n), Ok(vec![0]), "{ok}");
         }
         assert_eq!(parse_nodes("!0", &n), Ok(vec![]));
+        assert_eq!(parse_nodes("1", &n), Err(NodeError::OutOfRange(1)));
         assert_eq!(
-            parse_nodes("1", &n),
-            Err("node argument 1 is out of range".into())
+            NodeError::OutOfRange(1).to_string(),
+            "node argument 1 is out of range"
         );
+        assert_eq!(parse_nodes("0-1", &n), Err(NodeError::EndOutOfRange(1)));
         assert_eq!(
-            parse_nodes("0-1", &n),
-            Err("node argument 1 out of range".into())
+            NodeError::EndOutOfRange(1).to_string(),
+            "node argument 1 out of range"
         );
         assert_eq!(
             parse_nodes("x", &n),
-            Err("unparseable node description `x'".into())
+            Err(NodeError::Unparseable("x".into()))
         );
-        assert_eq!(parse_nodes("0x", &n), Err(String::new()));
-        assert_eq!(parse_nodes("0-", &n), Err("missing node argument ".into()));
+        assert_eq!(
+            NodeError::Unparseable("x".into()).to_string(),
+            "unparseable node description `x'"
+        );
+        assert_eq!(parse_nodes("0x", &n), Err(NodeError::Trailing));
+        assert_eq!(
+            parse_nodes("0-", &n),
+            Err(NodeError::MissingArgument(String::new()))
+        );
+        assert_eq!(
+            cpu_nodes("0x", &n).unwrap_err().to_string(),
+            "numa_cpu_nodes=0x: not a node list (fio: numa_parse_nodestring failed)"
+        );
         let f = four_odd();
         assert_eq!(parse_nodes("1-3", &f), Ok(vec![1, 3]));
         assert_eq!(parse_nodes("+1", &f), Ok(vec![3]));
@@ -323,20 +334,23 @@ mod tests {
     #[test]
     fn policies_as_fio_checks_them() {
         let n = one();
-        assert_eq!(mem_policy("default", &n), Ok(MemPolicy::Default));
-        assert_eq!(mem_policy("local", &n), Ok(MemPolicy::Local));
+        assert_eq!(mem_policy("default", &n).ok(), Some(MemPolicy::Default));
+        assert_eq!(mem_policy("local", &n).ok(), Some(MemPolicy::Local));
         assert_eq!(
-            mem_policy("interleave", &n),
-            Ok(MemPolicy::Interleave(vec![0]))
+            mem_policy("interleave", &n).ok(),
+            Some(MemPolicy::Interleave(vec![0]))
         );
         assert_eq!(
-            mem_policy("interleave:!0", &n),
-            Ok(MemPolicy::Interleave(vec![]))
+            mem_policy("interleave:!0", &n).ok(),
+            Some(MemPolicy::Interleave(vec![]))
         );
-        assert_eq!(mem_policy("bind:0", &n), Ok(MemPolicy::Bind(vec![0])));
-        assert_eq!(mem_policy("bind:", &n), Ok(MemPolicy::Bind(vec![])));
-        assert_eq!(mem_policy("prefer:5", &n), Ok(MemPolicy::Prefer(5)));
-        assert_eq!(mem_policy("prefer:", &n), Ok(MemPolicy::Prefer(0)));
+        assert_eq!(
+            mem_policy("bind:0", &n).ok(),
+            Some(MemPolicy::Bind(vec![0]))
+        );
+        assert_eq!(mem_policy("bind:", &n).ok(), Some(MemPolicy::Bind(vec![])));
+        assert_eq!(mem_policy("prefer:5", &n).ok(), Some(MemPolicy::Prefer(5)));
+        assert_eq!(mem_policy("prefer:", &n).ok(), Some(MemPolicy::Prefer(0)));
         for (bad, why) in [
             ("bind", "a nodelist is needed for 'bind'"),
             ("prefer", "one node is needed for 'prefer'"),
@@ -346,9 +360,25 @@ mod tests {
             ("foo", "memory policy should be"),
             ("bind:1", "node argument 1 is out of range"),
         ] {
-            let e = mem_policy(bad, &n).unwrap_err();
+            let e = mem_policy(bad, &n).unwrap_err().to_string();
             assert!(e.starts_with(&format!("numa_mem_policy={bad}: ")), "{e}");
             assert!(e.contains(why), "{bad}: {e}");
         }
+        // A caller can tell why.
+        assert!(matches!(
+            mem_policy("bind", &n),
+            Err(Error::MemPolicy {
+                why: PolicyError::BindNeedsList,
+                ..
+            })
+        ));
+        assert!(matches!(
+            mem_policy("bind:1", &n),
+            Err(Error::NodeList {
+                option: "numa_mem_policy",
+                warning: NodeError::OutOfRange(1),
+                ..
+            })
+        ));
     }
 }

@@ -10,6 +10,7 @@ use super::read::Opts;
 use super::Refusal;
 use crate::options::value::parse_signed_size;
 use crate::options::Value;
+use crate::plan::error::{Error, FileServiceError};
 
 /// Where a job's I/O goes (`JobSpec::offsets`).
 #[derive(Debug, Clone, PartialEq)]
@@ -121,8 +122,8 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
         Some(Value::Percent(p)) => Share::Percent(*p),
         _ => Share::Bytes(o.bytes(name).unwrap_or(0)),
     };
-    let (seq_nr, seq_add) = rw_modifier(o, random).unwrap_or_else(|msg| {
-        bad.push(msg);
+    let (seq_nr, seq_add) = rw_modifier(o, random).unwrap_or_else(|e| {
+        bad.push(e.to_string());
         (1, 0)
     });
     OffsetOptions {
@@ -138,17 +139,19 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
         seq_nr,
         seq_add,
         identical: o.choice("rw_sequencer") == Some("identical"),
-        file_service: file_service(o).map_err(Refusal),
+        file_service: file_service(o).map_err(|e| Refusal(e.to_string())),
     }
 }
 
 /// `rw=`'s `:N`: (`ddir_seq_nr`, `ddir_seq_add`). The option parser has
 /// checked it already.
-fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), String> {
+fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), Error> {
     let Some(m) = o.choice_modifier("rw") else {
         return Ok((1, 0));
     };
-    let refused = || format!("rw postfix parsing failed ('{m}')");
+    let refused = || Error::RwPostfix {
+        modifier: m.to_string(),
+    };
     if random {
         // 0 only comes from `--compat=fio` (fio's `atoi` of the text);
         // the strict parser wants at least 1.
@@ -165,25 +168,28 @@ fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), String> {
 
 /// `file_service_type=kind[:value[:center]]` (fio's `str_fst_cb` and
 /// `split_parse_distr`), with fio's range checks.
-fn file_service(o: Opts<'_>) -> Result<FileService, String> {
+fn file_service(o: Opts<'_>) -> Result<FileService, FileServiceError> {
     let modifier = o.choice_modifier("file_service_type");
     let kind = o.choice("file_service_type").unwrap_or("roundrobin");
     // `value[:center]`: the center is fio's random offset unless given.
-    let float = |default: f64| -> Result<(f64, Option<f64>), String> {
+    let float = |default: f64| -> Result<(f64, Option<f64>), FileServiceError> {
         let Some(m) = modifier else {
             return Ok((default, None));
         };
         let num = |t: &str| {
             t.trim()
                 .parse::<f64>()
-                .map_err(|_| format!("file_service_type={kind}:{m}: not a number"))
+                .map_err(|_| FileServiceError::NotANumber {
+                    kind: kind.to_string(),
+                    modifier: m.to_string(),
+                })
         };
         let (value, center) = match m.split_once(':') {
             Some((v, c)) => (num(v)?, Some(num(c)?)),
             None => (num(m)?, None),
         };
         if center.is_some_and(|c| c != -1.0 && !(0.0..=1.0).contains(&c)) {
-            return Err("distribution center out of range (0 <= center <= 1.0)".into());
+            return Err(FileServiceError::Center);
         }
         Ok((value, center.filter(|&c| c != -1.0)))
     };
@@ -193,7 +199,10 @@ fn file_service(o: Opts<'_>) -> Result<FileService, String> {
                 Some(m) => m
                     .trim()
                     .parse::<u32>()
-                    .map_err(|_| format!("file_service_type={kind}:{m}: not a count"))?
+                    .map_err(|_| FileServiceError::NotACount {
+                        kind: kind.to_string(),
+                        modifier: m.to_string(),
+                    })?
                     .max(1),
                 None => 1,
             };
@@ -206,21 +215,21 @@ fn file_service(o: Opts<'_>) -> Result<FileService, String> {
         "zipf" => {
             let (theta, center) = float(1.1)?;
             if theta == 1.0 {
-                return Err("zipf theta must be different than 1.0".into());
+                return Err(FileServiceError::ZipfTheta);
             }
             FileService::Zipf { theta, center }
         }
         "pareto" => {
             let (h, center) = float(0.2)?;
             if h <= 0.0 || h >= 1.0 {
-                return Err("pareto input out of range (0 < input < 1.0)".into());
+                return Err(FileServiceError::Pareto);
             }
             FileService::Pareto { h, center }
         }
         _ => {
             let (dev, center) = float(0.0)?;
             if !(0.0..100.0).contains(&dev) {
-                return Err("normal deviation out of range (0 <= input < 100.0)".into());
+                return Err(FileServiceError::Normal);
             }
             FileService::Normal { dev, center }
         }

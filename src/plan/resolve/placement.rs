@@ -7,6 +7,7 @@
 use super::read::Opts;
 use crate::ioengine::{MemKind, MemSpec};
 use crate::options::Value;
+use crate::plan::error::Error;
 
 /// fio's `IOPRIO_CLASS_SHIFT` and `IOPRIO_CLASS_BE`.
 const IOPRIO_CLASS_SHIFT: u32 = 13;
@@ -45,7 +46,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> PlacementOptions {
     });
     PlacementOptions {
         cpus: cpu_set(o, cpus_configured()).unwrap_or_else(|e| {
-            bad.push(e);
+            bad.push(e.to_string());
             None
         }),
         split: o.choice("cpus_allowed_policy") == Some("split"),
@@ -53,7 +54,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> PlacementOptions {
         ioprio,
         nice: o.int("nice").unwrap_or(0) as i32,
         mem: mem_spec(o).unwrap_or_else(|e| {
-            bad.push(e);
+            bad.push(e.to_string());
             MemSpec::default()
         }),
         prerun: o.text("exec_prerun").map(str::to_string),
@@ -75,7 +76,7 @@ pub(crate) fn cpus_configured() -> usize {
 /// The CPU set of `cpus_allowed` or `cpumask`, whichever the job set last
 /// (both fill fio's one `cpumask`), checked against the `max` CPUs
 /// configured as fio checks them when parsing.
-fn cpu_set(o: Opts<'_>, max: usize) -> Result<Option<Vec<usize>>, String> {
+fn cpu_set(o: Opts<'_>, max: usize) -> Result<Option<Vec<usize>>, Error> {
     let last =
         o.0.settings
             .iter()
@@ -91,22 +92,27 @@ fn cpu_set(o: Opts<'_>, max: usize) -> Result<Option<Vec<usize>>, String> {
         _ => return Ok(None),
     };
     if let Some(&c) = cpus.iter().find(|&&c| c >= max) {
-        return Err(format!("CPU {c} too large (max={})", max - 1));
+        return Err(Error::CpuTooLarge {
+            cpu: c,
+            last: max - 1,
+        });
     }
     Ok(Some(cpus))
 }
 
 /// `mem=`/`iomem=` with its `:FILE`, `hugepage-size`, `iomem_align`.
-fn mem_spec(o: Opts<'_>) -> Result<MemSpec, String> {
+fn mem_spec(o: Opts<'_>) -> Result<MemSpec, Error> {
     let mut mem = MemSpec::default();
     if let Some(name) = o.choice("mem") {
-        mem.kind = MemKind::from_name(name).ok_or_else(|| format!("mem={name}: not supported"))?;
+        mem.kind = MemKind::from_name(name).ok_or_else(|| Error::MemUnsupported {
+            name: name.to_string(),
+        })?;
         if let Some(file) = o.choice_modifier("mem") {
             if !mem.kind.takes_file() {
-                return Err(format!(
-                    "mem={name}:{file}: only mmap, mmaphuge and mmapshared map a file \
-                     (fio ignores the ':{file}')"
-                ));
+                return Err(Error::MemFile {
+                    name: name.to_string(),
+                    file: file.to_string(),
+                });
             }
             mem.file = Some(file.into());
         }
@@ -115,7 +121,7 @@ fn mem_spec(o: Opts<'_>) -> Result<MemSpec, String> {
         mem.hugepage_size = n;
     }
     if let Some(n) = o.bytes("iomem_align") {
-        mem.align = usize::try_from(n).map_err(|_| format!("iomem_align={n}: too large"))?;
+        mem.align = usize::try_from(n).map_err(|_| Error::IomemAlign { align: n })?;
     }
     Ok(mem)
 }

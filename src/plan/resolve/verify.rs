@@ -16,6 +16,7 @@
 use super::read::Opts;
 use crate::options::value::pattern::parse_pattern;
 use crate::options::Value;
+use crate::plan::error::Error;
 use crate::release::{Change, Release};
 
 /// `sizeof(struct verify_header)` of fio 3.33 to 3.40: the header before
@@ -284,7 +285,7 @@ pub(super) fn resolve(
 ) -> Option<VerifyOptions> {
     let cpus = async_cpus(o, super::placement::cpus_configured(), bad);
     let mut v = resolve_checked(o, bs, p)
-        .map_err(|msg| bad.push(msg))
+        .map_err(|e| bad.push(e.to_string()))
         .ok()
         .flatten()?;
     v.async_cpus = cpus;
@@ -316,7 +317,7 @@ fn resolve_checked(
     o: Opts<'_>,
     bs: &[(u64, u64); 3],
     p: Rw,
-) -> Result<Option<VerifyOptions>, String> {
+) -> Result<Option<VerifyOptions>, Error> {
     let min_write = bs[1].0;
     let int = |n: &str| o.bytes(n).unwrap_or(0);
     let Some((kind, pattern)) = kind_and_pattern(o, p.release)? else {
@@ -335,18 +336,21 @@ fn resolve_checked(
     };
     let hs = kind.hdr_size(header.len());
     if release.has(Change::VerifyOffsetInInterval) && (offset + header.len()) as u64 > interval {
-        return Err("fio: cannot offset verify header beyond the verify interval.".to_string());
+        return Err(Error::VerifyOffsetBeyond);
     }
     if hs > 0 && offset > 0 && offset as u64 + hs as u64 > interval {
-        return Err(format!(
-            "verify_offset={offset}: the header ({hs} bytes) must fit in verify_interval={interval}"
-        ));
+        return Err(Error::HeaderOutsideInterval {
+            offset,
+            header: hs,
+            interval,
+        });
     }
     if hs > 0 && hs as u64 >= interval {
-        return Err(format!(
-            "verify={}: verify_interval={interval} is too small for its {hs}-byte header",
-            kind.name()
-        ));
+        return Err(Error::IntervalTooSmall {
+            kind: kind.name(),
+            interval,
+            header: hs,
+        });
     }
     let do_verify = o.flag("do_verify") != Some(false);
     let experimental = o.is("experimental_verify");
@@ -361,11 +365,10 @@ fn resolve_checked(
     // fio trims a logged block only in a job that trims: in any other it
     // stops on an assertion (`fio_ro_check`) at its first such trim.
     if trim.percentage > 0 && trim.backlog > 0 && do_verify && p.write && !p.trim && !experimental {
-        return Err(format!(
-            "trim_backlog={} with trim_percentage={}: trimming written blocks needs a job that \
-             trims (rw=trimwrite or randtrimwrite); fio 3.33 aborts at the first trim",
-            trim.backlog, trim.percentage
-        ));
+        return Err(Error::TrimNeedsTrims {
+            backlog: trim.backlog,
+            percentage: trim.percentage,
+        });
     }
     // Blocks on the trim list keep fio's pass going until the pattern
     // ends; a random pattern without a map never does.
@@ -379,11 +382,9 @@ fn resolve_checked(
         && o.is("norandommap")
         && !o.is("time_based")
     {
-        return Err(format!(
-            "trim_percentage={} without trim_backlog or verify_backlog on a random pattern \
-             without a random map: fio 3.33 never ends the job (its trim list never empties)",
-            trim.percentage
-        ));
+        return Err(Error::TrimNeverEnds {
+            percentage: trim.percentage,
+        });
     }
     Ok(Some(VerifyOptions {
         kind,
@@ -420,11 +421,11 @@ fn resolve_checked(
 fn kind_and_pattern(
     o: Opts<'_>,
     release: crate::release::Release,
-) -> Result<Option<(Kind, Option<VerifyPattern>)>, String> {
+) -> Result<Option<(Kind, Option<VerifyPattern>)>, Error> {
     let pattern = match o.text("verify_pattern") {
         Some(t) if !t.is_empty() => {
             let limit = crate::options::value::pattern::max_size(release);
-            let p = parse_pattern(t, true, limit).map_err(|e| format!("verify_pattern {e}"))?;
+            let p = parse_pattern(t, true, limit).map_err(Error::VerifyPattern)?;
             Some(VerifyPattern {
                 bytes: p.bytes,
                 offsets: p.offsets,
@@ -440,12 +441,12 @@ fn kind_and_pattern(
                 return Ok(None);
             }
         }
-        Some(name) => {
-            Kind::from_name(name).ok_or_else(|| format!("verify={name}: unknown verify type"))?
-        }
+        Some(name) => Kind::from_name(name).ok_or_else(|| Error::UnknownVerify {
+            name: name.to_string(),
+        })?,
     };
     if kind == Kind::PatternNoHdr && pattern.is_none() {
-        return Err("verify=pattern needs a verify_pattern".to_string());
+        return Err(Error::PatternNeeded);
     }
     Ok(Some((kind, pattern)))
 }

@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::error::{Error, TraceError};
 use super::text::ReadSettings;
 use super::{delay_since, replay_offset, Act, Entry, Files};
 use crate::ddir::Ddir;
@@ -222,47 +223,36 @@ pub(crate) fn read_record(
     src: &mut dyn Read,
     swap: bool,
     offset: &mut u64,
-) -> Result<Option<Trace>, String> {
+) -> Result<Option<Trace>, TraceError> {
     let at = *offset;
     let mut b = [0u8; TRACE_SIZE];
-    let got = read_trace(src, &mut b).map_err(|e| {
-        format!(
-            "the trace at byte {at}: read blktrace file: {}",
-            io_reason(&e)
-        )
-    })?;
+    let got = read_trace(src, &mut b).map_err(|source| TraceError::Read { at, source })?;
     if got == 0 {
         return Ok(None);
     }
     if got < TRACE_SIZE {
-        return Err(format!(
-            "the trace at byte {at} is cut short: the file ends after {got} of its \
-             {TRACE_SIZE} bytes (fio: iolog short read)"
-        ));
+        return Err(TraceError::Short {
+            at,
+            got,
+            size: TRACE_SIZE,
+        });
     }
     let t = Trace::decode(&b, swap);
     if t.magic & 0xffff_ff00 != MAGIC {
-        return Err(format!(
-            "the trace at byte {at}: fio: bad magic in blktrace data: {:x}",
-            t.magic
-        ));
+        return Err(TraceError::BadMagic { at, magic: t.magic });
     }
     if t.magic & 0xff != VERSION {
-        return Err(format!(
-            "the trace at byte {at}: fio: bad blktrace version {}",
-            t.magic & 0xff
-        ));
+        return Err(TraceError::BadVersion {
+            at,
+            version: t.magic & 0xff,
+        });
     }
-    skip_pdu(src, t.pdu_len).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => format!(
-            "the trace at byte {at} is cut short: the file ends within its {} bytes of \
-             payload",
-            t.pdu_len
-        ),
-        _ => format!(
-            "the trace at byte {at}: read blktrace file: {}",
-            io_reason(&e)
-        ),
+    skip_pdu(src, t.pdu_len).map_err(|source| match source.kind() {
+        std::io::ErrorKind::UnexpectedEof => TraceError::PayloadShort {
+            at,
+            pdu_len: t.pdu_len,
+        },
+        _ => TraceError::Read { at, source },
     })?;
     *offset += (TRACE_SIZE + usize::from(t.pdu_len)) as u64;
     Ok(Some(t))
@@ -320,7 +310,7 @@ impl<R: Read> BlktraceReader<R> {
         &mut self,
         files: &mut Files,
         say: &mut dyn FnMut(String),
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<Entry>, Error> {
         loop {
             if let Some(e) = self.pending.pop_front() {
                 return Ok(Some(e));
@@ -328,14 +318,18 @@ impl<R: Read> BlktraceReader<R> {
             if self.done {
                 return Ok(None);
             }
-            let name = crate::diag::visible(&self.set.name);
             let t = match read_record(&mut self.src, self.swap, &mut self.offset) {
                 Ok(Some(t)) => t,
                 Ok(None) => {
                     self.finish(files, say);
                     continue;
                 }
-                Err(e) => return Err(format!("{name}: {e}")),
+                Err(source) => {
+                    return Err(Error::Trace {
+                        name: self.set.name.clone(),
+                        source,
+                    })
+                }
             };
             if !t.has(TC_NOTIFY) {
                 self.count_depth(&t);

@@ -5,6 +5,7 @@
 //! no control character and of bounded length, entries within the file
 //! offsets a replay can use.
 
+use super::error::Error;
 use super::text::{ReadSettings, TextReader, MAX_LINE};
 use super::{blktrace, merge, Act, Entry, Files};
 use crate::plan::resolve::iolog::ReplayOptions;
@@ -50,7 +51,7 @@ fn entry_ok(e: &Entry, files: &Files, text: bool) {
 
 /// Read every entry of `next` until the end or an error.
 fn drain(
-    mut next: impl FnMut(&mut Files, &mut dyn FnMut(String)) -> Result<Option<Entry>, String>,
+    mut next: impl FnMut(&mut Files, &mut dyn FnMut(String)) -> Result<Option<Entry>, Error>,
     text: bool,
     limit: usize,
 ) {
@@ -60,7 +61,7 @@ fn drain(
         match next(&mut files, &mut say) {
             Ok(Some(e)) => entry_ok(&e, &files, text),
             Ok(None) => return,
-            Err(m) => return message_ok(&m),
+            Err(m) => return message_ok(&m.to_string()),
         }
     }
     panic!("more than {limit} entries from {limit} bytes");
@@ -82,7 +83,7 @@ pub(crate) fn text_check(bytes: &[u8]) {
     for replay in [ReplayOptions::default(), scaled] {
         match TextReader::start(bytes, settings(replay.clone())) {
             Ok(mut r) => drain(|f, s| r.next(f, s), true, limit),
-            Err(m) => message_ok(&m),
+            Err(m) => message_ok(&m.to_string()),
         }
         for version in [2, 3] {
             let mut r = TextReader::new(bytes, version, settings(replay.clone()));
@@ -121,6 +122,6 @@ pub(crate) fn blktrace_check(bytes: &[u8]) {
         }
     }
     if let Err(m) = merge::merge_bytes(bytes) {
-        message_ok(&m);
+        message_ok(&m.to_string());
     }
 }

@@ -18,7 +18,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::blktrace::{byte_order, read_record, read_trace, Trace, TRACE_SIZE};
-use crate::diag::io_reason;
+use super::error::MergeError;
 use crate::diag::visible;
 use crate::plan::resolve::iolog::MergeOptions;
 use crate::replace::Replacement;
@@ -44,7 +44,7 @@ impl<R: Read + Seek> Input<R> {
     /// The next kept event, with its time as merged; false at the end.
     /// A trace cut short or that is not blktrace's is an error naming
     /// the file and the byte.
-    fn advance(&mut self) -> Result<bool, String> {
+    fn advance(&mut self) -> Result<bool, MergeError> {
         loop {
             let t = match read_record(&mut self.src, self.swap, &mut self.offset) {
                 Ok(Some(t)) => t,
@@ -54,7 +54,12 @@ impl<R: Read + Seek> Input<R> {
                     }
                     return Ok(false);
                 }
-                Err(e) => return Err(format!("fio: merge_blktrace_file: {}: {e}", self.name)),
+                Err(source) => {
+                    return Err(MergeError::Trace {
+                        name: self.name.clone(),
+                        source,
+                    })
+                }
             };
             if !t.is_queued_io() {
                 continue;
@@ -72,7 +77,7 @@ impl<R: Read + Seek> Input<R> {
 
     /// The next event, from the next iteration when this one is over;
     /// false when the trace is done.
-    fn next(&mut self) -> Result<bool, String> {
+    fn next(&mut self) -> Result<bool, MergeError> {
         if self.advance()? {
             return Ok(true);
         }
@@ -84,14 +89,13 @@ impl<R: Read + Seek> Input<R> {
         self.advance()
     }
 
-    fn rewind(&mut self) -> Result<(), String> {
-        self.src.seek(SeekFrom::Start(0)).map_err(|e| {
-            format!(
-                "fio: merge_blktrace_file: {}: seek: {}",
-                self.name,
-                io_reason(&e)
-            )
-        })?;
+    fn rewind(&mut self) -> Result<(), MergeError> {
+        self.src
+            .seek(SeekFrom::Start(0))
+            .map_err(|source| MergeError::Rewind {
+                name: self.name.clone(),
+                source,
+            })?;
         self.offset = 0;
         Ok(())
     }
@@ -99,12 +103,21 @@ impl<R: Read + Seek> Input<R> {
 
 /// fio's `init_merge_param_list`: one value per trace (`default` for
 /// all when none is given), or an error when their numbers differ.
-fn per_trace(vals: &[f64], n: usize, default: i64, name: &str) -> Result<Vec<i64>, String> {
+fn per_trace(
+    vals: &[f64],
+    n: usize,
+    default: i64,
+    option: &'static str,
+) -> Result<Vec<i64>, MergeError> {
     if vals.is_empty() {
         return Ok(vec![default; n]);
     }
     if vals.len() != n {
-        return Err(format!("fio: {name}({}) != nr_logs({n})", vals.len()));
+        return Err(MergeError::Count {
+            option,
+            given: vals.len(),
+            logs: n,
+        });
     }
     Ok(vals.iter().map(|v| *v as i64).collect())
 }
@@ -112,36 +125,38 @@ fn per_trace(vals: &[f64], n: usize, default: i64, name: &str) -> Result<Vec<i64
 /// Open the trace `name` to merge it: an error naming it when it cannot
 /// be opened, is `out` itself (the same device and inode, through a link
 /// or not), or does not start with a blktrace trace.
-fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, bool), String> {
-    let shown = visible(name);
-    let f = File::open(name)
-        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_reason(&e)))?;
-    let m = f
-        .metadata()
-        .map_err(|e| format!("fio: could not open file: {shown}: {}", io_reason(&e)))?;
+fn open_input(name: &str, out: Option<(u64, u64)>) -> Result<(BufReader<File>, bool), MergeError> {
+    let shown = || visible(name).into_owned();
+    let open = |source| MergeError::Open {
+        name: shown(),
+        source,
+    };
+    let f = File::open(name).map_err(open)?;
+    let m = f.metadata().map_err(open)?;
     if out == Some((m.dev(), m.ino())) {
-        return Err(format!(
-            "fio: merge_blktrace_file is {shown}, one of the traces it merges: refusing to \
-             overwrite it"
-        ));
+        return Err(MergeError::IsOutput { name: shown() });
     }
     let mut src = BufReader::new(f);
     let mut b = [0u8; TRACE_SIZE];
-    let got = read_trace(&mut src, &mut b)
-        .map_err(|e| format!("fio: read blktrace file {shown}: {}", io_reason(&e)))?;
+    let got = read_trace(&mut src, &mut b).map_err(|source| MergeError::ReadInput {
+        name: shown(),
+        source,
+    })?;
     if got < TRACE_SIZE {
-        return Err(format!(
-            "fio: file is not a blktrace: {shown} ({got} bytes, shorter than a trace)"
-        ));
+        return Err(MergeError::ShortInput { name: shown(), got });
     }
     let Some(swap) = byte_order(&b) else {
         let magic = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
-        return Err(format!(
-            "fio: file is not a blktrace: {shown} (bad magic at byte 0: {magic:x})"
-        ));
+        return Err(MergeError::NotBlktrace {
+            name: shown(),
+            magic,
+        });
     };
     src.seek(SeekFrom::Start(0))
-        .map_err(|e| format!("fio: read blktrace file {shown}: seek: {}", io_reason(&e)))?;
+        .map_err(|source| MergeError::SeekInput {
+            name: shown(),
+            source,
+        })?;
     Ok((src, swap))
 }
 
@@ -160,7 +175,7 @@ fn destination(file: &str) -> PathBuf {
 /// and the byte. Every input is checked before anything is written; the
 /// merge is written beside `m.file` and renamed there once complete, so
 /// that a failed merge leaves `m.file` as it was.
-pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), String> {
+pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), MergeError> {
     let n = names.len();
     let scalars = per_trace(&m.scalars, n, 100, "merge_blktrace_scalars")?;
     let iters = per_trace(&m.iters, n, 1, "merge_blktrace_iters")?;
@@ -182,31 +197,45 @@ pub(crate) fn merge(names: &[String], m: &MergeOptions) -> Result<(), String> {
         });
     }
     let shown = visible(&m.file);
-    let mut out = Replacement::beside(&dest)
-        .map_err(|e| format!("fio: could not open merge file {shown}: {}", io_reason(&e)))?;
+    let name = || shown.clone().into_owned();
+    let mut out = Replacement::beside(&dest).map_err(|source| MergeError::OpenOutput {
+        name: name(),
+        source,
+    })?;
     let mut buf = BufWriter::with_capacity(128 * 1024, out.file());
     write_merge(inputs, &mut buf, &shown)?;
-    let f = buf
-        .into_inner()
-        .map_err(|e| format!("fio: writing {shown}: {}", io_reason(e.error())))?;
-    f.sync_all()
-        .map_err(|e| format!("fio: writing {shown}: {}", io_reason(&e)))?;
-    out.commit()
-        .map_err(|e| format!("fio: could not write merge file {shown}: {}", io_reason(&e)))
+    let write = |source| MergeError::Write {
+        name: name(),
+        source,
+    };
+    let f = buf.into_inner().map_err(|e| write(e.into_error()))?;
+    f.sync_all().map_err(write)?;
+    out.commit().map_err(|source| MergeError::Commit {
+        name: name(),
+        source,
+    })
 }
 
 /// `bytes` merged as one trace played twice, its times halved, into
 /// nothing (the fuzz target's check): the merge's error, if any.
-pub(crate) fn merge_bytes(bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn merge_bytes(bytes: &[u8]) -> Result<(), MergeError> {
+    let name = || "fuzz.bin".to_string();
     let mut src = std::io::Cursor::new(bytes);
     let mut b = [0u8; TRACE_SIZE];
-    if read_trace(&mut src, &mut b).map_err(|e| e.to_string())? < TRACE_SIZE {
-        return Err("shorter than a trace".into());
+    let got = read_trace(&mut src, &mut b).map_err(|source| MergeError::ReadInput {
+        name: name(),
+        source,
+    })?;
+    if got < TRACE_SIZE {
+        return Err(MergeError::ShortInput { name: name(), got });
     }
-    let swap = byte_order(&b).ok_or("not a blktrace")?;
+    let swap = byte_order(&b).ok_or_else(|| MergeError::NotBlktrace {
+        name: name(),
+        magic: u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+    })?;
     let mut input = Input {
         src,
-        name: "fuzz.bin".into(),
+        name: name(),
         swap,
         offset: 0,
         length: 0,
@@ -224,7 +253,7 @@ fn write_merge<R: Read + Seek>(
     mut inputs: Vec<Input<R>>,
     out: &mut dyn Write,
     shown: &str,
-) -> Result<(), String> {
+) -> Result<(), MergeError> {
     inputs.retain(|i| i.iters > 0);
     let mut live = Vec::with_capacity(inputs.len());
     for mut input in inputs {
@@ -233,7 +262,10 @@ fn write_merge<R: Read + Seek>(
         }
     }
     let mut inputs = live;
-    let write_err = |e: std::io::Error| format!("fio: writing {shown}: {}", io_reason(&e));
+    let write_err = |source| MergeError::Write {
+        name: shown.to_string(),
+        source,
+    };
     while !inputs.is_empty() {
         // The earliest event; the first trace of those at that time.
         let mut i = 0;
@@ -316,8 +348,20 @@ mod tests {
             scalars: vec![50.0],
             ..opts
         };
+        let e = merge(&names, &bad).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MergeError::Count {
+                    option: "merge_blktrace_scalars",
+                    given: 1,
+                    logs: 2
+                }
+            ),
+            "{e:?}"
+        );
         assert_eq!(
-            merge(&names, &bad).unwrap_err(),
+            e.to_string(),
             "fio: merge_blktrace_scalars(1) != nr_logs(2)"
         );
         std::fs::remove_dir_all(&d).unwrap();
@@ -347,19 +391,29 @@ mod tests {
         // Not a trace, missing, a bad magic after a good trace.
         std::fs::write(&b, [0x61u8; 100]).unwrap();
         assert_eq!(
-            run(&[&a, &b], &m).unwrap_err(),
+            run(&[&a, &b], &m).unwrap_err().to_string(),
             format!(
                 "fio: file is not a blktrace: {} (bad magic at byte 0: 61616161)",
                 shown(&b)
             )
         );
-        let e = run(&[&a, &d.join("none")], &m).unwrap_err();
+        let e = run(&[&a, &d.join("none")], &m).unwrap_err().to_string();
         assert!(e.starts_with("fio: could not open file: "), "{e}");
+        // A trace is opened by its own name, which messages show escaped.
+        let odd = d.join("o\x1bdd.bin");
+        std::fs::write(&odd, [0x61u8; 100]).unwrap();
+        let e = run(&[&a, &odd], &m).unwrap_err();
+        assert!(
+            matches!(&e, MergeError::NotBlktrace { name, magic: 0x6161_6161 }
+                if name.ends_with("o\\x1bdd.bin")),
+            "{e:?}"
+        );
+        std::fs::remove_file(&odd).unwrap();
         let mut bad = good[1];
         bad.magic = 0x1234_5607;
         write(&b, &[good[0], bad]);
         assert_eq!(
-            run(&[&a, &b], &m).unwrap_err(),
+            run(&[&a, &b], &m).unwrap_err().to_string(),
             format!(
                 "fio: merge_blktrace_file: {}: the trace at byte 48: fio: bad magic in \
                  blktrace data: 12345607",
@@ -373,7 +427,7 @@ mod tests {
         std::os::unix::fs::symlink(&a, &sym).unwrap();
         std::fs::hard_link(&a, &hard).unwrap();
         for out in [&a, &sym, &hard] {
-            let e = run(&[&b, &a], out).unwrap_err();
+            let e = run(&[&b, &a], out).unwrap_err().to_string();
             assert!(
                 e.contains(&format!("{}, one of the traces it merges", shown(&a))),
                 "{e}"

@@ -17,6 +17,7 @@
 //! (the fuzz targets' checks).
 
 pub(crate) mod blktrace;
+pub(crate) mod error;
 pub(crate) mod fuzz;
 pub(crate) mod merge;
 mod prepare;

@@ -19,9 +19,9 @@ use crate::workload::verify::LoadedState;
 impl<'a> Prepared<'a> {
     /// The log `spec` replays, read: `None` when it replays none.
     pub(crate) fn load_replay(spec: &JobSpec) -> Result<Option<Replay>, RunError> {
-        Replay::load(spec).map_err(|msg| RunError::Iolog {
+        Replay::load(spec).map_err(|e| RunError::Iolog {
             job: spec.name.clone(),
-            msg,
+            msg: e.to_string(),
         })
     }
 

@@ -11,10 +11,10 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::blktrace::{self, BlktraceReader};
+use super::error::{Error, Nothing};
 use super::merge;
 use super::text::{ReadSettings, TextReader};
 use super::{Act, Entry, Files, Summary};
-use crate::diag::io_reason;
 use crate::ioengine::EngineSpec;
 use crate::plan::spec::JobSpec;
 use crate::stats::JobReport;
@@ -95,7 +95,7 @@ impl Reader {
         &mut self,
         files: &mut Files,
         say: &mut dyn FnMut(String),
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<Entry>, Error> {
         match self {
             Reader::Text(r) => r.next(files, say),
             Reader::Blktrace(r) => r.next(files, say),
@@ -127,9 +127,11 @@ fn reader(
     blk: Option<bool>,
     set: &ReadSettings,
     chunked: bool,
-) -> Result<(Reader, Kind), String> {
-    let src =
-        open(path).map_err(|e| format!("{}: fopen read iolog: {}", set.name, io_reason(&e)))?;
+) -> Result<(Reader, Kind), Error> {
+    let src = open(path).map_err(|source| Error::Open {
+        name: set.name.clone(),
+        source,
+    })?;
     if let Some(swap) = blk {
         let r = BlktraceReader::new(src, swap, set.clone(), chunked);
         return Ok((Reader::Blktrace(r), Kind::Blktrace(swap)));
@@ -144,7 +146,7 @@ impl Replay {
     /// The log job `spec` replays, read (`None`: it replays none). An
     /// error says why the log cannot be replayed, in fio's words where it
     /// has some, with the log's name; the job then fails as fio's does.
-    pub(crate) fn load(spec: &JobSpec) -> Result<Option<Replay>, String> {
+    pub(crate) fn load(spec: &JobSpec) -> Result<Option<Replay>, Error> {
         let o = &spec.iolog;
         if o.read.is_empty() {
             return Ok(None);
@@ -170,13 +172,17 @@ impl Replay {
         } = read;
         let blk = matches!(kind, Kind::Blktrace(_));
         let t_ios = sum.ios[2];
-        let (reads, writes, trims) =
-            directions(&sum, chunked, blk).map_err(|e| with(&notes, format!("{name}: {e}")))?;
-        if blk && files.paths.is_empty() {
-            return Err(with(
+        let (reads, writes, trims) = directions(&sum, chunked, blk).map_err(|why| {
+            with(
                 &notes,
-                format!("{name}: fio: did not find replay device(s)"),
-            ));
+                Error::Nothing {
+                    name: name.clone(),
+                    why,
+                },
+            )
+        })?;
+        if blk && files.paths.is_empty() {
+            return Err(with(&notes, Error::NoDevices { name }));
         }
         let depth = match (&r, chunked || o.replay.iodepth_set) {
             (Reader::Blktrace(b), false) => Some(blktrace_depth(b, &sum)),
@@ -216,7 +222,7 @@ impl Replay {
 /// How job `spec` reads its log (subjob `n` reads the `n`th of the logs
 /// and of the directories named); `merge_blktrace_file`: the logs merged
 /// first, the merged one read.
-fn read_settings(spec: &JobSpec) -> Result<ReadSettings, String> {
+fn read_settings(spec: &JobSpec) -> Result<ReadSettings, Error> {
     let o = &spec.iolog;
     let subjob = spec.subjob as usize;
     let mut name = o.read[subjob % o.read.len()].clone();
@@ -247,7 +253,7 @@ struct LogRead {
 /// Read the log of `r` through, keeping its entries unless it is to be
 /// `stream`ed (its messages then come as it is replayed; else they go to
 /// `notes`).
-fn read_through(r: &mut Reader, stream: bool, notes: &mut Vec<String>) -> Result<LogRead, String> {
+fn read_through(r: &mut Reader, stream: bool, notes: &mut Vec<String>) -> Result<LogRead, Error> {
     let mut files = Files::default();
     let mut sum = Summary::default();
     let mut ends = Vec::new();
@@ -285,21 +291,21 @@ fn read_through(r: &mut Reader, stream: bool, notes: &mut Vec<String>) -> Result
 /// What a job replaying a log with `sum` does (reads, writes, trims: fio's
 /// `td_ddir`, from the log), or why the log has nothing to replay (its
 /// name to come first).
-fn directions(sum: &Summary, chunked: bool, blk: bool) -> Result<(bool, bool, bool), String> {
+fn directions(sum: &Summary, chunked: bool, blk: bool) -> Result<(bool, bool, bool), Nothing> {
     let [r_ios, w_ios, t_ios] = sum.ios;
     if chunked {
         if sum.entries == 0 {
-            return Err("the log has nothing to replay".to_string());
+            return Err(Nothing::Entries);
         }
         Ok((true, true, false))
     } else if blk {
         if r_ios + w_ios + t_ios + sum.syncs == 0 {
-            return Err("fio: found no ios in blktrace data".to_string());
+            return Err(Nothing::BlktraceIos);
         }
         Ok((r_ios > 0, w_ios > 0, t_ios > 0))
     } else {
         if r_ios + w_ios + sum.waits == 0 {
-            return Err("the log has no reads, writes or waits to replay".to_string());
+            return Err(Nothing::Ios);
         }
         Ok(match (r_ios > 0, w_ios > 0) {
             (true, false) => (true, false, false),
@@ -326,14 +332,14 @@ fn blktrace_depth(b: &BlktraceReader<Box<dyn Read + Send>>, sum: &Summary) -> u3
 }
 
 /// The messages said before `err`, then `err`.
-fn with(notes: &[String], err: String) -> String {
-    let mut out = String::new();
-    for n in notes {
-        out.push_str(n);
-        out.push('\n');
+fn with(notes: &[String], err: Error) -> Error {
+    if notes.is_empty() {
+        return err;
     }
-    out.push_str(&err);
-    out
+    Error::Noted {
+        notes: notes.to_vec(),
+        source: Box::new(err),
+    }
 }
 
 /// Where a replay is while its job runs.
@@ -400,7 +406,7 @@ impl<'r> Cursor<'r> {
                 match r.next(files, say) {
                     Ok(e) => e,
                     Err(e) => {
-                        say(e);
+                        say(e.to_string());
                         self.stream = None;
                         None
                     }
@@ -458,7 +464,7 @@ mod tests {
         let arg = format!("--read_iolog={}", p.display());
         let mut argv = vec!["--name=x", arg.as_str()];
         argv.extend_from_slice(extra);
-        Replay::load(&job(&argv))
+        Replay::load(&job(&argv)).map_err(|e| e.to_string())
     }
 
     fn tmp(tag: &str) -> PathBuf {
@@ -502,9 +508,35 @@ mod tests {
         let e = load(&d, "fio version 2 iolog\na add\n", &[]).unwrap_err();
         assert!(e.ends_with("no reads, writes or waits to replay"), "{e}");
         let e = Replay::load(&job(&["--name=x", "--read_iolog=/nonexistent/l"])).unwrap_err();
+        // The log's name and the open's errno are kept.
+        assert!(
+            matches!(&e, Error::Open { name, source }
+                if name == "/nonexistent/l" && source.raw_os_error() == Some(libc::ENOENT)),
+            "{e:?}"
+        );
         assert_eq!(
-            e,
+            e.to_string(),
             "/nonexistent/l: fopen read iolog: No such file or directory"
+        );
+        let e = Replay::load(&job(&[
+            "--name=x",
+            &format!("--read_iolog={}", d.join("l.log").display()),
+        ]))
+        .unwrap_err();
+        // After the lines fio printed on the way (the probe's).
+        let Error::Noted { notes, source } = &e else {
+            panic!("no notes: {e:?}");
+        };
+        assert_eq!(notes, &["fio: short read on blktrace file"]);
+        assert!(
+            matches!(
+                **source,
+                Error::Nothing {
+                    why: Nothing::Ios,
+                    ..
+                }
+            ),
+            "{e:?}"
         );
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -26,6 +26,7 @@ use std::io::BufRead;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use super::error::{Error, LineError, NumError};
 use super::{delay_since, replay_offset, Act, Entry, Files};
 use crate::ddir::Ddir;
 use crate::plan::resolve::iolog::ReplayOptions;
@@ -86,13 +87,13 @@ pub(crate) fn read_line(src: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Re
     }
 }
 
-/// The error for a line of `name` longer than [`MAX_LINE`].
-pub(crate) fn too_long(name: &str, line_no: u64) -> String {
-    format!(
-        "{}:{line_no}: line longer than {MAX_LINE} bytes (no line end; an iolog line is at \
-         most {MAX_LINE} bytes)",
-        crate::diag::visible(name)
-    )
+/// The error for line `line` of `name`, longer than [`MAX_LINE`].
+fn too_long(name: &str, line: u64) -> Error {
+    Error::Line {
+        name: name.to_string(),
+        line,
+        what: LineError::TooLong { max: MAX_LINE },
+    }
 }
 
 /// The version a log's first line names (fio compares its start).
@@ -245,12 +246,12 @@ struct Num<'a> {
 
 impl Num<'_> {
     /// The value, unless it is negative or beyond `max`: then why not.
-    fn within(&self, max: u64) -> Result<u64, String> {
-        let shown = || crate::diag::quote_bytes(self.text, 40);
+    fn within(&self, max: u64) -> Result<u64, NumError> {
+        let text = || self.text.to_vec();
         if self.negative {
-            Err(format!("{}: negative", shown()))
+            Err(NumError::Negative { text: text() })
         } else if self.over || self.value > max {
-            Err(format!("{}: over {max}", shown()))
+            Err(NumError::Over { text: text(), max })
         } else {
             Ok(self.value)
         }
@@ -308,20 +309,18 @@ fn shown(line: &[u8]) -> String {
 /// The offset and length of an entry, or why they cannot be replayed:
 /// negative, beyond 64 bits (offset) or 32 bits (length, fio's `%u`), or
 /// ending beyond the largest file offset.
-fn checked(f: &Fields<'_>) -> Result<(u64, u64), String> {
-    let offset = f
-        .offset
-        .within(MAX_OFFSET)
-        .map_err(|e| format!("bad offset {e}"))?;
+fn checked(f: &Fields<'_>) -> Result<(u64, u64), LineError> {
+    let offset = f.offset.within(MAX_OFFSET).map_err(LineError::BadOffset)?;
     let len = f
         .bytes
         .within(u64::from(u32::MAX))
-        .map_err(|e| format!("bad length {e}"))?;
+        .map_err(LineError::BadLength)?;
     if offset.checked_add(len).is_none_or(|end| end > MAX_OFFSET) {
-        return Err(format!(
-            "bad offset {offset} and length {len}: the I/O ends beyond the largest file \
-             offset ({MAX_OFFSET})"
-        ));
+        return Err(LineError::EndsBeyond {
+            offset,
+            len,
+            max: MAX_OFFSET,
+        });
     }
     Ok((offset, len))
 }
@@ -344,25 +343,23 @@ impl<R: BufRead> TextReader<R> {
     /// A reader of the log `src`, whose first line it reads: an error
     /// (in fio's words, with the log's name) when that line names no
     /// version rfio reads.
-    pub(crate) fn start(mut src: R, set: ReadSettings) -> Result<TextReader<R>, String> {
-        let name = crate::diag::visible(&set.name).into_owned();
+    pub(crate) fn start(mut src: R, set: ReadSettings) -> Result<TextReader<R>, Error> {
+        let name = || set.name.clone();
         let mut first = Vec::new();
         match read_line(&mut src, &mut first) {
-            Ok(Line::End) => return Err(format!("{name}: fio: unable to read iolog")),
+            Ok(Line::End) => return Err(Error::Empty { name: name() }),
             Ok(Line::Read) => {}
             Ok(Line::TooLong) => return Err(too_long(&set.name, 1)),
-            Err(e) => {
-                return Err(format!(
-                    "{name}: fio: unable to read iolog: {}",
-                    crate::diag::io_reason(&e)
-                ))
+            Err(source) => {
+                return Err(Error::FirstLine {
+                    name: name(),
+                    source,
+                })
             }
         }
-        let version = version(&first).ok_or_else(|| {
-            format!(
-                "{name}: fio: iolog version 1 is no longer supported (the first line must be \
-                 '{VERSION_2}' or '{VERSION_3}')"
-            )
+        let version = version(&first).ok_or_else(|| Error::Version1 {
+            name: name(),
+            versions: [VERSION_2, VERSION_3],
         })?;
         Ok(TextReader::new(src, version, set))
     }
@@ -376,6 +373,15 @@ impl<R: BufRead> TextReader<R> {
         format!("{}:{}", crate::diag::visible(&self.set.name), self.line_no)
     }
 
+    /// The error `what` of the line just read.
+    fn line_error(&self, what: LineError) -> Error {
+        Error::Line {
+            name: self.set.name.clone(),
+            line: self.line_no,
+            what,
+        }
+    }
+
     /// The next entry, adding the files the log adds to `files`; what fio
     /// would print on the way goes to `say` (a line each, without its
     /// end). `None` at the end of the log; an error ends the replay.
@@ -383,19 +389,18 @@ impl<R: BufRead> TextReader<R> {
         &mut self,
         files: &mut Files,
         say: &mut dyn FnMut(String),
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<Entry>, Error> {
         loop {
             match read_line(&mut self.src, &mut self.line) {
                 Ok(Line::End) => return Ok(None),
                 Ok(Line::Read) => {}
                 Ok(Line::TooLong) => return Err(too_long(&self.set.name, self.line_no + 1)),
-                Err(e) => {
-                    return Err(format!(
-                        "{}:{}: cannot read the log: {}",
-                        crate::diag::visible(&self.set.name),
-                        self.line_no + 1,
-                        crate::diag::io_reason(&e)
-                    ))
+                Err(source) => {
+                    return Err(Error::Line {
+                        name: self.set.name.clone(),
+                        line: self.line_no + 1,
+                        what: LineError::Read { source },
+                    })
                 }
             }
             self.line_no += 1;
@@ -410,7 +415,7 @@ impl<R: BufRead> TextReader<R> {
         &mut self,
         files: &mut Files,
         say: &mut dyn FnMut(String),
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<Entry>, Error> {
         let line = std::mem::take(&mut self.line);
         let result = self.entry_of(&line, files, say);
         self.line = line;
@@ -422,7 +427,7 @@ impl<R: BufRead> TextReader<R> {
         line: &[u8],
         files: &mut Files,
         say: &mut dyn FnMut(String),
-    ) -> Result<Option<Entry>, String> {
+    ) -> Result<Option<Entry>, Error> {
         let v3 = self.version == 3;
         let f = scan(line, v3);
         if let Some(act) = f.act {
@@ -437,7 +442,7 @@ impl<R: BufRead> TextReader<R> {
             let time = match &f.time {
                 Some(t) => t
                     .within(u64::MAX)
-                    .map_err(|e| format!("{}: bad time {e}", self.at()))?,
+                    .map_err(|e| self.line_error(LineError::BadTime(e)))?,
                 None => self.last_time,
             };
             delay = delay_since(time, self.last_time, replay.time_scale, replay.no_stall);
@@ -454,13 +459,7 @@ impl<R: BufRead> TextReader<R> {
         let path = self.set.path(OsStr::from_bytes(f.name));
         let (io_fields, file_fields) = if v3 { (5, 3) } else { (4, 2) };
         let act = crate::diag::quote_bytes(&self.act, 64);
-        let missing = |path: &PathBuf| {
-            let p = crate::diag::quote(&path.to_string_lossy(), 512);
-            format!(
-                "{}: file {p} is not in the log (no '{p} add' line before this one)",
-                self.at(),
-            )
-        };
+        let missing = |path: &PathBuf| self.line_error(LineError::NotAdded { path: path.clone() });
         let (act, file, offset, len) = if f.count == io_fields {
             let a = match act.as_str() {
                 "wait" => Act::Wait,
@@ -474,7 +473,7 @@ impl<R: BufRead> TextReader<R> {
                     return Ok(None);
                 }
             };
-            let (offset, len) = checked(&f).map_err(|e| format!("{}: {e}", self.at()))?;
+            let (offset, len) = checked(&f).map_err(|e| self.line_error(e))?;
             // A wait names a file it does not use (fio looks it up all
             // the same, and finds none without harm).
             let file = match (a, files.find(&path)) {
@@ -637,9 +636,21 @@ mod tests {
         assert!(r.next(&mut files, &mut said).unwrap().is_some());
         let e = r.next(&mut files, &mut said).unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "t.log:3: file f2 is not in the log (no 'f2 add' line before this one)"
         );
+        // The error keeps the log's name, the line and the file.
+        match e {
+            Error::Line {
+                name,
+                line,
+                what: LineError::NotAdded { path },
+            } => assert_eq!(
+                (name.as_str(), line, path),
+                ("t.log", 3, PathBuf::from("f2"))
+            ),
+            other => panic!("not a line's error: {other:?}"),
+        }
     }
 
     #[test]
@@ -706,7 +717,7 @@ mod tests {
             match r.next(&mut files, &mut |_| {}) {
                 Ok(Some(_)) => {}
                 Ok(None) => panic!("no error in {:?}", String::from_utf8_lossy(body)),
-                Err(e) => return e,
+                Err(e) => return e.to_string(),
             }
         }
     }
@@ -733,7 +744,8 @@ mod tests {
         let first = vec![0u8; MAX_LINE + 1];
         let e = TextReader::start(first.as_slice(), settings())
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.starts_with("t.log:1: line longer than 8192 bytes"), "{e}");
     }
 

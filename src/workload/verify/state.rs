@@ -12,6 +12,7 @@
 
 use super::checksum::fio_crc32c;
 use crate::plan::spec::JobSpec;
+use crate::workload::errno::strerror;
 
 /// fio's `VSTATE_HDR_VERSION`.
 const VERSION: u64 = 3;
@@ -116,7 +117,7 @@ pub(crate) fn state_file(
 /// Write the state file of job `spec` (fio's `verify_save_state`), after
 /// `numberio` writes issued, with its last completions `comps`: in the
 /// `--aux-path` directory, or the working directory. Err: fio's lines.
-pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<(), String> {
+pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<(), StateError> {
     let (name, data) = state_file(
         &spec.name,
         spec.thread_number.saturating_sub(1),
@@ -127,10 +128,43 @@ pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<
         Some(dir) => format!("{}/{name}", dir.display()),
         None => name,
     };
-    std::fs::write(&name, data).map_err(|e| {
-        let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
-        format!("fio: open state file: {e}\nfio: state file: {name} (for_write=1)\n")
+    std::fs::write(&name, data).map_err(|source| StateError::Open {
+        path: name.clone(),
+        for_write: true,
+        source,
     })
+}
+
+/// Why a state file could not be written or loaded: each text is fio's,
+/// whole lines.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StateError {
+    /// The file `path` could not be opened (`for_write`: to save it).
+    #[error(
+        "fio: open state file: {}\nfio: state file: {path} (for_write={})\n",
+        strerror(errno_of(source)),
+        u8::from(*for_write)
+    )]
+    Open {
+        path: String,
+        for_write: bool,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("fio: failed reading verify state header\n")]
+    ShortHeader,
+    #[error("fio: unsupported ({version}) version in verify state header\n")]
+    Version { version: u32 },
+    /// fio's words, its spelling kept.
+    #[error("fio: failed reading verity state\n")]
+    ShortBody,
+    #[error("fio: verify state is corrupt\n")]
+    Corrupt,
+}
+
+/// The errno of `e` (`EIO` when it has none, as fio's `errno` would be).
+fn errno_of(e: &std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(libc::EIO)
 }
 
 /// A loaded state file (fio's `td->vstate`): where the writes it
@@ -161,35 +195,35 @@ impl LoadedState {
     /// Load the state file of job `name`, the `index`th job (fio's
     /// `verify_load_state`), from `dir`. Err: what fio prints, whole
     /// lines.
-    pub(crate) fn load(dir: &std::path::Path, name: &str, index: u32) -> Result<Self, String> {
+    pub(crate) fn load(dir: &std::path::Path, name: &str, index: u32) -> Result<Self, StateError> {
         let mut file = state_name(name, index);
         if dir != std::path::Path::new(".") {
             // fio names the file with its `--aux-path` prefix.
             file = format!("{}/{file}", dir.display());
         }
-        let data = std::fs::read(&file).map_err(|e| {
-            let e = super::super::errno::strerror(e.raw_os_error().unwrap_or(libc::EIO));
-            format!("fio: open state file: {e}\nfio: state file: {file} (for_write=0)\n")
+        let data = std::fs::read(&file).map_err(|source| StateError::Open {
+            path: file.clone(),
+            for_write: false,
+            source,
         })?;
         if data.len() < 24 {
-            return Err("fio: failed reading verify state header\n".into());
+            return Err(StateError::ShortHeader);
         }
         let version = le64(&data, 0);
         if version != VERSION {
-            return Err(format!(
-                "fio: unsupported ({}) version in verify state header\n",
-                version as u32
-            ));
+            return Err(StateError::Version {
+                version: version as u32,
+            });
         }
         let size = le64(&data, 8);
         let crc = le64(&data, 16);
         let body = &data[24..];
         if (body.len() as u64) < size {
-            return Err("fio: failed reading verity state\n".into());
+            return Err(StateError::ShortBody);
         }
         let body = &body[..size as usize];
         if u64::from(fio_crc32c(body)) != crc {
-            return Err("fio: verify state is corrupt\n".into());
+            return Err(StateError::Corrupt);
         }
         let no_comps = le64(body, 0);
         let comps = (0..no_comps as usize)
@@ -247,18 +281,24 @@ mod tests {
         let mut bad = bytes.clone();
         bad[40] ^= 1;
         std::fs::write(dir.join(&name), &bad).unwrap();
-        assert_eq!(
-            LoadedState::load(&dir, "a/b", 2),
-            Err("fio: verify state is corrupt\n".into())
+        let corrupt = LoadedState::load(&dir, "a/b", 2).unwrap_err();
+        assert!(matches!(corrupt, StateError::Corrupt), "{corrupt:?}");
+        assert_eq!(corrupt.to_string(), "fio: verify state is corrupt\n");
+        // Named with the directory (fio's `--aux-path` prefix); the open's
+        // errno kept.
+        let missing = LoadedState::load(&dir, "none", 0).unwrap_err();
+        assert!(
+            matches!(&missing, StateError::Open { for_write: false, source, .. }
+                if source.raw_os_error() == Some(libc::ENOENT)),
+            "{missing:?}"
         );
-        // Named with the directory (fio's `--aux-path` prefix).
         assert_eq!(
-            LoadedState::load(&dir, "none", 0),
-            Err(format!(
+            missing.to_string(),
+            format!(
                 "fio: open state file: No such file or directory\n\
                  fio: state file: {}/local-none-0-verify.state (for_write=0)\n",
                 dir.display()
-            ))
+            )
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -37,7 +37,7 @@ impl Act {
                 ("io_u.c:2190", "io_u_queued_complete")
             };
             Fail {
-                say: Some(say),
+                say: Some(say.to_string()),
                 errno: libc::EPERM,
                 msg: verror(src, func, libc::EPERM),
             }

@@ -487,8 +487,8 @@ pub(crate) fn save_state(
         }
         None => return,
     };
-    if let Err(lines) = crate::workload::verify::save_state(spec, write_issues, comps) {
-        log.err(&lines);
+    if let Err(e) = crate::workload::verify::save_state(spec, write_issues, comps) {
+        log.err(&e.to_string());
     }
 }
 

@@ -163,8 +163,19 @@ fn bad_magic_and_version_end_the_read() {
     let b = t.encode();
     let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
     let err = r.next(&mut Files::default(), &mut |_| {}).unwrap_err();
+    // The error keeps the trace's file, its byte and the version found.
+    assert!(
+        matches!(
+            &err,
+            Error::Trace {
+                name,
+                source: TraceError::BadVersion { at: 0, version: 6 },
+            } if name == "t.bin"
+        ),
+        "{err:?}"
+    );
     assert_eq!(
-        err,
+        err.to_string(),
         "t.bin: the trace at byte 0: fio: bad blktrace version 6"
     );
     // After a good trace (and its payload), the bad one is at byte 53.
@@ -176,7 +187,7 @@ fn bad_magic_and_version_end_the_read() {
         match r.next(&mut files, &mut |_| {}) {
             Ok(Some(_)) => {}
             Ok(None) => panic!("the bad trace is read"),
-            Err(e) => break e,
+            Err(e) => break e.to_string(),
         }
     };
     assert_eq!(
@@ -186,7 +197,10 @@ fn bad_magic_and_version_end_the_read() {
     t.magic = 0x1234_5607;
     let b = t.encode();
     let mut r = BlktraceReader::new(&b[..], false, settings("r"), false);
-    let err = r.next(&mut Files::default(), &mut |_| {}).unwrap_err();
+    let err = r
+        .next(&mut Files::default(), &mut |_| {})
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "t.bin: the trace at byte 0: fio: bad magic in blktrace data: 12345607"
@@ -218,7 +232,7 @@ fn a_trace_cut_short_is_an_error_naming_its_byte() {
             match r.next(&mut files, &mut |_| {}) {
                 Ok(Some(_)) => {}
                 Ok(None) => panic!("the cut trace is read"),
-                Err(e) => break e,
+                Err(e) => break e.to_string(),
             }
         };
         assert_eq!(err, want);
