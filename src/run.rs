@@ -16,6 +16,7 @@ use crate::options::Support;
 use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
 use crate::stats::repeat::{self, Stopped};
 use crate::stats::RunReport;
+use crate::workload::agg::{self, BandwidthLog};
 use crate::workload::{self, Log, Progress, RunError, Stop};
 
 /// What to run: the job files in order, and what the command line adds
@@ -31,6 +32,9 @@ pub(crate) struct Invocation<'a> {
     pub(crate) keywords: Keywords,
     /// Raised to stop every job (rfio's signal handler raises it).
     pub(crate) stop: &'a Stop,
+    /// `--bandwidth-log`: the run samples the aggregate bandwidth and
+    /// writes fio's `agg-*_bw.log` files (`workload::agg`).
+    pub(crate) bandwidth_log: Option<BandwidthLog>,
 }
 
 /// The front end's result: the job files read and the plan built from
@@ -216,7 +220,9 @@ pub(crate) fn run_repeated(
     for _ in 0..repeat.max(1) {
         let progress = Progress::new(plan.jobs.len());
         let result = watch.running(plan, &progress, &mut |log| {
-            workload::run_with_progress(plan, log, &progress, stop)
+            agg::logged(inv.bandwidth_log, plan, &progress, stop, || {
+                workload::run_with_progress(plan, log, &progress, stop)
+            })
         })?;
         let report = result.map_err(Error::Run)?;
         if repeat <= 1 {

@@ -3,7 +3,6 @@
 //! jobs' live messages.
 
 use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::args::{Args, Format};
@@ -181,14 +180,6 @@ impl Watch for Printer<'_> {
         self.told = outcome.told;
         self.ran_ms += progress.origin().elapsed().as_millis() as u64;
         let result = idle::attach(idle, result);
-        if self.args.bandwidth_log {
-            // fio writes all three files, empty where the status line was
-            // not computed.
-            let log = outcome.agg.unwrap_or_default();
-            if let Err(e) = log.write_to(Path::new(".")) {
-                eprintln!("fio: failed to write aggregate bandwidth log: {e}");
-            }
-        }
         Ok(result)
     }
 }

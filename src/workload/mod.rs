@@ -23,6 +23,7 @@
 //! random number generators ([`crate::rand`]).
 
 mod act;
+pub(crate) mod agg;
 pub mod bs;
 pub mod buffers;
 mod clock;

@@ -416,6 +416,7 @@ fn invocation<'a>(
         },
         keywords: Keywords::from_system(),
         stop,
+        bandwidth_log: None,
     }
 }
 
