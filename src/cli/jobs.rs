@@ -122,6 +122,7 @@ pub(super) fn invocation(args: &Args) -> Invocation<'static> {
         keywords: Keywords::from_system(),
         stop: &signals::STOP,
         bandwidth_log: None,
+        idle_prof: args.idle_prof,
     }
 }
 

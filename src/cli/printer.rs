@@ -12,7 +12,6 @@ use crate::output::{self, normal};
 use crate::plan::Plan;
 use crate::run::Watch;
 use crate::stats::RunReport;
-use crate::tools::idle;
 use crate::workload::{self, RunError};
 
 /// The process's stderr is a terminal: the lint warnings before a run are
@@ -159,7 +158,6 @@ impl Watch for Printer<'_> {
                 .ndjson(ndjson)
                 .after(self.ran_ms);
         let run_over = AtomicBool::new(false);
-        let idle = idle::Profiler::start(self.args.idle_prof);
         let triggers = &self.args.triggers;
         let (result, outcome) = std::thread::scope(|s| {
             let (settings, run_over) = (&settings, &run_over);
@@ -179,7 +177,6 @@ impl Watch for Printer<'_> {
         });
         self.told = outcome.told;
         self.ran_ms += progress.origin().elapsed().as_millis() as u64;
-        let result = idle::attach(idle, result);
         Ok(result)
     }
 }

@@ -36,6 +36,7 @@ mod exec;
 mod flow;
 mod gtod;
 mod host;
+pub(crate) mod idle;
 pub(crate) mod iolog;
 mod iosched;
 mod job;

@@ -417,6 +417,7 @@ fn invocation<'a>(
         keywords: Keywords::from_system(),
         stop,
         bandwidth_log: None,
+        idle_prof: None,
     }
 }
 
