@@ -57,6 +57,7 @@ mod steadystate;
 mod stop;
 pub mod think;
 mod thread;
+pub(crate) mod tsc;
 mod verify;
 pub mod zbd;
 pub(crate) mod zones;
