@@ -15,7 +15,8 @@ use crate::options::jobopts::Setting;
 use crate::options::Support;
 use crate::plan::{build, filesystem_checks, Frontend, Input, Plan};
 use crate::stats::repeat::{self, Stopped};
-use crate::stats::RunReport;
+use crate::stats::{IdleMode, RunReport};
+use crate::workload::agg::{self, BandwidthLog};
 use crate::workload::{self, Log, Progress, RunError, Stop};
 
 /// What to run: the job files in order, and what the command line adds
@@ -31,6 +32,12 @@ pub(crate) struct Invocation<'a> {
     pub(crate) keywords: Keywords,
     /// Raised to stop every job (rfio's signal handler raises it).
     pub(crate) stop: &'a Stop,
+    /// `--bandwidth-log`: the run samples the aggregate bandwidth and
+    /// writes fio's `agg-*_bw.log` files (`workload::agg`).
+    pub(crate) bandwidth_log: Option<BandwidthLog>,
+    /// `--idle-prof=system|percpu`: the run profiles the CPUs' idleness
+    /// beside its jobs (`workload::idle`), the profile in its report.
+    pub(crate) idle_prof: Option<IdleMode>,
 }
 
 /// The front end's result: the job files read and the plan built from
@@ -215,9 +222,13 @@ pub(crate) fn run_repeated(
     let mut stopped = None;
     for _ in 0..repeat.max(1) {
         let progress = Progress::new(plan.jobs.len());
+        let idle = workload::idle::Profiler::start(inv.idle_prof);
         let result = watch.running(plan, &progress, &mut |log| {
-            workload::run_with_progress(plan, log, &progress, stop)
-        })?;
+            agg::logged(inv.bandwidth_log, plan, &progress, stop, || {
+                workload::run_with_progress(plan, log, &progress, stop)
+            })
+        });
+        let result = workload::idle::attach(idle, result?);
         let report = result.map_err(Error::Run)?;
         if repeat <= 1 {
             return Ok(Outcome::Ran(Box::new(report)));

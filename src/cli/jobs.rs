@@ -17,6 +17,7 @@ use crate::output;
 use crate::plan;
 use crate::run::{Error as RunFailure, Front, Invocation, Outcome};
 use crate::stats::RunReport;
+use crate::workload::agg::BandwidthLog;
 
 /// Run the jobs of `args` (`beyond.repeat` times); the exit status.
 pub(super) fn run(
@@ -34,7 +35,16 @@ pub(super) fn run(
             return Ok(1);
         }
     };
-    let invocation = invocation(args);
+    let mut invocation = invocation(args);
+    if args.bandwidth_log {
+        // fio samples where it computes the status line, and writes the
+        // files empty where it does not.
+        let eta = super::eta::Settings::new(args, formats.normal, super::eta::stdout_is_tty());
+        invocation.bandwidth_log = Some(BandwidthLog {
+            sampled: eta.show,
+            interval_ms: eta.interval.as_millis() as u64,
+        });
+    }
     // `--baseline-*` (rfio's own): the work identified before the run; a
     // compare of other work is refused here, nothing run.
     let cmd = baseline::CommandLine {
@@ -111,6 +121,8 @@ pub(super) fn invocation(args: &Args) -> Invocation<'static> {
         input: plan::Input::from(args),
         keywords: Keywords::from_system(),
         stop: &signals::STOP,
+        bandwidth_log: None,
+        idle_prof: args.idle_prof,
     }
 }
 

@@ -3,7 +3,6 @@
 //! jobs' live messages.
 
 use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::args::{Args, Format};
@@ -13,7 +12,6 @@ use crate::output::{self, normal};
 use crate::plan::Plan;
 use crate::run::Watch;
 use crate::stats::RunReport;
-use crate::tools::idle;
 use crate::workload::{self, RunError};
 
 /// The process's stderr is a terminal: the lint warnings before a run are
@@ -160,7 +158,6 @@ impl Watch for Printer<'_> {
                 .ndjson(ndjson)
                 .after(self.ran_ms);
         let run_over = AtomicBool::new(false);
-        let idle = idle::Profiler::start(self.args.idle_prof);
         let triggers = &self.args.triggers;
         let (result, outcome) = std::thread::scope(|s| {
             let (settings, run_over) = (&settings, &run_over);
@@ -180,15 +177,6 @@ impl Watch for Printer<'_> {
         });
         self.told = outcome.told;
         self.ran_ms += progress.origin().elapsed().as_millis() as u64;
-        let result = idle::attach(idle, result);
-        if self.args.bandwidth_log {
-            // fio writes all three files, empty where the status line was
-            // not computed.
-            let log = outcome.agg.unwrap_or_default();
-            if let Err(e) = log.write_to(Path::new(".")) {
-                eprintln!("fio: failed to write aggregate bandwidth log: {e}");
-            }
-        }
         Ok(result)
     }
 }

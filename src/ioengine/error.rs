@@ -30,10 +30,10 @@ pub(crate) enum SetupError {
     /// dev-dax: the size in sysfs is no number (`text`, trimmed).
     #[error("{}: bad size in sysfs: {text}\n", device.display())]
     DevdaxBadSize { device: PathBuf, text: String },
-    /// The lines a directory engine's setup printed (dirstat, dirdelete:
-    /// `create directory PATH failed with ERRNO`), as they are.
-    #[error("{0}")]
-    Lines(String),
+    /// dirstat, dirdelete: a job's file could not be made a directory
+    /// (fio's `setup_dirs` line, with the errno's number).
+    #[error("create directory {} failed with {errno}\n", path.display())]
+    MakeDir { path: PathBuf, errno: i32 },
 }
 
 #[cfg(test)]

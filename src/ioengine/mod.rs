@@ -65,6 +65,10 @@
 //! (naming the engine whose options table it shares, if any), which is
 //! how the options layer, the plan and `--enghelp` know it exists only
 //! from that release (fio 3.37's dircreate, dirstat, dirdelete).
+//! The six file-operation engines (filecreate, filestat, filedelete,
+//! dircreate, dirstat, dirdelete) share one file and one engine,
+//! `fileop::FileOp`: each is a `FileOpDef` there (its call, name, flags
+//! and where fio reports a failed call) and a `file_op!` line in the list.
 //! `plan::engine`'s tests check that each engine declares exactly the
 //! options of its fio table that rfio runs.
 
@@ -83,15 +87,10 @@ mod wait;
 
 mod cpuio;
 mod devdax;
-mod dircreate;
-mod dirdelete;
-mod dirstat;
 mod e4defrag;
 mod exec;
 mod falloc;
-mod filecreate;
-mod filedelete;
-mod filestat;
+mod fileop;
 mod ftruncate;
 mod http;
 mod io_uring;
@@ -135,7 +134,7 @@ pub(crate) use {
     cpuio::{CpuMode, CpuioOptions},
     e4defrag::E4defragOptions,
     exec::ExecOptions,
-    filestat::{FileStatOptions, StatType},
+    fileop::{FileStatOptions, StatType},
     http::{HttpMode, HttpOptions},
     io_uring::UringOptions,
     libaio::LibaioOptions,

@@ -19,7 +19,7 @@ use super::e4defrag::E4defragOptions;
 use super::engine::{Caps, CommonOptions, IoEngine, StopFlag};
 use super::error::SetupError;
 use super::exec::ExecOptions;
-use super::filestat::FileStatOptions;
+use super::fileop::{self, FileStatOptions};
 use super::flags::{not_run, EngineFlags};
 use super::http::HttpOptions;
 use super::input::{OptionValues, Refusal};
@@ -32,9 +32,8 @@ use super::nbd::NbdOptions;
 use super::net::NetOptions;
 use super::pvsync2::Pvsync2Options;
 use super::{
-    cpuio, devdax, dircreate, dirdelete, dirstat, e4defrag, exec, falloc, filecreate, filedelete,
-    filestat, ftruncate, http, io_uring, libaio, libpmem, mmap, nbd, net, null, posixaio, psync,
-    pvsync, pvsync2, splice, sync, vsync,
+    cpuio, devdax, e4defrag, exec, falloc, ftruncate, http, io_uring, libaio, libpmem, mmap, nbd,
+    net, null, posixaio, psync, pvsync, pvsync2, splice, sync, vsync,
 };
 
 /// One engine rfio can run.
@@ -206,6 +205,32 @@ macro_rules! engine {
     };
 }
 
+/// The definition of the file-operation engine `fileop::$def` (one
+/// [`FileOpDef`](fileop::FileOpDef): its call, name, flags, options and
+/// setup).
+macro_rules! file_op {
+    ($def:ident) => {
+        EngineDef {
+            name: fileop::$def.name,
+            flags: fileop::$def.flags,
+            options: fileop::$def.options(),
+            resolve: |o| {
+                let own = fileop::$def.resolve(o)?;
+                Ok(own.map_or(EngineOptions::None, EngineOptions::FileStat))
+            },
+            caps: |_| fileop::$def.caps(),
+            new: |spec, _, _| {
+                fileop::$def.start(match &spec.options {
+                    EngineOptions::FileStat(o) => *o,
+                    _ => FileStatOptions::default(),
+                })
+            },
+            setup: |_, files, _| fileop::$def.setup(files),
+            refuse_file: any_file,
+        }
+    };
+}
+
 /// Every engine rfio runs, in fio's registration order.
 pub(crate) static ENGINES: &[EngineDef] = &[
     engine!("cpuio", cpuio, Cpuio),
@@ -240,18 +265,12 @@ pub(crate) static ENGINES: &[EngineDef] = &[
         refuse_file: any_file,
     },
     engine!("ftruncate", ftruncate),
-    engine!("filecreate", filecreate),
-    engine!("filestat", filestat, FileStat),
-    engine!("filedelete", filedelete),
-    engine!("dircreate", dircreate),
-    EngineDef {
-        setup: |_, files, _| dirstat::make_dirs(files).map_err(SetupError::Lines),
-        ..engine!("dirstat", dirstat, FileStat)
-    },
-    EngineDef {
-        setup: |_, files, _| dirdelete::make_dirs(files).map_err(SetupError::Lines),
-        ..engine!("dirdelete", dirdelete)
-    },
+    file_op!(FILECREATE),
+    file_op!(FILESTAT),
+    file_op!(FILEDELETE),
+    file_op!(DIRCREATE),
+    file_op!(DIRSTAT),
+    file_op!(DIRDELETE),
     engine!("exec", exec, Exec),
     engine!("posixaio", posixaio),
     engine!("falloc", falloc),

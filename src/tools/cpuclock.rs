@@ -3,7 +3,8 @@
 //!
 //! 1. `cs: reliable_tsc: yes|no`: whether CPUID says the TSC runs at a
 //!    constant rate on every core (the invariant TSC bit, as fio reads it
-//!    for Intel and AMD CPUs).
+//!    for Intel and AMD CPUs: `workload::tsc`, the detection the job
+//!    clock uses too).
 //! 2. The calibration, as fio's `calibrate_cpu_clock` prints it in its
 //!    `time` debug lines: 50 measures of TSC cycles per millisecond
 //!    against `CLOCK_MONOTONIC`, their mean, spread and trimmed mean, and
@@ -170,45 +171,12 @@ mod imp {
     use std::time::Instant;
 
     use super::{calibrate, mismatches, Entry};
+    use crate::workload::tsc::{rdtsc, reliable as tsc_reliable};
 
     /// fio's `CLOCK_ENTRIES_DEBUG`: readings per thread.
     const ENTRIES: usize = 100_000;
     /// fio's `NR_TIME_ITERS`.
     const NR_TIME_ITERS: usize = 50;
-
-    /// The TSC.
-    #[allow(unused_unsafe)]
-    fn rdtsc() -> u64 {
-        // SAFETY: RDTSC exists on every x86-64 CPU and has no
-        // preconditions (it is a safe function in newer Rust).
-        unsafe { std::arch::x86_64::_rdtsc() }
-    }
-
-    /// CPUID leaf `leaf`: (eax, ebx, ecx, edx).
-    #[allow(unused_unsafe)]
-    fn cpuid(leaf: u32) -> (u32, u32, u32, u32) {
-        // SAFETY: CPUID exists on every x86-64 CPU and has no
-        // preconditions (it is a safe function in newer Rust).
-        let r = unsafe { std::arch::x86_64::__cpuid_count(leaf, 0) };
-        (r.eax, r.ebx, r.ecx, r.edx)
-    }
-
-    /// fio's `tsc_reliable` (`arch_init`): on Intel, a TSC whose invariant
-    /// bit is set; on AMD and Hygon, the invariant bit when the leaf
-    /// exists; on other vendors, no.
-    fn tsc_reliable() -> bool {
-        let (_, b, c, d) = cpuid(0);
-        let mut vendor = Vec::with_capacity(12);
-        for w in [b, d, c] {
-            vendor.extend_from_slice(&w.to_le_bytes());
-        }
-        let invariant = || cpuid(0x8000_0007).3 & (1 << 8) != 0;
-        match &vendor[..] {
-            b"GenuineIntel" => cpuid(1).3 & (1 << 4) != 0 && invariant(),
-            b"AuthenticAMD" | b"HygonGenuine" => cpuid(0x8000_0000).0 >= 0x8000_0007 && invariant(),
-            _ => false,
-        }
-    }
 
     /// fio's `get_cycles_per_msec`: TSC cycles over at least 1.28 ms of
     /// the monotonic clock, per millisecond.

@@ -5,7 +5,8 @@
 //! dispatch per I/O). [`RealClock`] is the one jobs run on. fio's default
 //! on x86-64 is `clocksource=cpu`: the time stamp counter, calibrated
 //! against the system clock once, when the CPU says its TSC is invariant
-//! (ticks at a constant rate and never stops). A TSC read costs a few
+//! (ticks at a constant rate and never stops: `workload::tsc`, which
+//! `--cpuclock-test` shares). A TSC read costs a few
 //! nanoseconds where `clock_gettime` costs tens, and the loop reads the
 //! clock two or three times per I/O. `clocksource=clock_gettime` (and
 //! `gettimeofday`, which rfio serves from the same monotonic clock) use
@@ -15,74 +16,14 @@
 //! only by what the loop sleeps, spins and pauses, and by what the test
 //! (or a test engine) adds, so that a run is exact and instant.
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::stop::Stop;
 use super::think;
+use super::tsc::{self, rdtsc, Tsc};
 
 /// `clocksource=`, as the plan resolves it.
 pub(crate) use crate::plan::resolve::io::ClockSource as Source;
-
-/// TSC to nanoseconds: `ns = (ticks * mult) >> 32`.
-#[derive(Debug, Clone, Copy)]
-struct Tsc {
-    mult: u64,
-}
-
-/// The calibration, made once per process.
-fn tsc() -> Option<Tsc> {
-    static CAL: OnceLock<Option<Tsc>> = OnceLock::new();
-    *CAL.get_or_init(calibrate)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn rdtsc() -> u64 {
-    // SAFETY: RDTSC has no preconditions on x86-64.
-    unsafe { core::arch::x86_64::_rdtsc() }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn calibrate() -> Option<Tsc> {
-    let flags = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    let line = flags.lines().find(|l| l.starts_with("flags"))?;
-    let has = |f: &str| line.split_whitespace().any(|w| w == f);
-    if !(has("constant_tsc") && has("nonstop_tsc")) {
-        return None;
-    }
-    // Ticks over a few milliseconds of the monotonic clock; the best of
-    // three rounds (the shortest read window) is kept.
-    let mut best: Option<(u64, u64)> = None;
-    for _ in 0..3 {
-        let (t0, c0) = (Instant::now(), rdtsc());
-        while t0.elapsed() < Duration::from_millis(3) {
-            std::hint::spin_loop();
-        }
-        let c1 = rdtsc();
-        let ns = t0.elapsed().as_nanos() as u64;
-        let ticks = c1.wrapping_sub(c0);
-        if ticks == 0 || ns == 0 {
-            return None;
-        }
-        let mult = ((u128::from(ns) << 32) / u128::from(ticks)) as u64;
-        if best.is_none_or(|(_, n)| ns < n) {
-            best = Some((mult, ns));
-        }
-    }
-    best.map(|(mult, _)| Tsc { mult })
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn calibrate() -> Option<Tsc> {
-    None
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn rdtsc() -> u64 {
-    0
-}
 
 /// What the loop reads the time from and waits on. Times are ns since
 /// the clock (re)started.
@@ -129,7 +70,9 @@ impl RealClock {
     pub(crate) fn start(source: Source) -> RealClock {
         let read = match source {
             Source::System => Read::System,
-            Source::Auto | Source::Cpu => tsc().map_or(Read::System, |t| Read::Tsc(t, rdtsc())),
+            Source::Auto | Source::Cpu => {
+                tsc::calibrated().map_or(Read::System, |t| Read::Tsc(t, rdtsc()))
+            }
         };
         RealClock {
             source,
@@ -162,9 +105,7 @@ impl Clock for RealClock {
     #[inline]
     fn now(&self) -> u64 {
         match self.read {
-            Read::Tsc(t, base) => {
-                ((u128::from(rdtsc().wrapping_sub(base)) * u128::from(t.mult)) >> 32) as u64
-            }
+            Read::Tsc(t, base) => t.ns(rdtsc().wrapping_sub(base)),
             Read::System => self.base.elapsed().as_nanos() as u64,
             Read::TimeThread(base) => super::gtod::now_us().saturating_sub(base) * 1000,
         }

@@ -23,6 +23,7 @@
 //! random number generators ([`crate::rand`]).
 
 mod act;
+pub(crate) mod agg;
 pub mod bs;
 pub mod buffers;
 mod clock;
@@ -35,6 +36,7 @@ mod exec;
 mod flow;
 mod gtod;
 mod host;
+pub(crate) mod idle;
 pub(crate) mod iolog;
 mod iosched;
 mod job;
@@ -55,6 +57,7 @@ mod steadystate;
 mod stop;
 pub mod think;
 mod thread;
+pub(crate) mod tsc;
 mod verify;
 pub mod zbd;
 pub(crate) mod zones;

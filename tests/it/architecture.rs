@@ -687,11 +687,6 @@ const STRING_IS_THE_VALUE: &[(&str, &str, &str)] = &[
 /// list only shrinks: a function typed must leave it.
 const NOT_YET_TYPED: &[(&str, &str, &str)] = &[
     (
-        "src/ioengine/dirstat.rs",
-        "make_dirs",
-        "the directory engines' setup lines: to become ioengine::SetupError with the FileOp merge",
-    ),
-    (
         "src/lint/mod.rs",
         "allow_list",
         "--lint-allow's refusal: a cli ArgError",

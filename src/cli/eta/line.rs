@@ -5,12 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::agg::AggState;
 use super::display::{JobsEta, Line, LineUnits};
 use super::estimate::eta_sec;
 use super::jobs::{snapshots, JobInfo, JobSnap, Units};
 use super::states::{condense, state_letter};
-use crate::logs::agg::AggLog;
 use crate::plan::spec::Plan;
 use crate::workload::progress::{JobState, Progress};
 
@@ -28,8 +26,6 @@ pub(crate) struct Status {
     disp_at_ms: u64,
     /// The text's state between lines (and `--eta-newline`).
     line: Line,
-    /// `--bandwidth-log`: the aggregate samples taken with the line.
-    agg: Option<AggState>,
 }
 
 impl Status {
@@ -52,19 +48,7 @@ impl Status {
             disp_bytes: [0; 3],
             disp_ios: [0; 3],
             disp_at_ms: 0,
-            agg: None,
         }
-    }
-
-    /// Take the aggregate bandwidth samples of `--bandwidth-log` with the
-    /// line, every `bw_avg_ms` (the smallest `bwavgtime` of the jobs).
-    pub(crate) fn log_bandwidth(&mut self, bw_avg_ms: u64) {
-        self.agg = Some(AggState::new(bw_avg_ms));
-    }
-
-    /// The aggregate bandwidth samples taken so far.
-    pub(crate) fn agg_log(&self) -> Option<&AggLog> {
-        self.agg.as_ref().map(AggState::log)
     }
 
     /// The line for `now`, if one is due (some job runs or waits).
@@ -84,9 +68,6 @@ impl Status {
     /// `None` when no line is due: less than 95% of the interval since the
     /// last line (since the start while nothing was counted yet, so fio
     /// prints at each 250 ms wake-up then), or no job runs or waits.
-    ///
-    /// With `--bandwidth-log` the aggregate sample is taken first, at every
-    /// call.
     pub(crate) fn calc(
         &mut self,
         snaps: &[JobSnap],
@@ -97,7 +78,7 @@ impl Status {
             self.disp_at_ms = 0;
         }
         let line_due = at_ms.saturating_sub(self.disp_at_ms) > self.interval_ms * 95 / 100;
-        if !line_due && self.agg.is_none() {
+        if !line_due {
             return None;
         }
         let mut je = JobsEta {
@@ -142,13 +123,6 @@ impl Status {
             je.elapsed_sec,
             done_secs,
         );
-        if let Some(agg) = self.agg.as_mut() {
-            let ramping = snaps.iter().any(|s| s.state == JobState::Ramp);
-            agg.wake(at_ms, io_bytes, ramping);
-        }
-        if !line_due {
-            return None;
-        }
         let disp_ms = at_ms.saturating_sub(self.disp_at_ms);
         for d in 0..3 {
             let diff = io_bytes[d].saturating_sub(self.disp_bytes[d]);

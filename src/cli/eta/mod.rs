@@ -23,9 +23,10 @@
 //!   `--eta=always`; never with `--eta=never`. The line is left as it is
 //!   at the end: the results start with a newline.
 //! - The same thread prints the full reports of `--status-interval` and
-//!   SIGUSR1 (`status`), and with `--bandwidth-log` takes the aggregate
-//!   bandwidth samples (`logs::agg`) each time it computes the line, as
-//!   fio does: where the line is not shown, the agg logs stay empty.
+//!   SIGUSR1 (`status`). fio's helper thread also takes
+//!   `--bandwidth-log`'s aggregate samples as it computes the line; in
+//!   rfio the run takes them (`workload::agg`) on the same wake-ups, where
+//!   the cli says the line is shown.
 //!
 //! The ETA and percent follow fio's arithmetic exactly, quirks included
 //! (a pending `stonewall` job adds its estimate, which before the third
@@ -44,12 +45,9 @@
 //!   `eta.c`).
 //! - `line.rs`: the line's numbers and text (`calc_thread_status`,
 //!   `display_thread_status`, `gen_eta_str`).
-//! - `agg.rs`: the `--bandwidth-log` aggregate samples taken with the
-//!   line.
 //! - `monitor.rs`: the thread that prints the line and the status reports
 //!   when due (fio's helper thread, `helper_thread.c`).
 
-mod agg;
 pub(crate) mod display;
 pub(crate) mod estimate;
 mod jobs;

@@ -11,7 +11,6 @@ use super::line::Status;
 use crate::cli::args::{Args, Eta};
 use crate::cli::signals;
 use crate::cli::status::StatusReports;
-use crate::logs::agg::AggLog;
 use crate::plan::spec::Plan;
 use crate::workload::progress::Progress;
 use crate::workload::{Log, StdLog};
@@ -36,8 +35,6 @@ pub(crate) struct Settings {
     /// as a signal comes (with `--output` it goes to the file, after the
     /// run).
     pub(crate) signal_to_stdout: bool,
-    /// `--bandwidth-log`: take the aggregate samples with the line.
-    pub(crate) bandwidth_log: bool,
 }
 
 impl Settings {
@@ -57,7 +54,6 @@ impl Settings {
             interval: Duration::from_millis(args.eta_interval_ms.unwrap_or(1000)),
             newline: args.eta_newline_ms.map(Duration::from_millis),
             signal_to_stdout: to_stdout,
-            bandwidth_log: args.bandwidth_log,
         }
     }
 }
@@ -89,9 +85,6 @@ pub(crate) fn stdout_is_tty() -> bool {
 pub(crate) struct Outcome {
     /// The signal message was printed.
     pub(crate) told: bool,
-    /// `--bandwidth-log`: the aggregate samples (none where the status
-    /// line was not shown, as fio).
-    pub(crate) agg: Option<AggLog>,
 }
 
 /// Watch the run until `done`: print the status line when `settings` say
@@ -107,15 +100,6 @@ pub(crate) fn monitor(
 ) -> Outcome {
     let interval_ms = settings.interval.as_millis() as u64;
     let mut status = Status::new(plan, interval_ms, settings.newline);
-    if settings.bandwidth_log {
-        let bw_avg = plan
-            .jobs
-            .iter()
-            .map(|j| j.report.stats.bw_avg_ms)
-            .min()
-            .unwrap_or(500);
-        status.log_bandwidth(bw_avg);
-    }
     let mut told = false;
     let origin = progress.origin();
     let mut next_ms = next_wake(0, interval_ms);
@@ -130,10 +114,7 @@ pub(crate) fn monitor(
             told = true;
         }
         if done.load(Ordering::Acquire) {
-            return Outcome {
-                told,
-                agg: status.agg_log().cloned(),
-            };
+            return Outcome { told };
         }
         let mut wait = POLL;
         if let Some(r) = reports.as_mut() {

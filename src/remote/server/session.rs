@@ -416,6 +416,8 @@ fn invocation<'a>(
         },
         keywords: Keywords::from_system(),
         stop,
+        bandwidth_log: None,
+        idle_prof: None,
     }
 }
 

@@ -413,4 +413,6 @@ impl<C: Clock> Drop for Exec<'_, '_, C> {
 }
 
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;

@@ -3,18 +3,18 @@
 //! [`FakeClock`]: nothing sleeps, every run is exact.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::testing::{fake_clock, Lines};
 use super::{Env, Exec};
 use crate::ioengine::{
     Caps, Completion as EngineCompletion, EngineError, FileId, FileTarget, Io, IoEngine, IoMem,
     Queued,
 };
 use crate::stats::{JobReport, ThreadStats};
-use crate::workload::clock::{FakeClock, FakeTime};
+use crate::workload::clock::FakeTime;
 use crate::workload::job::Prepared;
-use crate::workload::log::Log;
 use crate::workload::progress::JobProgress;
 use crate::workload::stop::Stop;
 
@@ -109,19 +109,6 @@ impl IoEngine for TestEngine {
     }
 }
 
-/// The job's messages.
-#[derive(Default)]
-struct Lines(Mutex<Vec<String>>);
-
-impl Log for Lines {
-    fn info(&self, text: &str) {
-        self.0.lock().unwrap().push(text.to_string());
-    }
-    fn err(&self, text: &str) {
-        self.0.lock().unwrap().push(text.to_string());
-    }
-}
-
 /// What a run left.
 struct Outcome {
     report: JobReport,
@@ -162,7 +149,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
         unit,
         units: depth,
     };
-    let time = Arc::new(FakeTime::default());
+    let (time, clock) = fake_clock();
     let stop = Arc::new(Stop::new());
     let queued = Arc::new(AtomicU64::new(0));
     let engine = TestEngine {
@@ -177,7 +164,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
     let progress = JobProgress::detached();
     let log = Lines::default();
     let env = Env {
-        clock: FakeClock::new(time.clone()),
+        clock,
         stop: &stop,
         progress: &progress,
         log: &log,
@@ -199,7 +186,7 @@ fn run(argv: &[&str], script: Script) -> Outcome {
         report: JobReport::new(spec.report.clone(), 0, None, &ts),
         queued: queued.load(Relaxed),
         time,
-        lines: log.0.into_inner().unwrap(),
+        lines: log.into_vec(),
     }
 }
 

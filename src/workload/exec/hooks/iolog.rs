@@ -81,20 +81,8 @@ impl Iolog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::clock::{Clock, FakeClock, FakeTime};
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Default)]
-    struct Lines(Mutex<Vec<String>>);
-
-    impl Log for Lines {
-        fn info(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-        fn err(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-    }
+    use crate::workload::clock::Clock;
+    use crate::workload::exec::testing::{fake_clock, Lines};
 
     fn job(tag: &str, more: &[&str]) -> (crate::plan::spec::JobSpec, std::path::PathBuf) {
         let dir =
@@ -118,8 +106,7 @@ mod tests {
         let job = Prepared::new(&spec).unwrap();
         let lines = Lines::default();
         let mut l = Iolog::start(&job, &lines).unwrap().expect("a log");
-        let time = Arc::new(FakeTime::default());
-        let clock = FakeClock::new(time.clone());
+        let (time, clock) = fake_clock();
         time.advance(5_000);
         l.on_queue(clock.now(), 0, &Unit::of(Ddir::Write, 1, 4096, 4096));
         time.advance(2_000);
@@ -145,7 +132,7 @@ mod tests {
                  7 {a} open\n7 {a} read 0 512\n8 {b} sync 4096 0\n8 {b} close\n11 {a} close\n"
             )
         );
-        assert!(lines.0.lock().unwrap().is_empty());
+        assert!(lines.is_empty());
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 

@@ -495,22 +495,10 @@ pub(crate) fn save_state(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::clock::{Clock, FakeClock, FakeTime};
-    use std::sync::{Arc, Mutex};
+    use crate::workload::clock::Clock;
+    use crate::workload::exec::testing::{fake_clock, Lines};
 
     const BS: u64 = 4096;
-
-    #[derive(Default)]
-    struct Lines(Mutex<Vec<String>>);
-
-    impl Log for Lines {
-        fn info(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-        fn err(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-    }
 
     fn spec(more: &[&str]) -> crate::plan::spec::JobSpec {
         let mut argv = vec![
@@ -560,8 +548,7 @@ mod tests {
         let job = Prepared::new(&spec).unwrap();
         let mut v = Verify::new(&job, false).expect("the job verifies");
         assert!(v.backlog_on() && v.logs_writes());
-        let time = Arc::new(FakeTime::default());
-        let clock = FakeClock::new(time.clone());
+        let (time, clock) = fake_clock();
         let mut data = Vec::new();
         for i in 0..3 {
             time.advance(1000);
@@ -587,7 +574,7 @@ mod tests {
         v.set_verifying(true);
         assert_eq!(read_back(&mut v, &p, &mut last, &lines), 0);
         assert_eq!(v.bytes_verified, 4 * BS);
-        assert!(lines.0.lock().unwrap().is_empty());
+        assert!(lines.is_empty());
         // A write that fails is not read back.
         let (failed, _) = write(&mut v, 4, clock.now());
         v.on_failed(&failed);
@@ -610,7 +597,7 @@ mod tests {
         b[0] ^= 0xff;
         let lines = Lines::default();
         assert_ne!(v.check(0, &r, &mut b, Path::new("f"), &lines), 0);
-        assert!(!lines.0.lock().unwrap().is_empty());
+        assert!(!lines.is_empty());
     }
 
     /// A job without verify has no hook; one that only reads checks the

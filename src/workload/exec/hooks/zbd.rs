@@ -90,23 +90,11 @@ pub(crate) fn on_complete(z: &mut ZbdJob, u: &Unit) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::clock::{Clock, FakeClock, FakeTime};
+    use crate::workload::clock::Clock;
+    use crate::workload::exec::testing::{fake_clock, Lines};
     use crate::workload::job::Prepared;
-    use std::sync::{Arc, Mutex};
 
     const KIB: u64 = 1024;
-
-    #[derive(Default)]
-    struct Lines(Mutex<Vec<String>>);
-
-    impl Log for Lines {
-        fn info(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-        fn err(&self, text: &str) {
-            self.0.lock().unwrap().push(text.to_string());
-        }
-    }
 
     /// A regular file of 512 KiB in zones of 128 KiB (emulated, as fio's
     /// on a file), written in 64 KiB blocks: the job and its zones, drawn
@@ -144,8 +132,7 @@ mod tests {
     #[test]
     fn a_write_filling_its_zone_quiesces_and_the_next_pass_resets() {
         with_zones("fill", "write", |gen| {
-            let time = Arc::new(FakeTime::default());
-            let clock = FakeClock::new(time.clone());
+            let (time, clock) = fake_clock();
             let lines = Lines::default();
             let mut resets = 0;
             let first = gen.next_io(None, clock.now()).unwrap();
@@ -179,7 +166,7 @@ mod tests {
             assert_eq!(again.offset, 0);
             assert!(account(gen.zbd.as_mut().unwrap(), &mut resets, &lines).is_ok());
             assert_eq!(resets, 1, "the written zone is reset");
-            assert!(lines.0.lock().unwrap().is_empty());
+            assert!(lines.is_empty());
         });
     }
 
@@ -203,10 +190,7 @@ mod tests {
             let off = Unit::of(Ddir::Trim, 0, 64 * KIB, 64 * KIB);
             let (r, _) = on_queue(z, &off, &mut resets, &lines).expect("the zone's");
             assert_eq!(r, Err(libc::EINVAL));
-            assert_eq!(
-                *lines.0.lock().unwrap(),
-                ["Trim offset not at zone start (65536)\n"]
-            );
+            assert_eq!(lines.seen(), ["Trim offset not at zone start (65536)\n"]);
         });
     }
 }

@@ -1,0 +1,145 @@
+//! The time stamp counter: reading it, whether it can be trusted, and the
+//! run's calibration of it, once per process. The job clock
+//! (`workload::clock`, `clocksource=cpu`, fio's default on x86-64) and
+//! `--cpuclock-test` (`tools::cpuclock`) both use this module.
+//!
+//! Whether the TSC is usable is fio's `tsc_reliable` (`arch_init`), read
+//! from CPUID: on Intel a TSC whose invariant bit (leaf 0x8000_0007, EDX
+//! bit 8) is set, on AMD and Hygon the invariant bit where the leaf
+//! exists, on any other vendor no. The run used to read the `flags` line
+//! of `/proc/cpuinfo` instead (`constant_tsc` and `nonstop_tsc`, which
+//! Linux sets from the same invariant bit on these vendors). CPUID is the
+//! faster of the two (a few instructions, trapped at worst by a
+//! hypervisor, against the kernel formatting a page of text per CPU: on a
+//! 2-CPU KVM guest where CPUID traps, 32-68 µs a check against 75-144 µs
+//! for reading and searching `/proc/cpuinfo`, December 2026) and is the
+//! one fio and `--cpuclock-test` read, so it is the one kept: the
+//! job clock now falls back to the system clock exactly where
+//! `--cpuclock-test` says `reliable_tsc: no`. The results of
+//! `--cpuclock-test` are unchanged.
+//!
+//! The run's calibration ([`calibrated`]) is its own: the best of three
+//! 3 ms windows against `CLOCK_MONOTONIC`, as a multiplier. The test
+//! prints fio's own (`calibrate_cpu_clock`: 50 windows of 1.28 ms and its
+//! statistics), which it computes from [`rdtsc`] itself.
+
+use std::sync::OnceLock;
+#[cfg(target_arch = "x86_64")]
+use std::time::{Duration, Instant};
+
+/// TSC ticks to nanoseconds: `ns = (ticks * mult) >> 32`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tsc {
+    mult: u64,
+}
+
+impl Tsc {
+    /// `ticks` of the TSC in nanoseconds.
+    #[inline]
+    pub(crate) fn ns(self, ticks: u64) -> u64 {
+        ((u128::from(ticks) * u128::from(self.mult)) >> 32) as u64
+    }
+}
+
+/// The calibration, made once per process: `None` where the TSC is not
+/// reliable ([`reliable`]) or not there.
+pub(crate) fn calibrated() -> Option<Tsc> {
+    static CAL: OnceLock<Option<Tsc>> = OnceLock::new();
+    *CAL.get_or_init(|| if reliable() { calibrate() } else { None })
+}
+
+/// The TSC now (0 where there is none).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn rdtsc() -> u64 {
+    // SAFETY: RDTSC exists on every x86-64 CPU and has no preconditions.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// The TSC now (0 where there is none).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(crate) fn rdtsc() -> u64 {
+    0
+}
+
+/// CPUID leaf `leaf`: (eax, ebx, ecx, edx).
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+fn cpuid(leaf: u32) -> (u32, u32, u32, u32) {
+    // SAFETY: CPUID exists on every x86-64 CPU and has no preconditions
+    // (it is a safe function in newer Rust).
+    let r = unsafe { core::arch::x86_64::__cpuid_count(leaf, 0) };
+    (r.eax, r.ebx, r.ecx, r.edx)
+}
+
+/// fio's `tsc_reliable` (`arch_init`): on Intel, a TSC whose invariant bit
+/// is set; on AMD and Hygon, the invariant bit when the leaf exists; on
+/// other vendors, and off x86-64, no.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn reliable() -> bool {
+    let (_, b, c, d) = cpuid(0);
+    let mut vendor = Vec::with_capacity(12);
+    for w in [b, d, c] {
+        vendor.extend_from_slice(&w.to_le_bytes());
+    }
+    let invariant = || cpuid(0x8000_0007).3 & (1 << 8) != 0;
+    match &vendor[..] {
+        b"GenuineIntel" => cpuid(1).3 & (1 << 4) != 0 && invariant(),
+        b"AuthenticAMD" | b"HygonGenuine" => cpuid(0x8000_0000).0 >= 0x8000_0007 && invariant(),
+        _ => false,
+    }
+}
+
+/// Off x86-64 there is no TSC.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn reliable() -> bool {
+    false
+}
+
+/// Ticks over a few milliseconds of the monotonic clock; the best of
+/// three rounds (the shortest read window) is kept.
+#[cfg(target_arch = "x86_64")]
+fn calibrate() -> Option<Tsc> {
+    let mut best: Option<(u64, u64)> = None;
+    for _ in 0..3 {
+        let (t0, c0) = (Instant::now(), rdtsc());
+        while t0.elapsed() < Duration::from_millis(3) {
+            std::hint::spin_loop();
+        }
+        let c1 = rdtsc();
+        let ns = t0.elapsed().as_nanos() as u64;
+        let ticks = c1.wrapping_sub(c0);
+        if ticks == 0 || ns == 0 {
+            return None;
+        }
+        let mult = ((u128::from(ns) << 32) / u128::from(ticks)) as u64;
+        if best.is_none_or(|(_, n)| ns < n) {
+            best = Some((mult, ns));
+        }
+    }
+    best.map(|(mult, _)| Tsc { mult })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn calibrate() -> Option<Tsc> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multiplier_scales_ticks() {
+        // 2 ticks a nanosecond (a 2 GHz TSC): mult = 2^31.
+        let t = Tsc { mult: 1 << 31 };
+        assert_eq!(t.ns(2_000_000), 1_000_000);
+        assert_eq!(t.ns(0), 0);
+    }
+
+    #[test]
+    fn the_calibration_follows_the_detection() {
+        assert_eq!(calibrated().is_some(), reliable() && rdtsc() != 0);
+    }
+}
