@@ -263,6 +263,11 @@ pub enum Change {
     /// reads as done, so `loops` makes its passes (3.33: a read-verify
     /// job stopped after one pass, its bytes done being 0).
     VerifiedReadsCount,
+    /// A file with more blocks than the 32-bit Tausworthe generator
+    /// reaches really draws its random offsets from tausworthe64 when
+    /// `random_generator` is not set (3.33 … 3.41 said they switched, and
+    /// kept drawing 32-bit offsets).
+    Tausworthe64Switch,
 }
 
 impl Change {
@@ -321,8 +326,8 @@ pub static CHANGES: &[Entry] = {
             change: Change::SeedsFromRandseed,
             since: V3_35,
             what: "random offsets seeded from randseed, distributions per file; \
-                   allrandrepeat aliases randrepeat",
-            upstream: "init.c setup_random_seeds (95282650), \
+                   allrandrepeat aliases randrepeat; --debug=random lists the seeds",
+            upstream: "init.c setup_random_seeds (95282650, 64b2ba14), \
                        filesetup.c __init_rand_distribution (073974b2)",
         },
         Entry {
@@ -491,6 +496,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "stat.c show_thread_status_json (4db5740d)",
         },
         Entry {
+            change: Change::Tausworthe64Switch,
+            since: V3_42,
+            what: "random offsets of a file too big for tausworthe32 drawn by tausworthe64",
+            upstream: "filesetup.c check_rand_gen_limits, init.c init_rand_offset_seed (7a1b6f44)",
+        },
+        Entry {
             change: Change::SteadyStateLatency,
             since: V3_42,
             what: "steadystate=lat and lat_slope, JSON lat_ns and lat_mean",
@@ -634,7 +645,8 @@ mod tests {
             | Change::VerifyHeaderV81
             | Change::DebugSprandom
             | Change::BandwidthLogName
-            | Change::VerifiedReadsCount => c,
+            | Change::VerifiedReadsCount
+            | Change::Tausworthe64Switch => c,
         };
         for c in [
             Change::LongPatterns,
@@ -657,6 +669,7 @@ mod tests {
             Change::DebugSprandom,
             Change::BandwidthLogName,
             Change::VerifiedReadsCount,
+            Change::Tausworthe64Switch,
         ]
         .map(listed)
         {
