@@ -246,6 +246,11 @@ pub enum Change {
     /// The read back checks the header's seed in any job that writes
     /// (`verify_header_seed`), not only in one that reads and writes.
     HeaderSeedCheck,
+    /// The written blocks wait for their read back in write order unless
+    /// offsets may overlap (`norandommap`, `softrandommap`, an `rw=…:N`
+    /// modifier): then sorted by file and offset. 3.33 sorted them unless
+    /// the file had a random map, a sequential job's too.
+    VerifyLogByOverlapRisk,
     /// `numberio` is not checked with `norandommap` at `iodepth` > 1 on
     /// an engine that queues (unless `verify_write_sequence` is set).
     WriteSequenceQueued,
@@ -462,6 +467,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "verify.c verify_header, init.c fixup_options (9cd28988, 3afb9a75)",
         },
         Entry {
+            change: Change::VerifyLogByOverlapRisk,
+            since: V3_40,
+            what: "written blocks read back in write order unless offsets may overlap",
+            upstream: "iolog.c log_io_piece, fio.h fio_offset_overlap_risk (a10f36cf, deade130)",
+        },
+        Entry {
             change: Change::WriteSequenceQueued,
             since: V3_40,
             what: "no numberio check with norandommap and a queue",
@@ -641,6 +652,7 @@ mod tests {
             | Change::Sha512Final
             | Change::VerifyOffsetInInterval
             | Change::HeaderSeedCheck
+            | Change::VerifyLogByOverlapRisk
             | Change::WriteSequenceQueued
             | Change::VerifyHeaderV81
             | Change::DebugSprandom
@@ -664,6 +676,7 @@ mod tests {
             Change::Sha512Final,
             Change::VerifyOffsetInInterval,
             Change::HeaderSeedCheck,
+            Change::VerifyLogByOverlapRisk,
             Change::WriteSequenceQueued,
             Change::VerifyHeaderV81,
             Change::DebugSprandom,
