@@ -246,6 +246,11 @@ pub enum Change {
     /// The read back checks the header's seed in any job that writes
     /// (`verify_header_seed`), not only in one that reads and writes.
     HeaderSeedCheck,
+    /// The written blocks wait for their read back in write order unless
+    /// offsets may overlap (`norandommap`, `softrandommap`, an `rw=…:N`
+    /// modifier): then sorted by file and offset. 3.33 sorted them unless
+    /// the file had a random map, a sequential job's too.
+    VerifyLogByOverlapRisk,
     /// `numberio` is not checked with `norandommap` at `iodepth` > 1 on
     /// an engine that queues (unless `verify_write_sequence` is set).
     WriteSequenceQueued,
@@ -263,6 +268,11 @@ pub enum Change {
     /// reads as done, so `loops` makes its passes (3.33: a read-verify
     /// job stopped after one pass, its bytes done being 0).
     VerifiedReadsCount,
+    /// A file with more blocks than the 32-bit Tausworthe generator
+    /// reaches really draws its random offsets from tausworthe64 when
+    /// `random_generator` is not set (3.33 … 3.41 said they switched, and
+    /// kept drawing 32-bit offsets).
+    Tausworthe64Switch,
 }
 
 impl Change {
@@ -321,8 +331,8 @@ pub static CHANGES: &[Entry] = {
             change: Change::SeedsFromRandseed,
             since: V3_35,
             what: "random offsets seeded from randseed, distributions per file; \
-                   allrandrepeat aliases randrepeat",
-            upstream: "init.c setup_random_seeds (95282650), \
+                   allrandrepeat aliases randrepeat; --debug=random lists the seeds",
+            upstream: "init.c setup_random_seeds (95282650, 64b2ba14), \
                        filesetup.c __init_rand_distribution (073974b2)",
         },
         Entry {
@@ -457,6 +467,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "verify.c verify_header, init.c fixup_options (9cd28988, 3afb9a75)",
         },
         Entry {
+            change: Change::VerifyLogByOverlapRisk,
+            since: V3_40,
+            what: "written blocks read back in write order unless offsets may overlap",
+            upstream: "iolog.c log_io_piece, fio.h fio_offset_overlap_risk (a10f36cf, deade130)",
+        },
+        Entry {
             change: Change::WriteSequenceQueued,
             since: V3_40,
             what: "no numberio check with norandommap and a queue",
@@ -489,6 +505,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_42,
             what: "JSON latency_target_ns and latency_window_us",
             upstream: "stat.c show_thread_status_json (4db5740d)",
+        },
+        Entry {
+            change: Change::Tausworthe64Switch,
+            since: V3_42,
+            what: "random offsets of a file too big for tausworthe32 drawn by tausworthe64",
+            upstream: "filesetup.c check_rand_gen_limits, init.c init_rand_offset_seed (7a1b6f44)",
         },
         Entry {
             change: Change::SteadyStateLatency,
@@ -630,11 +652,13 @@ mod tests {
             | Change::Sha512Final
             | Change::VerifyOffsetInInterval
             | Change::HeaderSeedCheck
+            | Change::VerifyLogByOverlapRisk
             | Change::WriteSequenceQueued
             | Change::VerifyHeaderV81
             | Change::DebugSprandom
             | Change::BandwidthLogName
-            | Change::VerifiedReadsCount => c,
+            | Change::VerifiedReadsCount
+            | Change::Tausworthe64Switch => c,
         };
         for c in [
             Change::LongPatterns,
@@ -652,11 +676,13 @@ mod tests {
             Change::Sha512Final,
             Change::VerifyOffsetInInterval,
             Change::HeaderSeedCheck,
+            Change::VerifyLogByOverlapRisk,
             Change::WriteSequenceQueued,
             Change::VerifyHeaderV81,
             Change::DebugSprandom,
             Change::BandwidthLogName,
             Change::VerifiedReadsCount,
+            Change::Tausworthe64Switch,
         ]
         .map(listed)
         {

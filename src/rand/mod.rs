@@ -45,7 +45,7 @@ pub(crate) use gauss::Gauss;
 pub(crate) use hash::hash_u64;
 pub use hash::jhash;
 pub(crate) use lfsr::Lfsr;
-pub(crate) use seeds::{Generator, SeedRule, Seeds, Slot};
+pub(crate) use seeds::{Generator, SeedRule, Seeds, Slot, NR_SLOTS_333};
 pub(crate) use tausworthe::FioRand;
 pub(crate) use xorshift::Rng;
 pub use zipf::Zipf;

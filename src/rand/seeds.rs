@@ -74,10 +74,19 @@ pub(crate) enum Slot {
     Poisson3,
     PrioCmds,
     DedupeWorkingSet,
+    /// From fio 3.36 (`fdp_pli_select=random`).
+    Fdp,
+    /// From fio 3.41 (`sprandom`).
+    Sprandom,
 }
 
-/// Number of seed slots in fio 3.33 (`FIO_RAND_NR_OFFS`).
-pub(crate) const NR_SLOTS: usize = 21;
+/// Number of seed slots in fio 3.33 (`FIO_RAND_NR_OFFS`); 3.36 adds
+/// [`Slot::Fdp`], 3.41 [`Slot::Sprandom`].
+pub(crate) const NR_SLOTS_333: usize = 21;
+
+/// Number of seed slots rfio fills: fio 3.41's. A slot's seed does not
+/// depend on how many follow it, so every release's table is a prefix.
+pub(crate) const NR_SLOTS: usize = 23;
 
 /// A job's seed table (`td->rand_seeds[]` after `td_fill_rand_seeds`).
 ///
@@ -102,6 +111,17 @@ pub struct Seeds {
     pub(crate) thread_number: u32,
     /// The release's rule the table was filled by.
     pub(crate) rule: SeedRule,
+    /// `random_generator` was set (fio's `fio_option_is_set`): a file too
+    /// big for the 32-bit generator does not switch it.
+    pub(crate) generator_set: bool,
+    /// The switch to tausworthe64 re-seeds the offset generator at once
+    /// (fio 3.42); before, it took effect only when a later loop re-seeded.
+    pub(crate) switch_reseeds: bool,
+    /// How many seeds `--debug=random` lists (the release's
+    /// `FIO_RAND_NR_OFFS`, 3.35 on), 0 for none.
+    pub(crate) listed: usize,
+    /// The seeds came from the system's random source.
+    pub(crate) from_system: bool,
 }
 
 impl Seeds {
@@ -118,7 +138,8 @@ impl Seeds {
     ) -> Seeds {
         let tn = u64::from(thread_number);
         let mut slots = [0u64; NR_SLOTS];
-        if !randrepeat && randseed.is_none() {
+        let from_system = !randrepeat && randseed.is_none();
+        if from_system {
             os_random(&mut slots);
         } else {
             let mut seed = randseed.unwrap_or(0x89);
@@ -146,7 +167,16 @@ impl Seeds {
             generator,
             thread_number,
             rule,
+            generator_set: false,
+            switch_reseeds: false,
+            listed: 0,
+            from_system,
         }
+    }
+
+    /// The seeds `--debug=random` lists.
+    pub(crate) fn listed(&self) -> &[u64] {
+        &self.slots[..self.listed.min(NR_SLOTS)]
     }
 
     /// The seed in `slot`.

@@ -95,6 +95,8 @@ pub(crate) fn run_with_progress(
     if plan.jobs.len() > MAX_RUN_JOBS {
         return Err(RunError::TooManyJobs);
     }
+    // fio lists each job's seeds as it adds the job.
+    super::offsets::seeds::list(plan);
     warn_no_runtime(plan, log);
     announce_opendir(plan, log);
     let started_ms = epoch_ms();

@@ -502,3 +502,128 @@ fn cmdhelp_follows_the_release() {
     let o = rfio_env(&dir, true, Some("3.33"), &["--cmdhelp=all"]);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("thinkcycles"));
 }
+
+/// The values of `--debug` lines of `dir`'s run that contain `what`: the
+/// text after the category and the thread id.
+fn debug_lines(out: &Output, what: &str) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .filter(|l| l.contains(what))
+        .map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn debug_random_lists_the_seeds_from_3_35() {
+    // fio 3.42 (t/random_seed.py reads these): job 1, randseed=67890.
+    let dir = TempDir::new("releases-seeds");
+    let job = [
+        "--debug=random",
+        "--name=s",
+        "--ioengine=null",
+        "--filesize=32k",
+        "--rw=randread",
+        "--randseed=67890",
+        "--randrepeat=0",
+    ];
+    let out = rfio_env(&dir, true, Some("3.42"), &job);
+    let seeds = debug_lines(&out, "rand_seeds[");
+    assert_eq!(seeds.len(), 23, "{}", stdout(&out));
+    assert_eq!(seeds[0], "rand_seeds[0]=16880527707437861170");
+    assert_eq!(seeds[6], "rand_seeds[6]=15815180521613101368");
+    assert_eq!(seeds[22], "rand_seeds[22]=3564980574215801160");
+    assert_eq!(
+        debug_lines(&out, "FIO_RAND_NR_OFFS"),
+        ["FIO_RAND_NR_OFFS=23"]
+    );
+    // Another randseed, other seeds.
+    let mut other = job;
+    other[5] = "--randseed=12345";
+    let out = rfio_env(&dir, true, Some("3.42"), &other);
+    let seeds2 = debug_lines(&out, "rand_seeds[");
+    assert_eq!(seeds2.len(), 23);
+    assert!(seeds2.iter().zip(&seeds).all(|(a, b)| a != b));
+    // 3.36 has the fdp slot, not sprandom's; 3.33 lists nothing.
+    let out = rfio_env(&dir, true, Some("3.36"), &job);
+    assert_eq!(
+        debug_lines(&out, "FIO_RAND_NR_OFFS"),
+        ["FIO_RAND_NR_OFFS=22"]
+    );
+    assert_eq!(debug_lines(&out, "rand_seeds[").len(), 22);
+    let out = rfio_env(&dir, true, Some("3.33"), &job);
+    assert!(
+        debug_lines(&out, "rand_seeds[").is_empty(),
+        "{}",
+        stdout(&out)
+    );
+    // Neither set: randseed's default (fio 3.42's seed).
+    let out = rfio_env(&dir, true, Some("3.42"), &job[..5]);
+    assert_eq!(
+        debug_lines(&out, "rand_seeds[0]"),
+        ["rand_seeds[0]=5942511153023025289"]
+    );
+    assert!(debug_lines(&out, "system RNG").is_empty());
+    // Without randseed and randrepeat=0 the seeds come from the system.
+    let mut sys = job.to_vec();
+    sys.remove(5);
+    let out = rfio_env(&dir, true, Some("3.42"), &sys);
+    assert_eq!(
+        debug_lines(&out, "system RNG"),
+        ["using system RNG for random seeds"]
+    );
+}
+
+/// The first offsets of a 1 TiB file in 1-byte blocks (more blocks than
+/// tausworthe32 reaches), as `--debug=io` lists them.
+fn offsets_of_1t(dir: &TempDir, release: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "--name=t",
+        "--ioengine=null",
+        "--filesize=1T",
+        "--bs=1",
+        "--rw=randread",
+        "--debug=io",
+        "--number_ios=4",
+        "--norandommap",
+    ];
+    args.extend_from_slice(extra);
+    let out = rfio_env(dir, true, Some(release), &args);
+    debug_lines(&out, "complete:")
+        .iter()
+        .filter_map(|l| l.split("off=").nth(1)?.split(',').next().map(String::from))
+        .collect()
+}
+
+#[test]
+fn a_file_too_big_for_tausworthe32_switches_to_tausworthe64_from_3_42() {
+    // fio 3.33 and 3.42 print these offsets (t/t64-switch.sh counts the
+    // repeats of a million of them).
+    let dir = TempDir::new("releases-t64");
+    let t32 = [
+        "0xf70b10100",
+        "0xbd83a78c00",
+        "0xd7dada7600",
+        "0x7852df6300",
+    ];
+    let t64 = [
+        "0x5cfffae34a",
+        "0x2741baffbf",
+        "0xbd68870589",
+        "0x887a36b6e9",
+    ];
+    // 3.33 said it switched and kept drawing 32-bit offsets.
+    assert_eq!(offsets_of_1t(&dir, "3.33", &[]), t32);
+    assert_eq!(offsets_of_1t(&dir, "3.42", &[]), t64);
+    // A set random_generator is kept (the 3.42 offsets of tausworthe32).
+    let set = ["--random_generator=tausworthe"];
+    assert_eq!(
+        offsets_of_1t(&dir, "3.42", &set),
+        [
+            "0xfa1e4b2500",
+            "0xddadf00b00",
+            "0xa82215cd00",
+            "0x842cb93e00"
+        ]
+    );
+    assert_eq!(offsets_of_1t(&dir, "3.33", &set), t32);
+}

@@ -506,3 +506,100 @@ fn read_verify_job_makes_its_loops_from_3_37() {
         assert_eq!(doc["jobs"][1]["error"].as_i64(), Some(0), "{compat} {rw}");
     }
 }
+
+/// rfio run with `RFIO_FIO_VERSION=release` in `d`.
+fn rfio_as(release: &str, d: &TempDir, args: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new(RFIO);
+    cmd.current_dir(&d.0)
+        .args(args)
+        .env("RFIO_FIO_VERSION", release);
+    let (out, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
+    assert!(!timed_out, "rfio {args:?} hung");
+    out
+}
+
+/// The reads of a `write_iolog` file, as `FILE@OFFSET`.
+fn logged_reads(d: &TempDir, log: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(d.file(log)).expect("the iolog");
+    text.lines()
+        .filter_map(|l| match l.split(' ').collect::<Vec<_>>()[..] {
+            [_, file, "read", offset, _] => Some(format!("{file}@{offset}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A sequential writer over several files (`nrfiles=2`, or `filename=a:b`)
+/// reads back in write order from fio 3.40 (iolog.c `log_io_piece`: a list
+/// unless offsets may overlap), each read drawing the seed its write drew,
+/// so `verify_header_seed`, on by default there, passes; fio 3.33 sorted
+/// the blocks by file and offset. Orders from fio 3.42's and 3.33's
+/// `write_iolog`.
+#[test]
+fn several_files_read_back_in_write_order_from_3_40() {
+    let interleaved = |a: &str, b: &str| -> Vec<String> {
+        (0..4)
+            .flat_map(|i| [format!("{a}@{}", i * 4096), format!("{b}@{}", i * 4096)])
+            .collect()
+    };
+    let sorted = |a: &str, b: &str| -> Vec<String> {
+        let mut v = interleaved(a, b);
+        v.sort_by_key(|r| r.starts_with(b));
+        v
+    };
+    for (files, a, b) in [
+        ("--nrfiles=2", "j.0.0", "j.0.1"),
+        ("--filename=a:b", "a", "b"),
+    ] {
+        for (release, seed, want) in [
+            ("3.42", &[][..], interleaved(a, b)),
+            ("3.42", &["--verify_header_seed=1"][..], interleaved(a, b)),
+            ("3.33", &[][..], sorted(a, b)),
+        ] {
+            let d = TempDir::new("verify-files");
+            let mut argv = vec![
+                "--name=j",
+                files,
+                "--filesize=16k",
+                "--ioengine=psync",
+                "--bs=4k",
+                "--rw=write",
+                "--verify=crc32c",
+                "--write_iolog=log",
+                "--minimal",
+            ];
+            argv.extend(seed);
+            let o = rfio_as(release, &d, &argv);
+            assert!(
+                o.status.success() && verify_lines(&o).is_empty(),
+                "{release} {files} {seed:?}: {}",
+                stderr(&o)
+            );
+            assert_eq!(terse(&o)[5], "32", "{release} {files}: KiB read back");
+            assert_eq!(logged_reads(&d, "log"), want, "{release} {files} {seed:?}");
+        }
+    }
+    let argv = [
+        "--name=j",
+        "--nrfiles=2",
+        "--filesize=16k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ];
+    let d = TempDir::new("verify-files-33");
+    let o = run(real_fio(), &d.0, &argv);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(logged_reads(&d, "log"), sorted("j.0.0", "j.0.1"));
+    if let Some(fio) = fio_42() {
+        let d = TempDir::new("verify-files-42");
+        let o = run(
+            fio,
+            &d.0,
+            &[&argv[..], &["--verify_header_seed=1"]].concat(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(logged_reads(&d, "log"), interleaved("j.0.0", "j.0.1"));
+    }
+}

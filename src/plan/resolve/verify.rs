@@ -169,6 +169,22 @@ impl Kind {
     }
 }
 
+/// The order of the written blocks a job reads back (fio's
+/// `log_io_piece`: its list, or its rb-tree by file and offset, where a
+/// newer write drops the older blocks it overlaps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogOrder {
+    /// fio 3.33 … 3.39: in write order when the file has a random map
+    /// (a random pattern, `norandommap` unset, not `lfsr`: the workload
+    /// knows), else sorted.
+    UnlessRandomMap,
+    /// From 3.40: in write order, offsets cannot overlap.
+    Written,
+    /// From 3.40: sorted, offsets may overlap (fio's
+    /// `fio_offset_overlap_risk`).
+    Sorted,
+}
+
 /// `verify_pattern`, as fio's `parse_and_fill_pattern` reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct VerifyPattern {
@@ -221,6 +237,8 @@ pub(crate) struct VerifyOptions {
     /// Whether the header's `numberio` is checked (with the conditions
     /// fio adds: a job that writes fixed-size blocks, not time based).
     pub(crate) write_sequence: SeqCheck,
+    /// The order the written blocks wait in for their read back.
+    pub(crate) log_order: LogOrder,
     /// Whether the header's `rand_seed` is checked against the seed the
     /// read back draws (`verify_header_seed`; before 3.40, only in a job
     /// that reads and writes without `verify_backlog`).
@@ -408,6 +426,13 @@ fn resolve_checked(
         async_cpus: None,
         header,
         write_sequence: write_sequence(o, p),
+        log_order: if !release.has(Change::VerifyLogByOverlapRisk) {
+            LogOrder::UnlessRandomMap
+        } else if p.overlap_risk {
+            LogOrder::Sorted
+        } else {
+            LogOrder::Written
+        },
         header_seed: header_seed(o, p, backlog),
         sha512_final: release.has(Change::Sha512Final),
         verified_reads_count: release.has(Change::VerifiedReadsCount) && !p.write,
@@ -482,12 +507,6 @@ fn header_seed(o: Opts<'_>, p: Rw, backlog: u64) -> bool {
     }
     if let Some(set) = o.flag("verify_header_seed") {
         return set;
-    }
-    // rfio's read back of several files does not draw its seeds in the
-    // order fio's does yet (t/verify.py 2002, 2003): unchecked unless set.
-    let listed = o.text("filename").is_some_and(|f| f.contains(':'));
-    if listed || o.int("nrfiles").is_some_and(|n| n > 1) {
-        return false;
     }
     !(o.is("verify_only") || !p.write || backlog > 0 || p.zone_resets || p.overlap_risk)
 }

@@ -138,10 +138,18 @@ impl OffsetGen {
         }
         // init_random_map: with strided zones the map covers one zone.
         let blocks = self.zone_range.unwrap_or(fsize) / self.rw_min_bs;
-        if blocks > u64::from(u32::MAX) && self.generator == Generator::Tausworthe {
-            // check_rand_gen_limits: fio switches to tausworthe64.
+        if blocks > u64::from(u32::MAX)
+            && self.generator == Generator::Tausworthe
+            && !self.seeds.generator_set
+        {
+            // check_rand_gen_limits: fio switches the option to
+            // tausworthe64 (a set random_generator stays). 3.42 re-seeds
+            // the offset generator then; before, only a later loop's
+            // re-seeding (`randrepeat`) followed the option.
             self.generator = Generator::Tausworthe64;
-            self.random_state = FioRand::new(self.seeds.get(Slot::Block), true);
+            if self.seeds.switch_reseeds {
+                self.random_state = FioRand::new(self.seeds.get(Slot::Block), true);
+            }
         }
         if self.generator == Generator::Lfsr {
             cursor.lfsr =

@@ -42,6 +42,7 @@ mod files;
 mod generator;
 pub(crate) mod open_limit;
 mod region;
+pub(crate) mod seeds;
 
 pub(crate) use cursor::FileCursor;
 pub(crate) use error::SetupError;

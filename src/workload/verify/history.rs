@@ -1,6 +1,8 @@
 //! The written blocks to read back (fio's io pieces): in write order
-//! when the job has a random map (fio's list), else sorted by file and
-//! offset with overlapping older writes dropped (fio's rb-tree). A block
+//! (fio's list), or sorted by file and offset with overlapping older
+//! writes dropped (fio's rb-tree), as the plan's `LogOrder` says (fio
+//! 3.33: the list when the job has a random map; 3.40: unless offsets
+//! may overlap). A block
 //! is logged when its write is issued and stays "in flight" until the
 //! write completes: fio never reads back a block whose write is still
 //! out. Some of the logged blocks are also on the trim list

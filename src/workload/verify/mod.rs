@@ -34,9 +34,10 @@
 //!
 //! # Reading back
 //!
-//! Completed writes are logged as [`Piece`]s: in write order when the job
-//! has a random map (fio's list), else sorted by file and offset with
-//! overlapping older writes dropped (fio's rb-tree). The verify phase, and
+//! Completed writes are logged as [`Piece`]s: in write order (fio's
+//! list), or sorted by file and offset with overlapping older writes
+//! dropped (fio's rb-tree): fio 3.33 sorts unless the job has a random
+//! map, 3.40 only when offsets may overlap (the plan's `LogOrder`). The verify phase, and
 //! `verify_backlog` during the writes, take them from the front.
 //!
 //! Everything here that runs per I/O is allocation free; only a failure

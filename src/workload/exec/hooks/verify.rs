@@ -23,6 +23,7 @@ use std::path::Path;
 use super::super::units::Unit;
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
+use crate::plan::resolve::verify::LogOrder;
 use crate::rand::Generator;
 use crate::workload::job::Prepared;
 use crate::workload::log::Log;
@@ -435,13 +436,19 @@ impl Verify {
 fn history(job: &Prepared<'_>, logs: bool, trims: bool, percentage: u32) -> History {
     let spec = job.spec;
     let p = job.pattern();
-    // fio keeps the blocks in write order when the job has a random map,
-    // else sorted by offset with overwritten blocks dropped.
+    // fio 3.33 keeps the blocks in write order when the job has a random
+    // map, else sorted by offset with overwritten blocks dropped; 3.40
+    // sorts them only when offsets may overlap.
     let randommap = p.random && !spec.norandommap && spec.seeds.generator != Generator::Lfsr;
+    let sorted = match spec.verify.as_ref().map(|v| v.log_order) {
+        Some(LogOrder::Written) => false,
+        Some(LogOrder::Sorted) => true,
+        Some(LogOrder::UnlessRandomMap) | None => !randommap,
+    };
     let min_write = spec.bs[1].0.max(1);
     let capacity = if logs {
         let mut n = job.pass_bytes / min_write + 1;
-        if !randommap {
+        if sorted {
             let region: u64 = job.files.iter().map(|f| f.len).sum();
             n = n.min(region / min_write + 1);
         }
@@ -454,7 +461,7 @@ fn history(job: &Prepared<'_>, logs: bool, trims: bool, percentage: u32) -> Hist
     } else {
         0
     };
-    History::new(!randommap, capacity, trim_capacity)
+    History::new(sorted, capacity, trim_capacity)
 }
 
 /// The log key of the write of unit `u`.
