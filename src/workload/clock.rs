@@ -30,6 +30,19 @@ struct Tsc {
     mult: u64,
 }
 
+impl Tsc {
+    /// ns from the count `base` to the count `now`. A count below `base`
+    /// reads 0: the thread read `base` on one CPU and `now` on another
+    /// whose counter lags it, however little. Wrapped around, that reading
+    /// would be centuries, and a job whose ramp ended on it would never
+    /// see its runtime pass (its statistics would start centuries ahead
+    /// of every later reading): it would run until killed.
+    #[inline]
+    fn ns_since(self, base: u64, now: u64) -> u64 {
+        ((u128::from(now.saturating_sub(base)) * u128::from(self.mult)) >> 32) as u64
+    }
+}
+
 /// The calibration, made once per process.
 fn tsc() -> Option<Tsc> {
     static CAL: OnceLock<Option<Tsc>> = OnceLock::new();
@@ -162,9 +175,7 @@ impl Clock for RealClock {
     #[inline]
     fn now(&self) -> u64 {
         match self.read {
-            Read::Tsc(t, base) => {
-                ((u128::from(rdtsc().wrapping_sub(base)) * u128::from(t.mult)) >> 32) as u64
-            }
+            Read::Tsc(t, base) => t.ns_since(base, rdtsc()),
             Read::System => self.base.elapsed().as_nanos() as u64,
             Read::TimeThread(base) => super::gtod::now_us().saturating_sub(base) * 1000,
         }
@@ -301,6 +312,25 @@ mod tests {
                 "{source:?}: {got} not in [{lo}, {hi}]"
             );
         }
+    }
+
+    /// A count read on a CPU whose counter lags the one the clock started
+    /// on reads as the start, not as a wrapped-around count (centuries:
+    /// a ramp ending there would start the statistics past every later
+    /// reading, and a time-based job would never end).
+    #[test]
+    fn a_count_below_the_start_reads_zero() {
+        // 0.4 ns a tick (2.5 GHz).
+        let t = Tsc {
+            mult: (2u64 << 32) / 5,
+        };
+        let base = 1_000_000_000_000;
+        assert_eq!(t.ns_since(base, base - 1), 0);
+        assert_eq!(t.ns_since(base, base - 2_500_000_000), 0);
+        assert_eq!(t.ns_since(base, base), 0);
+        // 2.5e9 ticks later: one second (less a few ns of rounding).
+        let s = t.ns_since(base, base + 2_500_000_000);
+        assert!((999_999_990..=1_000_000_000).contains(&s), "{s}");
     }
 
     #[test]
