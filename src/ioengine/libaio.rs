@@ -84,6 +84,9 @@ pub(crate) struct Libaio {
     npending: usize,
     /// I/Os submitted and not yet reaped.
     inflight: usize,
+    /// A failed io_submit dropped queued I/Os (the caller's count of I/Os
+    /// in flight includes them).
+    lost: bool,
     events: Box<[IoEvent]>,
     /// Completions waited for at least: `iodepth_batch_complete_min`.
     batch_complete_min: u32,
@@ -187,6 +190,7 @@ pub(crate) fn new(
         pending: vec![ptr::null_mut(); depth].into_boxed_slice(),
         npending: 0,
         inflight: 0,
+        lost: false,
         events: vec![IoEvent::default(); depth].into_boxed_slice(),
         batch_complete_min: common.batch_complete_min,
         userspace_reap: opts.userspace_reap,
@@ -307,6 +311,9 @@ impl IoEngine for Libaio {
                 }
                 continue;
             }
+            // The kernel took none of `pending[done..]`: they never
+            // complete, and no wait may count on them.
+            self.lost = true;
             self.npending = 0;
             return Err(e);
         }
@@ -320,6 +327,10 @@ impl IoEngine for Libaio {
         max: usize,
         timeout: Option<Duration>,
     ) -> Result<usize, i32> {
+        // Never wait for more than the kernel has: after a failed
+        // io_submit the caller still counts the I/Os it refused, and
+        // io_getevents would wait for them forever.
+        let min = min.min(self.inflight);
         let max = max.min(self.events.len()).max(min);
         let actual_min = if self.batch_complete_min == 0 { 0 } else { min };
         let ts = timeout.map(|t| libc::timespec {
@@ -385,6 +396,12 @@ impl IoEngine for Libaio {
         self.prio.new_loop();
     }
 
+    /// A failed io_submit dropped I/Os and everything the kernel took has
+    /// completed: what the caller still counts in flight never completes.
+    fn done(&self) -> bool {
+        self.lost && self.inflight == 0
+    }
+
     #[inline]
     fn prio_slot(&self, token: u32) -> u16 {
         self.prio.slot(token)
@@ -400,5 +417,59 @@ impl Drop for Libaio {
         // SAFETY: the context was set up in `new` and is destroyed once;
         // io_destroy waits for I/O still in flight.
         unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ioengine::OpenFlags;
+
+    /// A write the kernel refuses in io_submit (the file is open read-only:
+    /// EBADF) never completes: a wait for it returns at once, with the
+    /// engine done, instead of waiting in io_getevents forever (the job's
+    /// last drain hung there).
+    #[test]
+    fn a_wait_after_a_refused_submit_returns() {
+        let dir = std::env::temp_dir().join(format!("rfio-libaio-lost-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        std::fs::write(&path, vec![0u8; 8192]).unwrap();
+        let common = CommonOptions {
+            iodepth: 2,
+            ..CommonOptions::default()
+        };
+        let mut e = new(&common, &LibaioOptions::default(), IoMem::NONE).unwrap();
+        let file = e
+            .open(&FileTarget {
+                path: path.clone(),
+                flags: OpenFlags::default(),
+                region_end: 8192,
+            })
+            .unwrap();
+        let mut buf = vec![0u8; 4096];
+        let io = Io {
+            token: 0,
+            file,
+            dir: Ddir::Write,
+            offset: 0,
+            len: 4096,
+            buf: buf.as_mut_ptr(),
+        };
+        // SAFETY: `buf` outlives the engine's use of it (the kernel
+        // refuses the I/O; the engine is dropped below, before `buf`).
+        assert_eq!(unsafe { e.queue(&io) }, Queued::Queued);
+        assert_eq!(e.commit(), Err(libc::EBADF));
+        // The caller still counts the write in flight and waits for it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let got = e.getevents(1, 1, None);
+            tx.send((got, e.done())).unwrap();
+        });
+        let answer = rx.recv_timeout(Duration::from_secs(10));
+        assert_eq!(answer, Ok((Ok(0), true)), "the wait never returned");
+        waiter.join().unwrap();
+        drop(buf);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -105,7 +105,7 @@ impl Clock for RealClock {
     #[inline]
     fn now(&self) -> u64 {
         match self.read {
-            Read::Tsc(t, base) => t.ns(rdtsc().wrapping_sub(base)),
+            Read::Tsc(t, base) => t.ns_since(base, rdtsc()),
             Read::System => self.base.elapsed().as_nanos() as u64,
             Read::TimeThread(base) => super::gtod::now_us().saturating_sub(base) * 1000,
         }

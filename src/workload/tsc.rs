@@ -39,6 +39,17 @@ impl Tsc {
     pub(crate) fn ns(self, ticks: u64) -> u64 {
         ((u128::from(ticks) * u128::from(self.mult)) >> 32) as u64
     }
+
+    /// ns from the count `base` to the count `now`. A count below `base`
+    /// reads 0: the thread read `base` on one CPU and `now` on another
+    /// whose counter lags it, however little. Wrapped around, that reading
+    /// would be centuries, and a job whose ramp ended on it would never
+    /// see its runtime pass (its statistics would start centuries ahead
+    /// of every later reading): it would run until killed.
+    #[inline]
+    pub(crate) fn ns_since(self, base: u64, now: u64) -> u64 {
+        self.ns(now.saturating_sub(base))
+    }
 }
 
 /// The calibration, made once per process: `None` where the TSC is not
@@ -129,6 +140,25 @@ fn calibrate() -> Option<Tsc> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count read on a CPU whose counter lags the one the clock started
+    /// on reads as the start, not as a wrapped-around count (centuries:
+    /// a ramp ending there would start the statistics past every later
+    /// reading, and a time-based job would never end).
+    #[test]
+    fn a_count_below_the_start_reads_zero() {
+        // 0.4 ns a tick (2.5 GHz).
+        let t = Tsc {
+            mult: (2u64 << 32) / 5,
+        };
+        let base = 1_000_000_000_000;
+        assert_eq!(t.ns_since(base, base - 1), 0);
+        assert_eq!(t.ns_since(base, base - 2_500_000_000), 0);
+        assert_eq!(t.ns_since(base, base), 0);
+        // 2.5e9 ticks later: one second (less a few ns of rounding).
+        let s = t.ns_since(base, base + 2_500_000_000);
+        assert!((999_999_990..=1_000_000_000).contains(&s), "{s}");
+    }
 
     #[test]
     fn a_multiplier_scales_ticks() {

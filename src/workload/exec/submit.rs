@@ -241,10 +241,13 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         if n < min && self.engine.done() {
             // The engine gave up waiting on its peer (the job was stopped,
-            // or its time is up): what is still in flight never completes,
-            // and is no error.
+            // or its time is up), or dropped I/Os its failed commit never
+            // submitted (the job failed already): what is still in flight
+            // never completes, and is no error of its own.
             self.units.lose_in_flight();
-            self.halt = super::Halt::Done;
+            if self.halt != super::Halt::Failed {
+                self.halt = super::Halt::Done;
+            }
         }
         true
     }
