@@ -1109,6 +1109,8 @@ SUPPORTED_LATER |= {"log_window_value", "log_issue_time"}
 SUPPORTED_LATER |= {"steadystate_check_interval"}
 # Verify (3.38, 3.40).
 SUPPORTED_LATER |= {"verify_write_sequence", "verify_header_seed", "verify_pattern_interval"}
+# Think cycles between I/Os (3.37).
+SUPPORTED_LATER |= {"thinkcycles"}
 
 
 def main():

@@ -502,7 +502,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Spin for a constant amount of cycles between requests",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Add { after: &["fsync_on_close"], def: OptionDef {
         name: "end_syncfs",

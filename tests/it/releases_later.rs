@@ -142,3 +142,30 @@ fn the_normal_output_names_the_release_before_starting() {
         );
     }
 }
+
+#[test]
+fn thinkcycles_spins_after_each_io_from_3_37() {
+    let dir = TempDir::new("later-thinkcycles");
+    let args = [
+        "--name=c",
+        "--ioengine=null",
+        "--size=16k",
+        "--rw=read",
+        "--thinkcycles=2000000",
+    ];
+    // fio 3.42 here: 4 reads in 1180 ms (x86's pause, 2 million times
+    // after each); a pause takes 10 cycles or more on any x86, so 8
+    // million of them take 10 ms or more.
+    let doc = json_as(&dir, "3.42", &args);
+    assert_eq!(ios(&doc).0, 4);
+    let ms = doc["jobs"][0]["job_runtime"].as_u64().expect("job_runtime");
+    assert!(ms >= 10, "{ms} ms");
+    // fio 3.33 does not know it.
+    let out = rfio_as(&dir, "3.33", &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown option 'thinkcycles' (fio 3.37 added it"),
+        "{}",
+        stderr(&out)
+    );
+}

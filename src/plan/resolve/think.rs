@@ -23,6 +23,13 @@ pub(crate) struct ThinkOptions {
     pub(crate) within_runtime: bool,
 }
 
+/// `thinkcycles` (fio 3.37): spins of the CPU's pause instruction after
+/// each read or write, with or without `thinktime` (an unsigned int in
+/// fio: a negative value wraps).
+pub(super) fn cycles(o: Opts<'_>) -> u32 {
+    o.int("thinkcycles").unwrap_or(0) as u32
+}
+
 /// `None` without `thinktime` (fio checks `td->o.thinktime` before
 /// anything else).
 pub(super) fn resolve(o: Opts<'_>, release: Release) -> Option<ThinkOptions> {
