@@ -1111,6 +1111,8 @@ SUPPORTED_LATER |= {"steadystate_check_interval"}
 SUPPORTED_LATER |= {"verify_write_sequence", "verify_header_seed", "verify_pattern_interval"}
 # Think cycles between I/Os (3.37).
 SUPPORTED_LATER |= {"thinkcycles"}
+# The job thread's name (3.42).
+SUPPORTED_LATER |= {"comm"}
 
 
 def main():

@@ -466,7 +466,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "General",
         help: "Process comm of this job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["prioclass"], def: OptionDef {
         name: "priohint",

@@ -169,3 +169,52 @@ fn thinkcycles_spins_after_each_io_from_3_37() {
         stderr(&out)
     );
 }
+
+#[test]
+fn comm_names_the_job_thread_from_3_42() {
+    let dir = TempDir::new("later-comm");
+    let args = [
+        "--name=n",
+        "--ioengine=null",
+        "--size=1m",
+        "--runtime=3",
+        "--time_based",
+        "--comm=mycomm-0123456789",
+        "--output=/dev/null",
+    ];
+    // fio 3.42 (--thread): one of its threads is `mycomm-01234567`, the
+    // kernel's first 15 bytes of the name.
+    let mut child = Command::new(RFIO)
+        .current_dir(&dir.0)
+        .args(args)
+        .env("RFIO_FIO_VERSION", "3.42")
+        .spawn()
+        .expect("spawn rfio");
+    let task = format!("/proc/{}/task", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut names = Vec::new();
+    while !names.iter().any(|n: &String| n == "mycomm-01234567")
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        names = std::fs::read_dir(&task)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+                    .map(|c| c.trim_end().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    let status = child.wait().expect("wait rfio");
+    assert!(status.success());
+    assert!(names.iter().any(|n| n == "mycomm-01234567"), "{names:?}");
+    // fio 3.33 does not know it.
+    let out = rfio_as(&dir, "3.33", &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown option 'comm' (fio 3.42 added it"),
+        "{}",
+        stderr(&out)
+    );
+}
