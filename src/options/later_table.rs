@@ -53,7 +53,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Number of ranges for trim command",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_35, revision: Revision::Replace(OptionDef {
         name: "randrepeat",

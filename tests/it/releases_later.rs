@@ -218,3 +218,39 @@ fn comm_names_the_job_thread_from_3_42() {
         stderr(&out)
     );
 }
+
+#[test]
+fn num_range_over_1_is_refused_as_fio_3_42_does() {
+    let dir = TempDir::new("later-num-range");
+    let job = |rw: &'static str, n: &'static str| {
+        [
+            "--name=r",
+            "--ioengine=null",
+            "--size=64k",
+            rw,
+            n,
+            "--output=/dev/null",
+        ]
+    };
+    // One range per trim is what every release does.
+    let out = rfio_as(&dir, "3.42", &job("--rw=trim", "--num_range=1"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // More needs io_uring_cmd's multi-range trims (fio 3.42: "fio: can't
+    // use multiple ranges with IO engine null", exit 1); reads ignore it.
+    let out = rfio_as(&dir, "3.42", &job("--rw=trim", "--num_range=2"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("fio can't use multiple ranges with IO engine null"),
+        "{}",
+        stderr(&out)
+    );
+    let out = rfio_as(&dir, "3.42", &job("--rw=read", "--num_range=2"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = rfio_as(&dir, "3.33", &job("--rw=trim", "--num_range=1"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown option 'num_range' (fio 3.37 added it"),
+        "{}",
+        stderr(&out)
+    );
+}
