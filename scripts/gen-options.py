@@ -1109,6 +1109,13 @@ SUPPORTED_LATER |= {"log_window_value", "log_issue_time"}
 SUPPORTED_LATER |= {"steadystate_check_interval"}
 # Verify (3.38, 3.40).
 SUPPORTED_LATER |= {"verify_write_sequence", "verify_header_seed", "verify_pattern_interval"}
+# Think cycles between I/Os (3.37).
+SUPPORTED_LATER |= {"thinkcycles"}
+# The job thread's name (3.42).
+SUPPORTED_LATER |= {"comm"}
+# Ranges per trim (3.37): 1 runs; more needs an engine with multi-range
+# trims (io_uring_cmd on NVMe), which rfio lacks, and is refused as fio does.
+SUPPORTED_LATER |= {"num_range"}
 
 
 def main():

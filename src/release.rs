@@ -273,6 +273,19 @@ pub enum Change {
     /// `random_generator` is not set (3.33 … 3.41 said they switched, and
     /// kept drawing 32-bit offsets).
     Tausworthe64Switch,
+    /// Think time (`thinktime_spin` and the sleep) ends with the runtime,
+    /// and `thinktime_iotime` counts from the end of the last pause (3.33:
+    /// a pause ran in full past the runtime, and the first trigger came
+    /// after `thinktime_iotime` plus `thinktime`).
+    ThinkWithinRuntime,
+    /// `fsync=N`/`fdatasync=N`/`sync_file_range` follow writes only: a
+    /// sync is due only right after a write was issued (3.33: also after
+    /// a read, when the write count was still at a multiple of N).
+    SyncAfterWritesOnly,
+    /// A sequential mixed job (`rw=rw`) with `io_size` over `size` runs it
+    /// in one pass, each direction starting the file over at its end
+    /// (3.33: passes of `size` bytes, both directions restarting).
+    MixedIoSizeWraps,
 }
 
 impl Change {
@@ -321,6 +334,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "lib/pattern.h MAX_PATTERN_SIZE, options.c (1dc47d6b)",
         },
         option("fdp_pli", V3_34, "placement IDs for fdp"),
+        Entry {
+            change: Change::ThinkWithinRuntime,
+            since: V3_34,
+            what: "think time capped at the runtime left; thinktime_iotime from the last pause",
+            upstream: "backend.c handle_thinktime (f9fc7a27)",
+        },
         Entry {
             change: Change::EngineRemoved("pmemblk"),
             since: V3_34,
@@ -414,6 +433,18 @@ pub static CHANGES: &[Entry] = {
         option("plid_select", V3_38, "how a placement ID is picked"),
         option("plids", V3_38, "placement IDs"),
         option("log_issue_time", V3_38, "issue times in I/O logs"),
+        Entry {
+            change: Change::SyncAfterWritesOnly,
+            since: V3_38,
+            what: "fsync=N syncs only right after a write",
+            upstream: "io_u.c get_rw_ddir (704a8cfe)",
+        },
+        Entry {
+            change: Change::MixedIoSizeWraps,
+            since: V3_38,
+            what: "rw=rw with io_size over size: one pass, each direction wrapping",
+            upstream: "backend.c do_io, io_u.c get_next_seq_offset (d782b76f)",
+        },
         option(
             "verify_write_sequence",
             V3_38,
@@ -658,7 +689,10 @@ mod tests {
             | Change::DebugSprandom
             | Change::BandwidthLogName
             | Change::VerifiedReadsCount
-            | Change::Tausworthe64Switch => c,
+            | Change::Tausworthe64Switch
+            | Change::ThinkWithinRuntime
+            | Change::SyncAfterWritesOnly
+            | Change::MixedIoSizeWraps => c,
         };
         for c in [
             Change::LongPatterns,
@@ -683,6 +717,9 @@ mod tests {
             Change::BandwidthLogName,
             Change::VerifiedReadsCount,
             Change::Tausworthe64Switch,
+            Change::ThinkWithinRuntime,
+            Change::SyncAfterWritesOnly,
+            Change::MixedIoSizeWraps,
         ]
         .map(listed)
         {

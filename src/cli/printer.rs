@@ -6,7 +6,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::args::{Args, Format};
-use super::usage::FIO_VERSION;
 use super::{eta, signals, status, trigger};
 use crate::output::{self, normal};
 use crate::plan::Plan;
@@ -131,7 +130,7 @@ impl Watch for Printer<'_> {
             let version = if own.is_empty() {
                 String::new()
             } else {
-                format!("{FIO_VERSION}\n")
+                format!("{}\n", self.args.release.name())
             };
             write!(
                 self.out,

@@ -53,7 +53,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Number of ranges for trim command",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_35, revision: Revision::Replace(OptionDef {
         name: "randrepeat",
@@ -466,7 +466,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "General",
         help: "Process comm of this job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["prioclass"], def: OptionDef {
         name: "priohint",
@@ -502,7 +502,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Spin for a constant amount of cycles between requests",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Add { after: &["fsync_on_close"], def: OptionDef {
         name: "end_syncfs",

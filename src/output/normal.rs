@@ -29,7 +29,7 @@ const GROUP_LABELS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 pub(crate) fn write(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let jobs = || report.jobs.iter().map(|j| &j.info);
     out.write_all(banners(jobs()).as_bytes())?;
-    out.write_all(b"fio-3.33\n")?;
+    writeln!(out, "{}", report.release.name())?;
     out.write_all(starting(jobs()).as_bytes())?;
     out.write_all(layout_lines(report).as_bytes())?;
     write_results(report, out)

@@ -289,6 +289,29 @@ pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
             )),
         ));
     }
+    // fio 3.37's num_range (fixup_options): several ranges per trim only
+    // on an engine that trims several (io_uring_cmd on NVMe, which rfio
+    // does not have), never with trimwrite.
+    let ranges = Opts(&job.options).int("num_range").unwrap_or(1);
+    if ranges > 1 && job.pattern.trim {
+        if job.pattern.write {
+            out.push((
+                format!("num_range={ranges}: fio: trimwrite cannot be used with multiple ranges"),
+                Some("fio: trimwrite cannot be used with multiple ranges.".into()),
+            ));
+        }
+        out.push((
+            format!(
+                "num_range={ranges}: fio can't use multiple ranges with IO engine {} (only \
+                 io_uring_cmd on NVMe trims several, and rfio has no such engine)",
+                job.ioengine
+            ),
+            Some(format!(
+                "fio: can't use multiple ranges with IO engine {}",
+                job.ioengine
+            )),
+        ));
+    }
     let percent = |s: &Share| matches!(s, Share::Percent(_));
     if Opts(&job.options).bytes("offset_align") == Some(0)
         && (percent(&job.offsets.offset) || percent(&job.offsets.offset_increment))

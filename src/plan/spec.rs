@@ -152,6 +152,9 @@ pub struct JobSpec {
     pub(crate) rate: RateOptions,
     /// `None` without `thinktime`.
     pub(crate) think: Option<ThinkOptions>,
+    /// `thinkcycles` (fio 3.37): the CPU's pause instruction this many
+    /// times after each read or write (fio's `cycles_spin`).
+    pub(crate) think_cycles: u32,
     /// How the block sizes of [`JobSpec::bs`] are drawn.
     pub(crate) block: BlockOptions,
     /// What write buffers hold.

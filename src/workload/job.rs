@@ -543,6 +543,14 @@ impl Limits {
         {
             pass_bytes = pass_bytes.max(io_size);
         }
+        // fio 3.38's do_io: a sequential mixed job does all its io_size
+        // in one pass (each direction wraps at the end of its file).
+        if let Some(io_size) = spec
+            .io_size
+            .filter(|_| spec.offsets.mixed_wraps && p.read && p.write && !p.random)
+        {
+            pass_bytes = pass_bytes.max(io_size);
+        }
         // ... and with verify_backlog a writing job's pass may also take
         // its verify reads, `size` more bytes.
         if spec.io.backlog_verifies && p.write {

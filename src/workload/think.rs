@@ -72,19 +72,28 @@ pub struct Pause {
     pub(crate) spin_us: u64,
     /// `thinktime` in µs: the spin and the sleep together.
     pub(crate) total_us: u64,
+    /// The runtime left caps the spin and the sleep (fio 3.34 on; 3.33
+    /// paused in full, past the runtime).
+    pub(crate) within_runtime: bool,
 }
 
 impl Pause {
     /// µs to spin, capped by the runtime left (`None`: no `runtime`).
     pub fn spin(&self, runtime_left_us: Option<u64>) -> u64 {
-        runtime_left_us.map_or(self.spin_us, |l| self.spin_us.min(l))
+        match runtime_left_us.filter(|_| self.within_runtime) {
+            Some(l) => self.spin_us.min(l),
+            None => self.spin_us,
+        }
     }
 
     /// µs to sleep after having spun `spun_us`: `thinktime - spun` (never
     /// negative), capped by the runtime left at that point.
     pub fn sleep(&self, spun_us: u64, runtime_left_us: Option<u64>) -> u64 {
         let left = self.total_us.saturating_sub(spun_us);
-        runtime_left_us.map_or(left, |l| left.min(l))
+        match runtime_left_us.filter(|_| self.within_runtime) {
+            Some(l) => left.min(l),
+            None => left,
+        }
     }
 }
 
@@ -102,6 +111,12 @@ pub struct ThinkTime {
     last_blocks: u64,
     /// fio's `last_thinktime` (ns since the epoch).
     last_think_ns: u64,
+    /// fio 3.34's think time: capped by the runtime, `thinktime_iotime`
+    /// counted from the end of the last pause (3.33: from the check that
+    /// started it, and reached only after `thinktime_iotime + thinktime`).
+    within_runtime: bool,
+    /// When the last check that paused ran (3.33's `last_thinktime`).
+    checked_ns: u64,
 }
 
 impl ThinkTime {
@@ -118,6 +133,8 @@ impl ThinkTime {
             iotime_us: t.iotime_us,
             last_blocks: 0,
             last_think_ns: 0,
+            within_runtime: t.within_runtime,
+            checked_ns: 0,
         })
     }
 
@@ -128,7 +145,12 @@ impl ThinkTime {
     pub fn check(&mut self, issued: u64, completed: u64, now_ns: u64) -> Option<Pause> {
         let mut stall = false;
         if self.iotime_us > 0 {
-            if now_ns.saturating_sub(self.last_think_ns) / 1000 >= self.iotime_us {
+            let due_us = if self.within_runtime {
+                self.iotime_us
+            } else {
+                self.iotime_us + self.think_us
+            };
+            if now_ns.saturating_sub(self.last_think_ns) / 1000 >= due_us {
                 stall = true;
             } else if !self.blocks_set {
                 return None;
@@ -142,16 +164,22 @@ impl ThinkTime {
             return None;
         }
         self.last_blocks = b;
+        self.checked_ns = now_ns;
         Some(Pause {
             spin_us: self.spin_us,
             total_us: self.think_us,
+            within_runtime: self.within_runtime,
         })
     }
 
     /// The pause ended at `now_ns` (starts the next `thinktime_iotime`).
     pub fn done(&mut self, now_ns: u64) {
         if self.iotime_us > 0 {
-            self.last_think_ns = now_ns;
+            self.last_think_ns = if self.within_runtime {
+                now_ns
+            } else {
+                self.checked_ns
+            };
         }
     }
 

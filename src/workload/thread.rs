@@ -37,6 +37,12 @@ impl Prepared<'_> {
         log: &dyn Log,
     ) -> JobReport {
         let spec = self.spec;
+        if let Some(comm) = &spec.host.comm {
+            // fio 3.42's thread_main: prctl(PR_SET_NAME, comm) as the job
+            // starts; the kernel truncates it to 15 bytes.
+            // SAFETY: `comm` is a NUL-terminated string that outlives the call.
+            unsafe { libc::prctl(libc::PR_SET_NAME, comm.as_ptr()) };
+        }
         // SAFETY: gettid has no preconditions.
         let mut pid = unsafe { libc::gettid() } as u32;
         let (ioprio, slots) = spec.engine.prio_slots();

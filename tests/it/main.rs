@@ -55,6 +55,7 @@ mod placement;
 mod plan;
 mod plot;
 mod releases;
+mod releases_later;
 mod repeat;
 mod report_entries;
 mod report_fields;

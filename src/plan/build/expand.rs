@@ -386,6 +386,7 @@ fn job_spec(
         placement: r.placement.clone(),
         rate: r.rate,
         think: r.think,
+        think_cycles: r.think_cycles,
         block: r.block.clone(),
         buffers: r.buffers(size, files.len(), bs[1].0),
         zones: r.zones.clone(),

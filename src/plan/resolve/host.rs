@@ -83,6 +83,9 @@ pub(crate) struct HostOptions {
     pub(crate) block_hist: bool,
     /// The act profile's latency slices, for its jobs.
     pub(crate) act: Option<ActHooks>,
+    /// `comm` (fio 3.42): the name the job's thread takes (the kernel
+    /// keeps its first 15 bytes), up to a NUL.
+    pub(crate) comm: Option<std::ffi::CString>,
 }
 
 impl HostOptions {
@@ -213,6 +216,10 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> HostOptions {
         error_dump: o.is("error_dump"),
         block_hist,
         act: None,
+        comm: o.text("comm").map(|t| {
+            let upto = t.split('\0').next().unwrap_or_default();
+            std::ffi::CString::new(upto).unwrap_or_default()
+        }),
     }
 }
 

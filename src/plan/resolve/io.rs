@@ -61,6 +61,12 @@ pub(crate) struct IoOptions {
     /// `fsync=N`, `fdatasync=N`: a sync after every N writes (0: never).
     pub(crate) fsync_blocks: u64,
     pub(crate) fdatasync_blocks: u64,
+    /// `fsync=N` and its kin follow writes only: a sync is due right
+    /// after a write ([`Change::SyncAfterWritesOnly`], fio 3.38; set by
+    /// the job's resolver).
+    ///
+    /// [`Change::SyncAfterWritesOnly`]: crate::release::Change::SyncAfterWritesOnly
+    pub(crate) sync_after_writes_only: bool,
     pub(crate) end_fsync: bool,
     pub(crate) fsync_on_close: bool,
     pub(crate) invalidate: bool,
@@ -194,6 +200,7 @@ pub(super) fn resolve(
         iodepth_low,
         fsync_blocks: o.int("fsync").unwrap_or(0).max(0) as u64,
         fdatasync_blocks: o.int("fdatasync").unwrap_or(0).max(0) as u64,
+        sync_after_writes_only: false,
         end_fsync: flag("end_fsync", false),
         fsync_on_close: flag("fsync_on_close", false),
         invalidate: flag("invalidate", true),

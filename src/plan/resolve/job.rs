@@ -14,6 +14,7 @@ use crate::options::jobopts::JobOptions;
 use crate::options::value::parse_signed_size;
 use crate::options::{lookup, Value};
 use crate::plan::spec::Pattern;
+use crate::release::Change;
 
 /// The parts of a job resolved from its options alone, once per section
 /// (its `numjobs` clones share them).
@@ -26,6 +27,8 @@ pub(crate) struct Resolved {
     pub(crate) placement: PlacementOptions,
     pub(crate) rate: RateOptions,
     pub(crate) think: Option<ThinkOptions>,
+    /// `thinkcycles`: pause-instruction spins after each read or write.
+    pub(crate) think_cycles: u32,
     pub(crate) block: BlockOptions,
     pub(crate) buffers: BufferOptions,
     /// The dedupe working set asked for, sized once the job's size and
@@ -65,11 +68,13 @@ pub(crate) fn resolve(
     let pattern = pattern(options);
     let o = Opts(options);
     let mut invalid = Vec::new();
-    let io = io::resolve(o, pattern.random, readonly, &mut invalid);
+    let mut io = io::resolve(o, pattern.random, readonly, &mut invalid);
+    io.sync_after_writes_only = release.has(Change::SyncAfterWritesOnly);
     let placement = placement::resolve(o, &mut invalid);
     let (buffers, working_set) = buffers::resolve(o, release, &mut invalid);
     let bs = bs::sizes(o);
-    let offsets = offsets::resolve(o, pattern.random, &mut invalid);
+    let mut offsets = offsets::resolve(o, pattern.random, &mut invalid);
+    offsets.mixed_wraps = release.has(Change::MixedIoSizeWraps);
     let zones = zones::resolve(o, &mut invalid);
     let verify = verify::resolve(
         o,
@@ -99,7 +104,8 @@ pub(crate) fn resolve(
         io,
         placement,
         rate: rate::resolve(o),
-        think: think::resolve(o),
+        think: think::resolve(o, release),
+        think_cycles: think::cycles(o),
         block: bs::resolve(o),
         buffers,
         working_set,

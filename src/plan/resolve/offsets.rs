@@ -15,6 +15,12 @@ use crate::plan::error::{Error, FileServiceError};
 /// Where a job's I/O goes (`JobSpec::offsets`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OffsetOptions {
+    /// A sequential `rw=rw` job whose `io_size` is over its size does it
+    /// in one pass, each direction starting its file over at the end
+    /// ([`Change::MixedIoSizeWraps`], fio 3.38; set by the job's resolver).
+    ///
+    /// [`Change::MixedIoSizeWraps`]: crate::release::Change::MixedIoSizeWraps
+    pub(crate) mixed_wraps: bool,
     /// `ba` per direction (each at least 1), when set: fio then turns the
     /// random map off ("Any use of blockalign= turns off randommap"). A
     /// direction left out aligns to its smallest block size.
@@ -140,6 +146,7 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
         seq_add,
         identical: o.choice("rw_sequencer") == Some("identical"),
         file_service: file_service(o).map_err(|e| Refusal(e.to_string())),
+        mixed_wraps: false,
     }
 }
 

@@ -3,6 +3,7 @@
 //! `handle_thinktime` reads them only with `thinktime` set).
 
 use super::read::Opts;
+use crate::release::{Change, Release};
 
 /// A job's think time (`JobSpec::think`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,11 +18,21 @@ pub(crate) struct ThinkOptions {
     pub(crate) on_issue: bool,
     /// `thinktime_iotime` in µs.
     pub(crate) iotime_us: u64,
+    /// The pause ends with the runtime, `thinktime_iotime` counts from its
+    /// end ([`Change::ThinkWithinRuntime`], fio 3.34).
+    pub(crate) within_runtime: bool,
+}
+
+/// `thinkcycles` (fio 3.37): spins of the CPU's pause instruction after
+/// each read or write, with or without `thinktime` (an unsigned int in
+/// fio: a negative value wraps).
+pub(super) fn cycles(o: Opts<'_>) -> u32 {
+    o.int("thinkcycles").unwrap_or(0) as u32
 }
 
 /// `None` without `thinktime` (fio checks `td->o.thinktime` before
 /// anything else).
-pub(super) fn resolve(o: Opts<'_>) -> Option<ThinkOptions> {
+pub(super) fn resolve(o: Opts<'_>, release: Release) -> Option<ThinkOptions> {
     let think_us = o.micros("thinktime");
     if think_us == 0 {
         return None;
@@ -32,5 +43,6 @@ pub(super) fn resolve(o: Opts<'_>) -> Option<ThinkOptions> {
         blocks: o.int("thinktime_blocks").map(|n| n.max(1) as u64),
         on_issue: o.choice("thinktime_blocks_type") == Some("issue"),
         iotime_us: o.micros("thinktime_iotime"),
+        within_runtime: release.has(Change::ThinkWithinRuntime),
     })
 }

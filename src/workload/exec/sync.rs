@@ -33,8 +33,15 @@ pub(super) struct Cadence {
     range: Option<SyncRange>,
     /// Writes issued (fio's `io_issues[WRITE]`, over the whole job).
     writes: u64,
-    /// The last I/O was a sync (fio's `last_was_sync`).
+    /// The last I/O was a sync (fio's `last_was_sync`; 3.38's
+    /// `ddir_sync(last_ddir_issued)`).
     last_was_sync: bool,
+    /// A sync is due only right after a write was issued, and a new pass
+    /// keeps what was issued last (fio 3.38's `last_ddir_issued`;
+    /// `IoOptions::sync_after_writes_only`).
+    after_writes_only: bool,
+    /// The last I/O issued was a write.
+    last_write: bool,
     /// The file of the last write, which a due sync syncs.
     last_file: usize,
     /// Per file, with `sync_file_range`: the range written since its last
@@ -50,6 +57,8 @@ impl Cadence {
             range: None,
             writes: 0,
             last_was_sync: false,
+            after_writes_only: set.sync_after_writes_only,
+            last_write: false,
             last_file: 0,
             written: Box::default(),
         }
@@ -72,6 +81,7 @@ impl Cadence {
     #[inline]
     pub(super) fn issued(&mut self, dir: Ddir, fi: usize, offset: u64, len: u64) {
         self.last_was_sync = false;
+        self.last_write = dir == Ddir::Write;
         if dir != Ddir::Write {
             return;
         }
@@ -88,7 +98,9 @@ impl Cadence {
 
     /// A new pass (fio's `reset_io_counters`).
     pub(super) fn new_pass(&mut self) {
-        self.last_was_sync = false;
+        if !self.after_writes_only {
+            self.last_was_sync = false;
+        }
     }
 
     /// Whether the job's writes are at a multiple of `n` (0: never).
@@ -100,7 +112,7 @@ impl Cadence {
     /// The sync due now, if any, and the file to sync.
     #[inline]
     pub(super) fn due(&mut self) -> Option<(Due, usize)> {
-        if self.last_was_sync || self.writes == 0 {
+        if self.last_was_sync || self.writes == 0 || (self.after_writes_only && !self.last_write) {
             return None;
         }
         let due = if self.at(self.fsync_blocks) {
@@ -114,6 +126,7 @@ impl Cadence {
             }
         };
         self.last_was_sync = true;
+        self.last_write = false;
         Some((due, self.last_file))
     }
 

@@ -37,6 +37,9 @@ pub(crate) struct OffsetGen {
     min_bs: [u64; 3],
     rw_min_bs: u64,
     time_based: bool,
+    /// fio 3.38's `get_next_seq_offset`: a mixed job with `io_size` over
+    /// `size` starts a direction over at the end of its region.
+    pub(super) mixed_wrap: bool,
     /// `file_append`: fio's start offset of a file is its size.
     append: bool,
     nr_files: usize,
@@ -73,6 +76,7 @@ impl OffsetGen {
             min_bs,
             rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
             time_based: spec.time_based,
+            mixed_wrap: false,
             append: spec.file.append,
             nr_files: spec.files.len().max(1),
             nonuniform_files: o.file_service.as_ref().is_ok_and(|s| s.nonuniform()),
@@ -281,6 +285,10 @@ impl OffsetGen {
             r.file_offset
         };
         if f.last_pos[d] >= start + r.io_size && self.time_based && self.nr_files == 1 {
+            f.last_pos[d] = fo;
+            f.wrapped = true;
+        }
+        if self.mixed_wrap && f.last_pos[d] >= start + r.io_size {
             f.last_pos[d] = fo;
             f.wrapped = true;
         }

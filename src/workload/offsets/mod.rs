@@ -115,6 +115,16 @@ impl IoGen {
         let seeds = seeds.clone();
         let zones = StridedZones::of(spec)?;
         let mut offsets = OffsetGen::new(spec, &seeds, zones.as_ref().map(|z| z.range));
+        // fio's o->size: the files' total, if less or unset.
+        let total: u64 = files.iter().map(|(r, _)| r.io_size).sum();
+        let size = spec
+            .size
+            .filter(|&s| total == 0 || s <= total)
+            .unwrap_or(total);
+        offsets.mixed_wrap = spec.offsets.mixed_wraps
+            && spec.pattern.read
+            && spec.pattern.write
+            && spec.io_size.is_some_and(|i| i > size);
         let cursors = files
             .iter()
             .map(|(r, name)| offsets.file(*r, name))
