@@ -59,6 +59,7 @@ mod verify;
 pub mod zbd;
 pub(crate) mod zones;
 
+pub(crate) use clock::anchor as anchor_clock;
 pub use error::RunError;
 pub use log::Log;
 pub(crate) use log::StdLog;
