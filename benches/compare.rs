@@ -157,6 +157,9 @@ fn main() -> ExitCode {
         device::self_check();
         let jobs = cases::jobfile(3);
         assert_eq!(jobs.matches("\n[job").count(), 3);
+        let real = cases::real_jobfile(3);
+        assert_eq!(real.matches("\n[job").count(), 3);
+        assert_eq!(real.matches("\nbssplit=").count(), 3);
         println!(
             "compare: self-checks passed; run the benchmarks with `cargo bench --bench compare`"
         );

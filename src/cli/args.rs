@@ -354,7 +354,14 @@ struct LongOpt {
     job: bool,
 }
 
-fn long_options() -> Vec<LongOpt> {
+/// The long options, built once per process (argument reading and the
+/// command line's split into sections both need them).
+fn long_options() -> &'static [LongOpt] {
+    static ALL: std::sync::OnceLock<Vec<LongOpt>> = std::sync::OnceLock::new();
+    ALL.get_or_init(build_long_options)
+}
+
+fn build_long_options() -> Vec<LongOpt> {
     let mut all: Vec<LongOpt> = FLAGS
         .iter()
         .map(|&(name, has_arg, _)| (name, has_arg))
@@ -373,7 +380,12 @@ fn long_options() -> Vec<LongOpt> {
         .iter()
         .chain(newest)
         .filter(|d| !d.is_engine_option());
-    let mut seen: std::collections::HashSet<&str> = all.iter().map(|o| o.name).collect();
+    // Names hashed cheaply: they are the tables' own.
+    type Seen<'a> = std::collections::HashSet<
+        &'a str,
+        std::hash::BuildHasherDefault<crate::options::later::NameHash>,
+    >;
+    let mut seen: Seen = all.iter().map(|o| o.name).collect();
     for def in core.chain(crate::options::profiles::PROFILE_OPTIONS) {
         let has_arg = if def.fio_type == FioType::StrSet {
             HasArg::Optional
@@ -470,7 +482,7 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let opt = match find(&opts, arg, name) {
+        let opt = match find(opts, arg, name) {
             Ok(o) => *o,
             Err(e) => {
                 diags.push(span, e);

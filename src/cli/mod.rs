@@ -38,6 +38,8 @@ use usage::usage;
 
 /// Run rfio with `argv` (program name excluded); returns the exit status.
 pub fn main() -> i32 {
+    // The TSC's calibration runs from here to the first job's start.
+    crate::workload::anchor_clock();
     signals::default_sigpipe();
     printer::LINT_TTY.store(
         std::io::IsTerminal::is_terminal(&std::io::stderr()),

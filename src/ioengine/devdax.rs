@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::engine::{Caps, CommonOptions, IoEngine, QueueError};
 use super::error::SetupError;
-use super::files::open_fd;
+use super::files::open_generic;
 use super::flags::{fio, EngineFlags};
 use super::input::{OptionValues, Refusal};
 use super::io::{EngineError, FileId, FileTarget, Io, IoMem, Queued};
@@ -157,7 +157,7 @@ impl IoEngine for Devdax {
         let mut flags = target.flags;
         flags.direct = false;
         flags.create = false;
-        let fd = open_fd(&target.path, flags, 0o644)?;
+        let (fd, _) = open_generic(&target.path, flags, 0o644)?;
         let (m, _) = Mapping::map(fd, target.region_end as usize, self.prot)
             .map_err(|e| EngineError::fio(e, "engines/dev-dax.c:97", "mmap"))?;
         self.maps.push(m);

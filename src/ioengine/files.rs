@@ -37,20 +37,25 @@ pub struct Files {
 impl Files {
     /// Open `target` as fio's `generic_open_file` does and remember it.
     pub(crate) fn open(&mut self, target: &FileTarget) -> Result<FileId, EngineError> {
-        let fd = open_fd(&target.path, target.flags, 0o644)?;
-        self.push(fd)
+        let (fd, is_block) = open_generic(&target.path, target.flags, 0o644)?;
+        Ok(self.insert(OpenFile { fd, is_block }))
     }
 
     /// Remember an already open descriptor.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, fd: OwnedFd) -> Result<FileId, EngineError> {
-        let is_block = is_block_fd(fd.as_raw_fd());
-        let file = Some(OpenFile { fd, is_block });
+        let is_block = file_type(fd.as_raw_fd()) == Some(libc::S_IFBLK);
+        Ok(self.insert(OpenFile { fd, is_block }))
+    }
+
+    fn insert(&mut self, file: OpenFile) -> FileId {
+        let file = Some(file);
         if let Some(slot) = self.free.pop() {
             self.files[slot as usize] = file;
-            return Ok(FileId(slot));
+            return FileId(slot);
         }
         self.files.push(file);
-        Ok(FileId(self.files.len() as u32 - 1))
+        FileId(self.files.len() as u32 - 1)
     }
 
     /// The open file `id`.
@@ -169,17 +174,48 @@ pub(crate) fn open_fd(
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Open `path` as fio's `generic_open_file` does ([`open_fd`]), and say
+/// whether it is a block device. What is not a regular file (a block or
+/// character device, a pipe) is read without updating its access time
+/// (`O_NOATIME`, which on a block device saves an inode update per read);
+/// where the kernel refuses that (`EPERM`: the caller neither owns the file
+/// nor has `CAP_FOWNER`) the file is used as opened, as fio opens it again
+/// without the flag.
+pub(crate) fn open_generic(
+    path: &Path,
+    flags: OpenFlags,
+    mode: libc::mode_t,
+) -> Result<(OwnedFd, bool), EngineError> {
+    let fd = open_fd(path, flags, mode)?;
+    let raw = fd.as_raw_fd();
+    // fio's file type (`get_file_type`): a regular file unless stat says
+    // otherwise.
+    let kind = file_type(raw);
+    if kind.is_some_and(|k| k != libc::S_IFREG) {
+        // SAFETY: F_GETFL and F_SETFL on an open descriptor have no
+        // memory-safety preconditions.
+        unsafe {
+            let fl = libc::fcntl(raw, libc::F_GETFL);
+            if fl >= 0 {
+                let _ = libc::fcntl(raw, libc::F_SETFL, fl | libc::O_NOATIME);
+            }
+        }
+    }
+    Ok((fd, kind == Some(libc::S_IFBLK)))
+}
+
 /// `path` as a C string (errno `EINVAL` for an inner NUL).
 pub(crate) fn cpath(path: &Path) -> Result<CString, i32> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| libc::EINVAL)
 }
 
-fn is_block_fd(fd: RawFd) -> bool {
+/// The `S_IFMT` bits of open file `fd` (`None` when fstat fails).
+fn file_type(fd: RawFd) -> Option<libc::mode_t> {
     // SAFETY: an all-zero `stat` is a valid value to be overwritten.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is open and `st` is a valid out-pointer.
     let r = unsafe { libc::fstat(fd, &mut st) };
-    r == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFBLK
+    (r == 0).then_some(st.st_mode & libc::S_IFMT)
 }
 
 /// Drop cached pages of `fd`.
@@ -361,6 +397,30 @@ mod tests {
         let fl = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
         assert_ne!(fl & libc::O_DIRECT, 0);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// fio's `generic_open_file`: what is not a regular file is opened
+    /// `O_NOATIME` (and, where that is refused with EPERM, without it); a
+    /// regular file never is.
+    #[test]
+    fn devices_are_read_without_access_times() {
+        let flags_of = |fd: &OwnedFd| {
+            // SAFETY: F_GETFL takes no argument besides the open descriptor.
+            unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) }
+        };
+        let path = std::env::temp_dir().join(format!("rfio-noatime-{}", std::process::id()));
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let (fd, is_block) = open_generic(&path, OpenFlags::default(), 0o644).unwrap();
+        assert_eq!(flags_of(&fd) & libc::O_NOATIME, 0);
+        assert!(!is_block);
+        std::fs::remove_file(&path).unwrap();
+        // /dev/null is root's: root (CAP_FOWNER) gets the flag, anyone else
+        // the EPERM fallback.
+        let (fd, is_block) = open_generic(Path::new("/dev/null"), OpenFlags::default(), 0).unwrap();
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        assert_eq!(flags_of(&fd) & libc::O_NOATIME != 0, root);
+        assert!(!is_block);
     }
 
     /// A closed file's slot is taken by the next file opened; its

@@ -12,7 +12,7 @@ use crate::ddir::Ddir;
 use std::os::fd::AsRawFd;
 
 use super::engine::{Caps, CommonOptions, IoEngine};
-use super::files::{open_fd, trim, OpenFile};
+use super::files::{open_generic, trim, OpenFile};
 use super::flags::{self, fio, EngineFlags};
 use super::input::{OptionValues, Refusal};
 use super::io::{errno, EngineError, FileId, FileTarget, Io, IoMem, IoResult, Queued};
@@ -155,7 +155,7 @@ impl IoEngine for Mmap {
         let mut flags = target.flags;
         // A mapping does its own caching: O_DIRECT means nothing here.
         flags.direct = false;
-        let fd = open_fd(&target.path, flags, 0o644)?;
+        let (fd, _) = open_generic(&target.path, flags, 0o644)?;
         let raw = fd.as_raw_fd();
         let len = target.region_end as usize;
         if flags.write {

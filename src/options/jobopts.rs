@@ -12,11 +12,10 @@ use crate::release::Release;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::def::{FioType, OptionDef, ValueKind};
+use super::def::{FioType, OptionDef};
 use super::value::{fio, hint, parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup_in, suggest, table_of};
 use crate::diag::{Diagnostic, Kind, Span};
-use crate::jobfile::arith;
 use crate::jobfile::ast::split_entry;
 use crate::jobfile::subst::{substitute, Keywords, Substituted};
 use crate::jobfile::Mode;
@@ -29,6 +28,9 @@ pub struct Setting {
     pub(crate) text: Option<String>,
     pub(crate) value: Value,
     pub(crate) span: Span,
+    /// [`name_slot`] of `def.name`: a lookup by name compares names only
+    /// where this matches.
+    slot: u8,
 }
 
 /// The settings of one scope (the globals in force, or one job), in the
@@ -55,13 +57,19 @@ pub struct JobOptions {
 /// its bytes: cheap, and spread well enough over fio's option names).
 #[inline]
 fn name_bit(name: &str) -> u128 {
+    1u128 << name_slot(name)
+}
+
+/// A name's place among 128 (see [`name_bit`]).
+#[inline]
+fn name_slot(name: &str) -> u8 {
     let b = name.as_bytes();
     let at = |i: usize| u32::from(b.get(i).copied().unwrap_or(0));
     let h = (b.len() as u32).wrapping_mul(31)
         ^ at(0).wrapping_mul(7)
         ^ at(b.len() / 2).wrapping_mul(131)
         ^ at(b.len().wrapping_sub(1)).wrapping_mul(61);
-    1u128 << (h % 128)
+    (h % 128) as u8
 }
 
 /// Settings in the order applied: a prefix shared with other scopes (the
@@ -154,18 +162,37 @@ impl PartialEq for Settings {
 }
 
 impl JobOptions {
-    /// The setting in force for option `name` (canonical name).
+    /// The setting in force for option `name` (canonical name). Inlined:
+    /// the plan asks for names written out, so a name's slot is worked out
+    /// at compile time and a name not set costs a test.
+    #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<&Setting> {
-        if self.names & name_bit(name) == 0 {
+        let slot = name_slot(name);
+        if self.names & (1u128 << slot) == 0 {
             return None;
         }
+        self.find(name, slot)
+    }
+
+    /// The last setting of `name` (whose slot is `slot`).
+    #[inline(never)]
+    fn find(&self, name: &str, slot: u8) -> Option<&Setting> {
         match name {
             "kb_base" => self.kb_base_at.and_then(|i| self.settings.get(i)),
             "ioengine" => self.ioengine_at.and_then(|i| self.settings.get(i)),
-            _ => self.settings.iter().rev().find(|s| s.def.name == name),
+            _ => {
+                let s = &self.settings;
+                let mine = |x: &&Setting| x.slot == slot && x.def.name == name;
+                s.own
+                    .iter()
+                    .rev()
+                    .find(mine)
+                    .or_else(|| s.shared[..s.shared_len].iter().rev().find(mine))
+            }
         }
     }
 
+    #[inline]
     pub(crate) fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
     }
@@ -190,6 +217,18 @@ impl JobOptions {
             }
         }
         self.settings.own.reserve_exact(more);
+    }
+
+    /// Room for `more` settings, grown as a list grows (not exactly:
+    /// options applied one at a time must not copy the list each time).
+    fn room_for(&mut self, more: usize) {
+        if self.settings.own.is_empty() && self.settings.shared_len == self.settings.shared.len() {
+            if let Some(list) = Arc::get_mut(&mut self.settings.shared) {
+                list.reserve(more);
+                return;
+            }
+        }
+        self.settings.own.reserve(more);
     }
 
     /// Give back the room kept for more settings (a job's, once read).
@@ -255,6 +294,9 @@ impl JobOptions {
 /// command-line option in the same shape (`key=value`, its position).
 pub(crate) use crate::jobfile::ast::Entry as RawOption;
 
+mod value_of;
+use value_of::{is_numeric, kept, merged, parse_expression};
+
 /// A problem applying one option. `valid_values` is set when fio would
 /// print the option's table of valid values on stdout (or, for a
 /// deprecated option, its "Option NAME is deprecated").
@@ -293,32 +335,37 @@ pub(crate) fn apply(
 ) -> Vec<OptionError> {
     let mode = reading.mode;
     let mut errors = Vec::new();
-    // (1) substitution
-    let mut items: Vec<(String, &RawOption)> = Vec::with_capacity(raw.len());
+    // The section's settings, at once (growing step by step copied them).
+    scope.room_for(raw.len());
+    // (1) substitution (a line without `$` has nothing to substitute: it
+    // is used as it is, not copied), and each entry's option, looked up
+    // once: the sort below and step (3) both need it.
+    let release = reading.release;
+    let mut items: Vec<(Cow<'_, str>, &RawOption, Option<&'static OptionDef>)> =
+        Vec::with_capacity(raw.len());
     for r in raw {
         let text = match origin {
-            Origin::CommandLine => r.text.clone(),
-            Origin::JobFile => match substitute(&r.text, |v| std::env::var(v).ok(), keywords) {
-                Substituted::Text(t) => t,
-                Substituted::BadExpression { expr, reason } => {
-                    errors.push(err(r, format!("cannot evaluate '{expr}': {reason}")));
-                    continue;
+            Origin::JobFile if r.text.contains('$') => {
+                match substitute(&r.text, |v| std::env::var(v).ok(), keywords) {
+                    Substituted::Text(t) => Cow::Owned(t),
+                    Substituted::BadExpression { expr, reason } => {
+                        errors.push(err(r, format!("cannot evaluate '{expr}': {reason}")));
+                        continue;
+                    }
                 }
-            },
+            }
+            _ => Cow::Borrowed(r.text.as_str()),
         };
-        items.push((text, r));
+        let def = lookup_in(release, release.canonical(split_entry(&text).0));
+        items.push((text, r, def));
     }
     // (2) priority sort, stable
     if origin == Origin::JobFile {
-        items.sort_by_key(|(text, _)| {
-            let key = reading.release.canonical(split_entry(text).0);
-            std::cmp::Reverse(lookup_in(reading.release, key).map_or(0, |d| d.prio))
-        });
+        items.sort_by_key(|(_, _, def)| std::cmp::Reverse(def.map_or(0, |d| d.prio)));
     }
     // (3) core options; engine options wait. `kb_base` is looked up once
     // and again only when a setting changes it: a lookup scans the settings,
     // and doing that per option made a long section quadratic.
-    let release = reading.release;
     let with_mode = |ctx: ParseCtx| ParseCtx {
         mode,
         release,
@@ -326,10 +373,10 @@ pub(crate) fn apply(
     };
     let mut ctx = with_mode(scope.parse_ctx());
     let mut deferred = Vec::new();
-    for (text, r) in items {
-        let (key, value) = split_entry(&text);
-        match lookup_in(reading.release, reading.release.canonical(key)) {
+    for (text, r, def) in items {
+        match def {
             Some(def) if !def.is_engine_option() => {
+                let value = split_entry(&text).1;
                 match apply_one(scope, def, value, r, (&ctx, origin), warnings) {
                     Ok(()) if def.name == "kb_base" => ctx = with_mode(scope.parse_ctx()),
                     Ok(()) => {}
@@ -545,16 +592,20 @@ fn apply_one(
         Err(_) if !expression => fio::read(def, value, ctx),
         _ => None,
     };
-    let value_kept = match (&parsed, ctx.mode) {
-        (Ok(v), _) => Some(v.clone()),
-        (Err(_), Mode::Fio) => match reading.take() {
+    // The value parsed is moved into the setting, not copied.
+    let (value_kept, parsed) = match (parsed, ctx.mode) {
+        (Ok(v), _) => (Some(v), None),
+        (Err(e), Mode::Fio) => match reading.take() {
             Some(reading) => {
                 warnings.extend(reading.warnings);
-                Some(reading.value.unwrap_or_else(|| kept(scope, def)))
+                (
+                    Some(reading.value.unwrap_or_else(|| kept(scope, def))),
+                    Some(e),
+                )
             }
-            None => None,
+            None => (None, Some(e)),
         },
-        (Err(_), Mode::Strict) => None,
+        (Err(e), Mode::Strict) => (None, Some(e)),
     };
     if let Some(v) = value_kept {
         debug_parsed(def, &v, ctx);
@@ -564,10 +615,11 @@ fn apply_one(
             text: value.map(str::to_string),
             value: v,
             span: r.span.clone(),
+            slot: name_slot(def.name),
         });
         return Ok(());
     }
-    let Err(e) = parsed else {
+    let Some(e) = parsed else {
         unreachable!("a value that parsed is kept")
     };
     // What fio prints on stdout: a choice's table of valid values, or a
@@ -604,98 +656,6 @@ fn apply_one(
         diag: Diagnostic::new(Some(r.span.clone()), kind),
         valid_values,
     })
-}
-
-/// The value in force for `def` before this setting (fio stores nothing
-/// for a value it only warns about): the earlier setting's, else the
-/// option's default.
-fn kept(scope: &JobOptions, def: &'static OptionDef) -> Value {
-    if let Some(v) = scope.value(def.name) {
-        return v.clone();
-    }
-    def.default
-        .and_then(|d| parse_value(def, Some(d), &ParseCtx::default()).ok())
-        .unwrap_or(Value::Nothing)
-}
-
-/// `v` with the directions it leaves unset taken from the setting in force
-/// (fio stores only the directions a value gives: `bs=,8k` after
-/// `bs=16k` reads 16k and writes 8k).
-fn merged(scope: &JobOptions, def: &'static OptionDef, v: Value) -> Value {
-    let Some(prev) = scope.value(def.name) else {
-        return v;
-    };
-    match (v, prev) {
-        (Value::PerDir(mut now), Value::PerDir(before)) => {
-            for (slot, old) in now.iter_mut().zip(before) {
-                if slot.is_none() {
-                    slot.clone_from(old);
-                }
-            }
-            Value::PerDir(now)
-        }
-        (Value::Ranges(mut now), Value::Ranges(before)) => {
-            for (slot, old) in now.iter_mut().zip(before) {
-                if slot.is_none() {
-                    *slot = *old;
-                }
-            }
-            Value::Ranges(now)
-        }
-        (Value::BsSplit(mut now), Value::BsSplit(before)) => {
-            for (slot, old) in now.iter_mut().zip(before) {
-                if slot.is_empty() {
-                    slot.clone_from(old);
-                }
-            }
-            Value::BsSplit(now)
-        }
-        (v, _) => v,
-    }
-}
-
-fn is_numeric(def: &OptionDef) -> bool {
-    matches!(
-        def.kind,
-        ValueKind::Int | ValueKind::Size | ValueKind::SizeOrPercent | ValueKind::Time
-    )
-}
-
-/// `(expr)`: upstream fio's arithmetic. Each number inside is read with the
-/// option's own units, except times, which are microseconds inside an
-/// expression (as upstream documents).
-fn parse_expression(def: &OptionDef, text: &str, ctx: &ParseCtx) -> Result<Value, ValueError> {
-    let time = def.kind == ValueKind::Time;
-    let atom = |a: &str| -> Result<i64, arith::Error> {
-        let atom_text = if time && a.bytes().all(|b| b.is_ascii_digit()) {
-            format!("{a}us")
-        } else {
-            a.to_string()
-        };
-        let value = parse_value(def, Some(&atom_text), ctx)
-            .map_err(|e| arith::Error::Number(e.to_string()))?;
-        // A per-direction option gives the same number for every direction.
-        let value = match value {
-            Value::PerDir(v) => v.into_iter().flatten().next().unwrap_or(Value::Nothing),
-            v => v,
-        };
-        match value {
-            Value::Int(n) => Ok(n),
-            Value::Bytes(n) | Value::Micros(n) => {
-                i64::try_from(n).map_err(|_| arith::Error::Number("number too large".into()))
-            }
-            _ => Err(arith::Error::Number(format!(
-                "'{a}' cannot be used in an expression"
-            ))),
-        }
-    };
-    let n = arith::eval_with(text.trim(), &atom).map_err(|e| ValueError::Other(e.to_string()))?;
-    let plain = if time {
-        format!("{n}us")
-    } else {
-        n.to_string()
-    };
-    parse_value(def, Some(&plain), ctx)
 }
 
 #[cfg(test)]

@@ -1,6 +1,5 @@
 //! The option table: every option fio 3.33 knows, defined once.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 pub(crate) mod cmdhelp;
@@ -30,9 +29,9 @@ pub(crate) use value::{parse_value, Value};
 /// the first definition in that order wins. What a job file or command line
 /// names is looked up in its release's table ([`lookup_in`]).
 pub fn lookup(name: &str) -> Option<&'static OptionDef> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static OptionDef>> = OnceLock::new();
+    static INDEX: OnceLock<later::NameIndex> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut index = HashMap::new();
+        let mut index = later::NameIndex::default();
         for def in table::OPTIONS.iter().chain(profiles::PROFILE_OPTIONS) {
             for name in std::iter::once(def.name).chain(def.aliases.iter().copied()) {
                 index.entry(name).or_insert(def);

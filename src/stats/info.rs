@@ -117,7 +117,13 @@ impl OptionList {
 
 impl<N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for OptionList {
     fn from_iter<I: IntoIterator<Item = (N, V)>>(pairs: I) -> OptionList {
+        let pairs = pairs.into_iter();
         let mut list = OptionList::default();
+        // Room for all of them at once (a job's own options: about a dozen
+        // short pairs) rather than growing step by step.
+        let count = pairs.size_hint().0;
+        list.ends.reserve_exact(count);
+        list.text.reserve(count * 16);
         for (n, v) in pairs {
             list.push(n.as_ref(), v.as_ref());
         }

@@ -70,4 +70,5 @@ pub(crate) use runner::refusal_when_added;
 pub(crate) use runner::run_with_progress;
 pub use runner::{run, run_with_log};
 pub(crate) use stop::Stop;
+pub(crate) use tsc::anchor as anchor_clock;
 pub(crate) use verify::checksum;

@@ -59,7 +59,7 @@ pub(crate) fn classify(argv: &[String]) -> Vec<(Arg, std::ops::Range<usize>)> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let Ok(opt) = find(&opts, arg, name) else {
+        let Ok(opt) = find(opts, arg, name) else {
             out.push((Arg::Bad, start..i));
             continue;
         };

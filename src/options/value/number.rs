@@ -122,22 +122,28 @@ fn letters(rest: &str) -> (&str, &str) {
 /// "compatibility" rule: under the default 1024, `KiB` is 1000); `b` or
 /// nothing is 1.
 fn size_mult(suffix: &str, kb_base: u32) -> Option<u128> {
-    let s = suffix.to_ascii_lowercase();
-    let Some(first) = s.chars().next() else {
+    // Compared without a lowered copy: every size option is read here.
+    let Some(first) = suffix.bytes().next() else {
         return Some(1);
     };
-    if s == "b" {
+    if suffix.eq_ignore_ascii_case("b") {
         return Some(1);
     }
-    let power = "kmgtp".find(first)? as u32 + 1;
-    let base = match &s[1..] {
-        "" | "b" | "i" => kb_base,
-        "ib" => match kb_base {
+    let first = first.to_ascii_lowercase();
+    let power = b"kmgtp".iter().position(|&c| c == first)? as u32 + 1;
+    // `first` is ASCII: the rest starts after it.
+    let rest = &suffix[1..];
+    let is = |w: &str| rest.eq_ignore_ascii_case(w);
+    let base = if rest.is_empty() || is("b") || is("i") {
+        kb_base
+    } else if is("ib") {
+        match kb_base {
             1000 => 1024,
             1024 => 1000,
             other => other,
-        },
-        _ => return None,
+        }
+    } else {
+        return None;
     };
     Some(u128::from(base).pow(power))
 }
@@ -224,14 +230,21 @@ pub(crate) fn parse_size(text: &str, ctx: &ParseCtx) -> Result<u64, ValueError> 
 /// 2 µs there, even on options counted in seconds. rfio refuses those
 /// suffixes instead (the HOWTO's `sec` is wrong for 3.33).
 fn time_mult(suffix: &str) -> Option<u128> {
-    Some(match suffix.to_ascii_lowercase().as_str() {
-        "us" | "usec" => 1,
-        "ms" | "msec" => 1_000,
-        "s" => 1_000_000,
-        "m" => 60 * 1_000_000,
-        "h" => 3_600 * 1_000_000,
-        "d" => 86_400 * 1_000_000,
-        _ => return None,
+    let is = |w: &str| suffix.eq_ignore_ascii_case(w);
+    Some(if is("us") || is("usec") {
+        1
+    } else if is("ms") || is("msec") {
+        1_000
+    } else if is("s") {
+        1_000_000
+    } else if is("m") {
+        60 * 1_000_000
+    } else if is("h") {
+        3_600 * 1_000_000
+    } else if is("d") {
+        86_400 * 1_000_000
+    } else {
+        return None;
     })
 }
 
