@@ -44,8 +44,8 @@ pub fn plot_log_check(bytes: &[u8]) {
             name: "x_clat.1.log".into(),
             log,
         };
-        crate::plot::charts(std::slice::from_ref(&input), false);
-        crate::plot::charts(&[input], true);
+        crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+        crate::plot::charts(&[input], &PLOT_OVERLAY);
     }
 }
 
@@ -59,9 +59,19 @@ pub fn plot_json_check(bytes: &[u8]) {
             name: "r.json".into(),
             report,
         };
-        crate::plot::charts(&[input], false);
+        crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+        crate::plot::charts(&[input], &PLOT_OVERLAY);
     }
 }
+
+const PLOT_APART: crate::plot::Options = crate::plot::Options {
+    overlay: false,
+    log_latency: true,
+};
+const PLOT_OVERLAY: crate::plot::Options = crate::plot::Options {
+    overlay: true,
+    log_latency: false,
+};
 
 /// The text at most inflated from one fuzz input: a bomb is cut there.
 const INFLATE_TEXT_LIMIT: u64 = 4 << 20;

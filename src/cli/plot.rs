@@ -22,11 +22,18 @@ of --output-format=json or json+.
   JSON: per job, direction and latency (clat, lat, slat), the percentile
         curve and, from json+, the latency histogram.
 
+Each metric has one unit on every chart (the largest value's); each file
+is named by the shortest end of its path that tells it from the others.
+
 Options:
   -o, --output DIR     write the charts into DIR (created if missing); each
                        file is replaced, never written through a symlink
   --overlay            one chart per kind of log (iops, bw, lat, clat, slat),
-                       a series per file and direction
+                       a series per file and direction; one percentile
+                       chart and one histogram per direction and latency
+                       of the JSON inputs, a series per file (and job)
+  --latency-axis=A     log (default) or linear: the latency axis of
+                       percentile curves and histograms
   --format=FMT         svg, png or both (default both)
   --html               also write DIR/index.html: every chart inline and the
                        summary of each JSON input
@@ -57,6 +64,8 @@ enum PlotError {
     NeedsValue(String),
     #[error("--format={0}: want svg, png or both")]
     BadFormat(String),
+    #[error("--latency-axis={0}: want log or linear")]
+    BadLatencyAxis(String),
     #[error("--size={0}: want WIDTHxHEIGHT, each 200 to 8000 pixels")]
     BadSize(String),
     #[error("unknown option {0}")]
@@ -110,6 +119,7 @@ struct Opts {
     inputs: Vec<String>,
     dir: Option<String>,
     overlay: bool,
+    log_latency: bool,
     html: bool,
     svg: bool,
     png: bool,
@@ -149,6 +159,7 @@ fn parse(argv: &[String]) -> Result<Parsed, PlotError> {
         inputs: Vec::new(),
         dir: None,
         overlay: false,
+        log_latency: true,
         html: false,
         svg: true,
         png: true,
@@ -180,6 +191,13 @@ fn parse(argv: &[String]) -> Result<Parsed, PlotError> {
             "--" => only_files = true,
             "-o" | "--output" => o.dir = Some(value(key)?),
             "--overlay" => o.overlay = true,
+            "--latency-axis" => {
+                o.log_latency = match value(key)?.as_str() {
+                    "log" => true,
+                    "linear" => false,
+                    v => return Err(PlotError::BadLatencyAxis(v.to_string())),
+                }
+            }
             "--html" => o.html = true,
             "--format" => {
                 (o.svg, o.png) = match value(key)?.as_str() {
@@ -237,7 +255,13 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
     }
     // plotters measures the text of SVG and PNG charts alike.
     load_font(o.font.as_deref(), FONTS)?;
-    let charts = plot::charts(&inputs, o.overlay);
+    let charts = plot::charts(
+        &inputs,
+        &plot::Options {
+            overlay: o.overlay,
+            log_latency: o.log_latency,
+        },
+    );
     let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
     std::fs::create_dir_all(&dir).map_err(|source| PlotError::CreateDir {
         path: dir.clone(),
@@ -269,10 +293,14 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
         }
     }
     if o.html {
+        // Each report under its label, as in the charts.
+        let names: Vec<&str> = inputs.iter().map(Input::name).collect();
+        let labels = plot::labels(&names);
         let reports: Vec<(&str, &plot::Report)> = inputs
             .iter()
-            .filter_map(|i| match i {
-                Input::Report { name, report } => Some((name.as_str(), report)),
+            .zip(&labels)
+            .filter_map(|(i, label)| match i {
+                Input::Report { report, .. } => Some((label.as_str(), report)),
                 Input::Log { .. } => None,
             })
             .collect();
@@ -313,7 +341,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
     };
     let log = |r: Result<plot::Log, plot::LogError>| match r {
         Ok(log) => Ok(Some(Input::Log {
-            name: name.clone(),
+            name: path.display().to_string(),
             log,
         })),
         Err(plot::LogError::Empty) => Ok(None),
@@ -389,6 +417,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
             path: path.to_path_buf(),
             source,
         })?;
+        let name = path.display().to_string();
         return Ok(Some(Input::Report { name, report }));
     }
     match kind {

@@ -16,8 +16,10 @@ mod html;
 mod json;
 mod log;
 mod render;
+mod report;
+mod units;
 
-pub(crate) use build::{charts, Input};
+pub(crate) use build::{charts, labels, Input, Options};
 pub(crate) use chart::Chart;
 pub(crate) use error::Error;
 pub(crate) use html::page;

@@ -128,27 +128,55 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
     root.fill(&WHITE)?;
     let x = c.x.min..c.x.max;
     match c.x.scale {
-        Scale::Linear => plot(root, c, x),
-        Scale::LogNs => plot(root, c, x.log_scale().with_key_points(c.x.key_points())),
-        Scale::Nines => plot(root, c, NinesCoord(x, c.x.key_points())),
+        Scale::Linear => on_y(root, c, x),
+        Scale::Log => on_y(root, c, x.log_scale().with_key_points(c.x.key_points())),
+        Scale::Nines => on_y(root, c, NinesCoord(x, c.x.key_points())),
     }
 }
 
-/// The chart on an x axis of coordinate kind `X` (the y axis is linear).
-fn plot<DB, X>(root: &DrawingArea<DB, Shift>, c: &Chart, x: X) -> DrawResult<DB>
+/// The chart on an x axis of coordinate kind `X`, its y axis linear or
+/// log.
+fn on_y<DB, X>(root: &DrawingArea<DB, Shift>, c: &Chart, x: X) -> DrawResult<DB>
 where
     DB: DrawingBackend,
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let labelled = !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
+    let y = y_range(c, root.dim_in_pixel().1, labelled);
+    match c.y.scale {
+        Scale::Log => {
+            let mut axis = c.y.clone();
+            axis.max = y.end;
+            let keys = axis.key_points();
+            plot(root, c, x, y.log_scale().with_key_points(keys), labelled)
+        }
+        _ => plot(root, c, x, y, labelled),
+    }
+}
+
+/// The chart on axes of coordinate kinds `X` and `Y`.
+fn plot<DB, X, Y>(
+    root: &DrawingArea<DB, Shift>,
+    c: &Chart,
+    x: X,
+    y: Y,
+    labelled: bool,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     let mut chart = ChartBuilder::on(root)
         .caption(&c.title, (FAMILY, caption_size(root, &c.title)))
         .margin(MARGIN)
         .margin_right(3 * MARGIN)
         .x_label_area_size(X_AREA)
         .y_label_area_size(Y_AREA)
-        .build_cartesian_2d(x, y_range(c, root.dim_in_pixel().1, labelled))?;
+        .build_cartesian_2d(x, y)?;
 
     let (xf, yf) = (|v: &f64| c.x.tick_label(*v), |v: &f64| c.y.tick_label(*v));
     chart
@@ -176,6 +204,9 @@ where
                 chart.draw_series(s.points.iter().map(|&(x, y)| {
                     Rectangle::new([(x * edge.0, base), (x * edge.1, y)], color.filled())
                 }))?
+            }
+            Style::Dots => {
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?
             }
             Style::Line | Style::LineDots => chart.draw_series(LineSeries::new(
                 s.points.iter().copied(),
@@ -256,6 +287,12 @@ fn y_range(c: &Chart, height: u32, labelled: bool) -> Range<f64> {
         .fold(lo, f64::max);
     // The data keep at least a third of the plot's height.
     let free = (plot - legend).max(plot / 3.0);
+    if c.y.scale == Scale::Log {
+        // The same, in decades; raised to a power of ten (its tick).
+        let (l, t) = (lo.log10(), top.max(lo).log10());
+        let need = 10f64.powf((l + (t - l) * plot / free).ceil());
+        return lo..hi.max(need);
+    }
     let need = lo + (top - lo) * plot / free;
     lo..hi.max(need)
 }

@@ -1,0 +1,168 @@
+//! `rfio plot` comparing runs: percentile curves and histograms of
+//! several JSON+ reports on one chart, each named by its path (the same
+//! file name in two folders told apart), latencies on a log axis in one
+//! unit across the page; NDJSON status streams drawn over time; inputs
+//! that give nothing refused by name.
+
+use serde_json::Value;
+
+use super::plot::{assert_well_formed, has_text, lat_unit, plot, polylines, read, texts};
+use crate::common::{self, TempDir};
+
+/// A small JSON+ run of job `j` into `DIR/j.json`.
+fn json_run(dir: &TempDir, folder: &str, bs: &str) {
+    std::fs::create_dir_all(dir.file(folder)).unwrap();
+    let out = format!("--output={folder}/j.json");
+    let bs = format!("--bs={bs}");
+    let o = common::rfio(
+        dir,
+        &[
+            "--name=j",
+            "--ioengine=null",
+            "--rw=randrw",
+            &bs,
+            "--size=8m",
+            "--output-format=json+",
+            &out,
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
+/// The largest clat (ns) of a report: its percentiles below 100 and its
+/// bins, over both directions.
+fn clat_top(doc: &Value) -> f64 {
+    let mut top: f64 = 0.0;
+    for ddir in ["read", "write"] {
+        let clat = &doc["jobs"][0][ddir]["clat_ns"];
+        for (p, ns) in clat["percentile"].as_object().unwrap() {
+            if p.parse::<f64>().unwrap() < 100.0 {
+                top = top.max(ns.as_f64().unwrap());
+            }
+        }
+        for ns in clat["bins"].as_object().unwrap().keys() {
+            top = top.max(ns.parse().unwrap());
+        }
+    }
+    top
+}
+
+#[test]
+fn reports_overlay_told_apart_by_path_on_a_log_axis_in_one_unit() {
+    let dir = TempDir::new("plot-compare");
+    json_run(&dir, "old", "4k");
+    json_run(&dir, "new", "64k");
+    let o = plot(
+        &dir,
+        &[
+            "old/j.json",
+            "new/j.json",
+            "--overlay",
+            "--html",
+            "--format=svg",
+            "-o",
+            "o",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let docs: Vec<Value> = ["old", "new"]
+        .iter()
+        .map(|f| serde_json::from_str(&read(dir.file(&format!("{f}/j.json")))).unwrap())
+        .collect();
+    let unit = lat_unit(clat_top(&docs[0]).max(clat_top(&docs[1])));
+    let axis = format!("clat ({unit}, log scale)");
+    let mut names: Vec<String> = std::fs::read_dir(dir.file("o"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "index.html",
+            "overlay-read-clat-hist.svg",
+            "overlay-read-clat-pct.svg",
+            "overlay-write-clat-hist.svg",
+            "overlay-write-clat-pct.svg",
+        ]
+    );
+    for ddir in ["read", "write"] {
+        let pct = read(dir.file(&format!("o/overlay-{ddir}-clat-pct.svg")));
+        assert_well_formed(&pct, ddir);
+        // A curve per report, a point per percentile.
+        let want: Vec<usize> = docs
+            .iter()
+            .map(|d| {
+                d["jobs"][0][ddir]["clat_ns"]["percentile"]
+                    .as_object()
+                    .unwrap()
+                    .len()
+            })
+            .collect();
+        assert_eq!(polylines(&pct, 2), want, "{ddir}-pct");
+        assert!(
+            has_text(&pct, "old/j.json") && has_text(&pct, "new/j.json"),
+            "{ddir}: legend"
+        );
+        assert!(
+            has_text(&pct, &axis),
+            "{ddir}-pct: {axis}: {:?}",
+            texts(&pct)
+        );
+        // Log ticks: powers of ten.
+        let ticks: Vec<String> = texts(&pct)
+            .into_iter()
+            .filter(|t| {
+                t.parse::<f64>()
+                    .is_ok_and(|v| v > 0.0 && v.log10().fract() == 0.0)
+            })
+            .collect();
+        assert!(ticks.len() >= 2, "{ddir}-pct: log ticks {ticks:?}");
+        let hist = read(dir.file(&format!("o/overlay-{ddir}-clat-hist.svg")));
+        let bins: Vec<usize> = docs
+            .iter()
+            .map(|d| {
+                let b = d["jobs"][0][ddir]["clat_ns"]["bins"].as_object().unwrap();
+                b.values().filter(|n| n.as_u64() != Some(0)).count()
+            })
+            .collect();
+        // A dot per bin of each report, as a share of its I/Os (in the
+        // series' colours: the legend's keys are rectangles).
+        assert_eq!(polylines(&hist, 2), Vec::<usize>::new(), "{ddir}-hist");
+        for (colour, n) in ["#1F77B4", "#FF7F0E"].iter().zip(&bins) {
+            let dots = hist
+                .split("<circle")
+                .skip(1)
+                .filter(|t| t[..t.find("/>").unwrap()].contains(&format!("fill=\"{colour}\"")))
+                .count();
+            assert_eq!(dots, *n, "{ddir}-hist {colour}");
+        }
+        assert!(
+            has_text(&hist, "% of I/Os") && has_text(&hist, &axis),
+            "{ddir}-hist"
+        );
+    }
+    // The page's summaries are told apart too.
+    let html = read(dir.file("o/index.html"));
+    assert!(html.contains("<h2>Summary: old/j.json</h2>"), "{html}");
+    assert!(html.contains("<h2>Summary: new/j.json</h2>"));
+}
+
+#[test]
+fn apart_the_same_file_names_get_distinct_titles() {
+    let dir = TempDir::new("plot-same-name");
+    json_run(&dir, "a", "4k");
+    json_run(&dir, "b", "4k");
+    let o = plot(&dir, &["a/j.json", "b/j.json", "--format=svg", "-o", "o"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let one = read(dir.file("o/j-read-clat-pct.svg"));
+    let two = read(dir.file("o/j-read-clat-pct-2.svg"));
+    assert!(has_text(
+        &one,
+        "j read (a/j.json): clat latency percentiles"
+    ));
+    assert!(has_text(
+        &two,
+        "j read (b/j.json): clat latency percentiles"
+    ));
+}
