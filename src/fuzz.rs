@@ -54,6 +54,16 @@ pub fn plot_log_check(bytes: &[u8]) {
 #[doc(hidden)]
 pub fn plot_json_check(bytes: &[u8]) {
     let _ = crate::plot::looks_like_json(bytes);
+    if crate::plot::looks_like_stream(bytes) {
+        if let Ok(stream) = crate::plot::parse_stream(bytes) {
+            let input = crate::plot::Input::Stream {
+                name: "s.ndjson".into(),
+                stream,
+            };
+            crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+            crate::plot::charts(&[input], &PLOT_OVERLAY);
+        }
+    }
     if let Ok(report) = crate::plot::parse_json(bytes) {
         let input = crate::plot::Input::Report {
             name: "r.json".into(),

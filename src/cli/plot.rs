@@ -14,13 +14,17 @@ Usage: rfio plot [OPTIONS] FILE... -o DIR
 Charts of fio's logs and JSON output, drawn without gnuplot.
 
 FILE is a per-job log written by rfio or fio (NAME_iops.N.log, NAME_bw.N.log,
-NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz) or the output
-of --output-format=json or json+.
+NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz), the output
+of --output-format=json or json+, or an NDJSON status stream
+(--output-format=ndjson, --status-format=ndjson).
 
   Logs: IOPS, bandwidth (KiB/s, MiB/s or GiB/s) or latency (nsec, usec or
         msec) over time (s), a series per direction; one chart per log.
   JSON: per job, direction and latency (clat, lat, slat), the percentile
         curve and, from json+, the latency histogram.
+  NDJSON: IOPS, bandwidth and completion latency (mean, p99) of each
+        status line over time, a series per job and direction; the final
+        line's report as JSON.
 
 Each metric has one unit on every chart (the largest value's); each file
 is named by the shortest end of its path that tells it from the others.
@@ -92,6 +96,8 @@ enum PlotError {
     },
     #[error("{}: {source}", path.display())]
     Report { path: PathBuf, source: plot::Error },
+    #[error("{}: nothing to plot ({why})", path.display())]
+    Nothing { path: PathBuf, why: &'static str },
     #[error("{}: {}", path.display(), io_reason(source))]
     Read { path: PathBuf, source: io::Error },
     #[error("{}: over {} MiB, too large to be fio JSON output", path.display(), MAX_WHOLE >> 20)]
@@ -240,7 +246,16 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
     let mut empty = Vec::new();
     for p in &o.inputs {
         match read_input(Path::new(p))? {
-            Some(input) => inputs.push(input),
+            Some(input) => {
+                // Never a success with nothing drawn.
+                if let Some(why) = input.nothing_to_plot() {
+                    return Err(PlotError::Nothing {
+                        path: PathBuf::from(p),
+                        why,
+                    });
+                }
+                inputs.push(input)
+            }
             None => empty.push(p.as_str()),
         }
     }
@@ -299,10 +314,7 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
         let reports: Vec<(&str, &plot::Report)> = inputs
             .iter()
             .zip(&labels)
-            .filter_map(|(i, label)| match i {
-                Input::Report { report, .. } => Some((label.as_str(), report)),
-                Input::Log { .. } => None,
-            })
+            .filter_map(|(i, label)| Some((label.as_str(), i.report()?)))
             .collect();
         let figures: Vec<(&plot::Chart, &str)> =
             charts.iter().zip(svgs.iter().map(String::as_str)).collect();
@@ -411,6 +423,14 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
     }
     if let Some(r) = reader {
         return log(r.finish());
+    }
+    if plot::looks_like_stream(&held) {
+        let stream = plot::parse_stream(&held).map_err(|source| PlotError::Report {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        return Ok(Some(Input::Stream { name, stream }));
     }
     if plot::looks_like_json(&held) {
         let report = plot::parse_json(&held).map_err(|source| PlotError::Report {

@@ -12,20 +12,56 @@ use super::chart::{file_stem, thin, Chart, Series, Style};
 use super::json::Report;
 use super::log::{Log, LogKind};
 use super::report::{self, LatAxis};
+use super::stream::{self, Stream};
 use super::units::Units;
 
 /// One parsed input file, under its path as given.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {
-    Log { name: String, log: Log },
-    Report { name: String, report: Report },
+    Log {
+        name: String,
+        log: Log,
+    },
+    Report {
+        name: String,
+        report: Report,
+    },
+    /// An NDJSON status stream.
+    Stream {
+        name: String,
+        stream: Stream,
+    },
 }
 
 impl Input {
     /// The path it was read from.
     pub fn name(&self) -> &str {
         match self {
-            Input::Log { name, .. } | Input::Report { name, .. } => name,
+            Input::Log { name, .. } | Input::Report { name, .. } | Input::Stream { name, .. } => {
+                name
+            }
+        }
+    }
+
+    /// Its report: a JSON report's, or a stream's final line's.
+    pub fn report(&self) -> Option<&Report> {
+        match self {
+            Input::Report { report, .. } => Some(report),
+            Input::Stream { stream, .. } => stream.report.as_ref(),
+            Input::Log { .. } => None,
+        }
+    }
+
+    /// Why it gives no chart, if it gives none (a log read has samples).
+    pub fn nothing_to_plot(&self) -> Option<&'static str> {
+        match self {
+            Input::Log { .. } => None,
+            Input::Report { report, .. } => {
+                (!report.drawable()).then_some("no job did I/O with latency percentiles or bins")
+            }
+            Input::Stream { stream, .. } => (!stream.has_points()
+                && !stream.report.as_ref().is_some_and(Report::drawable))
+            .then_some("no status line with I/O, no final report with latencies"),
         }
     }
 }
@@ -89,17 +125,19 @@ fn units(inputs: &[Input]) -> Units {
                     k => u.see_lat(k.name(), top),
                 }
             }
-            Input::Report { report, .. } => {
-                for lat in report
-                    .jobs
-                    .iter()
-                    .flat_map(|j| &j.dirs)
-                    .flat_map(|d| &d.lats)
-                {
-                    let pct = lat.percentiles.iter().filter(|p| p.0 < 100.0);
-                    for ns in pct.map(|p| p.1).chain(lat.bins.iter().map(|b| b.0)) {
-                        u.see_lat(lat.kind, ns);
-                    }
+            Input::Stream { stream, .. } => stream.see(&mut u),
+            Input::Report { .. } => {}
+        }
+        if let Some(report) = input.report() {
+            for lat in report
+                .jobs
+                .iter()
+                .flat_map(|j| &j.dirs)
+                .flat_map(|d| &d.lats)
+            {
+                let pct = lat.percentiles.iter().filter(|p| p.0 < 100.0);
+                for ns in pct.map(|p| p.1).chain(lat.bins.iter().map(|b| b.0)) {
+                    u.see_lat(lat.kind, ns);
                 }
             }
         }
@@ -119,7 +157,7 @@ pub fn charts(inputs: &[Input], opts: &Options) -> Vec<Chart> {
         .zip(&labels)
         .filter_map(|(i, label)| match i {
             Input::Log { log, .. } => Some((label.as_str(), log)),
-            Input::Report { .. } => None,
+            _ => None,
         })
         .collect();
     if overlay {
@@ -137,13 +175,16 @@ pub fn charts(inputs: &[Input], opts: &Options) -> Vec<Chart> {
             out.push(log_chart(&log_stem(name), &[(name, log)], false, &units));
         }
     }
+    for (input, label) in inputs.iter().zip(&labels) {
+        if let Input::Stream { stream, .. } = input {
+            let stem = label.strip_suffix(".ndjson").unwrap_or(label);
+            out.extend(stream::charts(label, stem, stream, &units));
+        }
+    }
     let reports: Vec<(&str, &Report)> = inputs
         .iter()
         .zip(&labels)
-        .filter_map(|(i, label)| match i {
-            Input::Report { report, .. } => Some((label.as_str(), report)),
-            Input::Log { .. } => None,
-        })
+        .filter_map(|(i, label)| Some((label.as_str(), i.report()?)))
         .collect();
     let axis = LatAxis {
         log: opts.log_latency,

@@ -17,6 +17,7 @@ mod json;
 mod log;
 mod render;
 mod report;
+mod stream;
 mod units;
 
 pub(crate) use build::{charts, labels, Input, Options};
@@ -26,3 +27,4 @@ pub(crate) use html::page;
 pub(crate) use json::{looks_like_json, parse as parse_json, Report};
 pub(crate) use log::{parse as parse_log, Log, LogError, LogKind, Reader as LogReader};
 pub(crate) use render::{png, svg, use_font, Size};
+pub(crate) use stream::{looks_like_stream, parse as parse_stream};

@@ -166,3 +166,84 @@ fn apart_the_same_file_names_get_distinct_titles() {
         "j read (b/j.json): clat latency percentiles"
     ));
 }
+
+/// A status stream (`--output-format=ndjson`) draws IOPS, bandwidth and
+/// clat over time, a point per status line and direction, and its final
+/// report's percentile curves.
+#[test]
+fn ndjson_status_streams_are_drawn_over_time() {
+    let dir = TempDir::new("plot-ndjson");
+    let o = common::rfio(
+        &dir,
+        &[
+            "--name=j",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=1g",
+            "--time_based",
+            "--runtime=1500ms",
+            "--rate_iops=2000",
+            "--status-interval=500ms",
+            "--output-format=ndjson",
+            "--output=s.ndjson",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = read(dir.file("s.ndjson"));
+    let status = text
+        .lines()
+        .filter(|l| l.contains(r#""type":"status""#))
+        .count();
+    assert!(status >= 2, "{text}");
+    let o = plot(&dir, &["s.ndjson", "--format=svg", "-o", "o"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    for (key, label) in [("iops", "IOPS"), ("bw", "bandwidth (KiB/s)")] {
+        let svg = read(dir.file(&format!("o/s-{key}.svg")));
+        assert_well_formed(&svg, key);
+        assert_eq!(polylines(&svg, 2), [status, status], "{key}");
+        assert!(has_text(&svg, label) && has_text(&svg, "time (s)"), "{key}");
+        assert!(has_text(&svg, "read") && has_text(&svg, "write"), "{key}");
+    }
+    let clat = read(dir.file("o/s-clat.svg"));
+    assert!(has_text(&clat, "read mean") && has_text(&clat, "write p99"));
+    assert!(
+        dir.file("o/j-read-clat-pct.svg").exists(),
+        "the final report"
+    );
+}
+
+/// An input that reads but gives nothing to draw, or does not read, is
+/// an error naming it; nothing is written.
+#[test]
+fn inputs_with_nothing_to_draw_are_refused_by_name() {
+    let dir = TempDir::new("plot-nothing");
+    dir.write("empty.json", "{\"jobs\": []}\n");
+    dir.write(
+        "idle.ndjson",
+        "{\"type\":\"status\",\"time\":1,\"elapsed_ms\":5,\"eta_sec\":1,\"jobs\":[]}\n",
+    );
+    dir.write(
+        "torn.ndjson",
+        "{\"type\":\"status\",\"time\":1,\"elapsed_ms\":5,\"eta_sec\":1,\"jobs\":[]}\n{\"type\":\"sta\n",
+    );
+    for (file, want) in [
+        (
+            "empty.json",
+            "rfio plot: empty.json: nothing to plot (no job did I/O with latency percentiles or bins)\n",
+        ),
+        (
+            "idle.ndjson",
+            "rfio plot: idle.ndjson: nothing to plot (no status line with I/O, no final report with latencies)\n",
+        ),
+        (
+            "torn.ndjson",
+            "rfio plot: torn.ndjson: line 2: not valid JSON: EOF while parsing a string\n",
+        ),
+    ] {
+        let o = plot(&dir, &[file, "-o", "o"]);
+        assert_eq!(o.status.code(), Some(1), "{file}");
+        assert_eq!(common::stderr(&o), want, "{file}");
+        assert!(!dir.file("o").exists(), "{file} wrote something");
+    }
+}
