@@ -15,6 +15,7 @@ mod error;
 mod html;
 mod json;
 mod log;
+mod raster;
 mod render;
 mod report;
 mod stream;

@@ -16,6 +16,7 @@ use plotters::prelude::*;
 
 use super::axis::Scale;
 use super::chart::{Chart, Style};
+use super::raster::Raster;
 use super::Error;
 
 /// A chart's size in pixels.
@@ -63,25 +64,26 @@ const Y_AREA: u32 = 76;
 const LEGEND_ROW: u32 = 18;
 const LEGEND_PAD: u32 = 16;
 
-/// Whether the font handed in (the first) is registered.
-static FONT: OnceLock<bool> = OnceLock::new();
+/// The font handed in (the first), if it registered.
+static FONT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
 
 /// Use `bytes` (a TrueType/OpenType font file) for the charts' text; the
 /// first call in a process decides.
 pub fn use_font(bytes: Vec<u8>) -> Result<(), Error> {
     let registered = FONT.get_or_init(|| {
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        plotters::style::register_font(FAMILY, FontStyle::Normal, bytes).is_ok()
+        let ok = plotters::style::register_font(FAMILY, FontStyle::Normal, bytes).is_ok();
+        ok.then_some(bytes)
     });
     match registered {
-        true => Ok(()),
-        false => Err(Error::NotAFont),
+        Some(_) => Ok(()),
+        None => Err(Error::NotAFont),
     }
 }
 
-fn need_font() -> Result<(), Error> {
+fn need_font() -> Result<&'static [u8], Error> {
     match FONT.get() {
-        Some(true) => Ok(()),
+        Some(Some(bytes)) => Ok(bytes),
         _ => Err(Error::NoFont),
     }
 }
@@ -105,11 +107,14 @@ pub fn svg(chart: &Chart, size: Size) -> Result<String, Error> {
 
 /// The chart as a PNG image (8-bit RGB).
 pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, Error> {
-    need_font()?;
+    let font = need_font()?;
+    let font = ab_glyph::FontRef::try_from_slice(font).map_err(|_| Error::NotAFont)?;
     let (w, h) = (size.width, size.height);
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        // Text drawn by rfio (`super::raster`), the rest by plotters.
+        let inner = BitMapBackend::with_buffer(&mut rgb, (w, h));
+        let root = Raster { inner, font }.into_drawing_area();
         draw(&root, chart).map_err(drawing)?;
         root.present().map_err(drawing)?;
     }
@@ -336,6 +341,63 @@ mod tests {
         assert!(two.end > 105.0 && four.end > two.end, "{two:?} {four:?}");
         // However many series, the data keep a third of the height.
         assert!(y_range(&chart(40), 480, true).end <= 300.0 + 1e-9);
+    }
+
+    /// A line that turns back on itself (a per-I/O log's spikes) strokes
+    /// no pixel outside the plot area: plotters' mitred joins shot tens
+    /// of pixels below the zero line.
+    #[test]
+    fn strokes_stay_in_the_plot_area() {
+        let Ok(font) = std::fs::read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") else {
+            panic!("fonts-dejavu-core is installed");
+        };
+        use_font(font).unwrap();
+        let points: Vec<(f64, f64)> = (0..2000)
+            .map(|i| {
+                (
+                    f64::from(i / 2) / 1000.0,
+                    if i % 4 < 2 { 0.05 } else { 12.0 },
+                )
+            })
+            .collect();
+        let c = Chart {
+            name: "c".into(),
+            title: "t".into(),
+            x: Axis::linear("time (s)", 0.0, 1.0),
+            y: Axis::linear("clat (msec)", 0.0, 12.6),
+            style: Style::Line,
+            series: vec![Series {
+                label: String::new(),
+                points,
+            }],
+        };
+        let size = Size::default();
+        let bytes = png(&c, size).unwrap();
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut rgb = vec![0; dec.output_buffer_size().unwrap()];
+        dec.next_frame(&mut rgb).unwrap();
+        let RGBColor(r, g, b) = PALETTE[0];
+        let w = size.width as usize;
+        // The plot's bottom row (y = 0) and its left column, and a pixel
+        // of the 2-pixel stroke's half width beyond.
+        let bottom = (size.height - MARGIN - X_AREA) as usize;
+        let left = (MARGIN + Y_AREA) as usize;
+        let right = (size.width - 3 * MARGIN) as usize;
+        let mut inside = 0;
+        for (i, p) in rgb.chunks(3).enumerate() {
+            if p != [r, g, b] {
+                continue;
+            }
+            let (x, y) = (i % w, i / w);
+            assert!(
+                y <= bottom + 1 && x + 1 >= left && x <= right + 1,
+                "stroke at ({x}, {y}), plot bottom {bottom}, left {left}"
+            );
+            inside += 1;
+        }
+        assert!(inside > 1000, "the series is drawn");
     }
 
     /// One test, as the font is the process's: no chart without it, then

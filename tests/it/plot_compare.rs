@@ -247,3 +247,65 @@ fn inputs_with_nothing_to_draw_are_refused_by_name() {
         assert!(!dir.file("o").exists(), "{file} wrote something");
     }
 }
+
+/// The overlay page in headless Chromium: every chart in the DOM, and
+/// each as wide as the page's content (not its 800 px, 60 % of a wide
+/// window). The width is read by a copy of the page with a script that
+/// writes it into the title (the page itself has none).
+#[test]
+fn the_overlay_page_fills_the_width_in_a_browser() {
+    use super::plot::{browse, chromium};
+    chromium();
+    let dir = TempDir::new("plot-compare-browser");
+    json_run(&dir, "old", "4k");
+    json_run(&dir, "new", "64k");
+    let o = plot(
+        &dir,
+        &[
+            "old/j.json",
+            "new/j.json",
+            "--overlay",
+            "--html",
+            "--format=svg",
+            "-o",
+            "web",
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let page = read(dir.file("web/index.html"));
+    let (dom, log) = browse(&dir, &dir.file("web/index.html"), &["--dump-dom"]);
+    assert_eq!(dom.matches("<svg ").count(), 4, "every chart in the DOM");
+    assert!(!log.contains(":CONSOLE"), "{log}");
+    let probe = page.replace(
+        "</body>",
+        "<script>\nconst b = document.body.getBoundingClientRect().width;\n\
+         const w = [...document.querySelectorAll('figure svg')].map(s => s.getBoundingClientRect().width);\n\
+         document.title = 'widths ' + Math.round(b) + ' ' + w.map(Math.round).join(' ');\n</script>\n</body>",
+    );
+    std::fs::write(dir.file("web/probe.html"), probe).unwrap();
+    let (dom, _) = browse(
+        &dir,
+        &dir.file("web/probe.html"),
+        &["--dump-dom", "--window-size=1600,1200"],
+    );
+    let title = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_default();
+    let nums: Vec<f64> = title
+        .strip_prefix("widths ")
+        .unwrap_or_else(|| panic!("no widths in {title:?}"))
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let (body, charts) = (nums[0], &nums[1..]);
+    assert!(body > 1400.0, "the window is 1600 wide: body {body}");
+    assert_eq!(charts.len(), 4);
+    for w in charts {
+        assert!(
+            (w - body).abs() <= 1.0,
+            "chart {w} px wide in a body of {body}"
+        );
+    }
+}
