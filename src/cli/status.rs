@@ -177,10 +177,11 @@ impl<'a> StatusReports<'a> {
             now_ms.saturating_sub(g.elapsed().as_millis() as u64)
         });
         let mut report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
-        report.eta_sec = Some(match progress.genesis() {
-            Some(g) => jobs_eta_sec(self.plan, progress, g, Instant::now()),
-            None => i32::MAX as u64,
-        });
+        // Before any job started, the jobs' own estimates (runtime, size
+        // over rate) stand.
+        let now = Instant::now();
+        let genesis = progress.genesis().unwrap_or(now);
+        report.eta_sec = Some(jobs_eta_sec(self.plan, progress, genesis, now));
         report
     }
 }

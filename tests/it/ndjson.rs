@@ -234,3 +234,29 @@ fn without_an_interval_only_the_final_line() {
     assert_eq!(all[0]["type"], "final");
     assert_eq!(all[0]["report"]["jobs"][0]["jobname"], "paced");
 }
+
+/// `eta_sec` is a number from the first status line (fio's status line
+/// waits 3 s before its first estimate; rfio's stream does not): a 1 s
+/// job has at most a second left, counting down.
+#[test]
+fn eta_sec_is_a_number_from_the_first_line() {
+    let dir = TempDir::new("ndjson-eta");
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--output-format=ndjson",
+            "--status-interval=300ms",
+            "--runtime=1",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let all = lines(&out);
+    let status: Vec<&Value> = all.iter().filter(|l| l["type"] == "status").collect();
+    assert!(status.len() >= 2, "{out}");
+    let etas: Vec<u64> = status
+        .iter()
+        .map(|l| l["eta_sec"].as_u64().unwrap_or_else(|| panic!("{l}")))
+        .collect();
+    assert!(etas.iter().all(|&e| e <= 1), "{etas:?}");
+    assert!(etas.windows(2).all(|w| w[1] <= w[0]), "{etas:?}");
+}
