@@ -34,6 +34,16 @@ pub(super) fn run(
             return Ok(1);
         }
     };
+    let status_file = match &args.status_output {
+        Some(path) if !args.parse_only && !args.showcmd => match File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                writeln!(err, "rfio: status output file open error: {e}")?;
+                return Ok(1);
+            }
+        },
+        _ => None,
+    };
     let invocation = invocation(args);
     // `--baseline-*` (rfio's own): the work identified before the run; a
     // compare of other work is refused here, nothing run.
@@ -65,6 +75,10 @@ pub(super) fn run(
         dest: match &out_file {
             Some(f) => status::Dest::File(f),
             None => status::Dest::Stdout,
+        },
+        status_dest: match &status_file {
+            Some(f) => status::Dest::File(f),
+            None => status::Dest::Stderr,
         },
         out: &mut sink,
         err: &mut *err,

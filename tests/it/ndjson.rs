@@ -189,6 +189,9 @@ fn ten_seconds_under_jq_and_the_last_line_is_the_json_report() {
     assert!(total >= *ios.last().unwrap() && total <= 1002, "{total}");
 }
 
+/// `--status-format=ndjson` beside another format: the lines go to
+/// stderr, or to `--status-output`, never among the results (the
+/// `--output` file stays one JSON document).
 #[test]
 fn status_format_streams_beside_any_output_format() {
     let dir = TempDir::new("ndjson-status-format");
@@ -207,13 +210,32 @@ fn status_format_streams_beside_any_output_format() {
     );
     assert_eq!(rc, 0, "{err}");
     assert_eq!(out, "");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let (streamed, doc) = text.split_at(text.find("{\n").expect("the JSON document"));
-    let status = lines(streamed);
-    assert!(!status.is_empty() && status.len() <= 3, "{text}");
-    assert!(status.iter().all(|s| s["type"] == "status"));
-    let doc: Value = serde_json::from_str(doc).unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(doc["jobs"][0]["jobname"], "paced");
+    let status = lines(&err);
+    assert!(!status.is_empty() && status.len() <= 3, "{err}");
+    assert!(status.iter().all(|s| s["type"] == "status"));
+
+    // With the normal report on stdout, and --status-output.
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--status-format=ndjson",
+            "--status-output=status.ndjson",
+            "--status-interval=400ms",
+            "--runtime=1",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(err, "");
+    assert!(out.contains("Run status group 0 (all jobs):"), "{out}");
+    assert!(!out.contains("\"type\""), "{out}");
+    let text = std::fs::read_to_string(dir.file("status.ndjson")).unwrap();
+    let status = lines(&text);
+    assert!(
+        !status.is_empty() && status.iter().all(|s| s["type"] == "status"),
+        "{text}"
+    );
 
     let (rc, _, err) = rfio(&dir, &["--status-format=xml", "--runtime=1"]);
     assert_eq!(rc, 1);
