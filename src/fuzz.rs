@@ -44,8 +44,8 @@ pub fn plot_log_check(bytes: &[u8]) {
             name: "x_clat.1.log".into(),
             log,
         };
-        crate::plot::charts(std::slice::from_ref(&input), false);
-        crate::plot::charts(&[input], true);
+        crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+        crate::plot::charts(&[input], &PLOT_OVERLAY);
     }
 }
 
@@ -54,14 +54,34 @@ pub fn plot_log_check(bytes: &[u8]) {
 #[doc(hidden)]
 pub fn plot_json_check(bytes: &[u8]) {
     let _ = crate::plot::looks_like_json(bytes);
+    if crate::plot::looks_like_stream(bytes) {
+        if let Ok(stream) = crate::plot::parse_stream(bytes) {
+            let input = crate::plot::Input::Stream {
+                name: "s.ndjson".into(),
+                stream,
+            };
+            crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+            crate::plot::charts(&[input], &PLOT_OVERLAY);
+        }
+    }
     if let Ok(report) = crate::plot::parse_json(bytes) {
         let input = crate::plot::Input::Report {
             name: "r.json".into(),
             report,
         };
-        crate::plot::charts(&[input], false);
+        crate::plot::charts(std::slice::from_ref(&input), &PLOT_APART);
+        crate::plot::charts(&[input], &PLOT_OVERLAY);
     }
 }
+
+const PLOT_APART: crate::plot::Options = crate::plot::Options {
+    overlay: false,
+    log_latency: true,
+};
+const PLOT_OVERLAY: crate::plot::Options = crate::plot::Options {
+    overlay: true,
+    log_latency: false,
+};
 
 /// The text at most inflated from one fuzz input: a bomb is cut there.
 const INFLATE_TEXT_LIMIT: u64 = 4 << 20;

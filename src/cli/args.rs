@@ -98,6 +98,7 @@ const RFIO_FLAGS: &[(&str, HasArg)] = &[
     ("server-jail", HasArg::Required),
     ("server-session", HasArg::No),
     ("status-format", HasArg::Required),
+    ("status-output", HasArg::Required),
     ("lint", HasArg::No),
     ("lint-format", HasArg::Required),
     ("quiet-lint", HasArg::No),
@@ -124,6 +125,7 @@ pub(crate) const BEYOND_FIO: &[&str] = &[
 /// meaning what they mean to fio.
 const EXACT_ONLY: &[&str] = &[
     "status-format",
+    "status-output",
     "repeat",
     "baseline-save",
     "baseline-compare",
@@ -186,6 +188,9 @@ pub struct Args {
     /// `--status-format=ndjson`: the `--status-interval` reports as NDJSON
     /// lines, whatever `--output-format` says.
     pub(crate) status_ndjson: bool,
+    /// `--status-output=FILE`: where `--status-format=ndjson` lines go
+    /// (stderr without it), never among the results.
+    pub(crate) status_output: Option<PathBuf>,
     pub(crate) warnings_fatal: bool,
     pub(crate) bandwidth_log: bool,
     /// `--bandwidth-log=NAME` as written, and where: the release decides
@@ -283,6 +288,7 @@ impl Default for Args {
             eta_interval_ms: None,
             status_interval_ms: None,
             status_ndjson: false,
+            status_output: None,
             warnings_fatal: false,
             bandwidth_log: false,
             bandwidth_log_name: None,
@@ -580,6 +586,7 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), ArgErr
                 other => return Err(ArgError::StatusFormat(other.to_string())),
             }
         }
+        "status-output" => args.status_output = Some(path_of_text(&v())),
         "section" => {
             if v() == "global" {
                 return Err(ArgError::GlobalSection);

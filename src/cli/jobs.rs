@@ -35,6 +35,16 @@ pub(super) fn run(
             return Ok(1);
         }
     };
+    let status_file = match &args.status_output {
+        Some(path) if !args.parse_only && !args.showcmd => match File::create(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                writeln!(err, "rfio: status output file open error: {e}")?;
+                return Ok(1);
+            }
+        },
+        _ => None,
+    };
     let mut invocation = invocation(args);
     if args.bandwidth_log {
         // fio samples where it computes the status line, and writes the
@@ -75,6 +85,10 @@ pub(super) fn run(
         dest: match &out_file {
             Some(f) => status::Dest::File(f),
             None => status::Dest::Stdout,
+        },
+        status_dest: match &status_file {
+            Some(f) => status::Dest::File(f),
+            None => status::Dest::Stderr,
         },
         out: &mut sink,
         err: &mut *err,

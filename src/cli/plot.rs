@@ -14,19 +14,30 @@ Usage: rfio plot [OPTIONS] FILE... -o DIR
 Charts of fio's logs and JSON output, drawn without gnuplot.
 
 FILE is a per-job log written by rfio or fio (NAME_iops.N.log, NAME_bw.N.log,
-NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz) or the output
-of --output-format=json or json+.
+NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz), the output
+of --output-format=json or json+, or an NDJSON status stream
+(--output-format=ndjson, --status-format=ndjson).
 
   Logs: IOPS, bandwidth (KiB/s, MiB/s or GiB/s) or latency (nsec, usec or
         msec) over time (s), a series per direction; one chart per log.
   JSON: per job, direction and latency (clat, lat, slat), the percentile
         curve and, from json+, the latency histogram.
+  NDJSON: IOPS, bandwidth and completion latency (mean, p99) of each
+        status line over time, a series per job and direction; the final
+        line's report as JSON.
+
+Each metric has one unit on every chart (the largest value's); each file
+is named by the shortest end of its path that tells it from the others.
 
 Options:
   -o, --output DIR     write the charts into DIR (created if missing); each
                        file is replaced, never written through a symlink
   --overlay            one chart per kind of log (iops, bw, lat, clat, slat),
-                       a series per file and direction
+                       a series per file and direction; one percentile
+                       chart and one histogram per direction and latency
+                       of the JSON inputs, a series per file (and job)
+  --latency-axis=A     log (default) or linear: the latency axis of
+                       percentile curves and histograms
   --format=FMT         svg, png or both (default both)
   --html               also write DIR/index.html: every chart inline and the
                        summary of each JSON input
@@ -57,6 +68,8 @@ enum PlotError {
     NeedsValue(String),
     #[error("--format={0}: want svg, png or both")]
     BadFormat(String),
+    #[error("--latency-axis={0}: want log or linear")]
+    BadLatencyAxis(String),
     #[error("--size={0}: want WIDTHxHEIGHT, each 200 to 8000 pixels")]
     BadSize(String),
     #[error("unknown option {0}")]
@@ -83,6 +96,8 @@ enum PlotError {
     },
     #[error("{}: {source}", path.display())]
     Report { path: PathBuf, source: plot::Error },
+    #[error("{}: nothing to plot ({why})", path.display())]
+    Nothing { path: PathBuf, why: &'static str },
     #[error("{}: {}", path.display(), io_reason(source))]
     Read { path: PathBuf, source: io::Error },
     #[error("{}: over {} MiB, too large to be fio JSON output", path.display(), MAX_WHOLE >> 20)]
@@ -110,6 +125,7 @@ struct Opts {
     inputs: Vec<String>,
     dir: Option<String>,
     overlay: bool,
+    log_latency: bool,
     html: bool,
     svg: bool,
     png: bool,
@@ -149,6 +165,7 @@ fn parse(argv: &[String]) -> Result<Parsed, PlotError> {
         inputs: Vec::new(),
         dir: None,
         overlay: false,
+        log_latency: true,
         html: false,
         svg: true,
         png: true,
@@ -180,6 +197,13 @@ fn parse(argv: &[String]) -> Result<Parsed, PlotError> {
             "--" => only_files = true,
             "-o" | "--output" => o.dir = Some(value(key)?),
             "--overlay" => o.overlay = true,
+            "--latency-axis" => {
+                o.log_latency = match value(key)?.as_str() {
+                    "log" => true,
+                    "linear" => false,
+                    v => return Err(PlotError::BadLatencyAxis(v.to_string())),
+                }
+            }
             "--html" => o.html = true,
             "--format" => {
                 (o.svg, o.png) = match value(key)?.as_str() {
@@ -222,7 +246,16 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
     let mut empty = Vec::new();
     for p in &o.inputs {
         match read_input(Path::new(p))? {
-            Some(input) => inputs.push(input),
+            Some(input) => {
+                // Never a success with nothing drawn.
+                if let Some(why) = input.nothing_to_plot() {
+                    return Err(PlotError::Nothing {
+                        path: PathBuf::from(p),
+                        why,
+                    });
+                }
+                inputs.push(input)
+            }
             None => empty.push(p.as_str()),
         }
     }
@@ -237,7 +270,13 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
     }
     // plotters measures the text of SVG and PNG charts alike.
     load_font(o.font.as_deref(), FONTS)?;
-    let charts = plot::charts(&inputs, o.overlay);
+    let charts = plot::charts(
+        &inputs,
+        &plot::Options {
+            overlay: o.overlay,
+            log_latency: o.log_latency,
+        },
+    );
     let dir = PathBuf::from(o.dir.as_deref().unwrap_or("."));
     std::fs::create_dir_all(&dir).map_err(|source| PlotError::CreateDir {
         path: dir.clone(),
@@ -269,12 +308,13 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
         }
     }
     if o.html {
+        // Each report under its label, as in the charts.
+        let names: Vec<&str> = inputs.iter().map(Input::name).collect();
+        let labels = plot::labels(&names);
         let reports: Vec<(&str, &plot::Report)> = inputs
             .iter()
-            .filter_map(|i| match i {
-                Input::Report { name, report } => Some((name.as_str(), report)),
-                Input::Log { .. } => None,
-            })
+            .zip(&labels)
+            .filter_map(|(i, label)| Some((label.as_str(), i.report()?)))
             .collect();
         let figures: Vec<(&plot::Chart, &str)> =
             charts.iter().zip(svgs.iter().map(String::as_str)).collect();
@@ -313,7 +353,7 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
     };
     let log = |r: Result<plot::Log, plot::LogError>| match r {
         Ok(log) => Ok(Some(Input::Log {
-            name: name.clone(),
+            name: path.display().to_string(),
             log,
         })),
         Err(plot::LogError::Empty) => Ok(None),
@@ -384,11 +424,20 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
     if let Some(r) = reader {
         return log(r.finish());
     }
+    if plot::looks_like_stream(&held) {
+        let stream = plot::parse_stream(&held).map_err(|source| PlotError::Report {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        return Ok(Some(Input::Stream { name, stream }));
+    }
     if plot::looks_like_json(&held) {
         let report = plot::parse_json(&held).map_err(|source| PlotError::Report {
             path: path.to_path_buf(),
             source,
         })?;
+        let name = path.display().to_string();
         return Ok(Some(Input::Report { name, report }));
     }
     match kind {

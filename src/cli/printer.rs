@@ -72,6 +72,9 @@ pub(super) struct Printer<'a> {
     pub(super) formats: output::Formats,
     /// Where the status thread writes (stdout or the `--output` file).
     pub(super) dest: status::Dest<'a>,
+    /// Where `--status-format=ndjson` lines go (`--status-output`, or
+    /// stderr), when the results are in another format.
+    pub(super) status_dest: status::Dest<'a>,
     /// Where the banner and the results go.
     pub(super) out: &'a mut dyn Write,
     /// Where fio's warnings go (stderr).
@@ -151,11 +154,22 @@ impl Watch for Printer<'_> {
     ) -> std::io::Result<Result<RunReport, RunError>> {
         let (formats, dest) = (self.formats, self.dest);
         let settings = eta::Settings::new(self.args, formats.normal, eta::stdout_is_tty());
-        let ndjson = self.args.status_ndjson || self.args.formats.contains(&Format::Ndjson);
-        let reports =
-            status::StatusReports::new(plan, progress, formats, dest, self.args.status_interval_ms)
-                .ndjson(ndjson)
-                .after(self.ran_ms);
+        let all_ndjson = self.args.formats.contains(&Format::Ndjson);
+        let ndjson = self.args.status_ndjson || all_ndjson;
+        // NDJSON status lines beside results of another format go apart.
+        let status_dest = match self.args.status_ndjson && !all_ndjson {
+            true => self.status_dest,
+            false => dest,
+        };
+        let reports = status::StatusReports::new(
+            plan,
+            progress,
+            formats,
+            status_dest,
+            self.args.status_interval_ms,
+        )
+        .ndjson(ndjson)
+        .after(self.ran_ms);
         let run_over = AtomicBool::new(false);
         let triggers = &self.args.triggers;
         let (result, outcome) = std::thread::scope(|s| {

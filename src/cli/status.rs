@@ -51,14 +51,19 @@ pub(crate) enum Dest<'a> {
     /// Descriptor 1 (the main thread may hold Rust's stdout lock; it has
     /// flushed what it wrote).
     Stdout,
-    /// The `--output` file.
+    /// The `--output` file, or `--status-output`'s.
     File(&'a std::fs::File),
+    /// Descriptor 2 (`--status-format=ndjson` without
+    /// `--status-output`: never among the results).
+    Stderr,
 }
 
 impl Dest<'_> {
     pub(crate) fn write(&self, text: &str) {
         match self {
             Dest::Stdout => StdLog.info(text),
+            // (Descriptor 2: the main thread holds Rust's stderr lock.)
+            Dest::Stderr => StdLog.err(text),
             Dest::File(f) => {
                 let mut f: &std::fs::File = f;
                 let _ = f.write_all(text.as_bytes());
@@ -177,9 +182,14 @@ impl<'a> StatusReports<'a> {
             now_ms.saturating_sub(g.elapsed().as_millis() as u64)
         });
         let mut report = interim_report(self.plan, jobs, started_ms, now_ms, self.disks.finish());
-        report.eta_sec = Some(match progress.genesis() {
-            Some(g) => jobs_eta_sec(self.plan, progress, g, Instant::now()),
-            None => i32::MAX as u64,
+        // fio's JSON: not known before a job starts and for 3 s; NDJSON:
+        // from the first line (before the jobs start, their own estimates:
+        // runtime, size over rate).
+        let now = Instant::now();
+        report.eta_sec = Some(match (progress.genesis(), self.ndjson) {
+            (Some(g), at_once) => jobs_eta_sec(self.plan, progress, g, now, at_once),
+            (None, true) => jobs_eta_sec(self.plan, progress, now, now, true),
+            (None, false) => i32::MAX as u64,
         });
         report
     }

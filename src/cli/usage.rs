@@ -99,6 +99,7 @@ const RFIO_FLAGS: &[&str] = &[
     "  --compat=fio\t\tRead job files and values as fio 3.33 does (the default when called as fio)",
     "  --compat=strict\tRefuse what fio silently misreads (the default when called as rfio)",
     "  --status-format=ndjson\tStatus dumps as JSON lines (--output-format=ndjson: the results too)",
+    "  --status-output=file\tWhere --status-format=ndjson lines go (default stderr)",
     "  --lint\t\tReport the jobs' methodology problems and run nothing (exit 0: none, 1: some, 2: invalid job)",
     "  --lint-format=json\tThe --lint report as a JSON array",
     "  --quiet-lint\t\tNo lint warnings on stderr before a run",

@@ -7,8 +7,9 @@
 pub enum Scale {
     /// Evenly.
     Linear,
-    /// Latencies in ns on a log scale, ticks at the powers of ten.
-    LogNs,
+    /// A log scale (latencies, in the page's unit), ticks at the powers
+    /// of ten.
+    Log,
     /// Percentiles as [`nines`] values, placed evenly (0, 90, 99, 99.9,
     /// ... equally apart), ticks at whole nines.
     Nines,
@@ -37,11 +38,16 @@ impl Axis {
         }
     }
 
-    /// A log axis of latencies from `lo_ns` to `hi_ns`, widened to powers
-    /// of ten (a bar on a power of ten stays off the frame).
-    pub fn log_ns(label: impl Into<String>, lo_ns: f64, hi_ns: f64) -> Axis {
-        let lo = (lo_ns.max(1.0).log10() - 0.1).floor().max(0.0);
-        let mut hi = (hi_ns.max(1.0).log10() + 0.1).ceil();
+    /// A log axis from `lo` to `hi` (both above 0; a latency in its
+    /// unit), widened to powers of ten (a point or bar on a power of ten
+    /// stays off the frame). `floor`: the least value it may start at (1
+    /// ns in the axis's unit: nothing lasts less).
+    pub fn log(label: impl Into<String>, lo: f64, hi: f64, floor: f64) -> Axis {
+        let floor = floor.max(f64::MIN_POSITIVE);
+        let lo = (lo.max(floor).log10() - 0.1)
+            .floor()
+            .max(floor.log10().floor());
+        let mut hi = (hi.max(floor).log10() + 0.1).ceil();
         if hi <= lo {
             hi = lo + 1.0;
         }
@@ -49,7 +55,7 @@ impl Axis {
             label: label.into(),
             min: 10f64.powf(lo),
             max: 10f64.powf(hi),
-            scale: Scale::LogNs,
+            scale: Scale::Log,
         }
     }
 
@@ -69,7 +75,7 @@ impl Axis {
     pub fn key_points(&self) -> Vec<f64> {
         let (lo, hi, f): (i32, i32, fn(i32) -> f64) = match self.scale {
             Scale::Linear => return Vec::new(),
-            Scale::LogNs => (
+            Scale::Log => (
                 self.min.log10().round() as i32,
                 self.max.log10().round() as i32,
                 |e| 10f64.powi(e),
@@ -83,7 +89,11 @@ impl Axis {
     pub fn tick_label(&self, v: f64) -> String {
         match self.scale {
             Scale::Linear => trim_float(format!("{v:.3}")),
-            Scale::LogNs => fmt_ns(v),
+            // Powers of ten: as many decimals as a fraction needs.
+            Scale::Log => {
+                let places = (-v.log10().round()).max(0.0) as usize;
+                trim_float(format!("{v:.places$}"))
+            }
             Scale::Nines => {
                 let k = v.round() as i32;
                 let p = 100.0 * (1.0 - 10f64.powi(-k));
@@ -135,20 +145,6 @@ fn trim_float(s: String) -> String {
     }
 }
 
-/// A duration in ns, short: `100ns`, `1us`, `10ms`, `1s`.
-fn fmt_ns(ns: f64) -> String {
-    let (unit, size) = if ns >= 1e9 {
-        ("s", 1e9)
-    } else if ns >= 1e6 {
-        ("ms", 1e6)
-    } else if ns >= 1e3 {
-        ("us", 1e3)
-    } else {
-        ("ns", 1.0)
-    };
-    format!("{}{unit}", trim_float(format!("{:.2}", ns / size)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,10 +162,15 @@ mod tests {
 
     #[test]
     fn log_and_nines_axes() {
-        let a = Axis::log_ns("latency", 800.0, 2_000_000.0);
-        assert_eq!((a.min, a.max), (100.0, 10_000_000.0));
+        // 0.8 to 2000 usec.
+        let a = Axis::log("clat (usec)", 0.8, 2_000.0, 1e-3);
+        assert_eq!((a.min, a.max), (0.1, 10_000.0));
         let labels: Vec<String> = a.key_points().iter().map(|&v| a.tick_label(v)).collect();
-        assert_eq!(labels, ["100ns", "1us", "10us", "100us", "1ms", "10ms"]);
+        assert_eq!(labels, ["0.1", "1", "10", "100", "1000", "10000"]);
+        // Never below 1 ns.
+        let a = Axis::log("clat (usec)", 0.0, 0.5, 1e-3);
+        assert_eq!((a.min, a.max), (0.001, 1.0));
+        assert_eq!(a.tick_label(0.001), "0.001");
         let n = Axis::nines("percentile", nines(99.99));
         let labels: Vec<String> = n.key_points().iter().map(|&v| n.tick_label(v)).collect();
         assert_eq!(labels, ["0", "90", "99", "99.9", "99.99"]);

@@ -1,31 +1,163 @@
 //! Parsed inputs → charts: one per log file (or per kind of log with
 //! `overlay`), and per job, direction and latency of a JSON report a
-//! histogram (JSON+ bins) and a percentile curve.
+//! histogram (JSON+ bins) and a percentile curve ([`super::report`]).
+//! Each input is labelled by the shortest end of its path that no other
+//! input's path ends with ([`labels`]); each metric has one unit across
+//! all charts ([`Units`]).
 
 use std::collections::HashSet;
 
-use super::axis::{bw_unit, lat_unit, nines, Axis};
+use super::axis::Axis;
 use super::chart::{file_stem, thin, Chart, Series, Style};
 use super::json::Report;
 use super::log::{Log, LogKind};
+use super::report::{self, LatAxis};
+use super::stream::{self, Stream};
+use super::units::Units;
 
-/// One parsed input file, under its file name.
+/// One parsed input file, under its path as given.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {
-    Log { name: String, log: Log },
-    Report { name: String, report: Report },
+    Log {
+        name: String,
+        log: Log,
+    },
+    Report {
+        name: String,
+        report: Report,
+    },
+    /// An NDJSON status stream.
+    Stream {
+        name: String,
+        stream: Stream,
+    },
+}
+
+impl Input {
+    /// The path it was read from.
+    pub fn name(&self) -> &str {
+        match self {
+            Input::Log { name, .. } | Input::Report { name, .. } | Input::Stream { name, .. } => {
+                name
+            }
+        }
+    }
+
+    /// Its report: a JSON report's, or a stream's final line's.
+    pub fn report(&self) -> Option<&Report> {
+        match self {
+            Input::Report { report, .. } => Some(report),
+            Input::Stream { stream, .. } => stream.report.as_ref(),
+            Input::Log { .. } => None,
+        }
+    }
+
+    /// Why it gives no chart, if it gives none (a log read has samples).
+    pub fn nothing_to_plot(&self) -> Option<&'static str> {
+        match self {
+            Input::Log { .. } => None,
+            Input::Report { report, .. } => {
+                (!report.drawable()).then_some("no job did I/O with latency percentiles or bins")
+            }
+            Input::Stream { stream, .. } => (!stream.has_points()
+                && !stream.report.as_ref().is_some_and(Report::drawable))
+            .then_some("no status line with I/O, no final report with latencies"),
+        }
+    }
+}
+
+/// How the charts are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// One chart per kind of log, and per direction and latency of the
+    /// reports, a series per input.
+    pub overlay: bool,
+    /// Latencies of percentile curves and histograms on a log axis.
+    pub log_latency: bool,
 }
 
 const DDIRS: [&str; 3] = ["read", "write", "trim"];
 
+/// Each path's label: its last components, as few as tell it from every
+/// other path (`a/j.json` and `b/j.json`, not `j.json` twice).
+pub fn labels(paths: &[&str]) -> Vec<String> {
+    let parts: Vec<Vec<&str>> = paths
+        .iter()
+        .map(|p| {
+            p.split('/')
+                .filter(|c| !c.is_empty() && *c != ".")
+                .collect()
+        })
+        .collect();
+    let tail = |p: &[&str], k: usize| p[p.len().saturating_sub(k)..].join("/");
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, mine)| {
+            let others: Vec<&Vec<&str>> = parts
+                .iter()
+                .enumerate()
+                .filter(|&(j, p)| j != i && p != mine)
+                .map(|(_, p)| p)
+                .collect();
+            let k = (1..=mine.len())
+                .find(|&k| others.iter().all(|o| tail(o, k) != tail(mine, k)))
+                .unwrap_or(mine.len());
+            match tail(mine, k) {
+                t if t.is_empty() => paths[i].to_string(),
+                t => t,
+            }
+        })
+        .collect()
+}
+
+/// The largest latency and bandwidth of every input.
+fn units(inputs: &[Input]) -> Units {
+    let mut u = Units::default();
+    for input in inputs {
+        match input {
+            Input::Log { log, .. } => {
+                let top = log.samples.iter().map(|s| s.value).max().unwrap_or(0) as f64;
+                match log.kind {
+                    LogKind::Iops => {}
+                    LogKind::Bw if log.windowed() => u.see_bw(top),
+                    LogKind::Bw => u.see_bw(top * 1000.0 / 1024.0),
+                    k => u.see_lat(k.name(), top),
+                }
+            }
+            Input::Stream { stream, .. } => stream.see(&mut u),
+            Input::Report { .. } => {}
+        }
+        if let Some(report) = input.report() {
+            for lat in report
+                .jobs
+                .iter()
+                .flat_map(|j| &j.dirs)
+                .flat_map(|d| &d.lats)
+            {
+                let pct = lat.percentiles.iter().filter(|p| p.0 < 100.0);
+                for ns in pct.map(|p| p.1).chain(lat.bins.iter().map(|b| b.0)) {
+                    u.see_lat(lat.kind, ns);
+                }
+            }
+        }
+    }
+    u
+}
+
 /// Every chart of `inputs`, in input order, with distinct file stems.
-pub fn charts(inputs: &[Input], overlay: bool) -> Vec<Chart> {
+pub fn charts(inputs: &[Input], opts: &Options) -> Vec<Chart> {
+    let overlay = opts.overlay;
+    let units = units(inputs);
+    let names: Vec<&str> = inputs.iter().map(Input::name).collect();
+    let labels = labels(&names);
     let mut out = Vec::new();
     let logs: Vec<(&str, &Log)> = inputs
         .iter()
-        .filter_map(|i| match i {
-            Input::Log { name, log } => Some((name.as_str(), log)),
-            Input::Report { .. } => None,
+        .zip(&labels)
+        .filter_map(|(i, label)| match i {
+            Input::Log { log, .. } => Some((label.as_str(), log)),
+            _ => None,
         })
         .collect();
     if overlay {
@@ -35,24 +167,29 @@ pub fn charts(inputs: &[Input], overlay: bool) -> Vec<Chart> {
         for kind in kinds {
             let group: Vec<(&str, &Log)> =
                 logs.iter().copied().filter(|l| l.1.kind == kind).collect();
-            out.push(log_chart(&format!("overlay-{}", kind.name()), &group, true));
+            let name = format!("overlay-{}", kind.name());
+            out.push(log_chart(&name, &group, true, &units));
         }
     } else {
         for &(name, log) in &logs {
-            out.push(log_chart(&log_stem(name), &[(name, log)], false));
+            out.push(log_chart(&log_stem(name), &[(name, log)], false, &units));
+        }
+    }
+    for (input, label) in inputs.iter().zip(&labels) {
+        if let Input::Stream { stream, .. } = input {
+            let stem = label.strip_suffix(".ndjson").unwrap_or(label);
+            out.extend(stream::charts(label, stem, stream, &units));
         }
     }
     let reports: Vec<(&str, &Report)> = inputs
         .iter()
-        .filter_map(|i| match i {
-            Input::Report { name, report } => Some((name.as_str(), report)),
-            Input::Log { .. } => None,
-        })
+        .zip(&labels)
+        .filter_map(|(i, label)| Some((label.as_str(), i.report()?)))
         .collect();
-    for &(name, report) in &reports {
-        let from = (reports.len() > 1).then_some(name);
-        out.extend(report_charts(report, from));
-    }
+    let axis = LatAxis {
+        log: opts.log_latency,
+    };
+    out.extend(report::charts(&reports, &units, axis, overlay));
     let mut used = HashSet::new();
     for c in &mut out {
         let base = file_stem(&c.name);
@@ -67,7 +204,7 @@ pub fn charts(inputs: &[Input], overlay: bool) -> Vec<Chart> {
     out
 }
 
-/// `job_iops.1.log[.fz]` → `job_iops.1`.
+/// `dir/job_iops.1.log[.fz]` → `dir/job_iops.1` (made a file stem later).
 fn log_stem(name: &str) -> String {
     let s = name.strip_suffix(".fz").unwrap_or(name);
     s.strip_suffix(".log").unwrap_or(s).to_string()
@@ -75,7 +212,7 @@ fn log_stem(name: &str) -> String {
 
 /// A chart of one or more logs of the same kind: a series per file and
 /// direction.
-fn log_chart(name: &str, logs: &[(&str, &Log)], overlay: bool) -> Chart {
+fn log_chart(name: &str, logs: &[(&str, &Log)], overlay: bool, units: &Units) -> Chart {
     let kind = logs[0].1.kind;
     // Times since the Unix epoch (`log_unix_epoch=1`) start at the first.
     let t0 = logs
@@ -110,11 +247,11 @@ fn log_chart(name: &str, logs: &[(&str, &Log)], overlay: bool) -> Chart {
     let (what, unit, size) = match kind {
         LogKind::Iops => ("IOPS", "IOPS".to_string(), 1.0),
         LogKind::Bw => {
-            let (u, s) = bw_unit(max_y);
+            let (u, s) = units.bw();
             ("bandwidth", format!("bandwidth ({u})"), s)
         }
         k => {
-            let (u, s) = lat_unit(max_y);
+            let (u, s) = units.lat(k.name());
             let what = match k {
                 LogKind::Slat => "submission latency",
                 LogKind::Clat => "completion latency",
@@ -213,67 +350,19 @@ fn window_ms(span_ms: u64) -> u64 {
     }
 }
 
-/// The histogram and percentile charts of a report; `from` names the
-/// report's file when there are several.
-fn report_charts(report: &Report, from: Option<&str>) -> Vec<Chart> {
-    let mut out = Vec::new();
-    for job in &report.jobs {
-        for dir in &job.dirs {
-            for lat in &dir.lats {
-                let who = match from {
-                    Some(f) => format!("{} {} ({f})", job.name, dir.ddir),
-                    None => format!("{} {}", job.name, dir.ddir),
-                };
-                let stem = format!("{}-{}-{}", job.name, dir.ddir, lat.kind);
-                if !lat.bins.is_empty() {
-                    let lo = lat.bins.first().map_or(1.0, |b| b.0);
-                    let hi = lat.bins.last().map_or(1.0, |b| b.0);
-                    let top = lat.bins.iter().map(|b| b.1).max().unwrap_or(0) as f64;
-                    out.push(Chart {
-                        name: format!("{stem}-hist"),
-                        title: format!("{who}: {} latency histogram", lat.kind),
-                        x: Axis::log_ns(format!("{} (log scale)", lat.kind), lo, hi),
-                        // Room above the highest bar.
-                        y: Axis::linear("I/Os", 0.0, top * 1.05),
-                        style: Style::Bars,
-                        series: vec![Series {
-                            label: String::new(),
-                            points: lat
-                                .bins
-                                .iter()
-                                .map(|&(ns, n)| (ns.max(1.0), n as f64))
-                                .collect(),
-                        }],
-                    });
-                }
-                let pct: Vec<&(f64, f64)> =
-                    lat.percentiles.iter().filter(|p| p.0 < 100.0).collect();
-                if !pct.is_empty() {
-                    let top = max(pct.iter().map(|p| p.1));
-                    let (unit, size) = lat_unit(top);
-                    let last = pct.last().map_or(1.0, |p| nines(p.0));
-                    out.push(Chart {
-                        name: format!("{stem}-pct"),
-                        title: format!("{who}: {} latency percentiles", lat.kind),
-                        x: Axis::nines("percentile", last),
-                        y: Axis::linear(format!("{} ({unit})", lat.kind), 0.0, top / size * 1.05),
-                        style: Style::LineDots,
-                        series: vec![Series {
-                            label: String::new(),
-                            points: pct.iter().map(|&&(p, ns)| (nines(p), ns / size)).collect(),
-                        }],
-                    });
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{json, log};
     use super::*;
+
+    const APART: Options = Options {
+        overlay: false,
+        log_latency: true,
+    };
+    const OVERLAY: Options = Options {
+        overlay: true,
+        log_latency: true,
+    };
 
     fn input(name: &str, text: &str) -> Input {
         let kind = LogKind::from_file_name(name).unwrap();
@@ -292,7 +381,7 @@ mod tests {
             ),
             input("j_clat.1.log", "100, 250000, 0, 0, 0\n"),
         ];
-        let c = charts(&ins, false);
+        let c = charts(&ins, &APART);
         assert_eq!(c.len(), 2);
         assert_eq!(c[0].name, "j_bw.1");
         assert_eq!(c[0].y.label, "bandwidth (MiB/s)");
@@ -301,7 +390,7 @@ mod tests {
         assert_eq!(c[0].series[0].points, vec![(0.1, 20.0), (0.2, 30.0)]);
         assert_eq!(c[1].y.label, "clat (usec)");
         assert_eq!(c[1].series[0].points, vec![(0.1, 250.0)]);
-        let o = charts(&ins, true);
+        let o = charts(&ins, &OVERLAY);
         assert_eq!(
             o.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
             ["overlay-bw", "overlay-clat"]
@@ -316,7 +405,7 @@ mod tests {
                 "j_lat.1.log",
                 "1795990127452, 900, 0, 0, 0\n1795990127552, 1100, 0, 0, 0\n",
             )],
-            false,
+            &APART,
         );
         assert_eq!(c[0].series[0].points, vec![(0.0, 900.0), (0.1, 1100.0)]);
         assert_eq!(c[0].y.label, "lat (nsec)");
@@ -328,7 +417,7 @@ mod tests {
         let text: String = (0..100)
             .map(|i| format!("{}, 1, 0, 4096, 0\n", i * 10))
             .collect();
-        let c = charts(&[input("j_iops.1.log", &text)], false);
+        let c = charts(&[input("j_iops.1.log", &text)], &APART);
         // 990 ms of I/O: 5 ms windows, 2 I/Os each = 400 IOPS.
         assert!(c[0].title.contains("counted per 5 ms"), "{}", c[0].title);
         assert!(c[0].series[0]
@@ -356,7 +445,7 @@ mod tests {
                 name: "r.json".into(),
                 report: r,
             }],
-            false,
+            &APART,
         );
         let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
@@ -367,8 +456,95 @@ mod tests {
                 "a_b-read-clat-pct-2"
             ]
         );
-        assert_eq!(c[0].series[0].points, vec![(1000.0, 1.0), (20000.0, 2.0)]);
-        assert_eq!(c[1].y.label, "clat (usec)");
+        assert_eq!(c[0].x.label, "clat (usec, log scale)");
+        assert_eq!(c[0].series[0].points, vec![(1.0, 1.0), (20.0, 2.0)]);
+        assert_eq!(c[1].y.label, "clat (usec, log scale)");
+        assert_eq!((c[1].y.min, c[1].y.max), (1.0, 100.0));
         assert_eq!(c[1].series[0].points.len(), 2);
+    }
+
+    #[test]
+    fn labels_are_the_shortest_distinct_ends_of_the_paths() {
+        assert_eq!(
+            labels(&["a/x/j.json", "b/x/j.json", "k.json", "./c/k2.json"]),
+            ["a/x/j.json", "b/x/j.json", "k.json", "k2.json"]
+        );
+        assert_eq!(
+            labels(&["old/j.json", "new/j.json"]),
+            ["old/j.json", "new/j.json"]
+        );
+        // The same path twice cannot be told apart; "/" keeps its name.
+        assert_eq!(
+            labels(&["j.json", "./j.json", "/"]),
+            ["j.json", "j.json", "/"]
+        );
+    }
+
+    fn report(job: &str, read_p99_ns: u64, write_p99_ns: u64) -> Report {
+        let text = format!(
+            r#"{{"jobs": [{{"jobname": "{job}",
+              "read": {{"total_ios": 3, "clat_ns": {{
+                "percentile": {{"50.000000": 1000, "99.000000": {read_p99_ns}}},
+                "bins": {{"1000": 1, "{read_p99_ns}": 3}}}}}},
+              "write": {{"total_ios": 3, "clat_ns": {{
+                "percentile": {{"50.000000": 2000, "99.000000": {write_p99_ns}}}}}}}}}]}}"#
+        );
+        json::parse(text.as_bytes()).unwrap()
+    }
+
+    /// Two runs of the same job, in two folders: one chart per direction
+    /// and kind, a series per run labelled by its folder, one unit (the
+    /// largest value's: 30 ms) for every clat chart.
+    #[test]
+    fn reports_overlay_with_one_unit_and_told_apart() {
+        let ins = [
+            Input::Report {
+                name: "old/j.json".into(),
+                report: report("j", 20_000, 30_000_000),
+            },
+            Input::Report {
+                name: "new/j.json".into(),
+                report: report("j", 40_000, 50_000),
+            },
+        ];
+        let c = charts(&ins, &OVERLAY);
+        let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "overlay-read-clat-hist",
+                "overlay-read-clat-pct",
+                "overlay-write-clat-pct"
+            ]
+        );
+        for chart in &c {
+            let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
+            assert_eq!(labels, ["old/j.json", "new/j.json"], "{}", chart.name);
+        }
+        assert_eq!(c[0].title, "read clat latency histogram: 2 reports");
+        assert_eq!(c[0].x.label, "clat (msec, log scale)");
+        assert_eq!(c[0].y.label, "% of I/Os");
+        assert_eq!(c[0].style, Style::Dots);
+        assert_eq!(c[0].series[0].points, vec![(0.001, 25.0), (0.02, 75.0)]);
+        assert_eq!(c[1].y.label, "clat (msec, log scale)");
+        assert_eq!(c[1].y.scale, super::super::axis::Scale::Log);
+        let ys: Vec<f64> = c[1].series[1].points.iter().map(|p| p.1).collect();
+        assert_eq!(ys, [0.001, 0.04]);
+        assert_eq!(c[2].y.label, "clat (msec, log scale)");
+        // Apart, the same unit; the titles tell the runs apart.
+        let c = charts(&ins, &APART);
+        assert!(c
+            .iter()
+            .all(|c| c.y.label.contains("msec") || c.x.label.contains("msec")));
+        assert_eq!(c[1].title, "j read (old/j.json): clat latency percentiles");
+        assert_eq!(c[4].title, "j read (new/j.json): clat latency percentiles");
+        // A linear latency axis when asked.
+        let lin = Options {
+            overlay: true,
+            log_latency: false,
+        };
+        let c = charts(&ins, &lin);
+        assert_eq!(c[1].y.label, "clat (msec)");
+        assert_eq!(c[1].y.scale, super::super::axis::Scale::Linear);
     }
 }

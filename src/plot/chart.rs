@@ -12,6 +12,9 @@ pub enum Style {
     LineDots,
     /// A vertical bar from the x axis to every point (a histogram).
     Bars,
+    /// A dot on every point, no line (histograms overlaid: a line
+    /// between two bins would stand for the empty bins between them).
+    Dots,
 }
 
 /// One series: a legend label and its points (x, y).

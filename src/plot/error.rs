@@ -17,6 +17,9 @@ pub enum Error {
         source: serde_json::Error,
         before: usize,
     },
+    /// A line of a status stream (1-based) that does not read.
+    #[error("line {line}: {why}")]
+    StreamLine { line: usize, why: String },
     /// Job number `job` (1-based) has no name.
     #[error("job {job}: no \"jobname\"")]
     NoJobName { job: usize },

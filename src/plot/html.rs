@@ -19,7 +19,9 @@ pub fn page(reports: &[(&str, &Report)], charts: &[(&Chart, &str)]) -> String {
         "th, td { border: 1px solid #bbb; padding: 3px 10px; text-align: right; }\n",
         "th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }\n",
         "figure { margin: 1.5em 0; }\n",
-        "svg { max-width: 100%; height: auto; }\n",
+        // The charts fill the page's width (their viewBox keeps the
+        // proportions).
+        "figure svg { display: block; width: 100%; height: auto; }\n",
         "</style>\n</head>\n<body>\n<h1>rfio plots</h1>\n"
     ));
     for (name, report) in reports {

@@ -89,6 +89,12 @@ pub fn parse(bytes: &[u8]) -> Result<Report, Error> {
         .next()
         .ok_or(Error::NoJsonObject)?
         .map_err(|source| Error::Json { source, before })?;
+    from_value(&value)
+}
+
+/// The report in a JSON document already read (the final line of a
+/// status stream holds one).
+pub fn from_value(value: &Value) -> Result<Report, Error> {
     let jobs = value
         .get("jobs")
         .and_then(Value::as_array)
@@ -99,6 +105,25 @@ pub fn parse(bytes: &[u8]) -> Result<Report, Error> {
         .map(|(i, j)| job(i, j))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Report { jobs })
+}
+
+/// serde_json's error without its position (for one line of a stream).
+pub fn syntax_of(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => format!("not valid JSON: {}", &text[..at]),
+        None => format!("not valid JSON: {text}"),
+    }
+}
+
+impl Report {
+    /// Whether any direction has latency percentiles or bins to draw.
+    pub fn drawable(&self) -> bool {
+        self.jobs
+            .iter()
+            .flat_map(|j| &j.dirs)
+            .any(|d| !d.lats.is_empty())
+    }
 }
 
 fn job(i: usize, j: &Value) -> Result<Job, Error> {

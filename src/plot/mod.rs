@@ -15,12 +15,17 @@ mod error;
 mod html;
 mod json;
 mod log;
+mod raster;
 mod render;
+mod report;
+mod stream;
+mod units;
 
-pub(crate) use build::{charts, Input};
+pub(crate) use build::{charts, labels, Input, Options};
 pub(crate) use chart::Chart;
 pub(crate) use error::Error;
 pub(crate) use html::page;
 pub(crate) use json::{looks_like_json, parse as parse_json, Report};
 pub(crate) use log::{parse as parse_log, Log, LogError, LogKind, Reader as LogReader};
 pub(crate) use render::{png, svg, use_font, Size};
+pub(crate) use stream::{looks_like_stream, parse as parse_stream};

@@ -16,6 +16,7 @@ use plotters::prelude::*;
 
 use super::axis::Scale;
 use super::chart::{Chart, Style};
+use super::raster::Raster;
 use super::Error;
 
 /// A chart's size in pixels.
@@ -63,25 +64,26 @@ const Y_AREA: u32 = 76;
 const LEGEND_ROW: u32 = 18;
 const LEGEND_PAD: u32 = 16;
 
-/// Whether the font handed in (the first) is registered.
-static FONT: OnceLock<bool> = OnceLock::new();
+/// The font handed in (the first), if it registered.
+static FONT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
 
 /// Use `bytes` (a TrueType/OpenType font file) for the charts' text; the
 /// first call in a process decides.
 pub fn use_font(bytes: Vec<u8>) -> Result<(), Error> {
     let registered = FONT.get_or_init(|| {
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        plotters::style::register_font(FAMILY, FontStyle::Normal, bytes).is_ok()
+        let ok = plotters::style::register_font(FAMILY, FontStyle::Normal, bytes).is_ok();
+        ok.then_some(bytes)
     });
     match registered {
-        true => Ok(()),
-        false => Err(Error::NotAFont),
+        Some(_) => Ok(()),
+        None => Err(Error::NotAFont),
     }
 }
 
-fn need_font() -> Result<(), Error> {
+fn need_font() -> Result<&'static [u8], Error> {
     match FONT.get() {
-        Some(true) => Ok(()),
+        Some(Some(bytes)) => Ok(bytes),
         _ => Err(Error::NoFont),
     }
 }
@@ -105,11 +107,14 @@ pub fn svg(chart: &Chart, size: Size) -> Result<String, Error> {
 
 /// The chart as a PNG image (8-bit RGB).
 pub fn png(chart: &Chart, size: Size) -> Result<Vec<u8>, Error> {
-    need_font()?;
+    let font = need_font()?;
+    let font = ab_glyph::FontRef::try_from_slice(font).map_err(|_| Error::NotAFont)?;
     let (w, h) = (size.width, size.height);
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        // Text drawn by rfio (`super::raster`), the rest by plotters.
+        let inner = BitMapBackend::with_buffer(&mut rgb, (w, h));
+        let root = Raster { inner, font }.into_drawing_area();
         draw(&root, chart).map_err(drawing)?;
         root.present().map_err(drawing)?;
     }
@@ -128,27 +133,55 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> DrawRes
     root.fill(&WHITE)?;
     let x = c.x.min..c.x.max;
     match c.x.scale {
-        Scale::Linear => plot(root, c, x),
-        Scale::LogNs => plot(root, c, x.log_scale().with_key_points(c.x.key_points())),
-        Scale::Nines => plot(root, c, NinesCoord(x, c.x.key_points())),
+        Scale::Linear => on_y(root, c, x),
+        Scale::Log => on_y(root, c, x.log_scale().with_key_points(c.x.key_points())),
+        Scale::Nines => on_y(root, c, NinesCoord(x, c.x.key_points())),
     }
 }
 
-/// The chart on an x axis of coordinate kind `X` (the y axis is linear).
-fn plot<DB, X>(root: &DrawingArea<DB, Shift>, c: &Chart, x: X) -> DrawResult<DB>
+/// The chart on an x axis of coordinate kind `X`, its y axis linear or
+/// log.
+fn on_y<DB, X>(root: &DrawingArea<DB, Shift>, c: &Chart, x: X) -> DrawResult<DB>
 where
     DB: DrawingBackend,
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let labelled = !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
+    let y = y_range(c, root.dim_in_pixel().1, labelled);
+    match c.y.scale {
+        Scale::Log => {
+            let mut axis = c.y.clone();
+            axis.max = y.end;
+            let keys = axis.key_points();
+            plot(root, c, x, y.log_scale().with_key_points(keys), labelled)
+        }
+        _ => plot(root, c, x, y, labelled),
+    }
+}
+
+/// The chart on axes of coordinate kinds `X` and `Y`.
+fn plot<DB, X, Y>(
+    root: &DrawingArea<DB, Shift>,
+    c: &Chart,
+    x: X,
+    y: Y,
+    labelled: bool,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     let mut chart = ChartBuilder::on(root)
         .caption(&c.title, (FAMILY, caption_size(root, &c.title)))
         .margin(MARGIN)
         .margin_right(3 * MARGIN)
         .x_label_area_size(X_AREA)
         .y_label_area_size(Y_AREA)
-        .build_cartesian_2d(x, y_range(c, root.dim_in_pixel().1, labelled))?;
+        .build_cartesian_2d(x, y)?;
 
     let (xf, yf) = (|v: &f64| c.x.tick_label(*v), |v: &f64| c.y.tick_label(*v));
     chart
@@ -176,6 +209,9 @@ where
                 chart.draw_series(s.points.iter().map(|&(x, y)| {
                     Rectangle::new([(x * edge.0, base), (x * edge.1, y)], color.filled())
                 }))?
+            }
+            Style::Dots => {
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?
             }
             Style::Line | Style::LineDots => chart.draw_series(LineSeries::new(
                 s.points.iter().copied(),
@@ -256,6 +292,12 @@ fn y_range(c: &Chart, height: u32, labelled: bool) -> Range<f64> {
         .fold(lo, f64::max);
     // The data keep at least a third of the plot's height.
     let free = (plot - legend).max(plot / 3.0);
+    if c.y.scale == Scale::Log {
+        // The same, in decades; raised to a power of ten (its tick).
+        let (l, t) = (lo.log10(), top.max(lo).log10());
+        let need = 10f64.powf((l + (t - l) * plot / free).ceil());
+        return lo..hi.max(need);
+    }
     let need = lo + (top - lo) * plot / free;
     lo..hi.max(need)
 }
@@ -299,6 +341,63 @@ mod tests {
         assert!(two.end > 105.0 && four.end > two.end, "{two:?} {four:?}");
         // However many series, the data keep a third of the height.
         assert!(y_range(&chart(40), 480, true).end <= 300.0 + 1e-9);
+    }
+
+    /// A line that turns back on itself (a per-I/O log's spikes) strokes
+    /// no pixel outside the plot area: plotters' mitred joins shot tens
+    /// of pixels below the zero line.
+    #[test]
+    fn strokes_stay_in_the_plot_area() {
+        let Ok(font) = std::fs::read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") else {
+            panic!("fonts-dejavu-core is installed");
+        };
+        use_font(font).unwrap();
+        let points: Vec<(f64, f64)> = (0..2000)
+            .map(|i| {
+                (
+                    f64::from(i / 2) / 1000.0,
+                    if i % 4 < 2 { 0.05 } else { 12.0 },
+                )
+            })
+            .collect();
+        let c = Chart {
+            name: "c".into(),
+            title: "t".into(),
+            x: Axis::linear("time (s)", 0.0, 1.0),
+            y: Axis::linear("clat (msec)", 0.0, 12.6),
+            style: Style::Line,
+            series: vec![Series {
+                label: String::new(),
+                points,
+            }],
+        };
+        let size = Size::default();
+        let bytes = png(&c, size).unwrap();
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut rgb = vec![0; dec.output_buffer_size().unwrap()];
+        dec.next_frame(&mut rgb).unwrap();
+        let RGBColor(r, g, b) = PALETTE[0];
+        let w = size.width as usize;
+        // The plot's bottom row (y = 0) and its left column, and a pixel
+        // of the 2-pixel stroke's half width beyond.
+        let bottom = (size.height - MARGIN - X_AREA) as usize;
+        let left = (MARGIN + Y_AREA) as usize;
+        let right = (size.width - 3 * MARGIN) as usize;
+        let mut inside = 0;
+        for (i, p) in rgb.chunks(3).enumerate() {
+            if p != [r, g, b] {
+                continue;
+            }
+            let (x, y) = (i % w, i / w);
+            assert!(
+                y <= bottom + 1 && x + 1 >= left && x <= right + 1,
+                "stroke at ({x}, {y}), plot bottom {bottom}, left {left}"
+            );
+            inside += 1;
+        }
+        assert!(inside > 1000, "the series is drawn");
     }
 
     /// One test, as the font is the process's: no chart without it, then

@@ -189,6 +189,9 @@ fn ten_seconds_under_jq_and_the_last_line_is_the_json_report() {
     assert!(total >= *ios.last().unwrap() && total <= 1002, "{total}");
 }
 
+/// `--status-format=ndjson` beside another format: the lines go to
+/// stderr, or to `--status-output`, never among the results (the
+/// `--output` file stays one JSON document).
 #[test]
 fn status_format_streams_beside_any_output_format() {
     let dir = TempDir::new("ndjson-status-format");
@@ -207,13 +210,32 @@ fn status_format_streams_beside_any_output_format() {
     );
     assert_eq!(rc, 0, "{err}");
     assert_eq!(out, "");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let (streamed, doc) = text.split_at(text.find("{\n").expect("the JSON document"));
-    let status = lines(streamed);
-    assert!(!status.is_empty() && status.len() <= 3, "{text}");
-    assert!(status.iter().all(|s| s["type"] == "status"));
-    let doc: Value = serde_json::from_str(doc).unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(doc["jobs"][0]["jobname"], "paced");
+    let status = lines(&err);
+    assert!(!status.is_empty() && status.len() <= 3, "{err}");
+    assert!(status.iter().all(|s| s["type"] == "status"));
+
+    // With the normal report on stdout, and --status-output.
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--status-format=ndjson",
+            "--status-output=status.ndjson",
+            "--status-interval=400ms",
+            "--runtime=1",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(err, "");
+    assert!(out.contains("Run status group 0 (all jobs):"), "{out}");
+    assert!(!out.contains("\"type\""), "{out}");
+    let text = std::fs::read_to_string(dir.file("status.ndjson")).unwrap();
+    let status = lines(&text);
+    assert!(
+        !status.is_empty() && status.iter().all(|s| s["type"] == "status"),
+        "{text}"
+    );
 
     let (rc, _, err) = rfio(&dir, &["--status-format=xml", "--runtime=1"]);
     assert_eq!(rc, 1);
@@ -233,4 +255,30 @@ fn without_an_interval_only_the_final_line() {
     assert_eq!(all.len(), 1, "{out}");
     assert_eq!(all[0]["type"], "final");
     assert_eq!(all[0]["report"]["jobs"][0]["jobname"], "paced");
+}
+
+/// `eta_sec` is a number from the first status line (fio's status line
+/// waits 3 s before its first estimate; rfio's stream does not): a 1 s
+/// job has at most a second left, counting down.
+#[test]
+fn eta_sec_is_a_number_from_the_first_line() {
+    let dir = TempDir::new("ndjson-eta");
+    let (rc, out, err) = rfio(
+        &dir,
+        &[
+            "--output-format=ndjson",
+            "--status-interval=300ms",
+            "--runtime=1",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let all = lines(&out);
+    let status: Vec<&Value> = all.iter().filter(|l| l["type"] == "status").collect();
+    assert!(status.len() >= 2, "{out}");
+    let etas: Vec<u64> = status
+        .iter()
+        .map(|l| l["eta_sec"].as_u64().unwrap_or_else(|| panic!("{l}")))
+        .collect();
+    assert!(etas.iter().all(|&e| e <= 1), "{etas:?}");
+    assert!(etas.windows(2).all(|w| w[1] <= w[0]), "{etas:?}");
 }

@@ -47,13 +47,13 @@ fn run_both(dir: &TempDir) {
     }
 }
 
-fn plot(dir: &TempDir, args: &[&str]) -> std::process::Output {
+pub(crate) fn plot(dir: &TempDir, args: &[&str]) -> std::process::Output {
     let mut all = vec!["plot"];
     all.extend_from_slice(args);
     common::rfio(dir, &all)
 }
 
-fn read(path: impl AsRef<Path>) -> String {
+pub(crate) fn read(path: impl AsRef<Path>) -> String {
     let path = path.as_ref();
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -61,7 +61,7 @@ fn read(path: impl AsRef<Path>) -> String {
 /// The `points` of every `<polyline>` drawn `stroke-width` wide: the
 /// series' lines (plotters' `LineSeries`) are 2 px; the mesh is `<line>`s
 /// and the legend's keys are rectangles.
-fn polylines(svg: &str, width: u32) -> Vec<usize> {
+pub(crate) fn polylines(svg: &str, width: u32) -> Vec<usize> {
     let want = format!("stroke-width=\"{width}\"");
     svg.split("<polyline")
         .skip(1)
@@ -85,7 +85,7 @@ fn bars(svg: &str) -> usize {
 
 /// The text of every `<text>` element, trimmed (plotters puts it on a
 /// line of its own).
-fn texts(svg: &str) -> Vec<String> {
+pub(crate) fn texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
         .map(|t| {
@@ -98,13 +98,13 @@ fn texts(svg: &str) -> Vec<String> {
 }
 
 /// Whether the SVG has a `<text>` reading `want`.
-fn has_text(svg: &str, want: &str) -> bool {
+pub(crate) fn has_text(svg: &str, want: &str) -> bool {
     texts(svg).iter().any(|t| t == want)
 }
 
 /// A light well-formedness check of XML: tags nest and close, attribute
 /// values are quoted, text holds no raw `<` and `&` only as an entity.
-fn assert_well_formed(xml: &str, what: &str) {
+pub(crate) fn assert_well_formed(xml: &str, what: &str) {
     let mut stack: Vec<&str> = Vec::new();
     let mut rest = xml.trim();
     while let Some(at) = rest.find('<') {
@@ -146,7 +146,7 @@ fn assert_well_formed(xml: &str, what: &str) {
 }
 
 /// PNG's signature, and the width and height of its IHDR chunk.
-fn png_size(path: &Path) -> (u32, u32) {
+pub(crate) fn png_size(path: &Path) -> (u32, u32) {
     let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{}", path.display());
     assert_eq!(&b[12..16], b"IHDR");
@@ -171,7 +171,7 @@ fn max_value(log: &str) -> f64 {
 }
 
 /// The unit fio prints latencies up to `ns` in.
-fn lat_unit(ns: f64) -> &'static str {
+pub(crate) fn lat_unit(ns: f64) -> &'static str {
     match ns {
         n if n >= 1e7 => "msec",
         n if n >= 1e4 => "usec",
@@ -194,6 +194,23 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
         assert_eq!(common::stderr(&o), "");
         let out = dir.file(&out);
         let mut charts = Vec::new();
+        let report: Value = serde_json::from_str(&read(dir.file(&json))).unwrap();
+        let job = &report["jobs"][0];
+        // One unit per metric on the page: the largest clat of the clat
+        // log, the percentiles (to 99.99) and the bins, both directions.
+        let mut clat_top = max_value(&read(dir.file(&logs[2])));
+        for ddir in ["read", "write"] {
+            let clat = &job[ddir]["clat_ns"];
+            for (p, ns) in clat["percentile"].as_object().unwrap() {
+                if p.parse::<f64>().unwrap() < 100.0 {
+                    clat_top = clat_top.max(ns.as_f64().unwrap());
+                }
+            }
+            for ns in clat["bins"].as_object().unwrap().keys() {
+                clat_top = clat_top.max(ns.parse().unwrap());
+            }
+        }
+        let clat_unit = lat_unit(clat_top);
 
         for (kind, log) in ["iops", "bw", "clat", "lat"].iter().zip(&logs) {
             let text = read(dir.file(log));
@@ -209,6 +226,7 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
                 "iops" => "IOPS".to_string(),
                 // 2000 and 1000 IOPS of 4 KiB: under 10 MiB/s.
                 "bw" => "bandwidth (KiB/s)".to_string(),
+                "clat" => format!("clat ({clat_unit})"),
                 k => format!("{k} ({})", lat_unit(max_value(&text))),
             };
             assert!(has_text(&svg, &label), "{stem}: no axis label {label}");
@@ -221,8 +239,6 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
             charts.push(stem);
         }
 
-        let report: Value = serde_json::from_str(&read(dir.file(&json))).unwrap();
-        let job = &report["jobs"][0];
         for ddir in ["read", "write"] {
             let clat = &job[ddir]["clat_ns"];
             let bins = clat["bins"].as_object().unwrap();
@@ -235,14 +251,14 @@ fn logs_and_json_plus_from_rfio_and_fio_are_drawn() {
             // A bar per bin, and no line.
             assert_eq!(bars(&hist), nonzero, "{stem}-hist");
             assert_eq!(polylines(&hist, 2), Vec::<usize>::new(), "{stem}-hist");
-            assert!(has_text(&hist, "I/Os") && has_text(&hist, "clat (log scale)"));
+            let axis = format!("clat ({clat_unit}, log scale)");
+            assert!(has_text(&hist, "I/Os") && has_text(&hist, &axis), "{stem}");
             let curve = read(out.join(format!("{stem}-pct.svg")));
             assert_eq!(polylines(&curve, 2), vec![pct.len()], "{stem}-pct");
             // A dot per percentile.
             assert_eq!(curve.matches("<circle").count(), pct.len(), "{stem}-pct");
             assert!(has_text(&curve, "percentile"), "{stem}-pct");
-            let top = pct.values().filter_map(Value::as_f64).fold(0.0, f64::max);
-            assert!(has_text(&curve, &format!("clat ({})", lat_unit(top))));
+            assert!(has_text(&curve, &axis), "{stem}-pct: {axis}");
             assert!(has_text(&curve, "99.9"), "{stem}-pct: percentile ticks");
             assert_eq!(png_size(&out.join(format!("{stem}-hist.png"))), (800, 480));
             charts.push(format!("{stem}-hist"));
@@ -634,7 +650,7 @@ fn hostile_inputs_are_named_by_file_and_line_and_quoted() {
 }
 
 /// Chromium, or a failure saying how to install it.
-fn chromium() -> &'static str {
+pub(crate) fn chromium() -> &'static str {
     match Command::new("chromium").arg("--version").output() {
         Ok(o) if o.status.success() => "chromium",
         _ => panic!("the HTML page is checked in Chromium: apt-get install -y chromium"),
@@ -642,7 +658,7 @@ fn chromium() -> &'static str {
 }
 
 /// Chromium (headless) loading `page`: its DOM and what it logged.
-fn browse(dir: &TempDir, page: &Path, extra: &[&str]) -> (String, String) {
+pub(crate) fn browse(dir: &TempDir, page: &Path, extra: &[&str]) -> (String, String) {
     let profile = format!("--user-data-dir={}", dir.file("chromium-profile").display());
     let url = format!("file://{}", page.display());
     let mut cmd = Command::new(chromium());

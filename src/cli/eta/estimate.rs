@@ -54,16 +54,24 @@ pub(super) fn eta_sec(
 }
 
 /// The ETA in seconds of the jobs of `plan` at `now` (what fio's JSON
-/// status reports show as `eta`), computed as for the status line.
+/// status reports show as `eta`), computed as for the status line;
+/// `at_once`: without fio's 3 s wait before the first estimate (rfio's
+/// NDJSON `eta_sec` is a number from its first line).
 pub(crate) fn jobs_eta_sec(
     plan: &Plan,
     progress: &Progress,
     genesis: Instant,
     now: Instant,
+    at_once: bool,
 ) -> u64 {
     let jobs: Vec<JobInfo> = plan.jobs.iter().map(JobInfo::from_spec).collect();
     let exitall = Units::from_plan(plan).exitall;
     let elapsed_sec = (now.saturating_duration_since(genesis).as_millis() as u64).div_ceil(1000);
+    let elapsed_sec = if at_once {
+        elapsed_sec.max(3)
+    } else {
+        elapsed_sec
+    };
     let snaps = snapshots(progress, now);
     eta_sec(&jobs, exitall, &snaps, elapsed_sec, progress.done_secs())
 }
