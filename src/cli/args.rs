@@ -534,6 +534,11 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
             break;
         }
     }
+    // `--compat=fio-3.NN` names the release at once (the command line then
+    // settles the environment's with `Args::with_release`).
+    if let Some(r) = args.compat_release {
+        args.release = r;
+    }
     match diags.0.is_empty() {
         true => Ok(args),
         false => Err(diags),

@@ -574,7 +574,8 @@ fn think_time_pauses_every_n_blocks() {
     let p = ThinkTime::new(&spec).unwrap().check(4, 4, 0).unwrap();
     assert_eq!(p.spin(None), 30);
     assert_eq!(p.sleep(30, None), 70);
-    assert_eq!(p.sleep(30, Some(50)), 50);
+    // fio 3.33 (the default release) pauses in full past the runtime.
+    assert_eq!(p.sleep(30, Some(50)), 70);
     // Issue-side counting.
     let spec = job(
         "--name=x --size=1m --thinktime=100 --thinktime_blocks=2 --thinktime_blocks_type=issue",
@@ -582,8 +583,27 @@ fn think_time_pauses_every_n_blocks() {
     let mut t = ThinkTime::new(&spec).unwrap();
     assert!(t.check(1, 0, 0).is_none());
     assert!(t.check(2, 0, 0).is_some());
-    // thinktime_iotime alone: only the time triggers.
+    // thinktime_iotime alone: only the time triggers; fio 3.33 first
+    // after thinktime_iotime + thinktime (1 s + 100 µs).
     let spec = job("--name=x --size=1m --thinktime=100 --thinktime_iotime=1");
+    let mut t = ThinkTime::new(&spec).unwrap();
+    assert!(t.check(50, 50, 500_000_000).is_none());
+    assert!(t.check(51, 51, 1_000_000_000).is_none());
+    assert!(t.check(52, 52, 1_000_100_000).is_some());
+}
+
+/// fio 3.34 on: the runtime left caps a pause, and `thinktime_iotime`
+/// counts from the end of the last pause.
+#[test]
+fn think_time_ends_with_the_runtime_from_3_34() {
+    let spec = job(
+        "--compat=fio-3.34 --name=x --size=1m --thinktime=100 --thinktime_spin=30 --thinktime_blocks=4",
+    );
+    let p = ThinkTime::new(&spec).unwrap().check(4, 4, 0).unwrap();
+    assert_eq!(p.spin(Some(20)), 20);
+    assert_eq!(p.sleep(30, None), 70);
+    assert_eq!(p.sleep(30, Some(50)), 50);
+    let spec = job("--compat=fio-3.34 --name=x --size=1m --thinktime=100 --thinktime_iotime=1");
     let mut t = ThinkTime::new(&spec).unwrap();
     assert!(t.check(50, 50, 500_000_000).is_none());
     assert!(t.check(51, 51, 1_000_000_000).is_some());

@@ -44,11 +44,13 @@ fn json_of(args: &[&str]) -> serde_json::Value {
 /// fio's JSON `eta` after a run: INT_MAX while `elapsed` (seconds since
 /// start, rounded up) is under 3, else 0 (every job has exited). Measured:
 /// `--size=1024k --rate=1m` gives eta 2147483647 with elapsed 2,
-/// `--size=2048k --rate=1m` gives eta 0 with elapsed 3.
+/// `--size=2048k --rate=1m` gives eta 0 with elapsed 3. The long run here
+/// is 2.5 s of I/O: 2 s of I/O leaves elapsed at 2 or 3 by a few ms of
+/// start-up (fio's start-up is slower, and gives 3).
 #[test]
 fn json_eta_is_zero_once_three_seconds_elapsed() {
     let base = ["--name=e", "--ioengine=null", "--bs=4k", "--rate=1m"];
-    let long = json_of(&[&base[..], &["--size=2048k"]].concat());
+    let long = json_of(&[&base[..], &["--size=2560k"]].concat());
     let job = &long["jobs"][0];
     assert!(job["elapsed"].as_u64().unwrap() >= 3, "{job}");
     assert_eq!(job["eta"], 0);
