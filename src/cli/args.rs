@@ -12,6 +12,7 @@
 pub(crate) mod error;
 mod reading;
 mod split;
+mod values;
 
 use crate::release::Release;
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use crate::stats::IdleMode;
 pub use self::error::{ArgError, ArgErrors};
 pub(crate) use self::reading::reading_of;
 pub(crate) use self::split::{classify, job_options, Arg};
+use self::values::{interval_ms, output_formats, push_format};
 use super::trigger::Triggers;
 use crate::baseline::beyond;
 use crate::tools::Tool;
@@ -661,46 +663,6 @@ fn flag(args: &mut Args, name: &str, value: Option<String>) -> Result<(), ArgErr
         other => args.unsupported.push(other.to_string()),
     }
     Ok(())
-}
-
-fn push_format(formats: &mut Vec<Format>, f: Format) {
-    if !formats.contains(&f) {
-        formats.push(f);
-    }
-}
-
-/// `--output-format=normal,json`: fio's names (`terse`, `minimal`, `csv`,
-/// `json`, `json+`, `normal`).
-fn output_formats(list: &str) -> Result<Vec<Format>, ArgError> {
-    let mut out = Vec::new();
-    for name in list.split(',') {
-        let f = match name {
-            "terse" | "minimal" | "csv" => Format::Terse,
-            "json" => Format::Json,
-            "json+" => Format::JsonPlus,
-            "normal" => Format::Normal,
-            "ndjson" => Format::Ndjson,
-            _ => return Err(ArgError::OutputFormat(name.to_string())),
-        };
-        push_format(&mut out, f);
-    }
-    Ok(out)
-}
-
-/// A time argument (bare = seconds) in milliseconds, at least `min_ms`.
-fn interval_ms(flag: &'static str, text: &str, min_ms: u64) -> Result<u64, ArgError> {
-    let def = crate::options::lookup("runtime").expect("runtime is in the option table");
-    let ms = match crate::options::parse_value(def, Some(text), &Default::default()) {
-        Ok(crate::options::Value::Micros(us)) => us / 1000,
-        _ => {
-            let text = text.to_string();
-            return Err(ArgError::BadTime { flag, text });
-        }
-    };
-    if ms < min_ms {
-        return Err(ArgError::TimeTooShort { flag, min_ms });
-    }
-    Ok(ms)
 }
 
 #[cfg(test)]
