@@ -174,8 +174,14 @@ impl Ran<'_> {
     ) -> std::io::Result<i32> {
         let (args, formats) = (self.args, self.formats);
         let signaled = signals::received();
+        // Where fio puts it when read as fio (before the results, in the
+        // file with `--output`); on stderr as rfio, so the output stays
+        // what its format says.
         if let (Some(sig), false) = (signaled, self.told) {
-            write!(out, "{}", signals::message(sig))?;
+            match args.mode {
+                Mode::Fio => write!(out, "{}", signals::message(sig))?,
+                Mode::Strict => write!(err, "{}", signals::message(sig))?,
+            }
         }
         // fio prints these with its report; rfio on stderr, but as fio
         // when reading as fio.

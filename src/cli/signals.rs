@@ -5,6 +5,9 @@
 //! exits, as fio keeps waiting for its jobs (GNU `timeout` sends its signal
 //! twice, to the child and to its process group). fio prints the message
 //! again for each signal its handler sees; rfio prints it once.
+//! Read as fio, the message goes where fio's does, with the results (into
+//! the `--output` file, before a JSON document); called as rfio it goes to
+//! stderr, and every output stays valid in its format.
 //!
 //! SIGUSR1 asks for one full report of the jobs so far (fio's
 //! `sig_show_status`), printed by the status thread; the run goes on.
@@ -52,7 +55,7 @@ pub(crate) fn received() -> Option<i32> {
     }
 }
 
-/// fio's message for signal `sig` (printed where the results go).
+/// fio's message for signal `sig` (where it goes: `eta::SignalMessage`).
 pub(crate) fn message(sig: i32) -> String {
     format!("\nfio: terminating on signal {sig}\n")
 }

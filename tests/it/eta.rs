@@ -9,7 +9,8 @@
 //!   with JSON on stdout; with `--output` it stays on the terminal and
 //!   out of the file;
 //! - SIGINT/SIGTERM stop the jobs, `fio: terminating on signal N` is
-//!   printed where the results go, the results follow, exit status 128;
+//!   printed where the results go when read as fio (on stderr as rfio:
+//!   tests/it/signals.rs), the results follow, exit status 128;
 //!   a second signal changes nothing: the report still comes out whole.
 
 use crate::common;
@@ -289,7 +290,8 @@ fn run_ms(text: &str) -> u64 {
 #[test]
 fn sigint_stops_the_jobs_and_prints_the_results_so_far() {
     let dir = TempDir::new("eta-sigint");
-    let mut child = start_long(&dir, &[]);
+    // Read as fio: the message on stdout, where fio 3.33 puts it.
+    let mut child = start_long(&dir, &["--compat=fio"]);
     // rfio's handlers are in place before it prints `Starting`.
     child.wait_for_stdout("Starting", RUN_LIMIT, |s| {
         s.contains("Starting 1 process\n")
@@ -322,7 +324,8 @@ fn sigterm_with_output_puts_the_message_in_the_file() {
     let file = TempFile::new("sigterm");
     let output = format!("--output={}", file.path());
     let dir = TempDir::new("eta-sigterm");
-    let child = start_long(&dir, &[&output]);
+    // Read as fio: the message in the file, as fio 3.33 writes it.
+    let child = start_long(&dir, &[&output, "--compat=fio"]);
     // `Starting` goes to the file; the handlers are in place before it.
     let deadline = Instant::now() + RUN_LIMIT;
     while !std::fs::read_to_string(&file.0).is_ok_and(|t| t.contains("Starting 1 process\n")) {

@@ -495,7 +495,12 @@ fn sigint_during_layout_stops_and_removes_the_partial_file() {
     let took = sent.elapsed();
     let out = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     assert_eq!(code(&o), Some(128), "{}", stderr(&o));
-    assert!(out.contains("fio: terminating on signal 2"), "{out}");
+    assert!(
+        stderr(&o).contains("fio: terminating on signal 2"),
+        "rfio's on stderr: {}",
+        stderr(&o)
+    );
+    assert!(!out.contains("terminating"), "{out}");
     assert_eq!(out.matches("Laying out IO file").count(), 1, "{out}");
     assert!(!big.exists(), "the partial file was left");
     // fio stops within a chunk; a generous bound for a loaded machine

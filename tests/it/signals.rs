@@ -4,6 +4,12 @@
 //! run the same way (`timeout -s INT 1 fio --time_based --runtime=5 ...`)
 //! printed `fio: terminating on signal 2` and a complete report every
 //! time, exit status 124 from `timeout`.
+//!
+//! Where the message goes: fio 3.33 writes it where the results go, before
+//! them (stdout, or the `--output` file: `fio --output=x.json
+//! --output-format=json` then SIGINT leaves `\nfio: terminating on signal
+//! 2\n{...` in x.json, nothing on stderr), and rfio read as fio does the
+//! same. Called as `rfio` it goes to stderr, and every output stays valid.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
@@ -40,10 +46,14 @@ fn have_timeout() -> bool {
     common::require("timeout", missing)
 }
 
-fn check_report(format: &str, stdout: &str) {
-    let rest = stdout
-        .strip_prefix("\nfio: terminating on signal 2\n")
-        .unwrap_or_else(|| panic!("the message first: {stdout:?}"));
+/// As `rfio`: stdout holds the report alone, stderr the message once.
+fn check_report(format: &str, stdout: &str, stderr: &str) {
+    assert_eq!(
+        stderr.matches("\nfio: terminating on signal 2\n").count(),
+        1,
+        "the message on stderr: {stderr:?}"
+    );
+    let rest = stdout;
     match format {
         "terse" => {
             let line = rest.strip_suffix('\n').expect("one terse line");
@@ -91,7 +101,11 @@ fn timeout_twice_signalled_keeps_the_report() {
             "timeout's status for a timed-out command: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        check_report(format, &String::from_utf8_lossy(&out.stdout));
+        check_report(
+            format,
+            &String::from_utf8_lossy(&out.stdout),
+            &String::from_utf8_lossy(&out.stderr),
+        );
     }
 }
 
@@ -99,11 +113,13 @@ fn timeout_twice_signalled_keeps_the_report() {
 /// `--status-interval` report is out): both are delivered (two of one
 /// kind may merge while pending), one of them is reported (once), the full
 /// normal report follows, status 128. The second used to end rfio at once
-/// with nothing after the message.
+/// with nothing after the message. Read as fio, so the message is among
+/// the results, where fio puts it.
 #[test]
 fn two_signals_back_to_back_keep_the_report() {
     let mut child = Command::new(RFIO)
         .args(job("normal"))
+        .arg("--compat=fio")
         .arg("--status-interval=1")
         .current_dir(std::env::temp_dir())
         .stdout(Stdio::piped())
@@ -190,4 +206,100 @@ fn closed_stdout_stops_the_jobs_and_dies_of_sigpipe() {
             "{format}: stopped long before the 30 s runtime, took {took:?}"
         );
     }
+}
+
+/// A time_based null job (30 s, only the signal ends it) with its NDJSON
+/// status lines in `status.ndjson`, started in `dir`: the first line there
+/// says the handlers are in place and the job runs.
+fn start_json_run(dir: &common::TempDir, extra: &[&str]) -> common::Running {
+    let mut cmd = Command::new(RFIO);
+    cmd.current_dir(&dir.0)
+        .args([
+            "--name=x",
+            "--ioengine=null",
+            "--size=1g",
+            "--time_based",
+            "--runtime=30",
+            "--output-format=json",
+            "--status-interval=1",
+            "--status-format=ndjson",
+            "--status-output=status.ndjson",
+        ])
+        .args(extra);
+    let run = common::Running::start(&mut cmd);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(dir.file("status.ndjson"))
+        .is_ok_and(|t| t.contains("\"type\":\"status\""))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no status line within 30 s: stdout {:?}",
+            run.stdout_so_far()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    run
+}
+
+/// SIGINT to `run`; its output once it has stopped (status 128).
+fn interrupt(run: common::Running) -> std::process::Output {
+    run.signal(libc::SIGINT);
+    let out = run.finish(std::time::Duration::from_secs(20), "SIGINT");
+    assert_eq!(out.status.code(), Some(128), "{}", common::stderr(&out));
+    out
+}
+
+fn check_json(text: &str) {
+    let v: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text:?}"));
+    assert_eq!(v["jobs"][0]["jobname"], "x", "{text}");
+    assert!(v["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0);
+}
+
+/// Called as `rfio`, `--output=x.json --output-format=json` and a SIGINT:
+/// x.json is one JSON document (fio's would start with the message), the
+/// message is on stderr, stdout is empty.
+#[test]
+fn as_rfio_a_signal_leaves_the_output_file_valid_json() {
+    let dir = common::TempDir::new("sig-json-file");
+    let out = interrupt(start_json_run(&dir, &["--output=x.json"]));
+    let text = std::fs::read_to_string(dir.file("x.json")).expect("x.json");
+    check_json(&text);
+    assert_eq!(common::stderr(&out), "\nfio: terminating on signal 2\n");
+    assert_eq!(common::stdout(&out), "");
+}
+
+/// Called as `rfio`, JSON on stdout and a SIGINT: stdout is one JSON
+/// document (`| jq .` reads it), the message on stderr.
+#[test]
+fn as_rfio_a_signal_leaves_stdout_valid_json() {
+    let dir = common::TempDir::new("sig-json-stdout");
+    let out = interrupt(start_json_run(&dir, &[]));
+    check_json(&common::stdout(&out));
+    assert_eq!(common::stderr(&out), "\nfio: terminating on signal 2\n");
+}
+
+/// Read as fio (`--compat=fio`), the message goes where fio 3.33 puts it:
+/// on stdout before the JSON document, nothing on stderr; with `--output`,
+/// into the file before the document, nothing on stdout or stderr.
+#[test]
+fn as_fio_the_message_goes_with_the_results() {
+    let dir = common::TempDir::new("sig-json-fio");
+    let out = interrupt(start_json_run(&dir, &["--compat=fio"]));
+    let text = common::stdout(&out);
+    let doc = text
+        .strip_prefix("\nfio: terminating on signal 2\n")
+        .unwrap_or_else(|| panic!("the message first: {text:?}"));
+    check_json(doc);
+    assert_eq!(common::stderr(&out), "");
+
+    let dir = common::TempDir::new("sig-json-fio-file");
+    let out = interrupt(start_json_run(&dir, &["--compat=fio", "--output=x.json"]));
+    let text = std::fs::read_to_string(dir.file("x.json")).expect("x.json");
+    let doc = text
+        .strip_prefix("\nfio: terminating on signal 2\n")
+        .unwrap_or_else(|| panic!("the message first: {text:?}"));
+    check_json(doc);
+    assert_eq!(common::stdout(&out), "");
+    assert_eq!(common::stderr(&out), "");
 }

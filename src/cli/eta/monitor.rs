@@ -1,7 +1,7 @@
 //! The thread that watches a run (fio's helper thread, `helper_thread.c`):
 //! it prints the status line when due (line.rs), the full reports of
 //! `--status-interval` and SIGUSR1 (`cli::status`), fio's message for a
-//! signal, and stops the jobs once stdout's reader has gone. [`Settings`]
+//! signal (where [`SignalMessage`] says), and stops the jobs once stdout's reader has gone. [`Settings`]
 //! say when the line is shown at all (fio's `skip_eta`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,6 +11,7 @@ use super::line::Status;
 use crate::cli::args::{Args, Eta};
 use crate::cli::signals;
 use crate::cli::status::StatusReports;
+use crate::jobfile::Mode;
 use crate::plan::spec::Plan;
 use crate::workload::progress::Progress;
 use crate::workload::{Log, StdLog};
@@ -31,10 +32,24 @@ pub(crate) struct Settings {
     pub(crate) interval: Duration,
     /// `--eta-newline`: start a new line every this long.
     pub(crate) newline: Option<Duration>,
-    /// The results go to stdout, so the signal message goes there as soon
-    /// as a signal comes (with `--output` it goes to the file, after the
-    /// run).
-    pub(crate) signal_to_stdout: bool,
+    /// The results go to stdout (the monitor watches for its reader
+    /// going).
+    pub(crate) results_to_stdout: bool,
+    /// Where the signal message goes as soon as a signal comes.
+    pub(crate) signal_message: SignalMessage,
+}
+
+/// Where the message for a signal (`fio: terminating on signal N`) goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SignalMessage {
+    /// Read as fio, results on stdout: to stdout at once, as fio.
+    Stdout,
+    /// Read as fio with `--output`: into the file, before the results,
+    /// after the run (fio writes it into the file too).
+    WithResults,
+    /// Called as rfio: to stderr at once, so that every output file and
+    /// stdout's report stay what their format says (valid JSON).
+    Stderr,
 }
 
 impl Settings {
@@ -43,6 +58,11 @@ impl Settings {
     /// unless `--eta=always`.
     pub(crate) fn new(args: &Args, normal: bool, stdout_is_tty: bool) -> Settings {
         let to_stdout = args.output.is_none();
+        let signal_message = match (args.mode, to_stdout) {
+            (Mode::Strict, _) => SignalMessage::Stderr,
+            (Mode::Fio, true) => SignalMessage::Stdout,
+            (Mode::Fio, false) => SignalMessage::WithResults,
+        };
         let show = match args.eta {
             _ if !normal && to_stdout => false,
             Eta::Never => false,
@@ -53,7 +73,8 @@ impl Settings {
             show,
             interval: Duration::from_millis(args.eta_interval_ms.unwrap_or(1000)),
             newline: args.eta_newline_ms.map(Duration::from_millis),
-            signal_to_stdout: to_stdout,
+            results_to_stdout: to_stdout,
+            signal_message,
         }
     }
 }
@@ -89,8 +110,8 @@ pub(crate) struct Outcome {
 
 /// Watch the run until `done`: print the status line when `settings` say
 /// so, the full reports of `reports` when due (`--status-interval`) or
-/// asked for (SIGUSR1), and, when the results go to stdout, fio's message
-/// for a signal as soon as one comes.
+/// asked for (SIGUSR1), and fio's message for a signal as soon as one
+/// comes, unless it goes with the results ([`SignalMessage`]).
 pub(crate) fn monitor(
     plan: &Plan,
     progress: &Progress,
@@ -103,15 +124,19 @@ pub(crate) fn monitor(
     let mut told = false;
     let origin = progress.origin();
     let mut next_ms = next_wake(0, interval_ms);
-    let watch_stdout = settings.signal_to_stdout || settings.show;
+    let watch_stdout = settings.results_to_stdout || settings.show;
     loop {
         if watch_stdout && !signals::STOP.requested() && stdout_reader_gone() {
             signals::STOP.request();
         }
         let signaled = signals::received();
-        if let (Some(sig), true, false) = (signaled, settings.signal_to_stdout, told) {
-            StdLog.info(&signals::message(sig));
-            told = true;
+        if let (Some(sig), false) = (signaled, told) {
+            match settings.signal_message {
+                SignalMessage::Stdout => StdLog.info(&signals::message(sig)),
+                SignalMessage::Stderr => StdLog.err(&signals::message(sig)),
+                SignalMessage::WithResults => {}
+            }
+            told = settings.signal_message != SignalMessage::WithResults;
         }
         if done.load(Ordering::Acquire) {
             return Outcome { told };
@@ -200,8 +225,29 @@ mod tests {
         assert!(!Settings::new(&args, false, false).show);
         args.output = Some("out.txt".into());
         assert!(Settings::new(&args, false, false).show, "json to a file");
-        assert!(!Settings::new(&args, false, false).signal_to_stdout);
+        assert!(!Settings::new(&args, false, false).results_to_stdout);
         args.eta = Eta::Never;
         assert!(!Settings::new(&args, true, true).show);
+    }
+
+    /// As fio: where the results go, at once on stdout, else into the
+    /// file with them; as rfio: stderr at once, whatever the output.
+    #[test]
+    fn the_signal_message_goes_where_the_mode_says() {
+        let message = |mode, output: Option<&str>| {
+            let args = Args {
+                mode,
+                output: output.map(Into::into),
+                ..Args::default()
+            };
+            Settings::new(&args, false, false).signal_message
+        };
+        assert_eq!(message(Mode::Fio, None), SignalMessage::Stdout);
+        assert_eq!(
+            message(Mode::Fio, Some("x.json")),
+            SignalMessage::WithResults
+        );
+        assert_eq!(message(Mode::Strict, None), SignalMessage::Stderr);
+        assert_eq!(message(Mode::Strict, Some("x.json")), SignalMessage::Stderr);
     }
 }
