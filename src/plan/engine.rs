@@ -126,8 +126,9 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
 }
 
 /// The options in force for one job as the engines read them: the value
-/// the job sets, else the option table's default (parsed as the job would
-/// parse it), else nothing (fio's zeroed option struct).
+/// the job sets, else the default in the option table of the job's
+/// release (parsed as the job would parse it), else nothing (fio's zeroed
+/// option struct).
 struct JobValues<'a> {
     job: &'a JobSpec,
     facts: JobFacts,
@@ -171,9 +172,15 @@ impl<'a> JobValues<'a> {
         if let Some(v) = self.job.opt(name).and_then(&read) {
             return Some(v);
         }
-        let def = crate::options::lookup(name)?;
+        let def = table_def(self.job.release, name)?;
         read(&default_value(def, &self.job.options.parse_ctx())?)
     }
+}
+
+/// The definition of `name` in `release`'s table, else (an option a later
+/// release removed) in fio 3.33's.
+fn table_def(release: Release, name: &str) -> Option<&'static OptionDef> {
+    crate::options::lookup_in(release, name).or_else(|| crate::options::lookup(name))
 }
 
 impl OptionValues for JobValues<'_> {
@@ -216,7 +223,7 @@ impl OptionValues for JobValues<'_> {
                 return Some(p);
             }
         }
-        let def = crate::options::lookup(name)?;
+        let def = table_def(self.job.release, name)?;
         self.read(name, |v| posval(def, v))
     }
 
