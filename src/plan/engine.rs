@@ -24,14 +24,14 @@ use crate::ioengine::{
     lookup, CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, CommonOptions, EngineOptions,
     EngineSpec, JobFacts, OptionValues, Refusal, SplitEntry,
 };
-use crate::options::def::{OptionDef, ValueKind};
+use crate::options::def::OptionDef;
 use crate::options::engines;
-use crate::options::value::{parse_size, parse_value, ParseCtx, ValueError};
+use crate::options::value::parse_size;
 use crate::options::Value;
 use crate::rand::Slot;
 use crate::release::Release;
 
-use super::resolve::read::Opts;
+use super::resolve::read::default_value;
 use super::spec::JobSpec;
 
 /// Highest class (`IOPRIO_CLASS_IDLE`) and level fio accepts in a split
@@ -126,8 +126,9 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
 }
 
 /// The options in force for one job as the engines read them: the value
-/// the job sets, else the option table's default (parsed as the job would
-/// parse it), else nothing (fio's zeroed option struct).
+/// the job sets, else the default in the option table of the job's
+/// release (parsed as the job would parse it), else nothing (fio's zeroed
+/// option struct).
 struct JobValues<'a> {
     job: &'a JobSpec,
     facts: JobFacts,
@@ -137,7 +138,7 @@ struct JobValues<'a> {
 
 impl<'a> JobValues<'a> {
     fn new(job: &'a JobSpec) -> JobValues<'a> {
-        let o = Opts(&job.options);
+        let o = job.opts();
         let facts = JobFacts {
             name: job.name.clone(),
             runtime_us: job.runtime_us,
@@ -171,24 +172,15 @@ impl<'a> JobValues<'a> {
         if let Some(v) = self.job.opt(name).and_then(&read) {
             return Some(v);
         }
-        let def = crate::options::lookup(name)?;
+        let def = table_def(self.job.release, name)?;
         read(&default_value(def, &self.job.options.parse_ctx())?)
     }
 }
 
-/// The option table's default of `def`, parsed as a job's value is. fio
-/// sets its defaults without the bound rfio checks a job's integers
-/// against (0 when the table gives none): `nonvectored`'s -1 is kept.
-pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<Value> {
-    match parse_value(def, Some(def.default?), ctx) {
-        Ok(v) => Some(v),
-        Err(ValueError::BelowMin { value, .. } | ValueError::AboveMax { value, .. })
-            if def.kind == ValueKind::Int =>
-        {
-            Some(Value::Int(value))
-        }
-        Err(_) => None,
-    }
+/// The definition of `name` in `release`'s table, else (an option a later
+/// release removed) in fio 3.33's.
+fn table_def(release: Release, name: &str) -> Option<&'static OptionDef> {
+    crate::options::lookup_in(release, name).or_else(|| crate::options::lookup(name))
 }
 
 impl OptionValues for JobValues<'_> {
@@ -231,7 +223,7 @@ impl OptionValues for JobValues<'_> {
                 return Some(p);
             }
         }
-        let def = crate::options::lookup(name)?;
+        let def = table_def(self.job.release, name)?;
         self.read(name, |v| posval(def, v))
     }
 
@@ -458,6 +450,7 @@ mod tests {
     };
     use crate::options::def::Support;
     use crate::options::table::OPTIONS;
+    use crate::options::value::ParseCtx;
 
     fn job(args: &[&str]) -> JobSpec {
         crate::plan::testing::job(args)

@@ -7,7 +7,6 @@ use crate::diag::{path_of_text, text_of_os};
 use super::error::{Error, ScanError};
 use super::resolve::files::{FileOptions, OpenDir};
 use super::resolve::offsets::Share;
-use super::resolve::read::Opts;
 use super::spec::{FileSpec, JobSpec};
 use crate::options::jobopts::JobOptions;
 use crate::options::Value;
@@ -292,7 +291,7 @@ pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
     // fio 3.37's num_range (fixup_options): several ranges per trim only
     // on an engine that trims several (io_uring_cmd on NVMe, which rfio
     // does not have), never with trimwrite.
-    let ranges = Opts(&job.options).int("num_range").unwrap_or(1);
+    let ranges = job.opts().int_or_default("num_range");
     if ranges > 1 && job.pattern.trim {
         if job.pattern.write {
             out.push((
@@ -313,7 +312,7 @@ pub(crate) fn refusals(job: &JobSpec) -> Vec<(String, Option<String>)> {
         ));
     }
     let percent = |s: &Share| matches!(s, Share::Percent(_));
-    if Opts(&job.options).bytes("offset_align") == Some(0)
+    if job.opts().bytes("offset_align") == Some(0)
         && (percent(&job.offsets.offset) || percent(&job.offsets.offset_increment))
     {
         // fio's get_start_offset divides by the alignment it was given.
@@ -363,7 +362,7 @@ fn under(dir: &str, name: &str, prefix: Option<&str>) -> PathBuf {
 /// plan draws for every file, as for files the job creates, and marks each
 /// with the range (see [`FileSpec::range`]).
 pub(crate) fn draw_ranged_sizes(job: &mut JobSpec) {
-    let Some(Value::Ranges(r)) = Opts(&job.options).value("filesize") else {
+    let Some(Value::Ranges(r)) = job.opts().value("filesize") else {
         return;
     };
     let Some(Some((lo, hi))) = r.first().copied() else {

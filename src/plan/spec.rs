@@ -106,6 +106,9 @@ pub struct JobSpec {
     /// (those before are inherited: JSON `global options`; those from here
     /// on, an `include`'s too, are its `job options`).
     pub(crate) own_options: usize,
+    /// The fio release the job's options are read as (the plan's): its
+    /// option table gives the defaults of the options not set.
+    pub(crate) release: crate::release::Release,
     pub pattern: Pattern,
     pub(crate) ioengine: String,
     /// The engine's options, common and its own (`plan::engine`).
@@ -201,6 +204,11 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// The options in force for the job, read as its release reads them.
+    pub(crate) fn opts(&self) -> super::resolve::read::Opts<'_> {
+        super::resolve::read::Opts(&self.options, self.release)
+    }
+
     /// The value of option `name` in force, if set.
     pub(crate) fn opt(&self, name: &str) -> Option<&Value> {
         self.options.value(name)

@@ -8,13 +8,12 @@
 //! with `log_info` (where its output goes); rfio prints them all on
 //! stderr, as it prints these warnings without `--warnings-fatal`.
 
-use super::resolve::read::Opts;
 use super::spec::{JobSpec, Plan};
 
 /// fio's warnings for job `spec`, in fio's order, each without its
 /// newline.
 pub(crate) fn fixup_warnings(spec: &JobSpec) -> Vec<&'static str> {
-    let o = Opts(&spec.options);
+    let o = spec.opts();
     let mut w = Vec::new();
     if spec.iolog.write_overridden {
         w.push("fio: read iolog overrides write_iolog");
@@ -45,12 +44,12 @@ pub(crate) fn fixup_warnings(spec: &JobSpec) -> Vec<&'static str> {
         w.push("fio: time_based requires a runtime/timeout setting");
     }
     let writes_and_checks = spec.pattern.write && verify.is_some_and(|v| v.do_verify);
-    if writes_and_checks && o.int("numjobs").unwrap_or(1) > 1 {
+    if writes_and_checks && o.int_or_default("numjobs") > 1 {
         let format = o
             .text("filename_format")
             .filter(|f| !f.is_empty())
             .unwrap_or("$jobname.$jobnum.$filenum");
-        let unique = o.flag("unique_filename") != Some(false)
+        let unique = o.flag_or_default("unique_filename")
             && ["$jobname", "$jobnum", "$filenum"]
                 .iter()
                 .all(|k| format.contains(k));

@@ -373,7 +373,7 @@ fn nothing_below_the_plan_reads_an_option_by_name() {
 /// so every name the plan reads must be an option of the table.
 #[test]
 fn every_option_name_the_plan_reads_is_in_the_table() {
-    const READS: [&str; 13] = [
+    const READS: [&str; 19] = [
         ".value(\"",
         ".set(\"",
         ".flag(\"",
@@ -387,6 +387,12 @@ fn every_option_name_the_plan_reads_is_in_the_table() {
         ".per_dir(\"",
         ".get(\"",
         ".opt(\"",
+        ".int_or_default(\"",
+        ".flag_or_default(\"",
+        ".bytes_or_default(\"",
+        ".choice_or_default(\"",
+        ".int_or_zero(\"",
+        ".bytes_or_zero(\"",
     ];
     // A later release's option is read under the releases that have it.
     let names: BTreeSet<&str> = rfio::api::OPTIONS
@@ -414,6 +420,135 @@ fn every_option_name_the_plan_reads_is_in_the_table() {
         bad.is_empty(),
         "names that are no option:\n{}",
         bad.join("\n")
+    );
+}
+
+/// Option reads of the plan that fall back to a literal beside the read
+/// (`o.int("iodepth").unwrap_or(1)`, `.map_or(1, ..)`, `.flag("x") !=
+/// Some(false)`): each (getter and name, the fallback) with its line.
+fn literal_fallbacks(code: &str) -> Vec<(String, String, usize)> {
+    const GETTERS: [&str; 6] = ["int", "flag", "bytes", "choice", "text", "micros"];
+    let literal = |t: &str| {
+        let t = t.trim();
+        t == "true"
+            || t == "false"
+            || (t.starts_with('"') && t.ends_with('"') && t.len() >= 2)
+            || t.trim_start_matches('-')
+                .starts_with(|c: char| c.is_ascii_digit())
+    };
+    let mut out = Vec::new();
+    for getter in GETTERS {
+        let call = format!(".{getter}(\"");
+        for (i, _) in code.match_indices(&call) {
+            let rest = &code[i + call.len()..];
+            let Some(end) = rest.find("\")") else {
+                continue;
+            };
+            let name = &rest[..end];
+            if name.contains(['"', '\n', '(']) {
+                continue;
+            }
+            let after = rest[end + 2..].trim_start();
+            let fallback = if let Some(args) = after
+                .strip_prefix(".unwrap_or(")
+                .or_else(|| after.strip_prefix(".map_or("))
+            {
+                let (mut depth, mut arg) = (0usize, String::new());
+                for c in args.chars() {
+                    match c {
+                        '(' | '[' | '{' => depth += 1,
+                        ')' | ']' | '}' if depth == 0 => break,
+                        ')' | ']' | '}' => depth -= 1,
+                        ',' if depth == 0 => break,
+                        _ => {}
+                    }
+                    arg.push(c);
+                }
+                literal(&arg).then(|| arg.trim().to_string())
+            } else {
+                ["!= Some(", "== Some("]
+                    .iter()
+                    .find_map(|cmp| after.strip_prefix(cmp))
+                    .and_then(|a| a.split(')').next())
+                    .filter(|a| *a == "true" || *a == "false")
+                    .map(|a| format!("Some({a})"))
+            };
+            if let Some(fallback) = fallback {
+                let line = code[..i].matches('\n').count() + 1;
+                out.push((format!("{getter}(\"{name}\")"), fallback, line));
+            }
+        }
+    }
+    out.sort_by_key(|(_, _, line)| *line);
+    out
+}
+
+/// The plan's reads that fall back to a value other than the table's
+/// default on purpose, each (file, read, why).
+const DELIBERATE_FALLBACKS: &[(&str, &str, &str)] = &[];
+
+/// No option default typed twice (issue 20): an option the plan reads is
+/// its setting, else its default from the option table of the job's
+/// release (`o.int_or_default("iodepth")`; `o.int_or_zero` for one the
+/// table gives none), never a literal beside the read, unless the literal
+/// differs from the table's default on purpose (`DELIBERATE_FALLBACKS`).
+#[test]
+fn no_option_default_is_typed_twice_in_the_plan() {
+    let mut bad = Vec::new();
+    let mut seen = BTreeSet::new();
+    for src in sources(&root("src/plan")).values() {
+        let rel = src.path.strip_prefix(root("")).unwrap_or(&src.path);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        for (read, fallback, line) in literal_fallbacks(&src.code) {
+            match DELIBERATE_FALLBACKS
+                .iter()
+                .find(|(f, r, _)| *f == rel && *r == read)
+            {
+                Some((f, r, _)) => {
+                    seen.insert((*f, *r));
+                }
+                None => bad.push(format!("{rel}:{line}: {read} falls back to {fallback}")),
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "an option's default typed beside its read (read it with int_or_default, \
+         flag_or_default, ... or, where the fallback differs from the table's default on \
+         purpose, list it in DELIBERATE_FALLBACKS with why):\n{}",
+        bad.join("\n")
+    );
+    let stale: Vec<_> = DELIBERATE_FALLBACKS
+        .iter()
+        .filter(|(f, r, _)| !seen.contains(&(*f, *r)))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed but no longer read with a literal (take them off the list): {stale:?}"
+    );
+    // The scan sees the fallbacks over lines, and passes over computed ones
+    // and reads of other kinds.
+    let code = "let a = o.int(\"iodepth\").unwrap_or(1).max(1);\n\
+                let b = o\n    .flag(\"unique_filename\")\n    .unwrap_or(true);\n\
+                let c = o.int(\"rate_cycle\").map_or(1000, |n| n as u64);\n\
+                let d = o.flag(\"do_verify\") != Some(false);\n\
+                let e = o.choice(\"zonemode\").unwrap_or(\"none\");\n\
+                let f = o.int(\"x\").unwrap_or(default);\n\
+                let g = v.iter().min().unwrap_or(4096);\n\
+                let h = o.int_or_default(\"iodepth\");\n";
+    let found: Vec<_> = literal_fallbacks(code)
+        .into_iter()
+        .map(|(r, f, l)| format!("{l}: {r} {f}"))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "1: int(\"iodepth\") 1",
+            "3: flag(\"unique_filename\") true",
+            "5: int(\"rate_cycle\") 1000",
+            "6: flag(\"do_verify\") Some(false)",
+            "7: choice(\"zonemode\") \"none\"",
+        ]
     );
 }
 

@@ -98,7 +98,7 @@ impl<'a> Expander<'a> {
         let Some((numjobs, made)) = self.admit(&p) else {
             return;
         };
-        let o = Opts(&p.options);
+        let o = Opts(&p.options, self.input.release);
         let stonewall = p.implicit_stonewall || o.is("stonewall");
         let new_group = o.is("new_group");
         let display = p.name.clone();
@@ -152,8 +152,8 @@ impl<'a> Expander<'a> {
             self.diags.push(Diagnostic::at(p.span.clone(), msg));
             return None;
         }
-        let o = Opts(&p.options);
-        let numjobs = o.int("numjobs").unwrap_or(1).max(0) as u32;
+        let o = Opts(&p.options, self.input.release);
+        let numjobs = o.int_or_default("numjobs").max(0) as u32;
         if self.keep && self.count + numjobs as usize > MAX_JOBS {
             self.diags.push(Diagnostic::at(
                 p.span.clone(),
@@ -176,7 +176,7 @@ impl<'a> Expander<'a> {
     /// The job section `p` waits for (`wait_for=`): the first job of that
     /// name made before it.
     fn wait_for(&mut self, p: &Pending<'_>, display: &str) -> Option<usize> {
-        let o = Opts(&p.options);
+        let o = Opts(&p.options, self.input.release);
         match o.value("wait_for") {
             Some(Value::Text(w)) => match self.first_named.get(w) {
                 Some(i) => Some(*i),
@@ -328,7 +328,7 @@ fn job_spec(
     index: usize,
     diags: &mut Diagnostics,
 ) -> Option<JobSpec> {
-    let o = Opts(&p.options);
+    let o = Opts(&p.options, r.release);
     let (pattern, bs) = (r.pattern, r.bs);
     let size = o.bytes("size");
     let files = match files::files(&p.options, &r.file, p.section_name, subjob, size) {
@@ -351,6 +351,7 @@ fn job_spec(
         span: p.span.clone(),
         options: Arc::clone(&p.options),
         own_options: p.own_options,
+        release: r.release,
         pattern,
         ioengine: p.options.ioengine().to_string(),
         engine: Default::default(),
@@ -358,11 +359,11 @@ fn job_spec(
         bs,
         size,
         io_size: o.bytes("io_size"),
-        offset: o.bytes("offset").unwrap_or(0),
-        number_ios: o.int("number_ios").unwrap_or(0).max(0) as u64,
-        loops: o.int("loops").unwrap_or(1).max(1) as u32,
+        offset: o.bytes_or_default("offset"),
+        number_ios: o.int_or_default("number_ios").max(0) as u64,
+        loops: o.int_or_default("loops").max(1) as u32,
         // fio's fixup_options: atomic implies O_DIRECT.
-        direct: o.is("direct") || o.flag("buffered") == Some(false) || r.file.atomic,
+        direct: o.is("direct") || !o.flag_or_default("buffered") || r.file.atomic,
         // fio's fixup_options: time_based without a runtime is dropped
         // (the runner prints fio's warning), the job runs through its size.
         time_based: o.is("time_based") && o.micros("runtime") > 0,
@@ -497,7 +498,7 @@ fn readonly_refusals(job: &JobSpec) -> Vec<String> {
             job.ioengine
         ));
     }
-    let o = Opts(&job.options);
+    let o = job.opts();
     for opt in ["unlink", "unlink_each_loop"] {
         if o.is(opt) {
             out.push(format!("{opt}=1 deletes the job's files"));

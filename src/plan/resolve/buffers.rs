@@ -69,7 +69,7 @@ pub(super) fn resolve(
     } else if compress_perc > 0 && !o.set("refill_buffers") {
         refill = true;
     }
-    let scramble_val = o.flag("scramble_buffers") != Some(false);
+    let scramble_val = o.flag_or_default("scramble_buffers");
     let mut scramble =
         scramble_val && (o.set("scramble_buffers") || !(zero && o.set("zero_buffers")));
     // The option parser accepted the pattern: this fails only if a
@@ -112,8 +112,8 @@ pub(super) fn resolve(
         WorkingSetAsk {
             perc: u64::from(dedupe_perc),
             ws_perc: o
-                .int("dedupe_working_set_percentage")
-                .map_or(5, |v| v.clamp(0, 100) as u64),
+                .int_or_default("dedupe_working_set_percentage")
+                .clamp(0, 100) as u64,
             chunk: o.bytes("buffer_compress_chunk"),
             global: o.is("dedupe_global"),
         }
@@ -124,7 +124,7 @@ pub(super) fn resolve(
         scramble,
         pattern,
         compress_perc,
-        compress_chunk: o.bytes("buffer_compress_chunk").unwrap_or(512),
+        compress_chunk: o.bytes_or_default("buffer_compress_chunk"),
         dedupe_perc,
         working_set: Ok(None),
     };

@@ -131,7 +131,7 @@ const SYNC_RANGE_FLAGS: [u32; 3] = [
 /// Resolve the file options; values rfio refuses go to `bad`.
 pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> FileOptions {
     // The option's minimum (0) is checked when it is read.
-    let openfiles = o.int("openfiles").unwrap_or(0).max(0) as u64;
+    let openfiles = o.int_or_zero("openfiles").max(0) as u64;
     let lock = match o.choice("lockfile") {
         Some("exclusive") => LockMode::Exclusive,
         Some("readwrite") => LockMode::ReadWrite,
@@ -150,15 +150,15 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> FileOptions {
         openfiles,
         lock,
         append: o.is("file_append"),
-        create_serialize: o.flag("create_serialize").unwrap_or(true),
+        create_serialize: o.flag_or_default("create_serialize"),
         create_only: o.is("create_only"),
-        allow_create: o.flag("allow_file_create").unwrap_or(true),
+        allow_create: o.flag_or_default("allow_file_create"),
         sync_range: sync_range(o, bad),
-        write_barrier: o.int("write_barrier").unwrap_or(0).max(0) as u64,
+        write_barrier: o.int_or_default("write_barrier").max(0) as u64,
         write_hint,
         atomic: o.is("atomic"),
         ioscheduler: o.text("ioscheduler").map(str::to_string),
-        unique_filename: o.flag("unique_filename").unwrap_or(true),
+        unique_filename: o.flag_or_default("unique_filename"),
         name_prefix: None,
         opendir: None,
     }

@@ -28,14 +28,14 @@ pub(crate) struct FlowOptions {
 /// `None` when `flow` is 0 or unset (fio's `flow_init_job` joins a flow
 /// only with a weight).
 pub(super) fn resolve(o: Opts<'_>) -> Option<FlowOptions> {
-    let weight = o.int("flow").unwrap_or(0);
+    let weight = o.int_or_default("flow");
     if weight <= 0 {
         return None;
     }
     Some(FlowOptions {
-        id: o.int("flow_id").unwrap_or(0) as u32,
+        id: o.int_or_default("flow_id") as u32,
         weight: weight.min(i64::from(u32::MAX)) as u32,
-        sleep_us: o.int("flow_sleep").unwrap_or(0).max(0) as u64,
+        sleep_us: o.int_or_default("flow_sleep").max(0) as u64,
     })
 }
 

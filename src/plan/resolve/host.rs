@@ -189,7 +189,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> HostOptions {
     if block_hist {
         let files = match o.text("filename") {
             Some(f) if !f.is_empty() => file_names(f),
-            _ => o.int("nrfiles").unwrap_or(1),
+            _ => o.int_or_default("nrfiles"),
         };
         if files != 1 {
             bad.push(format!(
@@ -210,7 +210,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> HostOptions {
         numa_mask_bits: nodes.mask_bits,
         cgroup: o.text("cgroup").map(|name| CgroupOptions {
             name: name.to_string(),
-            weight: o.int("cgroup_weight").unwrap_or(0) as u32,
+            weight: o.int_or_zero("cgroup_weight") as u32,
             nodelete: o.is("cgroup_nodelete"),
         }),
         error_dump: o.is("error_dump"),

@@ -124,19 +124,19 @@ pub(super) fn resolve(
     readonly: bool,
     bad: &mut Vec<String>,
 ) -> IoOptions {
-    let iodepth = o.int("iodepth").unwrap_or(1).max(1) as u32;
+    let iodepth = o.int_or_default("iodepth").max(1) as u32;
     // fio's fixup_options: batch 0 or above the depth means the depth;
     // the low-water mark defaults to the depth; max >= min.
-    let mut batch_submit = o.int("iodepth_batch").unwrap_or(1) as u32;
+    let mut batch_submit = o.int_or_default("iodepth_batch") as u32;
     if batch_submit == 0 || batch_submit > iodepth {
         batch_submit = iodepth;
     }
-    let batch_complete_min = o.int("iodepth_batch_complete_min").unwrap_or(1) as u32;
-    let mut batch_complete_max = o.int("iodepth_batch_complete_max").unwrap_or(0) as u32;
+    let batch_complete_min = o.int_or_default("iodepth_batch_complete_min") as u32;
+    let mut batch_complete_max = o.int_or_zero("iodepth_batch_complete_max") as u32;
     if batch_complete_min > batch_complete_max {
         batch_complete_max = batch_complete_min;
     }
-    let mut iodepth_low = o.int("iodepth_low").unwrap_or(0) as u32;
+    let mut iodepth_low = o.int_or_zero("iodepth_low") as u32;
     if iodepth_low == 0 || iodepth_low > iodepth {
         iodepth_low = iodepth;
     }
@@ -189,7 +189,7 @@ pub(super) fn resolve(
         Some(_) => ClockSource::System,
         None => ClockSource::Auto,
     };
-    let flag = |name: &str, default: bool| o.flag(name).unwrap_or(default);
+    let flag = |name: &str| o.flag_or_default(name);
     let verifies = !matches!(o.choice("verify"), None | Some("0"))
         || o.text("verify_pattern").is_some_and(|t| !t.is_empty());
     IoOptions {
@@ -198,31 +198,31 @@ pub(super) fn resolve(
         batch_complete_min,
         batch_complete_max,
         iodepth_low,
-        fsync_blocks: o.int("fsync").unwrap_or(0).max(0) as u64,
-        fdatasync_blocks: o.int("fdatasync").unwrap_or(0).max(0) as u64,
+        fsync_blocks: o.int_or_default("fsync").max(0) as u64,
+        fdatasync_blocks: o.int_or_default("fdatasync").max(0) as u64,
         sync_after_writes_only: false,
-        end_fsync: flag("end_fsync", false),
-        fsync_on_close: flag("fsync_on_close", false),
-        invalidate: flag("invalidate", true),
+        end_fsync: flag("end_fsync"),
+        fsync_on_close: flag("fsync_on_close"),
+        invalidate: flag("invalidate"),
         fadvise,
         // --readonly: refused when the plan is built; never here either.
-        unlink: !readonly && flag("unlink", false),
-        unlink_each_loop: !readonly && flag("unlink_each_loop", false),
-        overwrite: flag("overwrite", false),
-        create_on_open: !readonly && flag("create_on_open", false),
-        create_fsync: flag("create_fsync", true),
-        pre_read: flag("pre_read", false),
+        unlink: !readonly && flag("unlink"),
+        unlink_each_loop: !readonly && flag("unlink_each_loop"),
+        overwrite: flag("overwrite"),
+        create_on_open: !readonly && flag("create_on_open"),
+        create_fsync: flag("create_fsync"),
+        pre_read: flag("pre_read"),
         fallocate,
-        fill_device: flag("fill_device", false),
-        allow_mounted_write: flag("allow_mounted_write", false),
+        fill_device: flag("fill_device"),
+        allow_mounted_write: flag("allow_mounted_write"),
         o_sync: matches!(sync, Some("sync") | Some("1")),
         o_dsync: sync == Some("dsync"),
         continue_on_error,
         ignore_error,
-        exitall: flag("exitall", false),
-        exitall_on_error: flag("exitall_on_error", false),
+        exitall: o.is("exitall"),
+        exitall_on_error: o.is("exitall_on_error"),
         exit_what,
-        disk_util: flag("disk_util", true)
+        disk_util: flag("disk_util")
             && !o
                 .text("ioengine")
                 .and_then(crate::ioengine::lookup)

@@ -86,7 +86,7 @@ pub(crate) struct MergeOptions {
 pub(super) fn resolve(o: Opts<'_>, invalid: &mut Vec<String>) -> IologOptions {
     let read: Vec<String> = o.text("read_iolog").map(names).unwrap_or_default();
     let write = o.text("write_iolog").map(str::to_string);
-    let align = o.bytes("replay_align").unwrap_or(0);
+    let align = o.bytes_or_zero("replay_align");
     if align != 0 && !align.is_power_of_two() {
         invalid.push("replay_align: must be a power-of-2".to_string());
     }
@@ -110,9 +110,9 @@ pub(super) fn resolve(o: Opts<'_>, invalid: &mut Vec<String>) -> IologOptions {
         chunked: o.is("read_iolog_chunked"),
         no_stall: o.is("replay_no_stall"),
         redirect: o.text("replay_redirect").map(str::to_string),
-        scale: o.int("replay_scale").map_or(1, |n| n.max(0) as u64),
+        scale: o.int_or_default("replay_scale").max(0) as u64,
         align,
-        time_scale: o.int("replay_time_scale").map_or(100, |n| n.max(1) as u64),
+        time_scale: o.int_or_default("replay_time_scale").max(1) as u64,
         skip,
         iodepth_set: o.set("iodepth"),
     };

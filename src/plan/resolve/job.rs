@@ -20,6 +20,8 @@ use crate::release::Change;
 /// (its `numjobs` clones share them).
 #[derive(Debug, Clone)]
 pub(crate) struct Resolved {
+    /// The release the options were read as.
+    pub(crate) release: crate::release::Release,
     pub(crate) pattern: Pattern,
     /// Minimum and maximum block size per direction.
     pub(crate) bs: [(u64, u64); 3],
@@ -66,7 +68,7 @@ pub(crate) fn resolve(
     release: crate::release::Release,
 ) -> Resolved {
     let pattern = pattern(options);
-    let o = Opts(options);
+    let o = Opts(options, release);
     let mut invalid = Vec::new();
     let mut io = io::resolve(o, pattern.random, readonly, &mut invalid);
     io.sync_after_writes_only = release.has(Change::SyncAfterWritesOnly);
@@ -90,7 +92,7 @@ pub(crate) fn resolve(
                 || offsets.seq_add != 0,
             zone_resets: o.value("zone_reset_frequency").is_some()
                 && matches!(&zones, Ok(Some(ZoneMode::Zbd(z))) if z.reset_frequency > 0.0),
-            iodepth: o.int("iodepth").map_or(1, |d| d.max(1) as u32),
+            iodepth: o.int_or_default("iodepth").max(1) as u32,
             release,
         },
         &mut invalid,
@@ -99,6 +101,7 @@ pub(crate) fn resolve(
     let host = super::host::resolve(o, &mut invalid);
     let file = files::resolve(o, &mut invalid);
     Resolved {
+        release,
         pattern,
         bs,
         io,

@@ -126,7 +126,7 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
     });
     let share = |name: &str| match o.value(name) {
         Some(Value::Percent(p)) => Share::Percent(*p),
-        _ => Share::Bytes(o.bytes(name).unwrap_or(0)),
+        _ => Share::Bytes(o.bytes_or_default(name)),
     };
     let (seq_nr, seq_add) = rw_modifier(o, random).unwrap_or_else(|e| {
         bad.push(e.to_string());
@@ -177,7 +177,7 @@ fn rw_modifier(o: Opts<'_>, random: bool) -> Result<(u32, i64), Error> {
 /// `split_parse_distr`), with fio's range checks.
 fn file_service(o: Opts<'_>) -> Result<FileService, FileServiceError> {
     let modifier = o.choice_modifier("file_service_type");
-    let kind = o.choice("file_service_type").unwrap_or("roundrobin");
+    let kind = o.choice_or_default("file_service_type");
     // `value[:center]`: the center is fio's random offset unless given.
     let float = |default: f64| -> Result<(f64, Option<f64>), FileServiceError> {
         let Some(m) = modifier else {

@@ -50,9 +50,9 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> PlacementOptions {
             None
         }),
         split: o.choice("cpus_allowed_policy") == Some("split"),
-        lockmem: o.bytes("lockmem").unwrap_or(0),
+        lockmem: o.bytes_or_default("lockmem"),
         ioprio,
-        nice: o.int("nice").unwrap_or(0) as i32,
+        nice: o.int_or_default("nice") as i32,
         mem: mem_spec(o).unwrap_or_else(|e| {
             bad.push(e.to_string());
             MemSpec::default()

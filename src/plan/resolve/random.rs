@@ -55,7 +55,7 @@ pub(super) fn resolve(o: Opts<'_>, release: Release) -> SeedOptions {
     let added = |name| release.has(Change::Option(name)) as usize;
     let nr_offs = NR_SLOTS_333 + added("fdp_pli_select") + added("sprandom");
     SeedOptions {
-        randrepeat: o.flag("randrepeat") != Some(false),
+        randrepeat: o.flag_or_default("randrepeat"),
         randseed: o.int("randseed").map(|n| n as u64),
         allrandrepeat: o.is("allrandrepeat"),
         generator_set: o.set("random_generator"),

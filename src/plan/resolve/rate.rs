@@ -50,7 +50,7 @@ pub(super) fn resolve(o: Opts<'_>) -> RateOptions {
         iops: o.per_dir("rate_iops"),
         min_bytes: o.per_dir("rate_min"),
         min_iops: o.per_dir("rate_iops_min"),
-        cycle_ms: o.int("rate_cycle").map_or(1000, |n| n.max(0) as u64),
+        cycle_ms: o.int_or_default("rate_cycle").max(0) as u64,
         poisson: o.choice("rate_process") == Some("poisson"),
         ignore_think: o.is("rate_ignore_thinktime"),
     }

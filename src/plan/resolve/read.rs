@@ -1,15 +1,118 @@
 //! Typed reads of the options in force for a job: the one place the plan
 //! looks options up by name, each read tolerant of the value kinds an
 //! option of that sort can hold.
+//!
+//! A read that needs a value when the option is unset takes it from the
+//! option table of the job's release (`int_or_default`, ...), never from
+//! a literal beside the read: the table's `def` column is fio's default,
+//! typed once. An option the table gives no default reads as fio's
+//! zeroed option struct (`int_or_zero`, ...). Each asserts (in debug
+//! builds) that the table agrees, so the wrong one of the two cannot go
+//! unnoticed.
 
+use crate::options::def::ValueKind;
 use crate::options::jobopts::JobOptions;
-use crate::options::Value;
+use crate::options::value::{parse_value, ParseCtx, ValueError};
+use crate::options::{OptionDef, Value};
+use crate::release::Release;
 
-/// The options in force for one job, read by name.
+/// The options in force for one job, read by name, and the release whose
+/// option table gives the defaults of those not set.
 #[derive(Clone, Copy)]
-pub(crate) struct Opts<'a>(pub(crate) &'a JobOptions);
+pub(crate) struct Opts<'a>(pub(crate) &'a JobOptions, pub(crate) Release);
+
+/// The option table's default of `def`, parsed as a job's value is. fio
+/// sets its defaults without the bound rfio checks a job's integers
+/// against (0 when the table gives none): `nonvectored`'s -1 is kept.
+pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<Value> {
+    match parse_value(def, Some(def.default?), ctx) {
+        Ok(v) => Some(v),
+        Err(ValueError::BelowMin { value, .. } | ValueError::AboveMax { value, .. })
+            if def.kind == ValueKind::Int =>
+        {
+            Some(Value::Int(value))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The definition of option `name` that gives its default under
+/// `release`: its release's, else (an option that came later, which the
+/// job cannot set) the newest release's, else (one a later release
+/// removed, or made another's alias, as 3.35 did `allrandrepeat`) fio
+/// 3.33's.
+fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
+    let own = |d: &&'static OptionDef| d.name == name;
+    crate::options::lookup_in(release, name)
+        .filter(own)
+        .or_else(|| crate::options::lookup_in(Release::NEWEST, name).filter(own))
+        .or_else(|| crate::options::lookup(name).filter(own))
+}
 
 impl<'a> Opts<'a> {
+    /// The table's default of `name` (debug builds assert it has one).
+    fn default(&self, name: &str) -> Option<(&'static OptionDef, Value)> {
+        let def = default_def(self.1, name);
+        debug_assert!(
+            def.is_some_and(|d| d.default.is_some()),
+            "option {name} has no default in the table: read it with an _or_zero call"
+        );
+        let def = def?;
+        Some((def, default_value(def, &self.0.parse_ctx())?))
+    }
+
+    /// Assert (in debug builds) that the table gives `name` no default.
+    fn no_default(&self, name: &str) {
+        debug_assert!(
+            default_def(self.1, name).is_some_and(|d| d.default.is_none()),
+            "option {name} is not in the table, or has a default: read it with an _or_default call"
+        );
+    }
+
+    /// An integer, else the table's default (0 if it does not read as one).
+    pub(crate) fn int_or_default(&self, name: &str) -> i64 {
+        self.int(name)
+            .or_else(|| self.default(name).and_then(|(_, v)| int_of(&v)))
+            .unwrap_or(0)
+    }
+
+    /// A flag, else the table's default.
+    pub(crate) fn flag_or_default(&self, name: &str) -> bool {
+        self.flag(name)
+            .or_else(|| self.default(name).and_then(|(_, v)| flag_of(&v)))
+            .unwrap_or(false)
+    }
+
+    /// A size in bytes, else the table's default.
+    pub(crate) fn bytes_or_default(&self, name: &str) -> u64 {
+        self.bytes(name)
+            .or_else(|| self.default(name).and_then(|(_, v)| bytes_of(&v)))
+            .unwrap_or(0)
+    }
+
+    /// The choice made, else the table's default choice.
+    pub(crate) fn choice_or_default(&self, name: &str) -> &'static str {
+        self.choice(name)
+            .or_else(|| {
+                let (def, v) = self.default(name)?;
+                choice_of(def, &v)
+            })
+            .unwrap_or("")
+    }
+
+    /// An integer the table gives no default: 0 when unset (fio's zeroed
+    /// option struct).
+    pub(crate) fn int_or_zero(&self, name: &str) -> i64 {
+        self.no_default(name);
+        self.int(name).unwrap_or(0)
+    }
+
+    /// A size in bytes the table gives no default: 0 when unset.
+    pub(crate) fn bytes_or_zero(&self, name: &str) -> u64 {
+        self.no_default(name);
+        self.bytes(name).unwrap_or(0)
+    }
+
     /// The value of `name` in force, if set.
     pub(crate) fn value(&self, name: &str) -> Option<&'a Value> {
         self.0.value(name)
@@ -22,26 +125,27 @@ impl<'a> Opts<'a> {
 
     /// A flag or boolean (an integer counts as `!= 0`).
     pub(crate) fn flag(&self, name: &str) -> Option<bool> {
-        match self.value(name)? {
-            Value::Bool(b) => Some(*b),
-            Value::Int(n) => Some(*n != 0),
-            _ => None,
-        }
+        flag_of(self.value(name)?)
     }
 
-    /// Whether flag `name` is set and true.
+    /// Whether flag `name` is set and true: for a flag whose default is
+    /// off (debug builds assert it; one that defaults on is read with
+    /// [`Opts::flag_or_default`]).
     pub(crate) fn is(&self, name: &str) -> bool {
+        debug_assert!(
+            !default_def(self.1, name)
+                .and_then(|d| default_value(d, &self.0.parse_ctx()))
+                .as_ref()
+                .and_then(flag_of)
+                .unwrap_or(false),
+            "flag {name} defaults on: read it with flag_or_default"
+        );
         self.flag(name) == Some(true)
     }
 
     /// An integer (a size or a boolean reads as one).
     pub(crate) fn int(&self, name: &str) -> Option<i64> {
-        match self.value(name)? {
-            Value::Int(n) => Some(*n),
-            Value::Bytes(n) => i64::try_from(*n).ok(),
-            Value::Bool(b) => Some(i64::from(*b)),
-            _ => None,
-        }
+        int_of(self.value(name)?)
     }
 
     /// A size in bytes (a non-negative integer reads as one; `Nz`, for
@@ -50,10 +154,8 @@ impl<'a> Opts<'a> {
     /// `zbd_recalc_options_with_zone_granularity`).
     pub(crate) fn bytes(&self, name: &str) -> Option<u64> {
         match self.value(name)? {
-            Value::Bytes(n) => Some(*n),
-            Value::Int(n) => u64::try_from(*n).ok(),
             Value::Zones(n) => self.zone_size().map(|z| n.saturating_mul(z)),
-            _ => None,
+            v => bytes_of(v),
         }
     }
 
@@ -85,10 +187,7 @@ impl<'a> Opts<'a> {
     /// The `posvals` value chosen for a choice option.
     pub(crate) fn choice(&self, name: &str) -> Option<&'static str> {
         let s = self.0.get(name)?;
-        match &s.value {
-            Value::Choice { index, .. } => s.def.posvals.get(*index).map(|p| p.value),
-            _ => None,
-        }
+        choice_of(s.def, &s.value)
     }
 
     /// The text after a choice's `:` (`mem=mmap:FILE`), if any.
@@ -112,5 +211,107 @@ impl<'a> Opts<'a> {
             }
         }
         out
+    }
+}
+
+fn flag_of(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::Int(n) => Some(*n != 0),
+        _ => None,
+    }
+}
+
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(n) => Some(*n),
+        Value::Bytes(n) => i64::try_from(*n).ok(),
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+fn bytes_of(v: &Value) -> Option<u64> {
+    match v {
+        Value::Bytes(n) => Some(*n),
+        Value::Int(n) => u64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+fn choice_of(def: &'static OptionDef, v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Choice { index, .. } => def.posvals.get(*index).map(|p| p.value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::testing::job;
+    use crate::release::Release;
+
+    #[test]
+    fn an_unset_option_reads_its_tables_default() {
+        let j = job(&["--name=j", "--size=1m"]);
+        let o = j.opts();
+        assert_eq!(o.int_or_default("iodepth"), 1);
+        assert_eq!(o.int_or_default("rate_cycle"), 1000);
+        assert!(o.flag_or_default("create_serialize"));
+        assert!(!o.flag_or_default("end_fsync"));
+        assert_eq!(o.bytes_or_default("buffer_compress_chunk"), 512);
+        assert_eq!(o.choice_or_default("file_service_type"), "roundrobin");
+        assert_eq!(o.int_or_zero("iodepth_low"), 0);
+        // An option of a later release reads, under 3.33, as its default
+        // where it came (3.37's num_range: 1).
+        assert_eq!(j.release, Release::V3_33);
+        assert_eq!(o.int_or_default("num_range"), 1);
+        assert_eq!(o.int_or_default("thinkcycles"), 0);
+    }
+
+    #[test]
+    fn a_setting_wins_over_the_default() {
+        let j = job(&[
+            "--name=j",
+            "--size=1m",
+            "--iodepth=8",
+            "--create_serialize=0",
+            "--buffer_compress_chunk=4k",
+            "--file_service_type=random",
+            "--iodepth_low=2",
+        ]);
+        let o = j.opts();
+        assert_eq!(o.int_or_default("iodepth"), 8);
+        assert!(!o.flag_or_default("create_serialize"));
+        assert_eq!(o.bytes_or_default("buffer_compress_chunk"), 4096);
+        assert_eq!(o.choice_or_default("file_service_type"), "random");
+        assert_eq!(o.int_or_zero("iodepth_low"), 2);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "option openfiles has no default in the table")]
+    fn a_default_read_of_an_option_without_one_is_caught() {
+        job(&["--name=j", "--size=1m"])
+            .opts()
+            .int_or_default("openfiles");
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "option iodepth is not in the table, or has a default")]
+    fn a_zero_read_of_an_option_with_a_default_is_caught() {
+        job(&["--name=j", "--size=1m"])
+            .opts()
+            .int_or_zero("iodepth");
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "flag create_serialize defaults on")]
+    fn a_set_and_true_read_of_a_flag_that_defaults_on_is_caught() {
+        job(&["--name=j", "--size=1m"])
+            .opts()
+            .is("create_serialize");
     }
 }

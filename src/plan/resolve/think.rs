@@ -27,7 +27,7 @@ pub(crate) struct ThinkOptions {
 /// each read or write, with or without `thinktime` (an unsigned int in
 /// fio: a negative value wraps).
 pub(super) fn cycles(o: Opts<'_>) -> u32 {
-    o.int("thinkcycles").unwrap_or(0) as u32
+    o.int_or_default("thinkcycles") as u32
 }
 
 /// `None` without `thinktime` (fio checks `td->o.thinktime` before

@@ -337,7 +337,7 @@ fn resolve_checked(
     p: Rw,
 ) -> Result<Option<VerifyOptions>, Error> {
     let min_write = bs[1].0;
-    let int = |n: &str| o.bytes(n).unwrap_or(0);
+    let int = |n: &str| o.bytes_or_zero(n);
     let Some((kind, pattern)) = kind_and_pattern(o, p.release)? else {
         return Ok(None);
     };
@@ -370,13 +370,11 @@ fn resolve_checked(
             header: hs,
         });
     }
-    let do_verify = o.flag("do_verify") != Some(false);
+    let do_verify = o.flag_or_default("do_verify");
     let experimental = o.is("experimental_verify");
     let trim = TrimOptions {
-        percentage: o
-            .int("trim_percentage")
-            .map_or(0, |v| v.clamp(0, 100) as u32),
-        zero: o.flag("trim_verify_zero") != Some(false),
+        percentage: o.int_or_default("trim_percentage").clamp(0, 100) as u32,
+        zero: o.flag_or_default("trim_verify_zero"),
         backlog: int("trim_backlog"),
         batch: int("trim_backlog_batch"),
     };
@@ -415,11 +413,9 @@ fn resolve_checked(
         backlog,
         backlog_batch: int("verify_backlog_batch"),
         only: o.is("verify_only"),
-        state_save: o.flag("verify_state_save") != Some(false),
+        state_save: o.flag_or_default("verify_state_save"),
         bs_unaligned: o.is("bs_unaligned"),
-        compress_perc: o
-            .int("buffer_compress_percentage")
-            .map_or(0, |v| v.clamp(0, 100) as u32),
+        compress_perc: o.int_or_zero("buffer_compress_percentage").clamp(0, 100) as u32,
         experimental,
         trim,
         rw_min_bs: bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1),
@@ -438,7 +434,7 @@ fn resolve_checked(
         verified_reads_count: release.has(Change::VerifiedReadsCount) && !p.write,
         pattern_interval: release
             .has(Change::Option("verify_pattern_interval"))
-            .then(|| int("verify_pattern_interval")),
+            .then(|| o.bytes_or_default("verify_pattern_interval")),
     }))
 }
 

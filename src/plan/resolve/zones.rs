@@ -77,7 +77,7 @@ pub(crate) enum ZoneMode {
 /// own zone size (known only once the device is open; rfio reads such
 /// sizes when the plan is made).
 pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneMode>, Refusal> {
-    let mode = o.choice("zonemode").unwrap_or("none");
+    let mode = o.choice_or_default("zonemode");
     let size = bytes(o, "zonesize", 0);
     // fio takes one value (maxlen 1) and warns about the others, which it
     // drops: rfio refuses the list.
@@ -102,7 +102,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneM
         }
     }
     match mode {
-        "zbd" if o.flag("create_serialize") == Some(false) => {
+        "zbd" if !o.flag_or_default("create_serialize") => {
             return Err(Refusal(
                 "--zonemode=zbd and --create_serialize=0 are not compatible.".into(),
             ))
@@ -124,7 +124,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneM
     // fio: "Strided zone mode only really works with 1 file."; it looks at
     // `openfiles` as written only (it fills in the default, `nrfiles`,
     // later).
-    if o.int("openfiles").unwrap_or(0).max(0) > 1 {
+    if o.int_or_zero("openfiles").max(0) > 1 {
         return Ok(None);
     }
     let range = match bytes(o, "zonerange", size) {
@@ -140,7 +140,7 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneM
 
 /// The `zonemode=zbd` settings; `size` is `zonesize`.
 fn zbd(o: Opts<'_>, size: u64) -> ZbdOptions {
-    let count = |name: &str| o.int(name).unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32;
+    let count = |name: &str| o.int_or_default(name).clamp(0, i64::from(u32::MAX)) as u32;
     let fraction = |name: &str| match o.value(name) {
         Some(Value::Floats(f)) => f.first().copied().unwrap_or(0.0),
         _ => 0.0,
