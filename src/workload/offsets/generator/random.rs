@@ -83,7 +83,7 @@ impl OffsetGen {
         if self.min_bs[d] > self.ba[d] {
             max_size = max_size.saturating_sub(self.min_bs[d] - self.ba[d]);
         }
-        super::per_block(max_size, self.ba[d])
+        self.ba_div[d].of(max_size)
     }
 
     /// fio's `get_next_rand_offset`: a block number by the distribution.
@@ -150,7 +150,9 @@ fn scale(lastb: u64, frac: f64) -> u64 {
     };
     let p = l as f64 * frac;
     if (0.0..TWO_63).contains(&p) {
-        p as i64 as u64
+        // SAFETY: `p` is finite and in [0, 2^63), so it truncates to an
+        // i64 (the value `p as u64` gives).
+        unsafe { p.to_int_unchecked::<i64>() as u64 }
     } else {
         p as u64
     }
