@@ -88,7 +88,7 @@ impl Axmap {
     /// Mark up to `nr` blocks from `bit` used, stopping at the first one
     /// already used or at the end; returns how many were marked (fio's
     /// `axmap_set_nr` for contiguous runs).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_nr(&mut self, bit: u64, nr: u64) -> u64 {
         let mut done = 0;
         while done < nr {

@@ -26,6 +26,16 @@ impl Default for LatAccum {
     }
 }
 
+/// `n as f64`, the same value: below 2^63 through the signed conversion,
+/// one instruction where the unsigned one takes a dozen on x86-64.
+#[inline(always)]
+fn to_f64(n: u64) -> f64 {
+    match i64::try_from(n) {
+        Ok(i) => i as f64,
+        Err(_) => n as f64,
+    }
+}
+
 impl LatAccum {
     /// Record one sample.
     #[inline]
@@ -33,10 +43,10 @@ impl LatAccum {
         self.samples += 1;
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
-        let v = ns as f64;
+        let v = to_f64(ns);
         let delta = v - self.mean;
         if delta != 0.0 {
-            self.mean += delta / self.samples as f64;
+            self.mean += delta / to_f64(self.samples);
             self.m2 += delta * (v - self.mean);
         }
     }

@@ -94,6 +94,10 @@ pub struct ThreadStats {
     rusage_start: Option<RusageMark>,
     /// Completion time of the latest I/O, ns since the I/O start.
     last_at_ns: u64,
+    /// The earliest time (ns since the I/O start) a bandwidth or IOPS
+    /// window may end: I/Os before it compare once and tick nothing.
+    /// 0: not known yet (the next I/O ticks and sets it).
+    next_tick_ns: u64,
 }
 
 impl ThreadStats {
@@ -146,6 +150,7 @@ impl ThreadStats {
         }
         self.bw_sampler.interval_ms = self.cfg.bw_avg_ms.max(1);
         self.iops_sampler.interval_ms = self.cfg.iops_avg_ms.max(1);
+        self.next_tick_ns = 0;
         if let Some(l) = self.log.as_mut() {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -261,19 +266,39 @@ impl ThreadStats {
     /// windows that ended before it. Returns the direction index and the
     /// completion time in ms.
     #[inline]
-    fn count(&mut self, dir: usize, bytes: u64, at_ns: u64) -> (usize, u64) {
+    fn count(&mut self, dir: usize, bytes: u64, at_ns: u64) -> usize {
         let d = dir.min(2);
-        let now_ms = at_ns / 1_000_000;
         self.last_at_ns = self.last_at_ns.max(at_ns);
+        if at_ns >= self.next_tick_ns {
+            self.tick(at_ns / 1_000_000);
+        }
+        self.bytes[d] += bytes;
+        self.ios[d] += 1;
+        d
+    }
+
+    /// A bandwidth or IOPS window may have ended by `now_ms`: close those
+    /// that did, and note when the next one may.
+    #[inline(never)]
+    fn tick(&mut self, now_ms: u64) {
         if !self.cfg.bw_per_io {
             self.tick_bw(now_ms);
         }
         if !self.cfg.iops_per_io {
             self.tick_iops(now_ms);
         }
-        self.bytes[d] += bytes;
-        self.ios[d] += 1;
-        (d, now_ms)
+        // A window [last_ms, last_ms + interval_ms) ends at the first I/O
+        // whose whole ms reach its end: at_ns / 1e6 >= end iff at_ns >=
+        // end * 1e6.
+        let due = |s: &Sampler, per_io: bool| {
+            if per_io || s.interval_ms == 0 {
+                u64::MAX
+            } else {
+                (s.last_ms + s.interval_ms).saturating_mul(1_000_000)
+            }
+        };
+        self.next_tick_ns = due(&self.bw_sampler, self.cfg.bw_per_io)
+            .min(due(&self.iops_sampler, self.cfg.iops_per_io));
     }
 
     /// One I/O of a file-operation engine (filecreate, filestat, ...):
@@ -283,7 +308,8 @@ impl ThreadStats {
     /// the latency distribution.
     fn file_op(&mut self, c: &Completion, open_ns: Option<u64>) {
         let bytes = c.bytes;
-        let (d, now_ms) = self.count(c.dir.index(), bytes, c.at_ns);
+        let d = self.count(c.dir.index(), bytes, c.at_ns);
+        let now_ms = c.at_ns / 1_000_000;
         let Some(clat_ns) = open_ns.filter(|_| self.cfg.clat) else {
             return;
         };
@@ -324,7 +350,7 @@ impl ThreadStats {
             prio_slot,
             ..
         } = *c;
-        let (d, _) = self.count(c.dir.index(), bytes, at_ns);
+        let d = self.count(c.dir.index(), bytes, at_ns);
         let has_slat = slat_ns != NO_SLAT;
         let lat_ns = if has_slat {
             slat_ns.saturating_add(clat_ns)

@@ -48,6 +48,10 @@ pub(crate) struct FileSelector {
     pub(crate) limit: Option<Box<OpenLimit>>,
     /// The last pick was refused (fio's `-EBUSY`): reap, then ask again.
     busy: bool,
+    /// One file, round-robin or sequential, no `openfiles` limit: every
+    /// pick is that file until it is done (`current` and `left` are never
+    /// read then).
+    single: bool,
 }
 
 /// The file service's answer (fio's `__get_next_file`).
@@ -94,6 +98,13 @@ impl FileSelector {
                 1,
             ),
         };
+        let limit = {
+            let max = spec.file.open_limit(nr_files);
+            (max < nr_files).then(|| Box::new(OpenLimit::new(max, nr_files)))
+        };
+        let single = nr == 1
+            && limit.is_none()
+            && matches!(service, Service::RoundRobin | Service::Sequential);
         Ok(FileSelector {
             initial: service.clone(),
             service,
@@ -105,11 +116,9 @@ impl FileSelector {
             service_nr: service_nr.max(1),
             left: 0,
             seeds: seeds.clone(),
-            limit: {
-                let max = spec.file.open_limit(nr_files);
-                (max < nr_files).then(|| Box::new(OpenLimit::new(max, nr_files)))
-            },
+            limit,
             busy: false,
+            single,
         })
     }
 
@@ -150,9 +159,13 @@ impl FileSelector {
         !self.done[f] && self.limit.as_ref().is_none_or(|l| l.usable(f))
     }
 
+    #[inline]
     fn pick(&mut self) -> Pick {
         if self.nr_done >= self.nr {
             return Pick::Done;
+        }
+        if self.single {
+            return Pick::File(0);
         }
         if let Some(f) = self.current.filter(|&f| self.usable(f)) {
             if matches!(self.service, Service::Sequential) {

@@ -35,6 +35,9 @@ pub(crate) struct OffsetGen {
     identical: bool,
     ba: [u64; 3],
     min_bs: [u64; 3],
+    /// Division by `ba` and `min_bs` on the I/O path.
+    ba_div: [BlockDiv; 3],
+    min_bs_div: [BlockDiv; 3],
     rw_min_bs: u64,
     time_based: bool,
     /// fio 3.38's `get_next_seq_offset`: a mixed job with `io_size` over
@@ -74,6 +77,8 @@ impl OffsetGen {
             identical: o.identical,
             ba,
             min_bs,
+            ba_div: ba.map(BlockDiv::new),
+            min_bs_div: min_bs.map(BlockDiv::new),
             rw_min_bs: min_bs.iter().copied().min().unwrap_or(4096),
             time_based: spec.time_based,
             mixed_wrap: false,
@@ -221,7 +226,9 @@ impl OffsetGen {
         Some(next)
     }
 
-    /// fio's `get_next_block`; the offset returned is relative.
+    /// fio's `get_next_block`; the offset returned is relative. Inlined
+    /// into [`OffsetGen::next_offset`], its only caller.
+    #[inline(always)]
     fn next_block(&mut self, f: &mut FileCursor, dir: Ddir, hit: bool) -> Option<NextOffset> {
         let d = dir.index();
         let mut out = NextOffset {
@@ -322,7 +329,7 @@ impl OffsetGen {
     /// random map (which may shorten `len` to the free blocks, as fio's
     /// `mark_random_map`) and remember where it started and ended. Returns
     /// the length to issue.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn commit(
         &mut self,
         f: &mut FileCursor,
@@ -334,8 +341,9 @@ impl OffsetGen {
         let mut len = len;
         if let (true, false, Some(map)) = (self.random, next.busy_ok, &mut f.map) {
             let min_bs = self.min_bs[d];
-            let block = (next.offset - f.file_offset) / min_bs;
-            let nr = len.div_ceil(min_bs);
+            let div = self.min_bs_div[d];
+            let block = div.of(next.offset - f.file_offset);
+            let nr = div.of(len + (min_bs - 1));
             let set = map.set_nr(block, nr);
             if set > 0 && set * min_bs < len {
                 len = set * min_bs;
@@ -344,6 +352,36 @@ impl OffsetGen {
         f.last_start[d] = next.offset;
         f.last_pos[d] = next.offset + len;
         len
+    }
+}
+
+/// Division by a block size: a shift when it is a power of two (the
+/// usual case), sparing the I/O path a 64-bit division.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BlockDiv {
+    bs: u64,
+    /// `log2(bs)`, or `u32::MAX` when `bs` is no power of two.
+    shift: u32,
+}
+
+impl BlockDiv {
+    fn new(bs: u64) -> BlockDiv {
+        let shift = if bs.is_power_of_two() {
+            bs.trailing_zeros()
+        } else {
+            u32::MAX
+        };
+        BlockDiv { bs, shift }
+    }
+
+    /// `x / bs`.
+    #[inline(always)]
+    pub(super) fn of(self, x: u64) -> u64 {
+        if self.shift != u32::MAX {
+            x >> self.shift
+        } else {
+            x / self.bs
+        }
     }
 }
 
