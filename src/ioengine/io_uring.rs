@@ -177,103 +177,110 @@ pub(crate) fn new(
     opts: &UringOptions,
     mem: IoMem,
 ) -> Result<Box<dyn IoEngine>, EngineError> {
-    let depth = common.iodepth.max(1) as usize;
-    let prio = IoPrios::start(&opts.cmdprio, depth, "fio_ioring_init")?;
-    let entries = depth.next_power_of_two() as u32;
-    let (ring, _setup) = build_ring(entries, opts).map_err(|e| {
-        let errno = e.raw_os_error().unwrap_or(libc::EIO);
-        let why = match errno {
-            libc::ENOSYS => "the kernel has no io_uring".to_string(),
-            libc::EPERM if opts.sqthread_poll => {
-                "sqthread_poll needs privileges the process lacks".to_string()
-            }
-            libc::EPERM => {
-                "io_uring is disabled (see /proc/sys/kernel/io_uring_disabled)".to_string()
-            }
-            libc::EINVAL if opts.sqthread_poll || opts.hipri => format!(
-                "the kernel refused the ring setup ({})",
-                match (opts.sqthread_poll, opts.hipri) {
-                    (true, true) => "sqthread_poll, hipri",
-                    (true, false) => "sqthread_poll",
-                    _ => "hipri",
+    Ok(Box::new(Uring::new(common, opts, mem)?))
+}
+
+impl Uring {
+    /// The engine and its ring, set up as fio's `fio_ioring_init` sets them up.
+    fn new(common: &CommonOptions, opts: &UringOptions, mem: IoMem) -> Result<Uring, EngineError> {
+        let depth = common.iodepth.max(1) as usize;
+        let prio = IoPrios::start(&opts.cmdprio, depth, "fio_ioring_init")?;
+        let entries = depth.next_power_of_two() as u32;
+        let (ring, _setup) = build_ring(entries, opts).map_err(|e| {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let why = match errno {
+                libc::ENOSYS => "the kernel has no io_uring".to_string(),
+                libc::EPERM if opts.sqthread_poll => {
+                    "sqthread_poll needs privileges the process lacks".to_string()
                 }
-            ),
-            _ => format!("io_uring_setup failed: {e}"),
-        };
-        EngineError::new(errno, "io_queue_init").with_detail(why)
-    })?;
-    // Probe (5.6+); a kernel without the probe has only the 5.1 opcodes.
-    let mut probe = Probe::new();
-    let probed = ring.submitter().register_probe(&mut probe).is_ok();
-    let has = |code: u8| {
-        if probed {
-            probe.is_supported(code)
-        } else {
-            matches!(
-                code,
-                opcode::Readv::CODE
-                    | opcode::Writev::CODE
-                    | opcode::ReadFixed::CODE
-                    | opcode::WriteFixed::CODE
-                    | opcode::Fsync::CODE
-            )
-        }
-    };
-    let plain = has(opcode::Read::CODE) && has(opcode::Write::CODE);
-    let vectored = match opts.nonvectored {
-        0 => true,
-        n if n > 0 => {
-            if !plain {
-                return Err(missing("IORING_OP_READ/IORING_OP_WRITE", "nonvectored=1"));
-            }
-            false
-        }
-        _ => !plain,
-    };
-    if opts.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
-        return Err(missing("IORING_OP_READ_FIXED/WRITE_FIXED", "fixedbufs"));
-    }
-    if vectored && !(has(opcode::Readv::CODE) && has(opcode::Writev::CODE)) {
-        return Err(missing("IORING_OP_READV/WRITEV", "io_uring"));
-    }
-    if opts.fixedbufs {
-        let iovecs: Vec<libc::iovec> = (0..mem.units)
-            .map(|i| libc::iovec {
-                iov_base: mem.unit_ptr(i).cast(),
-                iov_len: mem.unit,
-            })
-            .collect();
-        // SAFETY: the buffers belong to the job's pool, which outlives the
-        // engine (the workload drops the engine first).
-        unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-            EngineError::new(e.raw_os_error().unwrap_or(libc::EIO), "io_uring_register")
-                .with_detail("registering the buffers for fixedbufs failed (RLIMIT_MEMLOCK?)")
+                libc::EPERM => {
+                    "io_uring is disabled (see /proc/sys/kernel/io_uring_disabled)".to_string()
+                }
+                libc::EINVAL if opts.sqthread_poll || opts.hipri => format!(
+                    "the kernel refused the ring setup ({})",
+                    match (opts.sqthread_poll, opts.hipri) {
+                        (true, true) => "sqthread_poll, hipri",
+                        (true, false) => "sqthread_poll",
+                        _ => "hipri",
+                    }
+                ),
+                _ => format!("io_uring_setup failed: {e}"),
+            };
+            EngineError::new(errno, "io_queue_init").with_detail(why)
         })?;
+        // Probe (5.6+); a kernel without the probe has only the 5.1 opcodes.
+        let mut probe = Probe::new();
+        let probed = ring.submitter().register_probe(&mut probe).is_ok();
+        let has = |code: u8| {
+            if probed {
+                probe.is_supported(code)
+            } else {
+                matches!(
+                    code,
+                    opcode::Readv::CODE
+                        | opcode::Writev::CODE
+                        | opcode::ReadFixed::CODE
+                        | opcode::WriteFixed::CODE
+                        | opcode::Fsync::CODE
+                )
+            }
+        };
+        let plain = has(opcode::Read::CODE) && has(opcode::Write::CODE);
+        let vectored = match opts.nonvectored {
+            0 => true,
+            n if n > 0 => {
+                if !plain {
+                    return Err(missing("IORING_OP_READ/IORING_OP_WRITE", "nonvectored=1"));
+                }
+                false
+            }
+            _ => !plain,
+        };
+        if opts.fixedbufs && !(has(opcode::ReadFixed::CODE) && has(opcode::WriteFixed::CODE)) {
+            return Err(missing("IORING_OP_READ_FIXED/WRITE_FIXED", "fixedbufs"));
+        }
+        if vectored && !(has(opcode::Readv::CODE) && has(opcode::Writev::CODE)) {
+            return Err(missing("IORING_OP_READV/WRITEV", "io_uring"));
+        }
+        if opts.fixedbufs {
+            let iovecs: Vec<libc::iovec> = (0..mem.units)
+                .map(|i| libc::iovec {
+                    iov_base: mem.unit_ptr(i).cast(),
+                    iov_len: mem.unit,
+                })
+                .collect();
+            // SAFETY: the buffers belong to the job's pool, which outlives the
+            // engine (the workload drops the engine first).
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+                EngineError::new(e.raw_os_error().unwrap_or(libc::EIO), "io_uring_register")
+                    .with_detail("registering the buffers for fixedbufs failed (RLIMIT_MEMLOCK?)")
+            })?;
+        }
+        let zero = libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        };
+        Ok(Uring {
+            ring,
+            files: Files::default(),
+            // fio forces registered files with an SQ thread.
+            registered_files: opts.registerfiles || opts.sqthread_poll,
+            fixedbufs: opts.fixedbufs,
+            ioprio: common.ioprio,
+            prio,
+            vectored,
+            rw_flags: rw_flags(common, opts),
+            force_async: opts.force_async,
+            prepped: 0,
+            iovecs: vec![zero; depth].into_boxed_slice(),
+            events: vec![(0, 0); depth].into_boxed_slice(),
+            inflight: 0,
+            unsubmitted: 0,
+            depth,
+            sqpoll: opts.sqthread_poll,
+            poll_only: common.batch_complete_min == 0,
+        })
     }
-    let zero = libc::iovec {
-        iov_base: std::ptr::null_mut(),
-        iov_len: 0,
-    };
-    Ok(Box::new(Uring {
-        ring,
-        files: Files::default(),
-        // fio forces registered files with an SQ thread.
-        registered_files: opts.registerfiles || opts.sqthread_poll,
-        fixedbufs: opts.fixedbufs,
-        ioprio: common.ioprio,
-        prio,
-        vectored,
-        rw_flags: rw_flags(common, opts),
-        force_async: opts.force_async,
-        prepped: 0,
-        iovecs: vec![zero; depth].into_boxed_slice(),
-        events: vec![(0, 0); depth].into_boxed_slice(),
-        inflight: 0,
-        unsubmitted: 0,
-        depth,
-        sqpoll: opts.sqthread_poll,
-        poll_only: common.batch_complete_min == 0,
-    }))
 }
 
 /// The optional setup flags fio's `fio_ioring_queue_init` asks for, each
@@ -441,6 +448,24 @@ impl Uring {
         got - from
     }
 
+    /// fio's commit with an SQ thread: the thread takes the entries from
+    /// the ring itself, so nothing is left to count; the call only wakes a
+    /// sleeping thread (the crate's `submit` asks for the wake-up when the
+    /// kernel flags it). What `submit` returns is the ring's length as the
+    /// thread left it, none when it has taken everything already: never a
+    /// count of entries submitted.
+    fn wake_sq_thread(&mut self) -> Result<(), i32> {
+        self.unsubmitted = 0;
+        match self.ring.submit() {
+            Ok(_) => Ok(()),
+            Err(e) => match e.raw_os_error() {
+                // The entries stay in the ring for the thread to take.
+                Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY) => Ok(()),
+                other => Err(other.unwrap_or(libc::EIO)),
+            },
+        }
+    }
+
     /// `io_uring_enter(submit, wait, IORING_ENTER_GETEVENTS)`: every call
     /// of fio's engine (without an SQ thread) carries `GETEVENTS`, which
     /// also runs the completions' deferred task work, posting them to the
@@ -532,15 +557,11 @@ impl IoEngine for Uring {
     }
 
     fn commit(&mut self) -> Result<(), i32> {
+        if self.sqpoll {
+            return self.wake_sq_thread();
+        }
         while self.unsubmitted > 0 {
-            // With an SQ thread, only a sleeping one needs the call (the
-            // crate's `submit` asks for the wake-up, as fio's commit).
-            let r = if self.sqpoll {
-                self.ring.submit()
-            } else {
-                self.enter(self.unsubmitted, 0)
-            };
-            match r {
+            match self.enter(self.unsubmitted, 0) {
                 Ok(n) => self.unsubmitted -= n.min(self.unsubmitted),
                 Err(e) => match e.raw_os_error() {
                     Some(libc::EINTR) => {}
@@ -756,5 +777,74 @@ mod tests {
         // iodepth_batch_complete_min=0: the write's wait for one is a loop
         // of calls that wait for none.
         assert_eq!(round_trip("poll", &base, 0), written);
+    }
+
+    /// With an SQ thread, the kernel may take an entry from the ring before
+    /// the job commits it (a preempted job thread, a loaded machine): the
+    /// commit then finds nothing in the ring and must still return. It
+    /// once waited for the ring to report the entry submitted, forever.
+    #[test]
+    fn a_commit_after_the_sq_thread_took_the_entry_returns() {
+        const BS: usize = 4096;
+        let dir = std::env::temp_dir().join(format!("rfio-uring-{}-sqpoll", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let (done, finished) = std::sync::mpsc::channel();
+        let worker = std::thread::spawn(move || {
+            let mut pool = vec![0u8; BS];
+            let mem = IoMem {
+                base: pool.as_mut_ptr(),
+                unit: BS,
+                units: 1,
+            };
+            let common = CommonOptions {
+                iodepth: 1,
+                ..CommonOptions::default()
+            };
+            let opts = UringOptions {
+                sqthread_poll: true,
+                ..UringOptions::default()
+            };
+            let mut e = Uring::new(&common, &opts, mem).unwrap();
+            let file = e
+                .open(&FileTarget {
+                    path,
+                    flags: OpenFlags {
+                        write: true,
+                        create: true,
+                        ..Default::default()
+                    },
+                    region_end: 0,
+                })
+                .unwrap();
+            e.post_init().unwrap();
+            let io = Io {
+                token: 0,
+                file,
+                dir: Ddir::Write,
+                offset: 0,
+                len: BS,
+                buf: mem.unit_ptr(0),
+            };
+            // SAFETY: the pool outlives the I/O, reaped below.
+            assert_eq!(unsafe { e.queue(&io) }, Queued::Queued);
+            // The SQ thread, polling, takes the entry by itself.
+            while !e.ring.submission().is_empty() {
+                std::thread::yield_now();
+            }
+            e.commit().unwrap();
+            assert_eq!(e.getevents(1, 1, None), Ok(1));
+            assert_eq!(e.event(0).result, Ok(BS));
+            e.close_all();
+            done.send(()).unwrap();
+        });
+        let outcome = finished.recv_timeout(Duration::from_secs(30));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_ne!(
+            outcome,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout),
+            "the commit never returned once the SQ thread had taken the entry"
+        );
+        worker.join().unwrap();
     }
 }
