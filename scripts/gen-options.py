@@ -1116,6 +1116,8 @@ SUPPORTED_LATER |= {"comm"}
 # Ranges per trim (3.37): 1 runs; more needs an engine with multi-range
 # trims (io_uring_cmd on NVMe), which rfio lacks, and is refused as fio does.
 SUPPORTED_LATER |= {"num_range"}
+# Engines (rfio issue 21): libaio's vectored reads and writes (3.39).
+SUPPORTED_LATER |= {"libaio_vectored"}
 
 
 def main():

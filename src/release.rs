@@ -286,6 +286,21 @@ pub enum Change {
     /// in one pass, each direction starting the file over at its end
     /// (3.33: passes of `size` bytes, both directions restarting).
     MixedIoSizeWraps,
+    /// `atomic=1` asks `RWF_ATOMIC` of each write, on the engines that
+    /// have it (pvsync2, libaio, io_uring); on any other engine the job
+    /// is refused ("engine does not support atomic writes"). It no longer
+    /// implies `direct=1` (3.33: `O_DIRECT` and fio's `O_ATOMIC` bit on
+    /// every open, plain writes).
+    AtomicWrites,
+    /// `uncached` of pvsync2 and io_uring sets no flag (3.33 … 3.37: fio's
+    /// `RWF_UNCACHED`, the bit kernels from 6.11 read as `RWF_ATOMIC`).
+    UncachedDropped,
+    /// `uncached` sets `RWF_DONTCACHE` on buffered reads and writes.
+    DontCache,
+    /// libaio queues `fsync=N`/`fdatasync=N` syncs as `IOCB_CMD_FSYNC`
+    /// beside the reads and writes (3.33: each ran alone, synchronously,
+    /// once nothing was in flight).
+    LibaioAsyncFsync,
 }
 
 impl Change {
@@ -445,6 +460,20 @@ pub static CHANGES: &[Entry] = {
             what: "rw=rw with io_size over size: one pass, each direction wrapping",
             upstream: "backend.c do_io, io_u.c get_next_seq_offset (d782b76f)",
         },
+        Entry {
+            change: Change::AtomicWrites,
+            since: V3_38,
+            what: "atomic=1: RWF_ATOMIC writes (pvsync2, libaio, io_uring), refused elsewhere; \
+                   no longer implies direct=1",
+            upstream: "init.c fixup_options, engines/sync.c, libaio.c, io_uring.c (40f1fc11, \
+                       80226c53, a79319fe, b1552b6e)",
+        },
+        Entry {
+            change: Change::UncachedDropped,
+            since: V3_38,
+            what: "uncached (pvsync2, io_uring) sets no flag",
+            upstream: "engines/sync.c, engines/io_uring.c (00dc75d2)",
+        },
         option(
             "verify_write_sequence",
             V3_38,
@@ -473,6 +502,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_39,
             what: "JSON empty strings kept: valueless options in options blocks",
             upstream: "json.c strdup_escape (4a1f2a5b)",
+        },
+        Entry {
+            change: Change::DontCache,
+            since: V3_40,
+            what: "uncached (pvsync2, io_uring) sets RWF_DONTCACHE on buffered I/O",
+            upstream: "engines/sync.c, engines/io_uring.c (43c67b9f)",
         },
         option(
             "recover_zbd_write_error",
@@ -508,6 +543,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_40,
             what: "no numberio check with norandommap and a queue",
             upstream: "init.c fixup_options (b5ab9ba8)",
+        },
+        Entry {
+            change: Change::LibaioAsyncFsync,
+            since: V3_41,
+            what: "libaio queues its syncs (IOCB_CMD_FSYNC) beside reads and writes",
+            upstream: "engines/libaio.c fio_libaio_prep, fio_libaio_queue (5816d7f6)",
         },
         Entry {
             change: Change::VerifyHeaderV81,
@@ -692,7 +733,11 @@ mod tests {
             | Change::Tausworthe64Switch
             | Change::ThinkWithinRuntime
             | Change::SyncAfterWritesOnly
-            | Change::MixedIoSizeWraps => c,
+            | Change::MixedIoSizeWraps
+            | Change::AtomicWrites
+            | Change::UncachedDropped
+            | Change::DontCache
+            | Change::LibaioAsyncFsync => c,
         };
         for c in [
             Change::LongPatterns,
@@ -720,6 +765,10 @@ mod tests {
             Change::ThinkWithinRuntime,
             Change::SyncAfterWritesOnly,
             Change::MixedIoSizeWraps,
+            Change::AtomicWrites,
+            Change::UncachedDropped,
+            Change::DontCache,
+            Change::LibaioAsyncFsync,
         ]
         .map(listed)
         {

@@ -110,6 +110,9 @@ pub struct CommonOptions {
     /// `prio`/`prioclass`; 0: none), which io_uring puts on each read and
     /// write.
     pub ioprio: u16,
+    /// `atomic=1` from fio 3.38 on: `RWF_ATOMIC` on each write (an engine
+    /// without atomic writes never gets a job that asks it).
+    pub atomic_writes: bool,
 }
 
 impl Default for CommonOptions {
@@ -119,6 +122,7 @@ impl Default for CommonOptions {
             direct: false,
             batch_complete_min: 1,
             ioprio: 0,
+            atomic_writes: false,
         }
     }
 }

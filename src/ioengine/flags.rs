@@ -24,6 +24,9 @@ pub(crate) mod fio {
     pub(crate) const ASYNCIO_SYNC_TRIM: u32 = 1 << 14;
     pub(crate) const NO_OFFLOAD: u32 = 1 << 15;
     pub(crate) const ASYNCIO_SETS_ISSUE_TIME: u32 = 1 << 16;
+    /// fio 3.38's `FIO_ATOMICWRITES` (a bit of rfio's numbering: 3.42
+    /// numbers its flags anew).
+    pub(crate) const ATOMICWRITES: u32 = 1 << 17;
 }
 
 /// An engine's flags: fio's (`FIO_*`), then rfio's own.
@@ -64,6 +67,8 @@ pub struct EngineFlags {
     pub(crate) no_offload: bool,
     /// `FIO_ASYNCIO_SETS_ISSUE_TIME`: its `commit` sets the issue time.
     pub(crate) async_sets_issue_time: bool,
+    /// `FIO_ATOMICWRITES` (3.38): writes with `RWF_ATOMIC` under `atomic=1`.
+    pub(crate) atomic_writes: bool,
 
     /// rfio: changes files whatever the job's I/O direction (allocates,
     /// truncates, creates or deletes them): refused under `--readonly`.
@@ -121,6 +126,7 @@ impl EngineFlags {
             async_sync_trim: on(bits, fio::ASYNCIO_SYNC_TRIM),
             no_offload: on(bits, fio::NO_OFFLOAD),
             async_sets_issue_time: on(bits, fio::ASYNCIO_SETS_ISSUE_TIME),
+            atomic_writes: on(bits, fio::ATOMICWRITES),
             changes_files: false,
             runs_programs: false,
             buffered_to_kernel_workers: false,

@@ -69,6 +69,10 @@ pub(crate) struct JobFacts {
     pub(crate) syncs: bool,
     /// `sync=1` (or `dsync`).
     pub(crate) sync_io: bool,
+    /// The `RWF_*` flag `uncached` means in the job's release (0: none).
+    pub(crate) uncached_rwf: libc::c_int,
+    /// libaio queues syncs in the job's release (fio 3.41).
+    pub(crate) libaio_async_fsync: bool,
 }
 
 /// Why an engine refuses a job's options: what to say (the words after

@@ -49,6 +49,8 @@ pub(crate) struct Uring {
     vectored: bool,
     /// `rw_flags` of every read and write (`uncached`, `nowait`).
     rw_flags: i32,
+    /// Those of writes: `rw_flags` and `RWF_ATOMIC` with `atomic=1`.
+    write_flags: i32,
     /// `force_async`, and the entries prepared since the last that had
     /// `IOSQE_ASYNC` (fio's `ld->prepped`).
     force_async: u32,
@@ -85,7 +87,9 @@ fn missing(feature: &str, why: &str) -> EngineError {
 /// What `ioengine=io_uring` is (fio's `engines/io_uring.c`; buffered I/O
 /// goes to the page cache or the kernel's io-wq workers).
 pub(crate) const FLAGS: EngineFlags =
-    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::NO_OFFLOAD | fio::ASYNCIO_SETS_ISSUE_TIME)
+    EngineFlags::fio(
+    fio::ASYNCIO_SYNC_TRIM | fio::NO_OFFLOAD | fio::ASYNCIO_SETS_ISSUE_TIME | fio::ATOMICWRITES,
+)
         .buffered_to_kernel_workers()
         .open_error_at(flags::GENERIC_OPEN);
 
@@ -112,9 +116,10 @@ pub(crate) struct UringOptions {
     pub(crate) nonvectored: i32,
     /// `cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`.
     pub(crate) cmdprio: CmdPrioSetting,
-    /// `uncached` (non-zero: on): fio 3.33's `RWF_UNCACHED` on buffered
-    /// reads and writes.
-    pub(crate) uncached: bool,
+    /// `uncached` (non-zero: on): the flag it means in the job's release
+    /// (fio 3.33's `RWF_UNCACHED`, none, `RWF_DONTCACHE`) on buffered
+    /// reads and writes; 0: off.
+    pub(crate) uncached: libc::c_int,
     /// `nowait`: `RWF_NOWAIT` on reads and writes.
     pub(crate) nowait: bool,
     /// `force_async`: every N-th entry goes with `IOSQE_ASYNC` (0: none).
@@ -131,7 +136,7 @@ impl Default for UringOptions {
             sqthread_poll_cpu: None,
             nonvectored: -1,
             cmdprio: Ok(None),
-            uncached: false,
+            uncached: 0,
             nowait: false,
             force_async: 0,
         }
@@ -166,7 +171,11 @@ pub(crate) fn options(o: &dyn OptionValues) -> Result<UringOptions, Refusal> {
         sqthread_poll_cpu: o.int_if_set("sqthread_poll_cpu").map(|c| c as u32),
         nonvectored: o.int("nonvectored") as i32,
         cmdprio: o.cmdprio()?,
-        uncached: o.int("uncached") != 0,
+        uncached: if o.int("uncached") != 0 {
+            o.job().uncached_rwf
+        } else {
+            0
+        },
         nowait: o.flag("nowait"),
         force_async: o.int("force_async").clamp(0, i64::from(u32::MAX)) as u32,
     })
@@ -270,6 +279,12 @@ impl Uring {
             prio,
             vectored,
             rw_flags: rw_flags(common, opts),
+            write_flags: rw_flags(common, opts)
+                | if common.atomic_writes {
+                    super::pvsync2::RWF_ATOMIC
+                } else {
+                    0
+                },
             force_async: opts.force_async,
             prepped: 0,
             iovecs: vec![zero; depth].into_boxed_slice(),
@@ -371,8 +386,8 @@ fn build_ring(entries: u32, opts: &UringOptions) -> std::io::Result<(IoUring, Se
 /// The `rw_flags` of reads and writes (fio's `fio_ioring_prep`).
 fn rw_flags(common: &CommonOptions, opts: &UringOptions) -> i32 {
     let mut f = 0;
-    if opts.uncached && !common.direct {
-        f |= super::pvsync2::RWF_UNCACHED;
+    if !common.direct {
+        f |= opts.uncached;
     }
     if opts.nowait {
         f |= libc::RWF_NOWAIT;
@@ -395,7 +410,7 @@ macro_rules! build_sqe {
             Ddir::Write if $self.fixedbufs => opcode::WriteFixed::new($fd, $io.buf, len, t as u16)
                 .offset($io.offset)
                 .ioprio($prio)
-                .rw_flags($self.rw_flags)
+                .rw_flags($self.write_flags)
                 .build(),
             Ddir::Read if $self.vectored => {
                 let iov = &$self.iovecs[t as usize];
@@ -410,7 +425,7 @@ macro_rules! build_sqe {
                 opcode::Writev::new($fd, iov, 1)
                     .offset($io.offset)
                     .ioprio($prio)
-                    .rw_flags($self.rw_flags)
+                    .rw_flags($self.write_flags)
                     .build()
             }
             Ddir::Read => opcode::Read::new($fd, $io.buf, len)
@@ -421,7 +436,7 @@ macro_rules! build_sqe {
             Ddir::Write => opcode::Write::new($fd, $io.buf.cast_const(), len)
                 .offset($io.offset)
                 .ioprio($prio)
-                .rw_flags($self.rw_flags)
+                .rw_flags($self.write_flags)
                 .build(),
             Ddir::DataSync => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)

@@ -28,6 +28,9 @@ type AioContext = libc::c_ulong;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+const IOCB_CMD_FSYNC: u16 = 2;
+const IOCB_CMD_PREADV: u16 = 7;
+const IOCB_CMD_PWRITEV: u16 = 8;
 /// `aio_reqprio` holds an I/O priority (`<linux/aio_abi.h>`).
 const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
@@ -95,6 +98,14 @@ pub(crate) struct Libaio {
     prio: IoPrios,
     /// `aio_rw_flags` of reads and writes (`RWF_NOWAIT` with `nowait`).
     rw_flags: i32,
+    /// Those writes add (`RWF_ATOMIC` with fio 3.38's `atomic=1`).
+    write_flags: i32,
+    /// `libaio_vectored` (3.39): one iovec per token, `PREADV`/`PWRITEV`;
+    /// empty: plain `PREAD`/`PWRITE`.
+    iovecs: Box<[libc::iovec]>,
+    /// Syncs are queued as `IOCB_CMD_FSYNC` beside the other I/O (fio
+    /// 3.41), not run alone once the queue is empty.
+    async_fsync: bool,
 }
 
 // SAFETY: `pending` points into `iocbs` (a heap slice this value owns,
@@ -107,7 +118,7 @@ unsafe impl Send for Libaio {}
 
 /// What `ioengine=libaio` is (fio's `engines/libaio.c`).
 pub(crate) const FLAGS: EngineFlags =
-    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::ASYNCIO_SETS_ISSUE_TIME)
+    EngineFlags::fio(fio::ASYNCIO_SYNC_TRIM | fio::ASYNCIO_SETS_ISSUE_TIME | fio::ATOMICWRITES)
         .open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
@@ -124,6 +135,10 @@ pub(crate) struct LibaioOptions {
     pub(crate) cmdprio: CmdPrioSetting,
     /// `nowait`: `RWF_NOWAIT` in every read and write iocb.
     pub(crate) nowait: bool,
+    /// `libaio_vectored` (3.39): reads and writes of one iovec.
+    pub(crate) vectored: bool,
+    /// The job's release queues syncs (`Change::LibaioAsyncFsync`).
+    pub(crate) async_fsync: bool,
 }
 
 impl Default for LibaioOptions {
@@ -132,6 +147,8 @@ impl Default for LibaioOptions {
             userspace_reap: false,
             cmdprio: Ok(None),
             nowait: false,
+            vectored: false,
+            async_fsync: false,
         }
     }
 }
@@ -144,6 +161,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "cmdprio",
     "cmdprio_bssplit",
     "nowait",
+    "libaio_vectored",
 ];
 
 /// The engine's options, from the job's values of [`OPTIONS`] (and the
@@ -153,6 +171,8 @@ pub(crate) fn options(o: &dyn OptionValues) -> Result<LibaioOptions, Refusal> {
         userspace_reap: o.flag("userspace_reap"),
         cmdprio: o.cmdprio()?,
         nowait: o.flag("nowait"),
+        vectored: o.flag("libaio_vectored"),
+        async_fsync: o.job().libaio_async_fsync,
     })
 }
 
@@ -196,6 +216,21 @@ pub(crate) fn new(
         userspace_reap: opts.userspace_reap,
         prio,
         rw_flags: if opts.nowait { libc::RWF_NOWAIT } else { 0 },
+        write_flags: if common.atomic_writes {
+            super::pvsync2::RWF_ATOMIC
+        } else {
+            0
+        },
+        iovecs: if opts.vectored {
+            let zero = libc::iovec {
+                iov_base: ptr::null_mut(),
+                iov_len: 0,
+            };
+            vec![zero; depth].into_boxed_slice()
+        } else {
+            Box::default()
+        },
+        async_fsync: opts.async_fsync,
     }))
 }
 
@@ -252,7 +287,8 @@ impl IoEngine for Libaio {
             Some(prio) => (prio as i16, IOCB_FLAG_IOPRIO),
             None => (0, 0),
         };
-        if !matches!(io.dir, Ddir::Read | Ddir::Write) {
+        let queued_sync = self.async_fsync && matches!(io.dir, Ddir::Sync | Ddir::DataSync);
+        if !matches!(io.dir, Ddir::Read | Ddir::Write) && !queued_sync {
             // Serialised with the other I/O, as fio: wait until none queued.
             if self.npending + self.inflight > 0 {
                 return Queued::Busy;
@@ -261,21 +297,42 @@ impl IoEngine for Libaio {
                 return Queued::Completed(r);
             }
         }
-        let cb = &mut self.iocbs[io.token as usize];
+        let fd = self.files.fd(io.file) as u32;
+        let t = io.token as usize;
+        let (opcode, buf, nbytes) = match io.dir {
+            // fio 3.41's io_prep_fsync, for every kind of sync.
+            _ if queued_sync => (IOCB_CMD_FSYNC, 0, 0),
+            Ddir::Read | Ddir::Write if !self.iovecs.is_empty() => {
+                self.iovecs[t] = libc::iovec {
+                    iov_base: io.buf.cast(),
+                    iov_len: io.len,
+                };
+                let op = if io.dir == Ddir::Read {
+                    IOCB_CMD_PREADV
+                } else {
+                    IOCB_CMD_PWRITEV
+                };
+                (op, ptr::addr_of!(self.iovecs[t]) as u64, 1)
+            }
+            Ddir::Read => (IOCB_CMD_PREAD, io.buf as u64, io.len as u64),
+            _ => (IOCB_CMD_PWRITE, io.buf as u64, io.len as u64),
+        };
+        let rw_flags = match io.dir {
+            Ddir::Read => self.rw_flags,
+            Ddir::Write => self.rw_flags | self.write_flags,
+            _ => 0,
+        };
+        let cb = &mut self.iocbs[t];
         *cb = Iocb {
             aio_data: u64::from(io.token),
-            aio_lio_opcode: if io.dir == Ddir::Read {
-                IOCB_CMD_PREAD
-            } else {
-                IOCB_CMD_PWRITE
-            },
-            aio_fildes: self.files.fd(io.file) as u32,
-            aio_buf: io.buf as u64,
-            aio_nbytes: io.len as u64,
-            aio_offset: io.offset as i64,
+            aio_lio_opcode: opcode,
+            aio_fildes: fd,
+            aio_buf: buf,
+            aio_nbytes: nbytes,
+            aio_offset: if queued_sync { 0 } else { io.offset as i64 },
             aio_reqprio: reqprio,
             aio_flags: flags,
-            aio_rw_flags: self.rw_flags,
+            aio_rw_flags: rw_flags,
             ..Iocb::default()
         };
         self.pending[self.npending] = cb;

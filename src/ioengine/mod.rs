@@ -112,6 +112,7 @@ pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub use engine::CommonOptions;
+pub(crate) use pvsync2::{RWF_DONTCACHE, RWF_UNCACHED};
 pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use flags::not_run;

@@ -17,11 +17,18 @@ use crate::rand::FioRand;
 /// kernel interface that never landed under that number (kernels from
 /// 6.11 read it as `RWF_ATOMIC`). rfio passes what fio passes.
 pub(crate) const RWF_UNCACHED: libc::c_int = 0x40;
+/// `RWF_ATOMIC` (Linux 6.11): the write lands whole or not at all.
+pub(crate) const RWF_ATOMIC: libc::c_int = 0x40;
+/// `RWF_DONTCACHE` (Linux 6.14): buffered I/O that drops the page cache it
+/// brought in once done (fio 3.40's `uncached`).
+pub(crate) const RWF_DONTCACHE: libc::c_int = 0x80;
 
 pub(crate) struct Pvsync2 {
     files: Files,
     /// `RWF_*` flags of every transfer (all but `RWF_HIPRI`).
     rwf: libc::c_int,
+    /// Those a write adds (`RWF_ATOMIC`).
+    write_rwf: libc::c_int,
     /// `hipri`: the percentage of transfers that get `RWF_HIPRI` (0: none).
     hipri_percentage: u32,
     /// fio's `sd->rand_state` (`init_rand(.., 0)`): one draw per read or
@@ -31,7 +38,7 @@ pub(crate) struct Pvsync2 {
 
 /// What `ioengine=pvsync2` is (fio's `engines/sync.c`).
 pub(crate) const FLAGS: EngineFlags =
-    EngineFlags::fio(fio::SYNCIO).open_error_at(flags::GENERIC_OPEN);
+    EngineFlags::fio(fio::SYNCIO | fio::ATOMICWRITES).open_error_at(flags::GENERIC_OPEN);
 
 /// What this engine can do.
 pub(crate) const CAPS: Caps = Caps::SYNC_FILES;
@@ -44,9 +51,10 @@ pub(crate) struct Pvsync2Options {
     /// `hipri_percentage` (0..=100, default 100): of the transfers with
     /// `hipri`.
     pub(crate) hipri_percentage: u32,
-    /// `uncached` (an integer, non-zero: on): fio's `RWF_UNCACHED` unless
-    /// the job is `direct`.
-    pub(crate) uncached: bool,
+    /// `uncached` (an integer, non-zero: on): the flag it means in the
+    /// job's release (fio 3.33's `RWF_UNCACHED`, none, `RWF_DONTCACHE`)
+    /// unless the job is `direct`; 0: off.
+    pub(crate) uncached: libc::c_int,
     /// `nowait`: `RWF_NOWAIT`.
     pub(crate) nowait: bool,
 }
@@ -56,7 +64,7 @@ impl Default for Pvsync2Options {
         Pvsync2Options {
             hipri: false,
             hipri_percentage: 100,
-            uncached: false,
+            uncached: 0,
             nowait: false,
         }
     }
@@ -71,7 +79,11 @@ pub(crate) fn options(o: &dyn OptionValues) -> Result<Pvsync2Options, Refusal> {
     Ok(Pvsync2Options {
         hipri: o.flag("hipri"),
         hipri_percentage: o.int("hipri_percentage").clamp(0, 100) as u32,
-        uncached: o.int("uncached") != 0,
+        uncached: if o.int("uncached") != 0 {
+            o.job().uncached_rwf
+        } else {
+            0
+        },
         nowait: o.flag("nowait"),
     })
 }
@@ -87,8 +99,8 @@ pub(crate) fn new(
 impl Pvsync2 {
     fn with(common: &CommonOptions, opts: &Pvsync2Options) -> Pvsync2 {
         let mut rwf = 0;
-        if opts.uncached && !common.direct {
-            rwf |= RWF_UNCACHED;
+        if !common.direct {
+            rwf |= opts.uncached;
         }
         if opts.nowait {
             rwf |= libc::RWF_NOWAIT;
@@ -96,6 +108,7 @@ impl Pvsync2 {
         Pvsync2 {
             files: Files::default(),
             rwf,
+            write_rwf: if common.atomic_writes { RWF_ATOMIC } else { 0 },
             hipri_percentage: if opts.hipri {
                 opts.hipri_percentage.min(100)
             } else {
@@ -139,7 +152,7 @@ impl Pvsync2 {
         ret(unsafe {
             match io.dir {
                 Ddir::Read => libc::preadv2(fd, &iov, 1, off, rwf),
-                _ => libc::pwritev2(fd, &iov, 1, off, rwf),
+                _ => libc::pwritev2(fd, &iov, 1, off, rwf | self.write_rwf),
             }
         })
     }
@@ -169,13 +182,26 @@ mod tests {
         };
         assert_eq!(engine(o, false).flags(), libc::RWF_HIPRI);
         let o = Pvsync2Options {
-            uncached: true,
+            uncached: RWF_DONTCACHE,
             nowait: true,
             ..Default::default()
         };
-        assert_eq!(engine(o, false).flags(), RWF_UNCACHED | libc::RWF_NOWAIT);
-        // No RWF_UNCACHED for direct I/O (fio checks td->o.odirect).
+        assert_eq!(engine(o, false).flags(), RWF_DONTCACHE | libc::RWF_NOWAIT);
+        // No uncached flag for direct I/O (fio checks td->o.odirect).
         assert_eq!(engine(o, true).flags(), libc::RWF_NOWAIT);
+    }
+
+    #[test]
+    fn atomic_writes_are_flagged_on_writes_only() {
+        let common = CommonOptions {
+            direct: true,
+            atomic_writes: true,
+            ..CommonOptions::default()
+        };
+        let e = Pvsync2::with(&common, &Pvsync2Options::default());
+        assert_eq!((e.rwf, e.write_rwf), (0, RWF_ATOMIC));
+        let e = engine(Pvsync2Options::default(), true);
+        assert_eq!(e.write_rwf, 0);
     }
 
     #[test]

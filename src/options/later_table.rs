@@ -1057,7 +1057,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Use libaio {preadv,pwritev} instead of libaio {pread,pwrite}",
         engines: &["libaio"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["cmdprio_class"], def: OptionDef {
         name: "cmdprio_hint",

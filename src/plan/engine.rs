@@ -29,7 +29,7 @@ use crate::options::engines;
 use crate::options::value::parse_size;
 use crate::options::Value;
 use crate::rand::Slot;
-use crate::release::Release;
+use crate::release::{Change, Release};
 
 use super::resolve::read::default_value;
 use super::spec::JobSpec;
@@ -109,6 +109,7 @@ fn engine_spec(job: &JobSpec) -> Result<EngineSpec, PlanError> {
         direct: job.direct,
         batch_complete_min: values.int("iodepth_batch_complete_min") as u32,
         ioprio: values.ioprio,
+        atomic_writes: job.file.atomic_writes,
     };
     // The engine resolves its own options (its `options`), from the
     // values of those it declares.
@@ -159,6 +160,8 @@ impl<'a> JobValues<'a> {
             min_bs: job.bs[..2].iter().map(|b| b.0).min().unwrap_or(4096),
             syncs: job.io.fsync_blocks > 0 || job.io.fdatasync_blocks > 0,
             sync_io: job.io.o_sync || job.io.o_dsync,
+            uncached_rwf: uncached_rwf(job.release),
+            libaio_async_fsync: job.release.has(Change::LibaioAsyncFsync),
         };
         JobValues {
             job,
@@ -266,6 +269,19 @@ pub(crate) fn bit_based(job: &JobSpec) -> bool {
 /// layers that see the plan but not the engines (`lint`).
 pub(crate) fn flags(job: &JobSpec) -> Option<crate::ioengine::EngineFlags> {
     crate::ioengine::flags(&job.ioengine)
+}
+
+/// The `RWF_*` flag that pvsync2's and io_uring's `uncached` sets on
+/// buffered reads and writes in `release`: fio 3.33's `RWF_UNCACHED`, none
+/// from 3.38, `RWF_DONTCACHE` from 3.40.
+fn uncached_rwf(release: Release) -> libc::c_int {
+    if release.has(Change::DontCache) {
+        crate::ioengine::RWF_DONTCACHE
+    } else if release.has(Change::UncachedDropped) {
+        0
+    } else {
+        crate::ioengine::RWF_UNCACHED
+    }
 }
 
 /// The job's own priority (fio's `td->ioprio`): `prioclass << 13 | prio`

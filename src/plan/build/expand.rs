@@ -362,7 +362,8 @@ fn job_spec(
         offset: o.bytes_or_default("offset"),
         number_ios: o.int_or_default("number_ios").max(0) as u64,
         loops: o.int_or_default("loops").max(1) as u32,
-        // fio's fixup_options: atomic implies O_DIRECT.
+        // fio 3.33's fixup_options: atomic implies O_DIRECT (3.38's atomic
+        // writes do not, `FileOptions::atomic_writes`).
         direct: o.is("direct") || !o.flag_or_default("buffered") || r.file.atomic,
         // fio's fixup_options: time_based without a runtime is dropped
         // (the runner prints fio's warning), the job runs through its size.
@@ -453,6 +454,19 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
                 Some(words) if fio => refusal = Some(words),
                 _ => fail(msg),
             }
+        }
+    }
+    // fio 3.38's fixup_options: atomic writes need an engine with them.
+    let atomic_engine = crate::plan::engine::flags(job).is_some_and(|f| f.atomic_writes);
+    if runs && first && job.file.atomic_writes && !atomic_engine {
+        if fio {
+            refusal = Some("fio: engine does not support atomic writes".to_string());
+        } else {
+            fail(format!(
+                "atomic=1 asks RWF_ATOMIC of each write, which ioengine={} cannot do \
+                 (pvsync2, libaio and io_uring can)",
+                job.ioengine
+            ));
         }
     }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);

@@ -6,6 +6,7 @@
 
 use super::read::Opts;
 use crate::options::Value;
+use crate::release::Change;
 
 /// `lockfile=`: what a job holds around each I/O (fio's `file_lock_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,9 +72,13 @@ pub(crate) struct FileOptions {
     /// of fio 3.33 reads the mark: it changes nothing, in fio as in rfio.
     pub(crate) write_barrier: u64,
     pub(crate) write_hint: Option<WriteHint>,
-    /// `atomic`: `O_DIRECT` (which it implies, `JobSpec::direct`) and
-    /// fio's `O_ATOMIC` bit on every open.
+    /// fio 3.33's `atomic`: `O_DIRECT` (which it implies,
+    /// `JobSpec::direct`) and fio's `O_ATOMIC` bit on every open.
     pub(crate) atomic: bool,
+    /// `atomic` from fio 3.38 on (`Change::AtomicWrites`): `RWF_ATOMIC` on
+    /// each write, by an engine with atomic writes (others are refused
+    /// when the job is added); the open is as without it.
+    pub(crate) atomic_writes: bool,
     /// `ioscheduler=`: the scheduler to switch the device under each file
     /// to before the job starts.
     pub(crate) ioscheduler: Option<String>,
@@ -101,6 +106,7 @@ impl Default for FileOptions {
             write_barrier: 0,
             write_hint: None,
             atomic: false,
+            atomic_writes: false,
             ioscheduler: None,
             unique_filename: true,
             name_prefix: None,
@@ -156,7 +162,8 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> FileOptions {
         sync_range: sync_range(o, bad),
         write_barrier: o.int_or_default("write_barrier").max(0) as u64,
         write_hint,
-        atomic: o.is("atomic"),
+        atomic: o.is("atomic") && !o.1.has(Change::AtomicWrites),
+        atomic_writes: o.is("atomic") && o.1.has(Change::AtomicWrites),
         ioscheduler: o.text("ioscheduler").map(str::to_string),
         unique_filename: o.flag_or_default("unique_filename"),
         name_prefix: None,
