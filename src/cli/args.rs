@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use crate::diag::{path_of_text, Span};
 use crate::jobfile::Mode;
-use crate::options::{suggest, table, FioType};
+use crate::options::{suggest, FioType};
 pub(crate) use crate::plan::input::CmdSection;
 use crate::plan::input::{push_job_option, Input};
 use crate::stats::IdleMode;
@@ -362,14 +362,18 @@ struct LongOpt {
     job: bool,
 }
 
-/// The long options, built once per process (argument reading and the
-/// command line's split into sections both need them).
-fn long_options() -> &'static [LongOpt] {
-    static ALL: std::sync::OnceLock<Vec<LongOpt>> = std::sync::OnceLock::new();
-    ALL.get_or_init(build_long_options)
+/// The long options of `release`, built once per process (argument
+/// reading and the command line's split into sections both need them):
+/// an option a later release added is unrecognized, as that fio's getopt
+/// does not know it.
+fn long_options(release: Release) -> &'static [LongOpt] {
+    const RELEASES: usize = Release::NEWEST as usize + 1;
+    static ALL: [std::sync::OnceLock<Vec<LongOpt>>; RELEASES] =
+        [const { std::sync::OnceLock::new() }; RELEASES];
+    ALL[release as usize].get_or_init(|| build_long_options(release))
 }
 
-fn build_long_options() -> Vec<LongOpt> {
+fn build_long_options(release: Release) -> Vec<LongOpt> {
     let mut all: Vec<LongOpt> = FLAGS
         .iter()
         .map(|&(name, has_arg, _)| (name, has_arg))
@@ -381,13 +385,8 @@ fn build_long_options() -> Vec<LongOpt> {
         })
         .collect();
     // The profiles' options are known too (fio registers them at start).
-    // The names of every release are read here; the chosen release's table
-    // then says whether the job may set them.
-    let newest = crate::options::table_of(Release::NEWEST);
-    let core = table::OPTIONS
-        .iter()
-        .chain(newest)
-        .filter(|d| !d.is_engine_option());
+    let options = crate::options::table_of(release);
+    let core = options.iter().filter(|d| !d.is_engine_option());
     // Names hashed cheaply: they are the tables' own.
     type Seen<'a> = std::collections::HashSet<
         &'a str,
@@ -413,11 +412,7 @@ fn build_long_options() -> Vec<LongOpt> {
     }
     // Engine options are known on the command line too (fio adds those of
     // the ioengine once `--ioengine` is seen); rfio knows them all up front.
-    for def in table::OPTIONS
-        .iter()
-        .chain(newest)
-        .filter(|d| d.is_engine_option())
-    {
+    for def in options.iter().filter(|d| d.is_engine_option()) {
         if !seen.insert(def.name) {
             continue;
         }
@@ -433,6 +428,22 @@ fn build_long_options() -> Vec<LongOpt> {
         });
     }
     all
+}
+
+/// Find `name` (of argument `arg`) among the long options of the command
+/// line's release, as fio 3.NN's getopt does; read strictly, an option a
+/// later release added is taken as a job option, which the job's table
+/// then refuses naming the release that added it.
+fn find_read(reading: (Mode, Release), arg: &str, name: &str) -> Result<LongOpt, ArgError> {
+    let (mode, release) = reading;
+    match find(long_options(release), arg, name) {
+        Err(e) if mode == Mode::Strict && release != Release::NEWEST => {
+            find(long_options(Release::NEWEST), arg, name)
+                .map_err(|_| e)
+                .copied()
+        }
+        found => found.copied(),
+    }
 }
 
 /// Find `name` (of argument `arg`) among the long options: exact, else a
@@ -464,9 +475,15 @@ fn find<'a>(opts: &'a [LongOpt], arg: &str, name: &str) -> Result<&'a LongOpt, A
     }
 }
 
-/// Read `argv` (without the program name).
+/// Read `argv` (without the program name) of a program not called `fio`.
 pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
-    let opts = long_options();
+    parse_called(argv, false)
+}
+
+/// Read `argv` (without the program name); `called_fio`: the program's
+/// name is `fio` (the long options are then those of fio's getopt).
+pub fn parse_called(argv: &[String], called_fio: bool) -> Result<Args, ArgErrors> {
+    let reading = reading::reading_of(argv, called_fio);
     let mut args = Args::default();
     let mut diags = ArgErrors::default();
     let mut i = 0;
@@ -490,8 +507,8 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let opt = match find(opts, arg, name) {
-            Ok(o) => *o,
+        let opt = match find_read(reading, arg, name) {
+            Ok(o) => o,
             Err(e) => {
                 diags.push(span, e);
                 continue;

@@ -90,7 +90,7 @@ fn run_inner(
     if !called_fio && argv.first().is_some_and(|a| a == "plot") {
         return plot::main(&argv[1..], out, err);
     }
-    let args = match args::parse(argv) {
+    let args = match args::parse_called(argv, called_fio) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(e) => {
             let (mode, release) = args::reading_of(argv, called_fio);

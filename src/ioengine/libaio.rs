@@ -529,4 +529,68 @@ mod tests {
         drop(buf);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// Writes and a sync queued together, as fio 3.41 queues them (the
+    /// sync an `IOCB_CMD_FSYNC`, read and written through one iovec each
+    /// with `libaio_vectored`); 3.33's sync waits for an empty queue.
+    #[test]
+    fn syncs_queue_beside_writes_from_3_41() {
+        let dir = std::env::temp_dir().join(format!("rfio-libaio-fsync-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let common = CommonOptions {
+            iodepth: 4,
+            ..CommonOptions::default()
+        };
+        let mut buf = vec![7u8; 2 * 4096];
+        let base = buf.as_mut_ptr();
+        for (async_fsync, vectored) in [(false, false), (true, true)] {
+            let opts = LibaioOptions {
+                async_fsync,
+                vectored,
+                ..LibaioOptions::default()
+            };
+            let mut e = new(&common, &opts, IoMem::NONE).unwrap();
+            let file = e
+                .open(&FileTarget {
+                    path: path.clone(),
+                    flags: OpenFlags {
+                        write: true,
+                        create: true,
+                        ..Default::default()
+                    },
+                    region_end: 8192,
+                })
+                .unwrap();
+            let io = |token: u32, dir: Ddir| Io {
+                token,
+                file,
+                dir,
+                offset: u64::from(token) * 4096,
+                len: if dir == Ddir::Write { 4096 } else { 0 },
+                buf: base.wrapping_add(token as usize % 2 * 4096),
+            };
+            // SAFETY: `buf` outlives the I/Os, all reaped below.
+            unsafe {
+                assert_eq!(e.queue(&io(0, Ddir::Write)), Queued::Queued);
+                assert_eq!(e.queue(&io(1, Ddir::Write)), Queued::Queued);
+                let sync = e.queue(&io(2, Ddir::Sync));
+                if !async_fsync {
+                    assert_eq!(sync, Queued::Busy, "a 3.33 sync waits");
+                    e.commit().unwrap();
+                    assert_eq!(e.getevents(2, 4, None), Ok(2));
+                    continue;
+                }
+                assert_eq!(sync, Queued::Queued, "a 3.41 sync queues");
+            }
+            e.commit().unwrap();
+            assert_eq!(e.getevents(3, 4, None), Ok(3));
+            let mut done: Vec<_> = (0..3).map(|i| e.event(i)).collect();
+            done.sort_by_key(|c| c.token);
+            let results: Vec<_> = done.iter().map(|c| c.result).collect();
+            assert_eq!(results, [Ok(4096), Ok(4096), Ok(0)]);
+            assert_eq!(std::fs::read(&path).unwrap(), buf);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

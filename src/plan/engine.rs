@@ -492,7 +492,7 @@ mod tests {
     #[test]
     fn every_engine_declares_the_options_rfio_runs_for_it() {
         for def in ENGINES {
-            let mut table: Vec<&str> = OPTIONS
+            let mut table: Vec<&str> = crate::options::table_of(Release::NEWEST)
                 .iter()
                 .filter(|o| {
                     o.engines.contains(&engines::options_of(def.name)) && o.support == Support::Yes
@@ -602,6 +602,7 @@ mod tests {
                 direct: true,
                 batch_complete_min: 0,
                 ioprio: 0x4003,
+                atomic_writes: false,
             }
         );
         assert!(
@@ -634,7 +635,7 @@ mod tests {
                 sqthread_poll_cpu: Some(1),
                 nonvectored: 1,
                 cmdprio: Ok(None),
-                uncached: false,
+                uncached: 0,
                 nowait: false,
                 force_async: 0,
             })
@@ -650,7 +651,7 @@ mod tests {
         assert_eq!(
             s.options,
             EngineOptions::IoUring(UringOptions {
-                uncached: true,
+                uncached: crate::ioengine::RWF_UNCACHED,
                 nowait: true,
                 force_async: 4,
                 ..UringOptions::default()
@@ -668,8 +669,7 @@ mod tests {
             s.options,
             EngineOptions::Libaio(LibaioOptions {
                 userspace_reap: true,
-                cmdprio: Ok(None),
-                nowait: false,
+                ..LibaioOptions::default()
             })
         );
         let s = spec(&["--name=j", "--ioengine=libaio", "--size=1m", "--nowait=1"]);
@@ -702,7 +702,7 @@ mod tests {
             EngineOptions::Pvsync2(Pvsync2Options {
                 hipri: true,
                 hipri_percentage: 25,
-                uncached: true,
+                uncached: crate::ioengine::RWF_UNCACHED,
                 nowait: true,
             })
         );

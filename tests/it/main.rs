@@ -23,6 +23,7 @@ mod engines_dir;
 mod engines_e4defrag;
 mod engines_http;
 mod engines_kernel;
+mod engines_later;
 mod engines_list;
 mod engines_nbd;
 mod engines_net;

@@ -2,7 +2,7 @@
 //! spans, read as [`parse`](super::parse) reads it: for `--client`, which
 //! needs to know where each option and job file is.
 
-use super::{find, long_options, HasArg};
+use super::{find_read, HasArg};
 
 /// One argument of a command line, as [`parse`](super::parse) reads it
 /// (for `--client`, which needs to know where each option and job file
@@ -37,7 +37,7 @@ pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
 /// `argv` (without the program name) split into [`Arg`]s, each with the
 /// arguments it spans, read as [`parse`](super::parse) reads them.
 pub(crate) fn classify(argv: &[String]) -> Vec<(Arg, std::ops::Range<usize>)> {
-    let opts = long_options();
+    let reading = super::reading::reading_of(argv, false);
     let mut out = Vec::new();
     let mut i = 0;
     let mut only_files = false;
@@ -59,7 +59,7 @@ pub(crate) fn classify(argv: &[String]) -> Vec<(Arg, std::ops::Range<usize>)> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let Ok(opt) = find(opts, arg, name) else {
+        let Ok(opt) = find_read(reading, arg, name) else {
             out.push((Arg::Bad, start..i));
             continue;
         };
