@@ -116,16 +116,16 @@ fn find<'a>(job: &'a Job, ddir: &str, kind: &str) -> Option<&'a Latency> {
     dir.lats.iter().find(|l| l.kind == kind)
 }
 
-/// The latency axis of `lats` (their kind, in the page's unit for it)
-/// over the latencies drawn, `ns`, from the least to the greatest; and
-/// the size of its unit in ns.
+/// A latency axis for `kind` in the page's unit for it, over the
+/// latencies drawn (`ns`, from the least to the greatest), and the size
+/// of that unit in ns: the histograms' and the percentile curves' one
+/// set-up.
 fn lat_axis(
-    lats: &[(String, &Latency)],
+    kind: &str,
     ns: impl Iterator<Item = f64> + Clone,
     units: &Units,
     axis: LatAxis,
 ) -> (Axis, f64) {
-    let kind = lats[0].1.kind;
     let lo_ns = ns.clone().fold(f64::INFINITY, f64::min);
     let hi_ns = ns.fold(0.0, f64::max);
     let (unit, size) = units.lat(kind);
@@ -152,11 +152,12 @@ fn histogram(
     units: &Units,
     axis: LatAxis,
 ) -> Chart {
+    let kind = lats[0].1.kind;
     // Each bin is drawn at 1 ns at the least.
     let bins = lats
         .iter()
         .flat_map(|l| l.1.bins.iter().map(|b| b.0.max(1.0)));
-    let (x, size) = lat_axis(lats, bins, units, axis);
+    let (x, size) = lat_axis(kind, bins, units, axis);
     let share = lats.len() > 1;
     let series: Vec<Series> = lats
         .iter()
@@ -203,12 +204,13 @@ fn percentiles(
     units: &Units,
     axis: LatAxis,
 ) -> Chart {
+    let kind = lats[0].1.kind;
     let pcts = || {
         lats.iter()
             .flat_map(|l| l.1.percentiles.iter().filter(|p| p.0 < 100.0))
     };
     let last = pcts().map(|p| nines(p.0)).fold(1.0, f64::max);
-    let (y, size) = lat_axis(lats, pcts().map(|p| p.1), units, axis);
+    let (y, size) = lat_axis(kind, pcts().map(|p| p.1), units, axis);
     // On a log axis, nothing under its floor (a 0 ns percentile).
     let floor = if axis.log { y.min } else { 0.0 };
     let series = lats
