@@ -34,7 +34,7 @@ pub(crate) const DEFAULT_METRICS: &str = "iops,bw,p99";
 
 /// `--baseline-metrics=iops,bw,mean,p99,p99.9`: each name once, in the
 /// order given; `Err` names the first that is no metric.
-pub(crate) fn metrics(text: &str) -> Result<Vec<Metric>, String> {
+pub(crate) fn metrics(text: &str) -> Result<Vec<Metric>, Error> {
     let mut out: Vec<Metric> = Vec::new();
     for name in text.split(',').map(str::trim) {
         let m = match name {
@@ -43,7 +43,12 @@ pub(crate) fn metrics(text: &str) -> Result<Vec<Metric>, String> {
             "mean" => Metric::ClatMean,
             p => match p.strip_prefix('p').map(str::parse::<f64>) {
                 Some(Ok(v)) if v > 0.0 && v <= 100.0 => Metric::ClatPercentile(v),
-                _ => return Err(name.to_string()),
+                _ => {
+                    return Err(Error::Metrics {
+                        text: text.to_string(),
+                        bad: name.to_string(),
+                    })
+                }
             },
         };
         if !out.iter().any(|o| o.same(m)) {
@@ -90,10 +95,7 @@ pub(crate) fn read(args: &Written<'_>) -> Result<Beyond, Error> {
         },
     };
     let text = args.baseline_metrics.unwrap_or(DEFAULT_METRICS);
-    let metrics = metrics(text).map_err(|bad| Error::Metrics {
-        text: text.to_string(),
-        bad,
-    })?;
+    let metrics = metrics(text)?;
     Ok(Beyond {
         repeat,
         save: args.baseline_save.cloned(),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::nbd::uri::NbdError;
 
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum SetupError {
+pub enum SetupError {
     /// nbd: no `uri=` (fio's `nbd_setup`).
     #[error("fio: nbd: uri parameter was not specified\n")]
     NbdNoUri,

@@ -113,6 +113,7 @@ pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub use engine::CommonOptions;
 pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
+pub(crate) use error::SetupError;
 pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use flags::not_run;
 pub use flags::EngineFlags;

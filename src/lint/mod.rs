@@ -217,7 +217,7 @@ fn same_problem(a: &Finding, b: &Finding) -> bool {
 
 /// `--lint-allow=RULE[,RULE...]`: the rules named (or `all`), or an error
 /// naming the known ones.
-pub(crate) fn allow_list(text: &str) -> Result<Vec<String>, String> {
+pub(crate) fn allow_list(text: &str) -> Result<Vec<String>, UnknownRule> {
     let names: Vec<String> = text
         .split(',')
         .map(str::trim)
@@ -229,14 +229,23 @@ pub(crate) fn allow_list(text: &str) -> Result<Vec<String>, String> {
         .find(|n| *n != "all" && !rules::RULES.iter().any(|r| r.name == n.as_str()))
     {
         None => Ok(names),
-        Some(bad) => {
-            let known: Vec<&str> = rules::RULES.iter().map(|r| r.name).collect();
-            Err(format!(
-                "--lint-allow={text}: no lint rule '{bad}' (the rules: {}, or all)",
-                known.join(", ")
-            ))
-        }
+        Some(bad) => Err(UnknownRule {
+            text: text.to_string(),
+            rule: bad.clone(),
+        }),
     }
+}
+
+/// `--lint-allow=TEXT` naming `rule`, which is none of rfio's (the
+/// message names them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--lint-allow={text}: no lint rule '{rule}' (the rules: {}, or all)",
+    rules::RULES.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+)]
+pub struct UnknownRule {
+    pub(crate) text: String,
+    pub(crate) rule: String,
 }
 
 /// The `rfio: allow RULE` comments of the job files read so far.
@@ -312,6 +321,26 @@ fn sections(text: &str) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allow_list_names_the_rule_it_does_not_have() {
+        assert_eq!(
+            allow_list(" buffered-io, all,").unwrap(),
+            ["buffered-io", "all"]
+        );
+        let e = allow_list("buffered-io,nope").unwrap_err();
+        assert_eq!(
+            (e.text.as_str(), e.rule.as_str()),
+            ("buffered-io,nope", "nope")
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with(
+                "--lint-allow=buffered-io,nope: no lint rule 'nope' (the rules: buffered-io, async-without-direct, "
+            ) && text.ends_with(", or all)"),
+            "{text}"
+        );
+    }
 
     /// Four sections that inherit `ioengine=psync` and leave `iodepth`
     /// high from `[global]`, two of them randrw left at 50/50: one

@@ -305,22 +305,40 @@ impl ActSettings {
     }
 }
 
+/// Why fio's act profile refuses its settings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ActError {
+    /// No `device-names` (fio's own line).
+    #[error("act: you need to set IO target(s) with the device-names option.")]
+    NoDevices,
+    /// Settings whose rates divide by zero (fio crashes on them).
+    #[error(
+        "act: threads-per-queue={threads_per_queue}, read-req-num-512-blocks={read_blocks} and \
+         large-block-op-kbytes={write_size} leave a rate dividing by zero (fio crashes)"
+    )]
+    ZeroRate {
+        threads_per_queue: u32,
+        read_blocks: u32,
+        write_size: u32,
+    },
+}
+
 /// fio 3.33's act: per device (`device-names`, comma-separated), reader
 /// jobs and a writer at ACT's rates, or with `prep` the zeroing and
 /// salting jobs. Its `runtime` is `test-duration` in µs followed by `s`
 /// (fio's option keeps µs, its job list prints them as seconds): a
 /// `test-duration` of `3us` runs 3 seconds.
-pub(crate) fn act(a: &ActSettings) -> Result<Vec<ProfileSection>, String> {
+pub(crate) fn act(a: &ActSettings) -> Result<Vec<ProfileSection>, ActError> {
     let Some(devices) = &a.device_names else {
-        return Err("act: you need to set IO target(s) with the device-names option.".into());
+        return Err(ActError::NoDevices);
     };
     let read_bs = a.read_blocks.wrapping_mul(512);
     if !a.prep && (a.threads_per_queue == 0 || read_bs == 0 || a.write_size / read_bs == 0) {
-        return Err(format!(
-            "act: threads-per-queue={}, read-req-num-512-blocks={} and \
-             large-block-op-kbytes={} leave a rate dividing by zero (fio crashes)",
-            a.threads_per_queue, a.read_blocks, a.write_size
-        ));
+        return Err(ActError::ZeroRate {
+            threads_per_queue: a.threads_per_queue,
+            read_blocks: a.read_blocks,
+            write_size: a.write_size,
+        });
     }
     let mut o: Vec<String> = [
         "direct=1",
@@ -393,9 +411,22 @@ mod tests {
 
     #[test]
     fn act_jobs_and_rates() {
-        assert!(act(&ActSettings::default())
-            .unwrap_err()
-            .contains("device-names"));
+        let none = act(&ActSettings::default()).unwrap_err();
+        assert_eq!(none, ActError::NoDevices);
+        assert_eq!(
+            none.to_string(),
+            "act: you need to set IO target(s) with the device-names option."
+        );
+        let zero = ActSettings {
+            device_names: Some("/d".into()),
+            threads_per_queue: 0,
+            ..ActSettings::default()
+        };
+        assert_eq!(
+            act(&zero).unwrap_err().to_string(),
+            "act: threads-per-queue=0, read-req-num-512-blocks=3 and large-block-op-kbytes=131072 \
+             leave a rate dividing by zero (fio crashes)"
+        );
         let a = ActSettings {
             device_names: Some("/d1,/d2".into()),
             test_duration_us: 3,

@@ -17,9 +17,30 @@ pub enum Error {
         source: serde_json::Error,
         before: usize,
     },
-    /// A line of a status stream (1-based) that does not read.
+    /// A line of a status stream (1-based) that does not read, and why
+    /// (one of the stream line's errors below, or the report's).
     #[error("line {line}: {why}")]
-    StreamLine { line: usize, why: String },
+    StreamLine {
+        line: usize,
+        #[source]
+        why: Box<Error>,
+    },
+    /// A stream line that is not JSON (serde_json's words, without its
+    /// position: the line is named).
+    #[error("{}", super::json::syntax_of(source))]
+    LineJson { source: serde_json::Error },
+    /// A stream line of neither type.
+    #[error("not a status or final line (no \"type\")")]
+    NotStreamLine,
+    /// A status line without its time.
+    #[error("no \"elapsed_ms\"")]
+    NoElapsed,
+    /// A status line without its jobs.
+    #[error("no \"jobs\" array")]
+    NoJobs,
+    /// A final line without its report.
+    #[error("no \"report\"")]
+    NoReport,
     /// Job number `job` (1-based) has no name.
     #[error("job {job}: no \"jobname\"")]
     NoJobName { job: usize },

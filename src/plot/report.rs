@@ -116,8 +116,18 @@ fn find<'a>(job: &'a Job, ddir: &str, kind: &str) -> Option<&'a Latency> {
     dir.lats.iter().find(|l| l.kind == kind)
 }
 
-/// A latency axis from `lo_ns` to `hi_ns` in the page's unit for `kind`.
-fn lat_axis(kind: &str, lo_ns: f64, hi_ns: f64, units: &Units, axis: LatAxis) -> (Axis, f64) {
+/// A latency axis for `kind` in the page's unit for it, over the
+/// latencies drawn (`ns`, from the least to the greatest), and the size
+/// of that unit in ns: the histograms' and the percentile curves' one
+/// set-up.
+fn lat_axis(
+    kind: &str,
+    ns: impl Iterator<Item = f64> + Clone,
+    units: &Units,
+    axis: LatAxis,
+) -> (Axis, f64) {
+    let lo_ns = ns.clone().fold(f64::INFINITY, f64::min);
+    let hi_ns = ns.fold(0.0, f64::max);
     let (unit, size) = units.lat(kind);
     let axis = match axis.log {
         true => Axis::log(
@@ -143,10 +153,11 @@ fn histogram(
     axis: LatAxis,
 ) -> Chart {
     let kind = lats[0].1.kind;
-    let bins = || lats.iter().flat_map(|l| l.1.bins.iter());
-    let lo = bins().map(|b| b.0).fold(f64::INFINITY, f64::min);
-    let hi = bins().map(|b| b.0).fold(0.0, f64::max);
-    let (x, size) = lat_axis(kind, lo.max(1.0), hi.max(1.0), units, axis);
+    // Each bin is drawn at 1 ns at the least.
+    let bins = lats
+        .iter()
+        .flat_map(|l| l.1.bins.iter().map(|b| b.0.max(1.0)));
+    let (x, size) = lat_axis(kind, bins, units, axis);
     let share = lats.len() > 1;
     let series: Vec<Series> = lats
         .iter()
@@ -198,10 +209,8 @@ fn percentiles(
         lats.iter()
             .flat_map(|l| l.1.percentiles.iter().filter(|p| p.0 < 100.0))
     };
-    let lo = pcts().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let hi = pcts().map(|p| p.1).fold(0.0, f64::max);
     let last = pcts().map(|p| nines(p.0)).fold(1.0, f64::max);
-    let (y, size) = lat_axis(kind, lo, hi, units, axis);
+    let (y, size) = lat_axis(kind, pcts().map(|p| p.1), units, axis);
     // On a log axis, nothing under its floor (a 0 ns percentile).
     let floor = if axis.log { y.min } else { 0.0 };
     let series = lats

@@ -67,36 +67,39 @@ pub fn parse(bytes: &[u8]) -> Result<Stream, Error> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let at = |why: String| Error::StreamLine { line: i + 1, why };
-        let v: Value = serde_json::from_slice(line).map_err(|e| at(json::syntax_of(&e)))?;
+        let at = |why: Error| Error::StreamLine {
+            line: i + 1,
+            why: Box::new(why),
+        };
+        let v: Value =
+            serde_json::from_slice(line).map_err(|source| at(Error::LineJson { source }))?;
         match v.get("type").and_then(Value::as_str) {
             Some("status") => status(&mut s, &v).map_err(at)?,
             Some("final") => {
-                let doc = v.get("report").ok_or_else(|| at("no \"report\"".into()))?;
-                let r = json::from_value(doc).map_err(|e| at(e.to_string()))?;
-                s.report = Some(r);
+                let doc = v.get("report").ok_or_else(|| at(Error::NoReport))?;
+                s.report = Some(json::from_value(doc).map_err(at)?);
             }
-            _ => return Err(at("not a status or final line (no \"type\")".into())),
+            _ => return Err(at(Error::NotStreamLine)),
         }
     }
     Ok(s)
 }
 
-fn status(s: &mut Stream, v: &Value) -> Result<(), String> {
+fn status(s: &mut Stream, v: &Value) -> Result<(), Error> {
     let secs = v
         .get("elapsed_ms")
         .and_then(Value::as_f64)
-        .ok_or("no \"elapsed_ms\"")?
+        .ok_or(Error::NoElapsed)?
         / 1000.0;
     let jobs = v
         .get("jobs")
         .and_then(Value::as_array)
-        .ok_or("no \"jobs\" array")?;
+        .ok_or(Error::NoJobs)?;
     for (n, j) in jobs.iter().enumerate() {
         let name = j
             .get("jobname")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("job {}: no \"jobname\"", n + 1))?;
+            .ok_or(Error::NoJobName { job: n + 1 })?;
         // Jobs of the same name are told apart by their place.
         let series = match s.jobs.get_mut(n) {
             Some(series) => series,
@@ -270,6 +273,16 @@ mod tests {
             err("{\"a\":1}"),
             "line 1: not a status or final line (no \"type\")"
         );
+        // Typed: the line, and why as a variant of its own.
+        let e = parse(b"{\"type\":\"status\",\"elapsed_ms\":1,\"jobs\":[{}]}").unwrap_err();
+        assert_eq!(e.to_string(), "line 1: job 1: no \"jobname\"");
+        assert!(
+            matches!(&e, Error::StreamLine { line: 1, why } if matches!(**why, Error::NoJobName { job: 1 })),
+            "{e:?}"
+        );
+        let e = parse(b"\n{\"type\":\"final\"}").unwrap_err();
+        assert_eq!(e.to_string(), "line 2: no \"report\"");
+        assert!(std::error::Error::source(&e).is_some_and(|w| w.to_string() == "no \"report\""));
         let empty = parse(b"{\"type\":\"status\",\"elapsed_ms\":1,\"jobs\":[]}").unwrap();
         assert!(!empty.has_points());
     }

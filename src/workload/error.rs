@@ -1,10 +1,17 @@
-//! Why a run could not start (nothing has been written then).
+//! Why a run could not start (nothing has been written then). Where an
+//! underlying error is the reason (a log that does not read, a state file,
+//! an engine's setup, the generators' set-up) it is kept, typed, as the
+//! variant's `source`: its text is what fio prints.
 
+use super::iolog::error::Error as IologError;
+use super::offsets::SetupError as GeneratorError;
 use super::safety;
+use super::verify::StateError;
+use crate::ioengine::SetupError as EngineSetupError;
 
 /// Why a run could not start. Nothing has been written when one of these
 /// is returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("fio: engine {engine} not loadable (job {job})")]
     UnknownEngine { job: String, engine: String },
@@ -12,10 +19,14 @@ pub enum RunError {
     NoSize { job: String },
     #[error("rfio: job {job}: no files to do I/O on")]
     NoFiles { job: String },
-    /// The log the job replays cannot be used (`read_iolog`): `msg` says
-    /// why, with the log's name (and line); fio fails the job.
-    #[error("{msg}")]
-    Iolog { job: String, msg: String },
+    /// The log the job replays cannot be used (`read_iolog`): `source`
+    /// says why, with the log's name (and line); fio fails the job.
+    #[error("{source}")]
+    Iolog {
+        job: String,
+        #[source]
+        source: IologError,
+    },
     /// A setting the job cannot run with, found when it is set up (what
     /// its files are), in rfio's own words, at the job's place (`at`: its
     /// section's `file:line:col`).
@@ -30,11 +41,24 @@ pub enum RunError {
     /// when using --zonemode=strided.`).
     #[error("{msg}")]
     Refused { job: String, msg: String },
-    /// `verify_state_load` could not load the job's state file: `msg` is
-    /// what fio prints (whole lines). fio reports the job as not run and
-    /// runs the others; the run exits non-zero.
-    #[error("{msg}")]
-    VerifyState { job: String, msg: String },
+    /// The job's offset generators or buffer filler cannot be set up once
+    /// its files are known (fio's words, with its `fio: `); fio refuses
+    /// the job.
+    #[error("{source}")]
+    Generators {
+        job: String,
+        #[source]
+        source: GeneratorError,
+    },
+    /// `verify_state_load` could not load the job's state file: `source`
+    /// is why, in what fio prints (whole lines). fio reports the job as not
+    /// run and runs the others; the run exits non-zero.
+    #[error("{source}")]
+    VerifyState {
+        job: String,
+        #[source]
+        source: StateError,
+    },
     /// fio refuses the zones of a job (`zonemode=zbd`): the lines fio logs
     /// (`true`: on stderr; rfio prints them all there), and the job's error (errno and fio's
     /// `td_verror` text) where fio sets one. The job fails, the others
@@ -48,11 +72,15 @@ pub enum RunError {
         counted: bool,
     },
     /// The engine's setup failed (fio's engine `.setup`: nbd could not
-    /// reach its server): `msg` is what fio prints (whole lines). fio
-    /// reaps the job unstarted and runs the others; the run exits
-    /// non-zero.
-    #[error("{msg}")]
-    EngineSetup { job: String, msg: String },
+    /// reach its server): `source` is why, in what fio prints (whole
+    /// lines). fio reaps the job unstarted and runs the others; the run
+    /// exits non-zero.
+    #[error("{source}")]
+    EngineSetup {
+        job: String,
+        #[source]
+        source: EngineSetupError,
+    },
     /// The run was stopped while the engine's setup waited (nbd's
     /// handshake): the job is reaped unstarted, no error of its own.
     #[error("job '{job}': stopped during the engine's setup")]
@@ -93,5 +121,37 @@ impl From<safety::NoSpace> for RunError {
             needed: e.needed,
             available: e.available,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::job::Prepared;
+
+    /// A log that cannot be opened: the run's error keeps the log's own,
+    /// typed, for a caller to match, and prints its words.
+    #[test]
+    fn an_underlying_error_stays_typed() {
+        let log = "/nonexistent-rfio/no.log";
+        let arg = format!("--read_iolog={log}");
+        let spec = crate::plan::testing::job(&["--name=x", &arg]);
+        let e = Prepared::load_replay(&spec).unwrap_err();
+        let RunError::Iolog { job, source } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(job, "x");
+        assert!(
+            matches!(source, IologError::Open { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{source:?}"
+        );
+        assert_eq!(e.to_string(), source.to_string());
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{log}: fopen read iolog: ")),
+            "{e}"
+        );
+        let under = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<IologError>());
+        assert!(matches!(under, Some(IologError::Open { .. })), "{under:?}");
     }
 }

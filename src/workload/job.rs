@@ -248,10 +248,10 @@ impl<'a> Prepared<'a> {
             .zip(&names)
             .map(|(r, n)| (*r, n.as_str()))
             .collect();
-        let fresh = IoGen::new(self.spec, &self.spec.seeds, &with_names).map_err(|e| {
-            RunError::Refused {
+        let fresh = IoGen::new(self.spec, &self.spec.seeds, &with_names).map_err(|source| {
+            RunError::Generators {
                 job: self.spec.name.clone(),
-                msg: e.to_string(),
+                source,
             }
         })?;
         *gen = Some(fresh);
@@ -474,7 +474,7 @@ fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Optio
     // SAFETY: `stop` outlives the setup, which keeps no copy.
     let flag = unsafe { ioengine::StopFlag::new(stop.flag(), stop.deadline()) };
     let paths: Vec<&std::path::Path> = spec.files.iter().map(|f| f.path.as_path()).collect();
-    (engine.setup)(&spec.engine, &paths, flag).map_err(|e| {
+    (engine.setup)(&spec.engine, &paths, flag).map_err(|source| {
         if stop.requested() {
             RunError::SetupStopped {
                 job: spec.name.clone(),
@@ -482,7 +482,7 @@ fn engine_setup(spec: &JobSpec, engine: &EngineDef, stop: &Stop) -> Result<Optio
         } else {
             RunError::EngineSetup {
                 job: spec.name.clone(),
-                msg: e.to_string(),
+                source,
             }
         }
     })
@@ -506,10 +506,10 @@ fn generators(
 
 /// The job refused for the generators' or the filler's error `e`, worded
 /// as fio's (`fio: ` included).
-fn refused(spec: &JobSpec, e: offsets::SetupError) -> RunError {
-    RunError::Refused {
+fn refused(spec: &JobSpec, source: offsets::SetupError) -> RunError {
+    RunError::Generators {
         job: spec.name.clone(),
-        msg: e.to_string(),
+        source,
     }
 }
 
@@ -641,8 +641,8 @@ fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
         spec.thread_number.saturating_sub(1),
     )
     .map(Some)
-    .map_err(|e| RunError::VerifyState {
+    .map_err(|source| RunError::VerifyState {
         job: spec.name.clone(),
-        msg: e.to_string(),
+        source,
     })
 }

@@ -792,16 +792,6 @@ fn no_function_in_the_run_path_is_over_120_lines() {
 /// why): the string is the value itself, the text to print.
 const STRING_IS_THE_VALUE: &[(&str, &str, &str)] = &[
     (
-        "src/baseline/beyond.rs",
-        "metrics",
-        "the name that is no metric, as written: the caller puts it in baseline::Error::Metrics",
-    ),
-    (
-        "src/plot/stream.rs",
-        "status",
-        "why a status line does not read: the caller puts it in plot::Error::StreamLine with the line",
-    ),
-    (
         "src/options/cmdhelp.rs",
         "into_result",
         "--cmdhelp/--enghelp's text: Ok goes to stdout, Err to stderr, both printed as they are",
@@ -830,18 +820,7 @@ const STRING_IS_THE_VALUE: &[(&str, &str, &str)] = &[
 
 /// Functions not typed yet (issue 20), each with where it is to go. The
 /// list only shrinks: a function typed must leave it.
-const NOT_YET_TYPED: &[(&str, &str, &str)] = &[
-    (
-        "src/lint/mod.rs",
-        "allow_list",
-        "--lint-allow's refusal: a cli ArgError",
-    ),
-    (
-        "src/options/profiles.rs",
-        "act",
-        "fio's act profile refusals: a front-end diag::Kind",
-    ),
-];
+const NOT_YET_TYPED: &[(&str, &str, &str)] = &[];
 
 /// Each `Result<_, String>` in `code` (balanced `<>`, over lines too): the
 /// function it is in (or the `type` it names) and its line.

@@ -29,6 +29,27 @@ fn json_run(dir: &TempDir, folder: &str, bs: &str) {
     assert!(o.status.success(), "{}", common::stderr(&o));
 }
 
+/// Runs `old` (4 KiB blocks) and `new` (64 KiB) into `dir`, and plots
+/// the two reports overlaid, SVG charts and their HTML page, into
+/// `dir/out`; the plot must succeed.
+fn overlay_old_new(dir: &TempDir, out: &str) {
+    json_run(dir, "old", "4k");
+    json_run(dir, "new", "64k");
+    let o = plot(
+        dir,
+        &[
+            "old/j.json",
+            "new/j.json",
+            "--overlay",
+            "--html",
+            "--format=svg",
+            "-o",
+            out,
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
 /// The largest clat (ns) of a report: its percentiles below 100 and its
 /// bins, over both directions.
 fn clat_top(doc: &Value) -> f64 {
@@ -50,21 +71,7 @@ fn clat_top(doc: &Value) -> f64 {
 #[test]
 fn reports_overlay_told_apart_by_path_on_a_log_axis_in_one_unit() {
     let dir = TempDir::new("plot-compare");
-    json_run(&dir, "old", "4k");
-    json_run(&dir, "new", "64k");
-    let o = plot(
-        &dir,
-        &[
-            "old/j.json",
-            "new/j.json",
-            "--overlay",
-            "--html",
-            "--format=svg",
-            "-o",
-            "o",
-        ],
-    );
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    overlay_old_new(&dir, "o");
     let docs: Vec<Value> = ["old", "new"]
         .iter()
         .map(|f| serde_json::from_str(&read(dir.file(&format!("{f}/j.json")))).unwrap())
@@ -257,21 +264,7 @@ fn the_overlay_page_fills_the_width_in_a_browser() {
     use super::plot::{browse, chromium};
     chromium();
     let dir = TempDir::new("plot-compare-browser");
-    json_run(&dir, "old", "4k");
-    json_run(&dir, "new", "64k");
-    let o = plot(
-        &dir,
-        &[
-            "old/j.json",
-            "new/j.json",
-            "--overlay",
-            "--html",
-            "--format=svg",
-            "-o",
-            "web",
-        ],
-    );
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    overlay_old_new(&dir, "web");
     let page = read(dir.file("web/index.html"));
     let (dom, log) = browse(&dir, &dir.file("web/index.html"), &["--dump-dom"]);
     assert_eq!(dom.matches("<svg ").count(), 4, "every chart in the DOM");

@@ -77,8 +77,8 @@ pub enum ArgError {
     #[error("--lint-format={0}: 'text' or 'json'")]
     LintFormat(String),
     /// `--lint-allow=`: a rule rfio does not have (the message names them).
-    #[error("{0}")]
-    LintAllow(String),
+    #[error(transparent)]
+    LintAllow(#[from] crate::lint::UnknownRule),
     /// A flag's form that a later release brought, which rfio does not run
     /// yet (`arg` as written).
     #[error("{arg} ({what}) came with fio {}, and rfio does not run it yet", since.number())]

@@ -21,7 +21,7 @@ use super::super::wait;
 
 /// A failure as libnbd reports it: its words and errno (0: none).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NbdError {
+pub struct NbdError {
     pub(crate) msg: String,
     pub(crate) errno: i32,
 }

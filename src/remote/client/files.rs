@@ -104,35 +104,67 @@ const EFBIG: u32 = 27;
 /// The largest verify state sent.
 const MAX_STATE: u64 = 64 << 20;
 
-/// What a SENDFILE for `path` is answered with: the file's bytes, or an
-/// errno and why. Only `NAME-verify.state` in the working directory (no
-/// directory part, not hidden, a regular file, not a link) is sent.
-pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, (u32, String)> {
-    let shown = quote(path, 200);
-    let refuse = |why: &str| (EACCES, format!("fio: refusing to send \"{shown}\": {why}"));
+/// Why a SENDFILE is refused: each text is what the client prints,
+/// [`SendError::errno`] what it answers with.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SendError {
+    /// Not a file the client sends (`why`).
+    #[error("fio: refusing to send \"{}\": {why}", quote(path, 200))]
+    Refused { path: String, why: &'static str },
+    #[error("fio: refusing to send {}: too large", quote(path, 200))]
+    TooLarge { path: String },
+    /// The file could not be looked at or read (`errno`: the answer's).
+    #[error("fio: send {}: {}", quote(path, 200), crate::diag::io_reason(source))]
+    Io {
+        path: String,
+        errno: u32,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SendError {
+    /// The errno the client answers with.
+    pub(crate) fn errno(&self) -> u32 {
+        match self {
+            SendError::Refused { .. } => EACCES,
+            SendError::TooLarge { .. } => EFBIG,
+            SendError::Io { errno, .. } => *errno,
+        }
+    }
+}
+
+/// What a SENDFILE for `path` is answered with: the file's bytes, or why
+/// not. Only `NAME-verify.state` in the working directory (no directory
+/// part, not hidden, a regular file, not a link) is sent.
+pub(crate) fn sendfile(path: &str) -> Result<Vec<u8>, SendError> {
+    let refuse = |why: &'static str| SendError::Refused {
+        path: path.to_string(),
+        why,
+    };
+    // `errno` when the error has none.
+    let io = |errno: u32| {
+        move |source: std::io::Error| SendError::Io {
+            path: path.to_string(),
+            errno: source.raw_os_error().map_or(errno, |e| e as u32),
+            source,
+        }
+    };
     if path.contains('/') || path.starts_with('.') || !path.ends_with("-verify.state") {
         return Err(refuse(
             "only a verify state file of the working directory is sent",
         ));
     }
-    let meta = std::fs::symlink_metadata(path).map_err(|e| {
-        (
-            e.raw_os_error().unwrap_or(2) as u32,
-            format!("fio: send {shown}: {}", crate::diag::io_reason(&e)),
-        )
-    })?;
+    let meta = std::fs::symlink_metadata(path).map_err(io(2))?;
     if !meta.is_file() {
         return Err(refuse("not a regular file"));
     }
     if meta.len() > MAX_STATE {
-        return Err((EFBIG, format!("fio: refusing to send {shown}: too large")));
+        return Err(SendError::TooLarge {
+            path: path.to_string(),
+        });
     }
-    std::fs::read(path).map_err(|e| {
-        (
-            e.raw_os_error().unwrap_or(5) as u32,
-            format!("fio: send {shown}: {}", crate::diag::io_reason(&e)),
-        )
-    })
+    std::fs::read(path).map_err(io(5))
 }
 
 #[cfg(test)]
@@ -167,11 +199,27 @@ mod tests {
 
     #[test]
     fn only_verify_state_files_are_sent() {
-        assert_eq!(sendfile("/etc/passwd").unwrap_err().0, EACCES);
-        assert_eq!(sendfile("../x-verify.state").unwrap_err().0, EACCES);
-        assert_eq!(sendfile(".x-verify.state").unwrap_err().0, EACCES);
-        assert_eq!(sendfile("passwd").unwrap_err().0, EACCES);
+        let errno = |p: &str| sendfile(p).unwrap_err().errno();
+        assert_eq!(errno("/etc/passwd"), EACCES);
+        assert_eq!(errno("../x-verify.state"), EACCES);
+        assert_eq!(errno(".x-verify.state"), EACCES);
+        assert_eq!(errno("passwd"), EACCES);
+        assert_eq!(
+            sendfile("passwd").unwrap_err().to_string(),
+            "fio: refusing to send \"passwd\": only a verify state file of the working directory is sent"
+        );
         // Missing: its errno (ENOENT).
-        assert_eq!(sendfile("no-such-job-0-verify.state").unwrap_err().0, 2);
+        let missing = sendfile("no-such-job-0-verify.state").unwrap_err();
+        assert_eq!(missing.errno(), 2);
+        assert!(
+            matches!(&missing, SendError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{missing:?}"
+        );
+        assert!(
+            missing
+                .to_string()
+                .starts_with("fio: send no-such-job-0-verify.state: "),
+            "{missing}"
+        );
     }
 }

@@ -147,9 +147,9 @@ impl Session<'_> {
                 let path = body::decode_sendfile(b)?;
                 let reply = match files::sendfile(&path) {
                     Ok(data) => body::encode_sendfile_reply(0, &data),
-                    Err((errno, why)) => {
-                        writeln!(self.err, "{why}")?;
-                        body::encode_sendfile_reply(errno, &[])
+                    Err(e) => {
+                        writeln!(self.err, "{e}")?;
+                        body::encode_sendfile_reply(e.errno(), &[])
                     }
                 };
                 self.send(i, Op::SendFile, msg.tag, &reply);

@@ -11,7 +11,7 @@ use crate::diag::{io_reason, quote, quote_bytes, visible};
 /// Why a log cannot be replayed. `name` is the log's name as the job
 /// gives it; the texts escape it where fio's would print raw bytes.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum Error {
+pub enum Error {
     /// The log cannot be opened.
     #[error("{name}: fopen read iolog: {}", io_reason(source))]
     Open {
@@ -75,7 +75,7 @@ pub(crate) enum Error {
 
 /// What is wrong with a line of a text log.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum LineError {
+pub enum LineError {
     /// Longer than the `max` bytes of a line.
     #[error("line longer than {max} bytes (no line end; an iolog line is at most {max} bytes)")]
     TooLong { max: usize },
@@ -103,7 +103,7 @@ pub(crate) enum LineError {
 
 /// A number of a line that cannot be replayed (`text`: as written).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum NumError {
+pub enum NumError {
     #[error("{}: negative", quote_bytes(text, 40))]
     Negative { text: Vec<u8> },
     #[error("{}: over {max}", quote_bytes(text, 40))]
@@ -112,7 +112,7 @@ pub(crate) enum NumError {
 
 /// A blktrace trace that cannot be read, at byte `at` of its file.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum TraceError {
+pub enum TraceError {
     #[error("the trace at byte {at}: read blktrace file: {}", io_reason(source))]
     Read {
         at: u64,
@@ -138,7 +138,7 @@ pub(crate) enum TraceError {
 
 /// What a log has none of, so that nothing of it can be replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum Nothing {
+pub enum Nothing {
     /// A chunked log without an entry.
     #[error("the log has nothing to replay")]
     Entries,
@@ -151,7 +151,7 @@ pub(crate) enum Nothing {
 /// Why `merge_blktrace_file` failed. `name` is a trace's or the merge
 /// file's name, escaped.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum MergeError {
+pub enum MergeError {
     /// `merge_blktrace_scalars` or `merge_blktrace_iters` (`option`) has
     /// `given` values for `logs` traces.
     #[error("fio: {option}({given}) != nr_logs({logs})")]

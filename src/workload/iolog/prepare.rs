@@ -19,9 +19,9 @@ use crate::workload::verify::LoadedState;
 impl<'a> Prepared<'a> {
     /// The log `spec` replays, read: `None` when it replays none.
     pub(crate) fn load_replay(spec: &JobSpec) -> Result<Option<Replay>, RunError> {
-        Replay::load(spec).map_err(|e| RunError::Iolog {
+        Replay::load(spec).map_err(|source| RunError::Iolog {
             job: spec.name.clone(),
-            msg: e.to_string(),
+            source,
         })
     }
 
@@ -76,9 +76,9 @@ impl<'a> Prepared<'a> {
                 (r, n.as_str())
             })
             .collect();
-        let refused = |e: offsets::SetupError| RunError::Refused {
+        let refused = |source: offsets::SetupError| RunError::Generators {
             job: spec.name.clone(),
-            msg: e.to_string(),
+            source,
         };
         // Never drawn from: the loop asks the log instead.
         let gen = IoGen::new(spec, &spec.seeds, &regions).map_err(refused)?;

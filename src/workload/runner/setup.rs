@@ -50,10 +50,10 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             report.latency_depth = Some(0);
             Some(report)
         }
-        RunError::VerifyState { msg, .. } | RunError::EngineSetup { msg, .. } => {
+        RunError::VerifyState { .. } | RunError::EngineSetup { .. } => {
             // fio reaps the job unstarted: no error of its own, but the
             // run exits non-zero.
-            log.err(msg);
+            log.err(&e.to_string());
             let mut report = JobReport::empty(spec.report.clone(), 0);
             report.latency_depth = Some(0);
             report.setup_failed = true;
@@ -64,7 +64,11 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             report.latency_depth = Some(0);
             Some(report)
         }
-        RunError::Iolog { msg, .. } => Some(super::super::iolog::replay::failed(spec, msg, log)),
+        RunError::Iolog { source, .. } => Some(super::super::iolog::replay::failed(
+            spec,
+            &source.to_string(),
+            log,
+        )),
         RunError::Zbd {
             lines,
             error,

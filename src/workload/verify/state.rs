@@ -138,7 +138,7 @@ pub(crate) fn save(spec: &JobSpec, numberio: u64, comps: &WriteComps) -> Result<
 /// Why a state file could not be written or loaded: each text is fio's,
 /// whole lines.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum StateError {
+pub enum StateError {
     /// The file `path` could not be opened (`for_write`: to save it).
     #[error(
         "fio: open state file: {}\nfio: state file: {path} (for_write={})\n",
