@@ -150,7 +150,7 @@ where
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let labelled =
-        !c.bands.is_empty() || !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
+        !(c.bands.is_empty() && c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
     let y = y_range(c, root.dim_in_pixel().1, labelled);
     match c.y.scale {
         Scale::Log => {

@@ -19,12 +19,15 @@ use super::units::Units;
 /// The baseline files given, each under its label.
 pub type Baselines<'a> = [(&'a str, &'a Runs)];
 
+/// A band's (percentile, least ns, greatest ns).
+type Spreads = Vec<(f64, f64, f64)>;
+
 /// A percentile curve to draw: its label, its (percentile, ns) points and
-/// the band around it (its label, (percentile, least ns, greatest ns)).
+/// the band around it (its label and spreads).
 struct Curve {
     label: String,
     points: Vec<(f64, f64)>,
-    band: Option<(String, Vec<(f64, f64, f64)>)>,
+    band: Option<(String, Spreads)>,
 }
 
 fn plural(n: u64) -> &'static str {
@@ -36,7 +39,7 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// The least and greatest of the runs at each percentile below 100.
-fn band_points(d: &RunsDir) -> Vec<(f64, f64, f64)> {
+fn band_points(d: &RunsDir) -> Spreads {
     d.clat_percentiles
         .iter()
         .filter(|p| p.0 < 100.0)
