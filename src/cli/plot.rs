@@ -451,20 +451,8 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
         let name = path.display().to_string();
         return Ok(Some(Input::Stream { name, stream }));
     }
-    if plot::looks_like_baseline(&held) {
-        let doc: serde_json::Value =
-            serde_json::from_slice(&held).map_err(|e| PlotError::BaselineJson {
-                path: path.to_path_buf(),
-                why: e.to_string(),
-            })?;
-        let bad = |source| PlotError::Baseline {
-            path: path.to_path_buf(),
-            source,
-        };
-        if let Some(runs) = plot::baseline_of(&doc).map_err(bad)? {
-            let name = path.display().to_string();
-            return Ok(Some(Input::Baseline { name, runs }));
-        }
+    if let Some(baseline) = baseline_input(path, &held)? {
+        return Ok(Some(baseline));
     }
     if plot::looks_like_json(&held) {
         let report = plot::parse_json(&held).map_err(|source| PlotError::Report {
@@ -478,6 +466,26 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
         Some(kind) => log(plot::parse_log(kind, &held)),
         None => Err(neither()),
     }
+}
+
+/// `bytes` read from `path` as a baseline file (`None`: not one).
+fn baseline_input(path: &Path, bytes: &[u8]) -> Result<Option<Input>, PlotError> {
+    if !plot::looks_like_baseline(bytes) {
+        return Ok(None);
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| PlotError::BaselineJson {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        })?;
+    let bad = |source| PlotError::Baseline {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path.display().to_string();
+    Ok(plot::baseline_of(&doc)
+        .map_err(bad)?
+        .map(|runs| Input::Baseline { name, runs }))
 }
 
 /// The inflater's output, read as a log as it comes; a bad line stops the
