@@ -108,12 +108,18 @@ fn zero_buffers() {
 
 #[test]
 fn no_ramp_random_write() {
-    let job = "[j]\nioengine=null\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n";
+    let job = "[j]\nioengine=psync\nfilename=f\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n";
     shows(
         "no-ramp-random-write",
         job,
-        ("j", 5),
+        ("j", 6),
         &format!("{job}ramp_time=1\n"),
+    );
+    // The null engine writes to no device: nothing to ramp.
+    let null = job.replace("ioengine=psync", "ioengine=null");
+    assert_eq!(
+        of(&lint("no-ramp-null", &null).1, "no-ramp-random-write"),
+        []
     );
 }
 
