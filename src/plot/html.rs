@@ -394,4 +394,46 @@ mod tests {
         assert!(p.contains("<figure id=\"c\" aria-label=\"t &amp; u\">\n<svg></svg>\n</figure>"));
         assert!(!p.contains("<?xml") && !p.contains("<script"));
     }
+
+    #[test]
+    fn verdicts_read_as_the_run_decided_them() {
+        let v = |verdict: &str, gated: bool| Verdict {
+            job: "j".into(),
+            ddir: "read".into(),
+            metric: "p99".into(),
+            gated,
+            saved: 2000.0,
+            now: Some(30_000.0),
+            change_pct: Some(1400.0),
+            band_pct: 10.0,
+            verdict: verdict.into(),
+        };
+        let cell = |verdict: &str, gated: bool| verdict_cell(&v(verdict, gated)).1;
+        assert_eq!(cell("better", true), "better");
+        assert_eq!(cell("within", true), "within band");
+        assert_eq!(cell("worse", true), "regression");
+        assert_eq!(cell("worse", false), "worse (not gated)");
+        assert_eq!(cell("not measured", true), "regression (not measured)");
+        assert_eq!(cell("not measured", false), "not measured");
+        let mut h = String::new();
+        let all = Verdicts {
+            file: "b.json".into(),
+            result: "fail".into(),
+            gated: vec!["p99".into()],
+            threshold_pct: 10.0,
+            saved_runs: 1,
+            runs: 3,
+            warnings: vec!["host <differs>".into()],
+            metrics: vec![v("worse", true)],
+        };
+        verdicts(&mut h, "r.json", &all);
+        assert!(h.contains(
+            "<p class=\"baseline-result fail\">FAIL: 1 of 1 gated metrics regressed (j read clat p99)</p>"
+        ));
+        assert!(h.contains("<li>warning: host &lt;differs&gt;</li>"));
+        assert!(h.contains(
+            "<td>clat p99</td><td>gated</td><td>2.00 usec</td><td>30.00 usec</td><td>+1400.0%</td>\
+             <td>\u{b1}10.0%</td><td class=\"verdict regression\" data-verdict=\"worse\">regression</td>"
+        ), "{h}");
+    }
 }

@@ -1,6 +1,6 @@
 //! `no-ramp-random-write`: timed random writes counted from the device's
 //! fresh state. Not for an engine that fakes its I/O or does none (null,
-//! cpuio, ...): no device, no fresh state.
+//! ...): no device, no fresh state.
 
 use super::{at, Ctx, Hit, Rule};
 
