@@ -108,8 +108,14 @@ enum PlotError {
         path: PathBuf,
         source: plot::BaselineError,
     },
-    #[error("{}: not valid JSON: {why}", path.display())]
-    BaselineJson { path: PathBuf, why: String },
+    /// Its position first, as the other inputs' errors.
+    #[error("{}: line {line}, column {column}: not valid JSON: {what}", path.display())]
+    BaselineJson {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        what: String,
+    },
     #[error("{0}: a baseline is drawn beside a JSON report of a run: give one too")]
     BaselineAlone(String),
     #[error("{}: nothing to plot ({why})", path.display())]
@@ -473,11 +479,16 @@ fn baseline_input(path: &Path, bytes: &[u8]) -> Result<Option<Input>, PlotError>
     if !plot::looks_like_baseline(bytes) {
         return Ok(None);
     }
-    let doc: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| PlotError::BaselineJson {
+    let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        let text = e.to_string();
+        let what = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
+        PlotError::BaselineJson {
             path: path.to_path_buf(),
-            why: e.to_string(),
-        })?;
+            line: e.line(),
+            column: e.column(),
+            what: what.to_string(),
+        }
+    })?;
     let bad = |source| PlotError::Baseline {
         path: path.to_path_buf(),
         source,

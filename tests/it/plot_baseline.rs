@@ -292,4 +292,26 @@ fn the_html_page_draws_the_baseline_and_the_repeat_band_and_the_verdicts() {
         common::stderr(&o),
         "rfio plot: b.json: a baseline is drawn beside a JSON report of a run: give one too\n"
     );
+    // A baseline of another format, or one that does not parse, is
+    // refused by name.
+    let old = read(dir.file("b.json")).replacen("rfio-baseline/2", "rfio-baseline/1", 1);
+    dir.write("old.json", &old);
+    dir.write(
+        "cut.json",
+        "{\"format\": \"rfio-baseline/2\", \"results\": ",
+    );
+    for (file, want) in [
+        (
+            "old.json",
+            "rfio plot: old.json: a baseline of format \"rfio-baseline/1\": rfio plot reads rfio-baseline/2\n",
+        ),
+        (
+            "cut.json",
+            "rfio plot: cut.json: line 1, column 41: not valid JSON: EOF while parsing a value\n",
+        ),
+    ] {
+        let o = plot(&dir, &["run.json", file, "-o", "refused"]);
+        assert_eq!((o.status.code(), common::stderr(&o).as_str()), (Some(1), want));
+        assert!(!dir.file("refused").exists());
+    }
 }
