@@ -16,7 +16,8 @@ Charts of fio's logs and JSON output, drawn without gnuplot.
 FILE is a per-job log written by rfio or fio (NAME_iops.N.log, NAME_bw.N.log,
 NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log, also .log.fz), the output
 of --output-format=json or json+, or an NDJSON status stream
-(--output-format=ndjson, --status-format=ndjson).
+(--output-format=ndjson, --status-format=ndjson), or an rfio baseline file
+(--baseline-save, rfio-baseline/2), drawn beside the JSON reports.
 
   Logs: IOPS, bandwidth (KiB/s, MiB/s or GiB/s) or latency (nsec, usec or
         msec) over time (s), a series per direction; one chart per log.
@@ -25,6 +26,11 @@ of --output-format=json or json+, or an NDJSON status stream
   NDJSON: IOPS, bandwidth and completion latency (mean, p99) of each
         status line over time, a series per job and direction; the final
         line's report as JSON.
+  rfio's own: the clat percentile curve of a --repeat report is the
+        median run's, in the band of the runs' least to greatest; a
+        baseline file's curve (its runs' medians, in its band) is drawn
+        beside each report's, else the saved medians of the report's
+        --baseline-compare verdicts; --html adds their tables.
 
 Each metric has one unit on every chart (the largest value's); each file
 is named by the shortest end of its path that tells it from the others.
@@ -40,7 +46,8 @@ Options:
                        percentile curves and histograms
   --format=FMT         svg, png or both (default both)
   --html               also write DIR/index.html: every chart inline and the
-                       summary of each JSON input
+                       summary of each JSON input (its --repeat runs and its
+                       --baseline-compare verdicts too)
   --size=WxH           chart size in pixels (default 800x480)
   --font=FILE          TrueType font for the charts' text (default: DejaVu
                        Sans or Liberation Sans from the system)
@@ -96,6 +103,21 @@ enum PlotError {
     },
     #[error("{}: {source}", path.display())]
     Report { path: PathBuf, source: plot::Error },
+    #[error("{}: {source}", path.display())]
+    Baseline {
+        path: PathBuf,
+        source: plot::BaselineError,
+    },
+    /// Its position first, as the other inputs' errors.
+    #[error("{}: line {line}, column {column}: not valid JSON: {what}", path.display())]
+    BaselineJson {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        what: String,
+    },
+    #[error("{0}: a baseline is drawn beside a JSON report of a run: give one too")]
+    BaselineAlone(String),
     #[error("{}: nothing to plot ({why})", path.display())]
     Nothing { path: PathBuf, why: &'static str },
     #[error("{}: {}", path.display(), io_reason(source))]
@@ -268,6 +290,9 @@ fn run(o: &Opts, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), PlotErr
     for p in &empty {
         writeln!(err, "rfio plot: {p}: empty log (no samples), skipped")?;
     }
+    if inputs.iter().all(|i| matches!(i, Input::Baseline { .. })) {
+        return Err(PlotError::BaselineAlone(inputs[0].name().to_string()));
+    }
     // plotters measures the text of SVG and PNG charts alike.
     load_font(o.font.as_deref(), FONTS)?;
     let charts = plot::charts(
@@ -432,6 +457,9 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
         let name = path.display().to_string();
         return Ok(Some(Input::Stream { name, stream }));
     }
+    if let Some(baseline) = baseline_input(path, &held)? {
+        return Ok(Some(baseline));
+    }
     if plot::looks_like_json(&held) {
         let report = plot::parse_json(&held).map_err(|source| PlotError::Report {
             path: path.to_path_buf(),
@@ -444,6 +472,31 @@ fn read_input(path: &Path) -> Result<Option<Input>, PlotError> {
         Some(kind) => log(plot::parse_log(kind, &held)),
         None => Err(neither()),
     }
+}
+
+/// `bytes` read from `path` as a baseline file (`None`: not one).
+fn baseline_input(path: &Path, bytes: &[u8]) -> Result<Option<Input>, PlotError> {
+    if !plot::looks_like_baseline(bytes) {
+        return Ok(None);
+    }
+    let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        let text = e.to_string();
+        let what = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
+        PlotError::BaselineJson {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            what: what.to_string(),
+        }
+    })?;
+    let bad = |source| PlotError::Baseline {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path.display().to_string();
+    Ok(plot::baseline_of(&doc)
+        .map_err(bad)?
+        .map(|runs| Input::Baseline { name, runs }))
 }
 
 /// The inflater's output, read as a log as it comes; a bad line stops the

@@ -12,6 +12,7 @@ use super::chart::{file_stem, thin, Chart, Series, Style};
 use super::json::Report;
 use super::log::{Log, LogKind};
 use super::report::{self, LatAxis};
+use super::runs::Runs;
 use super::stream::{self, Stream};
 use super::units::Units;
 
@@ -31,15 +32,22 @@ pub enum Input {
         name: String,
         stream: Stream,
     },
+    /// A baseline file (`--baseline-save`): its runs are drawn beside
+    /// the reports' curves.
+    Baseline {
+        name: String,
+        runs: Runs,
+    },
 }
 
 impl Input {
     /// The path it was read from.
     pub fn name(&self) -> &str {
         match self {
-            Input::Log { name, .. } | Input::Report { name, .. } | Input::Stream { name, .. } => {
-                name
-            }
+            Input::Log { name, .. }
+            | Input::Report { name, .. }
+            | Input::Stream { name, .. }
+            | Input::Baseline { name, .. } => name,
         }
     }
 
@@ -48,7 +56,7 @@ impl Input {
         match self {
             Input::Report { report, .. } => Some(report),
             Input::Stream { stream, .. } => stream.report.as_ref(),
-            Input::Log { .. } => None,
+            Input::Log { .. } | Input::Baseline { .. } => None,
         }
     }
 
@@ -56,6 +64,12 @@ impl Input {
     pub fn nothing_to_plot(&self) -> Option<&'static str> {
         match self {
             Input::Log { .. } => None,
+            Input::Baseline { runs, .. } => (!runs
+                .jobs
+                .iter()
+                .flat_map(|j| &j.dirs)
+                .any(|d| !d.clat_percentiles.is_empty()))
+            .then_some("a baseline without completion-latency percentiles"),
             Input::Report { report, .. } => {
                 (!report.drawable()).then_some("no job did I/O with latency percentiles or bins")
             }
@@ -127,6 +141,13 @@ fn units(inputs: &[Input]) -> Units {
             }
             Input::Stream { stream, .. } => stream.see(&mut u),
             Input::Report { .. } => {}
+            Input::Baseline { runs, .. } => {
+                for d in runs.jobs.iter().flat_map(|j| &j.dirs) {
+                    for (_, s) in d.clat_percentiles.iter().filter(|p| p.0 < 100.0) {
+                        u.see_lat("clat", s.max);
+                    }
+                }
+            }
         }
         if let Some(report) = input.report() {
             for lat in report
@@ -138,6 +159,18 @@ fn units(inputs: &[Input]) -> Units {
                 let pct = lat.percentiles.iter().filter(|p| p.0 < 100.0);
                 for ns in pct.map(|p| p.1).chain(lat.bins.iter().map(|b| b.0)) {
                     u.see_lat(lat.kind, ns);
+                }
+            }
+            // The runs' greatest and the baseline's saved medians.
+            let runs = report.repeat.iter().flat_map(|r| &r.jobs);
+            for d in runs.flat_map(|j| &j.dirs) {
+                for (_, s) in d.clat_percentiles.iter().filter(|p| p.0 < 100.0) {
+                    u.see_lat("clat", s.max);
+                }
+            }
+            for v in report.verdicts.iter().flat_map(|v| &v.metrics) {
+                if v.percentile().is_some_and(|p| p < 100.0) {
+                    u.see_lat("clat", v.saved);
                 }
             }
         }
@@ -186,10 +219,18 @@ pub fn charts(inputs: &[Input], opts: &Options) -> Vec<Chart> {
         .zip(&labels)
         .filter_map(|(i, label)| Some((label.as_str(), i.report()?)))
         .collect();
+    let baselines: Vec<(&str, &Runs)> = inputs
+        .iter()
+        .zip(&labels)
+        .filter_map(|(i, label)| match i {
+            Input::Baseline { runs, .. } => Some((label.as_str(), runs)),
+            _ => None,
+        })
+        .collect();
     let axis = LatAxis {
         log: opts.log_latency,
     };
-    out.extend(report::charts(&reports, &units, axis, overlay));
+    out.extend(report::charts(&reports, &baselines, &units, axis, overlay));
     let mut used = HashSet::new();
     for c in &mut out {
         let base = file_stem(&c.name);
@@ -281,6 +322,7 @@ fn log_chart(name: &str, logs: &[(&str, &Log)], overlay: bool, units: &Units) ->
         y: Axis::linear(unit, 0.0, max_y / size * 1.05),
         style: Style::Line,
         series,
+        bands: Vec::new(),
     }
 }
 

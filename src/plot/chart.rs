@@ -24,6 +24,17 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// A band around a series: the least and greatest value at each x (the
+/// runs of `--repeat`), drawn as a lighter area in the colour of series
+/// number `series`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    pub label: String,
+    pub series: usize,
+    /// (x, least, greatest), x ascending.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
 /// A chart, and the file stem it is written under.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
@@ -34,6 +45,8 @@ pub struct Chart {
     pub y: Axis,
     pub style: Style,
     pub series: Vec<Series>,
+    /// Drawn under the series.
+    pub bands: Vec<Band>,
 }
 
 /// The most points a series keeps; longer ones (per-I/O logs) are

@@ -5,12 +5,18 @@
 
 use serde_json::Value;
 
+use super::runs::{self, Runs, Verdicts};
 use super::Error;
 
 /// A run's report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub jobs: Vec<Job>,
+    /// rfio's `"repeat"` object (`--repeat`): the report is the median
+    /// run's.
+    pub repeat: Option<Runs>,
+    /// rfio's `"baseline"` object (`--baseline-compare`).
+    pub verdicts: Option<Verdicts>,
 }
 
 /// One job of the report.
@@ -104,7 +110,11 @@ pub fn from_value(value: &Value) -> Result<Report, Error> {
         .enumerate()
         .map(|(i, j)| job(i, j))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Report { jobs })
+    Ok(Report {
+        jobs,
+        repeat: runs::repeat_of(value),
+        verdicts: runs::verdicts_of(value),
+    })
 }
 
 /// serde_json's error without its position (for one line of a stream).

@@ -18,6 +18,7 @@ mod log;
 mod raster;
 mod render;
 mod report;
+mod runs;
 mod stream;
 mod units;
 
@@ -28,4 +29,5 @@ pub(crate) use html::page;
 pub(crate) use json::{looks_like_json, parse as parse_json, Report};
 pub(crate) use log::{parse as parse_log, Log, LogError, LogKind, Reader as LogReader};
 pub(crate) use render::{png, svg, use_font, Size};
+pub(crate) use runs::{baseline_of, looks_like_baseline, BaselineError};
 pub(crate) use stream::{looks_like_stream, parse as parse_stream};

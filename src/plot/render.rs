@@ -63,6 +63,8 @@ const Y_AREA: u32 = 76;
 /// defaults for [`LABEL`]-sized text).
 const LEGEND_ROW: u32 = 18;
 const LEGEND_PAD: u32 = 16;
+/// A band's opacity over its series' colour.
+const BAND_ALPHA: f64 = 0.22;
 
 /// The font handed in (the first), if it registered.
 static FONT: OnceLock<Option<&'static [u8]>> = OnceLock::new();
@@ -147,7 +149,8 @@ where
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let labelled = !(c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
+    let labelled =
+        !(c.bands.is_empty() && c.series.len() < 2 && c.series.iter().all(|s| s.label.is_empty()));
     let y = y_range(c, root.dim_in_pixel().1, labelled);
     match c.y.scale {
         Scale::Log => {
@@ -199,6 +202,14 @@ where
         .axis_desc_style((FAMILY, LABEL + 1))
         .draw()?;
 
+    // Bands first, under every line: the area between each x's least and
+    // greatest value, a light shade of its series' colour.
+    for b in &c.bands {
+        let shade = PALETTE[b.series % PALETTE.len()].mix(BAND_ALPHA);
+        let mut area: Vec<(f64, f64)> = b.points.iter().map(|&(x, lo, _)| (x, lo)).collect();
+        area.extend(b.points.iter().rev().map(|&(x, _, hi)| (x, hi)));
+        chart.draw_series(std::iter::once(Polygon::new(area, shade.filled())))?;
+    }
     for (i, s) in c.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let drawn = match c.style {
@@ -227,6 +238,14 @@ where
             let dots = s.points.iter().map(|&p| Circle::new(p, 3, color.filled()));
             chart.draw_series(dots)?;
         }
+    }
+    // The bands' legend entries after the lines' (nothing more drawn).
+    for b in c.bands.iter().filter(|_| labelled) {
+        let shade = PALETTE[b.series % PALETTE.len()].mix(BAND_ALPHA);
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label(b.label.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], shade.filled()));
     }
     if labelled {
         chart
@@ -284,11 +303,13 @@ fn y_range(c: &Chart, height: u32, labelled: bool) -> Range<f64> {
         return lo..hi;
     }
     let plot = f64::from(height.saturating_sub(2 * MARGIN + CAPTION + 12 + X_AREA));
-    let legend = f64::from(LEGEND_PAD + LEGEND_ROW * c.series.len() as u32 + MARGIN);
+    let rows = (c.series.len() + c.bands.len()) as u32;
+    let legend = f64::from(LEGEND_PAD + LEGEND_ROW * rows + MARGIN);
     let top = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(c.bands.iter().flat_map(|b| b.points.iter().map(|p| p.2)))
         .fold(lo, f64::max);
     // The data keep at least a third of the plot's height.
     let free = (plot - legend).max(plot / 3.0);
@@ -329,6 +350,7 @@ mod tests {
                     points: vec![(0.0, 50.0), (1.0, 100.0)],
                 })
                 .collect(),
+            bands: Vec::new(),
         }
     }
 
@@ -370,6 +392,7 @@ mod tests {
                 label: String::new(),
                 points,
             }],
+            bands: Vec::new(),
         };
         let size = Size::default();
         let bytes = png(&c, size).unwrap();

@@ -2,11 +2,148 @@
 //! slat) the percentile curve and, from JSON+ bins, the histogram; with
 //! `overlay`, one chart per direction and latency holding every report's
 //! (and job's) curve, so that runs compare on one chart.
+//!
+//! Beside a clat percentile curve: with `--repeat` (the report's
+//! `"repeat"`), the band from the least to the greatest of the runs at
+//! each percentile around the median run's curve; and the baseline's
+//! curve (the median of its runs at each percentile, with its own band),
+//! from the baseline files given, else from the saved medians of the
+//! report's `"baseline"` verdicts.
 
 use super::axis::{nines, Axis};
-use super::chart::{Chart, Series, Style};
+use super::chart::{Band, Chart, Series, Style};
 use super::json::{Job, Latency, Report};
+use super::runs::{Runs, RunsDir};
 use super::units::Units;
+
+/// The baseline files given, each under its label.
+pub type Baselines<'a> = [(&'a str, &'a Runs)];
+
+/// A band's (percentile, least ns, greatest ns).
+type Spreads = Vec<(f64, f64, f64)>;
+
+/// A percentile curve to draw: its label, its (percentile, ns) points and
+/// the band around it (its label and spreads).
+struct Curve {
+    label: String,
+    points: Vec<(f64, f64)>,
+    band: Option<(String, Spreads)>,
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The least and greatest of the runs at each percentile below 100.
+fn band_points(d: &RunsDir) -> Spreads {
+    d.clat_percentiles
+        .iter()
+        .filter(|p| p.0 < 100.0)
+        .map(|(p, s)| (*p, s.min, s.max))
+        .collect()
+}
+
+/// The curve of job number `ji` of `report` (direction `ddir`, latency
+/// `lat`) under `label`: with the runs' band where the report is a
+/// `--repeat` of two runs or more.
+fn run_curve(
+    label: &str,
+    report: &Report,
+    ji: usize,
+    job: &Job,
+    ddir: &str,
+    lat: &Latency,
+) -> Curve {
+    let points = lat
+        .percentiles
+        .iter()
+        .filter(|p| p.0 < 100.0)
+        .copied()
+        .collect();
+    let runs = report
+        .repeat
+        .as_ref()
+        .filter(|r| r.runs >= 2 && lat.kind == "clat");
+    let Some((r, d)) = runs.and_then(|r| Some((r, r.dir(ji, &job.name, ddir)?))) else {
+        return Curve {
+            label: label.to_string(),
+            points,
+            band: None,
+        };
+    };
+    let median = format!("median run {} of {}", r.median_run, r.runs);
+    let spread = format!("min\u{2013}max of {} runs", r.runs);
+    let (label, band) = (format!("{label} ({median})"), format!("{label}: {spread}"));
+    Curve {
+        label,
+        points,
+        band: Some((band, band_points(d))),
+    }
+}
+
+/// The baseline's curves beside job number `ji` of `report`: one per
+/// baseline file given that has the job and direction, else the saved
+/// medians of the report's verdicts (no band: the verdicts keep none).
+fn baseline_curves(
+    report: &Report,
+    ji: usize,
+    job: &Job,
+    ddir: &str,
+    kind: &str,
+    baselines: &Baselines<'_>,
+) -> Vec<Curve> {
+    if kind != "clat" {
+        return Vec::new();
+    }
+    if !baselines.is_empty() {
+        return baselines
+            .iter()
+            .filter_map(|&(label, runs)| {
+                let d = runs.dir(ji, &job.name, ddir)?;
+                let points: Vec<(f64, f64)> = d
+                    .clat_percentiles
+                    .iter()
+                    .filter(|p| p.0 < 100.0)
+                    .map(|(p, s)| (*p, s.median))
+                    .collect();
+                let n = runs.runs;
+                let band = (n >= 2).then(|| {
+                    let what = format!("baseline {label}: min\u{2013}max of {n} runs");
+                    (what, band_points(d))
+                });
+                (!points.is_empty()).then(|| Curve {
+                    label: format!("baseline {label} (median of {n} run{})", plural(n)),
+                    points,
+                    band,
+                })
+            })
+            .collect();
+    }
+    let Some(v) = &report.verdicts else {
+        return Vec::new();
+    };
+    let mut points: Vec<(f64, f64)> = v
+        .metrics
+        .iter()
+        .filter(|m| m.job == job.name && m.ddir == ddir)
+        .filter_map(|m| Some((m.percentile()?, m.saved)))
+        .filter(|p| p.0 < 100.0)
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let n = v.saved_runs;
+    vec![Curve {
+        label: format!("baseline {} (median of {n} run{})", v.file, plural(n)),
+        points,
+        band: None,
+    }]
+}
 
 /// How latencies are placed: on a log axis (the default) or evenly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,17 +156,18 @@ pub struct LatAxis {
 /// report's label).
 pub fn charts(
     reports: &[(&str, &Report)],
+    baselines: &Baselines<'_>,
     units: &Units,
     axis: LatAxis,
     overlay: bool,
 ) -> Vec<Chart> {
     if overlay {
-        return overlays(reports, units, axis);
+        return overlays(reports, baselines, units, axis);
     }
     let mut out = Vec::new();
     for &(label, report) in reports {
         let from = (reports.len() > 1).then_some(label);
-        for job in &report.jobs {
+        for (ji, job) in report.jobs.iter().enumerate() {
             for dir in &job.dirs {
                 for lat in &dir.lats {
                     let who = match from {
@@ -44,7 +182,17 @@ pub fn charts(
                     }
                     if lat.percentiles.iter().any(|p| p.0 < 100.0) {
                         let title = format!("{who}: {} latency percentiles", lat.kind);
-                        out.push(percentiles(format!("{stem}-pct"), title, &one, units, axis));
+                        let beside =
+                            baseline_curves(report, ji, job, dir.ddir, lat.kind, baselines);
+                        let mut run = run_curve(label, report, ji, job, dir.ddir, lat);
+                        // A curve alone needs no legend.
+                        if run.band.is_none() && beside.is_empty() {
+                            run.label = String::new();
+                        }
+                        let mut curves = vec![run];
+                        curves.extend(beside);
+                        let name = format!("{stem}-pct");
+                        out.push(percentiles(name, title, lat.kind, curves, units, axis));
                     }
                 }
             }
@@ -55,7 +203,12 @@ pub fn charts(
 
 /// One chart per direction, latency and kind of chart, a series per
 /// report and job, in input order.
-fn overlays(reports: &[(&str, &Report)], units: &Units, axis: LatAxis) -> Vec<Chart> {
+fn overlays(
+    reports: &[(&str, &Report)],
+    baselines: &Baselines<'_>,
+    units: &Units,
+    axis: LatAxis,
+) -> Vec<Chart> {
     // (ddir, latency) in the order first met.
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for (_, r) in reports {
@@ -76,8 +229,10 @@ fn overlays(reports: &[(&str, &Report)], units: &Units, axis: LatAxis) -> Vec<Ch
     let mut out = Vec::new();
     for (ddir, kind) in keys {
         let mut lats: Vec<(String, &Latency)> = Vec::new();
+        let mut curves: Vec<Curve> = Vec::new();
+        let mut beside: Vec<Curve> = Vec::new();
         for &(label, r) in reports {
-            for job in &r.jobs {
+            for (ji, job) in r.jobs.iter().enumerate() {
                 let Some(lat) = find(job, ddir, kind) else {
                     continue;
                 };
@@ -85,9 +240,20 @@ fn overlays(reports: &[(&str, &Report)], units: &Units, axis: LatAxis) -> Vec<Ch
                     1 => label.to_string(),
                     _ => format!("{label} {}", job.name),
                 };
+                if lat.percentiles.iter().any(|p| p.0 < 100.0) {
+                    curves.push(run_curve(&name, r, ji, job, ddir, lat));
+                    for b in baseline_curves(r, ji, job, ddir, kind, baselines) {
+                        // A baseline once, however many runs compare
+                        // with it.
+                        if !beside.iter().any(|c| c.label == b.label) {
+                            beside.push(b);
+                        }
+                    }
+                }
                 lats.push((name, lat));
             }
         }
+        curves.extend(beside);
         let stem = format!("overlay-{ddir}-{kind}");
         let hist: Vec<(String, &Latency)> = lats
             .iter()
@@ -98,14 +264,16 @@ fn overlays(reports: &[(&str, &Report)], units: &Units, axis: LatAxis) -> Vec<Ch
             let title = format!("{ddir} {kind} latency histogram: {n}");
             out.push(histogram(format!("{stem}-hist"), title, &hist, units, axis));
         }
-        let pct: Vec<(String, &Latency)> = lats
-            .iter()
-            .filter(|l| l.1.percentiles.iter().any(|p| p.0 < 100.0))
-            .cloned()
-            .collect();
-        if !pct.is_empty() {
+        if !curves.is_empty() {
             let title = format!("{ddir} {kind} latency percentiles: {n}");
-            out.push(percentiles(format!("{stem}-pct"), title, &pct, units, axis));
+            out.push(percentiles(
+                format!("{stem}-pct"),
+                title,
+                kind,
+                curves,
+                units,
+                axis,
+            ));
         }
     }
     out
@@ -193,38 +361,46 @@ fn histogram(
         y: Axis::linear(if share { "% of I/Os" } else { "I/Os" }, 0.0, top * 1.05),
         style: if share { Style::Dots } else { Style::Bars },
         series,
+        bands: Vec::new(),
     }
 }
 
-/// The percentile curve of each `(label, latency)`, to the last below 100.
+/// The chart of `curves` (percentiles below 100) of latency `kind`, each
+/// curve's band under it in its colour.
 fn percentiles(
     name: String,
     title: String,
-    lats: &[(String, &Latency)],
+    kind: &str,
+    curves: Vec<Curve>,
     units: &Units,
     axis: LatAxis,
 ) -> Chart {
-    let kind = lats[0].1.kind;
-    let pcts = || {
-        lats.iter()
-            .flat_map(|l| l.1.percentiles.iter().filter(|p| p.0 < 100.0))
-    };
-    let last = pcts().map(|p| nines(p.0)).fold(1.0, f64::max);
-    let (y, size) = lat_axis(kind, pcts().map(|p| p.1), units, axis);
+    let ps = || curves.iter().flat_map(|c| c.points.iter());
+    let bands = || curves.iter().flat_map(|c| c.band.iter().flat_map(|b| &b.1));
+    let values = || ps().map(|p| p.1).chain(bands().flat_map(|b| [b.1, b.2]));
+    let last = ps().map(|p| nines(p.0)).fold(1.0, f64::max);
+    let (y, size) = lat_axis(kind, values(), units, axis);
     // On a log axis, nothing under its floor (a 0 ns percentile).
     let floor = if axis.log { y.min } else { 0.0 };
-    let series = lats
-        .iter()
-        .map(|(label, lat)| Series {
-            label: label.clone(),
-            points: lat
-                .percentiles
-                .iter()
-                .filter(|p| p.0 < 100.0)
-                .map(|&(p, ns)| (nines(p), (ns / size).max(floor)))
-                .collect(),
-        })
-        .collect();
+    let at = |ns: f64| (ns / size).max(floor);
+    let mut series = Vec::new();
+    let mut out_bands = Vec::new();
+    for (i, c) in curves.into_iter().enumerate() {
+        if let Some((label, points)) = c.band {
+            out_bands.push(Band {
+                label,
+                series: i,
+                points: points
+                    .iter()
+                    .map(|&(p, lo, hi)| (nines(p), at(lo), at(hi)))
+                    .collect(),
+            });
+        }
+        series.push(Series {
+            label: c.label,
+            points: c.points.iter().map(|&(p, ns)| (nines(p), at(ns))).collect(),
+        });
+    }
     Chart {
         name,
         title,
@@ -232,5 +408,6 @@ fn percentiles(
         y,
         style: Style::LineDots,
         series,
+        bands: out_bands,
     }
 }

@@ -212,6 +212,7 @@ pub fn charts(label: &str, stem: &str, stream: &Stream, units: &Units) -> Vec<Ch
             y: Axis::linear(y_label, 0.0, max_y * 1.05),
             style: Style::LineDots,
             series,
+            bands: Vec::new(),
         });
     }
     out

@@ -108,12 +108,18 @@ fn zero_buffers() {
 
 #[test]
 fn no_ramp_random_write() {
-    let job = "[j]\nioengine=null\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n";
+    let job = "[j]\nioengine=psync\nfilename=f\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n";
     shows(
         "no-ramp-random-write",
         job,
-        ("j", 5),
+        ("j", 6),
         &format!("{job}ramp_time=1\n"),
+    );
+    // The null engine writes to no device: nothing to ramp.
+    let null = job.replace("ioengine=psync", "ioengine=null");
+    assert_eq!(
+        of(&lint("no-ramp-null", &null).1, "no-ramp-random-write"),
+        []
     );
 }
 
@@ -316,18 +322,78 @@ fn a_run_prints_no_lint_warning_when_stderr_is_not_a_terminal() {
     assert_eq!(stderr(&o), "");
 }
 
+/// The command lines of the README's code blocks that run a job: those
+/// starting `rfio --name=` (`\`-continued lines joined), without `rfio`.
+fn readme_command_lines(readme: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    let mut lines = readme.lines();
+    while let Some(line) = lines.next() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if !in_code || !line.starts_with("rfio --name=") {
+            continue;
+        }
+        let mut cmd = line.to_string();
+        while cmd.ends_with('\\') {
+            cmd.pop();
+            cmd.push_str(lines.next().unwrap_or(""));
+        }
+        let words = cmd.split('#').next().unwrap().split_whitespace();
+        out.push(words.skip(1).map(String::from).collect());
+    }
+    out
+}
+
+/// Every job the docs run lints clean: the example job files, each job
+/// file the README names (`jobfiles/...fio`) and each of its command-line
+/// jobs (run in a folder on the disk the tests build on, as a reader runs
+/// them in theirs; a demo's folder on `/` is allowed on its command line).
 #[test]
 fn the_example_job_files_lint_clean() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobfiles/examples");
-    for entry in std::fs::read_dir(&root).unwrap() {
-        let path = entry.unwrap().path();
-        let o = rfio(&root, &["--lint", path.to_str().unwrap()]);
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = repo.join("jobfiles/examples");
+    let clean = |o: &std::process::Output, what: &str| {
         assert_eq!(
-            (stdout(&o).as_str(), o.status.code()),
+            (stdout(o).as_str(), o.status.code()),
             ("rfio: lint: no problems found\n", Some(0)),
-            "{}",
-            path.display()
+            "{what}: {}",
+            stderr(o)
         );
+    };
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    for word in readme.split(|c: char| c.is_whitespace() || "`()[]<>,;:".contains(c)) {
+        if word.starts_with("jobfiles/") && word.ends_with(".fio") {
+            let path = repo.join(word);
+            assert!(
+                path.is_file(),
+                "the README names {word}, which is not there"
+            );
+            files.push(path);
+        }
+    }
+    for path in &files {
+        let o = rfio(&root, &["--lint", path.to_str().unwrap()]);
+        clean(&o, &path.display().to_string());
+    }
+    let commands = readme_command_lines(&readme);
+    assert!(
+        !commands.is_empty(),
+        "the README's command-line jobs are found"
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint-readme");
+    std::fs::create_dir_all(&dir).unwrap();
+    for cmd in &commands {
+        let mut argv = vec!["--lint"];
+        argv.extend(cmd.iter().map(String::as_str));
+        let o = rfio(&dir, &argv);
+        clean(&o, &cmd.join(" "));
     }
 }
 

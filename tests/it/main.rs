@@ -55,6 +55,7 @@ mod patterns;
 mod placement;
 mod plan;
 mod plot;
+mod plot_baseline;
 mod plot_compare;
 mod releases;
 mod releases_later;
