@@ -112,11 +112,11 @@ pub use buf::AlignedBuf;
 pub(crate) use buf::ALIGN;
 pub(crate) use cmdprio::{CmdPrio, CmdPrioError, CmdPrioOptions, CmdPrioSetting, SplitEntry};
 pub use engine::CommonOptions;
-pub(crate) use pvsync2::{RWF_DONTCACHE, RWF_UNCACHED};
 pub(crate) use engine::{mono_ns, Caps, IoEngine, QueueError, StopFlag};
 pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use flags::not_run;
 pub use flags::EngineFlags;
+pub(crate) use flags::GENERIC_OPEN;
 #[cfg(test)]
 pub(crate) use flags::NOT_RUN;
 pub(crate) use input::{JobFacts, OptionValues, Refusal};
@@ -124,6 +124,7 @@ pub(crate) use io::Completion;
 pub(crate) use io::{EngineError, FileId, IoResult};
 pub use io::{FileTarget, Io, IoMem, OpenFlags, Queued};
 pub(crate) use mem::{IoMemory, MemKind, MemSpec};
+pub(crate) use pvsync2::{RWF_DONTCACHE, RWF_UNCACHED};
 #[cfg(test)]
 pub(crate) use registry::ENGINES;
 // The engines' option types, for the plan's tests of what each engine

@@ -12,14 +12,19 @@ use super::{Exec, Halt};
 use crate::ddir::Ddir;
 use crate::ioengine::QueueError;
 use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
+use crate::release::places::Site;
+use crate::release::Release;
 
-/// fio's source location and function of a failed verify: the
-/// completion path of a synchronous engine or of a queued I/O.
-fn verify_site(is_sync: bool) -> (&'static str, &'static str) {
+/// fio's source location (in `release`) and function of a failed
+/// verify: the completion path of a synchronous engine or of a queued I/O.
+pub(crate) fn verify_site(is_sync: bool, release: Release) -> (&'static str, &'static str) {
     if is_sync {
-        ("io_u.c:2152", "io_u_sync_complete")
+        (release.place(Site::IoUSyncComplete), "io_u_sync_complete")
     } else {
-        ("io_u.c:2190", "io_u_queued_complete")
+        (
+            release.place(Site::IoUQueuedComplete),
+            "io_u_queued_complete",
+        )
     }
 }
 
@@ -52,12 +57,15 @@ impl<C: Clock> Exec<'_, '_, C> {
             // As for verify errors: reported as the first error, not fatal.
             self.ts.io_error(errno);
             if self.ts.error_msg.is_none() {
-                self.ts.error_msg = Some(verror("io_u.c:1876", "io_u error", errno));
+                self.ts.error_msg = Some(verror(self.place(Site::IoUError), "io_u error", errno));
             }
             return;
         }
         self.log.err(&dump());
-        self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
+        self.fail_with(
+            errno,
+            verror(self.place(Site::IoUError), "io_u error", errno),
+        );
     }
 
     /// Unit `t` failed in the engine's `queue` with an error the engine
@@ -90,7 +98,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         } else {
             ERR_WRITE
         };
-        let msg = engine_verror(&q.error, None);
+        // fio's `td_io_queue` (an engine's error it reports no other way):
+        // the job's release's place.
+        let place = (q.error.func == "td_io_queue").then(|| self.place(Site::TdIoQueue));
+        let msg = engine_verror(&q.error, place);
         if self.job.set.non_fatal(bit, errno) {
             self.ts.io_error(errno);
             if self.ts.error_msg.is_none() {
@@ -105,7 +116,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// `continue_on_error` covers verify errors.
     #[cold]
     pub(super) fn verify_failed(&mut self, errno: i32) {
-        let (src, func) = verify_site(self.caps.is_sync);
+        let (src, func) = verify_site(self.caps.is_sync, self.job.spec.release);
         if self.job.set.non_fatal(ERR_VERIFY, errno) {
             // fio sets the error and clears it again (td_clear_error): the
             // report shows the first one, the job does not count as failed.
@@ -129,6 +140,11 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.log.err(line);
         }
         self.fail_with(f.errno, f.msg);
+    }
+
+    /// Where the job's release reports `site` (`io_u.c:1876`).
+    pub(super) fn place(&self, site: Site) -> &'static str {
+        self.job.spec.release.place(site)
     }
 
     /// The job fails with `errno` (the first error is the one reported)
