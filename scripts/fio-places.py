@@ -42,6 +42,16 @@ SITES = [
      "`write_hint` could not be set (`td_io_open_file`)"),
     ("GenericOpen", "filesetup.c", 'td_verror(td, __e, buf);', None,
      "a file could not be opened (`generic_open_file`)"),
+    ("TotalFileSize", "filesetup.c", 'td_verror(td, EINVAL, "total_file_size");', None,
+     "a job's files have no size (`setup_files`)"),
+    ("BlockErrorHist", "filesetup.c", 'td_verror(td, EINVAL, "block_error_hist");', None,
+     "`block_error_percentiles` over too many blocks (`setup_files`)"),
+    ("JobFileOpen", "init.c", 'td_verror(td, __err, "job file open");', None,
+     "an `include` could not be opened (`__parse_jobs_ini`)"),
+    ("IologInit", "iolog.c", 'td_verror(td, EINVAL, "failed initializing iolog");', None,
+     "`read_iolog`/`write_iolog` could not be used (`init_iolog`)"),
+    ("WorkqueueInit", "workqueue.c", 'td_verror(td, ESRCH, "workqueue_init");', None,
+     "the offload workers could not start (`workqueue_init`)"),
 ]
 
 HEADER = """\

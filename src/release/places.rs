@@ -28,6 +28,16 @@ pub enum Site {
     FcntlWriteHint,
     /// A file could not be opened (`generic_open_file`): `td_verror(td, __e, buf);`.
     GenericOpen,
+    /// A job's files have no size (`setup_files`): `td_verror(td, EINVAL, "total_file_size");`.
+    TotalFileSize,
+    /// `block_error_percentiles` over too many blocks (`setup_files`): `td_verror(td, EINVAL, "block_error_hist");`.
+    BlockErrorHist,
+    /// An `include` could not be opened (`__parse_jobs_ini`): `td_verror(td, __err, "job file open");`.
+    JobFileOpen,
+    /// `read_iolog`/`write_iolog` could not be used (`init_iolog`): `td_verror(td, EINVAL, "failed initializing iolog");`.
+    IologInit,
+    /// The offload workers could not start (`workqueue_init`): `td_verror(td, ESRCH, "workqueue_init");`.
+    WorkqueueInit,
 }
 
 /// Every site, in [`Site`]'s order.
@@ -42,10 +52,15 @@ pub const SITES: &[Site] = &[
     Site::GetEvents,
     Site::FcntlWriteHint,
     Site::GenericOpen,
+    Site::TotalFileSize,
+    Site::BlockErrorHist,
+    Site::JobFileOpen,
+    Site::IologInit,
+    Site::WorkqueueInit,
 ];
 
 /// Each site's place in each release, oldest first.
-const PLACES: [[&str; 10]; 9] = [
+const PLACES: [[&str; 10]; 14] = [
     // IoUError
     [
         "io_u.c:1876",
@@ -162,6 +177,71 @@ const PLACES: [[&str; 10]; 9] = [
         "filesetup.c:799",
         "filesetup.c:800",
         "filesetup.c:800",
+    ],
+    // TotalFileSize
+    [
+        "filesetup.c:1155",
+        "filesetup.c:1145",
+        "filesetup.c:1144",
+        "filesetup.c:1144",
+        "filesetup.c:1149",
+        "filesetup.c:1149",
+        "filesetup.c:1149",
+        "filesetup.c:1149",
+        "filesetup.c:1151",
+        "filesetup.c:1217",
+    ],
+    // BlockErrorHist
+    [
+        "filesetup.c:1287",
+        "filesetup.c:1277",
+        "filesetup.c:1276",
+        "filesetup.c:1276",
+        "filesetup.c:1281",
+        "filesetup.c:1281",
+        "filesetup.c:1281",
+        "filesetup.c:1281",
+        "filesetup.c:1283",
+        "filesetup.c:1349",
+    ],
+    // JobFileOpen
+    [
+        "init.c:1956",
+        "init.c:1946",
+        "init.c:1938",
+        "init.c:1943",
+        "init.c:1956",
+        "init.c:1990",
+        "init.c:1990",
+        "init.c:2036",
+        "init.c:2067",
+        "init.c:2102",
+    ],
+    // IologInit
+    [
+        "iolog.c:795",
+        "iolog.c:813",
+        "iolog.c:813",
+        "iolog.c:813",
+        "iolog.c:815",
+        "iolog.c:827",
+        "iolog.c:827",
+        "iolog.c:828",
+        "iolog.c:828",
+        "iolog.c:828",
+    ],
+    // WorkqueueInit
+    [
+        "workqueue.c:370",
+        "workqueue.c:370",
+        "workqueue.c:370",
+        "workqueue.c:371",
+        "workqueue.c:371",
+        "workqueue.c:371",
+        "workqueue.c:371",
+        "workqueue.c:371",
+        "workqueue.c:371",
+        "workqueue.c:372",
     ],
 ];
 

@@ -19,6 +19,19 @@ pub(crate) fn verror(src: &str, func: &str, errno: i32) -> String {
     format!("file:{src}, func={func}, error={}", strerror(errno))
 }
 
+/// fio's source location (in `release`) and function of a failed
+/// verify: the completion path of a synchronous engine or of a queued I/O.
+pub(crate) fn verify_site(is_sync: bool, release: Release) -> (&'static str, &'static str) {
+    if is_sync {
+        (release.place(Site::IoUSyncComplete), "io_u_sync_complete")
+    } else {
+        (
+            release.place(Site::IoUQueuedComplete),
+            "io_u_queued_complete",
+        )
+    }
+}
+
 /// fio's `td_verror` text for an engine's error `e`: with fio's source
 /// place where rfio knows the one fio names for this failure, in fio's
 /// shape without it (`func=FUNC, error=STRERROR`) otherwise.

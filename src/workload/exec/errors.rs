@@ -5,7 +5,7 @@
 //! the one reported.
 
 use super::super::clock::Clock;
-use super::super::errno::{engine_verror, strerror, verror};
+use super::super::errno::{engine_verror, strerror, verify_site, verror};
 use super::hooks::verify::Verify;
 use super::hooks::Fail;
 use super::{Exec, Halt};
@@ -13,20 +13,6 @@ use crate::ddir::Ddir;
 use crate::ioengine::QueueError;
 use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
 use crate::release::places::Site;
-use crate::release::Release;
-
-/// fio's source location (in `release`) and function of a failed
-/// verify: the completion path of a synchronous engine or of a queued I/O.
-pub(crate) fn verify_site(is_sync: bool, release: Release) -> (&'static str, &'static str) {
-    if is_sync {
-        (release.place(Site::IoUSyncComplete), "io_u_sync_complete")
-    } else {
-        (
-            release.place(Site::IoUQueuedComplete),
-            "io_u_queued_complete",
-        )
-    }
-}
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// An I/O failed with `errno`: go on if `continue_on_error` allows it,

@@ -4,12 +4,11 @@
 //! that fails ACT's criteria ends the job with fio's error (errno 1, from
 //! the completion path, as fio's hook returns it).
 
-use super::super::errors::verify_site;
 use super::Fail;
 use crate::plan::resolve::host::ActHooks;
 use crate::release::Release;
 use crate::workload::act::ActSlices;
-use crate::workload::errno::verror;
+use crate::workload::errno::{verify_site, verror};
 
 /// An act job's slices, and where fio's error comes from.
 pub(crate) struct Act {
