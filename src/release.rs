@@ -10,9 +10,14 @@
 //! `ss_interval`?"), never compare version numbers in place, so a release
 //! between two others gets exactly the changes listed up to it.
 //!
+//! Where each release reports the errors rfio reproduces (`td_verror`'s
+//! `file:line`) is [`places`]' table, asked with [`Release::place`].
+//!
 //! A leaf module: it imports nothing of the crate.
 
 use std::fmt;
+
+pub mod places;
 
 use serde::{Deserialize, Serialize};
 
@@ -627,6 +632,31 @@ fn changes_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The places of fio 3.33 and 3.42, as those fios print them for the
+    /// same failures (an I/O error, a failed commit), and one place for
+    /// every site in every release.
+    #[test]
+    fn places_are_each_releases() {
+        use places::{Site, SITES};
+        assert_eq!(Release::V3_33.place(Site::IoUError), "io_u.c:1876");
+        assert_eq!(Release::V3_42.place(Site::IoUError), "io_u.c:2018");
+        assert_eq!(Release::V3_33.place(Site::IoCommit), "ioengines.c:496");
+        assert_eq!(Release::V3_42.place(Site::IoCommit), "ioengines.c:516");
+        assert_eq!(Release::V3_33.place(Site::TdIoQueue), "ioengines.c:399");
+        assert_eq!(Release::V3_42.place(Site::TdIoQueue), "ioengines.c:415");
+        assert_eq!(Release::V3_33.place(Site::GenericOpen), "filesetup.c:805");
+        for (i, &site) in SITES.iter().enumerate() {
+            assert_eq!(site as usize, i);
+            for r in Release::all() {
+                let (file, line) = r.place(site).split_once(".c:").expect("file.c:line");
+                assert!(
+                    !file.is_empty() && line.parse::<u32>().is_ok(),
+                    "{site:?} {r}"
+                );
+            }
+        }
+    }
 
     /// README.md's table of differences by release is [`changes_markdown`],
     /// between its two marker lines.

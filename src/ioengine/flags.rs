@@ -98,7 +98,8 @@ pub struct EngineFlags {
 }
 
 /// fio's `generic_open_file`, where the engines that open through it
-/// report a failed open.
+/// report a failed open: fio 3.33's place, which marks them; the workload
+/// prints the job's release's (`release::places::Site::GenericOpen`).
 pub(crate) const GENERIC_OPEN: Option<(&str, &str)> = Some(("open", "filesetup.c:805"));
 
 impl EngineFlags {

@@ -117,6 +117,7 @@ pub(crate) use error::SetupError;
 pub(crate) use files::{set_write_hint, sync_range};
 pub(crate) use flags::not_run;
 pub use flags::EngineFlags;
+pub(crate) use flags::GENERIC_OPEN;
 #[cfg(test)]
 pub(crate) use flags::NOT_RUN;
 pub(crate) use input::{JobFacts, OptionValues, Refusal};

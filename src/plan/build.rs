@@ -281,7 +281,11 @@ fn file_sections(
 /// the job with the error set: a dry run prints the error when it drops
 /// the job, a real run fails it.
 fn include_failed(fe: &mut Frontend, jobs: &mut Expander, (errno, reason): &(i32, String)) {
-    let what = format!("file:init.c:1956, func=job file open, error={reason}");
+    let place = jobs
+        .input
+        .release
+        .place(crate::release::places::Site::JobFileOpen);
+    let what = format!("file:{place}, func=job file open, error={reason}");
     match jobs.input.runs() {
         true => jobs.refuse(format!("fio: pid=0, err={errno}/{what}")),
         false => fe.warnings.push(format!("fio: {what}")),

@@ -1,6 +1,9 @@
 //! fio's error texts: `strerror`, and `td_verror`'s `file:SRC, func=FUNC,
-//! error=STRERROR`, with the places in fio's source that fio 3.33 names
-//! for the failures rfio reproduces.
+//! error=STRERROR`; the places in fio's source are the job's release's
+//! (`crate::release::places`).
+
+use crate::release::places::Site;
+use crate::release::Release;
 
 /// `strerror(errno)`.
 pub(crate) fn strerror(errno: i32) -> String {
@@ -14,6 +17,19 @@ pub(crate) fn strerror(errno: i32) -> String {
 /// fio's `td_verror` text: `file:SRC, func=FUNC, error=STRERROR`.
 pub(crate) fn verror(src: &str, func: &str, errno: i32) -> String {
     format!("file:{src}, func={func}, error={}", strerror(errno))
+}
+
+/// fio's source location (in `release`) and function of a failed
+/// verify: the completion path of a synchronous engine or of a queued I/O.
+pub(crate) fn verify_site(is_sync: bool, release: Release) -> (&'static str, &'static str) {
+    if is_sync {
+        (release.place(Site::IoUSyncComplete), "io_u_sync_complete")
+    } else {
+        (
+            release.place(Site::IoUQueuedComplete),
+            "io_u_queued_complete",
+        )
+    }
 }
 
 /// fio's `td_verror` text for an engine's error `e`: with fio's source
@@ -37,15 +53,22 @@ pub(crate) fn engine_verror(e: &crate::ioengine::EngineError, place: Option<&str
     crate::diag::visible(&s).into_owned()
 }
 
-/// Where fio 3.33 reports the engine of flags `engine` failing to open
-/// (or, for the file operations, to act on) a file, as measured and as the
-/// engine declares it: the engines that open through fio's
-/// `generic_open_file`, and the file operations' own opens. `func` is the
-/// failed call as the engine names it (`open(PATH)`).
+/// Where `release` reports the engine of flags `engine` failing to open
+/// (or, for the file operations, to act on) a file, as the engine declares
+/// it: the engines that open through fio's `generic_open_file` (whose
+/// place is the release's), and the file operations' own opens. `func` is
+/// the failed call as the engine names it (`open(PATH)`).
 pub(crate) fn open_place(
     engine: &crate::ioengine::EngineFlags,
     func: &str,
+    release: Release,
 ) -> Option<&'static str> {
     let call = func.split('(').next().unwrap_or(func);
-    engine.open_error_place(call)
+    let place = engine.open_error_place(call)?;
+    let generic = crate::ioengine::GENERIC_OPEN.map(|g| g.1);
+    Some(if Some(place) == generic {
+        release.place(Site::GenericOpen)
+    } else {
+        place
+    })
 }

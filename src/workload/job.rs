@@ -197,7 +197,10 @@ impl<'a> Prepared<'a> {
 
     /// fio's `td_verror` text for the engine's failure `e` to open a file.
     pub(super) fn open_verror(&self, e: &crate::ioengine::EngineError) -> String {
-        engine_verror(e, open_place(&self.engine.flags, &e.func))
+        engine_verror(
+            e,
+            open_place(&self.engine.flags, &e.func, self.spec.release),
+        )
     }
 
     /// The line fio logs after the engine failed to open `path`, if any:

@@ -37,6 +37,7 @@
 //! operation engines apart, which run inline) are opened, invalidated and
 //! closed on every worker's instance, from the job thread.
 
+use crate::release::places::Site;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -112,7 +113,14 @@ pub(super) fn start(
     };
     let off = Offload::new(engines, depth.max(1), overlap).map_err(|e| {
         let errno = e.raw_os_error().unwrap_or(libc::EAGAIN);
-        Failure::Error(errno, verror("workqueue.c:370", "workqueue_init", errno))
+        Failure::Error(
+            errno,
+            verror(
+                spec.release.place(Site::WorkqueueInit),
+                "workqueue_init",
+                errno,
+            ),
+        )
     })?;
     let stamps = Arc::clone(&off.stamps);
     Ok((Box::new(off), stamps))

@@ -4,6 +4,7 @@
 //! job's report. The job was checked and its files laid out before
 //! ([`super::job`]).
 
+use crate::release::places::Site;
 use std::time::Duration;
 
 use super::buffers::BufferFiller;
@@ -105,7 +106,11 @@ impl Prepared<'_> {
         if blocks == 0 || blocks > MAX_BLOCKS {
             return Err(layout::Failed {
                 errno: libc::EINVAL,
-                msg: verror("filesetup.c:1287", "block_error_hist", libc::EINVAL),
+                msg: verror(
+                    self.spec.release.place(Site::BlockErrorHist),
+                    "block_error_hist",
+                    libc::EINVAL,
+                ),
                 note: Some(format!(
                     "fio: cannot calculate block histogram with {} trim blocks, maximum {MAX_BLOCKS}\n",
                     blocks as i32

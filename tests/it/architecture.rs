@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "workload",
         &[
             "diag", "ddir", "rand", "plan", "ioengine", "stats", "logs", "debug", "replace",
+            "release",
         ],
     ),
     (

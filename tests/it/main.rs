@@ -29,6 +29,7 @@ mod engines_nbd;
 mod engines_net;
 mod engines_pmem;
 mod engines_stuck;
+mod error_places;
 mod eta;
 mod file_options;
 mod fill_device;

@@ -5,23 +5,14 @@
 //! the one reported.
 
 use super::super::clock::Clock;
-use super::super::errno::{engine_verror, strerror, verror};
+use super::super::errno::{engine_verror, strerror, verify_site, verror};
 use super::hooks::verify::Verify;
 use super::hooks::Fail;
 use super::{Exec, Halt};
 use crate::ddir::Ddir;
 use crate::ioengine::QueueError;
 use crate::plan::resolve::io::{ERR_READ, ERR_VERIFY, ERR_WRITE};
-
-/// fio's source location and function of a failed verify: the
-/// completion path of a synchronous engine or of a queued I/O.
-fn verify_site(is_sync: bool) -> (&'static str, &'static str) {
-    if is_sync {
-        ("io_u.c:2152", "io_u_sync_complete")
-    } else {
-        ("io_u.c:2190", "io_u_queued_complete")
-    }
-}
+use crate::release::places::Site;
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// An I/O failed with `errno`: go on if `continue_on_error` allows it,
@@ -52,12 +43,15 @@ impl<C: Clock> Exec<'_, '_, C> {
             // As for verify errors: reported as the first error, not fatal.
             self.ts.io_error(errno);
             if self.ts.error_msg.is_none() {
-                self.ts.error_msg = Some(verror("io_u.c:1876", "io_u error", errno));
+                self.ts.error_msg = Some(verror(self.place(Site::IoUError), "io_u error", errno));
             }
             return;
         }
         self.log.err(&dump());
-        self.fail_with(errno, verror("io_u.c:1876", "io_u error", errno));
+        self.fail_with(
+            errno,
+            verror(self.place(Site::IoUError), "io_u error", errno),
+        );
     }
 
     /// Unit `t` failed in the engine's `queue` with an error the engine
@@ -90,7 +84,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         } else {
             ERR_WRITE
         };
-        let msg = engine_verror(&q.error, None);
+        // fio's `td_io_queue` (an engine's error it reports no other way):
+        // the job's release's place.
+        let place = (q.error.func == "td_io_queue").then(|| self.place(Site::TdIoQueue));
+        let msg = engine_verror(&q.error, place);
         if self.job.set.non_fatal(bit, errno) {
             self.ts.io_error(errno);
             if self.ts.error_msg.is_none() {
@@ -105,7 +102,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     /// `continue_on_error` covers verify errors.
     #[cold]
     pub(super) fn verify_failed(&mut self, errno: i32) {
-        let (src, func) = verify_site(self.caps.is_sync);
+        let (src, func) = verify_site(self.caps.is_sync, self.job.spec.release);
         if self.job.set.non_fatal(ERR_VERIFY, errno) {
             // fio sets the error and clears it again (td_clear_error): the
             // report shows the first one, the job does not count as failed.
@@ -129,6 +126,11 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.log.err(line);
         }
         self.fail_with(f.errno, f.msg);
+    }
+
+    /// Where the job's release reports `site` (`io_u.c:1876`).
+    pub(super) fn place(&self, site: Site) -> &'static str {
+        self.job.spec.release.place(site)
     }
 
     /// The job fails with `errno` (the first error is the one reported)

@@ -17,6 +17,7 @@ use super::sync::SyncError;
 use super::Exec;
 use crate::ddir::Ddir;
 use crate::ioengine::{FileId, FileTarget, OpenFlags};
+use crate::release::places::Site;
 
 /// The job's files on the engine.
 pub(super) struct OpenFiles {
@@ -200,7 +201,10 @@ impl<C: Clock> Exec<'_, '_, C> {
                 });
                 if let Err(errno) = r {
                     self.engine.close_all();
-                    self.fail_with(errno, verror("ioengines.c:596", "fcntl write hint", errno));
+                    self.fail_with(
+                        errno,
+                        verror(self.place(Site::FcntlWriteHint), "fcntl write hint", errno),
+                    );
                     return false;
                 }
             }

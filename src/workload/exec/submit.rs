@@ -13,11 +13,12 @@
 use std::time::Duration;
 
 use super::super::clock::Clock;
-use super::super::errno::{strerror, verror};
+use super::super::errno::verror;
 use super::hooks::latency::Latency;
 use super::hooks::zbd;
 use super::Exec;
 use crate::ioengine::{IoResult, Queued};
+use crate::release::places::Site;
 
 impl<C: Clock> Exec<'_, '_, C> {
     /// Queue unit `t` and account its submission; reap when the pool is
@@ -168,6 +169,10 @@ impl<C: Clock> Exec<'_, '_, C> {
             return;
         }
         let r = self.engine.commit();
+        if let Err(e) = r {
+            self.commit_failed(e);
+            return;
+        }
         let now = self.now();
         let n = self.units.committed(now);
         // Engines that submit in commit count the batch (fio's
@@ -175,10 +180,28 @@ impl<C: Clock> Exec<'_, '_, C> {
         if n > 0 && !self.caps.fake_io && self.time.recording() {
             self.ts.io_submit_batch(n as u32);
         }
-        if let Err(e) = r {
-            self.fail_with(e, verror("ioengines.c:399", "td_io_commit", e));
-            self.log.err(&format!("fio: io_submit: {}\n", strerror(e)));
+    }
+
+    /// The engine's commit failed with `errno` (fio's `td_io_commit`:
+    /// `td_verror(td, -ret, "io commit")`, nothing else printed): the
+    /// units queued for it were issued (fio counted them when it queued
+    /// them) but none was submitted nor completes; the job fails.
+    #[cold]
+    fn commit_failed(&mut self, errno: i32) {
+        if self.time.recording() {
+            for i in 0..self.units.uncommitted() {
+                let dir = self.units.get(self.units.uncommitted_unit(i)).io.dir;
+                if dir.is_data() {
+                    self.ts.io_failed(dir.index());
+                }
+            }
         }
+        let now = self.now();
+        self.units.committed(now);
+        self.fail_with(
+            errno,
+            verror(self.place(Site::IoCommit), "io commit", errno),
+        );
     }
 
     /// fio's `wait_for_completions`.
@@ -219,7 +242,7 @@ impl<C: Clock> Exec<'_, '_, C> {
         let n = match self.engine.getevents(min, max, timeout) {
             Ok(n) => n,
             Err(e) => {
-                self.fail_with(e, verror("ioengines.c:300", "td_io_getevents", e));
+                self.fail_with(e, verror(self.place(Site::GetEvents), "get_events", e));
                 return false;
             }
         };

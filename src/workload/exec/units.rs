@@ -210,6 +210,11 @@ impl Units {
         self.uncommitted.len()
     }
 
+    /// The `i`th unit queued since the last commit.
+    pub(super) fn uncommitted_unit(&self, i: usize) -> u32 {
+        self.uncommitted[i]
+    }
+
     /// Everything queued was committed at `now`: that is its issue time.
     /// Returns how many units that was.
     #[inline]

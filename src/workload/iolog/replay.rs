@@ -7,6 +7,8 @@
 //! again while it is replayed, an entry at a time (a log on stdin or a
 //! socket, which cannot be read twice, is held in memory).
 
+use crate::release::places::Site;
+use crate::release::Release;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -21,19 +23,23 @@ use crate::stats::JobReport;
 use crate::workload::log::Log;
 
 /// fio's message when a log cannot be used (its `td_verror`).
-pub(crate) const INIT_VERROR: &str =
-    "file:iolog.c:795, func=failed initializing iolog, error=Invalid argument";
+/// (`init_iolog`, at `release`'s place).
+pub(crate) fn init_verror(release: Release) -> String {
+    let place = release.place(Site::IologInit);
+    format!("file:{place}, func=failed initializing iolog, error=Invalid argument")
+}
 
 /// The report of job `spec`, whose log could not be used (`msg` says
 /// why): fio fails the job with `EINVAL`. The messages go to `log` now.
 pub(crate) fn failed(spec: &JobSpec, msg: &str, log: &dyn Log) -> JobReport {
     log.err(&format!(
-        "{msg}\nfio: pid=0, err={}/{INIT_VERROR}\n",
-        libc::EINVAL
+        "{msg}\nfio: pid=0, err={}/{}\n",
+        libc::EINVAL,
+        init_verror(spec.release)
     ));
     let mut report = JobReport::empty(spec.report.clone(), 0);
     report.error = libc::EINVAL;
-    report.error_msg = Some(INIT_VERROR.to_string());
+    report.error_msg = Some(init_verror(spec.release));
     // The job never got to its I/O loop: no latency_* keys.
     report.latency_depth = Some(0);
     report

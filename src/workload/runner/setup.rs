@@ -2,6 +2,8 @@
 //! jobs laid out in job order, the reports of jobs whose setup failed, and
 //! the checks and notices fio gives while it adds the jobs.
 
+use crate::release::places::Site;
+use crate::release::Release;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -23,10 +25,12 @@ use crate::workload::zbd::ZbdRegistry;
 /// through its size once (as if `time_based` were not set).
 pub(crate) const NO_RUNTIME_WARNING: &str = "fio: time_based requires a runtime/timeout setting";
 
-/// fio's `td_verror` text for a job whose files have no size
-/// (`filesetup.c` `setup_files`, failing in `total_file_size`).
-pub(super) const NO_SIZE_VERROR: &str =
-    "file:filesetup.c:1155, func=total_file_size, error=Invalid argument";
+/// fio's `td_verror` text (in `release`) for a job whose files have no
+/// size (`filesetup.c` `setup_files`, failing in `total_file_size`).
+pub(super) fn no_size_verror(release: Release) -> String {
+    let place = release.place(Site::TotalFileSize);
+    format!("file:{place}, func=total_file_size, error=Invalid argument")
+}
 
 /// The report of a job whose setup failed with `e`, when fio reports such a
 /// job as failed and runs the others (`None`: the whole run stops). Its
@@ -37,14 +41,15 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             log.err(&format!(
                 "rfio: {}: job '{}': no size given and no file size to use \
                  (set size= or filesize=, or name an existing file or device)\n\
-                 fio: pid=0, err={}/{NO_SIZE_VERROR}\n",
+                 fio: pid=0, err={}/{}\n",
                 spec.span,
                 spec.name,
-                libc::EINVAL
+                libc::EINVAL,
+                no_size_verror(spec.release)
             ));
             let mut report = JobReport::empty(spec.report.clone(), 0);
             report.error = libc::EINVAL;
-            report.error_msg = Some(NO_SIZE_VERROR.to_string());
+            report.error_msg = Some(no_size_verror(spec.release));
             // The job never got to its latency target setup: fio's JSON
             // then has no `latency_depth`.
             report.latency_depth = Some(0);

@@ -6,23 +6,25 @@
 
 use super::Fail;
 use crate::plan::resolve::host::ActHooks;
+use crate::release::Release;
 use crate::workload::act::ActSlices;
-use crate::workload::errno::verror;
+use crate::workload::errno::{verify_site, verror};
 
 /// An act job's slices, and where fio's error comes from.
 pub(crate) struct Act {
     slices: ActSlices,
-    /// The engine is synchronous: the error comes from fio's
-    /// `io_u_sync_complete`, else from `io_u_queued_complete`.
-    is_sync: bool,
+    /// Where fio's error comes from (the place in the job's release, the
+    /// function): `io_u_sync_complete` for a synchronous engine, else
+    /// `io_u_queued_complete`.
+    site: (&'static str, &'static str),
 }
 
 impl Act {
     /// The hook of an act job (`hooks`: its profile's settings).
-    pub(crate) fn new(hooks: Option<&ActHooks>, is_sync: bool) -> Option<Act> {
+    pub(crate) fn new(hooks: Option<&ActHooks>, is_sync: bool, release: Release) -> Option<Act> {
         hooks.map(|h| Act {
             slices: ActSlices::new(h),
-            is_sync,
+            site: verify_site(is_sync, release),
         })
     }
 
@@ -31,11 +33,7 @@ impl Act {
     #[inline]
     pub(crate) fn on_complete(&mut self, lat_ns: u64, now: u64) -> Result<(), Fail> {
         self.slices.record(lat_ns, now).map_err(|say| {
-            let (src, func) = if self.is_sync {
-                ("io_u.c:2152", "io_u_sync_complete")
-            } else {
-                ("io_u.c:2190", "io_u_queued_complete")
-            };
+            let (src, func) = self.site;
             Fail {
                 say: Some(say.to_string()),
                 errno: libc::EPERM,
@@ -60,7 +58,7 @@ mod tests {
     const HOUR: u64 = 3600 * 1000 * MS;
 
     fn act(prep: bool, is_sync: bool) -> Act {
-        Act::new(Some(&ActHooks { slices: 2, prep }), is_sync).unwrap()
+        Act::new(Some(&ActHooks { slices: 2, prep }), is_sync, Release::V3_33).unwrap()
     }
 
     /// On the clock: an hour of I/Os 10% of which take over 1 ms closes
@@ -98,6 +96,6 @@ mod tests {
     fn prep_counts_nothing_and_no_profile_no_hook() {
         let mut a = act(true, true);
         assert!(a.on_complete(100 * MS, 2 * HOUR).is_ok());
-        assert!(Act::new(None, true).is_none());
+        assert!(Act::new(None, true, Release::V3_33).is_none());
     }
 }

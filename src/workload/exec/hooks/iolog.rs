@@ -14,7 +14,7 @@ use super::super::units::Unit;
 use super::Fail;
 use crate::ddir::Ddir;
 use crate::diag::io_reason;
-use crate::workload::iolog::replay::INIT_VERROR;
+use crate::workload::iolog::replay::init_verror;
 use crate::workload::iolog::IologWriter;
 use crate::workload::job::Prepared;
 use crate::workload::log::Log;
@@ -41,7 +41,7 @@ impl Iolog {
             Err(e) => Err(Fail {
                 say: Some(format!("fopen write iolog: {path}: {}\n", io_reason(&e))),
                 errno: libc::EINVAL,
-                msg: INIT_VERROR.to_string(),
+                msg: init_verror(job.spec.release),
             }),
         }
     }
@@ -149,7 +149,13 @@ mod tests {
         let Err(f) = Iolog::start(&job, &lines) else {
             panic!("opened");
         };
-        assert_eq!((f.errno, f.msg.as_str()), (libc::EINVAL, INIT_VERROR));
+        assert_eq!(
+            (f.errno, f.msg.as_str()),
+            (
+                libc::EINVAL,
+                init_verror(crate::release::Release::V3_33).as_str()
+            )
+        );
         assert!(f
             .say
             .unwrap()

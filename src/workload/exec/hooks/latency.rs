@@ -11,6 +11,7 @@
 //! [`Latency::after_issue`] after each I/O is submitted, whose
 //! [`Step`] the loop carries out.
 
+use crate::release::places::Site;
 use std::path::Path;
 
 use super::super::units::Unit;
@@ -42,6 +43,8 @@ pub(crate) struct Latency {
     quiesce: bool,
     /// `max_latency` per direction, in ns (0: none).
     max_ns: [u64; 3],
+    /// Where the job's release reports `max_latency` exceeded.
+    max_place: &'static str,
 }
 
 impl Latency {
@@ -62,6 +65,7 @@ impl Latency {
             ios: 0,
             quiesce: false,
             max_ns,
+            max_place: spec.release.place(Site::MaxLatency),
         })
     }
 
@@ -133,7 +137,7 @@ impl Latency {
                     u.len,
                 )),
                 errno: libc::ETIMEDOUT,
-                msg: verror("io_u.c:1432", "max latency exceeded", libc::ETIMEDOUT),
+                msg: verror(self.max_place, "max latency exceeded", libc::ETIMEDOUT),
             }),
         }
     }

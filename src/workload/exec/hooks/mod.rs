@@ -84,7 +84,7 @@ impl<'j> Hooks<'j> {
             replay,
             iolog,
             flow: Flow::new(job.links.flow.clone()),
-            act: Act::new(spec.host.act.as_ref(), is_sync),
+            act: Act::new(spec.host.act.as_ref(), is_sync, spec.release),
         };
         (hooks, started)
     }
