@@ -1116,6 +1116,11 @@ SUPPORTED_LATER |= {"comm"}
 # Ranges per trim (3.37): 1 runs; more needs an engine with multi-range
 # trims (io_uring_cmd on NVMe), which rfio lacks, and is refused as fio does.
 SUPPORTED_LATER |= {"num_range"}
+# The end of the job and the ramp (3.42): syncfs(2) of the files' file
+# systems; a ramp by bytes, its end checked once a second.
+SUPPORTED_LATER |= {"end_syncfs", "ramp_size"}
+# The type all of a job's files are taken to be, unchecked (3.41).
+SUPPORTED_LATER |= {"filetype"}
 
 
 def main():

@@ -286,6 +286,11 @@ pub enum Change {
     /// in one pass, each direction starting the file over at its end
     /// (3.33: passes of `size` bytes, both directions restarting).
     MixedIoSizeWraps,
+    /// The ramp (`ramp_time`, and 3.42's `ramp_size`) ends at the first
+    /// once-a-second check of fio's helper thread that finds it over:
+    /// the checks fall every second from the run's start, and the I/O
+    /// after such a check ends it (3.33: the first I/O past `ramp_time`).
+    RampCheckedEachSecond,
 }
 
 impl Change {
@@ -549,6 +554,12 @@ pub static CHANGES: &[Entry] = {
             what: "steadystate=lat and lat_slope, JSON lat_ns and lat_mean",
             upstream: "steadystate.c, stat.c show_ss_normal (e6ef1c10)",
         },
+        Entry {
+            change: Change::RampCheckedEachSecond,
+            since: V3_42,
+            what: "the ramp ends at the helper thread's once-a-second check",
+            upstream: "time.c ramp_period_check, helper_thread.c (356e1ca9, 6ff32768)",
+        },
         option("comm", V3_42, "the job thread's name"),
         option("end_syncfs", V3_42, "syncfs() at the end of the job"),
         option("ramp_size", V3_42, "ramp by bytes instead of time"),
@@ -692,7 +703,8 @@ mod tests {
             | Change::Tausworthe64Switch
             | Change::ThinkWithinRuntime
             | Change::SyncAfterWritesOnly
-            | Change::MixedIoSizeWraps => c,
+            | Change::MixedIoSizeWraps
+            | Change::RampCheckedEachSecond => c,
         };
         for c in [
             Change::LongPatterns,
@@ -720,6 +732,7 @@ mod tests {
             Change::ThinkWithinRuntime,
             Change::SyncAfterWritesOnly,
             Change::MixedIoSizeWraps,
+            Change::RampCheckedEachSecond,
         ]
         .map(listed)
         {

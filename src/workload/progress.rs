@@ -191,6 +191,12 @@ impl JobProgress {
         self.epoch.store(ns + 1, Ordering::Relaxed);
     }
 
+    /// ns since the run's start (before the jobs were prepared: fio's
+    /// helper thread starts its timers then).
+    pub(crate) fn since_origin_ns(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+
     /// When the job's I/O started, if it has.
     pub(crate) fn epoch(&self) -> Option<Instant> {
         match self.epoch.load(Ordering::Relaxed) {

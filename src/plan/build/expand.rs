@@ -370,6 +370,12 @@ fn job_spec(
         time_based_dropped: o.is("time_based") && o.micros("runtime") == 0,
         runtime_us: o.micros("runtime"),
         ramp_time_us: o.micros("ramp_time"),
+        ramp_size: o.bytes_or_zero("ramp_size"),
+        ramp_check_ns: if r.release.has(crate::release::Change::RampCheckedEachSecond) {
+            1_000_000_000
+        } else {
+            0
+        },
         startdelay_us: match o.value("startdelay") {
             Some(Value::Ranges(r)) => r.first().copied().flatten().unwrap_or((0, 0)),
             _ => (o.micros("startdelay"), o.micros("startdelay")),
@@ -433,6 +439,14 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         }
     }
     let set = |n: &str| job.options.get(n).is_some();
+    if job.ramp_time_us > 0 && job.ramp_size > 0 {
+        // fio 3.42's td_ramp_period_init, as it adds the job.
+        fail(
+            "fio: file:time.c:235, func=job rejected: cannot specify both ramp_time and \
+             ramp_size, error=Invalid argument"
+                .into(),
+        );
+    }
     if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
         fail("rate and rate_iops are mutually exclusive".into());
     }
