@@ -116,6 +116,30 @@ fn ramp_size_and_ramp_time_are_refused_together() {
         "{}",
         stderr(&out)
     );
+    // Jobs of one group ramp by the same size: fio 3.42 refuses a ramping
+    // job whose ramp_size differs from an earlier job's of its group (one
+    // without a ramp before it counts, one after it does not).
+    let job = |first: &str, second: &str| {
+        format!("[a]\nioengine=null\nsize=1m\n{first}\n[b]\nioengine=null\nsize=1m\n{second}\n")
+    };
+    for (text, code) in [
+        (job("", "ramp_size=64k"), 1),
+        (job("ramp_size=64k", ""), 0),
+        (job("ramp_size=64k", "ramp_size=64k"), 0),
+        (job("ramp_time=1", "ramp_size=64k"), 1),
+        (job("", "stonewall\nramp_size=64k"), 0),
+    ] {
+        std::fs::write(dir.0.join("g.fio"), &text).expect("job file");
+        let out = rfio_as(&dir, "3.42", &["g.fio", "--output-format=terse"]);
+        assert_eq!(out.status.code(), Some(code), "{text}{}", stderr(&out));
+        if code == 1 {
+            assert!(
+                stderr(&out).contains("inconsistent ramp_size within reporting group"),
+                "{}",
+                stderr(&out)
+            );
+        }
+    }
     // fio's minimum is 1.
     let out = rfio_as(&dir, "3.42", &["--name=r", "--size=1m", "--ramp_size=0"]);
     assert_eq!(out.status.code(), Some(1));

@@ -52,6 +52,9 @@ pub(super) struct Expander<'a> {
     /// `wait_for`.
     waits: bool,
     first_named: HashMap<String, usize>,
+    /// The group and `ramp_size` of each job added so far (fio 3.42's
+    /// td_ramp_period_init compares a ramping job's with them).
+    ramp_sizes: Vec<(u32, u64)>,
     /// Past a limit: later sections make no jobs.
     stopped: bool,
     /// `--compat=fio`: fio's first refusal while adding the jobs.
@@ -87,6 +90,7 @@ impl<'a> Expander<'a> {
             count: 0,
             waits,
             first_named: HashMap::new(),
+            ramp_sizes: Vec::new(),
             stopped: false,
             refusal: None,
             read_refusal: None,
@@ -295,6 +299,23 @@ impl<'a> Expander<'a> {
         if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
             self.refuse(msg);
         }
+        let ramps = job.ramp_time_us > 0 || job.ramp_size > 0;
+        if ramps
+            && self
+                .ramp_sizes
+                .iter()
+                .any(|&(g, size)| g == job.group_id && size != job.ramp_size)
+        {
+            self.diags.push(Diagnostic::at(
+                job.span.clone(),
+                format!(
+                    "job '{}': fio: file:time.c:242, func=job rejected: inconsistent ramp_size \
+                     within reporting group, error=Invalid argument",
+                    job.name
+                ),
+            ));
+        }
+        self.ramp_sizes.push((job.group_id, job.ramp_size));
         self.total_files += job.files.len();
         if self.waits && !self.first_named.contains_key(&job.name) {
             self.first_named.insert(job.name.clone(), self.count);
