@@ -244,3 +244,38 @@ fn filetype_takes_the_files_as_named_from_3_41() {
         stderr(&out)
     );
 }
+
+#[test]
+fn with_group_reporting_ramp_size_counts_the_groups_bytes() {
+    let dir = TempDir::new("later-ramp-group");
+    let args = |group: bool| {
+        let mut v = vec![
+            "--name=g",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=12m",
+            "--rate_iops=2000",
+            "--ramp_size=10m",
+            "--numjobs=2",
+            "--output-format=json",
+        ];
+        if group {
+            v.push("--group_reporting");
+        }
+        v
+    };
+    // Each job reads 8 MB a second for 1.5 s: alone, neither has its
+    // 10 MiB at the first check (0.9 s in) and both end inside their
+    // ramp, reporting all 3072 reads (fio 3.42 here: 3072 and 3072).
+    let doc = json_as(&dir, "3.42", &args(false));
+    let n: Vec<u64> = (0..2)
+        .map(|i| doc["jobs"][i]["read"]["total_ios"].as_u64().expect("ios"))
+        .collect();
+    assert_eq!(n, [3072, 3072]);
+    // Together they have it at that check, and both ramps end there
+    // (fio 3.42: 2774 reads of the 6144 counted for the group).
+    let doc = json_as(&dir, "3.42", &args(true));
+    let n = ios(&doc, "read");
+    assert!((1500..=4500).contains(&n), "{n} reads counted");
+}

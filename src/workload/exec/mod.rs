@@ -391,7 +391,12 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         if !self.time.ramp_ends(now) {
             return false;
         }
-        let moved = self.count.ramp_io.iter().map(|r| r.0).sum();
+        // The job's bytes, or (ramp_size with group_reporting) its
+        // group's.
+        let moved = match self.progress.ramp_group() {
+            Some(group) => group.load(std::sync::atomic::Ordering::Relaxed),
+            None => self.count.ramp_io.iter().map(|r| r.0).sum(),
+        };
         if !self.time.ramp_over(now, moved) {
             self.publish_deadline(now);
             return false;
