@@ -1118,6 +1118,11 @@ SUPPORTED_LATER |= {"comm"}
 SUPPORTED_LATER |= {"num_range"}
 # Engines (rfio issue 21): libaio's vectored reads and writes (3.39).
 SUPPORTED_LATER |= {"libaio_vectored"}
+# The end of the job and the ramp (3.42): syncfs(2) of the files' file
+# systems; a ramp by bytes, its end checked once a second.
+SUPPORTED_LATER |= {"end_syncfs", "ramp_size"}
+# The type all of a job's files are taken to be, unchecked (3.41).
+SUPPORTED_LATER |= {"filetype"}
 
 
 def main():

@@ -306,6 +306,11 @@ pub enum Change {
     /// beside the reads and writes (3.33: each ran alone, synchronously,
     /// once nothing was in flight).
     LibaioAsyncFsync,
+    /// The ramp (`ramp_time`, and 3.42's `ramp_size`) ends at the first
+    /// once-a-second check of fio's helper thread that finds it over:
+    /// the checks fall every second from the run's start, and the I/O
+    /// after such a check ends it (3.33: the first I/O past `ramp_time`).
+    RampCheckedEachSecond,
 }
 
 impl Change {
@@ -595,6 +600,12 @@ pub static CHANGES: &[Entry] = {
             what: "steadystate=lat and lat_slope, JSON lat_ns and lat_mean",
             upstream: "steadystate.c, stat.c show_ss_normal (e6ef1c10)",
         },
+        Entry {
+            change: Change::RampCheckedEachSecond,
+            since: V3_42,
+            what: "the ramp ends at the helper thread's once-a-second check",
+            upstream: "time.c ramp_period_check, helper_thread.c (356e1ca9, 6ff32768)",
+        },
         option("comm", V3_42, "the job thread's name"),
         option("end_syncfs", V3_42, "syncfs() at the end of the job"),
         option("ramp_size", V3_42, "ramp by bytes instead of time"),
@@ -767,7 +778,8 @@ mod tests {
             | Change::AtomicWrites
             | Change::UncachedDropped
             | Change::DontCache
-            | Change::LibaioAsyncFsync => c,
+            | Change::LibaioAsyncFsync
+            | Change::RampCheckedEachSecond => c,
         };
         for c in [
             Change::LongPatterns,
@@ -799,6 +811,7 @@ mod tests {
             Change::UncachedDropped,
             Change::DontCache,
             Change::LibaioAsyncFsync,
+            Change::RampCheckedEachSecond,
         ]
         .map(listed)
         {

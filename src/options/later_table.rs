@@ -35,7 +35,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "Target file/device",
         help: "Assume all files defined in a job are of this type",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_37, revision: Revision::Add { after: &["number_ios"], def: OptionDef {
         name: "num_range",
@@ -185,7 +185,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "General",
         help: "Amount of data transferred before measuring performance",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_40, revision: Revision::Replace(OptionDef {
         name: "verify",
@@ -520,7 +520,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "Target file/device",
         help: "Include sync of FS at the end of job",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Replace(OptionDef {
         name: "log_hist_coarseness",

@@ -131,6 +131,15 @@ pub struct JobSpec {
     /// `runtime=` in microseconds (0: none).
     pub runtime_us: u64,
     pub(crate) ramp_time_us: u64,
+    /// `ramp_size` (fio 3.42): the ramp lasts until the job has moved this
+    /// many bytes (0: no ramp by bytes).
+    pub(crate) ramp_size: u64,
+    /// ns between the checks that end the ramp, from the run's start
+    /// (fio 3.42's helper thread, [`Change::RampCheckedEachSecond`]); 0:
+    /// the first I/O past `ramp_time` ends it (3.33).
+    ///
+    /// [`Change::RampCheckedEachSecond`]: crate::release::Change::RampCheckedEachSecond
+    pub(crate) ramp_check_ns: u64,
     /// `startdelay`: the job waits a random time in this range (µs; both
     /// ends equal for a single value).
     pub startdelay_us: (u64, u64),

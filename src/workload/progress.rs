@@ -21,7 +21,7 @@
 //! someone asked for reports ([`Progress::keep_reports`]).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::stats::snapshot::running_report;
@@ -117,6 +117,10 @@ pub(crate) struct JobProgress {
     does_io: AtomicBool,
     /// The jobs of the run that do I/O, shared by every entry.
     io_jobs: Arc<IoJobs>,
+    /// `ramp_size` with `group_reporting` (fio 3.42): the bytes the jobs
+    /// of the job's group moved while ramping, shared by them (the sum
+    /// fio's ramp_period_check makes of their `io_bytes`).
+    ramp_group: OnceLock<Arc<AtomicU64>>,
 }
 
 /// The jobs of a run that do I/O and are not over (fio's
@@ -146,7 +150,15 @@ impl JobProgress {
             keep_final: AtomicBool::new(false),
             does_io: AtomicBool::new(false),
             io_jobs,
+            ramp_group: OnceLock::new(),
         }
+    }
+
+    /// The bytes the job's group moved while ramping, if it ramps by
+    /// the group's bytes.
+    #[inline]
+    pub(crate) fn ramp_group(&self) -> Option<&AtomicU64> {
+        self.ramp_group.get().map(|a| &**a)
     }
 
     /// Whether some job of the run that does I/O runs or is still to
@@ -189,6 +201,12 @@ impl JobProgress {
         }
         let ns = self.origin.elapsed().as_nanos() as u64;
         self.epoch.store(ns + 1, Ordering::Relaxed);
+    }
+
+    /// ns since the run's start (before the jobs were prepared: fio's
+    /// helper thread starts its timers then).
+    pub(crate) fn since_origin_ns(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
     }
 
     /// When the job's I/O started, if it has.
@@ -336,6 +354,25 @@ impl Progress {
         if let Some(job) = self.jobs.first() {
             job.io_jobs.left.store(n, Ordering::SeqCst);
             job.io_jobs.any.store(n > 0, Ordering::SeqCst);
+        }
+    }
+
+    /// The jobs that ramp by their group's bytes (`groups[i]`: job `i`'s
+    /// reporting group, `None` for one that does not) share one count
+    /// per group (before any starts).
+    pub(crate) fn share_ramp_groups(&self, groups: impl IntoIterator<Item = Option<u32>>) {
+        let mut shared: Vec<(u32, Arc<AtomicU64>)> = Vec::new();
+        for (job, group) in self.jobs.iter().zip(groups) {
+            let Some(g) = group else { continue };
+            let count = match shared.iter().find(|(id, _)| *id == g) {
+                Some((_, c)) => Arc::clone(c),
+                None => {
+                    let c = Arc::new(AtomicU64::new(0));
+                    shared.push((g, Arc::clone(&c)));
+                    c
+                }
+            };
+            let _ = job.ramp_group.set(count);
         }
     }
 

@@ -242,6 +242,12 @@ impl<'p> RunCtx<'p, '_> {
         self.progress.count_io_jobs(plan.jobs.iter().map(|s| {
             crate::ioengine::lookup(&s.ioengine).is_some_and(|e| !(e.caps)(&s.engine).no_io)
         }));
+        // fio 3.42's ramp_size with group_reporting: the group's bytes.
+        self.progress.share_ramp_groups(
+            plan.jobs
+                .iter()
+                .map(|s| (s.group_reporting && s.ramp_size > 0).then_some(s.group_id)),
+        );
         check_devices(prepared.iter().flatten())?;
         for (p, job) in prepared.iter().zip(self.progress.jobs()) {
             if let Some(p) = p {

@@ -60,6 +60,7 @@ mod plot_baseline;
 mod plot_compare;
 mod releases;
 mod releases_later;
+mod releases_ramp;
 mod repeat;
 mod report_entries;
 mod report_fields;

@@ -52,6 +52,9 @@ pub(super) struct Expander<'a> {
     /// `wait_for`.
     waits: bool,
     first_named: HashMap<String, usize>,
+    /// The group and `ramp_size` of each job added so far (fio 3.42's
+    /// td_ramp_period_init compares a ramping job's with them).
+    ramp_sizes: Vec<(u32, u64)>,
     /// Past a limit: later sections make no jobs.
     stopped: bool,
     /// `--compat=fio`: fio's first refusal while adding the jobs.
@@ -87,6 +90,7 @@ impl<'a> Expander<'a> {
             count: 0,
             waits,
             first_named: HashMap::new(),
+            ramp_sizes: Vec::new(),
             stopped: false,
             refusal: None,
             read_refusal: None,
@@ -295,6 +299,23 @@ impl<'a> Expander<'a> {
         if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
             self.refuse(msg);
         }
+        let ramps = job.ramp_time_us > 0 || job.ramp_size > 0;
+        if ramps
+            && self
+                .ramp_sizes
+                .iter()
+                .any(|&(g, size)| g == job.group_id && size != job.ramp_size)
+        {
+            self.diags.push(Diagnostic::at(
+                job.span.clone(),
+                format!(
+                    "job '{}': fio: file:time.c:242, func=job rejected: inconsistent ramp_size \
+                     within reporting group, error=Invalid argument",
+                    job.name
+                ),
+            ));
+        }
+        self.ramp_sizes.push((job.group_id, job.ramp_size));
         self.total_files += job.files.len();
         if self.waits && !self.first_named.contains_key(&job.name) {
             self.first_named.insert(job.name.clone(), self.count);
@@ -371,6 +392,12 @@ fn job_spec(
         time_based_dropped: o.is("time_based") && o.micros("runtime") == 0,
         runtime_us: o.micros("runtime"),
         ramp_time_us: o.micros("ramp_time"),
+        ramp_size: o.bytes_or_zero("ramp_size"),
+        ramp_check_ns: if r.release.has(crate::release::Change::RampCheckedEachSecond) {
+            1_000_000_000
+        } else {
+            0
+        },
         startdelay_us: match o.value("startdelay") {
             Some(Value::Ranges(r)) => r.first().copied().flatten().unwrap_or((0, 0)),
             _ => (o.micros("startdelay"), o.micros("startdelay")),
@@ -434,6 +461,14 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
         }
     }
     let set = |n: &str| job.options.get(n).is_some();
+    if job.ramp_time_us > 0 && job.ramp_size > 0 {
+        // fio 3.42's td_ramp_period_init, as it adds the job.
+        fail(
+            "fio: file:time.c:235, func=job rejected: cannot specify both ramp_time and \
+             ramp_size, error=Invalid argument"
+                .into(),
+        );
+    }
     if (set("rate") && set("rate_iops")) || (set("rate_min") && set("rate_iops_min")) {
         fail("rate and rate_iops are mutually exclusive".into());
     }

@@ -91,6 +91,17 @@ pub(crate) struct FileOptions {
     pub(crate) name_prefix: Option<String>,
     /// `opendir=`, scanned when the plan is to run (`plan::files`).
     pub(crate) opendir: Option<std::sync::Arc<OpenDir>>,
+    /// `filetype` (fio 3.41): the type every file of the job is taken to
+    /// be, without a stat(2) (`None`: `none`, each file's own type).
+    pub(crate) filetype: Option<FileType>,
+}
+
+/// A type `filetype=` names (fio's `enum fio_filetype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileType {
+    File,
+    Block,
+    Char,
 }
 
 impl Default for FileOptions {
@@ -111,6 +122,7 @@ impl Default for FileOptions {
             unique_filename: true,
             name_prefix: None,
             opendir: None,
+            filetype: None,
         }
     }
 }
@@ -158,6 +170,12 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> FileOptions {
         append: o.is("file_append"),
         create_serialize: o.flag_or_default("create_serialize"),
         create_only: o.is("create_only"),
+        filetype: match o.choice_or_default("filetype") {
+            "file" => Some(FileType::File),
+            "block" => Some(FileType::Block),
+            "char" => Some(FileType::Char),
+            _ => None,
+        },
         allow_create: o.flag_or_default("allow_file_create"),
         sync_range: sync_range(o, bad),
         write_barrier: o.int_or_default("write_barrier").max(0) as u64,

@@ -68,6 +68,10 @@ pub(crate) struct IoOptions {
     /// [`Change::SyncAfterWritesOnly`]: crate::release::Change::SyncAfterWritesOnly
     pub(crate) sync_after_writes_only: bool,
     pub(crate) end_fsync: bool,
+    /// `end_syncfs` (fio 3.42): at the end of a writing job, syncfs(2) of
+    /// each file system holding its files, instead of `end_fsync`'s and
+    /// `fsync_on_close`'s fsync of each file.
+    pub(crate) end_syncfs: bool,
     pub(crate) fsync_on_close: bool,
     pub(crate) invalidate: bool,
     /// `fadvise_hint`: the `posix_fadvise` advice given when a file is
@@ -202,6 +206,7 @@ pub(super) fn resolve(
         fdatasync_blocks: o.int_or_default("fdatasync").max(0) as u64,
         sync_after_writes_only: false,
         end_fsync: flag("end_fsync"),
+        end_syncfs: flag("end_syncfs"),
         fsync_on_close: flag("fsync_on_close"),
         invalidate: flag("invalidate"),
         fadvise,

@@ -69,6 +69,9 @@ impl<C: Clock> Exec<'_, '_, C> {
         if !self.time.recording() {
             let r = &mut self.count.ramp_io[u.io.dir.index().min(2)];
             *r = (r.0 + u.len, r.1 + 1);
+            if let Some(group) = self.progress.ramp_group() {
+                group.fetch_add(u.len, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         if let Some(from) = counted_from {
             self.account(t, &u, now, from);

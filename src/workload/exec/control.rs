@@ -12,6 +12,15 @@ pub(super) struct Timeline {
     /// ramping.
     stats_from: Option<u64>,
     ramp_ns: u64,
+    /// `ramp_size` (fio 3.42): the ramp lasts until this many bytes were
+    /// moved (0: none).
+    ramp_bytes: u64,
+    /// ns between the checks that end the ramp (fio 3.42's helper
+    /// thread; 0: none, the first I/O past `ramp_ns` ends it).
+    check_ns: u64,
+    /// While ramping, when [`Timeline::ramp_ends`] next asks: the end of
+    /// `ramp_ns`, or the next check.
+    ramp_at: u64,
     /// `runtime`, 0 for none.
     runtime_ns: u64,
     /// When the current pass started.
@@ -25,16 +34,37 @@ impl Timeline {
         Timeline {
             stats_from: None,
             ramp_ns,
+            ramp_bytes: 0,
+            check_ns: 0,
+            ramp_at: ramp_ns,
             runtime_ns,
             pass_start: 0,
             elapsed_us: 0,
         }
     }
 
-    /// The job's I/O begins at 0: the statistics start with it unless it
-    /// ramps first. Returns whether they started.
-    pub(super) fn begin(&mut self) -> bool {
-        if self.ramp_ns == 0 {
+    /// fio 3.42's ramp: it may last until `bytes` were moved (0: no such
+    /// ramp), and it ends only at a check, every `check_ns` (0: at the
+    /// first I/O past `ramp_ns`, as 3.33).
+    pub(super) fn with_ramp_checks(self, bytes: u64, check_ns: u64) -> Timeline {
+        Timeline {
+            ramp_bytes: bytes,
+            check_ns,
+            ..self
+        }
+    }
+
+    /// The job's I/O begins at 0, `phase_ns` after the checks began (the
+    /// run's start, when fio's helper thread starts its timers): the
+    /// statistics start with it unless it ramps first. Returns whether
+    /// they started.
+    pub(super) fn begin(&mut self, phase_ns: u64) -> bool {
+        if self.check_ns > 0 {
+            // The first check after 0: they fall every check_ns from
+            // phase_ns before it.
+            self.ramp_at = self.check_ns - phase_ns % self.check_ns;
+        }
+        if self.ramp_ns == 0 && self.ramp_bytes == 0 {
             self.stats_from = Some(0);
         }
         self.stats_from.is_some()
@@ -52,10 +82,42 @@ impl Timeline {
         self.stats_from.is_some()
     }
 
-    /// Whether the ramp is still on and `now` ends it.
+    /// Whether the ramp is still on and `now` may end it (past
+    /// `ramp_time`, or past a check): [`Timeline::ramp_over`] says.
     #[inline]
     pub(super) fn ramp_ends(&self, now: u64) -> bool {
-        self.stats_from.is_none() && now >= self.ramp_ns
+        self.stats_from.is_none() && now >= self.ramp_at
+    }
+
+    /// After [`Timeline::ramp_ends`] at `now`, with `moved` bytes moved
+    /// in the ramp: whether it is over. With checks (fio 3.42's
+    /// `ramp_period_check`), the last check up to `now` decides, from the
+    /// time it fell at (`ramp_time`) or the bytes moved (`ramp_size`);
+    /// the next check is asked then.
+    pub(super) fn ramp_over(&mut self, now: u64, moved: u64) -> bool {
+        if self.check_ns == 0 {
+            return true;
+        }
+        let check = self.ramp_at + (now - self.ramp_at) / self.check_ns * self.check_ns;
+        self.ramp_at = check + self.check_ns;
+        (self.ramp_ns > 0 && check >= self.ramp_ns)
+            || (self.ramp_bytes > 0 && moved >= self.ramp_bytes)
+    }
+
+    /// While ramping, when the ramp will end (`None`: it ends by bytes,
+    /// at no known time).
+    fn ramp_end_ns(&self) -> Option<u64> {
+        if self.ramp_bytes > 0 {
+            return None;
+        }
+        if self.check_ns == 0 {
+            return Some(self.ramp_ns);
+        }
+        if self.ramp_at >= self.ramp_ns {
+            return Some(self.ramp_at);
+        }
+        let checks = (self.ramp_ns - self.ramp_at).div_ceil(self.check_ns);
+        Some(self.ramp_at + checks * self.check_ns)
     }
 
     /// The statistics start at `now` (the end of the ramp), forgetting
@@ -100,11 +162,12 @@ impl Timeline {
     pub(super) fn deadline_left_ns(&self, now: u64) -> Option<u64> {
         match self.stats_from {
             Some(_) => self.runtime_left_ns(now),
-            None => (self.runtime_ns > 0).then(|| {
-                self.ramp_ns
-                    .saturating_sub(now)
-                    .saturating_add(self.runtime_ns)
-            }),
+            None => match self.ramp_end_ns() {
+                Some(end) if self.runtime_ns > 0 => {
+                    Some(end.saturating_sub(now).saturating_add(self.runtime_ns))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -249,7 +312,7 @@ mod tests {
     #[test]
     fn the_runtime_counts_from_the_end_of_the_ramp() {
         let mut t = Timeline::new(500 * MS, 1000 * MS);
-        assert!(!t.begin(), "ramping");
+        assert!(!t.begin(0), "ramping");
         assert!(!t.runtime_over(5000 * MS), "no runtime while ramping");
         assert!(!t.ramp_ends(499 * MS));
         assert!(t.ramp_ends(501 * MS));
@@ -261,15 +324,42 @@ mod tests {
         assert_eq!(t.runtime_left_us(9000 * MS), Some(0));
         // Without a ramp the statistics start at once.
         let mut t = Timeline::new(0, 0);
-        assert!(t.begin() && t.recording());
+        assert!(t.begin(0) && t.recording());
         assert!(!t.runtime_over(u64::MAX), "no runtime");
         assert_eq!(t.runtime_left_us(MS), None);
     }
 
     #[test]
+    fn with_checks_the_ramp_ends_at_the_first_check_past_it() {
+        const S: u64 = 1000 * MS;
+        // fio 3.42: ramp_time=1s, the job's I/O began 5 ms after the
+        // run: the check at 995 ms finds 995 ms, the one at 1995 ms ends
+        // the ramp.
+        let mut t = Timeline::new(S, 0).with_ramp_checks(0, S);
+        assert!(!t.begin(5 * MS));
+        assert!(!t.ramp_ends(994 * MS));
+        assert!(t.ramp_ends(995 * MS));
+        assert!(!t.ramp_over(996 * MS, 0), "995 ms < 1 s");
+        assert!(!t.ramp_ends(1994 * MS));
+        assert!(t.ramp_ends(2000 * MS) && t.ramp_over(2000 * MS, 0));
+        // ramp_size=64k: the bytes moved at the first check decide; an
+        // I/O that waited past two checks is decided by the last.
+        let mut t = Timeline::new(0, 0).with_ramp_checks(65536, S);
+        assert!(!t.begin(0), "ramping by bytes");
+        assert!(!t.ramp_ends(999 * MS));
+        assert!(!t.ramp_over(S, 4096));
+        assert!(t.ramp_ends(3500 * MS));
+        assert!(t.ramp_over(3500 * MS, 65536));
+        // Without checks (3.33) the first I/O past ramp_time ends it.
+        let mut t = Timeline::new(100 * MS, 0).with_ramp_checks(0, 0);
+        t.begin(5 * MS);
+        assert!(t.ramp_ends(100 * MS) && t.ramp_over(100 * MS, 0));
+    }
+
+    #[test]
     fn io_time_adds_up_over_passes_without_the_ramp() {
         let mut t = Timeline::new(100 * MS, 0);
-        t.begin();
+        t.begin(0);
         t.start_stats(100 * MS);
         // The first pass started at 0, inside the ramp.
         assert_eq!(t.elapsed_us_at(250 * MS), 150_000);
@@ -285,7 +375,7 @@ mod tests {
     #[test]
     fn a_job_ending_inside_its_ramp_has_the_time_of_its_passes() {
         let mut t = Timeline::new(1000 * MS, 0);
-        assert!(!t.begin());
+        assert!(!t.begin(0));
         t.pass_ends(300 * MS);
         t.pass_starts(400 * MS);
         t.pass_ends(450 * MS);

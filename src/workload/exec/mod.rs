@@ -184,7 +184,8 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
             time: Timeline::new(
                 spec.ramp_time_us.saturating_mul(1000),
                 spec.runtime_us.saturating_mul(1000),
-            ),
+            )
+            .with_ramp_checks(spec.ramp_size, spec.ramp_check_ns),
             budget: Budget::of(job),
             count: Counters::default(),
             halt: Halt::Running,
@@ -243,7 +244,9 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         // target settles on, as the job ends).
         self.ts.latency_depth = None;
         self.progress.mark_epoch();
-        if self.time.begin() {
+        // fio 3.42's ramp checks fall every second from the run's start
+        // (its helper thread's timers), before this job's I/O began.
+        if self.time.begin(self.progress.since_origin_ns()) {
             self.ts.job_started();
             self.progress.set_state(JobState::Running);
         } else {
@@ -386,6 +389,16 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
     #[inline]
     fn check_ramp(&mut self, now: u64) -> bool {
         if !self.time.ramp_ends(now) {
+            return false;
+        }
+        // The job's bytes, or (ramp_size with group_reporting) its
+        // group's.
+        let moved = match self.progress.ramp_group() {
+            Some(group) => group.load(std::sync::atomic::Ordering::Relaxed),
+            None => self.count.ramp_io.iter().map(|r| r.0).sum(),
+        };
+        if !self.time.ramp_over(now, moved) {
+            self.publish_deadline(now);
             return false;
         }
         self.time.start_stats(now);

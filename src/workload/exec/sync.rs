@@ -222,8 +222,13 @@ impl<C: Clock> Exec<'_, '_, C> {
         if self.halt != Halt::Failed
             && !self.sync.last_was_sync
             && job.pattern().write
-            && (job.set.end_fsync || job.set.fsync_on_close)
+            && (job.set.end_fsync || job.set.end_syncfs || job.set.fsync_on_close)
         {
+            if job.set.end_syncfs {
+                // fio 3.42: one syncfs(2) per file system, and no fsync.
+                self.sync_file_systems();
+                return;
+            }
             for i in 0..job.files.len() {
                 if self.sync_any(i, Ddir::Sync, false).is_err() {
                     self.log.err(&format!(
@@ -231,6 +236,60 @@ impl<C: Clock> Exec<'_, '_, C> {
                         job.files[i].path.display()
                     ));
                 }
+            }
+        }
+    }
+
+    /// `end_syncfs` (fio 3.42's `fio_syncfs`): syncfs(2) of each file
+    /// system holding a regular file of the job (the directory of the
+    /// first such file of each, by its `st_dev`), after everything in
+    /// flight. Counted nowhere, as `end_fsync`; an engine without files
+    /// (null) syncs nothing, as fio's queues its sync as a no-op.
+    fn sync_file_systems(&mut self) {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::AsRawFd;
+        use std::path::Path;
+        let job = self.job;
+        self.drain();
+        let assumed = job.spec.file.filetype;
+        let mut seen: Vec<u64> = Vec::new();
+        for f in job.files.iter() {
+            // fio's add_file_fs: regular files only, by the type stat(2)
+            // gave (or `filetype` says).
+            let regular = match assumed {
+                Some(t) => t == crate::plan::resolve::files::FileType::File,
+                None => std::fs::metadata(&f.path).map_or(true, |m| m.is_file()),
+            };
+            if !regular {
+                continue;
+            }
+            let dir = match f.path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            let Ok(meta) = std::fs::metadata(dir) else {
+                self.log.err(&format!(
+                    "fio: failed to get dir {} information\n",
+                    dir.display()
+                ));
+                continue;
+            };
+            if seen.contains(&meta.dev()) {
+                continue;
+            }
+            seen.push(meta.dev());
+            crate::debug::dprint!(crate::debug::Cat::Io, "sync FS {}\n", dir.display());
+            if !self.caps.needs_files {
+                continue;
+            }
+            let Ok(d) = std::fs::File::open(dir) else {
+                self.log
+                    .err(&format!("open {} for syncfs failed\n", dir.display()));
+                continue;
+            };
+            // SAFETY: syncfs(2) takes a descriptor, open for the call.
+            if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
+                self.log.err(&format!("syncfs {} failed\n", dir.display()));
             }
         }
     }
