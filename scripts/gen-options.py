@@ -1116,6 +1116,8 @@ SUPPORTED_LATER |= {"comm"}
 # Ranges per trim (3.37): 1 runs; more needs an engine with multi-range
 # trims (io_uring_cmd on NVMe), which rfio lacks, and is refused as fio does.
 SUPPORTED_LATER |= {"num_range"}
+# SSD preconditioning random writes (3.41; spr_cs 3.42), rfio issue 21.
+SUPPORTED_LATER |= {"sprandom", "spr_num_regions", "spr_op", "spr_cs"}
 
 
 def main():

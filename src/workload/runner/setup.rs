@@ -191,6 +191,18 @@ pub(super) fn warn_no_runtime(plan: &Plan, log: &dyn Log) {
     }
 }
 
+/// fio's notes for each `sprandom` job whose options it set
+/// (`sprandom sets random_generator=lfsr`, ...: `log_info` lines, which
+/// rfio prints on stderr, keeping stdout for the report); once per job
+/// section.
+pub(super) fn note_sprandom(plan: &Plan, log: &dyn Log) {
+    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
+        for note in spec.offsets.sprandom.iter().flat_map(|s| &s.notes) {
+            log.err(&format!("{note}\n"));
+        }
+    }
+}
+
 /// fio's line for each `opendir=` setting, with the number of files it
 /// added (fio prints it on stdout as it reads the option; rfio keeps
 /// stdout for the report).
