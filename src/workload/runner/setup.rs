@@ -192,13 +192,13 @@ pub(super) fn warn_no_runtime(plan: &Plan, log: &dyn Log) {
 }
 
 /// fio's notes for each `sprandom` job whose options it set
-/// (`sprandom sets random_generator=lfsr`, ...: `log_info` lines, which
-/// rfio prints on stderr, keeping stdout for the report); once per job
-/// section.
+/// (`sprandom sets random_generator=lfsr`, ...), once per job section:
+/// `log_info` lines, on stdout, which rfio keeps for the report: they go
+/// where an engine's notes go ([`Log::note`], with the normal output).
 pub(super) fn note_sprandom(plan: &Plan, log: &dyn Log) {
     for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
         for note in spec.offsets.sprandom.iter().flat_map(|s| &s.notes) {
-            log.err(&format!("{note}\n"));
+            log.note(&format!("{note}\n"));
         }
     }
 }
