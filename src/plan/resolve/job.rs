@@ -78,7 +78,7 @@ pub(crate) fn resolve(
     let mut offsets = offsets::resolve(o, pattern.random, &mut invalid);
     offsets.mixed_wraps = release.has(Change::MixedIoSizeWraps);
     let zones = zones::resolve(o, &mut invalid);
-    let (sprandom, fixup) = super::sprandom::resolve(o, &pattern);
+    let (sprandom, fixup) = super::sprandom::resolve(o, pattern.write && pattern.random);
     offsets.sprandom = sprandom;
     let mut seeds = random::resolve(o, release);
     if fixup.lfsr {

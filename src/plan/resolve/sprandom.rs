@@ -8,7 +8,6 @@
 
 use super::read::Opts;
 use super::Refusal;
-use crate::plan::spec::Pattern;
 
 /// A job's `sprandom` settings (`OffsetOptions::sprandom`).
 #[derive(Debug, Clone, PartialEq)]
@@ -37,15 +36,17 @@ pub(crate) struct Fixup {
     pub(crate) norandommap: bool,
 }
 
-/// `sprandom` of `o` (`None` when off), and what it sets of the job.
-pub(crate) fn resolve(o: Opts<'_>, pattern: &Pattern) -> (Option<SprandomOptions>, Fixup) {
+/// `sprandom` of `o` (`None` when off), and what it sets of the job,
+/// whose pattern has `random_writes` or not (fio's `td_write(td) &&
+/// td_random(td)`).
+pub(crate) fn resolve(o: Opts<'_>, random_writes: bool) -> (Option<SprandomOptions>, Fixup) {
     let mut fixup = Fixup::default();
     if !o.1.has(crate::release::Change::Option("sprandom")) || !o.is("sprandom") {
         return (None, fixup);
     }
     let mut notes = Vec::new();
     let mut errors = Vec::new();
-    if pattern.write && pattern.random {
+    if random_writes {
         match o.choice("random_generator") {
             Some("lfsr") => {}
             Some(_) => errors.push("sprandom requires random_generator=lfsr"),

@@ -10,7 +10,7 @@ pub enum SetupError {
     Lfsr,
     /// fio's `sprandom_init` failed (fio then reaps the job unstarted).
     #[error("fio: {0}")]
-    Sprandom(String),
+    Sprandom(#[from] super::sprandom::SprandomError),
     /// A value the generators cannot use.
     #[error("fio: {0}")]
     Invalid(String),

@@ -116,9 +116,7 @@ impl IoGen {
     ) -> Result<IoGen, SetupError> {
         let seeds = seeds.clone();
         if spec.offsets.sprandom.is_some() && files.len() != 1 {
-            return Err(SetupError::Sprandom(
-                "SPRandom supports only one file".into(),
-            ));
+            return Err(sprandom::SprandomError::Files.into());
         }
         let zones = StridedZones::of(spec)?;
         let mut offsets = OffsetGen::new(spec, &seeds, zones.as_ref().map(|z| z.range));

@@ -41,6 +41,29 @@ pub(crate) struct Sprandom {
     done: bool,
 }
 
+/// Why fio's `sprandom_init` fails, in its words (without `fio: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SprandomError {
+    #[error("sprandom: bs [{0}] should be power of 2")]
+    BlockSize(u64),
+    /// fio asserts (and aborts) there: `spr_op` as written.
+    #[error("sprandom: spr_op [{0}] gives a write amplification of at most 1")]
+    OverProvisioning(String),
+    #[error("requires at least one region")]
+    NoRegions,
+    #[error(
+        "sprandom: spr_cs [{cache}] must be smaller than region_sz [{region}] which means [{allowed}] regions allowed"
+    )]
+    Cache {
+        cache: u64,
+        region: u64,
+        allowed: u64,
+    },
+    /// The job has more than one file (fio's `setup_files`).
+    #[error("SPRandom supports only one file")]
+    Files,
+}
+
 /// What `Sprandom::new` computed, for the caller's limits and fio's
 /// `--debug=sprandom` summary.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,28 +84,25 @@ pub(crate) fn physical_size(op: f64, logical: u64, bs: u64) -> u64 {
 
 impl Sprandom {
     /// The state for a file of `logical` bytes written in blocks of `bs`,
-    /// drawing its choices from `rand` (fio's `sprandom_state`). The
-    /// error is fio's message (without `fio: `).
+    /// drawing its choices from `rand` (fio's `sprandom_state`).
     pub(crate) fn new(
         o: &SprandomOptions,
         logical: u64,
         bs: u64,
         rand: FioRand,
-    ) -> Result<(Sprandom, Geometry), String> {
+    ) -> Result<(Sprandom, Geometry), SprandomError> {
         if !bs.is_power_of_two() {
-            return Err(format!("sprandom: bs [{bs}] should be power of 2"));
+            return Err(SprandomError::BlockSize(bs));
         }
         let physical = physical_size(o.over_provisioning, logical, bs);
         let waf = 0.5 / o.over_provisioning + 0.7;
         if waf.is_nan() || waf <= 1.0 {
-            // fio asserts (and aborts) here.
-            return Err(format!(
-                "sprandom: spr_op [{}] gives a write amplification of at most 1",
-                o.over_provisioning
+            return Err(SprandomError::OverProvisioning(
+                o.over_provisioning.to_string(),
             ));
         }
         if o.regions == 0 {
-            return Err("requires at least one region".into());
+            return Err(SprandomError::NoRegions);
         }
         let validity = validity_distribution(o.regions as usize, 1.0 - 1.0 / waf);
         let invalid_pct = validity
@@ -92,11 +112,11 @@ impl Sprandom {
         let region_size = physical / u64::from(o.regions);
         let region_write_count = region_size / bs;
         if o.cache_size != 0 && o.cache_size > region_size {
-            return Err(format!(
-                "sprandom: spr_cs [{}] must be smaller than region_sz [{region_size}] which means [{}] regions allowed",
-                o.cache_size,
-                physical / o.cache_size
-            ));
+            return Err(SprandomError::Cache {
+                cache: o.cache_size,
+                region: region_size,
+                allowed: physical / o.cache_size,
+            });
         }
         let mut capacity = inv_capacity(region_write_count, validity[0]);
         if o.cache_size != 0 {
@@ -349,7 +369,8 @@ mod tests {
     #[test]
     fn refusals_in_fios_words() {
         let r = FioRand::new(1, false);
-        let err = |o: SprandomOptions, bs| Sprandom::new(&o, 1 << 20, bs, r.clone()).unwrap_err();
+        let err =
+            |o: SprandomOptions, bs| Sprandom::new(&o, 1 << 20, bs, r).unwrap_err().to_string();
         assert_eq!(
             err(opts(4, 0.25, 0), 3072),
             "sprandom: bs [3072] should be power of 2"
