@@ -1123,6 +1123,8 @@ SUPPORTED_LATER |= {"libaio_vectored"}
 SUPPORTED_LATER |= {"end_syncfs", "ramp_size"}
 # The type all of a job's files are taken to be, unchecked (3.41).
 SUPPORTED_LATER |= {"filetype"}
+# SSD preconditioning random writes (3.41; spr_cs 3.42), rfio issue 21.
+SUPPORTED_LATER |= {"sprandom", "spr_num_regions", "spr_op", "spr_cs"}
 
 
 def main():

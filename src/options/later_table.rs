@@ -89,7 +89,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Set up Sandisk Pseudo Random Preconditioning",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_41, revision: Revision::Add { after: &["sprandom", "softrandommap"], def: OptionDef {
         name: "spr_num_regions",
@@ -107,7 +107,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Number of regions for sprandom",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_41, revision: Revision::Add { after: &["spr_num_regions", "sprandom", "softrandommap"], def: OptionDef {
         name: "spr_op",
@@ -125,7 +125,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Over provisioning ratio for SPRandom",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Add { after: &["spr_op", "spr_num_regions", "sprandom", "softrandommap"], def: OptionDef {
         name: "spr_cs",
@@ -143,7 +143,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Cache Size in bytes for SPRandom",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_35, revision: Revision::Replace(OptionDef {
         name: "fadvise_hint",

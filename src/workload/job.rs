@@ -138,7 +138,6 @@ impl<'a> Prepared<'a> {
             self::block_size(spec, engine),
             fill,
         )?;
-        let mut limits = Limits::of(spec, &files);
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
         let (zoned, zbd_notes) = match zbd {
             Some(zbd) => prepare_zones(spec, zbd, &files, &names, &sizes, &mut regions)?,
@@ -148,6 +147,7 @@ impl<'a> Prepared<'a> {
         let seeds = spec.seeds.clone();
         let mut gen = generators(spec, &seeds, &regions, &names)?;
         gen.zbd = zoned;
+        let mut limits = Limits::of(spec, &files, gen.sprandom_io_size());
         if gen.zones.is_some() {
             // Strided zones wrap around the file: a pass ends when the job
             // has issued all it may, or when an I/O would pass the file's
@@ -530,8 +530,10 @@ struct Limits {
 }
 
 impl Limits {
-    /// The limits of `spec` over its sized `files`.
-    fn of(spec: &JobSpec, files: &[FileRegion]) -> Limits {
+    /// The limits of `spec` over its sized `files`; `sprandom` sets the
+    /// job's `io_size` (fio's `sprandom_init`).
+    fn of(spec: &JobSpec, files: &[FileRegion], sprandom: Option<u64>) -> Limits {
+        let io_size = sprandom.or(spec.io_size);
         let region: u64 = files.iter().map(|f| f.len).sum();
         let size = spec.size.unwrap_or(region);
         let p = spec.pattern;
@@ -540,17 +542,13 @@ impl Limits {
         // fio's do_io: random overwrites without a map may go past `size`
         // within one pass, up to io_size. (The pass limit only counts I/O
         // the engine queues; see the executor's run_pass.)
-        if let Some(io_size) = spec
-            .io_size
-            .filter(|_| p.write && p.random && spec.norandommap)
-        {
+        if let Some(io_size) = io_size.filter(|_| p.write && p.random && spec.norandommap) {
             pass_bytes = pass_bytes.max(io_size);
         }
         // fio 3.38's do_io: a sequential mixed job does all its io_size
         // in one pass (each direction wraps at the end of its file).
-        if let Some(io_size) = spec
-            .io_size
-            .filter(|_| spec.offsets.mixed_wraps && p.read && p.write && !p.random)
+        if let Some(io_size) =
+            io_size.filter(|_| spec.offsets.mixed_wraps && p.read && p.write && !p.random)
         {
             pass_bytes = pass_bytes.max(io_size);
         }
@@ -559,7 +557,7 @@ impl Limits {
         if spec.io.backlog_verifies && p.write {
             pass_bytes = pass_bytes.saturating_add(size);
         }
-        let limit = spec.io_size.unwrap_or(size);
+        let limit = io_size.unwrap_or(size);
         let (mut total_bytes, mut total_ios) = (
             limit.saturating_mul(loops),
             if spec.number_ios > 0 {

@@ -2,7 +2,10 @@
 
 mod setup;
 
-use setup::{announce_opendir, check_devices, serial_setup, setup_failure, warn_no_runtime, Laid};
+use setup::{
+    announce_opendir, check_devices, note_sprandom, serial_setup, setup_failure, warn_no_runtime,
+    Laid,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -48,6 +51,15 @@ pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
                 },
             ));
         }
+        if let Some(msg) = sprandom_refusal(spec) {
+            return Err((
+                i,
+                RunError::Refused {
+                    job: spec.name.clone(),
+                    msg,
+                },
+            ));
+        }
         let dirs = spec.rate.min_above_rate();
         if !dirs.is_empty() {
             return Err((i, RunError::MinRateAboveRate { dirs }));
@@ -58,6 +70,18 @@ pub(crate) fn refusal_when_added(plan: &Plan) -> Result<(), (usize, RunError)> {
         }
     }
     Ok(())
+}
+
+/// fio's refusal of a `sprandom` job that cannot run it (`fixup_options`):
+/// its errors, then the notes of what it set.
+fn sprandom_refusal(spec: &JobSpec) -> Option<String> {
+    let s = spec.offsets.sprandom.as_ref()?;
+    let mut msg = format!("fio: {}", s.refusal.as_ref()?.0);
+    for note in &s.notes {
+        msg.push('\n');
+        msg.push_str(note);
+    }
+    Some(msg)
 }
 
 /// Run every job of `plan` and collect the results; live messages go to
@@ -98,6 +122,7 @@ pub(crate) fn run_with_progress(
     // fio lists each job's seeds as it adds the job.
     super::offsets::seeds::list(plan);
     warn_no_runtime(plan, log);
+    note_sprandom(plan, log);
     announce_opendir(plan, log);
     let started_ms = epoch_ms();
     // The time thread of `gtod_cpu`; the control groups the jobs make go

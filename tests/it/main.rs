@@ -69,6 +69,7 @@ mod run_basic;
 mod safety;
 mod server;
 mod signals;
+mod sprandom;
 mod stats_options;
 mod status_interval;
 mod steadystate;

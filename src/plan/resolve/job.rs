@@ -78,6 +78,12 @@ pub(crate) fn resolve(
     let mut offsets = offsets::resolve(o, pattern.random, &mut invalid);
     offsets.mixed_wraps = release.has(Change::MixedIoSizeWraps);
     let zones = zones::resolve(o, &mut invalid);
+    let (sprandom, fixup) = super::sprandom::resolve(o, pattern.write && pattern.random);
+    offsets.sprandom = sprandom;
+    let mut seeds = random::resolve(o, release);
+    if fixup.lfsr {
+        seeds.generator = crate::rand::Generator::Lfsr;
+    }
     let verify = verify::resolve(
         o,
         &bs,
@@ -113,8 +119,8 @@ pub(crate) fn resolve(
         buffers,
         working_set,
         zones,
-        norandommap: o.is("norandommap"),
-        seeds: random::resolve(o, release),
+        norandommap: o.is("norandommap") || fixup.norandommap,
+        seeds,
         offsets,
         verify,
         verify_state_load: verify::state_load(o),

@@ -25,6 +25,8 @@
 //! - `host`: user and group, `gtod_cpu`, NUMA (node lists read in `numa`),
 //!   cgroup, `error_dump`, `block_error_percentiles`
 //!   ([`HostOptions`](host::HostOptions));
+//! - `sprandom`: SSD preconditioning writes and their fix-ups
+//!   ([`sprandom::SprandomOptions`], in `OffsetOptions::sprandom`);
 //! - `flow`, `submit`: flows shared between jobs ([`flow::FlowOptions`]),
 //!   `io_submit_mode` ([`submit::SubmitOptions`]).
 //!
@@ -52,6 +54,7 @@ pub(crate) mod placement;
 pub(crate) mod random;
 pub(crate) mod rate;
 pub(crate) mod read;
+pub(crate) mod sprandom;
 pub(crate) mod steadystate;
 pub(crate) mod submit;
 pub(crate) mod think;

@@ -48,6 +48,8 @@ pub(crate) struct OffsetOptions {
     /// (`zipf theta must be different than 1.0`): fio refuses it while
     /// parsing, rfio when it sets the job up, in fio's words.
     pub(crate) file_service: Result<FileService, Refusal>,
+    /// `sprandom` (3.41), when on (set by the job's resolver).
+    pub(crate) sprandom: Option<super::sprandom::SprandomOptions>,
 }
 
 /// A size that may be a percentage of the file (`offset`,
@@ -147,6 +149,7 @@ pub(super) fn resolve(o: Opts<'_>, random: bool, bad: &mut Vec<String>) -> Offse
         identical: o.choice("rw_sequencer") == Some("identical"),
         file_service: file_service(o).map_err(|e| Refusal(e.to_string())),
         mixed_wraps: false,
+        sprandom: None,
     }
 }
 

@@ -100,6 +100,18 @@ impl<'a> Opts<'a> {
             .unwrap_or("")
     }
 
+    /// A list of floating point values, else the table's default.
+    pub(crate) fn floats_or_default(&self, name: &str) -> Vec<f64> {
+        let floats = |v: &Value| match v {
+            Value::Floats(f) => Some(f.clone()),
+            _ => None,
+        };
+        self.value(name)
+            .and_then(floats)
+            .or_else(|| self.default(name).and_then(|(_, v)| floats(&v)))
+            .unwrap_or_default()
+    }
+
     /// An integer the table gives no default: 0 when unset (fio's zeroed
     /// option struct).
     pub(crate) fn int_or_zero(&self, name: &str) -> i64 {

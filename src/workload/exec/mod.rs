@@ -328,8 +328,10 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         if matches!(self.halt, Halt::Failed | Halt::Done) || self.stop.requested() {
             return false;
         }
-        if !moved {
-            return false; // a pass that moved nothing ends the job
+        if !moved || self.gen.finished() {
+            // a pass that moved nothing ends the job, as sprandom's end
+            // does (fio's `td->done`)
+            return false;
         }
         if self.time.runtime_over(self.now()) {
             return false;

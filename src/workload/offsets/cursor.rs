@@ -28,6 +28,9 @@ pub(crate) struct FileCursor {
     pub(super) map: Option<Axmap>,
     pub(super) lfsr: Option<Lfsr>,
     pub(super) dist: FileDist,
+    /// `sprandom`: where the writes go (its state lasts the job: fio's
+    /// `f->spr_info`, which a new loop does not reset).
+    pub(super) spr: Option<Box<super::sprandom::Sprandom>>,
     /// The file just started over inside a pass (fio's
     /// `loop_cache_invalidate` points): its page cache is to be dropped.
     pub(super) wrapped: bool,
@@ -38,6 +41,11 @@ impl FileCursor {
     /// before the first).
     pub(crate) fn last_start(&self, dir: Ddir) -> u64 {
         self.last_start[dir.index()]
+    }
+
+    /// `sprandom` gave its last block.
+    pub(crate) fn sprandom_done(&self) -> bool {
+        self.spr.as_ref().is_some_and(|s| s.done())
     }
 
     /// Where the last I/O of `dir` on this file ended.

@@ -8,6 +8,9 @@ pub enum SetupError {
     /// fio's LFSR cannot cover this many blocks.
     #[error("fio: failed initializing LFSR")]
     Lfsr,
+    /// fio's `sprandom_init` failed (fio then reaps the job unstarted).
+    #[error("fio: {0}")]
+    Sprandom(#[from] super::sprandom::SprandomError),
     /// A value the generators cannot use.
     #[error("fio: {0}")]
     Invalid(String),

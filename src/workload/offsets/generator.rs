@@ -9,7 +9,9 @@ use random::{dist_kind, DistKind};
 use super::cursor::{FileCursor, FileDist, NextOffset};
 use super::error::SetupError;
 use super::region::FileRegion;
+use super::sprandom::Sprandom;
 use crate::ddir::Ddir;
+use crate::plan::resolve::sprandom::SprandomOptions;
 use crate::plan::spec::JobSpec;
 use crate::rand::{jhash, Axmap, FioRand, Gauss, Generator, Lfsr, SeedRule, Seeds, Slot, Zipf};
 
@@ -52,6 +54,12 @@ pub(crate) struct OffsetGen {
     /// `zonerange` with strided zones: random blocks are drawn in it.
     zone_range: Option<u64>,
     seeds: Seeds,
+    /// `sprandom`: the writes' offsets come from the file's
+    /// [`Sprandom`], set up with the file.
+    sprandom: Option<Box<SprandomOptions>>,
+    /// The physical size `sprandom` set up: what the job writes (fio
+    /// sets `io_size` to it).
+    pub(super) sprandom_io_size: Option<u64>,
 }
 
 impl OffsetGen {
@@ -90,6 +98,8 @@ impl OffsetGen {
             norandommap: spec.norandommap || o.blockalign.is_some(),
             zone_range,
             seeds: seeds.clone(),
+            sprandom: o.sprandom.clone().map(Box::new),
+            sprandom_io_size: None,
         }
     }
 
@@ -109,6 +119,7 @@ impl OffsetGen {
             map: None,
             lfsr: None,
             dist: FileDist::None,
+            spr: None,
             wrapped: false,
         };
         if !self.random {
@@ -163,6 +174,15 @@ impl OffsetGen {
         if self.generator == Generator::Lfsr {
             cursor.lfsr =
                 Some(Lfsr::new(blocks, self.seeds.get(Slot::Block)).ok_or(SetupError::Lfsr)?);
+            if let Some(o) = &self.sprandom {
+                // fio's sprandom_init, over the write block size.
+                let bs = self.min_bs[Ddir::Write.index()];
+                let rand = self.seeds.rand(Slot::Sprandom, false);
+                let (spr, geometry) =
+                    Sprandom::new(o, fsize, bs, rand).map_err(SetupError::Sprandom)?;
+                self.sprandom_io_size = Some(geometry.physical_size);
+                cursor.spr = Some(Box::new(spr));
+            }
         } else if !self.norandommap && matches!(self.dist, DistKind::Random) {
             // fio sets norandommap for any distribution but `random`.
             cursor.map = Some(Axmap::try_new(blocks).ok_or_else(|| {

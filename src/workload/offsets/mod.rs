@@ -30,7 +30,8 @@
 //! The files: `region` (where a job's region of a file starts),
 //! `cursor` (a file's position, map and distribution state), `generator`
 //! (the offset of the next I/O: sequential there, random in
-//! `generator/random`), `files` ([`FileSelector`]), `error`. The options
+//! `generator/random`), `sprandom` (fio 3.41's SSD preconditioning
+//! writes), `files` ([`FileSelector`]), `error`. The options
 //! come resolved by the plan ([`crate::plan::resolve::offsets`]).
 //!
 //! [`Axmap`]: crate::rand::Axmap
@@ -43,6 +44,7 @@ mod generator;
 pub(crate) mod open_limit;
 mod region;
 pub(crate) mod seeds;
+pub(crate) mod sprandom;
 
 pub(crate) use cursor::FileCursor;
 pub(crate) use error::SetupError;
@@ -113,6 +115,9 @@ impl IoGen {
         files: &[(FileRegion, &str)],
     ) -> Result<IoGen, SetupError> {
         let seeds = seeds.clone();
+        if spec.offsets.sprandom.is_some() && files.len() != 1 {
+            return Err(sprandom::SprandomError::Files.into());
+        }
         let zones = StridedZones::of(spec)?;
         let mut offsets = OffsetGen::new(spec, &seeds, zones.as_ref().map(|z| z.range));
         // fio's o->size: the files' total, if less or unset.
@@ -140,6 +145,18 @@ impl IoGen {
             seeds,
             closed: None,
         })
+    }
+
+    /// `sprandom`: the bytes the job writes (the file's physical size,
+    /// which fio makes the job's `io_size`).
+    pub(crate) fn sprandom_io_size(&self) -> Option<u64> {
+        self.offsets.sprandom_io_size
+    }
+
+    /// `sprandom` wrote its last block: the job is done (fio's
+    /// `td->done`), whatever passes or time it has left.
+    pub(crate) fn finished(&self) -> bool {
+        self.files.iter().any(FileCursor::sprandom_done)
     }
 
     /// The seeds everything was drawn from.
@@ -226,6 +243,9 @@ impl IoGen {
         }
         if let Some(z) = &mut self.zbd {
             z.before_offset(fi, f, dir);
+        }
+        if f.sprandom_done() {
+            return None;
         }
         let next = self.offsets.next_offset(f, dir)?;
         let len = match next.len {

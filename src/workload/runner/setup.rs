@@ -55,10 +55,19 @@ pub(super) fn setup_failure(spec: &JobSpec, e: &RunError, log: &dyn Log) -> Opti
             report.latency_depth = Some(0);
             Some(report)
         }
-        RunError::VerifyState { .. } | RunError::EngineSetup { .. } => {
+        RunError::VerifyState { .. }
+        | RunError::EngineSetup { .. }
+        | RunError::Generators {
+            source: crate::workload::offsets::SetupError::Sprandom(_),
+            ..
+        } => {
             // fio reaps the job unstarted: no error of its own, but the
-            // run exits non-zero.
+            // run exits non-zero. (fio's sprandom line has no newline;
+            // rfio ends it.)
             log.err(&e.to_string());
+            if matches!(e, RunError::Generators { .. }) {
+                log.err("\n");
+            }
             let mut report = JobReport::empty(spec.report.clone(), 0);
             report.latency_depth = Some(0);
             report.setup_failed = true;
@@ -196,6 +205,18 @@ pub(super) fn warn_no_runtime(plan: &Plan, log: &dyn Log) {
     for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
         if spec.time_based_dropped {
             log.err(&format!("{NO_RUNTIME_WARNING}\n"));
+        }
+    }
+}
+
+/// fio's notes for each `sprandom` job whose options it set
+/// (`sprandom sets random_generator=lfsr`, ...), once per job section:
+/// `log_info` lines, on stdout, which rfio keeps for the report: they go
+/// where an engine's notes go ([`Log::note`], with the normal output).
+pub(super) fn note_sprandom(plan: &Plan, log: &dyn Log) {
+    for spec in plan.jobs.iter().filter(|s| s.subjob == 0) {
+        for note in spec.offsets.sprandom.iter().flat_map(|s| &s.notes) {
+            log.note(&format!("{note}\n"));
         }
     }
 }

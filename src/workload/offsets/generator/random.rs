@@ -92,6 +92,9 @@ impl OffsetGen {
         if !matches!(f.dist, FileDist::None) {
             return dist_block(&mut f.dist);
         }
+        if f.spr.is_some() && dir == Ddir::Write {
+            return sprandom_block(f);
+        }
         let lastb = self.last_block(f, dir);
         if lastb == 0 {
             return None;
@@ -156,6 +159,15 @@ fn scale(lastb: u64, frac: f64) -> u64 {
     } else {
         p as u64
     }
+}
+
+/// `sprandom`'s next block to write; out of line, as [`dist_block`].
+#[inline(never)]
+fn sprandom_block(f: &mut FileCursor) -> Option<u64> {
+    let (Some(spr), Some(lfsr)) = (f.spr.as_mut(), f.lfsr.as_mut()) else {
+        return None;
+    };
+    spr.next_block(lfsr)
 }
 
 /// The next block of a file with its own generator (zipf, pareto,
