@@ -151,6 +151,8 @@ impl<C: Clock> Exec<'_, '_, C> {
             // fio's generic_open_file: O_CREAT for a job that writes, and
             // never without allow_file_create.
             create: allow && (job.set.create_on_open || p.write),
+            create_on_open: allow && job.set.create_on_open,
+            readonly: spec.readonly,
             atomic: spec.file.atomic,
         }
     }
