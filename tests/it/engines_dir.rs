@@ -254,10 +254,21 @@ fn dir_engine_failures_as_fio_3_42() {
 /// 3 broken 3 (the pick after the third finds every other file done),
 /// files 1 and 2 broken 2; bs=1k with openfiles=1 is 5 (file 0's four,
 /// file 2's first).
+/// Release, engine, broken files, more options, errno, writes, bytes.
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [usize],
+    &'static [&'static str],
+    i64,
+    u64,
+    u64,
+);
+
 #[test]
 fn a_failed_file_operation_goes_on_to_the_next_file_as_fio() {
     let dir = TempDir::new("dir-next");
-    let cases: [(&str, &str, &[usize], &[&str], i64, u64, u64); 8] = [
+    let cases: [Case; 8] = [
         ("3.33", "filecreate", &[1], &[], 21, 2, 8192),
         ("3.33", "filecreate", &[3], &[], 21, 3, 12288),
         ("3.33", "filecreate", &[0], &[], 21, 1, 4096),
