@@ -38,6 +38,7 @@ mod verdict;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use check::{Binaries, FileResult};
 use report::{Setup, Table};
@@ -73,14 +74,18 @@ fn compare(args: &cli::Args) -> Result<bool, String> {
     if let Some(release) = fio_version.strip_prefix("fio-") {
         run::follow_release(release);
     }
-    if fio_version != tools::FIO_VERSION {
+    let rfio = tools::locate_rfio(args.rfio.as_deref())?;
+    // rfio runs with RFIO_FIO_VERSION set to the oracle's release; it says
+    // which one it follows in its `--version` (an unknown one: none).
+    let outcome = run::run_in_temp_dir(&rfio, &["--version".into()], Duration::from_secs(20));
+    let shown = String::from_utf8_lossy(&outcome.stdout).into_owned();
+    let follows = followed_release(&shown).unwrap_or(tools::FIO_VERSION);
+    if follows != fio_version {
         eprintln!(
-            "rfio-conformance: warning: {} is {fio_version}; rfio follows {}",
+            "rfio-conformance: warning: {} is {fio_version}; rfio follows {follows}",
             fio.display(),
-            tools::FIO_VERSION
         );
     }
-    let rfio = tools::locate_rfio(args.rfio.as_deref())?;
     if args.checks.contains(&registry::Check::Pipelines) {
         tools::require_programs(&pipelines::PROGRAMS, "the pipelines check")?;
     }
@@ -153,4 +158,31 @@ fn print(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// The fio release an rfio `--version` line says rfio follows
+/// (`rfio-0.1.0 (fio-3.42 compatible)` → `fio-3.42`).
+fn followed_release(version: &str) -> Option<&str> {
+    let inner = version.lines().next()?.split_once('(')?.1;
+    let release = inner.strip_suffix(" compatible)")?;
+    release.starts_with("fio-").then_some(release)
+}
+
+#[cfg(test)]
+mod follow_tests {
+    use super::followed_release;
+
+    #[test]
+    fn the_release_rfio_follows_is_read_from_its_version() {
+        assert_eq!(
+            followed_release("rfio-0.1.0 (fio-3.42 compatible)\n"),
+            Some("fio-3.42")
+        );
+        assert_eq!(
+            followed_release("rfio-0.1.0 (fio-3.33 compatible)"),
+            Some("fio-3.33")
+        );
+        assert_eq!(followed_release(""), None);
+        assert_eq!(followed_release("fio-3.42"), None);
+    }
 }

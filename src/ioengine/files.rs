@@ -141,8 +141,18 @@ pub(crate) fn open_fd(
     flags: OpenFlags,
     mode: libc::mode_t,
 ) -> Result<OwnedFd, EngineError> {
+    open_fd_with(path, flags, mode, 0)
+}
+
+/// [`open_fd`] with the open flags `extra` besides.
+fn open_fd_with(
+    path: &Path,
+    flags: OpenFlags,
+    mode: libc::mode_t,
+    extra: libc::c_int,
+) -> Result<OwnedFd, EngineError> {
     let c = cpath(path).map_err(|e| EngineError::open(path, e))?;
-    let mut oflags = libc::O_CLOEXEC;
+    let mut oflags = libc::O_CLOEXEC | extra;
     oflags |= if flags.write {
         libc::O_RDWR
     } else {
@@ -175,33 +185,45 @@ pub(crate) fn open_fd(
 }
 
 /// Open `path` as fio's `generic_open_file` does ([`open_fd`]), and say
-/// whether it is a block device. What is not a regular file (a block or
-/// character device, a pipe) is read without updating its access time
-/// (`O_NOATIME`, which on a block device saves an inode update per read);
-/// where the kernel refuses that (`EPERM`: the caller neither owns the file
-/// nor has `CAP_FOWNER`) the file is used as opened, as fio opens it again
-/// without the flag.
+/// whether it is a block device. fio's file type (`get_file_type`, a
+/// `stat` before the open: a regular file unless it says otherwise)
+/// decides the flags: what is not a regular file (a block or character
+/// device, a pipe) is opened `O_NOATIME` (which on a block device saves an
+/// inode update per read), and where the kernel refuses that (`EPERM`: the
+/// caller neither owns the file nor has `CAP_FOWNER`) opened again without
+/// it; a writer's `O_CREAT` is for a regular file only (`create_on_open`'s
+/// for any); and a character device is opened read-write by a reader too,
+/// unless `--readonly`.
 pub(crate) fn open_generic(
     path: &Path,
     flags: OpenFlags,
     mode: libc::mode_t,
 ) -> Result<(OwnedFd, bool), EngineError> {
-    let fd = open_fd(path, flags, mode)?;
-    let raw = fd.as_raw_fd();
-    // fio's file type (`get_file_type`): a regular file unless stat says
-    // otherwise.
-    let kind = file_type(raw);
-    if kind.is_some_and(|k| k != libc::S_IFREG) {
-        // SAFETY: F_GETFL and F_SETFL on an open descriptor have no
-        // memory-safety preconditions.
-        unsafe {
-            let fl = libc::fcntl(raw, libc::F_GETFL);
-            if fl >= 0 {
-                let _ = libc::fcntl(raw, libc::F_SETFL, fl | libc::O_NOATIME);
-            }
+    let kind = path_type(path);
+    let special = kind.is_some_and(|k| k != libc::S_IFREG);
+    let mut f = flags;
+    if special {
+        f.create = f.create_on_open;
+        if kind == Some(libc::S_IFCHR) && !f.readonly {
+            f.write = true;
+        }
+        match open_fd_with(path, f, mode, libc::O_NOATIME) {
+            Err(e) if e.errno == libc::EPERM => {}
+            r => return r.map(|fd| (fd, kind == Some(libc::S_IFBLK))),
         }
     }
+    let fd = open_fd(path, f, mode)?;
     Ok((fd, kind == Some(libc::S_IFBLK)))
+}
+
+/// The `S_IFMT` bits of `path` (`None` when stat fails: a file to create).
+fn path_type(path: &Path) -> Option<libc::mode_t> {
+    let c = cpath(path).ok()?;
+    // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is NUL-terminated and `st` is a valid out-pointer.
+    let r = unsafe { libc::stat(c.as_ptr(), &mut st) };
+    (r == 0).then_some(st.st_mode & libc::S_IFMT)
 }
 
 /// `path` as a C string (errno `EINVAL` for an inner NUL).
@@ -210,6 +232,7 @@ pub(crate) fn cpath(path: &Path) -> Result<CString, i32> {
 }
 
 /// The `S_IFMT` bits of open file `fd` (`None` when fstat fails).
+#[cfg(test)]
 fn file_type(fd: RawFd) -> Option<libc::mode_t> {
     // SAFETY: an all-zero `stat` is a valid value to be overwritten.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -412,6 +435,7 @@ mod tests {
         std::fs::write(&path, vec![0u8; 4096]).unwrap();
         let (fd, is_block) = open_generic(&path, OpenFlags::default(), 0o644).unwrap();
         assert_eq!(flags_of(&fd) & libc::O_NOATIME, 0);
+        assert_eq!(flags_of(&fd) & libc::O_ACCMODE, libc::O_RDONLY);
         assert!(!is_block);
         std::fs::remove_file(&path).unwrap();
         // /dev/null is root's: root (CAP_FOWNER) gets the flag, anyone else
@@ -421,6 +445,15 @@ mod tests {
         let root = unsafe { libc::geteuid() } == 0;
         assert_eq!(flags_of(&fd) & libc::O_NOATIME != 0, root);
         assert!(!is_block);
+        // A character device is read-write for a reader too, unless
+        // --readonly; a regular file read-only.
+        assert_eq!(flags_of(&fd) & libc::O_ACCMODE, libc::O_RDWR);
+        let ro = OpenFlags {
+            readonly: true,
+            ..OpenFlags::default()
+        };
+        let (fd, _) = open_generic(Path::new("/dev/null"), ro, 0).unwrap();
+        assert_eq!(flags_of(&fd) & libc::O_ACCMODE, libc::O_RDONLY);
     }
 
     /// A closed file's slot is taken by the next file opened; its

@@ -61,6 +61,13 @@ pub struct OpenFlags {
     /// Create the file if it does not exist (`create_on_open`, or a write
     /// job whose file was not laid out).
     pub(crate) create: bool,
+    /// `create_on_open`: `O_CREAT` whatever the file is (a writer's
+    /// [`create`](Self::create) alone is only for a regular file; see
+    /// `open_generic`).
+    pub(crate) create_on_open: bool,
+    /// `--readonly`: a character device a job reads is opened read-only
+    /// (else read-write, as fio opens one).
+    pub(crate) readonly: bool,
     /// `atomic=1`: fio's `O_ATOMIC` bit (besides `O_DIRECT`).
     pub(crate) atomic: bool,
 }

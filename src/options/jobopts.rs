@@ -12,7 +12,7 @@ use crate::release::Release;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::def::{FioType, OptionDef};
+use super::def::{FioType, OptionDef, ValueKind};
 use super::value::{fio, hint, parse_value, ParseCtx, Value, ValueError};
 use super::{engines, lookup_in, suggest, table_of};
 use crate::diag::{Diagnostic, Kind, Span};
@@ -509,6 +509,15 @@ fn fio_refusal(
             format!("{}: 'z' suffix isn't applicable", def.name),
             format!("fio: failed parsing {}", r.text),
         ],
+        // fio's ioengine callback (`str_ioengine_external_cb`, fio 3.33
+        // and 3.42 alike): the path, blanks stripped, is not a regular file.
+        Some(v) if def.kind == ValueKind::EngineName => match engines::external_path(v) {
+            Some(path) => vec![
+                format!("fio: invalid external ioengine path \"{path}\""),
+                format!("fio: failed parsing {}", r.text),
+            ],
+            None => vec![format!("fio: failed parsing {}", r.text)],
+        },
         _ => vec![format!("fio: failed parsing {}", r.text)],
     }
 }

@@ -672,3 +672,35 @@ fn fio_report_lines_go_with_the_report() {
     assert_eq!(stderr(&o), note);
     assert!(stdout(&o).starts_with('{'));
 }
+
+/// Called as `fio`, `--parse-only` with an `ioengine=external:PATH` whose
+/// path is no regular file fails as fio 3.33 and 3.42 fail it (their
+/// option callback): the same two lines on stderr, exit 1.
+#[test]
+fn parse_only_refuses_a_missing_external_engine_as_fio() {
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new("compat-ext");
+    let args = [
+        "--parse-only",
+        "--name=j",
+        "--ioengine=external:/nonexistent",
+    ];
+    let fio = run_in(real_fio(), &dir.0, &args);
+    let want = "fio: invalid external ioengine path \"/nonexistent\"\n\
+                fio: failed parsing ioengine=external:/nonexistent\n";
+    assert_eq!((fio.status.code(), stderr(&fio).as_str()), (Some(1), want));
+    for release in ["3.33", "3.42"] {
+        let mut cmd = std::process::Command::new(RFIO);
+        cmd.arg0("fio")
+            .current_dir(&dir.0)
+            .args(args)
+            .env("RFIO_FIO_VERSION", release);
+        let (out, timed_out) = crate::common::output_within(&mut cmd, crate::common::RUN_LIMIT);
+        assert!(!timed_out);
+        assert_eq!(
+            (out.status.code(), stderr(&out).as_str()),
+            (Some(1), want),
+            "as fio-{release}"
+        );
+    }
+}

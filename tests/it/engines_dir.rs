@@ -245,6 +245,95 @@ fn dir_engine_failures_as_fio_3_42() {
     }
 }
 
+/// A failed open (the engine's operation) of one of the job's files: fio's
+/// file service goes on to the next file in the same pick, that I/O is
+/// issued, then the job stops on the error (the first one is reported).
+/// Counts measured with fio 3.33 (filecreate) and fio 3.42 on these jobs
+/// (nrfiles=4 filesize=4k, the files in `d/`; the broken ones made
+/// directories, non-empty for dirdelete): file 1 broken is 2 writes, file
+/// 3 broken 3 (the pick after the third finds every other file done),
+/// files 1 and 2 broken 2; bs=1k with openfiles=1 is 5 (file 0's four,
+/// file 2's first).
+/// Release, engine, broken files, more options, errno, writes, bytes.
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [usize],
+    &'static [&'static str],
+    i64,
+    u64,
+    u64,
+);
+
+#[test]
+fn a_failed_file_operation_goes_on_to_the_next_file_as_fio() {
+    let dir = TempDir::new("dir-next");
+    let cases: [Case; 8] = [
+        ("3.33", "filecreate", &[1], &[], 21, 2, 8192),
+        ("3.33", "filecreate", &[3], &[], 21, 3, 12288),
+        ("3.33", "filecreate", &[0], &[], 21, 1, 4096),
+        ("3.33", "filecreate", &[1, 2], &[], 21, 2, 8192),
+        (
+            "3.33",
+            "filecreate",
+            &[1],
+            &["--bs=1k", "--openfiles=1"],
+            21,
+            5,
+            5120,
+        ),
+        ("3.42", "dircreate", &[1], &["--openfiles=2"], 17, 2, 8192),
+        ("3.42", "dirdelete", &[2], &[], 39, 3, 12288),
+        (
+            "3.42",
+            "dirdelete",
+            &[0, 2],
+            &["--file_service_type=sequential"],
+            39,
+            1,
+            4096,
+        ),
+    ];
+    for (release, engine, broken, extra, errno, ios, bytes) in cases {
+        let d = dir.file("d");
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir(&d).unwrap();
+        for b in broken {
+            let f = d.join(format!("j.0.{b}"));
+            std::fs::create_dir(&f).unwrap();
+            if engine == "dirdelete" {
+                std::fs::write(f.join("x"), "").unwrap();
+            }
+        }
+        let e = format!("--ioengine={engine}");
+        let mut args = vec![
+            "--name=j",
+            &e,
+            "--directory=d",
+            "--nrfiles=4",
+            "--filesize=4k",
+            "--bs=4k",
+            "--rw=write",
+        ];
+        args.extend_from_slice(extra);
+        let what = format!("{release} {engine} broken {broken:?} {extra:?}");
+        let (doc, _, code) = json_env(RFIO, &dir, &args, &[("RFIO_FIO_VERSION", release)]);
+        assert_eq!(code, 1, "{what}");
+        assert_eq!(
+            summary(&doc, 0),
+            (errno, [(0, 0), (ios, bytes), (0, 0)]),
+            "{what}"
+        );
+        if broken.len() == 1 {
+            continue;
+        }
+        let out = run(RFIO.as_ref(), &dir, release, &args);
+        let first = format!("d/j.0.{}), error=", broken[0]);
+        assert!(stdout(&out).contains(&first), "{what}: {}", stdout(&out));
+    }
+    let _ = std::fs::set_permissions(dir.file("d/j.0.1"), PermissionsExt::from_mode(0o700));
+}
+
 /// fio 3.42's own test t0035 (t/jobs/t0035.fio, checked by
 /// t/run-fio-tests.py: exit 0 and an empty stderr) passes, leaving what
 /// fio leaves: t0035file1 (0600, empty), t0035file2 (laid out, 4k),

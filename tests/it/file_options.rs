@@ -574,3 +574,43 @@ fn bad_values_are_refused_with_their_place() {
         assert_eq!(common::stdout(&o), "", "{line}");
     }
 }
+
+/// fio reads `size=0` as no size: the job runs over its files' own sizes
+/// (an existing file's, or filesize=), as when size= is not given. Each
+/// job in a directory holding a 128 KiB file `ex`, against fio 3.33:
+/// 32 reads of it, 16 with filesize=64k, and 4 writes over two new
+/// files of filesize=8k.
+#[test]
+fn size_zero_is_no_size_as_fio() {
+    let base = ["--name=j", "--bs=4k", "--output-format=json"];
+    for (extra, reads, writes) in [
+        (&["--filename=ex", "--rw=read", "--size=0"][..], 32, 0),
+        (
+            &["--filename=ex", "--rw=read", "--size=0", "--filesize=64k"][..],
+            16,
+            0,
+        ),
+        (
+            &["--nrfiles=2", "--rw=write", "--size=0", "--filesize=8k"][..],
+            0,
+            4,
+        ),
+    ] {
+        let mut argv = base.to_vec();
+        argv.extend_from_slice(extra);
+        let (f, r) = (TempDir::new("size0-fio"), TempDir::new("size0"));
+        for d in [&f, &r] {
+            std::fs::write(d.file("ex"), vec![7u8; 128 << 10]).unwrap();
+        }
+        let fio = fio_report(&common::run_in(common::real_fio(), &f, &argv));
+        let rfio = report(&common::rfio(&r, &argv), 0);
+        assert_eq!(counts(&rfio), counts(&fio), "{extra:?}");
+        let job = &rfio["jobs"][0];
+        assert_eq!(
+            (&job["read"]["total_ios"], &job["write"]["total_ios"]),
+            (&Value::from(reads), &Value::from(writes)),
+            "{extra:?}"
+        );
+        assert_eq!(sizes(&r.0), sizes(&f.0), "{extra:?}");
+    }
+}

@@ -183,6 +183,44 @@ fn a_file_without_permission_fails_each_engines_open() {
     }
 }
 
+/// fio opens a character device read-write for a job that only reads
+/// (unless `--readonly`): a device node that nobody may write fails a
+/// reader's open with EACCES (fio 3.33's line), and under `--readonly`
+/// opens read-only and is read. The node is /dev/zero's (1, 5), mode
+/// 0444, made here.
+#[test]
+fn a_character_device_is_opened_read_write_by_a_reader_as_fio() {
+    if !root() {
+        println!("skipped: mknod needs root");
+        return;
+    }
+    let dir = TempDir::new("oe-chr");
+    std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let node = dir.file("zero");
+    let c = std::ffi::CString::new(node.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is NUL-terminated; mknod takes no other pointer.
+    let r = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o444, libc::makedev(1, 5)) };
+    assert_eq!(r, 0, "mknod {node:?}: {}", std::io::Error::last_os_error());
+    std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let name = format!("--filename={}", node.display());
+    let args = ["--name=a", &name, "--rw=read", "--bs=4k", "--size=64k"];
+    let lines = same_as_fio(&dir, &args, true);
+    has(
+        &lines,
+        &format!(
+            "fio: pid=PID, err=13/file:filesetup.c:805, func=open({}), error=Permission denied",
+            node.display()
+        ),
+    );
+    let mut ro = vec!["--readonly", "--output-format=terse"];
+    ro.extend_from_slice(&args);
+    let out = run(common::RFIO, &dir, &ro, true);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let terse = stdout(&out);
+    let f: Vec<&str> = terse.trim().split(';').collect();
+    assert_eq!((f[4], f[5]), ("0", "64"), "no error, 64 KiB read: {terse}");
+}
+
 /// A missing file in a directory nobody may write: its layout's open
 /// fails.
 #[test]

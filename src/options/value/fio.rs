@@ -82,6 +82,14 @@ pub(crate) fn read(def: &OptionDef, raw: Option<&str>, ctx: &ParseCtx) -> Option
         ValueKind::Choice | ValueKind::ChoiceWithModifier if def.fio_type == FioType::Str => {
             choice(def, text, ctx)
         }
+        // fio's option callback refuses an `external:PATH` that is not a
+        // regular file while parsing (`str_ioengine_external_cb`).
+        ValueKind::EngineName
+            if crate::options::engines::external_path(text)
+                .is_some_and(|p| !std::path::Path::new(p).is_file()) =>
+        {
+            None
+        }
         ValueKind::EngineName if !text.is_empty() => Some(FioReading {
             value: Some(Value::Text(text.to_string())),
             warnings: Vec::new(),

@@ -351,7 +351,9 @@ fn job_spec(
 ) -> Option<JobSpec> {
     let o = Opts(&p.options, r.release);
     let (pattern, bs) = (r.pattern, r.bs);
-    let size = o.bytes("size");
+    // fio's size=0 is no size: the files' own sizes (filesize=, or those
+    // of the files there), as when size= is not given.
+    let size = o.bytes("size").filter(|&s| s != 0);
     let files = match files::files(&p.options, &r.file, p.section_name, subjob, size) {
         Ok(f) => f,
         Err(e) => {

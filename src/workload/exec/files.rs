@@ -33,6 +33,10 @@ pub(super) struct OpenFiles {
     /// and the job stops after its next I/O (fio's file service skips
     /// the file, and `do_io` stops on the error once that I/O is out).
     pub(super) failed: bool,
+    /// The file-operation engines: the files that failed to open as the
+    /// pass opened them all, with the job's error each would set (fio
+    /// finds out when its file service first picks the file).
+    broken: Vec<(usize, i32, String)>,
 }
 
 impl OpenFiles {
@@ -44,6 +48,7 @@ impl OpenFiles {
             op_pending: vec![false; n].into_boxed_slice(),
             count: 0,
             failed: false,
+            broken: Vec::new(),
         }
     }
 
@@ -69,6 +74,8 @@ impl<C: Clock> Exec<'_, '_, C> {
         let job = self.job;
         let lazy = self.gen.select.limit.is_some();
         self.open.count = 0;
+        self.open.broken.clear();
+        self.gen.select.clear_broken();
         if !lazy {
             for i in 0..job.files.len() {
                 if !self.open_file(i) {
@@ -145,6 +152,8 @@ impl<C: Clock> Exec<'_, '_, C> {
             // fio's generic_open_file: O_CREAT for a job that writes, and
             // never without allow_file_create.
             create: allow && (job.set.create_on_open || p.write),
+            create_on_open: allow && job.set.create_on_open,
+            readonly: spec.readonly,
             atomic: spec.file.atomic,
         }
     }
@@ -163,6 +172,10 @@ impl<C: Clock> Exec<'_, '_, C> {
         let t0 = self.now();
         match self.engine.open(&target) {
             Ok(id) => self.open.ids[i] = id,
+            Err(e) if self.caps.file_op => {
+                self.file_op_failed(i, &e);
+                return true;
+            }
             Err(e) => {
                 // fio prints no line of its own for it (the job's
                 // `err=` line says it).
@@ -210,6 +223,57 @@ impl<C: Clock> Exec<'_, '_, C> {
             }
         }
         true
+    }
+
+    /// A file-operation engine's open (its operation) of file `i` failed.
+    /// fio's file service goes on to the next file: the job's error is
+    /// set (the first one is reported) and the job stops after its next
+    /// I/O. With `openfiles` the file was just picked, and the loop draws
+    /// again; else the pass is opening every file, and the file service
+    /// finds out when it first picks this one ([`Exec::broken_picked`]).
+    #[cold]
+    fn file_op_failed(&mut self, i: usize, e: &crate::ioengine::EngineError) {
+        let job = self.job;
+        if e.errno == libc::EMFILE {
+            self.log.err(&format!(
+                "fio: try reducing/setting openfiles (failed at {} of {})\n",
+                self.open.count,
+                job.files.len()
+            ));
+        }
+        let msg = job.open_verror(e);
+        if self.gen.select.limit.is_some() {
+            self.gen.select.open_failed(i);
+            self.set_open_error(e.errno, msg);
+        } else {
+            self.gen.select.set_broken(i);
+            self.open.broken.push((i, e.errno, msg));
+        }
+    }
+
+    /// The file service passed over a file that failed to open (see
+    /// [`Exec::file_op_failed`]): its error is the job's, which stops
+    /// after its next I/O, or now when there is none (`more` false).
+    #[cold]
+    pub(super) fn broken_picked(&mut self, i: usize, more: bool) {
+        let Some(k) = self.open.broken.iter().position(|b| b.0 == i) else {
+            return;
+        };
+        let (_, errno, msg) = self.open.broken.swap_remove(k);
+        self.set_open_error(errno, msg);
+        if !more {
+            self.halt = super::Halt::Failed;
+        }
+    }
+
+    /// A failed open is the job's error (unless one is already), and the
+    /// job stops after its next I/O.
+    fn set_open_error(&mut self, errno: i32, msg: String) {
+        if self.ts.error == 0 {
+            self.ts.error = errno;
+            self.ts.error_msg = Some(msg);
+        }
+        self.open.failed = true;
     }
 
     /// Carry out the opens and closes the file service decided (with

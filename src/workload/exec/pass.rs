@@ -183,14 +183,23 @@ impl<C: Clock> Exec<'_, '_, C> {
         if self.hooks.iolog.is_some() {
             self.log_closed_files();
         }
+        if let Some(f) = self.gen.select.take_broken_hit() {
+            self.broken_picked(f, next.is_some());
+        }
         let Some(next) = next else {
             if self.hooks.replay.is_none() && self.file_busy() {
                 return Step::Again;
             }
             return Step::Over;
         };
-        if self.gen.select.limit.is_some() && !self.file_events() {
-            return Step::Over;
+        if self.gen.select.limit.is_some() {
+            if !self.file_events() {
+                return Step::Over;
+            }
+            if !self.file_open(next.file) {
+                // Its open failed (a file-operation engine): draw again.
+                return Step::Again;
+            }
         }
         if self.hooks.verify.is_some() && self.pattern_io_stops(&next) {
             return Step::Over;

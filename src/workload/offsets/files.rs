@@ -52,6 +52,14 @@ pub(crate) struct FileSelector {
     /// pick is that file until it is done (`current` and `left` are never
     /// read then).
     single: bool,
+    /// Files whose open failed when the pass opened them all (the
+    /// file-operation engines, whose open is the operation): fio opens a
+    /// file when its service first picks it, and on a failed open goes on
+    /// to the next file in the same pick ([`FileSelector::set_broken`]).
+    broken: Option<Box<[bool]>>,
+    /// The first broken file a pick passed over since the last
+    /// [`FileSelector::take_broken_hit`].
+    broken_hit: Option<usize>,
 }
 
 /// The file service's answer (fio's `__get_next_file`).
@@ -119,6 +127,8 @@ impl FileSelector {
             limit,
             busy: false,
             single,
+            broken: None,
+            broken_hit: None,
         })
     }
 
@@ -159,8 +169,28 @@ impl FileSelector {
         !self.done[f] && self.limit.as_ref().is_none_or(|l| l.usable(f))
     }
 
+    /// [`FileSelector::pick_one`], passing over the broken files: each is
+    /// done once picked, and the pick goes on (fio's `get_next_file_rr`
+    /// and `_rand` after a failed `td_io_open_file`).
     #[inline]
     fn pick(&mut self) -> Pick {
+        loop {
+            match self.pick_one() {
+                Pick::File(f) if self.broken.as_ref().is_some_and(|b| b[f]) => self.pass_over(f),
+                p => return p,
+            }
+        }
+    }
+
+    #[cold]
+    fn pass_over(&mut self, f: usize) {
+        self.mark_done(f);
+        self.current = None;
+        self.broken_hit.get_or_insert(f);
+    }
+
+    #[inline]
+    fn pick_one(&mut self) -> Pick {
         if self.nr_done >= self.nr {
             return Pick::Done;
         }
@@ -247,6 +277,37 @@ impl FileSelector {
                 l.close(f);
             }
         }
+    }
+
+    /// File `f` failed to open as the pass opened every file: the first
+    /// pick of it passes over it to the next file, and says so
+    /// ([`FileSelector::take_broken_hit`]).
+    pub(crate) fn set_broken(&mut self, f: usize) {
+        let nr = self.nr;
+        self.broken.get_or_insert_with(|| vec![false; nr].into())[f] = true;
+    }
+
+    /// No file broken (a pass opens them again).
+    pub(crate) fn clear_broken(&mut self) {
+        self.broken = None;
+        self.broken_hit = None;
+    }
+
+    /// The first broken file passed over since the last call.
+    #[inline]
+    pub(crate) fn take_broken_hit(&mut self) -> Option<usize> {
+        self.broken_hit.take()
+    }
+
+    /// With `openfiles`: file `f`, just picked, failed to open. It is done,
+    /// not open, and the I/O drawn for it is dropped; the loop draws again
+    /// (fio's file service goes on to the next file).
+    pub(crate) fn open_failed(&mut self, f: usize) {
+        if let Some(l) = self.limit.as_mut() {
+            l.open_failed(f);
+        }
+        self.mark_done(f);
+        self.current = None;
     }
 
     /// Mark file `f` done for this pass (with `openfiles`, it closes).

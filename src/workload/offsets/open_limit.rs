@@ -109,6 +109,17 @@ impl OpenLimit {
         self.events.push_back(FileEvent::Close(f));
     }
 
+    /// `f`, opened for a pick, failed to open: closed again, with no
+    /// close to carry out, and the I/Os drawn for it dropped.
+    pub(crate) fn open_failed(&mut self, f: usize) {
+        let s = &mut self.state[f];
+        self.refs -= u64::from(s.refs);
+        if s.open {
+            self.nr_open -= 1;
+        }
+        *s = State::default();
+    }
+
     /// An I/O of `f` was handed out.
     #[inline]
     pub(crate) fn get(&mut self, f: usize) {
