@@ -68,3 +68,16 @@ pub(crate) fn job(argv: &[&str]) -> JobSpec {
         .next()
         .expect("the command line names a job")
 }
+
+/// The first job of `argv`'s plan when rfio behaves as `release`.
+pub(crate) fn job_as(release: crate::release::Release, argv: &[&str]) -> JobSpec {
+    let mut input = input(argv);
+    input.release = release;
+    let fe = super::build(input, &[], &KEYWORDS);
+    assert!(fe.diags.is_empty(), "{}", fe.diags);
+    fe.plan
+        .jobs
+        .into_iter()
+        .next()
+        .expect("the command line names a job")
+}

@@ -13,6 +13,7 @@ use super::table::{JobZones, Refused, ZoneTable};
 use super::types::ZoneCond;
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
+use crate::plan::resolve::zones::ZbdRules;
 use crate::workload::offsets::FileCursor;
 
 /// One file of a zoned job.
@@ -48,6 +49,8 @@ pub(crate) struct JobSettings {
     pub(crate) job_max_open_zones: u32,
     pub(crate) reset_threshold: f64,
     pub(crate) reset_frequency: f64,
+    /// The release's rules.
+    pub(crate) rules: ZbdRules,
 }
 
 /// A job's zoned I/O state.
@@ -159,13 +162,22 @@ impl ZbdJob {
     }
 
     /// fio's `zbd_adjust_ddir`: a mixed job reads only once there is data
-    /// (or reads past the write pointers); until then it writes.
+    /// (or reads past the write pointers); until then it writes. From fio
+    /// 3.34 "data" is a write of the job's own to the file since it opened
+    /// (`wrote`), and from 3.37 a job without a write share
+    /// (`write_share`, `rwmixwrite`) reads anyway.
     #[inline]
-    pub(crate) fn adjust_dir(&self, fi: usize, dir: Ddir) -> Ddir {
+    pub(crate) fn adjust_dir(&self, fi: usize, dir: Ddir, wrote: bool, write_share: u32) -> Ddir {
         if dir != Ddir::Read || !self.set.mixed || self.set.read_beyond_wp {
             return dir;
         }
-        if lock(&self.files[fi].table).with_data > 0 {
+        let rules = self.set.rules;
+        let data = if rules.reads_after_own_write {
+            wrote
+        } else {
+            lock(&self.files[fi].table).with_data > 0
+        };
+        if data || (rules.no_write_share_reads && write_share == 0) {
             Ddir::Read
         } else {
             Ddir::Write
@@ -446,17 +458,31 @@ impl Placed<'_, '_> {
             ));
         }
         let verify_bs = self.set.verify.then_some(self.set.min_bs[1]);
+        let finish = self.set.rules.finish_small_remainder;
         let mut zi = zi;
-        if !self
-            .t
-            .open_zone(self.counters, zi, self.set.job_max_open_zones, verify_bs)
-        {
-            match self.convert_to_open_zone() {
-                Some(z) => zi = z,
-                None => {
-                    self.no_open_zone = true;
-                    return Self::EOF;
+        loop {
+            if finish && self.t.zone(zi).small_remainder(min_bs) {
+                match self.finish_for_next(zi)? {
+                    Some(next) => zi = next,
+                    None => return Self::EOF,
                 }
+            }
+            if !self
+                .t
+                .open_zone(self.counters, zi, self.set.job_max_open_zones, verify_bs)
+            {
+                match self.convert_to_open_zone() {
+                    Some(z) => zi = z,
+                    None => {
+                        self.no_open_zone = true;
+                        return Self::EOF;
+                    }
+                }
+            }
+            // The zone found may have too little room as well: finish it
+            // and look again.
+            if !(finish && self.t.zone(zi).small_remainder(min_bs)) {
+                break;
             }
         }
         if self.set.reset_frequency != 0.0
@@ -505,6 +531,33 @@ impl Placed<'_, '_> {
             "zone remainder {room} smaller than min block size {min_bs}\n"
         ))
         .with_error(libc::EIO, "zbd.c:2011", "zone remainder too small"))
+    }
+
+    /// fio's zone finish of `zbd_convert_to_write_zone` (3.34 on): zone
+    /// `zi`, with room for less than a block, leaves the open zones and is
+    /// finished; the write goes to the next zone with a write pointer
+    /// (wrapping to the file's first zone), or, for a sequential job at
+    /// the region's last zone, the file has no more writes (`None`).
+    fn finish_for_next(&mut self, zi: u32) -> Result<Option<u32>, Refused> {
+        self.t.close_zone(self.counters, zi);
+        dprint!(Cat::Zbd, "{}: finish zone {zi}\n", self.t.name);
+        self.t.finish_zone(zi)?;
+        let (min_zone, max_zone) = (self.zf.min_zone, self.zf.max_zone);
+        if zi + 1 >= max_zone && !self.set.random {
+            return Ok(None);
+        }
+        let mut next = zi;
+        // The region holds a zone with a write pointer (`zi`'s), so this
+        // ends.
+        loop {
+            next += 1;
+            if next >= max_zone {
+                next = min_zone;
+            }
+            if self.t.zone(next).has_wp {
+                return Ok(Some(next));
+            }
+        }
     }
 
     /// A trim: a random one goes to a zone holding data.

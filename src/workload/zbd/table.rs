@@ -46,6 +46,13 @@ impl ZoneInfo {
         self.has_wp && self.wp + required > self.capacity_end()
     }
 
+    /// Room for more than nothing but less than `min_bs` bytes (fio's
+    /// `zbd_zone_remainder` between 0 and the block size).
+    pub(crate) fn small_remainder(&self, min_bs: u64) -> bool {
+        let end = self.capacity_end();
+        self.wp < end && end - self.wp < min_bs
+    }
+
     fn sentinel(start: u64) -> ZoneInfo {
         ZoneInfo {
             start,
@@ -397,6 +404,26 @@ impl ZoneTable {
         self.wp_with_data = self.wp_with_data.wrapping_sub(data);
         self.zone_mut(i).wp = z.start;
         job.resets += 1;
+        Ok(())
+    }
+
+    /// fio's `zbd_finish_zone` (3.34 on): zone `i` made full through the
+    /// device when it has zones of its own; its write pointer then at the
+    /// zone's end (its data not counted, as fio's).
+    pub(crate) fn finish_zone(&mut self, i: u32) -> Result<(), Refused> {
+        let z = self.zone(i);
+        if self.model != Model::None {
+            if let Err(e) = self.dev.finish_zones(z.start, self.zone_size) {
+                return Err(Refused::err(format!(
+                    "{}: finish zone at sector {} failed ({e}).\n",
+                    self.name,
+                    z.start >> 9
+                ))
+                .with_error(e, "zbd.c:396", "finish zone failed"));
+            }
+        }
+        let end = self.zone_end(i);
+        self.zone_mut(i).wp = end;
         Ok(())
     }
 
