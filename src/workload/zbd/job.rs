@@ -3,12 +3,12 @@
 //! I/O drawn by the offset generator is moved onto the zones: writes to a
 //! zone's write pointer (resetting a full zone, opening zones within the
 //! limits), reads below it.
-//!
 //! The job's files each have their zone table (shared with the other jobs
 //! of the file) and the range of zones their region covers.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub(crate) use super::region::Region;
 use super::table::{JobZones, Refused, ZoneTable};
 use super::types::ZoneCond;
 use crate::ddir::Ddir;
@@ -67,28 +67,6 @@ pub(crate) struct ZbdJob {
     filling: u32,
     /// Why the last I/O could not be placed, when that fails the job.
     failure: Option<Refused>,
-}
-
-/// The region of a file now: its start (which `zoneskip` moves) and size.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Region {
-    pub(crate) file_offset: u64,
-    pub(crate) io_size: u64,
-}
-
-impl Region {
-    /// The region of file `f` now.
-    pub(crate) fn of(f: &FileCursor) -> Region {
-        Region {
-            file_offset: f.file_offset(),
-            io_size: f.region.io_size,
-        }
-    }
-
-    /// fio's `is_valid_offset`.
-    fn valid(&self, offset: u64) -> bool {
-        offset.wrapping_sub(self.file_offset) < self.io_size
-    }
 }
 
 /// How long a write waits for other jobs' writes to close their zones
@@ -161,11 +139,8 @@ impl ZbdJob {
         t.reset_write_cnt(self.set.reset_frequency);
     }
 
-    /// fio's `zbd_adjust_ddir`: a mixed job reads only once there is data
-    /// (or reads past the write pointers); until then it writes. From fio
-    /// 3.34 "data" is a write of the job's own to the file since it opened
-    /// (`wrote`), and from 3.37 a job without a write share
-    /// (`write_share`, `rwmixwrite`) reads anyway.
+    /// fio's `zbd_adjust_ddir`: a mixed job reads once there is data (3.34:
+    /// it `wrote` itself; 3.37: or no `write_share`); until then it writes.
     #[inline]
     pub(crate) fn adjust_dir(&self, fi: usize, dir: Ddir, wrote: bool, write_share: u32) -> Ddir {
         if dir != Ddir::Read || !self.set.mixed || self.set.read_beyond_wp {
@@ -462,7 +437,11 @@ impl Placed<'_, '_> {
         let mut zi = zi;
         loop {
             if finish && self.t.zone(zi).small_remainder(min_bs) {
-                match self.finish_for_next(zi)? {
+                let (zf, random) = (self.zf, self.set.random);
+                let next =
+                    self.t
+                        .finish_for_next(self.counters, zi, (zf.min_zone, zf.max_zone), random);
+                match next? {
                     Some(next) => zi = next,
                     None => return Self::EOF,
                 }
@@ -479,8 +458,6 @@ impl Placed<'_, '_> {
                     }
                 }
             }
-            // The zone found may have too little room as well: finish it
-            // and look again.
             if !(finish && self.t.zone(zi).small_remainder(min_bs)) {
                 break;
             }
@@ -531,33 +508,6 @@ impl Placed<'_, '_> {
             "zone remainder {room} smaller than min block size {min_bs}\n"
         ))
         .with_error(libc::EIO, "zbd.c:2011", "zone remainder too small"))
-    }
-
-    /// fio's zone finish of `zbd_convert_to_write_zone` (3.34 on): zone
-    /// `zi`, with room for less than a block, leaves the open zones and is
-    /// finished; the write goes to the next zone with a write pointer
-    /// (wrapping to the file's first zone), or, for a sequential job at
-    /// the region's last zone, the file has no more writes (`None`).
-    fn finish_for_next(&mut self, zi: u32) -> Result<Option<u32>, Refused> {
-        self.t.close_zone(self.counters, zi);
-        dprint!(Cat::Zbd, "{}: finish zone {zi}\n", self.t.name);
-        self.t.finish_zone(zi)?;
-        let (min_zone, max_zone) = (self.zf.min_zone, self.zf.max_zone);
-        if zi + 1 >= max_zone && !self.set.random {
-            return Ok(None);
-        }
-        let mut next = zi;
-        // The region holds a zone with a write pointer (`zi`'s), so this
-        // ends.
-        loop {
-            next += 1;
-            if next >= max_zone {
-                next = min_zone;
-            }
-            if self.t.zone(next).has_wp {
-                return Ok(Some(next));
-            }
-        }
     }
 
     /// A trim: a random one goes to a zone holding data.

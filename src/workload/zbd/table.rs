@@ -427,6 +427,37 @@ impl ZoneTable {
         Ok(())
     }
 
+    /// fio's zone finish of `zbd_convert_to_write_zone` (3.34 on): zone
+    /// `zi`, with room for less than a block, leaves the open zones and is
+    /// finished; the write goes to the next zone with a write pointer of
+    /// the file's `zones` (wrapping), or, for a sequential job at the
+    /// last zone, the file has no more writes (`None`).
+    pub(crate) fn finish_for_next(
+        &mut self,
+        job: &mut JobZones,
+        zi: u32,
+        (min_zone, max_zone): (u32, u32),
+        random: bool,
+    ) -> Result<Option<u32>, Refused> {
+        self.close_zone(job, zi);
+        dprint!(Cat::Zbd, "{}: finish zone {zi}\n", self.name);
+        self.finish_zone(zi)?;
+        if zi + 1 >= max_zone && !random {
+            return Ok(None);
+        }
+        // The region holds a zone with a write pointer (`zi`): this ends.
+        let mut next = zi;
+        loop {
+            next += 1;
+            if next >= max_zone {
+                next = min_zone;
+            }
+            if self.zone(next).has_wp {
+                return Ok(Some(next));
+            }
+        }
+    }
+
     /// fio's `zbd_reset_zones`: close and empty the zones `from..to`.
     /// Whether all resets went through.
     pub(crate) fn reset_zones(&mut self, job: &mut JobZones, from: u32, to: u32) -> bool {

@@ -460,7 +460,7 @@ fn the_periodic_reset_counts_writes() {
 }
 
 /// [`job`] as fio `release` runs it.
-fn job_as(release: crate::release::Release, args: &[&str]) -> JobSpec {
+fn job_as(release: &str, args: &[&str]) -> JobSpec {
     let mut argv = vec![
         "--name=z",
         "--ioengine=null",
@@ -480,10 +480,9 @@ fn job_as(release: crate::release::Release, args: &[&str]) -> JobSpec {
 /// write a zone, the job done at the last.
 #[test]
 fn a_zone_with_room_for_less_than_a_block_is_finished_from_3_34() {
-    use crate::release::Release::*;
     let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
-    let spec = job_as(V3_33, &["--rw=write", "--size=768k"]);
+    let spec = job_as("3.33", &["--rw=write", "--size=768k"]);
     // 3.33 never runs out of offsets (each write lands at 0): the loop's
     // byte count ends it, after 12.
     let d = drive_in(&spec, &dev, 1, &reg, 12).unwrap();
@@ -493,7 +492,7 @@ fn a_zone_with_room_for_less_than_a_block_is_finished_from_3_34() {
     assert_eq!(s.zones[0].wp, 64 * KIB);
     assert_eq!(s.resets[0], 11);
     drop(s);
-    for release in [V3_34, V3_42] {
+    for release in ["3.34", "3.42"] {
         let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
         let spec = job_as(release, &["--rw=write", "--size=768k"]);
         let d = drive(&spec, &dev, 1).unwrap();
@@ -511,11 +510,10 @@ fn a_zone_with_room_for_less_than_a_block_is_finished_from_3_34() {
 /// the zone size; 3.34 on run it.
 #[test]
 fn verify_takes_any_block_size_from_3_34() {
-    use crate::release::Release::*;
     let args = ["--rw=write", "--size=768k", "--verify=crc32c"];
     let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
-    let e = Prepared::new_in(&job_as(V3_33, &args), Some(&reg), &Default::default())
+    let e = Prepared::new_in(&job_as("3.33", &args), Some(&reg), &Default::default())
         .err()
         .expect("3.33 refuses");
     let (lines, _) = refusal(e);
@@ -526,13 +524,13 @@ fn verify_takes_any_block_size_from_3_34() {
             "fake: block size 65536 is not a divisor of the zone size 98304\n".to_string()
         )]
     );
-    let d = drive(&job_as(V3_34, &args), &dev, 1).unwrap();
+    let d = drive(&job_as("3.34", &args), &dev, 1).unwrap();
     assert_eq!(d.writes, 8);
 }
 
 /// The directions of a mixed job's first 16 I/Os (`r`, `w`) on zones of
 /// which zone 0 holds another job's data.
-fn mixed_dirs(release: crate::release::Release, mix: &str) -> String {
+fn mixed_dirs(release: &str, mix: &str) -> String {
     let dev = FakeZoned::new(8, MIB, MIB, 0).with_zone(0, ZoneCond::Closed, MIB);
     let spec = job_as(release, &["--rw=randrw", mix]);
     let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
@@ -555,19 +553,18 @@ fn mixed_dirs(release: crate::release::Release, mix: &str) -> String {
 /// anyway (3.34 to 3.36 write once first).
 #[test]
 fn a_mixed_job_reads_after_its_own_write_from_3_34() {
-    use crate::release::Release::*;
     let reads = "r".repeat(16);
-    assert_eq!(mixed_dirs(V3_33, "--rwmixread=100"), reads);
+    assert_eq!(mixed_dirs("3.33", "--rwmixread=100"), reads);
     let first_written = format!("w{}", "r".repeat(15));
-    assert_eq!(mixed_dirs(V3_34, "--rwmixread=100"), first_written);
-    assert_eq!(mixed_dirs(V3_36, "--rwmixread=100"), first_written);
-    assert_eq!(mixed_dirs(V3_37, "--rwmixread=100"), reads);
-    assert_eq!(mixed_dirs(V3_42, "--rwmixread=100"), reads);
+    assert_eq!(mixed_dirs("3.34", "--rwmixread=100"), first_written);
+    assert_eq!(mixed_dirs("3.36", "--rwmixread=100"), first_written);
+    assert_eq!(mixed_dirs("3.37", "--rwmixread=100"), reads);
+    assert_eq!(mixed_dirs("3.42", "--rwmixread=100"), reads);
     // With a write share, the first read is the job's first write, then
     // the mix goes on.
     let (old, new) = (
-        mixed_dirs(V3_33, "--rwmixread=90"),
-        mixed_dirs(V3_42, "--rwmixread=90"),
+        mixed_dirs("3.33", "--rwmixread=90"),
+        mixed_dirs("3.42", "--rwmixread=90"),
     );
     assert!(old.starts_with('r'), "{old}");
     assert!(new.starts_with('w') && new.contains('r'), "{new}");
