@@ -311,6 +311,22 @@ pub enum Change {
     /// the checks fall every second from the run's start, and the I/O
     /// after such a check ends it (3.33: the first I/O past `ramp_time`).
     RampCheckedEachSecond,
+    /// `zonemode=zbd`: a zone left with room for less than a block is
+    /// finished (made full) and the write goes to the next zone; a
+    /// sequential job ends at the region's last zone (3.33 reset such a
+    /// zone and wrote it again). With verification, a block size need no
+    /// longer divide the zone size.
+    ZbdFinishSmallRemainder,
+    /// `zonemode=zbd`: a mixed job's reads start once the job has written
+    /// to the file itself (3.33: once the file held data, anyone's).
+    ZbdReadsAfterOwnWrite,
+    /// `zonemode=zbd`: a mixed job with `rwmixwrite=0` reads from its
+    /// first I/O (3.34 to 3.36 wrote first).
+    ZbdNoWriteShareReads,
+    /// `trim_backlog`: a batch of trims starts after anything but a trim
+    /// (3.33: anything but a read, so a batch followed a batch), only when
+    /// a block is there to trim, and ends when the trim list runs out.
+    TrimBacklogBatches,
 }
 
 impl Change {
@@ -364,6 +380,18 @@ pub static CHANGES: &[Entry] = {
             since: V3_34,
             what: "think time capped at the runtime left; thinktime_iotime from the last pause",
             upstream: "backend.c handle_thinktime (f9fc7a27)",
+        },
+        Entry {
+            change: Change::ZbdFinishSmallRemainder,
+            since: V3_34,
+            what: "zonemode=zbd finishes a zone with room for less than a block, writes the next",
+            upstream: "zbd.c zbd_adjust_block, zbd_finish_zone, zbd_verify_bs (e1a1b59b, e7b44887)",
+        },
+        Entry {
+            change: Change::ZbdReadsAfterOwnWrite,
+            since: V3_34,
+            what: "zonemode=zbd mixed jobs read once they wrote themselves",
+            upstream: "zbd.c zbd_adjust_ddir (440f63b1)",
         },
         Entry {
             change: Change::EngineRemoved("pmemblk"),
@@ -447,6 +475,12 @@ pub static CHANGES: &[Entry] = {
             upstream: "engines/fileoperations.c (a7a817a2)",
         },
         Entry {
+            change: Change::ZbdNoWriteShareReads,
+            since: V3_37,
+            what: "zonemode=zbd mixed jobs with rwmixwrite=0 read first",
+            upstream: "zbd.c zbd_adjust_ddir (cbbfe5a9)",
+        },
+        Entry {
             change: Change::VerifiedReadsCount,
             since: V3_37,
             what: "a read-verify job counts its reads, so loops repeats it",
@@ -518,6 +552,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_40,
             what: "uncached (pvsync2, io_uring) sets RWF_DONTCACHE on buffered I/O",
             upstream: "engines/sync.c, engines/io_uring.c (43c67b9f)",
+        },
+        Entry {
+            change: Change::TrimBacklogBatches,
+            since: V3_40,
+            what: "trim_backlog batches follow writes only, end when the trim list does",
+            upstream: "io_u.c check_get_trim (46f22856, 67379ba4)",
         },
         option(
             "recover_zbd_write_error",
@@ -779,7 +819,11 @@ mod tests {
             | Change::UncachedDropped
             | Change::DontCache
             | Change::LibaioAsyncFsync
-            | Change::RampCheckedEachSecond => c,
+            | Change::RampCheckedEachSecond
+            | Change::ZbdFinishSmallRemainder
+            | Change::ZbdReadsAfterOwnWrite
+            | Change::ZbdNoWriteShareReads
+            | Change::TrimBacklogBatches => c,
         };
         for c in [
             Change::LongPatterns,
@@ -812,6 +856,10 @@ mod tests {
             Change::DontCache,
             Change::LibaioAsyncFsync,
             Change::RampCheckedEachSecond,
+            Change::ZbdFinishSmallRemainder,
+            Change::ZbdReadsAfterOwnWrite,
+            Change::ZbdNoWriteShareReads,
+            Change::TrimBacklogBatches,
         ]
         .map(listed)
         {

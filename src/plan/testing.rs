@@ -69,10 +69,11 @@ pub(crate) fn job(argv: &[&str]) -> JobSpec {
         .expect("the command line names a job")
 }
 
-/// The first job of `argv`'s plan as fio `release` reads it.
-pub(crate) fn job_as(release: crate::release::Release, argv: &[&str]) -> JobSpec {
+/// The first job of `argv`'s plan when rfio behaves as `release`
+/// (`3.NN`).
+pub(crate) fn job_as(release: &str, argv: &[&str]) -> JobSpec {
     let mut input = input(argv);
-    input.release = release;
+    input.release = crate::release::Release::parse(release).expect("a release");
     let fe = super::build(input, &[], &KEYWORDS);
     assert!(fe.diags.is_empty(), "{}", fe.diags);
     fe.plan

@@ -90,7 +90,7 @@ mod tests {
     fn spr(args: &[&str]) -> crate::plan::spec::JobSpec {
         let mut argv = vec!["--name=x", "--size=1m", "--sprandom=1"];
         argv.extend_from_slice(args);
-        job_as(Release::V3_42, &argv)
+        job_as("3.42", &argv)
     }
 
     #[test]
@@ -159,7 +159,7 @@ mod tests {
 
     #[test]
     fn off_unless_set() {
-        let j = job_as(Release::V3_42, &["--name=x", "--size=1m", "--rw=randwrite"]);
+        let j = job_as("3.42", &["--name=x", "--size=1m", "--rw=randwrite"]);
         assert_eq!(j.offsets.sprandom, None);
         assert_eq!(j.seeds.generator, Generator::Tausworthe);
     }

@@ -271,6 +271,10 @@ pub(crate) struct TrimOptions {
     pub(crate) backlog: u64,
     /// `trim_backlog_batch` (0: `trim_backlog`).
     pub(crate) batch: u64,
+    /// A batch starts after anything but a trim and only with a trim to
+    /// issue, and ends when the trim list runs out
+    /// (`Change::TrimBacklogBatches`; 3.33: after anything but a read).
+    pub(crate) batches_fixed: bool,
 }
 
 /// What of a job's `rw=` pattern (and the rest of the job) the verify
@@ -377,6 +381,7 @@ fn resolve_checked(
         zero: o.flag_or_default("trim_verify_zero"),
         backlog: int("trim_backlog"),
         batch: int("trim_backlog_batch"),
+        batches_fixed: release.has(Change::TrimBacklogBatches),
     };
     // fio trims a logged block only in a job that trims: in any other it
     // stops on an assertion (`fio_ro_check`) at its first such trim.
@@ -555,6 +560,7 @@ mod tests {
                 zero: true,
                 backlog: 0,
                 batch: 0,
+                batches_fixed: false,
             }
         );
         assert!(!v.experimental && !j.verify_state_load);
@@ -580,6 +586,7 @@ mod tests {
                 zero: false,
                 backlog: 2048,
                 batch: 3,
+                batches_fixed: false,
             }
         );
         assert!(v.experimental && j.verify_state_load);

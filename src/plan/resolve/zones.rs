@@ -15,6 +15,7 @@
 use super::read::Opts;
 use super::Refusal;
 use crate::options::Value;
+use crate::release::Change;
 
 /// A job's strided zones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,23 @@ pub(crate) struct ZbdOptions {
     /// `zone_reset_frequency`: one reset every `1 / f` writes once the
     /// threshold is passed; 0: none.
     pub(crate) reset_frequency: f64,
+    /// The release's zoned-write rules ([`crate::release::Change`]).
+    pub(crate) rules: ZbdRules,
+}
+
+/// What a zoned job does as its fio release does it (fio 3.33: all off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct ZbdRules {
+    /// A zone left with less room than a block is finished, and the write
+    /// goes to the next zone (`Change::ZbdFinishSmallRemainder`); with
+    /// verification a block size need not divide the zone size.
+    pub(crate) finish_small_remainder: bool,
+    /// A mixed job reads once it has written itself
+    /// (`Change::ZbdReadsAfterOwnWrite`), not once the file holds data.
+    pub(crate) reads_after_own_write: bool,
+    /// A mixed job with `rwmixwrite=0` reads from the start
+    /// (`Change::ZbdNoWriteShareReads`).
+    pub(crate) no_write_share_reads: bool,
 }
 
 /// A job's zone mode (`JobSpec::zones`).
@@ -158,6 +176,11 @@ fn zbd(o: Opts<'_>, size: u64) -> ZbdOptions {
         ignore_zone_limits: o.is("ignore_zone_limits"),
         reset_threshold: fraction("zone_reset_threshold"),
         reset_frequency: fraction("zone_reset_frequency"),
+        rules: ZbdRules {
+            finish_small_remainder: o.1.has(Change::ZbdFinishSmallRemainder),
+            reads_after_own_write: o.1.has(Change::ZbdReadsAfterOwnWrite),
+            no_write_share_reads: o.1.has(Change::ZbdNoWriteShareReads),
+        },
     }
 }
 

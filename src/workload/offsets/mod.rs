@@ -233,7 +233,8 @@ impl IoGen {
         }
         let f = &mut self.files[fi];
         if let Some(z) = &self.zbd {
-            dir = z.adjust_dir(fi, dir);
+            let wrote = f.last_start(Ddir::Write) != u64::MAX;
+            dir = z.adjust_dir(fi, dir, wrote, self.dirs.mix_share(Ddir::Write));
         }
         dir = self
             .dirs

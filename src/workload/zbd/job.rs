@@ -3,16 +3,17 @@
 //! I/O drawn by the offset generator is moved onto the zones: writes to a
 //! zone's write pointer (resetting a full zone, opening zones within the
 //! limits), reads below it.
-//!
 //! The job's files each have their zone table (shared with the other jobs
 //! of the file) and the range of zones their region covers.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub(crate) use super::region::Region;
 use super::table::{JobZones, Refused, ZoneTable};
 use super::types::ZoneCond;
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
+use crate::plan::resolve::zones::ZbdRules;
 use crate::workload::offsets::FileCursor;
 
 /// One file of a zoned job.
@@ -48,6 +49,8 @@ pub(crate) struct JobSettings {
     pub(crate) job_max_open_zones: u32,
     pub(crate) reset_threshold: f64,
     pub(crate) reset_frequency: f64,
+    /// The release's rules.
+    pub(crate) rules: ZbdRules,
 }
 
 /// A job's zoned I/O state.
@@ -64,28 +67,6 @@ pub(crate) struct ZbdJob {
     filling: u32,
     /// Why the last I/O could not be placed, when that fails the job.
     failure: Option<Refused>,
-}
-
-/// The region of a file now: its start (which `zoneskip` moves) and size.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Region {
-    pub(crate) file_offset: u64,
-    pub(crate) io_size: u64,
-}
-
-impl Region {
-    /// The region of file `f` now.
-    pub(crate) fn of(f: &FileCursor) -> Region {
-        Region {
-            file_offset: f.file_offset(),
-            io_size: f.region.io_size,
-        }
-    }
-
-    /// fio's `is_valid_offset`.
-    fn valid(&self, offset: u64) -> bool {
-        offset.wrapping_sub(self.file_offset) < self.io_size
-    }
 }
 
 /// How long a write waits for other jobs' writes to close their zones
@@ -158,14 +139,20 @@ impl ZbdJob {
         t.reset_write_cnt(self.set.reset_frequency);
     }
 
-    /// fio's `zbd_adjust_ddir`: a mixed job reads only once there is data
-    /// (or reads past the write pointers); until then it writes.
+    /// fio's `zbd_adjust_ddir`: a mixed job reads once there is data (3.34:
+    /// it `wrote` itself; 3.37: or no `write_share`); until then it writes.
     #[inline]
-    pub(crate) fn adjust_dir(&self, fi: usize, dir: Ddir) -> Ddir {
+    pub(crate) fn adjust_dir(&self, fi: usize, dir: Ddir, wrote: bool, write_share: u32) -> Ddir {
         if dir != Ddir::Read || !self.set.mixed || self.set.read_beyond_wp {
             return dir;
         }
-        if lock(&self.files[fi].table).with_data > 0 {
+        let rules = self.set.rules;
+        let data = if rules.reads_after_own_write {
+            wrote
+        } else {
+            lock(&self.files[fi].table).with_data > 0
+        };
+        if data || (rules.no_write_share_reads && write_share == 0) {
             Ddir::Read
         } else {
             Ddir::Write
@@ -446,17 +433,33 @@ impl Placed<'_, '_> {
             ));
         }
         let verify_bs = self.set.verify.then_some(self.set.min_bs[1]);
+        let finish = self.set.rules.finish_small_remainder;
         let mut zi = zi;
-        if !self
-            .t
-            .open_zone(self.counters, zi, self.set.job_max_open_zones, verify_bs)
-        {
-            match self.convert_to_open_zone() {
-                Some(z) => zi = z,
-                None => {
-                    self.no_open_zone = true;
-                    return Self::EOF;
+        loop {
+            if finish && self.t.zone(zi).small_remainder(min_bs) {
+                let (zf, random) = (self.zf, self.set.random);
+                let next =
+                    self.t
+                        .finish_for_next(self.counters, zi, (zf.min_zone, zf.max_zone), random);
+                match next? {
+                    Some(next) => zi = next,
+                    None => return Self::EOF,
                 }
+            }
+            if !self
+                .t
+                .open_zone(self.counters, zi, self.set.job_max_open_zones, verify_bs)
+            {
+                match self.convert_to_open_zone() {
+                    Some(z) => zi = z,
+                    None => {
+                        self.no_open_zone = true;
+                        return Self::EOF;
+                    }
+                }
+            }
+            if !(finish && self.t.zone(zi).small_remainder(min_bs)) {
+                break;
             }
         }
         if self.set.reset_frequency != 0.0

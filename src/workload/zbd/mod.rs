@@ -30,6 +30,7 @@ pub mod blkzoned;
 pub mod device;
 mod job;
 mod probe;
+mod region;
 mod setup;
 mod table;
 pub mod types;

@@ -126,6 +126,7 @@ pub(crate) fn prepare(
         bs: spec.bs,
         trim_split: !spec.block.split[2].is_empty(),
         verify: spec.verify.is_some(),
+        any_bs: opts.rules.finish_small_remainder,
         notes: Vec::new(),
     };
     let mut jobs = registry.jobs.lock().unwrap_or_else(|e| e.into_inner());
@@ -155,6 +156,7 @@ pub(crate) fn prepare(
         job_max_open_zones: opts.job_max_open_zones,
         reset_threshold: opts.reset_threshold,
         reset_frequency: opts.reset_frequency,
+        rules: opts.rules,
     };
     Ok(Ready {
         job: ZbdJob::new(zfiles, set, counters),
@@ -402,7 +404,8 @@ fn holds_seq_zones(t: &ZoneTable, r: &FileRegion) -> bool {
 }
 
 /// fio's `zbd_verify_bs` for job `j`: trims are whole zones of one size;
-/// with verification every block size divides the zone size.
+/// with verification every block size divides the zone size (up to fio
+/// 3.33).
 fn check_bs(j: &Checked) -> Result<(), Refused> {
     let info = |line: String| Refused {
         lines: vec![(false, line)],
@@ -423,7 +426,7 @@ fn check_bs(j: &Checked) -> Result<(), Refused> {
                 f.name
             )));
         }
-        if j.verify {
+        if j.verify && !j.any_bs {
             for (bs, _) in j.bs {
                 if bs == 0 || zs % bs != 0 {
                     return Err(info(format!(
@@ -463,6 +466,9 @@ struct Checked {
     bs: [(u64, u64); 3],
     trim_split: bool,
     verify: bool,
+    /// With verification, any block size (fio 3.34 on: zones with less
+    /// room than a block are finished); else one that divides the zone.
+    any_bs: bool,
     /// The lines fio logs rounding the job's regions.
     notes: Vec<String>,
 }

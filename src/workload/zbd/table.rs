@@ -46,6 +46,13 @@ impl ZoneInfo {
         self.has_wp && self.wp + required > self.capacity_end()
     }
 
+    /// Room for more than nothing but less than `min_bs` bytes (fio's
+    /// `zbd_zone_remainder` between 0 and the block size).
+    pub(crate) fn small_remainder(&self, min_bs: u64) -> bool {
+        let end = self.capacity_end();
+        self.wp < end && end - self.wp < min_bs
+    }
+
     fn sentinel(start: u64) -> ZoneInfo {
         ZoneInfo {
             start,
@@ -398,6 +405,57 @@ impl ZoneTable {
         self.zone_mut(i).wp = z.start;
         job.resets += 1;
         Ok(())
+    }
+
+    /// fio's `zbd_finish_zone` (3.34 on): zone `i` made full through the
+    /// device when it has zones of its own; its write pointer then at the
+    /// zone's end (its data not counted, as fio's).
+    pub(crate) fn finish_zone(&mut self, i: u32) -> Result<(), Refused> {
+        let z = self.zone(i);
+        if self.model != Model::None {
+            if let Err(e) = self.dev.finish_zones(z.start, self.zone_size) {
+                return Err(Refused::err(format!(
+                    "{}: finish zone at sector {} failed ({e}).\n",
+                    self.name,
+                    z.start >> 9
+                ))
+                .with_error(e, "zbd.c:396", "finish zone failed"));
+            }
+        }
+        let end = self.zone_end(i);
+        self.zone_mut(i).wp = end;
+        Ok(())
+    }
+
+    /// fio's zone finish of `zbd_convert_to_write_zone` (3.34 on): zone
+    /// `zi`, with room for less than a block, leaves the open zones and is
+    /// finished; the write goes to the next zone with a write pointer of
+    /// the file's `zones` (wrapping), or, for a sequential job at the
+    /// last zone, the file has no more writes (`None`).
+    pub(crate) fn finish_for_next(
+        &mut self,
+        job: &mut JobZones,
+        zi: u32,
+        (min_zone, max_zone): (u32, u32),
+        random: bool,
+    ) -> Result<Option<u32>, Refused> {
+        self.close_zone(job, zi);
+        dprint!(Cat::Zbd, "{}: finish zone {zi}\n", self.name);
+        self.finish_zone(zi)?;
+        if zi + 1 >= max_zone && !random {
+            return Ok(None);
+        }
+        // The region holds a zone with a write pointer (`zi`): this ends.
+        let mut next = zi;
+        loop {
+            next += 1;
+            if next >= max_zone {
+                next = min_zone;
+            }
+            if self.zone(next).has_wp {
+                return Ok(Some(next));
+            }
+        }
     }
 
     /// fio's `zbd_reset_zones`: close and empty the zones `from..to`.

@@ -458,3 +458,114 @@ fn the_periodic_reset_counts_writes() {
     t.reset_write_cnt(0.0);
     assert_eq!(t.write_cnt, u32::MAX);
 }
+
+/// [`job`] as fio `release` runs it.
+fn job_as(release: &str, args: &[&str]) -> JobSpec {
+    let mut argv = vec![
+        "--name=z",
+        "--ioengine=null",
+        "--filename=fake",
+        "--zonemode=zbd",
+        "--size=8m",
+        "--bs=64k",
+    ];
+    argv.extend_from_slice(args);
+    testing::job_as(release, &argv)
+}
+
+/// Zones of 96 KiB hold one 64 KiB write and 32 KiB of room: fio 3.33
+/// finds the zone full at the next write, resets it and writes it again
+/// (every write in zone 0, 12 of them for the 768 KiB); from 3.34 the
+/// zone is finished on the device and the write goes to the next one, one
+/// write a zone, the job done at the last.
+#[test]
+fn a_zone_with_room_for_less_than_a_block_is_finished_from_3_34() {
+    let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
+    let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
+    let spec = job_as("3.33", &["--rw=write", "--size=768k"]);
+    // 3.33 never runs out of offsets (each write lands at 0): the loop's
+    // byte count ends it, after 12.
+    let d = drive_in(&spec, &dev, 1, &reg, 12).unwrap();
+    assert_eq!((d.writes, d.resets), (12, 11));
+    let s = dev.state();
+    assert!(s.zones.iter().all(|z| z.cond != ZoneCond::Full));
+    assert_eq!(s.zones[0].wp, 64 * KIB);
+    assert_eq!(s.resets[0], 11);
+    drop(s);
+    for release in ["3.34", "3.42"] {
+        let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
+        let spec = job_as(release, &["--rw=write", "--size=768k"]);
+        let d = drive(&spec, &dev, 1).unwrap();
+        assert_eq!((d.writes, d.resets), (8, 0), "{release}");
+        let s = dev.state();
+        assert!(
+            s.zones.iter().all(|z| z.cond == ZoneCond::Full),
+            "{release}: every zone finished"
+        );
+        assert_eq!(s.written, 8 * 64 * KIB, "{release}");
+    }
+}
+
+/// With verification, fio 3.33 refuses a block size that does not divide
+/// the zone size; 3.34 on run it.
+#[test]
+fn verify_takes_any_block_size_from_3_34() {
+    let args = ["--rw=write", "--size=768k", "--verify=crc32c"];
+    let dev = FakeZoned::new(8, 96 * KIB, 96 * KIB, 0);
+    let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
+    let e = Prepared::new_in(&job_as("3.33", &args), Some(&reg), &Default::default())
+        .err()
+        .expect("3.33 refuses");
+    let (lines, _) = refusal(e);
+    assert_eq!(
+        lines,
+        [(
+            false,
+            "fake: block size 65536 is not a divisor of the zone size 98304\n".to_string()
+        )]
+    );
+    let d = drive(&job_as("3.34", &args), &dev, 1).unwrap();
+    assert_eq!(d.writes, 8);
+}
+
+/// The directions of a mixed job's first 16 I/Os (`r`, `w`) on zones of
+/// which zone 0 holds another job's data.
+fn mixed_dirs(release: &str, mix: &str) -> String {
+    let dev = FakeZoned::new(8, MIB, MIB, 0).with_zone(0, ZoneCond::Closed, MIB);
+    let spec = job_as(release, &["--rw=randrw", mix]);
+    let reg = ZbdRegistry::default().with_device("fake", Box::new(dev.clone()));
+    let p = Prepared::new_in(&spec, Some(&reg), &Default::default()).unwrap();
+    let mut gen = p.take_gen();
+    gen.zbd.as_mut().unwrap().pass_starts();
+    let mut dirs = String::new();
+    for _ in 0..16 {
+        let io = gen.next_io(None, 0).expect("an I/O");
+        dirs.push(if io.dir == Ddir::Read { 'r' } else { 'w' });
+        let z = gen.zbd.as_mut().unwrap();
+        z.completed(io.file, io.dir, io.offset, io.len);
+    }
+    dirs
+}
+
+/// A mixed job on zones holding another job's data: fio 3.33 reads from
+/// its first I/O; from 3.34 a read before the job's own first write is a
+/// write; from 3.37 a job without a write share (`rwmixwrite=0`) reads
+/// anyway (3.34 to 3.36 write once first).
+#[test]
+fn a_mixed_job_reads_after_its_own_write_from_3_34() {
+    let reads = "r".repeat(16);
+    assert_eq!(mixed_dirs("3.33", "--rwmixread=100"), reads);
+    let first_written = format!("w{}", "r".repeat(15));
+    assert_eq!(mixed_dirs("3.34", "--rwmixread=100"), first_written);
+    assert_eq!(mixed_dirs("3.36", "--rwmixread=100"), first_written);
+    assert_eq!(mixed_dirs("3.37", "--rwmixread=100"), reads);
+    assert_eq!(mixed_dirs("3.42", "--rwmixread=100"), reads);
+    // With a write share, the first read is the job's first write, then
+    // the mix goes on.
+    let (old, new) = (
+        mixed_dirs("3.33", "--rwmixread=90"),
+        mixed_dirs("3.42", "--rwmixread=90"),
+    );
+    assert!(old.starts_with('r'), "{old}");
+    assert!(new.starts_with('w') && new.contains('r'), "{new}");
+}

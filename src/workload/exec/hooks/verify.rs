@@ -66,6 +66,8 @@ pub(crate) struct Verify {
     trim_backlog: u64,
     trim_batch_opt: u64,
     trim_batch: u64,
+    /// fio 3.40's batches (`TrimOptions::batches_fixed`).
+    trim_batches_fixed: bool,
     trim_zero: bool,
     trims: Option<TrimPicker>,
     /// The last completed write offsets per file (the state file's).
@@ -130,6 +132,7 @@ impl Verify {
             trim_backlog: if trims.is_some() { o.trim.backlog } else { 0 },
             trim_batch_opt: o.trim.batch,
             trim_batch: 0,
+            trim_batches_fixed: o.trim.batches_fixed,
             trim_zero: o.trim.zero,
             trims,
             verifying: false,
@@ -300,7 +303,13 @@ impl Verify {
     /// (`trim_backlog`, `trim_backlog_batch`), if it is one. (fio counts a
     /// batch down before it trims, and sets it after its first trim.)
     pub(crate) fn check_get_trim(&mut self) -> Option<Piece> {
-        if self.trim_backlog == 0 || self.hist.trim_entries() == 0 {
+        if self.trim_backlog == 0 {
+            return None;
+        }
+        if self.trim_batches_fixed {
+            return self.check_get_trim_batched();
+        }
+        if self.hist.trim_entries() == 0 {
             return None;
         }
         if self.trim_batch > 0 {
@@ -315,6 +324,36 @@ impl Verify {
             return None;
         }
         self.hist.pop_trim(self.trim_zero)
+    }
+
+    /// fio 3.40's `check_get_trim`: a batch starts, when the log holds a
+    /// multiple of `trim_backlog` blocks, after anything but a trim and
+    /// only with a block to trim (that trim is the batch's first); the
+    /// batch ends when the trim list runs out.
+    fn check_get_trim_batched(&mut self) -> Option<Piece> {
+        if self.hist.trim_entries() == 0 {
+            self.trim_batch = 0;
+            return None;
+        }
+        if self.trim_batch > 0 {
+            self.trim_batch -= 1;
+            let p = self.hist.pop_trim(self.trim_zero);
+            if p.is_none() {
+                self.trim_batch = 0;
+            }
+            return p;
+        }
+        if self.hist.len() as u64 % self.trim_backlog != 0 || self.last_dir == Ddir::Trim {
+            return None;
+        }
+        let p = self.hist.pop_trim(self.trim_zero)?;
+        let batch = if self.trim_batch_opt > 0 {
+            self.trim_batch_opt
+        } else {
+            self.trim_backlog
+        };
+        self.trim_batch = batch - 1;
+        Some(p)
     }
 
     /// A read back of `piece` is set up: the seed fio draws for it (for a
@@ -586,6 +625,49 @@ mod tests {
         let (failed, _) = write(&mut v, 4, clock.now());
         v.on_failed(&failed);
         assert_eq!((v.check_get_verify(), v.next_piece()), (None, None));
+    }
+
+    /// `trim_backlog=2` over 4 logged writes, every one on the trim list
+    /// (`trim_verify_zero` keeps trimmed blocks logged): fio 3.33 counts a
+    /// batch down before its trims (3 of them), then starts the next batch
+    /// after that trim, as after anything but a read: 4 trims in a row.
+    /// fio 3.40 on: a batch of 2, and none after a trim.
+    #[test]
+    fn a_trim_batch_follows_a_write_from_3_40() {
+        let trims = |release: &str| {
+            let mut argv = vec![
+                "--name=v",
+                "--ioengine=null",
+                "--size=64k",
+                "--bs=4k",
+                "--verify=crc32c",
+                "--verify_state_save=0",
+            ];
+            argv.extend([
+                "--rw=trimwrite",
+                "--trim_percentage=100",
+                "--trim_backlog=2",
+            ]);
+            let spec = crate::plan::testing::job_as(release, &argv);
+            let job = Prepared::new(&spec).unwrap();
+            let mut v = Verify::new(&job, false).expect("the job verifies");
+            for i in 0..4 {
+                let (u, _) = write(&mut v, i, 0);
+                v.on_complete(&u);
+            }
+            let mut n = 0;
+            while let Some(p) = v.check_get_trim() {
+                let t = Unit::of(Ddir::Trim, 0, p.offset, u64::from(p.len));
+                v.on_complete(&t);
+                n += 1;
+                assert!(n <= 4, "{release}: more trims than blocks");
+            }
+            n
+        };
+        assert_eq!(trims("3.33"), 4);
+        assert_eq!(trims("3.39"), 4);
+        assert_eq!(trims("3.40"), 2);
+        assert_eq!(trims("3.42"), 2);
     }
 
     /// A read back that finds other data fails its check with fio's
