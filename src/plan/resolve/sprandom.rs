@@ -85,7 +85,6 @@ pub(crate) fn resolve(o: Opts<'_>, random_writes: bool) -> (Option<SprandomOptio
 mod tests {
     use crate::plan::testing::job_as;
     use crate::rand::Generator;
-    use crate::release::Release;
 
     fn spr(args: &[&str]) -> crate::plan::spec::JobSpec {
         let mut argv = vec!["--name=x", "--size=1m", "--sprandom=1"];
