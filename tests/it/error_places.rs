@@ -7,18 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::common::{output_within, require_engine, stderr, stdout, TempDir, RFIO, RUN_LIMIT};
-
-/// rfio with `args` in `dir`, as fio `release` (`RFIO_FIO_VERSION`).
-fn rfio_as(dir: &TempDir, release: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0)
-        .args(args)
-        .env("RFIO_FIO_VERSION", release);
-    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
-    assert!(!timed_out, "rfio {args:?} hung");
-    out
-}
+use crate::common::{require_engine, rfio_as, stderr, stdout, TempDir};
 
 /// stderr's `fio: pid=N, err=...` line and the normal output's job line
 /// without its pid and date, and the output's `issued rwts` line.

@@ -2,28 +2,9 @@
 //! as rfio runs them under each release (figures from the real fio 3.33
 //! and 3.42; each test pins the release it runs as).
 
-use crate::common::json::json_env;
-use crate::common::{output_within, stderr, TempDir, RFIO, RUN_LIMIT};
-use std::process::{Command, Output};
-
-/// rfio as fio `release` (`3.NN`) with `args` in `dir`.
-fn rfio_as(dir: &TempDir, release: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0)
-        .args(args)
-        .env("RFIO_FIO_VERSION", release);
-    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
-    assert!(!timed_out, "rfio {args:?} hung");
-    out
-}
-
-/// rfio's JSON report of `args` as fio `release`, the job's error checked.
-fn json_as(dir: &TempDir, release: &str, args: &[&str]) -> serde_json::Value {
-    let (doc, err, code) = json_env(RFIO, dir, args, &[("RFIO_FIO_VERSION", release)]);
-    assert_eq!(code, 0, "{release} {args:?}: {err}");
-    assert_eq!(doc["jobs"][0]["error"], 0, "{release} {args:?}: {err}");
-    doc
-}
+use crate::common::json::json_as;
+use crate::common::{rfio_as, stderr, TempDir, RFIO};
+use std::process::Command;
 
 /// `(read, write, sync)` I/Os of the first job.
 fn ios(doc: &serde_json::Value) -> (u64, u64, u64) {

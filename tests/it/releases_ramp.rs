@@ -3,26 +3,8 @@
 //! (3.42), `end_syncfs` (3.42), `filetype` (3.41). Figures from the real
 //! fio 3.33 and 3.42 on the same jobs.
 
-use crate::common::json::json_env;
-use crate::common::{output_within, stderr, TempDir, RFIO, RUN_LIMIT};
-use std::process::{Command, Output};
-
-fn rfio_as(dir: &TempDir, release: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0)
-        .args(args)
-        .env("RFIO_FIO_VERSION", release);
-    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
-    assert!(!timed_out, "rfio {args:?} hung");
-    out
-}
-
-fn json_as(dir: &TempDir, release: &str, args: &[&str]) -> serde_json::Value {
-    let (doc, err, code) = json_env(RFIO, dir, args, &[("RFIO_FIO_VERSION", release)]);
-    assert_eq!(code, 0, "{release} {args:?}: {err}");
-    assert_eq!(doc["jobs"][0]["error"], 0, "{release} {args:?}: {err}");
-    doc
-}
+use crate::common::json::json_as;
+use crate::common::{rfio_as, stderr, TempDir};
 
 fn ios(doc: &serde_json::Value, dir: &str) -> u64 {
     doc["jobs"][0][dir]["total_ios"]

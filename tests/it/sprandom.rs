@@ -2,19 +2,7 @@
 //! rfio runs them under each release; the offsets are real fio 3.42's
 //! (its `write_iolog` of the same jobs).
 
-use crate::common::{output_within, stderr, stdout, TempDir, RFIO, RUN_LIMIT};
-use std::process::{Command, Output};
-
-/// rfio as fio `release` (`3.NN`) with `args` in `dir`.
-fn rfio_as(dir: &TempDir, release: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0)
-        .args(args)
-        .env("RFIO_FIO_VERSION", release);
-    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
-    assert!(!timed_out, "rfio {args:?} hung");
-    out
-}
+use crate::common::{rfio_as, stderr, stdout, TempDir};
 
 /// The blocks (of 4 KiB) a job of 64 KiB with `extra` writes under fio
 /// 3.42, in the order of its `write_iolog`, and its stdout.

@@ -48,6 +48,15 @@ pub fn json_env(
     (doc, stderr(&out), out.status.code().unwrap_or(-1))
 }
 
+/// rfio's JSON report of `args` in `dir` as fio `release`; rfio's exit
+/// status and the first job's error must be 0.
+pub fn json_as(dir: &TempDir, release: &str, args: &[&str]) -> serde_json::Value {
+    let (doc, err, code) = json_env(super::RFIO, dir, args, &[("RFIO_FIO_VERSION", release)]);
+    assert_eq!(code, 0, "{release} {args:?}: {err}");
+    assert_eq!(doc["jobs"][0]["error"], 0, "{release} {args:?}: {err}");
+    doc
+}
+
 /// A job's error and its read, write and trim counts (I/Os and bytes).
 pub fn summary(doc: &serde_json::Value, job: usize) -> (i64, [(u64, u64); 3]) {
     let j = &doc["jobs"][job];

@@ -236,6 +236,18 @@ fn drain(mut from: impl Read + Send + 'static) -> Drained {
 }
 
 /// Run rfio with `args` in `dir`.
+/// rfio with `args` in `dir`, as fio `release` (`3.NN`, through
+/// `RFIO_FIO_VERSION`); a run past [`RUN_LIMIT`] fails the test.
+pub fn rfio_as(dir: &TempDir, release: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(RFIO);
+    cmd.current_dir(&dir.0)
+        .args(args)
+        .env("RFIO_FIO_VERSION", release);
+    let (out, timed_out) = output_within(&mut cmd, RUN_LIMIT);
+    assert!(!timed_out, "rfio {args:?} hung");
+    out
+}
+
 pub fn rfio(dir: impl AsRef<Path>, args: &[&str]) -> Output {
     run_in(RFIO, dir, args)
 }
