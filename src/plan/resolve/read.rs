@@ -11,10 +11,12 @@
 //! unnoticed.
 
 use crate::options::def::ValueKind;
-use crate::options::jobopts::JobOptions;
+use crate::options::jobopts::{name_slot, JobOptions};
 use crate::options::value::{parse_value, ParseCtx, ValueError};
 use crate::options::{OptionDef, Value};
 use crate::release::Release;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// The options in force for one job, read by name, and the release whose
 /// option table gives the defaults of those not set.
@@ -49,16 +51,108 @@ fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
         .or_else(|| crate::options::lookup(name).filter(own))
 }
 
+/// The table's defaults as read: every job reads some forty options it
+/// does not set, and looking each up in up to three tables and parsing
+/// its default text again cost more than the rest of a short section's
+/// reading. A default is a pure function of the option's name, the
+/// release and `kb_base`; the cache holds them in 128 lists, by the
+/// name's [`name_slot`] (worked out where the name is written, as for a
+/// job's own settings), each the defaults of that slot read so far.
+struct CachedDefault {
+    release: Release,
+    kb_base: u32,
+    /// Its `name` is the one asked for.
+    def: &'static OptionDef,
+    value: Option<Value>,
+    next: Option<&'static CachedDefault>,
+}
+
+/// The heads of the lists. Invariant: every pointer stored here is null
+/// or comes from `Box::leak` of a [`CachedDefault`] that is never changed
+/// or freed after it is stored, whose `next` is an earlier head (so every
+/// node reachable is such a node). Nodes are only added, at most one per
+/// option, release and `kb_base` (two threads adding the same default at
+/// once may each add one: both are right).
+static DEFAULTS: [AtomicPtr<CachedDefault>; 128] = [const { AtomicPtr::new(ptr::null_mut()) }; 128];
+
+/// The list of slot `slot`.
+#[inline(always)]
+fn defaults_at(slot: u8) -> Option<&'static CachedDefault> {
+    let head = DEFAULTS[usize::from(slot & 127)].load(Ordering::Acquire);
+    // SAFETY: null or a leaked node never changed or freed (the invariant
+    // of `DEFAULTS`), published by the `Release` exchange below.
+    unsafe { head.as_ref() }
+}
+
+/// The table's default of `name` (whose [`name_slot`] is `slot`) under
+/// `release` and `kb_base` (debug builds assert it has one); `None` when
+/// the table gives none or it does not parse. Inlined where the name is
+/// written: a default read before costs a few compares.
+#[inline(always)]
+fn cached_default(
+    name: &str,
+    slot: u8,
+    release: Release,
+    kb_base: u32,
+) -> Option<(&'static OptionDef, &'static Value)> {
+    let mut node = defaults_at(slot);
+    while let Some(d) = node {
+        if d.release == release && d.kb_base == kb_base && d.def.name == name {
+            return Some((d.def, d.value.as_ref()?));
+        }
+        node = d.next;
+    }
+    add_default(name, slot, release, kb_base)
+}
+
+/// [`cached_default`] the first time: `name`'s default read from its
+/// table, and kept.
+#[cold]
+#[inline(never)]
+fn add_default(
+    name: &str,
+    slot: u8,
+    release: Release,
+    kb_base: u32,
+) -> Option<(&'static OptionDef, &'static Value)> {
+    let def = default_def(release, name);
+    debug_assert!(
+        def.is_some_and(|d| d.default.is_some()),
+        "option {name} has no default in the table: read it with an _or_zero call"
+    );
+    let def = def?;
+    let ctx = ParseCtx {
+        kb_base,
+        ..ParseCtx::default()
+    };
+    let head = &DEFAULTS[usize::from(slot & 127)];
+    let mut seen = head.load(Ordering::Acquire);
+    let node = Box::into_raw(Box::new(CachedDefault {
+        release,
+        kb_base,
+        def,
+        value: default_value(def, &ctx),
+        // SAFETY: as in `defaults_at`.
+        next: unsafe { seen.as_ref() },
+    }));
+    while let Err(now) = head.compare_exchange(seen, node, Ordering::Release, Ordering::Acquire) {
+        seen = now;
+        // SAFETY: `node` is not published yet: this thread is its only
+        // user; `now` as in `defaults_at`.
+        unsafe { (*node).next = now.as_ref() };
+    }
+    // SAFETY: published, and never changed or freed again.
+    let node: &'static CachedDefault = unsafe { &*node };
+    Some((node.def, node.value.as_ref()?))
+}
+
 impl<'a> Opts<'a> {
-    /// The table's default of `name` (debug builds assert it has one).
-    fn default(&self, name: &str) -> Option<(&'static OptionDef, Value)> {
-        let def = default_def(self.1, name);
-        debug_assert!(
-            def.is_some_and(|d| d.default.is_some()),
-            "option {name} has no default in the table: read it with an _or_zero call"
-        );
-        let def = def?;
-        Some((def, default_value(def, &self.0.parse_ctx())?))
+    /// The table's default of `name` (see [`cached_default`]). Inlined,
+    /// as every read here: the name's slot is worked out where the name
+    /// is written.
+    #[inline(always)]
+    fn default(&self, name: &str) -> Option<(&'static OptionDef, &'static Value)> {
+        cached_default(name, name_slot(name), self.1, self.0.kb_base())
     }
 
     /// Assert (in debug builds) that the table gives `name` no default.
@@ -70,60 +164,66 @@ impl<'a> Opts<'a> {
     }
 
     /// An integer, else the table's default (0 if it does not read as one).
+    #[inline(always)]
     pub(crate) fn int_or_default(&self, name: &str) -> i64 {
         self.int(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| int_of(&v)))
+            .or_else(|| self.default(name).and_then(|(_, v)| int_of(v)))
             .unwrap_or(0)
     }
 
     /// A flag, else the table's default.
+    #[inline(always)]
     pub(crate) fn flag_or_default(&self, name: &str) -> bool {
         self.flag(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| flag_of(&v)))
+            .or_else(|| self.default(name).and_then(|(_, v)| flag_of(v)))
             .unwrap_or(false)
     }
 
     /// A size in bytes, else the table's default.
+    #[inline(always)]
     pub(crate) fn bytes_or_default(&self, name: &str) -> u64 {
         self.bytes(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| bytes_of(&v)))
+            .or_else(|| self.default(name).and_then(|(_, v)| bytes_of(v)))
             .unwrap_or(0)
     }
 
     /// The choice made, else the table's default choice.
+    #[inline(always)]
     pub(crate) fn choice_or_default(&self, name: &str) -> &'static str {
         self.choice(name)
-            .or_else(|| {
-                let (def, v) = self.default(name)?;
-                choice_of(def, &v)
-            })
+            .or_else(|| self.default(name).and_then(|(def, v)| choice_of(def, v)))
             .unwrap_or("")
     }
 
     /// An integer the table gives no default: 0 when unset (fio's zeroed
     /// option struct).
+    #[inline(always)]
     pub(crate) fn int_or_zero(&self, name: &str) -> i64 {
         self.no_default(name);
         self.int(name).unwrap_or(0)
     }
 
     /// A size in bytes the table gives no default: 0 when unset.
+    #[inline(always)]
     pub(crate) fn bytes_or_zero(&self, name: &str) -> u64 {
         self.no_default(name);
         self.bytes(name).unwrap_or(0)
     }
 
     /// The value of `name` in force, if set.
+    #[inline(always)]
     pub(crate) fn value(&self, name: &str) -> Option<&'a Value> {
         self.0.value(name)
     }
 
     /// Whether `name` is set at all.
+    #[inline(always)]
     pub(crate) fn set(&self, name: &str) -> bool {
         self.0.get(name).is_some()
     }
 
     /// A flag or boolean (an integer counts as `!= 0`).
+    #[inline(always)]
     pub(crate) fn flag(&self, name: &str) -> Option<bool> {
         flag_of(self.value(name)?)
     }
@@ -131,6 +231,7 @@ impl<'a> Opts<'a> {
     /// Whether flag `name` is set and true: for a flag whose default is
     /// off (debug builds assert it; one that defaults on is read with
     /// [`Opts::flag_or_default`]).
+    #[inline(always)]
     pub(crate) fn is(&self, name: &str) -> bool {
         debug_assert!(
             !default_def(self.1, name)
@@ -144,6 +245,7 @@ impl<'a> Opts<'a> {
     }
 
     /// An integer (a size or a boolean reads as one).
+    #[inline(always)]
     pub(crate) fn int(&self, name: &str) -> Option<i64> {
         int_of(self.value(name)?)
     }
@@ -152,6 +254,7 @@ impl<'a> Opts<'a> {
     /// the options that take zones, is N zones of `zonesize` bytes, and
     /// nothing without a zone size, as fio's
     /// `zbd_recalc_options_with_zone_granularity`).
+    #[inline(always)]
     pub(crate) fn bytes(&self, name: &str) -> Option<u64> {
         match self.value(name)? {
             Value::Zones(n) => self.zone_size().map(|z| n.saturating_mul(z)),
@@ -169,6 +272,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A time in microseconds; 0 when unset.
+    #[inline(always)]
     pub(crate) fn micros(&self, name: &str) -> u64 {
         match self.value(name) {
             Some(Value::Micros(us)) => *us,
@@ -177,6 +281,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A text option as written.
+    #[inline(always)]
     pub(crate) fn text(&self, name: &str) -> Option<&'a str> {
         match self.value(name)? {
             Value::Text(t) => Some(t.as_str()),
@@ -185,6 +290,7 @@ impl<'a> Opts<'a> {
     }
 
     /// The `posvals` value chosen for a choice option.
+    #[inline(always)]
     pub(crate) fn choice(&self, name: &str) -> Option<&'static str> {
         let s = self.0.get(name)?;
         choice_of(s.def, &s.value)
