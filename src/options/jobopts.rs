@@ -270,7 +270,9 @@ impl JobOptions {
     /// `kb_base` in force: 1024 unless set to 1000.
     #[inline]
     pub(crate) fn kb_base(&self) -> u32 {
-        match self.get("kb_base").map(|s| (s.def, &s.value)) {
+        // Where the last `kb_base` is kept (every default read asks).
+        let last = self.kb_base_at.and_then(|i| self.settings.get(i));
+        match last.map(|s| (s.def, &s.value)) {
             Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => 1000,
             _ => 1024,
         }

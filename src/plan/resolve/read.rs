@@ -15,8 +15,8 @@ use crate::options::jobopts::{name_slot, JobOptions};
 use crate::options::value::{parse_value, ParseCtx, ValueError};
 use crate::options::{OptionDef, Value};
 use crate::release::Release;
-use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+
+use super::defaults;
 
 /// The options in force for one job, read by name, and the release whose
 /// option table gives the defaults of those not set.
@@ -43,7 +43,7 @@ pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<V
 /// job cannot set) the newest release's, else (one a later release
 /// removed, or made another's alias, as 3.35 did `allrandrepeat`) fio
 /// 3.33's.
-fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
+pub(super) fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
     let own = |d: &&'static OptionDef| d.name == name;
     crate::options::lookup_in(release, name)
         .filter(own)
@@ -51,108 +51,18 @@ fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
         .or_else(|| crate::options::lookup(name).filter(own))
 }
 
-/// The table's defaults as read: every job reads some forty options it
-/// does not set, and looking each up in up to three tables and parsing
-/// its default text again cost more than the rest of a short section's
-/// reading. A default is a pure function of the option's name, the
-/// release and `kb_base`; the cache holds them in 128 lists, by the
-/// name's [`name_slot`] (worked out where the name is written, as for a
-/// job's own settings), each the defaults of that slot read so far.
-struct CachedDefault {
-    release: Release,
-    kb_base: u32,
-    /// Its `name` is the one asked for.
-    def: &'static OptionDef,
-    value: Option<Value>,
-    next: Option<&'static CachedDefault>,
-}
-
-/// The heads of the lists. Invariant: every pointer stored here is null
-/// or comes from `Box::leak` of a [`CachedDefault`] that is never changed
-/// or freed after it is stored, whose `next` is an earlier head (so every
-/// node reachable is such a node). Nodes are only added, at most one per
-/// option, release and `kb_base` (two threads adding the same default at
-/// once may each add one: both are right).
-static DEFAULTS: [AtomicPtr<CachedDefault>; 128] = [const { AtomicPtr::new(ptr::null_mut()) }; 128];
-
-/// The list of slot `slot`.
-#[inline(always)]
-fn defaults_at(slot: u8) -> Option<&'static CachedDefault> {
-    let head = DEFAULTS[usize::from(slot & 127)].load(Ordering::Acquire);
-    // SAFETY: null or a leaked node never changed or freed (the invariant
-    // of `DEFAULTS`), published by the `Release` exchange below.
-    unsafe { head.as_ref() }
-}
-
-/// The table's default of `name` (whose [`name_slot`] is `slot`) under
-/// `release` and `kb_base` (debug builds assert it has one); `None` when
-/// the table gives none or it does not parse. Inlined where the name is
-/// written: a default read before costs a few compares.
-#[inline(always)]
-fn cached_default(
-    name: &str,
-    slot: u8,
-    release: Release,
-    kb_base: u32,
-) -> Option<(&'static OptionDef, &'static Value)> {
-    let mut node = defaults_at(slot);
-    while let Some(d) = node {
-        if d.release == release && d.kb_base == kb_base && d.def.name == name {
-            return Some((d.def, d.value.as_ref()?));
-        }
-        node = d.next;
-    }
-    add_default(name, slot, release, kb_base)
-}
-
-/// [`cached_default`] the first time: `name`'s default read from its
-/// table, and kept.
-#[cold]
-#[inline(never)]
-fn add_default(
-    name: &str,
-    slot: u8,
-    release: Release,
-    kb_base: u32,
-) -> Option<(&'static OptionDef, &'static Value)> {
-    let def = default_def(release, name);
-    debug_assert!(
-        def.is_some_and(|d| d.default.is_some()),
-        "option {name} has no default in the table: read it with an _or_zero call"
-    );
-    let def = def?;
-    let ctx = ParseCtx {
-        kb_base,
-        ..ParseCtx::default()
-    };
-    let head = &DEFAULTS[usize::from(slot & 127)];
-    let mut seen = head.load(Ordering::Acquire);
-    let node = Box::into_raw(Box::new(CachedDefault {
-        release,
-        kb_base,
-        def,
-        value: default_value(def, &ctx),
-        // SAFETY: as in `defaults_at`.
-        next: unsafe { seen.as_ref() },
-    }));
-    while let Err(now) = head.compare_exchange(seen, node, Ordering::Release, Ordering::Acquire) {
-        seen = now;
-        // SAFETY: `node` is not published yet: this thread is its only
-        // user; `now` as in `defaults_at`.
-        unsafe { (*node).next = now.as_ref() };
-    }
-    // SAFETY: published, and never changed or freed again.
-    let node: &'static CachedDefault = unsafe { &*node };
-    Some((node.def, node.value.as_ref()?))
-}
-
 impl<'a> Opts<'a> {
-    /// The table's default of `name` (see [`cached_default`]). Inlined,
+    /// The table's default of `name` (see [`defaults::own`]). Inlined,
     /// as every read here: the name's slot is worked out where the name
     /// is written.
     #[inline(always)]
     fn default(&self, name: &str) -> Option<(&'static OptionDef, &'static Value)> {
-        cached_default(name, name_slot(name), self.1, self.0.kb_base())
+        let found = defaults::own(name, name_slot(name), self.1, self.0.kb_base());
+        debug_assert!(
+            default_def(self.1, name).is_some_and(|d| d.default.is_some()),
+            "option {name} has no default in the table: read it with an _or_zero call"
+        );
+        found
     }
 
     /// Assert (in debug builds) that the table gives `name` no default.
@@ -166,33 +76,47 @@ impl<'a> Opts<'a> {
     /// An integer, else the table's default (0 if it does not read as one).
     #[inline(always)]
     pub(crate) fn int_or_default(&self, name: &str) -> i64 {
-        self.int(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| int_of(v)))
-            .unwrap_or(0)
+        // A match, not `or_else`: a closure is not always inlined, and the
+        // name must stay a constant where it is written.
+        match self.int(name) {
+            Some(n) => n,
+            None => self.default(name).and_then(|(_, v)| int_of(v)).unwrap_or(0),
+        }
     }
 
     /// A flag, else the table's default.
     #[inline(always)]
     pub(crate) fn flag_or_default(&self, name: &str) -> bool {
-        self.flag(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| flag_of(v)))
-            .unwrap_or(false)
+        match self.flag(name) {
+            Some(b) => b,
+            None => self
+                .default(name)
+                .and_then(|(_, v)| flag_of(v))
+                .unwrap_or(false),
+        }
     }
 
     /// A size in bytes, else the table's default.
     #[inline(always)]
     pub(crate) fn bytes_or_default(&self, name: &str) -> u64 {
-        self.bytes(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| bytes_of(v)))
-            .unwrap_or(0)
+        match self.bytes(name) {
+            Some(n) => n,
+            None => self
+                .default(name)
+                .and_then(|(_, v)| bytes_of(v))
+                .unwrap_or(0),
+        }
     }
 
     /// The choice made, else the table's default choice.
     #[inline(always)]
     pub(crate) fn choice_or_default(&self, name: &str) -> &'static str {
-        self.choice(name)
-            .or_else(|| self.default(name).and_then(|(def, v)| choice_of(def, v)))
-            .unwrap_or("")
+        match self.choice(name) {
+            Some(c) => c,
+            None => (self.default(name))
+                .and_then(|(def, v)| choice_of(def, v))
+                .unwrap_or(""),
+        }
     }
 
     /// An integer the table gives no default: 0 when unset (fio's zeroed
