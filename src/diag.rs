@@ -297,7 +297,10 @@ pub(crate) fn text_of_bytes(bytes: &[u8]) -> Cow<'_, str> {
 
 /// `text` (from [`text_of_bytes`]) stands for bytes that are not UTF-8.
 pub(crate) fn carries_bytes(text: &str) -> bool {
-    text.chars().any(|c| raw_byte(c).is_some())
+    // Each character of the raw range (U+10FF80 to U+10FFFF) starts with
+    // the byte 0xF4 in UTF-8: a text without one (found with memchr)
+    // carries none, and is not decoded.
+    text.as_bytes().contains(&0xF4) && text.chars().any(|c| raw_byte(c).is_some())
 }
 
 /// The bytes `text` (from [`text_of_bytes`]) stands for.
@@ -323,6 +326,15 @@ pub(crate) fn text_of_os(s: &OsStr) -> Cow<'_, str> {
 /// The path `text` (from [`text_of_bytes`]) names: exactly the bytes given.
 pub(crate) fn path_of_text(text: &str) -> PathBuf {
     PathBuf::from(OsString::from_vec(bytes_of_text(text).into_owned()))
+}
+
+/// [`path_of_text`] of a text given whole: the text itself when it
+/// stands for no raw bytes (not copied).
+pub(crate) fn path_of_string(text: String) -> PathBuf {
+    match carries_bytes(&text) {
+        false => PathBuf::from(text),
+        true => path_of_text(&text),
+    }
 }
 
 /// `text` for an output that must be UTF-8 (a report): the bytes it stands

@@ -78,8 +78,12 @@ pub struct Entry {
 /// Split `key=value` the way fio does: at the first `=`, trimming blanks
 /// and control characters at the end of the key only (`bs\x7f=4k` is `bs`).
 pub(crate) fn split_entry(text: &str) -> (&str, Option<&str>) {
-    match text.split_once('=') {
-        Some((k, v)) => (k.trim_end_matches(super::parser::is_blank), Some(v)),
+    // Byte by byte: a name is short, and `=` ASCII.
+    match text.bytes().position(|b| b == b'=') {
+        Some(at) => (
+            super::parser::trim_blank_end(&text[..at]),
+            Some(&text[at + 1..]),
+        ),
         None => (text, None),
     }
 }

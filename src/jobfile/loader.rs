@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::ast::{Entry, JobFile, Partial, Section, Stop};
 use super::mode::{Mode, COMPAT_HINT};
-use super::parser::{is_space, line, Line, LineError};
+use super::parser::{line, trim_blank_end, trim_space_start, Line, LineError};
 use super::Error;
 use crate::diag::{self, show_path, Diagnostic, Diagnostics, Kind, Span};
 
@@ -219,11 +219,18 @@ fn lines<'a>(
     text: &'a str,
     mode: Mode,
 ) -> impl Iterator<Item = (Span, Result<Line<'a>, BadLine>)> + 'a {
-    text.split('\n').enumerate().map(move |(idx, raw)| {
+    // What every line is checked for, looked for in the whole text once: a
+    // text without a NUL or a raw byte needs no line's bytes worked out.
+    let plain = !text.as_bytes().contains(&0) && !diag::carries_bytes(text);
+    split_lines(text).enumerate().map(move |(idx, raw)| {
         let lineno = idx as u32 + 1;
-        match check_line(raw) {
+        let checked = match plain && raw.len() <= MAX_LINE {
+            true => Ok(raw),
+            false => check_line(raw),
+        };
+        match checked {
             Ok(text) => {
-                let col = 1 + (text.len() - text.trim_start_matches(is_space).len()) as u32;
+                let col = 1 + (text.len() - trim_space_start(text).len()) as u32;
                 let span = Span::file(path, lineno, col);
                 let item = match line(text) {
                     Err(LineError::MissingOptionName | LineError::ControlCharacter { .. })
@@ -238,6 +245,25 @@ fn lines<'a>(
                 (span, item)
             }
             Err(msg) => (Span::file(path, lineno, 1), Err(BadLine::NotText(msg))),
+        }
+    })
+}
+
+/// `text.split('\n')`, byte by byte (most lines are short: searching each
+/// with memchr cost more than the line).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == b'\n') {
+            Some(at) => {
+                rest = Some(&r[at + 1..]);
+                Some(&r[..at])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
         }
     })
 }
@@ -522,9 +548,9 @@ impl std::fmt::Display for BadLine {
 /// characters) dropped at its start, its comment and what ends it at its
 /// end.
 fn fio_option_text(line: &str) -> &str {
-    let text = line.trim_start_matches(is_space);
+    let text = trim_space_start(line);
     let end = text.find([';', '#']).unwrap_or(text.len());
-    text[..end].trim_end_matches(super::parser::is_blank)
+    trim_blank_end(&text[..end])
 }
 
 /// fio looks for an included file as given (relative to the working

@@ -7,7 +7,7 @@
 //! comment too (fio has no quoting, so values can never hold those
 //! characters). What is left is a section header, an `include`, or an option.
 
-use nom::bytes::complete::{tag, take_till};
+use nom::bytes::complete::tag;
 use nom::character::complete::{char, space1};
 use nom::combinator::{all_consuming, eof, map, rest, verify};
 use nom::sequence::{delimited, preceded, terminated};
@@ -91,16 +91,40 @@ impl std::fmt::Display for LineError {
     }
 }
 
-/// Characters fio strips at the start of a line (C's `isspace`: TAB, LF,
-/// VT, FF, CR and space).
-pub(crate) fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+/// Bytes fio strips at the start of a line (C's `isspace`: TAB, LF, VT,
+/// FF, CR and space).
+fn is_space_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
-/// Characters fio strips at the end of a line and of an option name
-/// (`isspace` or `iscntrl`). A line of nothing else is blank.
-pub(crate) fn is_blank(c: char) -> bool {
-    is_space(c) || c.is_ascii_control()
+/// Bytes fio strips at the end of a line and of an option name
+/// (`isspace` or `iscntrl`). A line of nothing else is blank. All ASCII.
+fn is_blank_byte(b: u8) -> bool {
+    b <= b' ' || b == 0x7f
+}
+
+/// `s` without its blanks ([`is_blank_byte`]) at the end. Byte by byte: every
+/// blank is ASCII, and no byte of a longer UTF-8 character is.
+pub(crate) fn trim_blank_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 && is_blank_byte(b[end - 1]) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// `s` without its spaces ([`is_space_byte`]) at the start (as
+/// [`trim_blank_end`]).
+pub(crate) fn trim_space_start(s: &str) -> &str {
+    let start = s.bytes().position(|b| !is_space_byte(b));
+    &s[start.unwrap_or(s.len())..]
+}
+
+/// `s` without its blanks at both ends.
+fn trim_blank(s: &str) -> &str {
+    let start = s.bytes().position(|b| !is_blank_byte(b));
+    trim_blank_end(&s[start.unwrap_or(s.len())..])
 }
 
 fn is_comment_start(c: char) -> bool {
@@ -122,9 +146,11 @@ pub(crate) fn comment(input: &str) -> IResult<&str, &str> {
 /// `content = { any - ( ";" | "#" ) } ;` — the part of a line before its
 /// comment, with blanks at both ends removed.
 pub(crate) fn content(input: &str) -> IResult<&str, &str> {
-    map(take_till(is_comment_start), |s: &str| {
-        s.trim_matches(is_blank)
-    })(input)
+    // Byte by byte: `;` and `#` are ASCII (take_till by characters was
+    // most of the cost of a short line).
+    let end = input.bytes().position(|b| b == b';' || b == b'#');
+    let (text, rest) = input.split_at(end.unwrap_or(input.len()));
+    Ok((rest, trim_blank(text)))
 }
 
 /// `section_header = "[", section_name, "]" ;`
@@ -155,7 +181,7 @@ pub(crate) fn option(input: &str) -> IResult<&str, &str> {
 
 /// Classify one physical line (without its line terminator).
 pub(crate) fn line(raw: &str) -> Result<Line<'_>, LineError> {
-    let trimmed = raw.trim_start_matches(is_space);
+    let trimmed = trim_space_start(raw);
     // A line that starts (after blanks) with a comment, or holds only blanks
     // and control characters.
     let (_, text) = content(trimmed).expect("content never fails");

@@ -61,8 +61,8 @@ fn name_bit(name: &str) -> u128 {
 }
 
 /// A name's place among 128 (see [`name_bit`]).
-#[inline]
-fn name_slot(name: &str) -> u8 {
+#[inline(always)]
+pub(crate) fn name_slot(name: &str) -> u8 {
     let b = name.as_bytes();
     let at = |i: usize| u32::from(b.get(i).copied().unwrap_or(0));
     let h = (b.len() as u32).wrapping_mul(31)
@@ -165,7 +165,7 @@ impl JobOptions {
     /// The setting in force for option `name` (canonical name). Inlined:
     /// the plan asks for names written out, so a name's slot is worked out
     /// at compile time and a name not set costs a test.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, name: &str) -> Option<&Setting> {
         let slot = name_slot(name);
         if self.names & (1u128 << slot) == 0 {
@@ -192,7 +192,7 @@ impl JobOptions {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn value(&self, name: &str) -> Option<&Value> {
         self.get(name).map(|s| &s.value)
     }
@@ -267,17 +267,22 @@ impl JobOptions {
             .fold(0, |m, s| m | name_bit(s.def.name));
     }
 
+    /// `kb_base` in force: 1024 unless set to 1000.
+    #[inline]
+    pub(crate) fn kb_base(&self) -> u32 {
+        // Where the last `kb_base` is kept (every default read asks).
+        let last = self.kb_base_at.and_then(|i| self.settings.get(i));
+        match last.map(|s| (s.def, &s.value)) {
+            Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => 1000,
+            _ => 1024,
+        }
+    }
+
     /// `kb_base` in force (1024 unless set to 1000).
     pub(crate) fn parse_ctx(&self) -> ParseCtx {
-        let def = self.get("kb_base").map(|s| (s.def, &s.value));
-        match def {
-            Some((def, Value::Choice { index, .. })) if def.posvals[*index].value == "1000" => {
-                ParseCtx {
-                    kb_base: 1000,
-                    ..ParseCtx::default()
-                }
-            }
-            _ => ParseCtx::default(),
+        ParseCtx {
+            kb_base: self.kb_base(),
+            ..ParseCtx::default()
         }
     }
 

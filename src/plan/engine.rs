@@ -26,12 +26,13 @@ use crate::ioengine::{
 };
 use crate::options::def::OptionDef;
 use crate::options::engines;
+use crate::options::jobopts::name_slot;
 use crate::options::value::parse_size;
 use crate::options::Value;
 use crate::rand::Slot;
 use crate::release::{Change, Release};
 
-use super::resolve::read::default_value;
+use super::resolve::defaults::{self, table_def};
 use super::spec::JobSpec;
 
 /// Highest class (`IOPRIO_CLASS_IDLE`) and level fio accepts in a split
@@ -170,20 +171,16 @@ impl<'a> JobValues<'a> {
         }
     }
 
-    /// `read` of the value `name` is set to, else of its default.
-    fn read<T>(&self, name: &str, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
+    /// `read` of the value `name` is set to, else of its default (read
+    /// once per process: [`defaults::table`]).
+    fn read<T>(&self, name: &'static str, read: impl Fn(&Value) -> Option<T>) -> Option<T> {
         if let Some(v) = self.job.opt(name).and_then(&read) {
             return Some(v);
         }
-        let def = table_def(self.job.release, name)?;
-        read(&default_value(def, &self.job.options.parse_ctx())?)
+        let kb_base = self.job.options.kb_base();
+        let (_, v) = defaults::table(name, name_slot(name), self.job.release, kb_base)?;
+        read(v)
     }
-}
-
-/// The definition of `name` in `release`'s table, else (an option a later
-/// release removed) in fio 3.33's.
-fn table_def(release: Release, name: &str) -> Option<&'static OptionDef> {
-    crate::options::lookup_in(release, name).or_else(|| crate::options::lookup(name))
 }
 
 impl OptionValues for JobValues<'_> {
@@ -467,6 +464,7 @@ mod tests {
     use crate::options::def::Support;
     use crate::options::table::OPTIONS;
     use crate::options::value::ParseCtx;
+    use crate::plan::resolve::read::default_value;
 
     fn job(args: &[&str]) -> JobSpec {
         crate::plan::testing::job(args)

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::diag::{path_of_text, text_of_os};
+use crate::diag::{path_of_string, path_of_text, text_of_os};
 
 use super::error::{Error, ScanError};
 use super::resolve::files::{FileOptions, OpenDir};
@@ -108,13 +108,13 @@ pub(crate) fn files(
         jobnum as usize
     };
     Ok(names
-        .iter()
+        .into_iter()
         .map(|name| {
             let path = match dirs.as_slice() {
-                [] => path_of_text(name),
+                [] => path_of_string(name),
                 _ => under(
                     &dirs[dir_index % dirs.len()],
-                    name,
+                    &name,
                     file.name_prefix.as_deref(),
                 ),
             };
@@ -131,6 +131,9 @@ pub(crate) fn files(
 /// The names of every `filename=` in force, in order (fio's
 /// `str_filename_cb` appends to the job's list: `[global]`'s first).
 fn given_names(o: &JobOptions) -> Vec<String> {
+    if o.get("filename").is_none() {
+        return Vec::new();
+    }
     o.settings
         .iter()
         .filter(|s| s.def.name == "filename")
@@ -403,20 +406,27 @@ pub(crate) fn split_colons(text: &str) -> Vec<String> {
 
 /// `$jobname`, `$jobnum`, `$filenum` (case-insensitive, as fio).
 fn expand_format(format: &str, jobname: &str, jobnum: u32, filenum: u64) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(format.len() + jobname.len() + 16);
     let mut rest = format;
-    while let Some(pos) = rest.find('$') {
+    // A keyword at the start of `rest`, in any case.
+    let at = |rest: &str, word: &str| {
+        rest.as_bytes()
+            .get(..word.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(word.as_bytes()))
+    };
+    // Byte by byte, the numbers without the formatting machinery: every
+    // job of a section without `filename=` names its file here.
+    while let Some(pos) = rest.bytes().position(|b| b == b'$') {
         out.push_str(&rest[..pos]);
         rest = &rest[pos..];
-        let lower = rest.to_ascii_lowercase();
-        if lower.starts_with("$jobname") {
+        if at(rest, "$jobname") {
             out.push_str(jobname);
             rest = &rest[8..];
-        } else if lower.starts_with("$jobnum") {
-            out.push_str(&jobnum.to_string());
+        } else if at(rest, "$jobnum") {
+            push_decimal(&mut out, u64::from(jobnum));
             rest = &rest[7..];
-        } else if lower.starts_with("$filenum") {
-            out.push_str(&filenum.to_string());
+        } else if at(rest, "$filenum") {
+            push_decimal(&mut out, filenum);
             rest = &rest[8..];
         } else {
             out.push('$');
@@ -425,6 +435,21 @@ fn expand_format(format: &str, jobname: &str, jobnum: u32, filenum: u64) -> Stri
     }
     out.push_str(rest);
     out
+}
+
+/// `n` in decimal, after `out`.
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
@@ -460,6 +485,10 @@ mod tests {
             "f.fmt.0.0"
         );
         assert_eq!(expand_format("x$y", "j", 0, 0), "x$y");
+        assert_eq!(
+            expand_format("$jobnum-$FileNum$", "j", 4_294_967_295, 10),
+            "4294967295-10$"
+        );
     }
 
     use crate::plan::testing::frontend as plan_of;

@@ -67,7 +67,11 @@ pub(super) struct Expander<'a> {
 
 impl<'a> Expander<'a> {
     pub(super) fn new(input: &'a Input, job_files: &[JobFile]) -> Expander<'a> {
-        let may_wait = |text: &str| text.contains("wait_for") || text.contains('$');
+        // memchr for '$' and '_' first: most lines have neither.
+        let may_wait = |text: &str| {
+            let b = text.as_bytes();
+            b.contains(&b'$') || (b.contains(&b'_') && text.contains("wait_for"))
+        };
         let waits = input
             .cmd_sections
             .iter()
@@ -108,20 +112,28 @@ impl<'a> Expander<'a> {
         let display = p.name.clone();
         let wait_for = self.wait_for(&p, &display);
         self.check_engine(&p);
-        let resolved = self.resolve(&p, &display);
+        let mut resolved = Some(self.resolve(&p, &display));
         if (stonewall || new_group) && self.group_jobs > 0 {
             self.group_id += 1;
             self.group_jobs = 0;
         }
         // The original is jobnum 0; its clones follow it, numbered N-1 … 1.
         let subjobs = std::iter::once(0).chain((1..numjobs).rev());
-        for (k, subjob) in subjobs.take(made.max(1) as usize).enumerate() {
+        let count = made.max(1) as usize;
+        for (k, subjob) in subjobs.take(count).enumerate() {
             if numjobs == 0 {
                 break;
             }
+            // The last job made takes the resolved options; the others
+            // copy them.
+            let r = match k + 1 == count {
+                true => resolved.take(),
+                false => resolved.clone(),
+            };
+            let Some(r) = r else { break };
             let job = job_spec(
                 &p,
-                &resolved,
+                r,
                 &display,
                 subjob,
                 k == 0 && stonewall,
@@ -296,6 +308,12 @@ impl<'a> Expander<'a> {
         job.aux_path.clone_from(&self.input.aux_path);
         let fio = self.input.mode == Mode::Fio;
         job.explain = !fio;
+        // What the reports and logs need of a job kept (a job only
+        // checked, under `--parse-only`, has no report, and nothing in
+        // it refuses a job: only a run checks the logs).
+        if self.keep {
+            crate::plan::report::resolve(&mut job);
+        }
         if let Some(msg) = check_job(&job, self.input.runs(), fio, &mut self.diags) {
             self.refuse(msg);
         }
@@ -340,7 +358,7 @@ impl Expander<'_> {
 #[allow(clippy::too_many_arguments)]
 fn job_spec(
     p: &Pending<'_>,
-    r: &Resolved,
+    r: Resolved,
     display: &str,
     subjob: u32,
     stonewall: bool,
@@ -364,6 +382,7 @@ fn job_spec(
             return None;
         }
     };
+    let buffers = r.buffers(size, files.len(), bs[1].0);
     let mut job = JobSpec {
         name: display.to_string(),
         thread_number: index as u32 + 1,
@@ -413,34 +432,33 @@ fn job_spec(
         readonly: false,
         explain: false,
         aux_path: None,
-        io: r.io.clone(),
-        placement: r.placement.clone(),
+        io: r.io,
+        placement: r.placement,
         rate: r.rate,
         think: r.think,
         think_cycles: r.think_cycles,
-        block: r.block.clone(),
-        buffers: r.buffers(size, files.len(), bs[1].0),
-        zones: r.zones.clone(),
+        block: r.block,
+        buffers,
+        zones: r.zones,
         norandommap: r.norandommap,
         seeds: r.seeds.seeds(index as u32 + 1),
-        offsets: r.offsets.clone(),
-        verify: r.verify.clone(),
+        offsets: r.offsets,
+        verify: r.verify,
         verify_state_load: r.verify_state_load,
         exec: r.exec,
         steadystate: r.steadystate,
-        iolog: r.iolog.clone(),
+        iolog: r.iolog,
         host: r.host.for_job(&p.span, subjob),
         flow: r.flow,
         submit: r.submit,
-        directories: r.directories.clone(),
-        file: r.file.clone(),
+        directories: r.directories,
+        file: r.file,
         files,
         report: Default::default(),
         logs: None,
     };
     files::draw_ranged_sizes(&mut job);
     job.engine = crate::plan::engine::resolve(&job, diags)?;
-    crate::plan::report::resolve(&mut job);
     Some(job)
 }
 

@@ -193,7 +193,6 @@ pub(super) fn resolve(
         Some(_) => ClockSource::System,
         None => ClockSource::Auto,
     };
-    let flag = |name: &str| o.flag_or_default(name);
     let verifies = !matches!(o.choice("verify"), None | Some("0"))
         || o.text("verify_pattern").is_some_and(|t| !t.is_empty());
     IoOptions {
@@ -205,21 +204,21 @@ pub(super) fn resolve(
         fsync_blocks: o.int_or_default("fsync").max(0) as u64,
         fdatasync_blocks: o.int_or_default("fdatasync").max(0) as u64,
         sync_after_writes_only: false,
-        end_fsync: flag("end_fsync"),
-        end_syncfs: flag("end_syncfs"),
-        fsync_on_close: flag("fsync_on_close"),
-        invalidate: flag("invalidate"),
+        end_fsync: o.flag_or_default("end_fsync"),
+        end_syncfs: o.flag_or_default("end_syncfs"),
+        fsync_on_close: o.flag_or_default("fsync_on_close"),
+        invalidate: o.flag_or_default("invalidate"),
         fadvise,
         // --readonly: refused when the plan is built; never here either.
-        unlink: !readonly && flag("unlink"),
-        unlink_each_loop: !readonly && flag("unlink_each_loop"),
-        overwrite: flag("overwrite"),
-        create_on_open: !readonly && flag("create_on_open"),
-        create_fsync: flag("create_fsync"),
-        pre_read: flag("pre_read"),
+        unlink: !readonly && o.flag_or_default("unlink"),
+        unlink_each_loop: !readonly && o.flag_or_default("unlink_each_loop"),
+        overwrite: o.flag_or_default("overwrite"),
+        create_on_open: !readonly && o.flag_or_default("create_on_open"),
+        create_fsync: o.flag_or_default("create_fsync"),
+        pre_read: o.flag_or_default("pre_read"),
         fallocate,
-        fill_device: flag("fill_device"),
-        allow_mounted_write: flag("allow_mounted_write"),
+        fill_device: o.flag_or_default("fill_device"),
+        allow_mounted_write: o.flag_or_default("allow_mounted_write"),
         o_sync: matches!(sync, Some("sync") | Some("1")),
         o_dsync: sync == Some("dsync"),
         continue_on_error,
@@ -227,7 +226,7 @@ pub(super) fn resolve(
         exitall: o.is("exitall"),
         exitall_on_error: o.is("exitall_on_error"),
         exit_what,
-        disk_util: flag("disk_util")
+        disk_util: o.flag_or_default("disk_util")
             && !o
                 .text("ioengine")
                 .and_then(crate::ioengine::lookup)

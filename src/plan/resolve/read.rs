@@ -11,10 +11,12 @@
 //! unnoticed.
 
 use crate::options::def::ValueKind;
-use crate::options::jobopts::JobOptions;
+use crate::options::jobopts::{name_slot, JobOptions};
 use crate::options::value::{parse_value, ParseCtx, ValueError};
 use crate::options::{OptionDef, Value};
 use crate::release::Release;
+
+use super::defaults;
 
 /// The options in force for one job, read by name, and the release whose
 /// option table gives the defaults of those not set.
@@ -41,7 +43,7 @@ pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<V
 /// job cannot set) the newest release's, else (one a later release
 /// removed, or made another's alias, as 3.35 did `allrandrepeat`) fio
 /// 3.33's.
-fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
+pub(super) fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
     let own = |d: &&'static OptionDef| d.name == name;
     crate::options::lookup_in(release, name)
         .filter(own)
@@ -50,15 +52,17 @@ fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
 }
 
 impl<'a> Opts<'a> {
-    /// The table's default of `name` (debug builds assert it has one).
-    fn default(&self, name: &str) -> Option<(&'static OptionDef, Value)> {
-        let def = default_def(self.1, name);
+    /// The table's default of `name` (see [`defaults::own`]). Inlined,
+    /// as every read here: the name's slot is worked out where the name
+    /// is written.
+    #[inline(always)]
+    fn default(&self, name: &str) -> Option<(&'static OptionDef, &'static Value)> {
+        let found = defaults::own(name, name_slot(name), self.1, self.0.kb_base());
         debug_assert!(
-            def.is_some_and(|d| d.default.is_some()),
+            default_def(self.1, name).is_some_and(|d| d.default.is_some()),
             "option {name} has no default in the table: read it with an _or_zero call"
         );
-        let def = def?;
-        Some((def, default_value(def, &self.0.parse_ctx())?))
+        found
     }
 
     /// Assert (in debug builds) that the table gives `name` no default.
@@ -70,34 +74,49 @@ impl<'a> Opts<'a> {
     }
 
     /// An integer, else the table's default (0 if it does not read as one).
+    #[inline(always)]
     pub(crate) fn int_or_default(&self, name: &str) -> i64 {
-        self.int(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| int_of(&v)))
-            .unwrap_or(0)
+        // A match, not `or_else`: a closure is not always inlined, and the
+        // name must stay a constant where it is written.
+        match self.int(name) {
+            Some(n) => n,
+            None => self.default(name).and_then(|(_, v)| int_of(v)).unwrap_or(0),
+        }
     }
 
     /// A flag, else the table's default.
+    #[inline(always)]
     pub(crate) fn flag_or_default(&self, name: &str) -> bool {
-        self.flag(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| flag_of(&v)))
-            .unwrap_or(false)
+        match self.flag(name) {
+            Some(b) => b,
+            None => self
+                .default(name)
+                .and_then(|(_, v)| flag_of(v))
+                .unwrap_or(false),
+        }
     }
 
     /// A size in bytes, else the table's default.
+    #[inline(always)]
     pub(crate) fn bytes_or_default(&self, name: &str) -> u64 {
-        self.bytes(name)
-            .or_else(|| self.default(name).and_then(|(_, v)| bytes_of(&v)))
-            .unwrap_or(0)
+        match self.bytes(name) {
+            Some(n) => n,
+            None => self
+                .default(name)
+                .and_then(|(_, v)| bytes_of(v))
+                .unwrap_or(0),
+        }
     }
 
     /// The choice made, else the table's default choice.
+    #[inline(always)]
     pub(crate) fn choice_or_default(&self, name: &str) -> &'static str {
-        self.choice(name)
-            .or_else(|| {
-                let (def, v) = self.default(name)?;
-                choice_of(def, &v)
-            })
-            .unwrap_or("")
+        match self.choice(name) {
+            Some(c) => c,
+            None => (self.default(name))
+                .and_then(|(def, v)| choice_of(def, v))
+                .unwrap_or(""),
+        }
     }
 
     /// A list of floating point values, else the table's default.
@@ -114,28 +133,33 @@ impl<'a> Opts<'a> {
 
     /// An integer the table gives no default: 0 when unset (fio's zeroed
     /// option struct).
+    #[inline(always)]
     pub(crate) fn int_or_zero(&self, name: &str) -> i64 {
         self.no_default(name);
         self.int(name).unwrap_or(0)
     }
 
     /// A size in bytes the table gives no default: 0 when unset.
+    #[inline(always)]
     pub(crate) fn bytes_or_zero(&self, name: &str) -> u64 {
         self.no_default(name);
         self.bytes(name).unwrap_or(0)
     }
 
     /// The value of `name` in force, if set.
+    #[inline(always)]
     pub(crate) fn value(&self, name: &str) -> Option<&'a Value> {
         self.0.value(name)
     }
 
     /// Whether `name` is set at all.
+    #[inline(always)]
     pub(crate) fn set(&self, name: &str) -> bool {
         self.0.get(name).is_some()
     }
 
     /// A flag or boolean (an integer counts as `!= 0`).
+    #[inline(always)]
     pub(crate) fn flag(&self, name: &str) -> Option<bool> {
         flag_of(self.value(name)?)
     }
@@ -143,6 +167,7 @@ impl<'a> Opts<'a> {
     /// Whether flag `name` is set and true: for a flag whose default is
     /// off (debug builds assert it; one that defaults on is read with
     /// [`Opts::flag_or_default`]).
+    #[inline(always)]
     pub(crate) fn is(&self, name: &str) -> bool {
         debug_assert!(
             !default_def(self.1, name)
@@ -156,6 +181,7 @@ impl<'a> Opts<'a> {
     }
 
     /// An integer (a size or a boolean reads as one).
+    #[inline(always)]
     pub(crate) fn int(&self, name: &str) -> Option<i64> {
         int_of(self.value(name)?)
     }
@@ -164,6 +190,7 @@ impl<'a> Opts<'a> {
     /// the options that take zones, is N zones of `zonesize` bytes, and
     /// nothing without a zone size, as fio's
     /// `zbd_recalc_options_with_zone_granularity`).
+    #[inline(always)]
     pub(crate) fn bytes(&self, name: &str) -> Option<u64> {
         match self.value(name)? {
             Value::Zones(n) => self.zone_size().map(|z| n.saturating_mul(z)),
@@ -181,6 +208,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A time in microseconds; 0 when unset.
+    #[inline(always)]
     pub(crate) fn micros(&self, name: &str) -> u64 {
         match self.value(name) {
             Some(Value::Micros(us)) => *us,
@@ -189,6 +217,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A text option as written.
+    #[inline(always)]
     pub(crate) fn text(&self, name: &str) -> Option<&'a str> {
         match self.value(name)? {
             Value::Text(t) => Some(t.as_str()),
@@ -197,6 +226,7 @@ impl<'a> Opts<'a> {
     }
 
     /// The `posvals` value chosen for a choice option.
+    #[inline(always)]
     pub(crate) fn choice(&self, name: &str) -> Option<&'static str> {
         let s = self.0.get(name)?;
         choice_of(s.def, &s.value)
