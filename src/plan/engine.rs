@@ -464,7 +464,7 @@ mod tests {
     use crate::options::def::Support;
     use crate::options::table::OPTIONS;
     use crate::options::value::ParseCtx;
-    use crate::plan::resolve::read::default_value;
+    use crate::plan::resolve::defaults::default_value;
 
     fn job(args: &[&str]) -> JobSpec {
         crate::plan::testing::job(args)

@@ -29,7 +29,7 @@ pub(crate) fn in_force(job: &JobSpec) -> Vec<InForce> {
     }
     last.into_values()
         .map(|s| {
-            let default = super::resolve::read::default_value(s.def, &ctx);
+            let default = super::resolve::defaults::default_value(s.def, &ctx);
             InForce {
                 name: s.def.name,
                 category: s.def.category,

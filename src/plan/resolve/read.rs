@@ -10,46 +10,16 @@
 //! builds) that the table agrees, so the wrong one of the two cannot go
 //! unnoticed.
 
-use crate::options::def::ValueKind;
 use crate::options::jobopts::{name_slot, JobOptions};
-use crate::options::value::{parse_value, ParseCtx, ValueError};
 use crate::options::{OptionDef, Value};
 use crate::release::Release;
 
-use super::defaults;
+use super::defaults::{self, default_def, default_value};
 
 /// The options in force for one job, read by name, and the release whose
 /// option table gives the defaults of those not set.
 #[derive(Clone, Copy)]
 pub(crate) struct Opts<'a>(pub(crate) &'a JobOptions, pub(crate) Release);
-
-/// The option table's default of `def`, parsed as a job's value is. fio
-/// sets its defaults without the bound rfio checks a job's integers
-/// against (0 when the table gives none): `nonvectored`'s -1 is kept.
-pub(crate) fn default_value(def: &'static OptionDef, ctx: &ParseCtx) -> Option<Value> {
-    match parse_value(def, Some(def.default?), ctx) {
-        Ok(v) => Some(v),
-        Err(ValueError::BelowMin { value, .. } | ValueError::AboveMax { value, .. })
-            if def.kind == ValueKind::Int =>
-        {
-            Some(Value::Int(value))
-        }
-        Err(_) => None,
-    }
-}
-
-/// The definition of option `name` that gives its default under
-/// `release`: its release's, else (an option that came later, which the
-/// job cannot set) the newest release's, else (one a later release
-/// removed, or made another's alias, as 3.35 did `allrandrepeat`) fio
-/// 3.33's.
-pub(super) fn default_def(release: Release, name: &str) -> Option<&'static OptionDef> {
-    let own = |d: &&'static OptionDef| d.name == name;
-    crate::options::lookup_in(release, name)
-        .filter(own)
-        .or_else(|| crate::options::lookup_in(Release::NEWEST, name).filter(own))
-        .or_else(|| crate::options::lookup(name).filter(own))
-}
 
 impl<'a> Opts<'a> {
     /// The table's default of `name` (see [`defaults::own`]). Inlined,
