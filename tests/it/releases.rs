@@ -362,7 +362,10 @@ fn aliases_and_latency_units_follow_the_release() {
             "--name=l",
             "--ioengine=null",
             "--size=256k",
-            "--latency_target=1ms",
+            // At depth 1 one completion over the target ends the job
+            // (fio's lat_target_failed): a target no loaded machine's null
+            // I/O reaches.
+            "--latency_target=1s",
             "--latency_window=100ms",
             "--output-format=json",
         ];
@@ -379,10 +382,10 @@ fn aliases_and_latency_units_follow_the_release() {
         .map(|k| job.get(k).cloned())
     };
     let n = |x: u64| Some(serde_json::json!(x));
-    assert_eq!(latency("3.41"), [n(1_000_000), None, n(100_000), None]);
+    assert_eq!(latency("3.41"), [n(1_000_000_000), None, n(100_000), None]);
     assert_eq!(
         latency("3.42"),
-        [n(1_000_000), n(1_000_000), n(100_000), n(100_000)]
+        [n(1_000_000_000), n(1_000_000_000), n(100_000), n(100_000)]
     );
 }
 
