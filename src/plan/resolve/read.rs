@@ -97,7 +97,7 @@ impl<'a> Opts<'a> {
         };
         self.value(name)
             .and_then(floats)
-            .or_else(|| self.default(name).and_then(|(_, v)| floats(&v)))
+            .or_else(|| self.default(name).and_then(|(_, v)| floats(v)))
             .unwrap_or_default()
     }
 
