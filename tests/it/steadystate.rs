@@ -630,7 +630,13 @@ fn the_first_look_counts_short_from_3_35() {
         let o = steady_job(
             &dir,
             "--runtime=3",
-            &[release, "--ss=iops:0", "--ss_dur=3", "--output-format=json"],
+            &[
+                release,
+                "--ss=iops:0",
+                "--ss_dur=3",
+                "--startdelay=500ms",
+                "--output-format=json",
+            ],
         );
         assert!(o.status.success(), "{}", stderr(&o));
         let ss = json(&o)["jobs"][0]["steadystate"].clone();
@@ -638,7 +644,9 @@ fn the_first_look_counts_short_from_3_35() {
     };
     let (old, new) = (first("--compat=fio-3.33"), first("--compat=fio-3.42"));
     // 2000 IOPS: 3.33's first slot is a rate (about 2000); 3.42's is
-    // the I/Os of the part-interval times its share of the interval.
+    // the I/Os of the part-interval times its share of the interval: the
+    // job starts half a second into the checks' first second (fio 3.42
+    // here: 314, after the helper's own start-up; rfio about 500).
     assert!((1900..=2100).contains(&old), "3.33: {old}");
-    assert!(new < old, "3.42: {new} vs 3.33: {old}");
+    assert!(new < old * 3 / 4, "3.42: {new} vs 3.33: {old}");
 }
