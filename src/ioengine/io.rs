@@ -82,6 +82,23 @@ pub struct FileTarget {
     pub region_end: u64,
 }
 
+#[cfg(test)]
+impl FileTarget {
+    /// `path` opened for writing, created when missing, with the region
+    /// ending at `region_end` (the engines' unit tests).
+    pub(crate) fn created(path: PathBuf, region_end: u64) -> FileTarget {
+        FileTarget {
+            path,
+            flags: OpenFlags {
+                write: true,
+                create: true,
+                ..Default::default()
+            },
+            region_end,
+        }
+    }
+}
+
 /// The job's I/O buffers, one unit per possible I/O in flight.
 #[derive(Debug, Clone, Copy)]
 pub struct IoMem {

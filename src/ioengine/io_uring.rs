@@ -664,7 +664,6 @@ impl IoEngine for Uring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ioengine::OpenFlags;
 
     #[test]
     fn setup_flags_fall_back_in_fios_order() {
@@ -709,17 +708,7 @@ mod tests {
             ..CommonOptions::default()
         };
         let mut e = new(&common, opts, mem).unwrap();
-        let file = e
-            .open(&FileTarget {
-                path: dir.join("f"),
-                flags: OpenFlags {
-                    write: true,
-                    create: true,
-                    ..Default::default()
-                },
-                region_end: 0,
-            })
-            .unwrap();
+        let file = e.open(&FileTarget::created(dir.join("f"), 0)).unwrap();
         e.post_init().unwrap();
         for (i, b) in pool[..BS].iter_mut().enumerate() {
             *b = (i * 7 % 251) as u8;
@@ -820,17 +809,7 @@ mod tests {
                 ..UringOptions::default()
             };
             let mut e = Uring::new(&common, &opts, mem).unwrap();
-            let file = e
-                .open(&FileTarget {
-                    path,
-                    flags: OpenFlags {
-                        write: true,
-                        create: true,
-                        ..Default::default()
-                    },
-                    region_end: 0,
-                })
-                .unwrap();
+            let file = e.open(&FileTarget::created(path, 0)).unwrap();
             e.post_init().unwrap();
             let io = Io {
                 token: 0,

@@ -551,17 +551,7 @@ mod tests {
                 ..LibaioOptions::default()
             };
             let mut e = new(&common, &opts, IoMem::NONE).unwrap();
-            let file = e
-                .open(&FileTarget {
-                    path: path.clone(),
-                    flags: OpenFlags {
-                        write: true,
-                        create: true,
-                        ..Default::default()
-                    },
-                    region_end: 8192,
-                })
-                .unwrap();
+            let file = e.open(&FileTarget::created(path.clone(), 8192)).unwrap();
             let io = |token: u32, dir: Ddir| Io {
                 token,
                 file,

@@ -215,7 +215,6 @@ impl IoEngine for Splice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ioengine::OpenFlags;
 
     #[test]
     fn writes_and_reads_back_through_the_pipe() {
@@ -223,17 +222,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("f");
         let mut e = new(&CommonOptions::default(), IoMem::NONE).unwrap();
-        let id = e
-            .open(&FileTarget {
-                path: path.clone(),
-                flags: OpenFlags {
-                    write: true,
-                    create: true,
-                    ..Default::default()
-                },
-                region_end: 0,
-            })
-            .unwrap();
+        let id = e.open(&FileTarget::created(path.clone(), 0)).unwrap();
         // Larger than the pipe and SPLICE_DEF_SIZE: several rounds.
         let len = 300 * 1024;
         let mut data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();

@@ -37,9 +37,10 @@ fn error_lines(out: &Output) -> (String, String, String) {
 /// `io_u.c:1876` in 3.33 and `io_u.c:2018` in 3.42.
 #[test]
 fn an_io_error_names_the_releases_place() {
-    if !Path::new("/dev/full").exists() {
-        return;
-    }
+    assert!(
+        Path::new("/dev/full").exists(),
+        "Linux's /dev/full is needed"
+    );
     let dir = TempDir::new("places-io-u");
     let args = [
         "--name=x",
@@ -79,7 +80,11 @@ fn an_io_error_names_the_releases_place() {
 /// was issued (queued) but never submitted.
 #[test]
 fn a_failed_commit_names_the_releases_place() {
-    if !Path::new("/dev/full").exists() || !require_engine("libaio", 1) {
+    assert!(
+        Path::new("/dev/full").exists(),
+        "Linux's /dev/full is needed"
+    );
+    if !require_engine("libaio", 1) {
         return;
     }
     let dir = TempDir::new("places-commit");
