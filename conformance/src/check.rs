@@ -364,6 +364,7 @@ mod tests {
             stderr: b"ignored".to_vec(),
             elapsed: Duration::ZERO,
             files: Vec::new(),
+            stalled: String::new(),
         }
     }
 

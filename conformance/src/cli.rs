@@ -38,6 +38,8 @@ compares what the two print, how they exit and what they leave behind.
                      are timing figures out of tolerance or fio's own timeout
                      (any count or value on an `unsteady` file; default: 2)
   --jobs N           job files compared in parallel (default: number of CPUs)
+  --threads PGID     print where each thread of process group PGID waits (gdb's
+                     frames when installed), as shown for a run killed for its time
   -h, --help         print this help
 
 A job file whose header has the line `; conformance: rfio-refuses` is one that
@@ -80,6 +82,9 @@ pub(crate) struct Args {
 pub(crate) enum Command {
     Compare(Args),
     Help,
+    /// `--threads PGID`: where the threads of a process group wait (what a run killed for its
+    /// time limit shows; the integration tests ask it of theirs).
+    Threads(u32),
 }
 
 /// Parses the arguments after the program name. The error is a one-line message for the user.
@@ -115,6 +120,13 @@ pub(crate) fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Command,
             None => (text, None),
         };
         match name {
+            "--threads" => {
+                let text = utf8_value(name, inline, &mut argv)?;
+                return text
+                    .parse()
+                    .map(Command::Threads)
+                    .map_err(|_| format!("--threads needs a process group id, not '{text}'"));
+            }
             "-h" | "--help" => {
                 no_value(name, &inline)?;
                 return Ok(Command::Help);

@@ -380,6 +380,7 @@ mod tests {
             stderr: Vec::new(),
             elapsed: Duration::ZERO,
             files: Vec::new(),
+            stalled: String::new(),
         }
     }
 

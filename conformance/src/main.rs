@@ -33,6 +33,7 @@ mod runcheck;
 mod show;
 mod spec;
 mod terse;
+mod threads;
 mod tools;
 mod verdict;
 
@@ -48,6 +49,10 @@ fn main() -> ExitCode {
         Ok(cli::Command::Compare(args)) => args,
         Ok(cli::Command::Help) => {
             print(cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Ok(cli::Command::Threads(pgid)) => {
+            print(&threads::describe(pgid));
             return ExitCode::SUCCESS;
         }
         Err(message) => {

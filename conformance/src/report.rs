@@ -170,6 +170,10 @@ fn explain(out: &mut String, difference: &Difference, result: &CheckResult) {
                         outcome.status,
                         run.mode.name()
                     );
+                    if !outcome.stalled.is_empty() {
+                        let _ = writeln!(out, "  its threads when it was killed:");
+                        out.push_str(&outcome.stalled);
+                    }
                 }
             }
         }
@@ -453,6 +457,7 @@ mod tests {
             stderr: stderr.as_bytes().to_vec(),
             elapsed: Duration::from_millis(7),
             files: Vec::new(),
+            stalled: String::new(),
         }
     }
 

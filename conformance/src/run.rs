@@ -55,6 +55,8 @@ pub(crate) struct Outcome {
     /// The files the run left in its temporary directory (only for runs that ask for them,
     /// see [`run_in_temp_dir_keeping_files`]), sorted by path.
     pub(crate) files: Vec<LeftFile>,
+    /// For a run killed at its time limit: where its threads waited (see [`crate::threads`]).
+    pub(crate) stalled: String,
 }
 
 /// A file a run left in its working directory.
@@ -78,6 +80,7 @@ impl Outcome {
             stderr: Vec::new(),
             elapsed: Duration::ZERO,
             files: Vec::new(),
+            stalled: String::new(),
         }
     }
 }
@@ -172,6 +175,7 @@ pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Durat
     };
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
+    let mut stalled = String::new();
     let status = match wait_with_limit(&mut child, limit) {
         Ok(Some(status)) => match (status.code(), status.signal()) {
             (Some(code), _) => Status::Exited(code),
@@ -179,6 +183,7 @@ pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Durat
             (None, None) => Status::CannotRun(format!("unexpected wait status {status}")),
         },
         Ok(None) => {
+            stalled = crate::threads::describe(child.id());
             kill_group(&mut child);
             Status::TimedOut(limit)
         }
@@ -194,6 +199,7 @@ pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Durat
         stderr: collect(stderr),
         elapsed,
         files: Vec::new(),
+        stalled,
     }
 }
 

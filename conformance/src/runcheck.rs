@@ -143,6 +143,7 @@ mod tests {
                     contents: contents.map(|c| c.as_bytes().to_vec()),
                 })
                 .collect(),
+            stalled: String::new(),
         };
         let spec = RunSpec::default();
         let mut judge = Judge::new(&spec);

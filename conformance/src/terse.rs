@@ -408,6 +408,7 @@ mod tests {
             stderr: Vec::new(),
             elapsed: Duration::ZERO,
             files: Vec::new(),
+            stalled: String::new(),
         };
         let run = RunPair {
             mode: Mode::Minimal,

@@ -180,6 +180,12 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
             break status;
         }
         if Instant::now() >= deadline {
+            // Where each of its threads waits, for the failure to show.
+            eprintln!(
+                "{:?} ran past {limit:?}; its threads:\n{}",
+                cmd.get_program(),
+                group_threads(child.id())
+            );
             kill_group(&mut child);
             timed_out = true;
             break child.wait().expect("wait for the killed child");
@@ -212,6 +218,17 @@ impl Drained {
             )
         })
     }
+}
+
+/// Where every thread of process group `pgid` waits (`rfio-conformance --threads`: state,
+/// kernel wait channel and, where gdb is installed, frames in rfio's source).
+pub fn group_threads(pgid: u32) -> String {
+    Command::new(env!("CARGO_BIN_EXE_rfio-conformance"))
+        .arg(format!("--threads={pgid}"))
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_else(|e| format!("  (rfio-conformance --threads: {e})\n"))
 }
 
 /// Kill the process group that `child` leads (it was spawned with `process_group(0)`).
