@@ -160,16 +160,16 @@ pub(crate) fn run_in(program: &Path, args: &[OsString], cwd: &Path, limit: Durat
     // rfio behaves as the oracle's release, whatever the caller's
     // environment chose (fio ignores the variable).
     let release = RELEASE.get().map_or("3.33", String::as_str);
-    let spawned = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .env("RFIO_FIO_VERSION", release)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
-    let mut child = match spawned {
+        .process_group(0);
+    let mut child = match spawn_patiently(&mut command) {
         Ok(child) => child,
         Err(err) => return Outcome::cannot_run(err.to_string()),
     };
@@ -236,6 +236,32 @@ fn kill_group(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// How often a fork that the machine refuses for want of memory or processes is tried again,
+/// a second apart: a shared CI machine runs out for a moment, and that is not a difference
+/// between fio and rfio.
+const SPAWN_TRIES: u32 = 10;
+
+/// `command` spawned, tried again while the kernel answers EAGAIN or ENOMEM.
+fn spawn_patiently(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut tries = 1;
+    loop {
+        match command.spawn() {
+            Err(e)
+                if tries < SPAWN_TRIES
+                    && matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM)) =>
+            {
+                eprintln!(
+                    "rfio-conformance: {:?}: {e}; trying again",
+                    command.get_program()
+                );
+                tries += 1;
+                thread::sleep(Duration::from_secs(1));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Reads a pipe to the end on its own thread, so that neither pipe can fill up and block the child.
 fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
@@ -250,9 +276,10 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
 }
 
 /// The bytes a `drain` thread read. If something outside the killed process group still holds the
-/// pipe open, gives up after a few seconds rather than hanging.
+/// pipe open, gives up after half a minute (a loaded machine may take seconds to schedule the
+/// reader after the exit) rather than hanging.
 fn collect(rx: mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
-    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default()
+    rx.recv_timeout(Duration::from_secs(30)).unwrap_or_default()
 }
 
 /// A fresh empty directory under the system temp dir, removed with everything in it on drop.

@@ -164,13 +164,11 @@ pub fn run_limited(bin: &str, dir: impl AsRef<Path>, args: &[&str], limit: Durat
 /// The output of `cmd` (stdin closed, stdout and stderr captured), run in a new process group;
 /// `true` with it when the group had to be killed after `limit`.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
-    let mut child = cmd
-        .stdin(Stdio::null())
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("{:?} runs: {e}", cmd.get_program()));
+        .process_group(0);
+    let mut child = spawn_patiently(cmd);
     let out = drain(child.stdout.take().expect("piped stdout"));
     let err = drain(child.stderr.take().expect("piped stderr"));
     let deadline = Instant::now() + limit;
@@ -194,8 +192,9 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> (Output, bool) {
     };
     // A process that left the group (fio's job processes call setsid) may
     // still hold the pipes: wait for their end within what is left of the
-    // limit (at least a few seconds), not forever.
-    let drained = deadline.max(Instant::now() + Duration::from_secs(5));
+    // limit (at least half a minute: a loaded machine may take seconds to
+    // run the reader after the exit), not forever.
+    let drained = deadline.max(Instant::now() + Duration::from_secs(30));
     let output = Output {
         status,
         stdout: out.recv_by(drained, cmd),
@@ -217,6 +216,25 @@ impl Drained {
                 cmd.get_program()
             )
         })
+    }
+}
+
+/// `cmd` spawned; a fork the machine refuses for want of memory or processes (EAGAIN, ENOMEM:
+/// a loaded CI machine, for a moment) is tried again a second later, up to ten times, saying so.
+pub fn spawn_patiently(cmd: &mut Command) -> Child {
+    let mut tries = 1;
+    loop {
+        match cmd.spawn() {
+            Ok(child) => return child,
+            Err(e)
+                if tries < 10 && matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM)) =>
+            {
+                eprintln!("{:?}: {e}; trying again", cmd.get_program());
+                tries += 1;
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            Err(e) => panic!("{:?} runs: {e}", cmd.get_program()),
+        }
     }
 }
 
