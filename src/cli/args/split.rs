@@ -27,7 +27,7 @@ pub(crate) enum Arg {
 
 /// The job options of `argv` (`--bs=4k`), each as written with its value.
 pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
-    classify(argv)
+    classify(argv, false)
         .into_iter()
         .filter(|(a, _)| matches!(a, Arg::Opt { job: true, .. }))
         .map(|(_, range)| argv[range].join(" "))
@@ -35,9 +35,10 @@ pub(crate) fn job_options(argv: &[String]) -> Vec<String> {
 }
 
 /// `argv` (without the program name) split into [`Arg`]s, each with the
-/// arguments it spans, read as [`parse`](super::parse) reads them.
-pub(crate) fn classify(argv: &[String]) -> Vec<(Arg, std::ops::Range<usize>)> {
-    let reading = super::reading::reading_of(argv, false);
+/// arguments it spans, read as [`parse_called`](super::parse_called)
+/// reads them (`called_fio`: the program's name is `fio`).
+pub(crate) fn classify(argv: &[String], called_fio: bool) -> Vec<(Arg, std::ops::Range<usize>)> {
+    let reading = super::reading::reading_of(argv, called_fio);
     let mut out = Vec::new();
     let mut i = 0;
     let mut only_files = false;

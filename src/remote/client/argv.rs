@@ -52,12 +52,12 @@ pub(crate) struct ClientLine {
 }
 
 /// Split `argv` (without the program name). The error is fio's message.
-pub(crate) fn split(argv: &[String]) -> Result<ClientLine, Error> {
+pub(crate) fn split(argv: &[String], called_fio: bool) -> Result<ClientLine, Error> {
     let mut line = ClientLine::default();
     // Servers added while the one before had no option yet: they get the
     // options of the next one too.
     let mut shared: Vec<usize> = Vec::new();
-    let tokens = classify(argv);
+    let tokens = classify(argv, called_fio);
     let mut k = 0;
     while k < tokens.len() {
         let (arg, range) = &tokens[k];
@@ -201,7 +201,7 @@ mod tests {
 
     fn split_of(args: &[&str]) -> ClientLine {
         let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        split(&argv).unwrap()
+        split(&argv, false).unwrap()
     }
 
     fn local(p: &str) -> JobSource {
@@ -304,15 +304,17 @@ mod tests {
     fn bad_lines_get_fios_messages() {
         let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            split(&argv(&["--client=h,99999"])).unwrap_err().to_string(),
+            split(&argv(&["--client=h,99999"]), false)
+                .unwrap_err()
+                .to_string(),
             "fio: bad server port 99999\nfio: failed adding client h,99999"
         );
         assert!(matches!(
-            split(&argv(&["--client=h", "--server"])),
+            split(&argv(&["--client=h", "--server"]), false),
             Err(Error::ClientAndServer)
         ));
         assert_eq!(
-            split(&argv(&["--remote-config=x"]))
+            split(&argv(&["--remote-config=x"]), false)
                 .unwrap_err()
                 .to_string(),
             "fio: --remote-config needs a --client before it"

@@ -63,14 +63,14 @@ pub(crate) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let line = match argv::split(argv) {
+    let line = match argv::split(argv, called_fio) {
         Ok(l) => l,
         Err(msg) => {
             writeln!(err, "{msg}")?;
             return Ok(1);
         }
     };
-    let local = match args::parse(&line.local) {
+    let local = match args::parse_called(&line.local, called_fio) {
         Ok(a) => a.called_as(called_fio.then_some(std::ffi::OsStr::new("fio"))),
         Err(e) => {
             let (mode, release) = args::reading_of(&line.local, called_fio);
