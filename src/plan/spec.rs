@@ -162,11 +162,8 @@ pub struct JobSpec {
     /// CPUs, priorities, locked and buffer memory, pre/post-run commands.
     pub(crate) placement: PlacementOptions,
     pub(crate) rate: RateOptions,
-    /// `None` without `thinktime`.
-    pub(crate) think: Option<ThinkOptions>,
-    /// `thinkcycles` (fio 3.37): the CPU's pause instruction this many
-    /// times after each read or write (fio's `cycles_spin`).
-    pub(crate) think_cycles: u32,
+    /// Think time and think cycles between I/Os.
+    pub(crate) think: ThinkOptions,
     /// How the block sizes of [`JobSpec::bs`] are drawn.
     pub(crate) block: BlockOptions,
     /// What write buffers hold.

@@ -123,7 +123,7 @@ impl ThinkTime {
     /// The think time of `spec`, `None` without `thinktime` (fio checks
     /// `td->o.thinktime` before anything else).
     pub fn new(spec: &JobSpec) -> Option<ThinkTime> {
-        let t = spec.think?;
+        let t = spec.think.time?;
         Some(ThinkTime {
             think_us: t.think_us,
             spin_us: t.spin_us,

@@ -436,7 +436,6 @@ fn job_spec(
         placement: r.placement,
         rate: r.rate,
         think: r.think,
-        think_cycles: r.think_cycles,
         block: r.block,
         buffers,
         zones: r.zones,

@@ -28,9 +28,7 @@ pub(crate) struct Resolved {
     pub(crate) io: IoOptions,
     pub(crate) placement: PlacementOptions,
     pub(crate) rate: RateOptions,
-    pub(crate) think: Option<ThinkOptions>,
-    /// `thinkcycles`: pause-instruction spins after each read or write.
-    pub(crate) think_cycles: u32,
+    pub(crate) think: ThinkOptions,
     pub(crate) block: BlockOptions,
     pub(crate) buffers: BufferOptions,
     /// The dedupe working set asked for, sized once the job's size and
@@ -114,7 +112,6 @@ pub(crate) fn resolve(
         placement,
         rate: rate::resolve(o),
         think: think::resolve(o, release),
-        think_cycles: think::cycles(o),
         block: bs::resolve(o),
         buffers,
         working_set,

@@ -1,13 +1,25 @@
 //! Think time: `thinktime`, `thinktime_spin`, `thinktime_blocks`,
 //! `thinktime_blocks_type`, `thinktime_iotime` (fio 3.33's
-//! `handle_thinktime` reads them only with `thinktime` set).
+//! `handle_thinktime` reads them only with `thinktime` set), and
+//! `thinkcycles` (fio 3.37), which spins with or without them.
 
 use super::read::Opts;
 use crate::release::{Change, Release};
 
-/// A job's think time (`JobSpec::think`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a job does between its I/Os (`JobSpec::think`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct ThinkOptions {
+    /// The pause after I/Os; `None` without `thinktime`.
+    pub(crate) time: Option<ThinkTimeOptions>,
+    /// `thinkcycles` (fio 3.37): spins of the CPU's pause instruction
+    /// after each read or write, before any think time (fio's
+    /// `cycles_spin`; an unsigned int in fio: a negative value wraps).
+    pub(crate) cycles: u32,
+}
+
+/// A job's think time (`ThinkOptions::time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ThinkTimeOptions {
     /// `thinktime` in µs (never 0).
     pub(crate) think_us: u64,
     /// `thinktime_spin` in µs.
@@ -23,21 +35,21 @@ pub(crate) struct ThinkOptions {
     pub(crate) within_runtime: bool,
 }
 
-/// `thinkcycles` (fio 3.37): spins of the CPU's pause instruction after
-/// each read or write, with or without `thinktime` (an unsigned int in
-/// fio: a negative value wraps).
-pub(super) fn cycles(o: Opts<'_>) -> u32 {
-    o.int_or_default("thinkcycles") as u32
+pub(super) fn resolve(o: Opts<'_>, release: Release) -> ThinkOptions {
+    ThinkOptions {
+        time: time(o, release),
+        cycles: o.int_or_default("thinkcycles") as u32,
+    }
 }
 
 /// `None` without `thinktime` (fio checks `td->o.thinktime` before
 /// anything else).
-pub(super) fn resolve(o: Opts<'_>, release: Release) -> Option<ThinkOptions> {
+fn time(o: Opts<'_>, release: Release) -> Option<ThinkTimeOptions> {
     let think_us = o.micros("thinktime");
     if think_us == 0 {
         return None;
     }
-    Some(ThinkOptions {
+    Some(ThinkTimeOptions {
         think_us,
         spin_us: o.micros("thinktime_spin"),
         blocks: o.int("thinktime_blocks").map(|n| n.max(1) as u64),

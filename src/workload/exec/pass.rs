@@ -444,7 +444,7 @@ impl<C: Clock> Exec<'_, '_, C> {
     fn think_after(&mut self, dir: Ddir) {
         // fio 3.37's thinkcycles first: its `nop` is x86's `rep; nop`
         // (pause), as spin_loop is.
-        for _ in 0..self.job.spec.think_cycles {
+        for _ in 0..self.job.spec.think.cycles {
             std::hint::spin_loop();
         }
         if self.think.is_none() {
