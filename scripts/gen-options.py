@@ -999,7 +999,7 @@ def later(args):
     new = kept
     old_by = {key_of(o): o for o in old if not o["engines"] or set(o["engines"]) & both}
     new_by = {key_of(o): o for o in new}
-    with open(os.path.join(os.path.dirname(args.out), "..", "release.rs")) as f:
+    with open(os.path.join(os.path.dirname(args.out), "..", "release", "changes.rs")) as f:
         release_rs = f.read()
     moved = moved_options(old_by, new)
     changes = []  # (since, kind, entry, after)
@@ -1025,7 +1025,7 @@ def later(args):
             if not engine and k not in moved:
                 m = rf'option\(\s*"{o["name"]}",\s*{release_of(since)},'
                 if not re.search(m, release_rs) and o["name"] not in ("log_window_value",):
-                    raise SystemExit(f"{o['name']}: src/release.rs does not list it as added in {since}")
+                    raise SystemExit(f"{o['name']}: src/release/changes.rs does not list it as added in {since}")
             after = []
             for p in reversed(new[:i]):
                 if p["engines"] == o["engines"] or (not p["engines"] and not o["engines"]):
