@@ -10,6 +10,7 @@
 //! - Everything else is a job file, read after the command-line jobs.
 
 pub(crate) mod error;
+mod loaded;
 mod reading;
 mod split;
 mod values;
@@ -360,6 +361,9 @@ struct LongOpt {
     name: &'static str,
     has_arg: HasArg,
     job: bool,
+    /// An engine's option (fio's getopt knows it while that engine is
+    /// loaded: [`loaded::Loaded`]).
+    engine: bool,
 }
 
 /// The long options of `release`, built once per process (argument
@@ -382,6 +386,7 @@ fn build_long_options(release: Release) -> Vec<LongOpt> {
             name,
             has_arg,
             job: false,
+            engine: false,
         })
         .collect();
     // The profiles' options are known too (fio registers them at start).
@@ -407,6 +412,7 @@ fn build_long_options(release: Release) -> Vec<LongOpt> {
                 name,
                 has_arg,
                 job: true,
+                engine: false,
             });
         }
     }
@@ -425,6 +431,7 @@ fn build_long_options(release: Release) -> Vec<LongOpt> {
             name: def.name,
             has_arg,
             job: true,
+            engine: true,
         });
     }
     all
@@ -434,11 +441,18 @@ fn build_long_options(release: Release) -> Vec<LongOpt> {
 /// line's release, as fio 3.NN's getopt does; read strictly, an option a
 /// later release added is taken as a job option, which the job's table
 /// then refuses naming the release that added it.
-fn find_read(reading: (Mode, Release), arg: &str, name: &str) -> Result<LongOpt, ArgError> {
+/// `known` says which engine options are long options now (all of them,
+/// read strictly).
+fn find_read(
+    reading: (Mode, Release),
+    arg: &str,
+    name: &str,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<LongOpt, ArgError> {
     let (mode, release) = reading;
-    match find(long_options(release), arg, name) {
+    match find(long_options(release), arg, name, known) {
         Err(e) if mode == Mode::Strict && release != Release::NEWEST => {
-            find(long_options(Release::NEWEST), arg, name)
+            find(long_options(Release::NEWEST), arg, name, known)
                 .map_err(|_| e)
                 .copied()
         }
@@ -450,14 +464,18 @@ fn find_read(reading: (Mode, Release), arg: &str, name: &str) -> Result<LongOpt,
 /// unique prefix. A prefix of one of fio's options means what it means to
 /// fio: rfio's own flags are candidates only where none of fio's is
 /// (`--serv` is `--server`, not ambiguous with `--server-allow`).
-fn find<'a>(opts: &'a [LongOpt], arg: &str, name: &str) -> Result<&'a LongOpt, ArgError> {
-    if let Some(o) = opts.iter().find(|o| o.name == name) {
+fn find<'a>(
+    opts: &'a [LongOpt],
+    arg: &str,
+    name: &str,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<&'a LongOpt, ArgError> {
+    let opts = || opts.iter().filter(|o| !o.engine || known(o.name));
+    if let Some(o) = opts().find(|o| o.name == name) {
         return Ok(o);
     }
     let rfios = |o: &&LongOpt| RFIO_FLAGS.iter().any(|(n, _)| *n == o.name);
-    let prefixed = opts
-        .iter()
-        .filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name));
+    let prefixed = opts().filter(|o| o.name.starts_with(name) && !EXACT_ONLY.contains(&o.name));
     let (own, fios): (Vec<&LongOpt>, Vec<&LongOpt>) = prefixed.partition(rfios);
     let matches = if fios.is_empty() { own } else { fios };
     match matches.as_slice() {
@@ -465,12 +483,14 @@ fn find<'a>(opts: &'a [LongOpt], arg: &str, name: &str) -> Result<&'a LongOpt, A
         [] => Err(ArgError::Unrecognized {
             arg: arg.to_string(),
             name: name.to_string(),
-            suggestion: suggest::did_you_mean(name, opts.iter().map(|o| o.name)),
+            suggestion: suggest::did_you_mean(name, opts().map(|o| o.name)),
+            loaded: None,
         }),
         many => Err(ArgError::Ambiguous {
             arg: arg.to_string(),
             name: name.to_string(),
             candidates: many.iter().map(|o| o.name).collect(),
+            loaded: None,
         }),
     }
 }
@@ -484,6 +504,7 @@ pub fn parse(argv: &[String]) -> Result<Args, ArgErrors> {
 /// name is `fio` (the long options are then those of fio's getopt).
 pub fn parse_called(argv: &[String], called_fio: bool) -> Result<Args, ArgErrors> {
     let reading = reading::reading_of(argv, called_fio);
+    let mut loaded = loaded::Loaded::new(reading);
     let mut args = Args::default();
     let mut diags = ArgErrors::default();
     let mut i = 0;
@@ -507,9 +528,14 @@ pub fn parse_called(argv: &[String], called_fio: bool) -> Result<Args, ArgErrors
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let opt = match find_read(reading, arg, name) {
+        let opt = match find_read(reading, arg, name, &|n| loaded.knows(n)) {
             Ok(o) => o,
-            Err(e) => {
+            Err(mut e) => {
+                if let ArgError::Unrecognized { loaded: l, .. }
+                | ArgError::Ambiguous { loaded: l, .. } = &mut e
+                {
+                    *l = loaded.engine();
+                }
                 diags.push(span, e);
                 continue;
             }
@@ -541,6 +567,7 @@ pub fn parse_called(argv: &[String], called_fio: bool) -> Result<Args, ArgErrors
             (_, v) => v,
         };
         if opt.job {
+            loaded.job_option(opt.name, value.as_deref());
             push_job_option(&mut args.cmd_sections, opt.name, value, span);
         } else if opt.name == "profile" {
             args.profile = Some((value.unwrap_or_default(), span));

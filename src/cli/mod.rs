@@ -111,6 +111,7 @@ fn run_inner(
                 arg,
                 name,
                 suggestion: None,
+                loaded: None,
             };
             let text = e.fio_text(&usage::program(), args.release);
             write!(err, "{}", text.unwrap_or_default())?;

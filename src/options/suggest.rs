@@ -118,22 +118,43 @@ fn fio_options(release: Release) -> impl Iterator<Item = &'static OptionDef> {
 /// fio's long options (`l_opts` once fio has started, before an
 /// `--ioengine` adds its engine's): its own flags, then each option of
 /// `fio_options` followed by its aliases.
-pub(crate) fn fio_long_options(release: Release) -> Vec<&'static str> {
+pub(crate) fn fio_long_options(release: Release, loaded: Option<&str>) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = FIO_COMMAND_LINE_OPTIONS.to_vec();
     for def in fio_options(release) {
         names.push(def.name);
         let aliases = def.aliases.iter().copied();
         names.extend(aliases.filter(|a| release_knows(a, release)));
     }
+    // Then the loaded engine's, as fio appends them to its long options.
+    for def in engine_options(release, loaded) {
+        names.push(def.name);
+        names.extend(def.aliases.iter().copied());
+    }
     names
+}
+
+/// The options of ioengine `engine` in `release`'s table, in its order
+/// (none without an engine).
+pub(crate) fn engine_options(
+    release: Release,
+    engine: Option<&str>,
+) -> impl Iterator<Item = &'static OptionDef> + '_ {
+    let table = crate::options::table_of(release);
+    table
+        .iter()
+        .filter(move |d| engine.is_some_and(|e| d.engines.contains(&e)))
 }
 
 /// What fio suggests after refusing command-line argument `arg` (init.c's
 /// `show_closest_option`): the argument without its leading dashes, value
 /// and all (`iodpeth=4`), measured against every long option.
-pub(crate) fn fio_closest_long_option(arg: &str, release: Release) -> Option<&'static str> {
+pub(crate) fn fio_closest_long_option(
+    arg: &str,
+    release: Release,
+    loaded: Option<&str>,
+) -> Option<&'static str> {
     let name = arg.trim_start_matches('-');
-    did_you_mean(name, fio_long_options(release).into_iter())
+    did_you_mean(name, fio_long_options(release, loaded).into_iter())
 }
 
 /// What fio suggests after `Bad option <entry>` in a job file (options.c's
@@ -191,10 +212,13 @@ mod tests {
     #[test]
     fn fio_measures_the_whole_argument() {
         let r = Release::V3_33;
-        assert_eq!(fio_closest_long_option("--iodpeth=4", r), Some("iodepth"));
-        assert_eq!(fio_closest_long_option("--iodpeth=4096", r), None);
-        assert_eq!(fio_closest_long_option("--sect", r), None);
-        assert_eq!(fio_closest_long_option("--outpu", r), Some("output"));
+        assert_eq!(
+            fio_closest_long_option("--iodpeth=4", r, None),
+            Some("iodepth")
+        );
+        assert_eq!(fio_closest_long_option("--iodpeth=4096", r, None), None);
+        assert_eq!(fio_closest_long_option("--sect", r, None), None);
+        assert_eq!(fio_closest_long_option("--outpu", r, None), Some("output"));
     }
 
     /// `Bad option <iodpeth=4>` / `Did you mean iodepth?`; `=4` gets none.

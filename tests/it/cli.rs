@@ -481,6 +481,51 @@ const BAD: &[Bad] = &[
                (did you mean '--iodepth'?)\n",
         stdout_differs: None,
     },
+    // fio --name=j --ioengine=io_uring --sqthred_poll=1 (fio's getopt
+    // knows the loaded engine's options, and suggests among them)
+    Bad {
+        name: "typo of the loaded engine's option",
+        files: &[],
+        args: &["--name=j", "--ioengine=io_uring", "--sqthred_poll=1"],
+        status: 1,
+        fio: "fio: unrecognized option '--sqthred_poll=1'\nfio: unrecognized option '--sqthred_poll=1'\n\
+              Did you mean sqthread_poll?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 3: unrecognized option '--sqthred_poll' \
+               (did you mean '--sqthread_poll'?)\n",
+        stdout_differs: None,
+    },
+    // fio --name=j --ioengine=io_uring --sqthread_pol=1
+    Bad {
+        name: "prefix of the loaded engine's options",
+        files: &[],
+        args: &["--name=j", "--ioengine=io_uring", "--sqthread_pol=1"],
+        status: 1,
+        fio: "fio: option '--sqthread_pol=1' is ambiguous; possibilities: '--sqthread_poll' \
+              '--sqthread_poll_cpu'\nfio: unrecognized option '--sqthread_pol=1'\n\
+              Did you mean sqthread_poll?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 3: option '--sqthread_pol' is ambiguous; possibilities: \
+               --sqthread_poll --sqthread_poll_cpu\n",
+        stdout_differs: None,
+    },
+    // fio --name=j --ioengine=libaio --sqthread_poll=1 (another engine's
+    // option is no long option of fio's)
+    Bad {
+        name: "another engine's option",
+        files: &[],
+        args: &["--name=j", "--ioengine=libaio", "--sqthread_poll=1"],
+        status: 1,
+        fio: "fio: unrecognized option '--sqthread_poll=1'\nfio: unrecognized option '--sqthread_poll=1'\n\
+              Did you mean read_iolog?\n",
+        fio_out: "",
+        v3_42: None,
+        rfio: "rfio: command line argument 3: job 'j': option 'sqthread_poll' belongs to ioengine \
+               io_uring/io_uring_cmd, but this job uses ioengine=libaio\n",
+        stdout_differs: None,
+    },
     // fio --ou
     Bad {
         name: "ambiguous prefix",

@@ -20,6 +20,9 @@ pub enum ArgError {
         arg: String,
         name: String,
         suggestion: Option<&'static str>,
+        /// The ioengine whose options fio's getopt knew at this argument
+        /// (fio suggests among them too).
+        loaded: Option<String>,
     },
     /// `name` starts several long options (`candidates`, in fio's order).
     #[error(
@@ -31,6 +34,8 @@ pub enum ArgError {
         arg: String,
         name: String,
         candidates: Vec<&'static str>,
+        /// As [`ArgError::Unrecognized`]'s.
+        loaded: Option<String>,
     },
     /// `--option=VALUE` for a flag that takes none.
     #[error("option '--{option}' doesn't allow an argument")]
@@ -117,23 +122,29 @@ impl ArgError {
     /// does not have.
     pub(crate) fn fio_text(&self, prog: &str, release: Release) -> Option<String> {
         // glibc's line, then fio's `case '?'`: its own line and its guess.
-        let getopt = |first: String, arg: &str| {
+        let getopt = |first: String, arg: &str, loaded: Option<&str>| {
             let mut t = format!("{prog}: {first}\n{prog}: unrecognized option '{arg}'\n");
-            if let Some(s) = suggest::fio_closest_long_option(arg, release) {
+            if let Some(s) = suggest::fio_closest_long_option(arg, release, loaded) {
                 t.push_str(&format!("Did you mean {s}?\n"));
             }
             t
         };
         let line = |l: &str| Some(format!("fio: {l}\n"));
         match self {
-            ArgError::Unrecognized { arg, .. } => {
-                Some(getopt(format!("unrecognized option '{arg}'"), arg))
-            }
+            ArgError::Unrecognized { arg, loaded, .. } => Some(getopt(
+                format!("unrecognized option '{arg}'"),
+                arg,
+                loaded.as_deref(),
+            )),
             ArgError::Ambiguous {
-                arg, candidates, ..
+                arg,
+                candidates,
+                loaded,
+                ..
             } => {
-                // fio lists the options it has (not rfio's own).
-                let known = suggest::fio_long_options(release);
+                // fio lists the options it has (not rfio's own), the
+                // loaded engine's among them.
+                let known = suggest::fio_long_options(release, loaded.as_deref());
                 let d = dashes(arg);
                 let list: String = candidates
                     .iter()
@@ -145,15 +156,17 @@ impl ArgError {
                     true => format!("unrecognized option '{arg}'"),
                     false => format!("option '{arg}' is ambiguous; possibilities:{list}"),
                 };
-                Some(getopt(first, arg))
+                Some(getopt(first, arg, loaded.as_deref()))
             }
             ArgError::NoArgumentAllowed { arg, option } => Some(getopt(
                 format!("option '{}{option}' doesn't allow an argument", dashes(arg)),
                 arg,
+                None,
             )),
             ArgError::RequiresArgument { arg, option } => Some(getopt(
                 format!("option '{}{option}' requires an argument", dashes(arg)),
                 arg,
+                None,
             )),
             ArgError::TerseVersion(_) => line("bad terse version format"),
             ArgError::OutputFormat(name) => Some(format!(

@@ -60,7 +60,7 @@ pub(crate) fn classify(argv: &[String], called_fio: bool) -> Vec<(Arg, std::ops:
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let Ok(opt) = find_read(reading, arg, name) else {
+        let Ok(opt) = find_read(reading, arg, name, &|_| true) else {
             out.push((Arg::Bad, start..i));
             continue;
         };
