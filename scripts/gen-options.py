@@ -904,6 +904,18 @@ REVISED = {
     ("uncached", "pvsync2"): ("3.40", "engines/sync.c", "RWF_DONTCACHE"),
     ("protocol", "net"): ("3.37", "engines/net.c", '"vsock"'),
 }
+# States of an option between fio 3.33's and the later fio's, which a diff
+# of the two tables cannot see: the release, and a string whose first
+# appearance in the file marks it. `uncached` was soft-deprecated (accepted,
+# ignored, "Option uncached is deprecated") from 3.38 until 3.40 gave it
+# RWF_DONTCACHE.
+SOFT_DEPRECATED = {
+    ("uncached", "io_uring"): ("3.38", "engines/io_uring.c",
+                               '"uncached",\n\t\t.lname\t= "Uncached",\n\t\t.type\t= FIO_OPT_SOFT_DEPRECATED,'),
+    ("uncached", "pvsync2"): ("3.38", "engines/sync.c",
+                              '"uncached",\n\t\t.lname\t= "Uncached",\n\t\t.type\t= FIO_OPT_SOFT_DEPRECATED,'),
+}
+
 # Options a later release removed (an alias now, or gone): the release and
 # the option that took its name, if any.
 REMOVED = {
@@ -1044,6 +1056,14 @@ def later(args):
                 rk = (o["name"], o["engines"][0] if o["engines"] else "")
                 if rk not in REVISED:
                     raise SystemExit(f"{k}: fio {args.later_version} changed {diff}; add it to REVISED")
+                if rk in SOFT_DEPRECATED:
+                    interim, path, witness = SOFT_DEPRECATED[rk]
+                    found = first_tag(path, witness)
+                    if found != interim:
+                        raise SystemExit(f"{k}: SOFT_DEPRECATED says {interim}, fio's history says {found}")
+                    soft = dict(was, fio_type="SoftDeprecated", kind="Ignored", help="",
+                                default=None, support="Ignored")
+                    changes.append((interim, "Replace", soft, None))
                 since, path, witness = REVISED[rk]
                 found = first_tag(path, witness)
                 if found != since:

@@ -115,6 +115,12 @@ pub(crate) trait Watch {
         Ok(())
     }
 
+    /// The options of `plan` that fio ignores with a notice
+    /// ([`Plan::deprecated`](crate::plan::Plan)), once it is read.
+    fn deprecated(&mut self, _plan: &Plan) -> std::io::Result<()> {
+        Ok(())
+    }
+
     /// Run `jobs` (which runs every job, its live messages going to the
     /// log it is given) while watching `progress`, and return its result.
     fn running(
@@ -146,6 +152,7 @@ pub(crate) fn run_repeated(
 ) -> Result<Outcome, Error> {
     let front = Box::new(front_end(&inv)?);
     watch.warnings(&front.fe.warnings)?;
+    watch.deprecated(&front.fe.plan)?;
     if let Some((added, msg)) = front.fe.refused_when_read.clone() {
         // `--compat=fio`: what fio refuses as it reads the command line,
         // dry runs too.

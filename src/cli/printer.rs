@@ -96,6 +96,33 @@ fn is_job_error(line: &str) -> bool {
     line.starts_with("fio: file:") && line.contains(", func=")
 }
 
+/// fio's notices of the options it ignores (`Option NAME is deprecated`).
+fn deprecated_notices(notices: &[crate::plan::Deprecated]) -> String {
+    let lines = notices.iter();
+    lines
+        .map(|d| format!("Option {} is deprecated\n", d.name))
+        .collect()
+}
+
+/// The description lines of `jobs`, each notice before the line of the
+/// job it was read before (a section's notices come before its line, as
+/// fio reads a section's options and then adds its jobs).
+fn banners_and_notices(
+    jobs: &[crate::plan::JobSpec],
+    notices: &[crate::plan::Deprecated],
+) -> String {
+    let mut out = String::new();
+    let mut from = 0;
+    for d in notices {
+        let to = d.jobs_before.clamp(from, jobs.len());
+        out.push_str(&normal::banners(jobs[from..to].iter().map(|j| &j.report)));
+        out.push_str(&format!("Option {} is deprecated\n", d.name));
+        from = to;
+    }
+    out.push_str(&normal::banners(jobs[from..].iter().map(|j| &j.report)));
+    out
+}
+
 impl Watch for Printer<'_> {
     fn warnings(&mut self, lines: &[String]) -> std::io::Result<()> {
         // As fio (not within `--showcmd`'s line, which fio prints it in).
@@ -108,6 +135,28 @@ impl Watch for Printer<'_> {
         }
         self.out.flush()?;
         self.err.flush()
+    }
+
+    fn deprecated(&mut self, plan: &Plan) -> std::io::Result<()> {
+        match self.args.mode {
+            // As rfio: a warning each, on stderr (stdout is the report's).
+            crate::jobfile::Mode::Strict => {
+                for d in &plan.deprecated {
+                    writeln!(
+                        self.err,
+                        "rfio: {}: option '{}' is deprecated: fio ignores it",
+                        d.span, d.name
+                    )?;
+                }
+            }
+            // As fio, where its output goes: a dry run's now (`--showcmd`
+            // prints them in its line), a run's with the banners.
+            crate::jobfile::Mode::Fio if self.args.parse_only && !self.args.showcmd => {
+                write!(self.out, "{}", deprecated_notices(&plan.deprecated))?;
+            }
+            crate::jobfile::Mode::Fio => {}
+        }
+        Ok(())
     }
 
     fn starting(&mut self, plan: &Plan) -> std::io::Result<()> {
@@ -135,13 +184,19 @@ impl Watch for Printer<'_> {
             } else {
                 format!("{}\n", self.args.release.name())
             };
+            let notices = match self.args.mode {
+                crate::jobfile::Mode::Fio => &plan.deprecated[..],
+                crate::jobfile::Mode::Strict => &[],
+            };
             write!(
                 self.out,
                 "{}{version}{}{}",
-                normal::banners(own.iter().map(|j| &j.report)),
+                banners_and_notices(own, notices),
                 normal::banners(profile.iter().map(|j| &j.report)),
                 normal::starting(plan.jobs.iter().map(|j| &j.report))
             )?;
+        } else if self.args.mode == crate::jobfile::Mode::Fio {
+            write!(self.out, "{}", deprecated_notices(&plan.deprecated))?;
         }
         self.out.flush()
     }

@@ -62,6 +62,9 @@ pub(crate) fn render_file(fe: &Frontend, file: usize, stop: Option<Stop>) -> (St
         if partial.is_some_and(|p| !p.show_options) {
             break;
         }
+        // fio reads the section's options (its notices) before it dumps
+        // them.
+        out.push_str(&s.deprecated_notices());
         for (name, value) in s.dump() {
             out.push_str(&option(name, value));
         }

@@ -53,6 +53,17 @@ impl SectionOutcome {
             .skip(self.dump_from)
             .map(|s| (s.def.name, s.text.as_deref()))
     }
+
+    /// fio's notices (`Option NAME is deprecated`) for the options of
+    /// [`SectionOutcome::dump`] that it ignores with one, in order.
+    pub(crate) fn deprecated_notices(&self) -> String {
+        let settings = self.options.settings.iter();
+        let shown = settings.take(self.dump_to).skip(self.dump_from);
+        shown
+            .filter(|s| s.def.fio_type == crate::options::FioType::SoftDeprecated)
+            .map(|s| format!("Option {} is deprecated\n", s.def.name))
+            .collect()
+    }
 }
 
 /// Everything the front end produced.
@@ -205,6 +216,7 @@ fn file_sections(
                 // A failed section changes nothing; fio prints none of it.
                 globals.truncate(before);
             }
+            note_deprecated(jobs, &globals, before);
             if section.include_error.is_some() && errors.is_empty() {
                 // fio's global section is where every later job starts from.
                 global_include_error.clone_from(&section.include_error);
@@ -233,6 +245,7 @@ fn file_sections(
         );
         report(&mut fe.diags, &section.name, &errors);
         let failed = !errors.is_empty();
+        note_deprecated(jobs, &scope, start);
         scope.shrink_to_fit();
         let scope = Arc::new(scope);
         let (options, dump_from, dump_to) = match input.showcmd {
@@ -313,6 +326,7 @@ fn command_line_section(
     );
     report(&mut fe.diags, &name, &errors);
     let failed = !errors.is_empty();
+    note_deprecated(jobs, &scope, start);
     let scope = Arc::new(scope);
     fe.sections.push(SectionOutcome {
         file: None,
@@ -340,6 +354,22 @@ fn command_line_section(
             span: cs.span.clone(),
             options: scope,
             implicit_stonewall: false,
+        });
+    }
+}
+
+/// The soft-deprecated options among `scope`'s settings from `start` on,
+/// into the plan's [`Plan::deprecated`](super::Plan::deprecated) (those of
+/// a section that failed too: fio read them before it refused it).
+fn note_deprecated(jobs: &mut Expander, scope: &JobOptions, start: usize) {
+    let own = scope.settings.iter().skip(start);
+    let soft = own.filter(|s| s.def.fio_type == crate::options::FioType::SoftDeprecated);
+    let jobs_before = jobs.plan.jobs.len();
+    for s in soft {
+        jobs.plan.deprecated.push(super::spec::Deprecated {
+            name: s.def.name,
+            span: s.span.clone(),
+            jobs_before,
         });
     }
 }

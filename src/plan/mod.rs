@@ -21,4 +21,5 @@ pub(crate) use build::filesystem_checks;
 pub(crate) use build::SectionOutcome;
 pub use build::{build, Frontend};
 pub(crate) use input::Input;
+pub(crate) use spec::Deprecated;
 pub use spec::{JobSpec, Plan};

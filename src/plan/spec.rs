@@ -230,6 +230,21 @@ pub struct Plan {
     pub(crate) profile_jobs: usize,
     /// The fio release the run behaves as.
     pub(crate) release: crate::release::Release,
+    /// The options fio ignores with its notice `Option NAME is deprecated`
+    /// (its soft-deprecated ones, `verifysort`, fio 3.38's `uncached`), in
+    /// the order read, each with the number of jobs added before: fio
+    /// prints the notice on stdout as it reads the option, between the
+    /// description lines of the jobs it adds.
+    pub(crate) deprecated: Vec<Deprecated>,
+}
+
+/// One option of [`Plan::deprecated`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Deprecated {
+    pub(crate) name: &'static str,
+    pub(crate) span: crate::diag::Span,
+    /// Jobs added before it was read.
+    pub(crate) jobs_before: usize,
 }
 
 impl Plan {

@@ -47,6 +47,7 @@ mod log_compression;
 mod ndjson;
 mod offsets_passes;
 mod open_errors;
+mod options_deprecated;
 mod output_errors;
 mod output_golden;
 mod output_layout;
