@@ -511,6 +511,13 @@ pub fn parse_called(argv: &[String], called_fio: bool) -> Result<Args, ArgErrors
             (_, v) => v,
         };
         if opt.job {
+            if opt.name == "name" && reading.0 == Mode::Fio {
+                // fio adds the job before as it reads this `--name`.
+                let normal = args.formats.is_empty() || args.formats.contains(&Format::Normal);
+                if let Some(before) = args.cmd_sections.last_mut() {
+                    before.described = Some(normal);
+                }
+            }
             loaded.job_option(opt.name, value.as_deref());
             push_job_option(&mut args.cmd_sections, opt.name, value, span);
         } else if opt.name == "profile" {

@@ -104,22 +104,30 @@ fn deprecated_notices(notices: &[crate::plan::Deprecated]) -> String {
         .collect()
 }
 
-/// The description lines of `jobs`, each notice before the line of the
-/// job it was read before (a section's notices come before its line, as
-/// fio reads a section's options and then adds its jobs).
+/// The description lines of the `jobs` that are `described`, each notice
+/// before the line of the job it was read before (a section's notices
+/// come before its line, as fio reads a section's options and then adds
+/// its jobs).
 fn banners_and_notices(
     jobs: &[crate::plan::JobSpec],
     notices: &[crate::plan::Deprecated],
+    described: &dyn Fn(usize) -> bool,
 ) -> String {
+    let lines = |from: usize, to: usize| {
+        let shown = (from..to)
+            .filter(|&i| described(i))
+            .map(|i| &jobs[i].report);
+        normal::banners(shown)
+    };
     let mut out = String::new();
     let mut from = 0;
     for d in notices {
         let to = d.jobs_before.clamp(from, jobs.len());
-        out.push_str(&normal::banners(jobs[from..to].iter().map(|j| &j.report)));
+        out.push_str(&lines(from, to));
         out.push_str(&format!("Option {} is deprecated\n", d.name));
         from = to;
     }
-    out.push_str(&normal::banners(jobs[from..].iter().map(|j| &j.report)));
+    out.push_str(&lines(from, jobs.len()));
     out
 }
 
@@ -175,28 +183,34 @@ impl Watch for Printer<'_> {
         // Installed before `Starting N processes` is printed (as fio), so a
         // signal after that line never loses the report.
         self.handlers = Some(signals::Handlers::install());
-        if self.formats.normal {
+        let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
+        let fio = self.args.mode == crate::jobfile::Mode::Fio;
+        // Read as fio, the lines fio printed as it read the jobs: its
+        // notices, and the description lines of the jobs it added while
+        // the output was normal.
+        let notices = if fio { &plan.deprecated[..] } else { &[] };
+        let normal = self.formats.normal;
+        let described = |i: usize| match plan.described.iter().find(|(r, _)| r.contains(&i)) {
+            Some((_, d)) if fio => *d,
+            _ => normal,
+        };
+        write!(
+            self.out,
+            "{}",
+            banners_and_notices(own, notices, &described)
+        )?;
+        if normal {
             // fio prints its version after the jobs it read, if any; a
             // profile's jobs come after, as it adds them to the run.
-            let (own, profile) = plan.jobs.split_at(plan.jobs.len() - plan.profile_jobs);
-            let version = if own.is_empty() {
-                String::new()
-            } else {
-                format!("{}\n", self.args.release.name())
-            };
-            let notices = match self.args.mode {
-                crate::jobfile::Mode::Fio => &plan.deprecated[..],
-                crate::jobfile::Mode::Strict => &[],
-            };
+            if !own.is_empty() {
+                writeln!(self.out, "{}", self.args.release.name())?;
+            }
             write!(
                 self.out,
-                "{}{version}{}{}",
-                banners_and_notices(own, notices),
+                "{}{}",
                 normal::banners(profile.iter().map(|j| &j.report)),
                 normal::starting(plan.jobs.iter().map(|j| &j.report))
             )?;
-        } else if self.args.mode == crate::jobfile::Mode::Fio {
-            write!(self.out, "{}", deprecated_notices(&plan.deprecated))?;
         }
         self.out.flush()
     }

@@ -345,6 +345,7 @@ fn command_line_section(
     if cs.is_global() {
         *globals = JobOptions::clone(&scope);
     } else {
+        let first = jobs.plan.jobs.len();
         jobs.add(Pending {
             section_name: cs.name.as_deref().unwrap_or("global"),
             name: own_name(&scope, start)
@@ -355,6 +356,10 @@ fn command_line_section(
             options: scope,
             implicit_stonewall: false,
         });
+        if let Some(described) = cs.described {
+            let added = first..jobs.plan.jobs.len();
+            jobs.plan.described.push((added, described));
+        }
     }
 }
 

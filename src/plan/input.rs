@@ -15,6 +15,11 @@ pub(crate) struct CmdSection {
     pub(crate) name: Option<String>,
     pub(crate) span: Span,
     pub(crate) options: Vec<RawOption>,
+    /// Read as fio: fio adds a command-line job as it reads the next
+    /// `--name`, and prints its description line if the output is normal
+    /// then, whatever the formats asked after (`Some`); the last one it
+    /// adds at the end, with the formats of the whole line (`None`).
+    pub(crate) described: Option<bool>,
 }
 
 impl CmdSection {
@@ -89,6 +94,7 @@ pub(crate) fn push_job_option(
             name: if name == "name" { value.clone() } else { None },
             span: span.clone(),
             options: Vec::new(),
+            described: None,
         });
     }
     let text = match value {

@@ -90,6 +90,7 @@ pub(crate) fn expand<'a>(
             name: s.name,
             span: span.clone(),
             options,
+            described: None,
         });
     }
     Ok(Expansion { sections, act })

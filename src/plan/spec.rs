@@ -236,6 +236,11 @@ pub struct Plan {
     /// prints the notice on stdout as it reads the option, between the
     /// description lines of the jobs it adds.
     pub(crate) deprecated: Vec<Deprecated>,
+    /// Jobs of the command line that fio added before its end, and
+    /// whether it printed their description lines
+    /// ([`CmdSection::described`](super::input::CmdSection)); the other
+    /// jobs get theirs with the normal output.
+    pub(crate) described: Vec<(std::ops::Range<usize>, bool)>,
 }
 
 /// One option of [`Plan::deprecated`].

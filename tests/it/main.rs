@@ -42,12 +42,13 @@ mod harness;
 mod iolog;
 mod latency;
 mod latency_stats;
+mod lines_as_read;
 mod lint;
 mod log_compression;
 mod ndjson;
 mod offsets_passes;
 mod open_errors;
-mod options_deprecated;
+
 mod output_errors;
 mod output_golden;
 mod output_layout;

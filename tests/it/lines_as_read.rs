@@ -1,9 +1,12 @@
-//! Options fio ignores with a notice (its soft-deprecated ones:
+//! What fio prints on stdout as it reads the jobs, before any format's
+//! output. Options it ignores with a notice (its soft-deprecated ones:
 //! `verifysort`, `verifysort_nr`, `flow_watermark`, and fio 3.38's and
-//! 3.39's `uncached`): fio prints `Option NAME is deprecated` on stdout as
-//! it reads each, between the description lines of the jobs it adds, in
-//! `--showcmd`'s line too. Called as `rfio`, a warning on stderr naming
-//! the file and line, and stdout stays the report's.
+//! 3.39's `uncached`): `Option NAME is deprecated` as it reads each,
+//! between the description lines of the jobs it adds, in `--showcmd`'s
+//! line too; called as `rfio`, a warning on stderr naming the file and
+//! line, and stdout stays the report's. And the description line of each
+//! command-line job it added while the output was still normal (it adds
+//! one as it reads the next `--name`).
 
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
@@ -130,4 +133,48 @@ fn uncached_is_noticed_by_3_38_and_3_39_only() {
     assert!(!stdout(&out).contains("uncached"), "{}", stdout(&out));
     let out = common::rfio_as(&dir, "3.40", &["--enghelp=pvsync2"]);
     assert!(stdout(&out).contains("uncached"), "{}", stdout(&out));
+}
+
+/// `fio --name=a ... --name=b ... --output-format=terse`: job a is added
+/// (and described) as fio reads `--name=b`, before the format changes;
+/// with the format first, only the last job, added at the end, is
+/// described when the format ends normal. Called as `rfio`, a format is
+/// the whole output's.
+#[test]
+fn command_line_jobs_are_described_as_they_are_added() {
+    let dir = TempDir::new("described-as-added");
+    let job = |n: &'static str| [n, "--ioengine=null", "--size=8k"];
+    let mut late = Vec::new();
+    late.extend(job("--name=a"));
+    late.extend(job("--name=b"));
+    late.push("--output-format=terse");
+    // The lines as fio's, up to the terse lines' timing fields.
+    let cut = |o: Output| {
+        let text = stdout(&o);
+        let lines = text.lines().map(|l| l.chars().take(40).collect::<String>());
+        lines.collect::<Vec<_>>().join("\n")
+    };
+    let out = cut(run(common::RFIO, &dir, &late));
+    assert_eq!(out, cut(run(common::real_fio(), &dir, &late)));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("a: (g=0): rw=read, bs=(R) 4096B-4096B"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("3;fio-3.33;a;") && lines[2].starts_with("3;fio-3.33;b;"));
+    let mut early = vec!["--output-format=terse"];
+    early.extend(job("--name=a"));
+    early.extend(job("--name=b"));
+    early.push("--output-format=normal");
+    let args: Vec<&str> = early.iter().copied().chain(["--eta=never"]).collect();
+    let head = |o: Output| stdout(&o).lines().take(3).collect::<Vec<_>>().join("\n");
+    let ours = head(run(common::RFIO, &dir, &args));
+    assert_eq!(ours, head(run(common::real_fio(), &dir, &args)));
+    assert!(
+        ours.starts_with("b: (g=0)") && ours.ends_with("Starting 2 processes"),
+        "{ours}"
+    );
+    let strict = common::rfio_as(&dir, "3.33", &late);
+    assert_eq!(stdout(&strict).lines().count(), 2, "{}", stdout(&strict));
 }
