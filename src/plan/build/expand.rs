@@ -52,9 +52,12 @@ pub(super) struct Expander<'a> {
     /// `wait_for`.
     waits: bool,
     first_named: HashMap<String, usize>,
-    /// The group and `ramp_size` of each job added so far (fio 3.42's
-    /// td_ramp_period_init compares a ramping job's with them).
-    ramp_sizes: Vec<(u32, u64)>,
+    /// The `ramp_size`s of the jobs added so far, by group: the first
+    /// one, and whether another differed (fio 3.42's td_ramp_period_init
+    /// compares a ramping job's with every other job's of its group). A
+    /// summary, not a list: the check costs the same for the last of
+    /// 100,000 jobs as for the first.
+    ramp_sizes: HashMap<u32, (u64, bool)>,
     /// Past a limit: later sections make no jobs.
     stopped: bool,
     /// `--compat=fio`: fio's first refusal while adding the jobs.
@@ -94,7 +97,7 @@ impl<'a> Expander<'a> {
             count: 0,
             waits,
             first_named: HashMap::new(),
-            ramp_sizes: Vec::new(),
+            ramp_sizes: HashMap::new(),
             stopped: false,
             refusal: None,
             read_refusal: None,
@@ -318,12 +321,10 @@ impl<'a> Expander<'a> {
             self.refuse(msg);
         }
         let ramps = job.ramp_time_us > 0 || job.ramp_size > 0;
-        if ramps
-            && self
-                .ramp_sizes
-                .iter()
-                .any(|&(g, size)| g == job.group_id && size != job.ramp_size)
-        {
+        let group = self.ramp_sizes.get(&job.group_id);
+        // Two sizes among them: one differs from this job's, whatever it is.
+        let differs = group.is_some_and(|&(first, two)| two || first != job.ramp_size);
+        if ramps && differs {
             self.diags.push(Diagnostic::at(
                 job.span.clone(),
                 format!(
@@ -333,7 +334,11 @@ impl<'a> Expander<'a> {
                 ),
             ));
         }
-        self.ramp_sizes.push((job.group_id, job.ramp_size));
+        let seen = self
+            .ramp_sizes
+            .entry(job.group_id)
+            .or_insert((job.ramp_size, false));
+        seen.1 |= seen.0 != job.ramp_size;
         self.total_files += job.files.len();
         if self.waits && !self.first_named.contains_key(&job.name) {
             self.first_named.insert(job.name.clone(), self.count);
