@@ -31,6 +31,18 @@ pub(crate) fn to_c_int(v: f64) -> i32 {
     }
 }
 
+/// A time in ns as fio 3.42's `scale_down_ns` prints it (`%.2f` and its
+/// unit): s from 2 s, ms from 2 ms, us from 2 us, else ns.
+pub(crate) fn scaled_ns(ns: u64) -> String {
+    let (div, unit) = match ns {
+        2_000_000_000.. => (1e9, "s"),
+        2_000_000.. => (1e6, "ms"),
+        2_000.. => (1e3, "us"),
+        _ => (1.0, "ns"),
+    };
+    format!("{}{unit}", fw(ns as f64 / div, 0, 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +56,16 @@ mod tests {
         assert_eq!(fw(f64::INFINITY, 0, 2), "inf");
         assert_eq!(to_c_int(3e9), i32::MIN);
         assert_eq!(to_c_int(-1.9), -1);
+    }
+
+    /// fio 3.42's latency-target line: `target=5.00ms, window=3.00s`,
+    /// `0.00ns` when unset; 1999 ns stays ns, 2000 is `2.00us`.
+    #[test]
+    fn scaled_ns_picks_fios_unit() {
+        assert_eq!(scaled_ns(0), "0.00ns");
+        assert_eq!(scaled_ns(1_999), "1999.00ns");
+        assert_eq!(scaled_ns(2_000), "2.00us");
+        assert_eq!(scaled_ns(5_000_000), "5.00ms");
+        assert_eq!(scaled_ns(3_000_000_000), "3.00s");
     }
 }

@@ -12,7 +12,7 @@ use crate::release::{Change, Release};
 use std::io::{self, Write};
 
 use self::lat::{lat_buckets, lat_line, percentiles};
-use super::cfmt::{fw, to_c_int};
+use super::cfmt::{fw, scaled_ns, to_c_int};
 use super::num2str::{num2str, Unit};
 use crate::stats::disk::DiskAgg;
 use crate::stats::dist::dist_pct;
@@ -339,11 +339,20 @@ fn entry_text(
         )?;
     }
     if e.latency_depth != 0 {
+        let (target, window) = match release.has(Change::LatencyTargetUnits) {
+            // fio 3.42: each scaled to the unit that keeps it above 2.
+            true => (
+                scaled_ns(e.cfg.latency_target_ns),
+                scaled_ns(e.cfg.latency_window_us.saturating_mul(1000)),
+            ),
+            false => (
+                e.cfg.latency_target_ns.to_string(),
+                e.cfg.latency_window_us.to_string(),
+            ),
+        };
         writeln!(
             out,
-            "     latency   : target={}, window={}, percentile={}%, depth={}",
-            e.cfg.latency_target_ns,
-            e.cfg.latency_window_us,
+            "     latency   : target={target}, window={window}, percentile={}%, depth={}",
             fw(e.cfg.latency_percentile, 0, 2),
             e.latency_depth
         )?;

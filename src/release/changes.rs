@@ -52,7 +52,8 @@ pub enum Change {
     /// 3.33 left every empty string out with its key.
     JsonEmptyStrings,
     /// JSON repeats `latency_target` and `latency_window` as
-    /// `latency_target_ns` and `latency_window_us`.
+    /// `latency_target_ns` and `latency_window_us`; the normal output's
+    /// `latency :` line gives them with a unit (`target=0.00ns`).
     LatencyTargetUnits,
     /// Each priority of a JSON direction's `prios` has its `priohint`.
     PrioHint,
@@ -452,7 +453,7 @@ pub static CHANGES: &[Entry] = {
         Entry {
             change: Change::LatencyTargetUnits,
             since: V3_42,
-            what: "JSON latency_target_ns and latency_window_us",
+            what: "JSON latency_target_ns and latency_window_us; units in the normal output's latency line",
             upstream: "stat.c show_thread_status_json (4db5740d)",
         },
         Entry {

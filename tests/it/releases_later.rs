@@ -235,3 +235,38 @@ fn num_range_over_1_is_refused_as_fio_3_42_does() {
         stderr(&out)
     );
 }
+
+/// fio 3.42 gives the latency target and window a unit in the normal
+/// output (stat.c, 4db5740d: `target=5.00ms, window=3.00s`, `0.00ns`
+/// unset); 3.33 prints the raw ns and µs. Checked against fio 3.42's line
+/// for the same job.
+#[test]
+fn latency_target_line_has_units_from_3_42() {
+    let dir = TempDir::new("lat-target-units");
+    let line = |release: &str, extra: &[&str]| {
+        let mut args = vec!["--name=x", "--ioengine=null", "--size=1m"];
+        args.extend_from_slice(extra);
+        let out = rfio_as(&dir, release, &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let found = text.lines().find(|l| l.contains("latency   :"));
+        found.map(str::to_string).unwrap_or_default()
+    };
+    let target = [
+        "--latency_target=5ms",
+        "--latency_window=3s",
+        "--latency_percentile=99",
+    ];
+    assert_eq!(
+        line("3.42", &target),
+        "     latency   : target=5.00ms, window=3.00s, percentile=99.00%, depth=1"
+    );
+    assert_eq!(
+        line("3.42", &[]),
+        "     latency   : target=0.00ns, window=0.00ns, percentile=100.00%, depth=1"
+    );
+    assert_eq!(
+        line("3.33", &[]),
+        "     latency   : target=0, window=0, percentile=100.00%, depth=1"
+    );
+}
