@@ -339,9 +339,13 @@ mod tests {
             | Change::ZbdFinishSmallRemainder
             | Change::ZbdReadsAfterOwnWrite
             | Change::ZbdNoWriteShareReads
-            | Change::TrimBacklogBatches => c,
+            | Change::TrimBacklogBatches
+            | Change::VerifyStateCompDepth
+            | Change::VerifyStateInflight => c,
         };
         for c in [
+            Change::VerifyStateCompDepth,
+            Change::VerifyStateInflight,
             Change::LongPatterns,
             Change::SeedsFromRandseed,
             Change::JsonJobStart,

@@ -108,6 +108,28 @@ const MAX32_PLUS_ONE: f64 = 4_294_967_296.0;
 const MAX64_PLUS_ONE: f64 = 18_446_744_073_709_551_616.0;
 
 impl FioRand {
+    /// The generator as fio's verify state file keeps it (`struct
+    /// thread_rand_state`, little-endian, 56 bytes): `use64`, then the
+    /// 32-bit state's three words and a zero, or the 64-bit state's five
+    /// and a zero; the rest of the union zero.
+    pub(crate) fn saved(&self) -> [u8; 56] {
+        let mut out = [0u8; 56];
+        match self {
+            FioRand::T32(t) => {
+                for (i, w) in [t.s1, t.s2, t.s3].iter().enumerate() {
+                    out[8 + 4 * i..12 + 4 * i].copy_from_slice(&w.to_le_bytes());
+                }
+            }
+            FioRand::T64(t) => {
+                out[..8].copy_from_slice(&1u64.to_le_bytes());
+                for (i, w) in t.s.iter().enumerate() {
+                    out[8 + 8 * i..16 + 8 * i].copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
     /// fio's `init_rand_seed(state, seed, use64)`: the 32-bit generator
     /// takes the low 32 bits of `seed`.
     pub(crate) fn new(seed: u64, use64: bool) -> FioRand {

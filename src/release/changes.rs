@@ -90,6 +90,18 @@ pub enum Change {
     /// The verify header is versioned (0x81): 48 bytes, an 8-bit type, a
     /// 64-bit `numberio`; a header of another version fails the check.
     VerifyHeaderV81,
+    /// The verify state file is version 4: after `iodepth` it keeps
+    /// `max_no_comps_per_file`, the completions kept per file, twice
+    /// `iodepth` on an engine that queues (3.33: version 3, `iodepth`
+    /// slots per file); a job that keeps none writes no slots. A read
+    /// back the state stops says so ("Stop verify because offset ...").
+    VerifyStateCompDepth,
+    /// The verify state file is version 5: `iodepth`, the writes issued,
+    /// and per `iodepth` slot the `numberio` of the write in flight
+    /// (`UINT64_MAX`: none); no files, no completions. A read back stops
+    /// at the first one whose sequence number reaches the writes issued
+    /// or was in flight ("Stop verify because seq N >= M").
+    VerifyStateInflight,
     /// `--debug=sprandom` (and its line among the categories of the usage
     /// text).
     DebugSprandom,
@@ -376,6 +388,13 @@ pub static CHANGES: &[Entry] = {
             upstream: "json.c strdup_escape (4a1f2a5b)",
         },
         Entry {
+            change: Change::VerifyStateCompDepth,
+            since: V3_39,
+            what: "verify state file version 4, twice iodepth completions kept when queued",
+            upstream: "verify-state.h struct thread_io_list, backend.c \
+                       init_file_completion_logging, verify.c (9abce429, ceb624e8)",
+        },
+        Entry {
             change: Change::DontCache,
             since: V3_40,
             what: "uncached (pvsync2, io_uring) sets RWF_DONTCACHE on buffered I/O",
@@ -427,6 +446,13 @@ pub static CHANGES: &[Entry] = {
             since: V3_41,
             what: "libaio queues its syncs (IOCB_CMD_FSYNC) beside reads and writes",
             upstream: "engines/libaio.c fio_libaio_prep, fio_libaio_queue (5816d7f6)",
+        },
+        Entry {
+            change: Change::VerifyStateInflight,
+            since: V3_41,
+            what: "verify state file version 5: the in-flight writes' numberio",
+            upstream: "verify-state.h struct inflight_write, verify.c get_all_io_list, \
+                       verify_state_should_stop, backend.c log_inflight (a9ba7cef, a52833b3)",
         },
         Entry {
             change: Change::VerifyHeaderV81,

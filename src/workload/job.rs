@@ -20,7 +20,7 @@ use super::regions;
 pub(crate) use super::regions::FileRegion;
 use super::stop::Stop;
 use super::think::ThinkTime;
-use super::verify::LoadedState;
+use super::verify::{LoadedState, StateFormat};
 use super::zbd::{self, ZbdRegistry};
 use crate::ioengine::{self, Caps, EngineDef};
 use crate::plan::resolve::files::LockMode;
@@ -640,6 +640,7 @@ fn load_verify_state(spec: &JobSpec) -> Result<Option<LoadedState>, RunError> {
         spec.aux_path.as_deref().unwrap_or(Path::new(".")),
         &spec.name,
         spec.thread_number.saturating_sub(1),
+        StateFormat::of(spec.release),
     )
     .map(Some)
     .map_err(|source| RunError::VerifyState {

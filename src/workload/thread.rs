@@ -15,11 +15,12 @@ use super::host::Cgroup;
 use super::job::{Prepared, SYNC_DEPTH_NOTE};
 use super::layout;
 use super::log::Log;
+use super::offsets::OffsetGen;
 use super::placement::Failure;
 use super::progress::JobProgress;
 use super::stop::Stop;
 use super::think::sleep_unless;
-use super::verify::{save_state, WriteComps};
+use super::verify::save_state;
 use crate::ioengine::{IoEngine, IoMem, IoMemory, MemSpec, StopFlag, ALIGN};
 use crate::rand::Rng;
 use crate::stats::blocks::MAX_BLOCKS;
@@ -220,8 +221,9 @@ impl Prepared<'_> {
         }
         if stop.saves_state() {
             // A trigger saves the state of the jobs not started too.
-            let comps = WriteComps::new(spec.iodepth.max(1) as usize, self.files.len());
-            if let Err(e) = save_state(spec, 0, &comps) {
+            // Its offset generator as set up, never drawn from.
+            let rand = OffsetGen::new(spec, &spec.seeds, None).saved_state();
+            if let Err(e) = save_state(spec, self.files.len(), 0, rand, None) {
                 log.err(&e.to_string());
             }
         }

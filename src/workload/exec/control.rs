@@ -297,9 +297,13 @@ impl Budget {
     /// an `io_size` beyond `size` takes more passes while at least a block
     /// is left to do.
     pub(super) fn another_pass(&self, passes: u64, done: u64) -> bool {
-        self.time_based
-            || passes < self.loops
-            || (self.io_size_passes && done < self.limit && self.limit - done >= self.max_bs)
+        self.time_based || passes < self.loops || (self.io_size_passes && self.short_of_limit(done))
+    }
+
+    /// At least a block is left of `io_size` (or `size`) after `done`
+    /// bytes.
+    pub(super) fn short_of_limit(&self, done: u64) -> bool {
+        done < self.limit && self.limit - done >= self.max_bs
     }
 }
 

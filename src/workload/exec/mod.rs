@@ -336,7 +336,13 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         if self.time.runtime_over(self.now()) {
             return false;
         }
-        self.budget.another_pass(passes, self.count.done_bytes) && !self.job.append_once
+        // A loaded verify state that ended a pass left its files undone:
+        // fio goes on while a block is left of `size` (that pass stops at
+        // once, saying so again).
+        let undone = self.hooks.verify.as_ref().is_some_and(|v| v.state_stopped);
+        (self.budget.another_pass(passes, self.count.done_bytes)
+            || undone && self.budget.short_of_limit(self.count.done_bytes))
+            && !self.job.append_once
     }
 
     /// Between two passes: the job runs on, and `unlink_each_loop`
@@ -375,7 +381,9 @@ impl<'j, 'a, C: Clock> Exec<'j, 'a, C> {
         }
         let stopped = self.stop.saves_state();
         let v = self.hooks.verify.as_ref();
-        hooks::verify::save_state(v, self.job, self.count.write_issues, stopped, self.log);
+        let rand = self.gen.offsets.saved_state();
+        let issued = self.count.write_issues;
+        hooks::verify::save_state(v, self.job, issued, rand, stopped, self.log);
         self.ts.job_finished();
         self.progress.set_state(JobState::Finishing);
     }

@@ -45,7 +45,7 @@ impl<C: Clock> Exec<'_, '_, C> {
             },
         };
         if read {
-            if self.state_stops(piece.file as usize, piece.offset) {
+            if self.state_stops(piece.file as usize, piece.offset, None) {
                 self.units.give_back(t);
                 return Turn::Stop;
             }
@@ -71,20 +71,33 @@ impl<C: Clock> Exec<'_, '_, C> {
             .verify
             .as_mut()
             .is_some_and(|v| v.pattern_io(next));
-        checked && self.state_stops(next.file, next.offset)
+        checked && self.state_stops(next.file, next.offset, None)
     }
 
     /// fio's `verify_state_should_stop` for a read back of `offset` in
-    /// file `file` (only with `verify_state_load`).
+    /// file `file` (only with `verify_state_load`), of the write numbered
+    /// `seq`; `None`: a read the job issues, numbered by the reads issued
+    /// before it (fio's `io_issues[DDIR_READ]`). Says why it stops where
+    /// the release does.
     #[inline]
-    pub(super) fn state_stops(&self, file: usize, offset: u64) -> bool {
-        let loaded = self.job.verify_state.as_ref();
-        loaded.is_some()
-            && self
-                .hooks
-                .verify
-                .as_ref()
-                .is_some_and(|v| v.state_stops(loaded, file, offset))
+    pub(super) fn state_stops(&mut self, file: usize, offset: u64, seq: Option<u64>) -> bool {
+        let (Some(loaded), Some(v)) = (self.job.verify_state.as_ref(), self.hooks.verify.as_mut())
+        else {
+            return false;
+        };
+        let stop = v.state_stops(loaded, file, offset, seq.unwrap_or(v.read_issues));
+        if !stop.stops() {
+            if seq.is_none() {
+                v.read_issued();
+            }
+            return false;
+        }
+        v.state_stopped = true;
+        let name = self.job.files.get(file).map(|f| f.path.to_string_lossy());
+        if let Some(line) = stop.line(name.as_deref().unwrap_or("")) {
+            self.log.info(&line);
+        }
+        true
     }
 
     /// Set unit `t` up to read back `piece` (fio's `get_next_verify`; in

@@ -100,7 +100,11 @@ impl<C: Clock> Exec<'_, '_, C> {
             self.units.give_back(t);
             return None;
         };
-        if self.state_stops(piece.file as usize, piece.offset) {
+        if self.state_stops(
+            piece.file as usize,
+            piece.offset,
+            Some(u64::from(piece.numberio)),
+        ) {
             self.units.give_back(t);
             return None;
         }

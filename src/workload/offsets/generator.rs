@@ -197,6 +197,16 @@ impl OffsetGen {
         Ok(cursor)
     }
 
+    /// The offset generator as the verify state file keeps it (fio's
+    /// `random_state`, `offset_state` in 3.42): before 3.35 fio seeded it
+    /// only for random offsets, so a sequential job's is all zero.
+    pub(crate) fn saved_state(&self) -> [u8; 56] {
+        if !self.random && self.seeds.rule == SeedRule::Fio333 {
+            return [0; 56];
+        }
+        self.random_state.saved()
+    }
+
     /// Start a new loop: re-seed (with `randrepeat`) and reset `files`.
     pub(crate) fn reset(&mut self, files: &mut [FileCursor]) {
         if self.seeds.repeatable {

@@ -69,6 +69,9 @@ mod verifier;
 
 pub(crate) use checksum::checksum;
 pub(crate) use history::{History, Key, Piece};
-pub(crate) use state::{save as save_state, LoadedState, StateError, WriteComps};
+pub(crate) use state::{
+    save as save_state, Format as StateFormat, LoadedState, StateError, Stop as StateStop,
+    WriteComps,
+};
 pub(crate) use trim::TrimPicker;
 pub(crate) use verifier::{ReadBack, Verifier, F_IN_CUR_DEPTH, F_VER_LIST};

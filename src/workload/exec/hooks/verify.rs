@@ -29,7 +29,8 @@ use crate::workload::job::Prepared;
 use crate::workload::log::Log;
 use crate::workload::offsets::Io as NextIo;
 use crate::workload::verify::{
-    History, Key, Piece, ReadBack, TrimPicker, Verifier, WriteComps, F_IN_CUR_DEPTH, F_VER_LIST,
+    History, Key, LoadedState, Piece, ReadBack, StateFormat as Format, StateStop, TrimPicker,
+    Verifier, WriteComps, F_IN_CUR_DEPTH, F_VER_LIST,
 };
 
 /// What the loop keeps to read back and check what it wrote.
@@ -86,6 +87,12 @@ pub(crate) struct Verify {
     /// The experimental verify phase's reads so far (fio's
     /// `verify_read_issues`, the `numberio` each must find).
     pub(crate) verify_read_issues: u64,
+    /// Reads of the pattern a loaded state let through (fio's
+    /// `io_issues[DDIR_READ]`, the sequence number 3.41 stops by).
+    pub(crate) read_issues: u64,
+    /// A loaded state stopped a read back: the pass ended before its
+    /// files were done, so fio's `keep_running` may make another.
+    pub(crate) state_stopped: bool,
 }
 
 impl Verify {
@@ -120,8 +127,10 @@ impl Verify {
             backlog: verifier.backlog,
             backlog_batch: verifier.backlog_batch,
             hist: history(job, log_pieces, trims.is_some(), o.trim.percentage),
-            comps: state_save
-                .then(|| WriteComps::new(spec.iodepth.max(1) as usize, job.files.len())),
+            comps: state_save.then(|| {
+                let depth = Format::of(spec.release).comps_depth(spec.iodepth, job.caps.is_sync);
+                WriteComps::new(depth, job.files.len())
+            }),
             verifier,
             log_pieces,
             phase,
@@ -139,6 +148,8 @@ impl Verify {
             verified_reads_count: o.verified_reads_count,
             bytes_verified: 0,
             reads_done: 0,
+            read_issues: 0,
+            state_stopped: false,
             verify_read_issues: 0,
         })
     }
@@ -458,15 +469,24 @@ impl Verify {
     }
 
     /// fio's `verify_state_should_stop` for a read back of `offset` in
-    /// file `file` (only with `verify_state_load`, the job's `loaded`).
+    /// file `file`, of the write numbered `seq` (only with
+    /// `verify_state_load`, the job's `loaded`).
     #[inline]
     pub(crate) fn state_stops(
         &self,
-        loaded: Option<&crate::workload::verify::LoadedState>,
+        loaded: &LoadedState,
         file: usize,
         offset: u64,
-    ) -> bool {
-        loaded.is_some_and(|s| s.should_stop(self.reads_done, file as u64, offset))
+        seq: u64,
+    ) -> StateStop {
+        loaded.should_stop(self.reads_done, seq, file as u64, offset)
+    }
+
+    /// A read of the pattern the loaded state let through is issued: the
+    /// next one is fio's `io_issues[DDIR_READ]` more.
+    #[inline]
+    pub(crate) fn read_issued(&mut self) {
+        self.read_issues += 1;
     }
 }
 
@@ -514,26 +534,23 @@ fn key(u: &Unit) -> Key {
 
 /// fio's verify state file as the job ends (`verify_state_save`, on by
 /// default, for a writing job that verifies), `write_issues` writes
-/// issued; and of every job a trigger stopped (`stopped`, without
-/// completions when they were not kept).
+/// issued, its offset generator `rand`; and of every job a trigger
+/// stopped (`stopped`, without completions when they were not kept).
 pub(crate) fn save_state(
     verify: Option<&Verify>,
     job: &Prepared<'_>,
     write_issues: u64,
+    rand: [u8; 56],
     stopped: bool,
     log: &dyn Log,
 ) {
-    let spec = job.spec;
-    let none;
-    let comps = match verify.and_then(|v| v.comps.as_ref()) {
-        Some(c) => c,
-        None if stopped => {
-            none = WriteComps::new(spec.iodepth.max(1) as usize, job.files.len());
-            &none
-        }
-        None => return,
-    };
-    if let Err(e) = crate::workload::verify::save_state(spec, write_issues, comps) {
+    let comps = verify.and_then(|v| v.comps.as_ref());
+    if comps.is_none() && !stopped {
+        return;
+    }
+    let files = job.files.len();
+    if let Err(e) = crate::workload::verify::save_state(job.spec, files, write_issues, rand, comps)
+    {
         log.err(&e.to_string());
     }
 }
