@@ -619,7 +619,7 @@ fn quoted_engine_names(code: &str, names: &[&str]) -> Vec<(usize, String)> {
 /// (`ioengine::flags`, `EngineDef::flags`), never its name: no quoted name
 /// of an engine rfio runs appears in code outside `src/ioengine` (where
 /// the engines declare themselves), `src/options` (the table of valid
-/// `ioengine=` values) and `src/release.rs` (the release that added or
+/// `ioengine=` values) and `src/release.rs` with `src/release/` (the release that added or
 /// removed an engine, one entry of its `CHANGES` each). Comments and test
 /// modules are left out.
 #[test]
@@ -651,7 +651,12 @@ fn engines_are_asked_for_flags_not_compared_by_name() {
             "the system call that failed",
         ),
     ];
-    const NOT_YET: &[&str] = &["src/ioengine/", "src/options/", "src/release.rs"];
+    const NOT_YET: &[&str] = &[
+        "src/ioengine/",
+        "src/options/",
+        "src/release.rs",
+        "src/release/",
+    ];
     let names: Vec<&str> = rfio::api::engine_names().collect();
     assert!(names.contains(&"falloc") && names.len() > 20, "{names:?}");
     let src = root("src");
