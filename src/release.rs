@@ -339,7 +339,8 @@ mod tests {
             | Change::ZbdFinishSmallRemainder
             | Change::ZbdReadsAfterOwnWrite
             | Change::ZbdNoWriteShareReads
-            | Change::TrimBacklogBatches => c,
+            | Change::TrimBacklogBatches
+            | Change::RateIopsBssplit => c,
         };
         for c in [
             Change::LongPatterns,
@@ -376,6 +377,7 @@ mod tests {
             Change::ZbdReadsAfterOwnWrite,
             Change::ZbdNoWriteShareReads,
             Change::TrimBacklogBatches,
+            Change::RateIopsBssplit,
         ]
         .map(listed)
         {
