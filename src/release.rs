@@ -341,7 +341,8 @@ mod tests {
             | Change::ZbdNoWriteShareReads
             | Change::TrimBacklogBatches
             | Change::VerifyStateCompDepth
-            | Change::VerifyStateInflight => c,
+            | Change::VerifyStateInflight
+            | Change::RateIopsBssplit => c,
         };
         for c in [
             Change::VerifyStateCompDepth,
@@ -380,6 +381,7 @@ mod tests {
             Change::ZbdReadsAfterOwnWrite,
             Change::ZbdNoWriteShareReads,
             Change::TrimBacklogBatches,
+            Change::RateIopsBssplit,
         ]
         .map(listed)
         {

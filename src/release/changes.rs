@@ -167,6 +167,11 @@ pub enum Change {
     /// (3.33: anything but a read, so a batch followed a batch), only when
     /// a block is there to trim, and ends when the trim list runs out.
     TrimBacklogBatches,
+    /// `rate_iops` of a direction with a `bssplit` spaces its I/Os
+    /// `1 / rate_iops` s apart, whatever their sizes (3.33 turned it into
+    /// bytes/s with the smallest size of the split, so bigger blocks
+    /// slowed the I/O rate).
+    RateIopsBssplit,
 }
 
 impl Change {
@@ -514,6 +519,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_42,
             what: "--bandwidth-log takes the aggregate logs' name",
             upstream: "init.c l_opts, backend.c fio_backend (af979bd9)",
+        },
+        Entry {
+            change: Change::RateIopsBssplit,
+            since: V3_42,
+            what: "rate_iops with bssplit counts I/Os, not bytes of the smallest block",
+            upstream: "backend.c usec_for_io (3a0e8ddf)",
         },
     ]
 };

@@ -9,6 +9,9 @@
 //!   I/O began; with `poisson` the gaps are exponential with mean
 //!   `1 / iops`, drawn from fio's `poisson_state` generators (fio computes
 //!   them in single precision, `logf`, as here).
+//! - From fio 3.42, `rate_iops=` of a direction with a `bssplit` (and no
+//!   `rate=`) spaces the I/Os `1 / rate_iops` s apart under the linear
+//!   process, whatever their sizes (`RateOptions::iops_paced`).
 //! - In a read/write mix, a direction that is ahead of its rate hands the
 //!   I/O to the other direction when that one is behind, else the job
 //!   waits for whichever comes first (fio's `rate_ddir`).
@@ -42,6 +45,9 @@ pub struct RateLimiter {
     /// fio's `rate_bps[dir]`: 0 means no limit for that direction.
     bps: [u64; 3],
     poisson: bool,
+    /// `RateOptions::iops_paced`: the next I/O comes `1 / iops` after the
+    /// last one's slot (fio 3.42's `usec_for_io` with a `bssplit`).
+    iops_paced: [bool; 3],
     min_bs: [u64; 3],
     /// fio's `rate_next_io_time[dir]`, µs since the epoch.
     next_io_us: [u64; 3],
@@ -93,6 +99,7 @@ impl RateLimiter {
             job: spec.name.clone(),
             bps,
             poisson: r.poisson,
+            iops_paced: r.iops_paced,
             min_bs,
             next_io_us: [0; 3],
             issue_bytes: [0; 3],
@@ -172,7 +179,7 @@ impl RateLimiter {
         self.next_io_us[d] = self.usec_for_io(d);
     }
 
-    /// fio 3.33's `usec_for_io`.
+    /// fio's `usec_for_io` (3.33's, and 3.42's I/O count with a `bssplit`).
     fn usec_for_io(&mut self, d: usize) -> u64 {
         let bps = self.bps[d];
         if self.poisson {
@@ -188,6 +195,14 @@ impl RateLimiter {
         }
         if bps == 0 {
             return 0;
+        }
+        if self.iops_paced[d] {
+            let iops = bps / self.min_bs[d];
+            if iops == 0 {
+                return 0;
+            }
+            self.last_usec[d] += 1_000_000 / iops;
+            return self.last_usec[d];
         }
         let bytes = self.issue_bytes[d];
         let secs = bytes / bps;
@@ -315,5 +330,22 @@ mod tests {
         // 255 blocks of 4 KiB issued before the last one: 255 * 4096 / 2^20 s.
         assert_eq!(last, 255 * 4096 * 1_000_000 / (1 << 20) * 1000);
         assert_eq!(r.next_io_us(Ddir::Read), 1_000_000);
+    }
+
+    /// fio 3.42 with `rate_iops` and a `bssplit`: each I/O moves the next
+    /// one `1 / iops` later, whatever its size; fio 3.33 counts the bytes
+    /// at the split's smallest size.
+    #[test]
+    fn iops_with_a_split() {
+        let args = ["--name=r", "--ioengine=null", "--size=64k"];
+        let args = [&args[..], &["--rate_iops=200", "--bssplit=4k/50:64k/50"]].concat();
+        for (release, after_two) in [("3.42", 10_000), ("3.33", 68 * 1_000_000 / 800)] {
+            let job = crate::plan::testing::job_as(release, &args);
+            let mut r = RateLimiter::new(&job, &job.seeds).expect("a limiter");
+            r.issued(Ddir::Read, 4096);
+            r.issued(Ddir::Read, 65536);
+            // 3.33: 68 KiB at 200 * 4 KiB/s.
+            assert_eq!(r.next_io_us(Ddir::Read), after_two, "{release}");
+        }
     }
 }

@@ -63,6 +63,7 @@ mod plot_compare;
 mod releases;
 mod releases_later;
 mod releases_ramp;
+mod releases_rate;
 mod repeat;
 mod report_entries;
 mod report_fields;

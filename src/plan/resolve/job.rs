@@ -101,6 +101,7 @@ pub(crate) fn resolve(
         },
         &mut invalid,
     );
+    let block = bs::resolve(o);
     let iolog = iolog::resolve(o, &mut invalid);
     let host = super::host::resolve(o, &mut invalid);
     let file = files::resolve(o, &mut invalid);
@@ -110,9 +111,9 @@ pub(crate) fn resolve(
         bs,
         io,
         placement,
-        rate: rate::resolve(o),
+        rate: rate::resolve(o, release, &block),
         think: think::resolve(o, release),
-        block: bs::resolve(o),
+        block,
         buffers,
         working_set,
         zones,

@@ -1,7 +1,9 @@
 //! Rate limits: `rate`, `rate_iops`, `rate_min`, `rate_iops_min` per
 //! direction, `rate_cycle`, `rate_process`, `rate_ignore_thinktime`.
 
+use super::bs::BlockOptions;
 use super::read::Opts;
+use crate::release::{Change, Release};
 
 /// A job's rate options (`JobSpec::rate`); all zero when none is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -20,6 +22,11 @@ pub(crate) struct RateOptions {
     pub(crate) poisson: bool,
     /// `rate_ignore_thinktime`.
     pub(crate) ignore_think: bool,
+    /// Per direction: `rate_iops` (no `rate`) with a `bssplit`, so the
+    /// linear process spaces the I/Os `1 / rate_iops` s apart whatever
+    /// their sizes (fio 3.42, `Change::RateIopsBssplit`); otherwise the
+    /// I/O count becomes bytes/s of the smallest block, as fio 3.33 has it.
+    pub(crate) iops_paced: [bool; 3],
 }
 
 impl RateOptions {
@@ -44,9 +51,12 @@ impl RateOptions {
     }
 }
 
-pub(super) fn resolve(o: Opts<'_>) -> RateOptions {
+pub(super) fn resolve(o: Opts<'_>, release: Release, block: &BlockOptions) -> RateOptions {
+    let bytes = o.per_dir("rate");
+    let paced = release.has(Change::RateIopsBssplit);
     RateOptions {
-        bytes: o.per_dir("rate"),
+        iops_paced: std::array::from_fn(|d| paced && bytes[d] == 0 && !block.split[d].is_empty()),
+        bytes,
         iops: o.per_dir("rate_iops"),
         min_bytes: o.per_dir("rate_min"),
         min_iops: o.per_dir("rate_iops_min"),
@@ -79,6 +89,33 @@ mod tests {
             (&["--rate_iops=10", "--rate_min=1m"], vec![]),
         ] {
             assert_eq!(min_above_rate(args), dirs, "{args:?}");
+        }
+    }
+
+    fn iops_paced(release: &str, args: &[&str]) -> [bool; 3] {
+        let mut a = vec!["--name=r", "--ioengine=null", "--size=64k"];
+        a.extend_from_slice(args);
+        crate::plan::testing::job_as(release, &a).rate.iops_paced
+    }
+
+    /// fio 3.42's `usec_for_io` counts I/Os where the direction has a
+    /// `bssplit` and no `rate`; fio 3.33 never does.
+    #[test]
+    fn rate_iops_with_bssplit_paces_ios_from_3_42() {
+        let split = "--bssplit=4k/50:64k/50";
+        for (release, args, paced) in [
+            ("3.42", &["--rate_iops=200", split][..], [true; 3]),
+            ("3.33", &["--rate_iops=200", split], [false; 3]),
+            ("3.42", &["--rate_iops=200"], [false; 3]),
+            ("3.42", &["--rate_iops=200", "--bs=4k-64k"], [false; 3]),
+            ("3.42", &["--rate=1m", split], [false; 3]),
+            (
+                "3.42",
+                &["--rate_iops=200", "--bssplit=4k/50:64k/50,"],
+                [true, false, false],
+            ),
+        ] {
+            assert_eq!(iops_paced(release, args), paced, "{release} {args:?}");
         }
     }
 }
