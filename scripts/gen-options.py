@@ -999,8 +999,14 @@ def later(args):
     new = kept
     old_by = {key_of(o): o for o in old if not o["engines"] or set(o["engines"]) & both}
     new_by = {key_of(o): o for o in new}
-    with open(os.path.join(os.path.dirname(args.out), "..", "release.rs")) as f:
-        release_rs = f.read()
+    # The releases' changes: src/release.rs and src/release/changes.rs
+    # (the CHANGES table).
+    release_rs = ""
+    for part in ("release.rs", os.path.join("release", "changes.rs")):
+        path = os.path.join(os.path.dirname(args.out), "..", part)
+        if os.path.exists(path):
+            with open(path) as f:
+                release_rs += f.read()
     moved = moved_options(old_by, new)
     changes = []  # (since, kind, entry, after)
     fields = ("help", "alias", "default", "min", "max", "posvals", "fio_type", "parent", "kind")
@@ -1025,7 +1031,7 @@ def later(args):
             if not engine and k not in moved:
                 m = rf'option\(\s*"{o["name"]}",\s*{release_of(since)},'
                 if not re.search(m, release_rs) and o["name"] not in ("log_window_value",):
-                    raise SystemExit(f"{o['name']}: src/release.rs does not list it as added in {since}")
+                    raise SystemExit(f"{o['name']}: src/release/changes.rs does not list it as added in {since}")
             after = []
             for p in reversed(new[:i]):
                 if p["engines"] == o["engines"] or (not p["engines"] and not o["engines"]):
@@ -1125,6 +1131,9 @@ SUPPORTED_LATER |= {"end_syncfs", "ramp_size"}
 SUPPORTED_LATER |= {"filetype"}
 # SSD preconditioning random writes (3.41; spr_cs 3.42), rfio issue 21.
 SUPPORTED_LATER |= {"sprandom", "spr_num_regions", "spr_op", "spr_cs"}
+# Zoned block devices (rfio issue 21): a zone's remainder written (3.42),
+# write errors recovered with care for the write pointer (3.40).
+SUPPORTED_LATER |= {"write_zone_remainder", "recover_zbd_write_error"}
 
 
 def main():

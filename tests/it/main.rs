@@ -61,6 +61,7 @@ mod plot_compare;
 mod releases;
 mod releases_later;
 mod releases_ramp;
+mod releases_zbd;
 mod repeat;
 mod report_entries;
 mod report_fields;

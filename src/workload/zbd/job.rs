@@ -6,52 +6,15 @@
 //! The job's files each have their zone table (shared with the other jobs
 //! of the file) and the range of zones their region covers.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use super::place::Placed;
+pub(crate) use super::place::{JobSettings, ZbdFile};
 pub(crate) use super::region::Region;
 use super::table::{JobZones, Refused, ZoneTable};
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
-use crate::plan::resolve::zones::ZbdRules;
 use crate::workload::offsets::FileCursor;
-
-/// One file of a zoned job.
-#[derive(Debug, Clone)]
-pub(crate) struct ZbdFile {
-    pub(crate) table: Arc<Mutex<ZoneTable>>,
-    /// The zones of the region: `min_zone..max_zone`.
-    pub(crate) min_zone: u32,
-    pub(crate) max_zone: u32,
-    /// fio's `get_start_offset`, where `zoneskip` wraps to.
-    pub(crate) start_offset: u64,
-}
-
-/// What a job's zoned I/O depends on (fio's `td->o` as the zone code
-/// reads it).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct JobSettings {
-    /// `rw=rand*`.
-    pub(crate) random: bool,
-    /// Reads and writes mixed (fio's `td_rw`).
-    pub(crate) mixed: bool,
-    /// The job writes (fio's `td_write`).
-    pub(crate) writes: bool,
-    /// `verify` is set.
-    pub(crate) verify: bool,
-    /// The smallest block size per direction.
-    pub(crate) min_bs: [u64; 3],
-    /// The zone size (the device's).
-    pub(crate) zone_size: u64,
-    /// `zoneskip` in bytes.
-    pub(crate) zone_skip: u64,
-    pub(crate) read_beyond_wp: bool,
-    pub(crate) job_max_open_zones: u32,
-    pub(crate) reset_threshold: f64,
-    pub(crate) reset_frequency: f64,
-    /// The release's rules.
-    pub(crate) rules: ZbdRules,
-}
 
 /// A job's zoned I/O state.
 #[derive(Debug, Clone)]
@@ -295,6 +258,46 @@ impl ZbdJob {
         }
     }
 
+    /// A write at `offset` of `len` bytes on file `fi` failed inside a
+    /// sync engine's `queue` (fio's `zbd_queue_io` with an error): the
+    /// write pointer, moved when the write was placed, goes back to where
+    /// the write started (fio moves it only for a write that went
+    /// through), and the zone stays open (fio does not end the zone's
+    /// I/O). With `recover_zbd_write_error`, the lines of fio's
+    /// `zbd_recover_write_error` that asks the zone's write pointer of a
+    /// device without zones: `(stdout, line)`.
+    pub(crate) fn sync_write_failed(
+        &mut self,
+        fi: usize,
+        offset: u64,
+        len: u64,
+    ) -> Vec<(bool, String)> {
+        let mut t = lock(&self.files[fi].table);
+        let zi = t.zone_idx(offset);
+        let z = t.zone(zi);
+        if !z.has_wp {
+            return Vec::new();
+        }
+        if z.wp == (offset + len).min(z.capacity_end()) && z.wp >= offset {
+            t.retreat(zi, offset);
+        }
+        if offset + len >= z.capacity_end() {
+            self.filling = self.filling.saturating_sub(1);
+            t.filling = t.filling.saturating_sub(1);
+        }
+        if !self.set.recover_write_error {
+            return Vec::new();
+        }
+        dprint!(Cat::Zbd, "{}: Start fixing {zi} write pointer\n", t.name);
+        let lines = report_for_recovery(&t.name, z.start);
+        dprint!(
+            Cat::Zbd,
+            "{}: Fixed write pointer of the zone {zi}\n",
+            t.name
+        );
+        lines
+    }
+
     /// fio's `zbd_do_io_u_trim`: a trim of a zone with a write pointer
     /// resets the zone instead (`None`: not such a zone, trim it). A trim
     /// that does not start the zone fails (EINVAL, after fio's line), as
@@ -313,4 +316,41 @@ impl ZbdJob {
         }
         Some(t.reset_zone(&mut self.counters, zi))
     }
+}
+
+/// fio's `zbd_recover_write_error` on a file whose zones fio emulates: it
+/// asks the device for the zone at `start` (`BLKREPORTZONE`, which a
+/// regular file or a block device without zones refuses), and says that
+/// it could not; the write pointer stays where it was. The lines, `true`
+/// for fio's stdout (`log_info`).
+fn report_for_recovery(name: &str, start: u64) -> Vec<(bool, String)> {
+    use super::device::ZonedDevice;
+    let path = std::path::Path::new(name);
+    let mut zone = [super::types::Zone::empty(start, 0, 0)];
+    let errno = match std::fs::metadata(path) {
+        Ok(meta) => {
+            match super::blkzoned::BlkZoned::new(path, &meta).report_zones(start, &mut zone) {
+                Ok(_) => return Vec::new(),
+                Err(e) => e,
+            }
+        }
+        Err(e) => e.raw_os_error().unwrap_or(libc::EIO),
+    };
+    let sector = start >> 9;
+    vec![
+        (
+            false,
+            format!("{name}: BLKREPORTZONE ioctl failed, ret=-1, err=-{errno}.\n"),
+        ),
+        (
+            false,
+            format!(
+                "{name}: report zones from sector {sector} failed (nr_zones=1; errno={errno}).\n"
+            ),
+        ),
+        (
+            true,
+            format!("fio: Report zone for write recovery failed for {name}\n"),
+        ),
+    ]
 }

@@ -4,11 +4,77 @@
 //! zone reset, a zone with too little room finished), a trim in a zone
 //! with data.
 
-use super::job::{JobSettings, Region, ZbdFile};
+use std::sync::{Arc, Mutex};
+
+use super::region::Region;
 use super::table::{JobZones, Refused, ZoneTable};
 use super::types::ZoneCond;
 use crate::ddir::Ddir;
 use crate::debug::{dprint, Cat};
+use crate::plan::resolve::zones::ZbdRules;
+
+/// One file of a zoned job.
+#[derive(Debug, Clone)]
+pub(crate) struct ZbdFile {
+    pub(crate) table: Arc<Mutex<ZoneTable>>,
+    /// The zones of the region: `min_zone..max_zone`.
+    pub(crate) min_zone: u32,
+    pub(crate) max_zone: u32,
+    /// fio's `get_start_offset`, where `zoneskip` wraps to.
+    pub(crate) start_offset: u64,
+}
+
+/// What a job's zoned I/O depends on (fio's `td->o` as the zone code
+/// reads it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct JobSettings {
+    /// `rw=rand*`.
+    pub(crate) random: bool,
+    /// Reads and writes mixed (fio's `td_rw`).
+    pub(crate) mixed: bool,
+    /// The job writes (fio's `td_write`).
+    pub(crate) writes: bool,
+    /// `verify` is set.
+    pub(crate) verify: bool,
+    /// The smallest block size per direction.
+    pub(crate) min_bs: [u64; 3],
+    /// The zone size (the device's).
+    pub(crate) zone_size: u64,
+    /// `zoneskip` in bytes.
+    pub(crate) zone_skip: u64,
+    pub(crate) read_beyond_wp: bool,
+    pub(crate) job_max_open_zones: u32,
+    pub(crate) reset_threshold: f64,
+    pub(crate) reset_frequency: f64,
+    /// `write_zone_remainder`: a zone's last bytes, fewer than a block,
+    /// are written with a shorter write.
+    pub(crate) write_zone_remainder: bool,
+    /// `recover_zbd_write_error` (on zones fio emulates: only the device
+    /// has zones of its own to report).
+    pub(crate) recover_write_error: bool,
+    /// The release's rules.
+    pub(crate) rules: ZbdRules,
+}
+
+impl JobSettings {
+    /// The room below which a zone counts as full for writes of at least
+    /// `min_bs` bytes (fio's `zbd_zone_full`): the block size, or with
+    /// `write_zone_remainder` one byte (no room at all).
+    pub(crate) fn full_below(&self, min_bs: u64) -> u64 {
+        if self.write_zone_remainder {
+            1
+        } else {
+            min_bs
+        }
+    }
+
+    /// Whether a zone with room for less than a block is finished (made
+    /// full) and the write moved on (3.34 on, unless
+    /// `write_zone_remainder` writes that room).
+    pub(crate) fn finishes_small_remainders(&self) -> bool {
+        self.rules.finish_small_remainder && !self.write_zone_remainder
+    }
+}
 
 /// One I/O being placed on the zones of a file.
 pub(super) struct Placed<'a, 'b> {
@@ -127,8 +193,12 @@ impl Placed<'_, '_> {
                 "I/O buflen exceeds zone size",
             ));
         }
-        let verify_bs = self.set.verify.then_some(self.set.min_bs[1]);
-        let finish = self.set.rules.finish_small_remainder;
+        let full_below = self.set.full_below(min_bs);
+        let verify_bs = self
+            .set
+            .verify
+            .then_some(self.set.full_below(self.set.min_bs[1]));
+        let finish = self.set.finishes_small_remainders();
         let mut zi = zi;
         loop {
             if finish && self.t.zone(zi).small_remainder(min_bs) {
@@ -164,7 +234,7 @@ impl Placed<'_, '_> {
             self.t.zone_mut(zi).reset_zone = true;
         }
         let zb = self.t.zone(zi);
-        if zb.reset_zone || zb.full(min_bs) {
+        if zb.reset_zone || zb.full(full_below) {
             self.t.zone_mut(zi).reset_zone = false;
             self.t.reset_zone(self.counters, zi)?;
             if zb.capacity < min_bs {
@@ -191,11 +261,17 @@ impl Placed<'_, '_> {
             ));
         }
         let room = zb.capacity_end() - self.offset;
-        let new_len = self.len.min(room) / min_bs * min_bs;
+        // In whole blocks; with `write_zone_remainder` a room of at most
+        // one block is written as it is.
+        let wzr = self.set.write_zone_remainder;
+        let mut new_len = self.len.min(room);
+        if !wzr || new_len > min_bs {
+            new_len = new_len / min_bs * min_bs;
+        }
         if new_len == self.len {
             return Self::ACCEPT;
         }
-        if new_len >= min_bs {
+        if wzr || new_len >= min_bs {
             self.len = new_len;
             return Self::ACCEPT;
         }
@@ -359,14 +435,16 @@ impl Placed<'_, '_> {
                 return Some(self.opened(zi));
             }
         }
-        // Or an open zone of the file the write still fits in.
+        // Or an open zone of the file the write still fits in (with
+        // `write_zone_remainder`, one with any room).
+        let fits = self.set.full_below(min_bs);
         for k in 0..self.t.num_open {
             let zi = self.t.open_slot(k);
             if !(min_zone..max_zone).contains(&zi) {
                 continue;
             }
             let z = self.t.zone(zi);
-            if z.wp + min_bs <= z.capacity_end() {
+            if z.wp + fits <= z.capacity_end() {
                 return Some(self.opened(zi));
             }
         }
@@ -379,7 +457,9 @@ impl Placed<'_, '_> {
     }
 
     fn verify_bs(&self) -> Option<u64> {
-        self.set.verify.then_some(self.set.min_bs[1])
+        self.set
+            .verify
+            .then_some(self.set.full_below(self.set.min_bs[1]))
     }
 
     /// The write goes to zone `zi`, from its start for now.
