@@ -1145,6 +1145,9 @@ SUPPORTED_LATER |= {"end_syncfs", "ramp_size"}
 SUPPORTED_LATER |= {"filetype"}
 # SSD preconditioning random writes (3.41; spr_cs 3.42), rfio issue 21.
 SUPPORTED_LATER |= {"sprandom", "spr_num_regions", "spr_op", "spr_cs"}
+# Zoned block devices (rfio issue 21): a zone's remainder written (3.42),
+# write errors recovered with care for the write pointer (3.40).
+SUPPORTED_LATER |= {"write_zone_remainder", "recover_zbd_write_error"}
 
 
 def main():

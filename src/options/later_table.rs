@@ -332,7 +332,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Continue writes for sequential write required zones after recovering write errors with care for partial write pointer move",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Add { after: &["recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "write_zone_remainder",
@@ -350,7 +350,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "When block size is unaligned, zones have small remainder write areas at ends. Fill them by write instead of zone finish operations for better performance.",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_34, revision: Revision::Add { after: &["write_zone_remainder", "recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "fdp",

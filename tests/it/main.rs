@@ -64,6 +64,7 @@ mod releases;
 mod releases_later;
 mod releases_ramp;
 mod releases_rate;
+mod releases_zbd;
 mod repeat;
 mod report_entries;
 mod report_fields;

@@ -76,7 +76,8 @@ pub(crate) fn resolve(
     let mut offsets = offsets::resolve(o, pattern.random, &mut invalid);
     offsets.mixed_wraps = release.has(Change::MixedIoSizeWraps);
     let zones = zones::resolve(o, &mut invalid);
-    let (sprandom, fixup) = super::sprandom::resolve(o, pattern.write && pattern.random);
+    let (sprandom, mut fixup) = super::sprandom::resolve(o, pattern.write && pattern.random);
+    fixup.norandommap |= zones::norandommap_fixup(o);
     offsets.sprandom = sprandom;
     let mut seeds = random::resolve(o, release);
     if fixup.lfsr {
@@ -90,7 +91,9 @@ pub(crate) fn resolve(
             write: pattern.write,
             trim: pattern.trim,
             random: pattern.random,
+            norandommap: o.is("norandommap") || fixup.norandommap,
             overlap_risk: o.is("norandommap")
+                || fixup.norandommap
                 || o.is("softrandommap")
                 || offsets.seq_nr > 1
                 || offsets.seq_add != 0,

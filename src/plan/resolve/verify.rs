@@ -285,6 +285,9 @@ pub(super) struct Rw {
     pub(super) write: bool,
     pub(super) trim: bool,
     pub(super) random: bool,
+    /// `norandommap` in force: set, or set by fio's fix-ups (`sprandom`,
+    /// `write_zone_remainder`).
+    pub(super) norandommap: bool,
     /// fio's `fio_offset_overlap_risk`: `norandommap`, `softrandommap`,
     /// or an `rw=…:N` modifier (the written blocks go to fio's rb-tree).
     pub(super) overlap_risk: bool,
@@ -400,7 +403,7 @@ fn resolve_checked(
         && backlog == 0
         && logs
         && p.random
-        && o.is("norandommap")
+        && p.norandommap
         && !o.is("time_based")
     {
         return Err(Error::TrimNeverEnds {
@@ -486,10 +489,7 @@ fn write_sequence(o: Opts<'_>, p: Rw) -> SeqCheck {
         Some(true) => SeqCheck::On,
         Some(false) => SeqCheck::Off,
         None if o.is("verify_only") => SeqCheck::Off,
-        None if p.release.has(Change::WriteSequenceQueued)
-            && o.is("norandommap")
-            && p.iodepth > 1 =>
-        {
+        None if p.release.has(Change::WriteSequenceQueued) && p.norandommap && p.iodepth > 1 => {
             SeqCheck::UnlessQueued
         }
         None => SeqCheck::On,

@@ -60,6 +60,14 @@ pub(crate) struct ZbdOptions {
     /// `zone_reset_frequency`: one reset every `1 / f` writes once the
     /// threshold is passed; 0: none.
     pub(crate) reset_frequency: f64,
+    /// `write_zone_remainder` (3.42): a zone with room for less than a
+    /// block is written to its end with a shorter write, not finished, and
+    /// counts as full only with no room at all.
+    pub(crate) write_zone_remainder: bool,
+    /// `recover_zbd_write_error` (3.40): a failed write of a sync engine
+    /// looks for the zone's write pointer on the device (fio's
+    /// `zbd_recover_write_error`); needs `continue_on_error`.
+    pub(crate) recover_write_error: bool,
     /// The release's zoned-write rules ([`crate::release::Change`]).
     pub(crate) rules: ZbdRules,
 }
@@ -120,12 +128,20 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneM
         }
     }
     match mode {
-        "zbd" if !o.flag_or_default("create_serialize") => {
-            return Err(Refusal(
-                "--zonemode=zbd and --create_serialize=0 are not compatible.".into(),
-            ))
+        "zbd" => {
+            // fio's fixup_options reports each of these, then fails.
+            let mut errors = Vec::new();
+            if !o.flag_or_default("create_serialize") {
+                errors.push("--zonemode=zbd and --create_serialize=0 are not compatible.");
+            }
+            if o.is("write_zone_remainder") && o.set("norandommap") && !o.is("norandommap") {
+                errors.push("write_zone_remainder=1 requires norandommap=1");
+            }
+            if !errors.is_empty() {
+                return Err(Refusal(errors.join("\nfio: ")));
+            }
+            return Ok(Some(ZoneMode::Zbd(zbd(o, size))));
         }
-        "zbd" => return Ok(Some(ZoneMode::Zbd(zbd(o, size)))),
         "none" if size != 0 => {
             return Err(Refusal(
                 "--zonemode=none and --zonesize are not compatible.".into(),
@@ -156,6 +172,15 @@ pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> Result<Option<ZoneM
     })))
 }
 
+/// fio's fix-up for `write_zone_remainder` with `zonemode=zbd`: a job
+/// that leaves `norandommap` unset runs without a random map (fio:
+/// "override norandommap=1 for write_zone_remainder=1").
+pub(super) fn norandommap_fixup(o: Opts<'_>) -> bool {
+    o.choice_or_default("zonemode") == "zbd"
+        && o.is("write_zone_remainder")
+        && o.flag("norandommap").is_none()
+}
+
 /// The `zonemode=zbd` settings; `size` is `zonesize`.
 fn zbd(o: Opts<'_>, size: u64) -> ZbdOptions {
     let count = |name: &str| o.int_or_default(name).clamp(0, i64::from(u32::MAX)) as u32;
@@ -176,6 +201,8 @@ fn zbd(o: Opts<'_>, size: u64) -> ZbdOptions {
         ignore_zone_limits: o.is("ignore_zone_limits"),
         reset_threshold: fraction("zone_reset_threshold"),
         reset_frequency: fraction("zone_reset_frequency"),
+        write_zone_remainder: o.is("write_zone_remainder"),
+        recover_write_error: o.is("recover_zbd_write_error"),
         rules: ZbdRules {
             finish_small_remainder: o.1.has(Change::ZbdFinishSmallRemainder),
             reads_after_own_write: o.1.has(Change::ZbdReadsAfterOwnWrite),

@@ -30,7 +30,11 @@ impl<C: Clock> Exec<'_, '_, C> {
         }
         if !matches!(r, Ok(n) if n > 0 && n < u.io.len) {
             if let Some(z) = self.gen.zbd.as_mut() {
-                zbd::on_complete(z, &u);
+                if r.is_err() && self.caps.is_sync && u.io.dir == Ddir::Write {
+                    zbd::on_failed_sync_write(z, &u, self.log);
+                } else {
+                    zbd::on_complete(z, &u);
+                }
             }
             // Not queued again for a remainder: the file may close.
             self.file_io_done(u.file);

@@ -24,11 +24,12 @@
 //! The files: `types` (models, zones), `device` (the trait, emulation),
 //! `probe` (which a file has), `blkzoned` (Linux), `table` (a device's zones
 //! as fio tracks them), `setup` (a job's zones made ready, fio's checks),
-//! `job` (the per-I/O rules).
+//! `job` (the per-I/O rules), `place` (one I/O placed on the zones).
 
 pub mod blkzoned;
 pub mod device;
 mod job;
+mod place;
 mod probe;
 mod region;
 mod setup;

@@ -133,6 +133,14 @@ pub(crate) fn prepare(
     jobs.push(me);
     let mine = jobs.len() - 1;
     check_all(&mut jobs)?;
+    if let Err(mut e) = check_recovery(spec, opts, &tables) {
+        // What fio logged rounding the regions, before it refused.
+        let mut lines: Vec<(bool, String)> =
+            jobs[mine].notes.drain(..).map(|n| (false, n)).collect();
+        lines.append(&mut e.lines);
+        e.lines = lines;
+        return Err(e);
+    }
     for (r, f) in regions.iter_mut().zip(&jobs[mine].files) {
         *r = f.region;
     }
@@ -156,12 +164,49 @@ pub(crate) fn prepare(
         job_max_open_zones: opts.job_max_open_zones,
         reset_threshold: opts.reset_threshold,
         reset_frequency: opts.reset_frequency,
+        write_zone_remainder: opts.write_zone_remainder,
+        recover_write_error: opts.recover_write_error,
         rules: opts.rules,
     };
     Ok(Ready {
         job: ZbdJob::new(zfiles, set, counters),
         notes,
     })
+}
+
+/// fio's checks of `recover_zbd_write_error` in a job that writes: it
+/// needs `continue_on_error`, and with verification a sync engine. rfio
+/// recovers on zones it emulates only (fio asks a device with zones of its
+/// own for the write pointer and writes the rest of the data there, which
+/// rfio does not do yet).
+fn check_recovery(
+    spec: &JobSpec,
+    opts: &ZbdOptions,
+    tables: &[Arc<Mutex<ZoneTable>>],
+) -> Result<(), Refused> {
+    if !opts.recover_write_error || !spec.pattern.write {
+        return Ok(());
+    }
+    if spec.io.continue_on_error == 0 {
+        return Err(Refused::err(
+            "recover_zbd_write_error works only when continue_on_error is set\n".into(),
+        ));
+    }
+    let sync = crate::ioengine::flags(&spec.ioengine).is_some_and(|f| f.sync);
+    if spec.verify.is_some() && !sync {
+        return Err(Refused::err(
+            "recover_zbd_write_error for async IO engines does not support verify\n".into(),
+        ));
+    }
+    if let Some(t) = tables.iter().find(|t| lock(t).model != Model::None) {
+        return Err(Refused::err(format!(
+            "rfio: {}: recover_zbd_write_error on a zoned block device: rfio does not \
+             recover write pointers on devices with zones of their own yet (it runs on \
+             zones it emulates)\n",
+            lock(t).name
+        )));
+    }
+    Ok(())
 }
 
 /// The job's files in their zone tables (fio's per-file loop of

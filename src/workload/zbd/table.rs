@@ -516,6 +516,15 @@ impl ZoneTable {
         false
     }
 
+    /// The write pointer of zone `i` goes back to `offset` (a write from
+    /// there failed), its bytes no longer counted as data.
+    pub(crate) fn retreat(&mut self, i: u32, offset: u64) {
+        let gone = self.zone(i).wp - offset;
+        self.with_data = self.with_data.wrapping_sub(gone);
+        self.wp_with_data = self.wp_with_data.wrapping_sub(gone);
+        self.zone_mut(i).wp = offset;
+    }
+
     /// A write of `offset..end` queued to zone `i` with a write pointer:
     /// the write pointer moves to its end (at most the zone's capacity).
     pub(crate) fn advance(&mut self, i: u32, end: u64) {

@@ -12,7 +12,9 @@
 //!   ([`account`]);
 //! - a trim of a sequential zone resets the zone instead of reaching the
 //!   engine ([`on_queue`]);
-//! - a completed write that filled its zone closes it ([`on_complete`]).
+//! - a completed write that filled its zone closes it ([`on_complete`]);
+//!   a write that failed in a sync engine moves no write pointer
+//!   ([`on_failed_sync_write`]).
 //!
 //! Without zones each of these is one test of an `Option`.
 
@@ -85,6 +87,22 @@ pub(crate) fn on_queue(
 #[inline]
 pub(crate) fn on_complete(z: &mut ZbdJob, u: &Unit) {
     z.completed(u.file, u.io.dir, u.io.offset, u.io.len as u64);
+}
+
+/// Write `u` failed inside a sync engine's `queue`: its zone's write
+/// pointer goes back, and with `recover_zbd_write_error` fio's lines of
+/// the recovery it tries are said.
+#[cold]
+pub(crate) fn on_failed_sync_write(z: &mut ZbdJob, u: &Unit, log: &dyn Log) {
+    for (stdout, line) in z.sync_write_failed(u.file, u.io.offset, u.io.len as u64) {
+        // fio's log_info goes to its stdout; rfio keeps that for the
+        // report, so it goes with the normal output's notes.
+        if stdout {
+            log.note(&line);
+        } else {
+            log.err(&line);
+        }
+    }
 }
 
 #[cfg(test)]
