@@ -8,7 +8,7 @@
 //! an engine option is one only while its engine is loaded.
 
 use crate::jobfile::Mode;
-use crate::options::suggest;
+use crate::options::{engines, suggest};
 use crate::release::Release;
 
 /// The engine loaded so far, as fio's command line has it.
@@ -37,11 +37,22 @@ impl Loaded {
         }
     }
 
-    /// Whether engine option (or alias) `name` is a long option now.
+    /// Whether engine option (or alias) `name` is a long option now. After
+    /// an `--ioengine` fio cannot load, fio stops at that argument and
+    /// never reads the next (`engine NAME not loadable`): every option is
+    /// let through, for the plan's refusal to be the one printed.
     pub(super) fn knows(&self, name: &str) -> bool {
         !self.as_fio
+            || self.unloadable()
             || suggest::engine_options(self.release, self.engine.as_deref())
                 .any(|d| d.name == name || d.aliases.contains(&name))
+    }
+
+    /// Whether the engine loaded now is one fio cannot load.
+    fn unloadable(&self) -> bool {
+        self.engine.as_deref().is_some_and(|e| {
+            !engines::is_available(e, self.release) && engines::external_path(e).is_none()
+        })
     }
 
     /// The engine fio suggests options of now (read as fio).
@@ -104,6 +115,9 @@ mod tests {
         assert!(after(fio, &global).knows("sqthread_poll"));
         let bare = [("ioengine", "io_uring"), ("name", "b")];
         assert!(after(fio, &bare).knows("sqthread_poll"));
+        // After an engine fio 3.33 cannot load, fio stops reading.
+        let dir = [("name", "a"), ("ioengine", "dirdelete")];
+        assert!(after(fio, &dir).knows("stat_type"));
         // Read strictly, every engine's options are known everywhere.
         assert!(after(Mode::Strict, &[]).knows("sqthread_poll"));
         assert_eq!(after(Mode::Strict, &uring_only()).engine(), None);
