@@ -460,7 +460,13 @@ SUPPLEMENT = [
 ]
 
 # Kinds that the HOWTO type column does not tell.
+# Engine options the reference notes call "str" that fio reads as a
+# choice of its posvals (io_uring's write_mode: "failed parsing" otherwise).
+ENGINE_KIND_OVERRIDES = {"write_mode": "Choice"}
+
 KIND_OVERRIDES = {
+    # placement IDs, checked as fio's str_fdp_pli_cb checks them
+    "plids": "PlacementIds",
     # a choice followed by ":modifier" (rw=randread:8, mem=mmaphuge:/f,
     # file_service_type=random:4, steadystate=iops_slope:0.1%)
     "rw": "ChoiceWithModifier",
@@ -495,6 +501,8 @@ def kind_of(name, tsv_type, raw):
     time_unit = "Seconds"
     if name in KIND_OVERRIDES and not raw.get("engine"):
         kind = KIND_OVERRIDES[name]
+    elif name in ENGINE_KIND_OVERRIDES and raw.get("engine"):
+        kind = ENGINE_KIND_OVERRIDES[name]
     elif raw["type"] in DEPRECATED:
         kind = "Ignored"
     elif raw["is_time"] or base.startswith("time"):
@@ -1148,6 +1156,17 @@ SUPPORTED_LATER |= {"sprandom", "spr_num_regions", "spr_op", "spr_cs"}
 # Zoned block devices (rfio issue 21): a zone's remainder written (3.42),
 # write errors recovered with care for the write pointer (3.40).
 SUPPORTED_LATER |= {"write_zone_remainder", "recover_zbd_write_error"}
+# io_uring_cmd's NVMe command fields, which io_uring parses and ignores
+# (io_uring_cmd itself is refused: NVMe generic character devices); from
+# 3.41 md_per_io_size on io_uring is refused (a block device with
+# protection information), rfio issue 21.
+SUPPORTED_LATER |= {"readfua", "writefua", "write_mode", "verify_mode", "deac",
+                    "md_per_io_size", "pi_act", "pi_chk", "apptag", "apptag_mask"}
+# Data placement (3.34 fdp, 3.38 the rest): the placement IDs go only into
+# io_uring_cmd's and xnvme's NVMe commands. On the engines rfio runs,
+# dataplacement=streams runs as without it; FDP is refused before the job
+# starts (an NVMe device with FDP, through io_uring_cmd or xnvme).
+SUPPORTED_LATER |= {"fdp", "dataplacement", "plids", "plid_select", "dp_scheme"}
 
 
 def main():

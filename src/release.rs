@@ -342,7 +342,8 @@ mod tests {
             | Change::TrimBacklogBatches
             | Change::VerifyStateCompDepth
             | Change::VerifyStateInflight
-            | Change::RateIopsBssplit => c,
+            | Change::RateIopsBssplit
+            | Change::UringIntegrity => c,
         };
         for c in [
             Change::VerifyStateCompDepth,
@@ -376,6 +377,7 @@ mod tests {
             Change::UncachedDropped,
             Change::DontCache,
             Change::LibaioAsyncFsync,
+            Change::UringIntegrity,
             Change::RampCheckedEachSecond,
             Change::ZbdFinishSmallRemainder,
             Change::ZbdReadsAfterOwnWrite,

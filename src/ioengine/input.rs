@@ -73,6 +73,9 @@ pub(crate) struct JobFacts {
     pub(crate) uncached_rwf: libc::c_int,
     /// libaio queues syncs in the job's release (fio 3.41).
     pub(crate) libaio_async_fsync: bool,
+    /// io_uring's `md_per_io_size` asks the block device for protection
+    /// information in the job's release (fio 3.41).
+    pub(crate) uring_integrity: bool,
 }
 
 /// Why an engine refuses a job's options: what to say (the words after

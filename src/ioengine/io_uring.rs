@@ -157,11 +157,49 @@ pub(crate) const OPTIONS: &[&str] = &[
     "uncached",
     "nowait",
     "force_async",
+    "readfua",
+    "writefua",
+    "write_mode",
+    "verify_mode",
+    "deac",
+    "md_per_io_size",
+    "pi_act",
+    "pi_chk",
+    "apptag",
+    "apptag_mask",
 ];
+
+/// io_uring_cmd's NVMe command fields (`readfua` … `apptag_mask`) do
+/// nothing on io_uring (rfio refuses io_uring_cmd). From fio 3.41
+/// `md_per_io_size` sends protection information with each I/O, which
+/// needs a block device with integrity metadata: refused before the job
+/// starts, after fio_ioring_init's own check of `apptag_mask`.
+fn integrity(o: &dyn OptionValues) -> Result<(), Refusal> {
+    if !o.job().uring_integrity || o.int("md_per_io_size") == 0 {
+        return Ok(());
+    }
+    if o.int("apptag_mask") != 0xffff {
+        return Err(Refusal {
+            option: Some("apptag_mask"),
+            message: "fio: io_uring with metadata requires an apptag_mask of 0xffff \
+                      (fio: io engine io_uring init failed)"
+                .into(),
+        });
+    }
+    Err(Refusal {
+        option: Some("md_per_io_size"),
+        message: "md_per_io_size with ioengine=io_uring needs a block device with \
+                  protection information (integrity metadata, FS_IOC_GETLBMD_CAP; fio \
+                  fails to open any other file: \"failed to query protection information \
+                  capabilities\"); rfio does not send protection information"
+            .into(),
+    })
+}
 
 /// The engine's options, from the job's values of [`OPTIONS`] (and the
 /// job's facts), as the plan hands them.
 pub(crate) fn options(o: &dyn OptionValues) -> Result<UringOptions, Refusal> {
+    integrity(o)?;
     Ok(UringOptions {
         hipri: o.flag("hipri"),
         fixedbufs: o.flag("fixedbufs"),

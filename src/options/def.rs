@@ -81,6 +81,9 @@ pub(crate) enum ValueKind {
     BsSplit,
     /// CPU lists: `0,5,8-15`.
     CpuList,
+    /// `plids`: placement IDs and ranges (`1,3-5`), at most 128, each at
+    /// most 0xffff; kept as written.
+    PlacementIds,
     /// `random_distribution`: `random`, `zipf:T`, `pareto:T`, `normal:T`, `zoned:...`.
     RandomDistribution,
     /// Accepted and ignored.

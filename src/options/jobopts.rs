@@ -495,6 +495,13 @@ fn fio_refusal(
     origin: Origin,
 ) -> Vec<String> {
     let key = split_entry(&r.text).0;
+    // An option callback's own lines (`plids`: "Placement IDs cannot
+    // exceed 0xFFFF").
+    if let (Some(_), ValueError::Fio(lines)) = (value, e) {
+        let mut out = lines.clone();
+        out.push(format!("fio: failed parsing {}", r.text));
+        return out;
+    }
     match value {
         // fio's range check names the option: "rwmixread: max value out of
         // range: 101 (100 max)".

@@ -368,7 +368,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Use Data placement directive (FDP)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["fdp", "write_zone_remainder", "recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "dataplacement",
@@ -390,7 +390,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Data Placement interface to use",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["dataplacement", "fdp", "write_zone_remainder", "recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "plid_select",
@@ -412,13 +412,13 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Strategy for selecting next Data Placement ID",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["plid_select", "dataplacement", "fdp", "write_zone_remainder", "recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "plids",
         aliases: &["fdp_pli"],
         fio_type: FioType::Str,
-        kind: ValueKind::Text,
+        kind: ValueKind::PlacementIds,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: None,
@@ -430,7 +430,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "Sets which Data Placement ids to use (defaults to all for FDP)",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["plids", "plid_select", "dataplacement", "fdp", "write_zone_remainder", "recover_zbd_write_error", "zone_reset_frequency"], def: OptionDef {
         name: "dp_scheme",
@@ -448,7 +448,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O",
         help: "scheme file that specifies offset-RUH mapping",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_42, revision: Revision::Add { after: &["rwmixcycle"], def: OptionDef {
         name: "comm",
@@ -756,7 +756,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Set FUA flag (force unit access) for all Read operations",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["readfua", "hipri"], def: OptionDef {
         name: "writefua",
@@ -774,13 +774,13 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Set FUA flag (force unit access) for all Write operations",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["writefua", "readfua", "hipri"], def: OptionDef {
         name: "write_mode",
         aliases: &[],
         fio_type: FioType::Str,
-        kind: ValueKind::Text,
+        kind: ValueKind::Choice,
         time_unit: TimeUnit::Seconds,
         split: Split::One,
         default: Some("write"),
@@ -797,7 +797,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Issue Write Uncorrectable or Zeroes command instead of Write command",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Add { after: &["write_mode", "writefua", "readfua", "hipri"], def: OptionDef {
         name: "verify_mode",
@@ -818,7 +818,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Issue Read or Compare command in the verification phase",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_38, revision: Revision::Replace(OptionDef {
         name: "uncached",
@@ -966,7 +966,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Size of separate metadata buffer per I/O (Default: 0)",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["md_per_io_size", "cmdprio_bssplit", "cmdprio", "cmdprio_hint", "cmdprio_class", "cmdprio_percentage", "cmd_type"], def: OptionDef {
         name: "pi_act",
@@ -984,7 +984,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Protection Information Action bit (pi_act=1 or pi_act=0)",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["pi_act", "md_per_io_size", "cmdprio_bssplit", "cmdprio", "cmdprio_hint", "cmdprio_class", "cmdprio_percentage", "cmd_type"], def: OptionDef {
         name: "pi_chk",
@@ -1002,7 +1002,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Control of Protection Information Checking (pi_chk=GUARD,REFTAG,APPTAG)",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["pi_chk", "pi_act", "md_per_io_size", "cmdprio_bssplit", "cmdprio", "cmdprio_hint", "cmdprio_class", "cmdprio_percentage", "cmd_type"], def: OptionDef {
         name: "apptag",
@@ -1020,7 +1020,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Application Tag used in Protection Information field (Default: 0x1234)",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Add { after: &["apptag", "pi_chk", "pi_act", "md_per_io_size", "cmdprio_bssplit", "cmdprio", "cmdprio_hint", "cmdprio_class", "cmdprio_percentage", "cmd_type"], def: OptionDef {
         name: "apptag_mask",
@@ -1038,7 +1038,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Application Tag Mask used with Application Tag (Default: 0xffff)",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_39, revision: Revision::Add { after: &["apptag_mask", "apptag", "pi_chk", "pi_act", "md_per_io_size", "cmdprio_bssplit", "cmdprio", "cmdprio_hint", "cmdprio_class", "cmdprio_percentage", "cmd_type"], def: OptionDef {
         name: "deac",
@@ -1056,7 +1056,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "I/O engine specific parameters",
         help: "Set DEAC (deallocate) flag for write zeroes command",
         engines: &["io_uring", "io_uring_cmd"],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_36, revision: Revision::Remove { name: "nowait", engines: &["libaio"] } },
     Later { since: V3_36, revision: Revision::Add { after: &["userspace_reap"], def: OptionDef {

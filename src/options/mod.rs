@@ -22,7 +22,7 @@ pub fn newest_table() -> &'static [def::OptionDef] {
     later::options(crate::release::Release::NEWEST)
 }
 pub(crate) use later::{lookup as lookup_in, options as table_of};
-pub(crate) use value::{parse_value, Value};
+pub(crate) use value::{parse_plids, parse_value, Value};
 
 /// Find an option of fio 3.33 by its exact name or alias (core and engine
 /// options of the table, then the profile options fio 3.33 also accepts);

@@ -13,6 +13,8 @@ pub(crate) mod fio;
 pub(crate) mod hint;
 mod lists;
 mod number;
+mod plids;
+pub(crate) use plids::parse_plids;
 pub(crate) mod pattern;
 pub(crate) mod steadystate;
 #[cfg(test)]
@@ -182,6 +184,10 @@ pub(crate) enum ValueError {
     /// A structural problem (bssplit over 100%, a reversed range...).
     #[error("{0}")]
     Other(String),
+    /// A value fio's option callback refuses, with the lines it logs
+    /// before its `failed parsing` (none: it says nothing more).
+    #[error("'{}'", if .0.is_empty() { "fio cannot read it" } else { .0[0].as_str() })]
+    Fio(Vec<String>),
     /// An option fio 3.33 lists but refuses whatever its value
     /// (`percentage_sequential`, `rwmixcycle`: `FIO_OPT_DEPRECATED`).
     #[error("fio 3.33 refuses this option (\"Option {0} is deprecated\")")]
@@ -253,6 +259,10 @@ pub(crate) fn parse_value(
         ValueKind::FloatList => lists::parse_floats(def, text),
         ValueKind::BsSplit => lists::parse_bssplit(text, ctx),
         ValueKind::CpuList => lists::parse_cpus(text),
+        ValueKind::PlacementIds => match plids::parse_plids(text) {
+            Ok(_) => Ok(Value::Text(text.to_string())),
+            Err(lines) => Err(ValueError::Fio(lines)),
+        },
         ValueKind::RandomDistribution => lists::parse_distribution(def, text, ctx),
     }
 }

@@ -163,6 +163,7 @@ impl<'a> JobValues<'a> {
             sync_io: job.io.o_sync || job.io.o_dsync,
             uncached_rwf: uncached_rwf(job.release),
             libaio_async_fsync: job.release.has(Change::LibaioAsyncFsync),
+            uring_integrity: job.release.has(Change::UringIntegrity),
         };
         JobValues {
             job,

@@ -142,6 +142,12 @@ pub enum Change {
     UncachedDropped,
     /// `uncached` sets `RWF_DONTCACHE` on buffered reads and writes.
     DontCache,
+    /// io_uring's `md_per_io_size` (with `pi_chk`, `apptag`,
+    /// `apptag_mask`) sends protection information with each read and
+    /// write: the file must be a block device with integrity metadata
+    /// (`FS_IOC_GETLBMD_CAP`), and `apptag_mask` must be 0xffff. Before,
+    /// io_uring read none of them (only io_uring_cmd did).
+    UringIntegrity,
     /// libaio queues `fsync=N`/`fdatasync=N` syncs as `IOCB_CMD_FSYNC`
     /// beside the reads and writes (3.33: each ran alone, synchronously,
     /// once nothing was in flight).
@@ -464,6 +470,12 @@ pub static CHANGES: &[Entry] = {
             since: V3_41,
             what: "verify header version 0x81, 48 bytes, 64-bit numberio",
             upstream: "verify.h struct verify_header, verify.c verify_header (e1a250c2)",
+        },
+        Entry {
+            change: Change::UringIntegrity,
+            since: V3_41,
+            what: "io_uring's md_per_io_size sends protection information (a block device with integrity metadata)",
+            upstream: "engines/io_uring.c fio_ioring_init, fio_get_pi_info",
         },
         option("filetype", V3_41, "the type of the job's files"),
         option("sprandom", V3_41, "SSD preconditioning random writes"),

@@ -315,3 +315,173 @@ fn a_failed_write_moves_no_write_pointer_and_recovery_says_why_it_cannot() {
     );
     assert_eq!(writes(&dir).len(), 64);
 }
+
+// The NVMe options of the later releases on the engines rfio runs:
+// io_uring_cmd's command fields, which io_uring parses and ignores; the
+// protection information of io_uring's md_per_io_size (3.41); data
+// placement, whose IDs only NVMe commands carry.
+
+/// A 1 MiB write of 64 KiB blocks to `pf` in `dir`, plus `extra`.
+fn one_mib<'a>(file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["--name=j", file, "--size=1m", "--bs=64k", "--rw=write"];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn io_uring_cmd_fields_change_nothing_on_io_uring() {
+    let dir = TempDir::new("uring-cmd-fields");
+    let file = dir.arg("pf");
+    // fio 3.42: 16 writes, exit 0, as without them.
+    let fields = [
+        "--ioengine=io_uring",
+        "--readfua=1",
+        "--writefua=1",
+        "--write_mode=zeroes",
+        "--verify_mode=compare",
+        "--deac=1",
+        "--pi_act=0",
+        "--pi_chk=GUARD",
+        "--apptag=0x11",
+        "--apptag_mask=0xff",
+        "--output-format=json",
+    ];
+    let doc = json_as(&dir, "3.42", &one_mib(&file, &fields));
+    assert_eq!(written(&doc), (16, MIB));
+    // write_mode is one of its values: fio lists them on stdout, exit 1.
+    let out = rfio_as(
+        &dir,
+        "3.42",
+        &one_mib(
+            &file,
+            &["--ioengine=io_uring", "--write_mode=bogus", "--parse-only"],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).starts_with("        valid values: write      Issue Write commands"),
+        "{}",
+        stdout(&out)
+    );
+    // fio 3.37 does not know them.
+    let out = rfio_as(
+        &dir,
+        "3.37",
+        &one_mib(
+            &file,
+            &["--ioengine=io_uring", "--readfua=1", "--parse-only"],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn md_per_io_size_needs_protection_information_from_3_41() {
+    let dir = TempDir::new("uring-md");
+    let file = dir.arg("pf");
+    let md = ["--ioengine=io_uring", "--md_per_io_size=512"];
+    // fio 3.40's io_uring reads it only for io_uring_cmd: 16 writes.
+    let mut args = one_mib(&file, &md);
+    args.push("--output-format=json");
+    assert_eq!(written(&json_as(&dir, "3.40", &args)), (16, MIB));
+    // fio 3.42 asks the file for its protection information ("pf: failed
+    // to query protection information capabilities; error 25", no I/O):
+    // rfio refuses the job before it starts, naming what it needs.
+    let out = rfio_as(&dir, "3.42", &one_mib(&file, &md));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "md_per_io_size with ioengine=io_uring needs a block device with protection \
+             information"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // An apptag_mask other than 0xffff fails fio's engine init first.
+    let mut args = one_mib(&file, &md);
+    args.push("--apptag_mask=0xff");
+    let out = rfio_as(&dir, "3.42", &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("fio: io_uring with metadata requires an apptag_mask of 0xffff"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fdp_is_refused_and_streams_run_as_without_them() {
+    let dir = TempDir::new("dataplacement");
+    let file = dir.arg("pf");
+    let name = dir.file("pf").display().to_string();
+    let refused = |release: &str, extra: &[&str]| {
+        let out = rfio_as(&dir, release, &one_mib(&file, extra));
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", stderr(&out));
+        stderr(&out)
+    };
+    // fio 3.42 fails the job as it sets its files up: psync has no FDP
+    // reclaim unit handles to give. Called as fio, its words; as rfio, what
+    // it needs.
+    for fdp in ["--fdp=1", "--dataplacement=fdp"] {
+        let err = refused("3.42", &["--compat=fio", "--ioengine=psync", fdp]);
+        assert!(
+            err.contains(&format!(
+                "{name}: engine (psync) lacks fetch ruhs\nfio: ruh info failed for {name} (22)"
+            )),
+            "{err}"
+        );
+        let err = refused("3.42", &["--ioengine=psync", fdp]);
+        assert!(
+            err.contains("needs an NVMe device with Flexible Data Placement"),
+            "{err}"
+        );
+    }
+    let err = refused("3.42", &["--fdp=1", "--dataplacement=streams"]);
+    assert!(
+        err.contains("fio: fdp=1 is not compatible with dataplacement={streams, none}"),
+        "{err}"
+    );
+    let err = refused("3.42", &["--dataplacement=streams"]);
+    assert!(
+        err.contains("fio: stream IDs must be provided for dataplacement=streams"),
+        "{err}"
+    );
+    // Streams with their IDs: fio 3.42 writes 16 blocks, as without them.
+    std::fs::write(dir.file("scheme"), "0,524288,1\n").unwrap();
+    let scheme = format!("--dp_scheme={}", dir.file("scheme").display());
+    for extra in [
+        vec!["--dataplacement=streams", "--plids=1,2"],
+        vec![
+            "--data_placement=streams",
+            "--fdp_pli=1-3",
+            "--fdp_pli_select=random",
+        ],
+        vec![
+            "--dataplacement=streams",
+            "--plids=1",
+            "--plid_select=scheme",
+            scheme.as_str(),
+        ],
+    ] {
+        let mut args = one_mib(&file, &extra);
+        args.push("--output-format=json");
+        assert_eq!(
+            written(&json_as(&dir, "3.42", &args)),
+            (16, MIB),
+            "{extra:?}"
+        );
+    }
+    // plids as fio reads it: refused when the job file is read.
+    for (plids, line) in [
+        ("--plids=99999", "Placement IDs cannot exceed 0xFFFF"),
+        ("--plids=0-128", "fio: only 128 IDs supported"),
+    ] {
+        let err = refused("3.42", &[plids, "--parse-only"]);
+        assert!(err.contains(line), "{plids}: {err}");
+    }
+    // fio 3.37 has fdp (3.34) but not dataplacement (3.38).
+    let err = refused("3.37", &["--dataplacement=streams", "--parse-only"]);
+    assert!(err.contains("unknown option 'dataplacement'"), "{err}");
+    let err = refused("3.37", &["--ioengine=psync", "--fdp=1"]);
+    assert!(err.contains("needs an NVMe device"), "{err}");
+}

@@ -515,6 +515,24 @@ fn check_job(job: &JobSpec, runs: bool, fio: bool, diags: &mut Diagnostics) -> O
             }
         }
     }
+    // Data placement: fio's fixup_options, and its file setup asking the
+    // engine for FDP's reclaim unit handles.
+    if runs && first {
+        let names: Vec<String> = job
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        if let Some((fio_says, why)) =
+            crate::plan::resolve::dataplacement::refusal(job.opts(), &names, &job.ioengine)
+        {
+            if fio {
+                refusal = Some(fio_says);
+            } else {
+                fail(why);
+            }
+        }
+    }
     // fio 3.38's fixup_options: atomic writes need an engine with them.
     let atomic_engine = crate::plan::engine::flags(job).is_some_and(|f| f.atomic_writes);
     if runs && first && job.file.atomic_writes && !atomic_engine {

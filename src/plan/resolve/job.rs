@@ -76,6 +76,7 @@ pub(crate) fn resolve(
     let mut offsets = offsets::resolve(o, pattern.random, &mut invalid);
     offsets.mixed_wraps = release.has(Change::MixedIoSizeWraps);
     let zones = zones::resolve(o, &mut invalid);
+    invalid.extend(super::dataplacement::parse_errors(o));
     let (sprandom, mut fixup) = super::sprandom::resolve(o, pattern.write && pattern.random);
     fixup.norandommap |= zones::norandommap_fixup(o);
     offsets.sprandom = sprandom;

@@ -41,6 +41,7 @@
 
 pub(crate) mod bs;
 pub(crate) mod buffers;
+pub(crate) mod dataplacement;
 pub(crate) mod defaults;
 pub(crate) mod exec;
 pub(crate) mod files;
