@@ -1167,6 +1167,9 @@ SUPPORTED_LATER |= {"readfua", "writefua", "write_mode", "verify_mode", "deac",
 # dataplacement=streams runs as without it; FDP is refused before the job
 # starts (an NVMe device with FDP, through io_uring_cmd or xnvme).
 SUPPORTED_LATER |= {"fdp", "dataplacement", "plids", "plid_select", "dp_scheme"}
+# The job's I/O priority hint (3.36), rfio issue 21; cmdprio_hint and
+# job_start_clock_id follow.
+SUPPORTED_LATER |= {"priohint"}
 
 
 def main():

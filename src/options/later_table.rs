@@ -484,7 +484,7 @@ pub(crate) static LATER: &[Later] = &[
         category: "General",
         help: "Set job IO priority hint",
         engines: &[],
-        support: Support::NotYet,
+        support: Support::Yes,
     } } },
     Later { since: V3_37, revision: Revision::Add { after: &["thinktime_spin"], def: OptionDef {
         name: "thinkcycles",

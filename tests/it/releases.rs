@@ -627,3 +627,32 @@ fn a_file_too_big_for_tausworthe32_switches_to_tausworthe64_from_3_42() {
     );
     assert_eq!(offsets_of_1t(&dir, "3.33", &set), t32);
 }
+
+/// fio 3.36's `priohint` goes into bits 3-12 of the job's `ioprio_set`
+/// value, with the best-effort class when no class is set (fio 3.42,
+/// strace: `--priohint=5` sets IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 40));
+/// 3.35 does not know it.
+#[test]
+fn priohint_is_the_jobs_priority_hint_from_3_36() {
+    let dir = TempDir::new("releases-priohint");
+    let args = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=64k",
+        "--priohint=5",
+        "--output-format=json",
+    ];
+    let o = rfio_env(&dir, true, Some("3.36"), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["jobs"][0]["job options"]["priohint"], "5");
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 16);
+    let o = rfio_env(&dir, true, Some("3.35"), &args);
+    assert_eq!(o.status.code(), Some(1));
+    // getopt's words, twice (as Debian's fio 3.33 prints them).
+    let line = format!(
+        "{}: unrecognized option '--priohint=5'\n",
+        dir.0.join("fio").display()
+    );
+    assert_eq!(stderr(&o), line.repeat(2));
+}

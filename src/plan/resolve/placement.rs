@@ -9,8 +9,9 @@ use crate::ioengine::{MemKind, MemSpec};
 use crate::options::Value;
 use crate::plan::error::Error;
 
-/// fio's `IOPRIO_CLASS_SHIFT` and `IOPRIO_CLASS_BE`.
+/// fio's `IOPRIO_CLASS_SHIFT`, `IOPRIO_HINT_SHIFT` and `IOPRIO_CLASS_BE`.
 const IOPRIO_CLASS_SHIFT: u32 = 13;
+const IOPRIO_HINT_SHIFT: u32 = 3;
 const IOPRIO_CLASS_BE: u32 = 2;
 
 /// A job's placement (`JobSpec::placement`).
@@ -23,7 +24,9 @@ pub(crate) struct PlacementOptions {
     pub(crate) split: bool,
     /// `lockmem`: bytes to hold locked while the job runs.
     pub(crate) lockmem: u64,
-    /// `prio`/`prioclass`: the `ioprio_set` value, when either is set.
+    /// `prio`/`prioclass`/`priohint` (3.36): the `ioprio_set` value, when
+    /// any is set (fio's `ioprio_value`, in C's `int`: a negative `prio`
+    /// or `priohint` read as fio reads it makes a value the kernel refuses).
     pub(crate) ioprio: Option<u32>,
     /// `nice`: an increment.
     pub(crate) nice: i32,
@@ -36,13 +39,15 @@ pub(crate) struct PlacementOptions {
 /// Resolve the placement; problems (a CPU the machine does not have, as
 /// fio refuses it, or a `:FILE` after a `mem=` that maps none) go to `bad`.
 pub(super) fn resolve(o: Opts<'_>, bad: &mut Vec<String>) -> PlacementOptions {
-    let (prio, class) = (o.int("prio"), o.int("prioclass"));
-    let ioprio = (prio.is_some() || class.is_some()).then(|| {
+    // priohint is unknown before 3.36: unset.
+    let (prio, class, hint) = (o.int("prio"), o.int("prioclass"), o.int("priohint"));
+    let ioprio = (prio.is_some() || class.is_some() || hint.is_some()).then(|| {
         let class = match class.unwrap_or(0) as u32 {
             0 => IOPRIO_CLASS_BE,
             c => c,
         };
-        class << IOPRIO_CLASS_SHIFT | prio.unwrap_or(0) as u32
+        let hint = (hint.unwrap_or(0) as u32).wrapping_shl(IOPRIO_HINT_SHIFT);
+        class.wrapping_shl(IOPRIO_CLASS_SHIFT) | hint | prio.unwrap_or(0) as u32
     });
     PlacementOptions {
         cpus: cpu_set(o, cpus_configured()).unwrap_or_else(|e| {
@@ -151,6 +156,22 @@ mod tests {
             Some(1 << 13 | 3)
         );
         assert_eq!(place(&["--prioclass=3"]).unwrap().ioprio, Some(3 << 13));
+    }
+
+    #[test]
+    fn priohint_in_bits_3_to_12_from_3_36() {
+        let ioprio = |args: &[&str]| {
+            let mut a = vec!["--name=j", "--ioengine=null", "--size=16k"];
+            a.extend_from_slice(args);
+            crate::plan::testing::job_as("3.42", &a).placement.ioprio
+        };
+        // Alone, it sets the best-effort class as prio/prioclass do.
+        assert_eq!(ioprio(&["--priohint=5"]), Some(2 << 13 | 5 << 3));
+        assert_eq!(
+            ioprio(&["--prioclass=1", "--prio=4", "--priohint=1023"]),
+            Some(1 << 13 | 1023 << 3 | 4)
+        );
+        assert_eq!(ioprio(&["--priohint=0"]), Some(2 << 13));
     }
 
     #[test]
