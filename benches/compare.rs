@@ -193,6 +193,14 @@ fn run(args: &Args) -> Result<(), String> {
         None => on_path("fio")
             .ok_or("fio is not on PATH; install it (Debian: apt-get install fio) or pass --fio")?,
     };
+    // rfio behaves as the release of the fio it is compared with (Debian's
+    // 3.33 by default, not rfio's own default, 3.42): like with like. Set
+    // before any thread starts; every rfio run inherits it.
+    let fio_version = version(&fio);
+    match fio_version.strip_prefix("fio-") {
+        Some(release) => std::env::set_var("RFIO_FIO_VERSION", release),
+        None => return Err(format!("{} --version says {fio_version:?}", fio.display())),
+    }
     let runtime = args.runtime.unwrap_or(if args.reps <= 3 { 2 } else { 5 });
     let mut all = cases::all(runtime);
     if let Some(only) = &args.only {
@@ -236,7 +244,7 @@ fn run(args: &Args) -> Result<(), String> {
             git_revision(manifest).map_or(String::new(), |r| format!(", git {r}"))
         ),
         rfio: shown_rfio,
-        fio_version: version(&fio),
+        fio_version,
         fio: fio.display().to_string(),
         reps: args.reps,
         rss_floor_kib: None,

@@ -62,8 +62,9 @@ mod workload;
 /// `--readonly`, and check what every plan promises the run: each job has
 /// a file to work on, a queue depth (and batches within it), its place
 /// in creation order and in the groups, nothing that writes under
-/// `--readonly`. Used by the fuzz target and the replay of its corpus: it
-/// must return, never panic, for any input.
+/// `--readonly`, as the oldest and the newest release rfio follows (3.33,
+/// 3.42: the default). Used by the fuzz target and the replay of its
+/// corpus: it must return, never panic, for any input.
 #[doc(hidden)]
 pub fn front_end_check(bytes: &[u8]) {
     use std::path::Path;
@@ -74,11 +75,18 @@ pub fn front_end_check(bytes: &[u8]) {
         ncpus: 2,
     };
     let modes = [jobfile::Mode::Strict, jobfile::Mode::Fio];
-    for (mode, readonly) in modes.into_iter().flat_map(|m| [(m, false), (m, true)]) {
+    let releases = [release::Release::OLDEST, release::Release::NEWEST];
+    let runs = releases.into_iter().flat_map(|r| {
+        modes
+            .into_iter()
+            .flat_map(move |m| [(r, m, false), (r, m, true)])
+    });
+    for (release, mode, readonly) in runs {
         let (file, _diags) = jobfile::parse_partial(Arc::from(Path::new("fuzz.fio")), bytes, mode);
         let input = plan::Input {
             readonly,
             mode,
+            release,
             ..plan::Input::default()
         };
         let fe = plan::build(input, std::slice::from_ref(&file), &keywords);

@@ -85,10 +85,10 @@ impl Release {
 
     pub const OLDEST: Release = Release::V3_33;
     pub const NEWEST: Release = Release::V3_42;
-    /// The release rfio is when none is chosen. It stays Debian 12's
-    /// 3.33 until every difference up to 3.42 is in [`CHANGES`] and
-    /// implemented; then it becomes [`Release::NEWEST`].
-    pub const DEFAULT: Release = Release::V3_33;
+    /// The release rfio is when none is chosen: the newest it follows,
+    /// under either name (`rfio` keeps its strict reading on top of it).
+    /// Scripts that compare with Debian 12's fio 3.33 choose 3.33.
+    pub const DEFAULT: Release = Release::NEWEST;
 
     fn row(self) -> &'static (Release, u32, u16, &'static str) {
         &RELEASES[self as usize]
@@ -276,9 +276,12 @@ mod tests {
     #[test]
     fn the_flag_wins_over_the_environment() {
         use Release::*;
-        assert_eq!(Release::choose(None, None), Ok(Release::DEFAULT));
-        assert_eq!(Release::choose(None, Some("")), Ok(Release::DEFAULT));
+        // Nothing chosen: the newest release.
+        assert_eq!(Release::choose(None, None), Ok(V3_42));
+        assert_eq!(Release::choose(None, Some("")), Ok(V3_42));
+        assert_eq!(Release::DEFAULT, Release::NEWEST);
         assert_eq!(Release::choose(None, Some("3.36")), Ok(V3_36));
+        assert_eq!(Release::choose(Some("fio-3.33"), Some("3.42")), Ok(V3_33));
         assert_eq!(Release::choose(Some("fio-3.42"), Some("3.36")), Ok(V3_42));
         assert!(Release::choose(Some("3.1"), Some("3.36")).is_err());
     }

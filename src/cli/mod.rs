@@ -150,7 +150,7 @@ fn with_release(
     called_fio: bool,
     err: &mut dyn Write,
 ) -> std::io::Result<Option<Args>> {
-    let (mode, release) = (args.mode, args.release_asked());
+    let (mode, release, chosen) = (args.mode, args.release_asked(), args.release_chosen());
     let args = match args.with_env_release() {
         Ok(a) => a,
         Err(e) => {
@@ -159,8 +159,10 @@ fn with_release(
         }
     };
     let runs = args.action == Action::Run && !args.parse_only && !args.showcmd;
-    if args.release != Release::V3_33 && !called_fio && runs {
-        // What a later release changed is not all in yet: say so, as rfio.
+    if args.release != Release::V3_33 && chosen && !called_fio && runs {
+        // What a later release changed is not all in yet: say so, as rfio,
+        // to whoever asked for that release (the default's gaps are in
+        // README.md, not on every run's stderr).
         writeln!(
             err,
             "rfio: as {}: that release's options, version and seeding are known; \

@@ -215,7 +215,8 @@ pub(crate) fn interim_report(
         })
         .collect();
     let globals = crate::plan::report::global_options(plan);
-    RunReport::new(jobs, globals, started_ms, now_ms, disks)
+    // Headed by the plan's release, as the final report is.
+    RunReport::new(jobs, globals, started_ms, now_ms, disks).of_release(plan.release)
 }
 
 /// The files whose devices the final report's disk stats cover (fio's

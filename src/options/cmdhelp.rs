@@ -66,9 +66,11 @@ impl HelpOutput {
     }
 }
 
-/// `fio --cmdhelp[=ARG]`; `None` is the bare `--cmdhelp`.
+/// `fio --cmdhelp[=ARG]` of Debian's fio 3.33 (what `tests/it/cmdhelp.rs`
+/// compares byte for byte; rfio's own `--cmdhelp` is of the chosen
+/// release, [`cmdhelp_output_in`]); `None` is the bare `--cmdhelp`.
 pub fn cmdhelp_output(arg: Option<&str>) -> HelpOutput {
-    cmdhelp_output_in(Release::DEFAULT, arg)
+    cmdhelp_output_in(Release::V3_33, arg)
 }
 
 /// [`cmdhelp_output`] as `release` prints it (its option table).
@@ -104,14 +106,14 @@ pub fn profile_cmdhelp_output(
     }
 }
 
-/// `fio --cmdhelp=all` (and bare `fio --cmdhelp`): every option that is
+/// `fio --cmdhelp=all` of fio 3.33 (and bare `fio --cmdhelp`): every option that is
 /// neither deprecated nor a child, each followed by its children indented
 /// two spaces per level.
 pub fn cmdhelp_all() -> String {
     cmdhelp_output(None).stdout
 }
 
-/// `fio --cmdhelp=NAME`: `Ok(stdout)` when NAME is an option's name or alias
+/// `fio --cmdhelp=NAME` of fio 3.33: `Ok(stdout)` when NAME is an option's name or alias
 /// (or `all`); otherwise `Err("No such command: NAME")`, fio's stderr text
 /// (fio still exits 0 and also prints the closest match on stdout; see
 /// [`cmdhelp_output`]).
@@ -127,7 +129,7 @@ pub fn cmdhelp(name: &str) -> Result<String, String> {
 /// `fio --enghelp[=ARG]` of fio 3.33; `None` is the bare `--enghelp`.
 /// `ARG` is `ENGINE` or `ENGINE,CMD` (split at the first comma).
 pub fn enghelp_output(arg: Option<&str>) -> HelpOutput {
-    enghelp_output_in(Release::DEFAULT, arg)
+    enghelp_output_in(Release::V3_33, arg)
 }
 
 /// `fio --enghelp[=ARG]` of fio `release`: its engines are those the
@@ -163,14 +165,14 @@ pub fn enghelp_list_of<'a>(engines: impl IntoIterator<Item = &'a str>) -> String
     out
 }
 
-/// `fio --enghelp=ENGINE`: the engine's options as a tree.
+/// `fio --enghelp=ENGINE` of fio 3.33: the engine's options as a tree.
 pub fn enghelp(engine: &str) -> Result<String, String> {
-    engine_help(Release::DEFAULT, engine, None).into_result()
+    engine_help(Release::V3_33, engine, None).into_result()
 }
 
-/// `fio --enghelp=ENGINE,CMD`: the help of one engine option.
+/// `fio --enghelp=ENGINE,CMD` of fio 3.33: the help of one engine option.
 pub fn enghelp_cmd(engine: &str, cmd: &str) -> Result<String, String> {
-    engine_help(Release::DEFAULT, engine, Some(cmd)).into_result()
+    engine_help(Release::V3_33, engine, Some(cmd)).into_result()
 }
 
 /// fio's `show_option_values`: the `valid values` table of a choice option,

@@ -118,6 +118,15 @@ mod tests {
     use crate::stats::summary::GroupDirRun;
     use crate::stats::{DirReport, StatsConfig};
 
+    /// The client's outputs as fio 3.33's client prints them (the texts
+    /// below are that release's).
+    fn formats_33() -> Formats {
+        Formats {
+            release: crate::release::Release::V3_33,
+            ..Formats::default()
+        }
+    }
+
     fn one_block() -> (Entry, GroupRun) {
         let mut e = AllClients::new().entry;
         e.name = "job1".into();
@@ -173,6 +182,7 @@ mod tests {
                 secs: 1_796_156_768,
                 utc_offset: 0,
             },
+            release: crate::release::Release::V3_33,
             ..ClientsReport::default()
         };
         r.global_options.push("ioengine", "null");
@@ -234,7 +244,7 @@ mod tests {
             secs: 1_796_156_768,
             utc_offset: 0,
         };
-        let f = Formats::default();
+        let f = formats_33();
         let text = block_text(&all.entry, &all.group, &f, at);
         assert!(text.starts_with("All clients: (groupid=0, jobs=1): err= 0: pid=0: Tue Dec  1 20:26:08 2026\n  read: IOPS=4096k, BW=15.6Gi (16.8G)(64.0MiB/4msec)\n"), "{text}");
         assert!(
@@ -252,7 +262,7 @@ mod tests {
         let terse = Formats {
             normal: false,
             terse: true,
-            ..Formats::default()
+            ..formats_33()
         };
         let line = block_text(&e, &g, &terse, at);
         assert!(line.starts_with("3;fio-3.33;job1;0;0;65536;"), "{line}");
@@ -275,7 +285,7 @@ mod tests {
         let both = Formats {
             normal: true,
             terse: true,
-            ..Formats::default()
+            ..formats_33()
         };
         assert_eq!(
             disk_text(&d, None, &both),

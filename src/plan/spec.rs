@@ -228,8 +228,11 @@ pub struct Plan {
     /// The last this many jobs come from `--profile=`: fio adds them when
     /// the run starts, after its version line.
     pub(crate) profile_jobs: usize,
-    /// The fio release the run behaves as.
-    pub(crate) release: crate::release::Release,
+    /// The fio release the run behaves as (public for the tests, which
+    /// render reports of a plan as its release: [`RunReport::of_release`]).
+    ///
+    /// [`RunReport::of_release`]: crate::stats::RunReport::of_release
+    pub release: crate::release::Release,
     /// The options fio ignores with its notice `Option NAME is deprecated`
     /// (its soft-deprecated ones, `verifysort`, fio 3.38's `uncached`), in
     /// the order read, each with the number of jobs added before: fio

@@ -155,8 +155,9 @@ impl RunReport {
         }
     }
 
-    /// The same report, of a run that behaved as `release`.
-    pub(crate) fn of_release(mut self, release: Release) -> RunReport {
+    /// The same report, of a run that behaved as `release` (a plan's:
+    /// what the tests render of reports they build).
+    pub fn of_release(mut self, release: Release) -> RunReport {
         self.release = release;
         self
     }

@@ -563,9 +563,11 @@ fn fio_mode_refuses_baselines_as_fio_does() {
     let line = "fio: unrecognized option '--baseline-save=b.json'\n";
     assert_eq!(stderr(&real), format!("{line}{line}"));
     assert_eq!(real.status.code(), Some(1));
+    // As the fio 3.33 it is compared with.
     let mut cmd = Command::new(RFIO);
     cmd.arg0("fio")
         .current_dir(&dir.0)
+        .env("RFIO_FIO_VERSION", "3.33")
         .args(["--baseline-save=b.json", "x.fio"]);
     let (out, _) = common::output_within(&mut cmd, common::RUN_LIMIT);
     assert_eq!(stderr(&out), stderr(&real));

@@ -16,9 +16,17 @@ fn os(bytes: &[u8]) -> OsString {
 
 /// Run `bin` with `args` (any bytes) in `dir`.
 fn run(bin: &str, dir: &Path, args: &[&[u8]]) -> Output {
+    run_as(bin, dir, None, args)
+}
+
+/// [`run`], rfio as fio `release` when given (fio ignores the variable).
+fn run_as(bin: &str, dir: &Path, release: Option<&str>, args: &[&[u8]]) -> Output {
     let mut cmd = Command::new(bin);
     cmd.current_dir(dir)
         .args(args.iter().map(|a| OsStr::from_bytes(a)));
+    if let Some(r) = release {
+        cmd.env("RFIO_FIO_VERSION", r);
+    }
     let (out, killed) = common::output_within(&mut cmd, common::RUN_LIMIT);
     assert!(!killed, "{bin} {args:?} ran past {:?}", common::RUN_LIMIT);
     out
@@ -56,7 +64,8 @@ fn same_files_as_fio(tag: &str, files: &[(&[u8], &[u8])], args: &[&[u8]]) -> Tem
     }
     let fio = run(real_fio(), &fio_dir.0, args);
     exit(&fio, 0);
-    let rfio = run(common::RFIO, &rfio_dir.0, args);
+    // As the fio 3.33 it is compared with.
+    let rfio = run_as(common::RFIO, &rfio_dir.0, Some("3.33"), args);
     exit(&rfio, 0);
     assert_eq!(names(&rfio_dir.0), names(&fio_dir.0));
     rfio_dir

@@ -1112,14 +1112,18 @@ fn the_client_sends_what_fios_sends() {
         "v.fio",
         "; size ${RFIO_CLIENT_SZ}\n[v]\nsize=${RFIO_CLIENT_SZ}\ninclude x.fio\n",
     );
+    // fio 3.33's client's messages: rfio as that release.
     let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0).env("RFIO_CLIENT_SZ", "3m").args([
-        &srv.arg(),
-        "--output-format",
-        "json",
-        "--eta=never",
-        "v.fio",
-    ]);
+    cmd.current_dir(&dir.0)
+        .env("RFIO_FIO_VERSION", "3.33")
+        .env("RFIO_CLIENT_SZ", "3m")
+        .args([
+            &srv.arg(),
+            "--output-format",
+            "json",
+            "--eta=never",
+            "v.fio",
+        ]);
     let (out, timed_out) = super::common::output_within(&mut cmd, LIMIT);
     assert!(!timed_out);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -1192,8 +1196,11 @@ fn sigint_quits_the_servers_and_still_prints_their_results() {
         "long.fio",
         "[long]\nioengine=null\nsize=1g\nrw=read\ntime_based\nruntime=30\nrate_iops=1000\n",
     );
+    // A client of the fio 3.33 server's release.
     let mut cmd = Command::new(RFIO);
-    cmd.current_dir(&dir.0).args([&srv.arg(), "long.fio"]);
+    cmd.current_dir(&dir.0)
+        .env("RFIO_FIO_VERSION", "3.33")
+        .args([&srv.arg(), "long.fio"]);
     let mut run = Running::start(&mut cmd);
     run.wait_for_stdout("the job starting", Duration::from_secs(20), |o| {
         o.contains("Starting 1 process")

@@ -423,7 +423,7 @@ fn replay(dirs: &[D], plan: &Plan) -> RunReport {
             .collect();
     }
     j.run_ms = 67;
-    RunReport::new(vec![j], global_options(plan), 1_000, 2_000, Vec::new())
+    RunReport::new(vec![j], global_options(plan), 1_000, 2_000, Vec::new()).of_release(plan.release)
 }
 
 /// The direction blocks of a normal report: from the first `  read:` or
@@ -559,7 +559,8 @@ fn terse_is_unchanged() {
     // The report is built again: its summary is computed when it is built.
     let mut jobs = with.jobs.clone();
     jobs[0].prios = Default::default();
-    let without = RunReport::new(jobs, global_options(&p), 1_000, 2_000, Vec::new());
+    let without =
+        RunReport::new(jobs, global_options(&p), 1_000, 2_000, Vec::new()).of_release(p.release);
     for v in [2, 3, 4, 5] {
         let a = rfio::api::render_terse(&with, v);
         let b = rfio::api::render_terse(&without, v);

@@ -95,13 +95,8 @@ fn slots_follow_the_job_and_its_command_priorities() {
     // Writes have no table: all of them under the job's priority (one
     // priority, not reported).
     assert_eq!(prio_n(&e.prios[1]), [(2, 7, 4)]);
-    let out = normal(&RunReport::new(
-        vec![],
-        global_options(&p),
-        0,
-        1,
-        Vec::new(),
-    ));
+    let out =
+        normal(&RunReport::new(vec![], global_options(&p), 0, 1, Vec::new()).of_release(p.release));
     assert!(!out.contains("prio"));
 }
 
@@ -121,7 +116,7 @@ fn lat_percentiles_count_the_total_latency() {
     let s = |i: usize| j.prios[0][i].lat.summary().unwrap();
     assert_eq!((s(0).min, s(0).max), (105_000, 105_000));
     assert_eq!((s(1).min, s(1).max), (45_000, 45_000));
-    let r = RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new());
+    let r = RunReport::new(vec![j], global_options(&p), 0, 1, Vec::new()).of_release(p.release);
     let out = normal(&r);
     assert!(
         out.contains(
@@ -147,7 +142,8 @@ fn lat_percentiles_count_the_total_latency() {
     ]);
     let mut f = Feed::new(&p.jobs[0]);
     f.io(0, 2, 5_000, 100_000, 0).io(0, 2, 5_000, 40_000, 1);
-    let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new());
+    let r = RunReport::new(vec![f.report()], global_options(&p), 0, 1, Vec::new())
+        .of_release(p.release);
     let out = normal(&r);
     assert!(
         out.contains("    clat prio 1/0 (nsec): min=40000, max=40000"),
@@ -183,7 +179,8 @@ fn groups_sum_by_priority() {
         0,
         1,
         Vec::new(),
-    );
+    )
+    .of_release(p.release);
     let s = Summary::new(&r.jobs);
     assert_eq!(s.entries.len(), 1);
     assert_eq!(prio_n(&s.entries[0].prios[0]), [(0, 0, 6), (1, 0, 5)]);
@@ -227,6 +224,7 @@ fn groups_of_different_job_priorities() {
             1,
             Vec::new(),
         )
+        .of_release(p.release)
     };
     let p = plan(&argv("--prio=5", true));
     assert!(p.jobs.iter().all(|j| j.group_reporting));

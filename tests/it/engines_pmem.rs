@@ -32,7 +32,9 @@ fn libpmem_maps_as_fio() {
         &["--rw=trim", "--bs=4k", "--size=64k"],
         &["--rw=read", "--bs=8k", "--size=128k", "--sync=1"],
     ];
-    for env in [&[][..], &[("PMEM_IS_PMEM_FORCE", "1")]] {
+    // rfio as the fio 3.33 it is compared with.
+    let pin = ("RFIO_FIO_VERSION", "3.33");
+    for env in [&[pin][..], &[pin, ("PMEM_IS_PMEM_FORCE", "1")]] {
         for case in cases {
             let mut args = vec!["--name=p", "--ioengine=libpmem", file.as_str()];
             args.extend_from_slice(case);

@@ -12,10 +12,14 @@ use std::time::{Duration, Instant};
 use crate::common::{self, real_fio, rfio, stderr, stdout, TempDir};
 
 /// Run `bin` with `args` in `dir` with `argv[0]` set to `fio` (as a
-/// symlink named `fio` on `PATH` would).
+/// symlink named `fio` on `PATH` would); rfio as fio 3.33, the fio it is
+/// compared with (fio ignores the variable).
 fn as_fio(bin: &str, dir: &TempDir, args: &[&str]) -> Output {
     let mut cmd = Command::new(bin);
-    cmd.arg0("fio").current_dir(&dir.0).args(args);
+    cmd.arg0("fio")
+        .current_dir(&dir.0)
+        .args(args)
+        .env("RFIO_FIO_VERSION", "3.33");
     let (out, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
     assert!(!timed_out, "{bin} {args:?} hung");
     out

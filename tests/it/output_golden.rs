@@ -118,7 +118,8 @@ fn report(plan: &Plan, synth: &[Synth], disks: Vec<DiskUtil>) -> RunReport {
         .map(|i| job(plan, i, &synth[i.min(synth.len() - 1)]))
         .collect();
     let globals = rfio::api::global_options(plan);
-    let mut r = RunReport::new(jobs, globals, FINISHED_MS - 2_600, FINISHED_MS, disks);
+    let mut r = RunReport::new(jobs, globals, FINISHED_MS - 2_600, FINISHED_MS, disks)
+        .of_release(plan.release);
     // The snapshots' dates are in UTC, wherever they are rendered.
     r.utc_offset = 0;
     r

@@ -40,6 +40,7 @@ fn report(plan: &Plan) -> RunReport {
         })
         .collect();
     RunReport::new(jobs, rfio::api::global_options(plan), 0, 1_000, Vec::new())
+        .of_release(plan.release)
 }
 
 /// Names by awk position (`$N`) in v3 with one disk (terse.md §3).

@@ -195,7 +195,8 @@ fn run_report(json: &Value, plan: &Plan, pids: &[u32]) -> RunReport {
     let finished_ms = u(&json["timestamp_ms"]);
     let elapsed_ms = u(&entries[0]["elapsed"]) * 1000;
     let globals = rfio::api::global_options(plan);
-    let mut r = RunReport::new(jobs, globals, finished_ms - elapsed_ms, finished_ms, disks);
+    let mut r = RunReport::new(jobs, globals, finished_ms - elapsed_ms, finished_ms, disks)
+        .of_release(plan.release);
     r.finished_at = u(&json["timestamp"]) as i64;
     // fio ran in UTC.
     r.utc_offset = 0;

@@ -36,7 +36,10 @@ const KW: Keywords = Keywords {
 fn jobs(line: &str) -> Vec<JobSpec> {
     let mut argv: Vec<String> = vec!["--ioengine=null".into()];
     argv.extend(line.split_whitespace().map(String::from));
-    let a = parse_args(&argv).expect("valid command line");
+    // The sequences are fio 3.33's: the plan is that release's.
+    let a = parse_args(&argv)
+        .and_then(|a| a.with_release(Some("3.33")))
+        .expect("valid command line");
     let fe = build_plan(&a, &[], &KW);
     assert!(fe.diags.is_empty(), "{}", fe.diags);
     fe.plan.jobs

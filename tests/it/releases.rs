@@ -1,5 +1,5 @@
 //! The fio release rfio behaves as: `--compat=fio-3.NN`, else
-//! `RFIO_FIO_VERSION`, else fio 3.33. The chosen release names itself in
+//! `RFIO_FIO_VERSION`, else the newest, fio 3.42. The chosen release names itself in
 //! `--version`, the JSON header and terse field 2, and decides which
 //! later options are known.
 
@@ -35,7 +35,7 @@ fn version_names_the_chosen_release() {
     let dir = TempDir::new("releases-version");
     let rfio_version = format!("rfio-{}", env!("CARGO_PKG_VERSION"));
     for (as_fio, env, args, want) in [
-        (true, None, &["--version"][..], "fio-3.33\n".to_string()),
+        (true, None, &["--version"][..], "fio-3.42\n".to_string()),
         (
             true,
             Some("3.36"),
@@ -48,7 +48,7 @@ fn version_names_the_chosen_release() {
             &["--version"][..],
             "fio-3.42\n".to_string(),
         ),
-        (true, Some(""), &["--version"][..], "fio-3.33\n".to_string()),
+        (true, Some(""), &["--version"][..], "fio-3.42\n".to_string()),
         // The flag wins over the variable.
         (
             true,
@@ -67,6 +67,68 @@ fn version_names_the_chosen_release() {
         assert_eq!(o.status.code(), Some(0), "{env:?} {args:?}: {}", stderr(&o));
         assert_eq!(stdout(&o), want, "{env:?} {args:?}");
     }
+}
+
+/// With nothing chosen rfio is the newest release, fio 3.42, under either
+/// name: its `--version`, its options (3.41's `sprandom`), with fio 3.42's
+/// counts; `RFIO_FIO_VERSION=3.33` and `--compat=fio-3.33` (which wins over
+/// the variable) make it Debian's 3.33, which does not know the option.
+#[test]
+fn the_default_is_the_newest_release() {
+    let dir = TempDir::new("releases-default");
+    let o = rfio_env(&dir, true, None, &["--version"]);
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (Some(0), "fio-3.42\n".into())
+    );
+    let o = rfio_env(&dir, false, None, &["--version"]);
+    let want = format!("rfio-{} (fio-3.42 compatible)\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), want));
+    std::fs::write(
+        dir.0.join("s.fio"),
+        "[j]\nioengine=null\nsize=1m\nbs=4k\nrw=randwrite\nsprandom=1\n",
+    )
+    .unwrap();
+    // Real fio 3.42 writes 203 blocks, 831488 bytes, of this job.
+    for as_fio in [true, false] {
+        let o = rfio_env(&dir, as_fio, None, &["--output-format=json", "s.fio"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = stdout(&o);
+        let v: serde_json::Value =
+            serde_json::from_str(&text[text.find("{\n").unwrap_or(0)..]).expect("JSON");
+        assert_eq!(v["fio version"], "fio-3.42");
+        assert_eq!(v["jobs"][0]["write"]["total_ios"], 203, "as fio: {as_fio}");
+        assert_eq!(
+            v["jobs"][0]["write"]["io_bytes"], 831_488,
+            "as fio: {as_fio}"
+        );
+        // The default release is no choice to remark on.
+        assert_eq!(stderr(&o), "", "as fio: {as_fio}");
+    }
+    // fio 3.33's words (Debian's fio: exit 1, this on stderr), and rfio's;
+    // `--compat=fio-3.33` reads as fio too.
+    let fio_33 = "Bad option <sprandom=1>\nfio: job j dropped\n";
+    let rfio_33 = "rfio: s.fio:6:1: job 'j': unknown option 'sprandom' \
+                   (fio 3.41 added it; rfio behaves as fio-3.33)\n";
+    for (as_fio, env, flag, want) in [
+        (true, Some("3.33"), None, fio_33),
+        (false, Some("3.33"), None, rfio_33),
+        (true, Some("3.42"), Some("--compat=fio-3.33"), fio_33),
+        (false, Some("3.42"), Some("--compat=fio-3.33"), fio_33),
+        (false, None, Some("--compat=fio-3.33"), fio_33),
+    ] {
+        let args: Vec<&str> = flag.into_iter().chain(["--parse-only", "s.fio"]).collect();
+        let o = rfio_env(&dir, as_fio, env, &args);
+        assert_eq!(o.status.code(), Some(1), "{env:?} {args:?}");
+        assert_eq!(stderr(&o), want, "{env:?} {args:?}");
+    }
+    let o = rfio_env(
+        &dir,
+        true,
+        Some("3.42"),
+        &["--compat=fio-3.33", "--version"],
+    );
+    assert_eq!(stdout(&o), "fio-3.33\n");
 }
 
 #[test]
@@ -104,7 +166,7 @@ fn outputs_are_headed_by_the_release() {
     assert_eq!(stderr(&o), "");
     let o = rfio_env(&dir, true, None, &with(&["--minimal"]));
     let fields: Vec<String> = stdout(&o).trim_end().split(';').map(String::from).collect();
-    assert_eq!(fields[..3], ["3", "fio-3.33", "j"]);
+    assert_eq!(fields[..3], ["3", "fio-3.42", "j"]);
     // As rfio, a later release says what of it is in.
     let o = rfio_env(
         &dir,
@@ -131,7 +193,7 @@ fn an_option_of_a_later_release_is_named_with_it() {
         "[j]\nioengine=null\nsize=1m\ndp_scheme=s\n",
     )
     .unwrap();
-    let o = rfio_env(&dir, false, None, &["--parse-only", "j.fio"]);
+    let o = rfio_env(&dir, false, Some("3.33"), &["--parse-only", "j.fio"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),

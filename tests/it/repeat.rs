@@ -339,9 +339,11 @@ fn fio_mode_refuses_repeat_as_fio_does() {
     assert_eq!(stderr(&real), format!("{line}{line}"));
     assert_eq!(real.status.code(), Some(1));
     assert_eq!(stdout(&real), "");
+    // As the fio 3.33 it is compared with.
     let mut cmd = Command::new(RFIO);
     cmd.arg0("fio")
         .current_dir(&dir.0)
+        .env("RFIO_FIO_VERSION", "3.33")
         .args(["--repeat=3", "x.fio"]);
     let (as_fio, timed_out) = common::output_within(&mut cmd, common::RUN_LIMIT);
     assert!(!timed_out);

@@ -32,9 +32,13 @@ struct Server {
 fn server_in(bin: &str, dir: &TempDir, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let port = free_port();
     let mut cmd = Command::new(bin);
+    // rfio's server as the fio 3.33 whose clients talk to it here (what it
+    // sends before it reads the client's version, a refusal, is in its
+    // own); `env` may choose another.
     cmd.current_dir(&dir.0)
         .arg(format!("--server=ip:127.0.0.1,{port}"))
-        .args(extra);
+        .args(extra)
+        .env("RFIO_FIO_VERSION", "3.33");
     for (k, v) in env {
         cmd.env(k, v);
     }

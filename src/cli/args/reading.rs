@@ -24,8 +24,9 @@ impl Args {
     /// Settle the release: the one `--compat=fio-3.NN` named, else the
     /// one the environment's `RFIO_FIO_VERSION` (`env`) names, else the
     /// default. An unknown name in the variable is an error, and so is
-    /// what the release refuses of the command line.
-    pub(crate) fn with_release(mut self, env: Option<&str>) -> Result<Args, ArgErrors> {
+    /// what the release refuses of the command line. Public for the
+    /// tests, whose plans choose their release as the variable would.
+    pub fn with_release(mut self, env: Option<&str>) -> Result<Args, ArgErrors> {
         self.release = match self.compat_release {
             Some(r) => r,
             None => Release::choose(None, env).map_err(|source| ArgError::Env {
@@ -58,6 +59,13 @@ impl Args {
         let env = std::env::var(crate::release::ENV).ok();
         let env = Release::choose(None, env.as_deref()).unwrap_or_default();
         self.compat_release.unwrap_or(env)
+    }
+
+    /// Whether a release was asked for (`--compat=fio-3.NN`, or a
+    /// non-empty `RFIO_FIO_VERSION`), not left to the default.
+    pub(crate) fn release_chosen(&self) -> bool {
+        let env = std::env::var_os(crate::release::ENV);
+        self.compat_release.is_some() || env.is_some_and(|e| !e.to_string_lossy().trim().is_empty())
     }
 
     /// [`Args::with_release`] with this process's `RFIO_FIO_VERSION`.

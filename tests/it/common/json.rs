@@ -22,9 +22,10 @@ pub fn read_of(doc: &serde_json::Value, job: usize) -> &serde_json::Value {
 }
 
 /// The JSON document a binary printed (fio's notices around it left out),
-/// its stderr and exit status.
+/// its stderr and exit status; rfio as fio 3.33, the fio it is compared
+/// with (fio ignores the variable).
 pub fn json_of(bin: &str, dir: &TempDir, args: &[&str]) -> (serde_json::Value, String, i32) {
-    json_env(bin, dir, args, &[])
+    json_env(bin, dir, args, &[("RFIO_FIO_VERSION", "3.33")])
 }
 
 /// [`json_of`] with `env` added to the environment.

@@ -26,9 +26,30 @@ pub fn args<S: AsRef<str>>(argv: &[S]) -> Args {
     rfio::api::parse_args(&argv).expect("command line parses")
 }
 
-/// The plan of a command-line-only invocation; the front end must accept it.
+/// The command line `argv`, read as fio `release` (`3.33`), as
+/// `RFIO_FIO_VERSION=release` chooses it (a `--compat=fio-3.NN` in `argv`
+/// wins, as it does over the variable).
+pub fn args_as<S: AsRef<str>>(release: &str, argv: &[S]) -> Args {
+    args(argv)
+        .with_release(Some(release))
+        .expect("the release takes the command line")
+}
+
+/// The plan of a command-line-only invocation, as fio 3.33 (the
+/// library-level tests' figures, goldens and replays are Debian's fio
+/// 3.33's, as [`run_in`] runs the binaries); the front end must accept it.
 pub fn plan<S: AsRef<str>>(argv: &[S]) -> Plan {
-    let fe = rfio::api::build_plan(&args(argv), &[], &rfio::api::Keywords::from_system());
+    plan_as("3.33", argv)
+}
+
+/// [`plan`] as fio `release` (`3.33`: the tests whose figures are fio
+/// 3.33's).
+pub fn plan_as<S: AsRef<str>>(release: &str, argv: &[S]) -> Plan {
+    plan_of(&args_as(release, argv))
+}
+
+fn plan_of(args: &Args) -> Plan {
+    let fe = rfio::api::build_plan(args, &[], &rfio::api::Keywords::from_system());
     assert!(fe.diags.is_empty(), "front end diagnostics: {}", fe.diags);
     fe.plan
 }
@@ -49,19 +70,40 @@ impl rfio::api::Log for Captured {
     }
 }
 
-/// Run the command-line job `argv` in this process; its result and messages.
+/// Run the command-line job `argv` in this process, as fio 3.33 (see
+/// [`plan`]); its result and messages.
 pub fn try_run_captured<S: AsRef<str>>(
     argv: &[S],
 ) -> (Result<rfio::api::RunReport, rfio::api::RunError>, Captured) {
-    let p = plan(argv);
+    try_run_plan(&plan(argv))
+}
+
+fn try_run_plan(p: &Plan) -> (Result<rfio::api::RunReport, rfio::api::RunError>, Captured) {
     let log = Captured::default();
-    let r = rfio::api::run_with_log(&p, &log);
+    let r = rfio::api::run_with_log(p, &log);
     (r, log)
 }
 
 /// As [`try_run_captured`], for a run that must start.
 pub fn run_captured<S: AsRef<str>>(argv: &[S]) -> (rfio::api::RunReport, Captured) {
     let (r, log) = try_run_captured(argv);
+    (r.expect("run starts"), log)
+}
+
+/// [`try_run_captured`] as fio `release` (`3.33`).
+pub fn try_run_captured_as<S: AsRef<str>>(
+    release: &str,
+    argv: &[S],
+) -> (Result<rfio::api::RunReport, rfio::api::RunError>, Captured) {
+    try_run_plan(&plan_as(release, argv))
+}
+
+/// [`run_captured`] as fio `release` (`3.33`).
+pub fn run_captured_as<S: AsRef<str>>(
+    release: &str,
+    argv: &[S],
+) -> (rfio::api::RunReport, Captured) {
+    let (r, log) = try_run_captured_as(release, argv);
     (r.expect("run starts"), log)
 }
 
